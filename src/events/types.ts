@@ -1,0 +1,125 @@
+/**
+ * The one event stream (DESIGN.md "One event stream"). The loop emits these; the store appends
+ * them; every renderer (text, JSON, stream-JSON, Ink, SSE, ACP) reads them and nothing else.
+ * Field names are snake_case because stream-json prints them as they are: they are public API.
+ */
+
+export type Status = "thinking" | "running_tools" | "validating" | "reviewing" | "summarizing";
+
+/** Where a model call's tokens are booked. */
+export type Phase =
+  | "routing"
+  | "analysis"
+  | "planning"
+  | "execution"
+  | "validation"
+  | "review"
+  | "progress"
+  | "summary"
+  | "compaction";
+
+export type Mode = "do" | "run" | "chat";
+
+export type RunStatus =
+  | "completed"
+  | "failed"
+  | "stuck"
+  | "max_iterations"
+  | "budget_exceeded"
+  | "cancelled";
+
+export type Permission = "read" | "write" | "exec" | "network";
+
+export interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  cache_write_tokens: number;
+  reasoning_tokens: number;
+}
+
+export interface UsageTotals extends TokenCounts {
+  /** Null when any call in the total had no known price: unknown is never shown as 0. */
+  cost_usd: number | null;
+  calls: number;
+}
+
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority?: "high" | "medium" | "low";
+}
+
+export interface ValidationSummary {
+  ran: boolean;
+  passed: boolean | null;
+  command?: string;
+  reason?: string;
+  output?: string;
+}
+
+export interface RunResult {
+  session_id: string;
+  status: RunStatus;
+  summary: string;
+  iterations: number;
+  files_changed: string[];
+  validation: ValidationSummary | null;
+  usage: TokenCounts & { by_phase: Partial<Record<Phase, UsageTotals>> };
+  cost_usd: number | null;
+  duration_ms: number;
+}
+
+export type CairnEvent =
+  | {
+      type: "session.started";
+      mode: Mode;
+      task: string;
+      model: string;
+      workspace: string;
+    }
+  | { type: "status"; status: Status; detail?: string }
+  | { type: "plan"; summary: string }
+  | { type: "todos"; todos: TodoItem[] }
+  | { type: "message.delta"; text: string }
+  | { type: "message"; text: string }
+  | {
+      type: "tool.call";
+      call_id: string;
+      tool: string;
+      args: unknown;
+      permission: Permission | null;
+    }
+  | {
+      type: "tool.result";
+      call_id: string;
+      tool: string;
+      ok: boolean;
+      output: string;
+      data?: unknown;
+      duration_ms: number;
+    }
+  | {
+      type: "usage";
+      phase: Phase;
+      model: string;
+      input_tokens: number;
+      output_tokens: number;
+      cached_input_tokens: number;
+      cache_write_tokens: number;
+      reasoning_tokens: number;
+      cost_usd: number | null;
+      duration_ms: number;
+      tokens_per_second: number | null;
+    }
+  | { type: "retry"; attempt: number; delay_ms: number; reason: string }
+  | { type: "error"; message: string; fatal: boolean }
+  | { type: "session.finished"; result: RunResult };
+
+export type CairnEventType = CairnEvent["type"];
+
+/** An event as it travels: stamped with its session, order and time by the bus. */
+export type StampedEvent = CairnEvent & { session_id: string; seq: number; ts: string };
+
+export type EventOf<T extends CairnEventType> = Extract<CairnEvent, { type: T }>;

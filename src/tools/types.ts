@@ -1,0 +1,62 @@
+import type { z } from "zod";
+import type { Permission } from "../events/types.js";
+
+/** What a tool hands back: text for the model, structured data for events and renderers. */
+export interface ToolOutput {
+  text: string;
+  data?: unknown;
+}
+
+/**
+ * A failure the model should see and can correct (bad path, ambiguous edit, missing file).
+ * The dispatcher turns it into that call's error result; any other exception is a bug and is
+ * reported as an internal error.
+ */
+export class ToolError extends Error {
+  readonly data?: unknown;
+
+  constructor(message: string, data?: unknown) {
+    super(message);
+    this.name = "ToolError";
+    this.data = data;
+  }
+}
+
+export interface ToolContext {
+  /** Real (symlink-resolved) absolute path of the workspace root. */
+  workspace: string;
+  /** Further real roots file tools may touch (config `workspace.extra_roots`). */
+  extraRoots: string[];
+  signal: AbortSignal;
+  /** Default and ceiling for run_command's timeout. */
+  commandTimeoutMs: number;
+  /** Asks the person; undefined when nobody can answer (headless). */
+  ask?: (question: string) => Promise<string | undefined>;
+  /** Asks the strong model a question mid-step. */
+  consult?: (question: string) => Promise<string>;
+  /** Publishes the TODO list (todo_write). */
+  setTodos?: (todos: TodoInput[]) => void;
+}
+
+export interface TodoInput {
+  id: string;
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+  priority?: "high" | "medium" | "low";
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  schema: S;
+  permission: Permission;
+  execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+/** Keeps each tool's argument type while letting the registry hold them in one list. */
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the registry holds tools of every argument shape
+export type AnyTool = Tool<any>;

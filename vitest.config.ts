@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: "forks",
+    // Tests spawn real processes (git, the CLI, ripgrep); two workers fit the 2-core CI machine.
+    maxWorkers: 2,
+  },
+});
