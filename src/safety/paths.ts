@@ -1,0 +1,72 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { ToolError } from "../tools/types.js";
+
+export interface Confinement {
+  workspace: string;
+  extraRoots: string[];
+}
+
+export interface ResolvedPath {
+  /** Absolute real path (symlinks resolved as far as the path exists). */
+  absolute: string;
+  /** Path relative to the workspace, `/`-separated, for messages and events. */
+  display: string;
+}
+
+function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/**
+ * Resolves the longest existing prefix with realpath, so a symlink anywhere in the path that
+ * points outside is caught even when the final file does not exist yet.
+ */
+function realpathAllowingMissing(absolute: string): string {
+  const missing: string[] = [];
+  let current = absolute;
+  for (;;) {
+    try {
+      return path.join(realpathSync(current), ...missing.reverse());
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+      const parent = path.dirname(current);
+      if (parent === current) return absolute;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Maps a path a model gave to a real path inside the workspace (or an extra root), or refuses.
+ * Writes into `.git` internals are refused: a model must change history through git, not by
+ * editing the object store or config.
+ */
+export function resolveInWorkspace(
+  confinement: Confinement,
+  requested: string,
+  access: "read" | "write",
+): ResolvedPath {
+  if (requested.includes("\0")) throw new ToolError(`Invalid path ${JSON.stringify(requested)}.`);
+  const absolute = realpathAllowingMissing(path.resolve(confinement.workspace, requested));
+  const roots = [confinement.workspace, ...confinement.extraRoots];
+  const root = roots.find((candidate) => isInside(candidate, absolute));
+  if (!root) {
+    throw new ToolError(
+      `Refused: ${requested} is outside the workspace (${confinement.workspace}). ` +
+        "Use a path inside it, or add the folder to workspace.extra_roots in the config.",
+    );
+  }
+  if (access === "write") {
+    const rel = path.relative(root, absolute).split(path.sep);
+    if (rel.includes(".git")) {
+      throw new ToolError(`Refused: ${requested} is inside .git; use the git tools to change the repository.`);
+    }
+  }
+  const display =
+    root === confinement.workspace ? path.relative(root, absolute).split(path.sep).join("/") || "." : absolute;
+  return { absolute, display };
+}
