@@ -17,7 +17,9 @@ try {
   const results = JSON.parse(readFileSync(report, "utf8"));
   passed = results.numPassedTests;
   // A test file that fails to load has no failed test in it but must still fail the run.
-  const brokenFiles = results.testResults.filter((file) => file.status === "failed" && file.assertionResults.length === 0);
+  const brokenFiles = results.testResults.filter(
+    (file) => file.status === "failed" && file.assertionResults.length === 0,
+  );
   failed = results.numFailedTests + brokenFiles.length;
 } catch {
   failed = Math.max(1, failed);

@@ -1,1 +1,1 @@
-console.log("cairn")
+console.log("cairn");

@@ -20,13 +20,7 @@ export type Phase =
 
 export type Mode = "do" | "run" | "chat";
 
-export type RunStatus =
-  | "completed"
-  | "failed"
-  | "stuck"
-  | "max_iterations"
-  | "budget_exceeded"
-  | "cancelled";
+export type RunStatus = "completed" | "failed" | "stuck" | "max_iterations" | "budget_exceeded" | "cancelled";
 
 export type Permission = "read" | "write" | "exec" | "network";
 

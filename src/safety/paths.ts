@@ -63,10 +63,14 @@ export function resolveInWorkspace(
   if (access === "write") {
     const rel = path.relative(root, absolute).split(path.sep);
     if (rel.includes(".git")) {
-      throw new ToolError(`Refused: ${requested} is inside .git; use the git tools to change the repository.`);
+      throw new ToolError(
+        `Refused: ${requested} is inside .git; use the git tools to change the repository.`,
+      );
     }
   }
   const display =
-    root === confinement.workspace ? path.relative(root, absolute).split(path.sep).join("/") || "." : absolute;
+    root === confinement.workspace
+      ? path.relative(root, absolute).split(path.sep).join("/") || "."
+      : absolute;
   return { absolute, display };
 }
