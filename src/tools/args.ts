@@ -1,0 +1,124 @@
+import { jsonrepair } from "jsonrepair";
+import type { z } from "zod";
+
+export type ArgumentsResult =
+  | { ok: true; value: unknown; repaired: boolean }
+  | { ok: false; message: string };
+
+const FENCE = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/;
+
+/** Text a model wrote as tool arguments, made into a value: parsed as is, else repaired. */
+function parseArgumentText(text: string): { value: unknown; repaired: boolean } | { error: string } {
+  const trimmed = text.trim();
+  if (trimmed === "") return { value: {}, repaired: false };
+  try {
+    return { value: JSON.parse(trimmed), repaired: false };
+  } catch {
+    const unfenced = FENCE.exec(trimmed)?.[1] ?? trimmed;
+    try {
+      return { value: JSON.parse(jsonrepair(unfenced)), repaired: true };
+    } catch (error) {
+      return {
+        error: `arguments are not valid JSON and could not be repaired (${(error as Error).message})`,
+      };
+    }
+  }
+}
+
+function isNumericString(value: unknown): value is string {
+  return typeof value === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(value);
+}
+
+/**
+ * Fixes only the type slips models make where the intent is unambiguous: "3" for 3,
+ * "true" for true, a JSON-encoded object or array where one was expected, a lone value
+ * where a list of strings was expected. Anything else is left for the schema to reject.
+ */
+function coerceAt(value: unknown, issue: z.core.$ZodIssue): unknown {
+  if (issue.code !== "invalid_type") return undefined;
+  const expected = issue.expected;
+  if (expected === "number" || expected === "int") {
+    if (isNumericString(value)) return Number(value);
+  } else if (expected === "boolean") {
+    if (value === "true" || value === "false") return value === "true";
+  } else if (expected === "object" || expected === "array") {
+    if (typeof value === "string") {
+      try {
+        const parsed = JSON.parse(value);
+        if (expected === "array" ? Array.isArray(parsed) : parsed && typeof parsed === "object")
+          return parsed;
+      } catch {
+        // not JSON: a lone string where a list was expected is wrapped below
+      }
+      if (expected === "array") return [value];
+    }
+  } else if (expected === "string") {
+    if (typeof value === "number" || typeof value === "boolean") return String(value);
+  }
+  return undefined;
+}
+
+function getAt(root: unknown, pathKeys: PropertyKey[]): unknown {
+  let current = root;
+  for (const key of pathKeys) {
+    if (current === null || typeof current !== "object") return undefined;
+    current = (current as Record<PropertyKey, unknown>)[key];
+  }
+  return current;
+}
+
+function setAt(root: unknown, pathKeys: PropertyKey[], value: unknown): unknown {
+  if (pathKeys.length === 0) return value;
+  const container = getAt(root, pathKeys.slice(0, -1)) as Record<PropertyKey, unknown>;
+  container[pathKeys[pathKeys.length - 1] as PropertyKey] = value;
+  return root;
+}
+
+function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .join("; ");
+}
+
+const MAX_COERCION_ROUNDS = 5;
+
+/**
+ * Repairs (broken JSON) and validates a tool call's arguments against the tool's schema before
+ * anything runs. `raw` is the provider's parsed input, or the raw text when it did not parse.
+ */
+export function prepareArguments(raw: unknown, schema: z.ZodType): ArgumentsResult {
+  let value: unknown;
+  let repaired = false;
+  if (typeof raw === "string") {
+    const parsed = parseArgumentText(raw);
+    if ("error" in parsed) return { ok: false, message: parsed.error };
+    ({ value, repaired } = parsed);
+  } else {
+    value = raw ?? {};
+  }
+  // A model that double-encodes its arguments sends a JSON string holding the object.
+  if (typeof value === "string") {
+    const inner = parseArgumentText(value);
+    if (!("error" in inner)) {
+      value = inner.value;
+      repaired = true;
+    }
+  }
+  value = structuredClone(value);
+  for (let round = 0; ; round++) {
+    const result = schema.safeParse(value);
+    if (result.success) return { ok: true, value: result.data, repaired };
+    let changed = false;
+    for (const issue of result.error.issues) {
+      const coerced = coerceAt(getAt(value, issue.path), issue);
+      if (coerced !== undefined) {
+        value = setAt(value, issue.path, coerced);
+        changed = true;
+      }
+    }
+    if (!changed || round === MAX_COERCION_ROUNDS) {
+      return { ok: false, message: `invalid arguments: ${describeIssues(result.error)}` };
+    }
+    repaired = true;
+  }
+}

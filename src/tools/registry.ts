@@ -1,0 +1,49 @@
+import { z } from "zod";
+import type { AnyTool } from "./types.js";
+
+export interface ToolFilter {
+  allow?: string[] | undefined;
+  deny?: string[] | undefined;
+}
+
+/** `*` is the only wildcard: tool rules name tools or families like `git_*`. */
+function matches(pattern: string, name: string): boolean {
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  const regex = new RegExp(`^${escaped.join(".*")}$`);
+  return regex.test(name);
+}
+
+export class ToolRegistry {
+  private readonly byName = new Map<string, AnyTool>();
+
+  constructor(tools: AnyTool[], filter: ToolFilter = {}) {
+    for (const tool of tools) {
+      if (filter.allow && !filter.allow.some((p) => matches(p, tool.name))) continue;
+      if (filter.deny?.some((p) => matches(p, tool.name))) continue;
+      if (this.byName.has(tool.name)) throw new Error(`Two tools are named ${tool.name}.`);
+      this.byName.set(tool.name, tool);
+    }
+  }
+
+  get(name: string): AnyTool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** In registration order, which is stable, so requests stay byte-identical across turns. */
+  list(): AnyTool[] {
+    return [...this.byName.values()];
+  }
+
+  names(): string[] {
+    return [...this.byName.keys()];
+  }
+
+  /** JSON Schema of each tool's parameters, as providers receive them. */
+  jsonSchemas(): Array<{ name: string; description: string; parameters: Record<string, unknown> }> {
+    return this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>,
+    }));
+  }
+}

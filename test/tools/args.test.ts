@@ -1,0 +1,50 @@
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { prepareArguments } from "../../src/tools/args.js";
+
+const schema = z.object({
+  path: z.string(),
+  limit: z.number().int().optional(),
+  replace_all: z.boolean().optional(),
+  paths: z.array(z.string()).optional(),
+});
+
+describe("tool-call argument repair and validation", () => {
+  it.each([
+    ["trailing comma", '{"path": "a.ts",}'],
+    ["single quotes", "{'path': 'a.ts'}"],
+    ["unquoted keys", "{path: 'a.ts'}"],
+    ["a code fence", '```json\n{"path": "a.ts"}\n```'],
+    ["truncated", '{"path": "a.ts"'],
+    ["a comment", '{"path": "a.ts" /* the file */}'],
+  ])("recovers arguments with %s", (_kind, raw) => {
+    const result = prepareArguments(raw, schema);
+    expect(result).toEqual({ ok: true, value: { path: "a.ts" }, repaired: true });
+  });
+
+  it("turns Python literals and numeric strings into the expected types", () => {
+    const result = prepareArguments("{'path': 'a', 'replace_all': True, 'limit': '3'}", schema);
+    expect(result).toEqual({ ok: true, value: { path: "a", replace_all: true, limit: 3 }, repaired: true });
+  });
+
+  it("unwraps double-encoded arguments and a lone string where a list was expected", () => {
+    const result = prepareArguments(JSON.stringify(JSON.stringify({ path: "a", paths: "b" })), schema);
+    expect(result).toEqual({ ok: true, value: { path: "a", paths: ["b"] }, repaired: true });
+  });
+
+  it("passes valid arguments untouched and drops fields the schema does not know", () => {
+    expect(prepareArguments({ path: "a", extra: 1 }, schema)).toEqual({
+      ok: true,
+      value: { path: "a" },
+      repaired: false,
+    });
+  });
+
+  it("rejects what cannot be recovered, naming the field", () => {
+    const missing = prepareArguments({ file: "a" }, schema);
+    expect(missing.ok).toBe(false);
+    expect(!missing.ok && missing.message).toMatch(/path/);
+    const wrong = prepareArguments({ path: "a", limit: "many" }, schema);
+    expect(!wrong.ok && wrong.message).toMatch(/limit/);
+  });
+});
