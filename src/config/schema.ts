@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { closest, expectation } from "./errors.js";
 
 export const PROVIDERS = [
   "openai",
@@ -14,16 +15,43 @@ export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** `provider/model`; the model part may itself contain slashes (openrouter/google/gemini-2.5-flash). */
-export const modelIdSchema = z
-  .string()
-  .regex(/^[a-z-]+\/.+$/, "expected provider/model, e.g. anthropic/claude-sonnet-4-5");
+export const modelIdSchema = z.string().superRefine((id, ctx) => {
+  const slash = id.indexOf("/");
+  const provider = id.slice(0, slash);
+  if (slash <= 0 || slash === id.length - 1) {
+    ctx.addIssue({
+      code: "custom",
+      input: id,
+      message: expectation("provider/model, e.g. anthropic/claude-sonnet-4-5", id),
+    });
+  } else if (!(PROVIDERS as readonly string[]).includes(provider)) {
+    const near = closest(provider, PROVIDERS);
+    const expected = `a known provider before the "/" (${PROVIDERS.join(", ")})`;
+    ctx.addIssue({
+      code: "custom",
+      input: id,
+      message: expectation(expected, id, near && `${near}${id.slice(slash)}`),
+    });
+  }
+});
 
 /** USD per million tokens. */
-const priceSchema = z.strictObject({
+const ratesSchema = {
   input: z.number().nonnegative(),
   output: z.number().nonnegative(),
   cached_input: z.number().nonnegative().optional(),
   cache_write: z.number().nonnegative().optional(),
+};
+
+const priceSchema = z.strictObject({
+  ...ratesSchema,
+  /**
+   * Rates that replace the ones above for a whole call once its input exceeds
+   * `above_input_tokens` (the long-context tiers of e.g. Claude Sonnet 4.5 and Gemini 2.5 Pro).
+   */
+  long_context: z
+    .strictObject({ above_input_tokens: z.number().int().positive(), ...ratesSchema })
+    .optional(),
 });
 
 const modelEntrySchema = z.strictObject({
@@ -76,6 +104,14 @@ export const configSchema = z.strictObject({
   verify: z.string().optional(),
   /** Per-request network timeout for model calls. */
   request_timeout_ms: z.number().int().positive().default(120_000),
+  /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
+  retries: z
+    .strictObject({
+      max: z.number().int().nonnegative().default(3),
+      /** First backoff; each further retry waits twice as long. */
+      base_ms: z.number().int().positive().default(1_000),
+    })
+    .default({ max: 3, base_ms: 1_000 }),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,282 @@
+import { readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { LineCounter, parseDocument } from "yaml";
+import { z } from "zod";
+import { parseModelId, resolveModelId } from "../model/providers.js";
+import { ConfigError, closest, describeIssue, expectation } from "./errors.js";
+import { type Config, configSchema } from "./schema.js";
+
+/** The common command-line flags that carry settings, as commander names them. */
+export interface ConfigFlags {
+  model?: string;
+  baseUrl?: string;
+  approval?: string;
+  maxIterations?: string | number;
+  maxCost?: string | number;
+  verify?: string;
+}
+
+export interface LoadConfigOptions {
+  /** The workspace: its `.cairn/config.yaml` is read and a relative `configFile` is found from it. */
+  cwd: string;
+  /** `--config <file>`: must exist. */
+  configFile?: string;
+  flags?: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** What contributed, in the order applied: file paths, variable names, flags (a base URL last). */
+  sources: string[];
+}
+
+interface Override {
+  key: keyof Config | "base_url";
+  variable: string;
+  flag?: keyof ConfigFlags;
+  about: string;
+}
+
+/**
+ * Settings taken from the environment (above the config files) and from flags (above the
+ * environment). A base URL has no key of its own: it goes to the provider of the model the run
+ * will use, so `--model ollama/qwen3 --base-url http://gpu-box:11434/api` does what it says.
+ */
+export const OVERRIDES: readonly Override[] = [
+  { key: "model", variable: "CAIRN_MODEL", flag: "model", about: "model id, provider/model" },
+  { key: "base_url", variable: "CAIRN_BASE_URL", flag: "baseUrl", about: "endpoint of the model's provider" },
+  {
+    key: "approval",
+    variable: "CAIRN_APPROVAL",
+    flag: "approval",
+    about: "ask, auto-edit, auto or read-only",
+  },
+  { key: "max_iterations", variable: "CAIRN_MAX_ITERATIONS", flag: "maxIterations", about: "iteration cap" },
+  { key: "max_cost_usd", variable: "CAIRN_MAX_COST", flag: "maxCost", about: "spending cap in USD" },
+  { key: "verify", variable: "CAIRN_VERIFY", flag: "verify", about: "command that verifies the work" },
+  { key: "max_tool_calls", variable: "CAIRN_MAX_TOOL_CALLS", about: "tool calls per turn or plan step" },
+  { key: "request_timeout_ms", variable: "CAIRN_REQUEST_TIMEOUT_MS", about: "timeout of one model request" },
+];
+
+function home(env: NodeJS.ProcessEnv): string {
+  return env.HOME || os.homedir();
+}
+
+/** XDG base directory: the variable when it holds an absolute path (as the spec requires), else the fallback. */
+function xdgDir(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
+  const value = env[variable];
+  return value && path.isAbsolute(value) ? value : path.join(home(env), fallback);
+}
+
+export function globalConfigFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "cairn", "config.yaml");
+}
+
+export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(xdgDir(env, "XDG_DATA_HOME", path.join(".local", "share")), "cairn");
+}
+
+/** A file as the person would type it: `~/.config/cairn/config.yaml`. */
+function displayed(file: string, env: NodeJS.ProcessEnv): string {
+  const rel = path.relative(home(env), file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
+}
+
+type Mapping = Record<string, unknown>;
+
+function isMapping(value: unknown): value is Mapping {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Objects merge key by key; anything else, lists included, is replaced whole. */
+function merge(base: Mapping, over: Mapping): Mapping {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    const below = out[key];
+    out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
+  }
+  return out;
+}
+
+interface Layer {
+  raw: Mapping;
+  source: string;
+  /** Names where a key was set, so a person can find it: file and key path, or the variable or flag. */
+  locate: (keyPath: readonly PropertyKey[]) => string;
+}
+
+function keyPathText(keyPath: readonly PropertyKey[]): string {
+  return keyPath
+    .map((key, i) => {
+      if (typeof key === "number") return `[${key}]`;
+      const name = String(key);
+      const plain = /^[\w/:-]+$/.test(name) ? name : JSON.stringify(name);
+      return i === 0 ? plain : `.${plain}`;
+    })
+    .join("");
+}
+
+function unwrap(schema: z.ZodType): z.ZodType {
+  return schema instanceof z.ZodDefault || schema instanceof z.ZodOptional
+    ? unwrap(schema.unwrap() as z.ZodType)
+    : schema;
+}
+
+function schemaAt(keyPath: readonly PropertyKey[]): z.ZodType | undefined {
+  let schema: z.ZodType | undefined = configSchema;
+  for (const key of keyPath) {
+    if (schema instanceof z.ZodObject) schema = (schema.shape as Record<string, z.ZodType>)[String(key)];
+    else if (schema instanceof z.ZodRecord) schema = schema.valueType as z.ZodType;
+    else return undefined;
+    if (!schema) return undefined;
+    schema = unwrap(schema);
+  }
+  return schema;
+}
+
+function keysAt(keyPath: readonly PropertyKey[]): string[] {
+  const schema = schemaAt(keyPath);
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodRecord && schema.keyType instanceof z.ZodEnum)
+    return schema.keyType.options.map(String);
+  return [];
+}
+
+function unknownKey(key: string, parent: readonly PropertyKey[]): string {
+  const known = keysAt(parent);
+  const near = closest(key, known);
+  if (near) return `unknown key; did you mean "${near}"?`;
+  return known.length ? `unknown key (expected one of ${known.join(", ")})` : "unknown key";
+}
+
+function problemsIn(layer: Layer): string[] {
+  const result = configSchema.safeParse(layer.raw, { reportInput: true });
+  if (result.success) return [];
+  return result.error.issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys"
+      ? issue.keys.map((key) => `${layer.locate([...issue.path, key])}: ${unknownKey(key, issue.path)}`)
+      : [`${layer.locate(issue.path)}: ${describeIssue(issue)}`],
+  );
+}
+
+async function fileLayer(
+  file: string,
+  required: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<Layer | undefined> {
+  const shown = displayed(file, env);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !required) return undefined;
+    throw new ConfigError(
+      code === "ENOENT"
+        ? `--config ${shown}: no such file`
+        : `${shown}: cannot read the file (${(error as Error).message})`,
+    );
+  }
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.pos[0]);
+    throw new ConfigError(`${shown}:${line}:${col}: invalid YAML: ${syntax.message}`);
+  }
+  const raw: unknown = doc.toJS() ?? {};
+  if (!isMapping(raw))
+    throw new ConfigError(`${shown}: ${expectation("a mapping of settings (key: value lines)", raw)}`);
+  return {
+    raw,
+    source: file,
+    locate: (keyPath) => (keyPath.length ? `${shown}: ${keyPathText(keyPath)}` : shown),
+  };
+}
+
+/**
+ * Environment and flags carry text. Numeric settings are converted only when the text is a
+ * number, so a bad value is reported as it was typed.
+ */
+function settingValue(key: Override["key"], value: string | number): unknown {
+  if (typeof value === "number" || key === "base_url" || !(schemaAt([key]) instanceof z.ZodNumber))
+    return value;
+  const text = value.trim();
+  return text !== "" && Number.isFinite(Number(text)) ? Number(text) : value;
+}
+
+interface Setting {
+  override: Override;
+  label: string;
+  value: unknown;
+}
+
+/** Settings from the environment, then from flags, so later ones win when merged. */
+function overrideSettings(env: NodeJS.ProcessEnv, flags: ConfigFlags): Setting[] {
+  const fromEnv = OVERRIDES.flatMap((override) => {
+    const value = env[override.variable];
+    return value ? [{ override, label: override.variable, value: settingValue(override.key, value) }] : [];
+  });
+  const fromFlags = OVERRIDES.flatMap((override) => {
+    if (!override.flag) return [];
+    const value = flags[override.flag];
+    if (value === undefined || value === "") return [];
+    const label = `--${override.flag.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+    return [{ override, label, value: settingValue(override.key, value) }];
+  });
+  return [...fromEnv, ...fromFlags];
+}
+
+function settingLayer(setting: Setting, raw: Mapping): Layer {
+  return { raw, source: setting.label, locate: () => setting.label };
+}
+
+function checked(layers: Layer[]): Layer[] {
+  const problems = layers.flatMap(problemsIn);
+  if (problems.length) throw new ConfigError(problems.join("\n"));
+  return layers;
+}
+
+function combined(layers: Layer[]): Config {
+  return configSchema.parse(layers.reduce<Mapping>((merged, layer) => merge(merged, layer.raw), {}));
+}
+
+/**
+ * The configuration of a run, lowest first: built-in defaults < `$XDG_CONFIG_HOME/cairn/config.yaml`
+ * < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
+ * Every layer is validated on its own, so an error names the file, variable or flag it came from;
+ * all problems are reported together and nothing runs until they are fixed.
+ */
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const files: { file: string; required: boolean }[] = [
+    { file: globalConfigFile(env), required: false },
+    { file: path.join(options.cwd, ".cairn", "config.yaml"), required: false },
+  ];
+  if (options.configFile) files.push({ file: path.resolve(options.cwd, options.configFile), required: true });
+  const layers: Layer[] = [];
+  for (const { file, required } of files) {
+    const layer = await fileLayer(file, required, env);
+    if (layer) layers.push(layer);
+  }
+  const settings = overrideSettings(env, options.flags ?? {});
+  const baseUrls = settings.filter(({ override }) => override.key === "base_url");
+  for (const setting of settings) {
+    if (setting.override.key !== "base_url")
+      layers.push(settingLayer(setting, { [setting.override.key]: setting.value }));
+  }
+  checked(layers);
+  let config = combined(layers);
+  if (baseUrls.length) {
+    // Which provider the URL belongs to is known only once the model is settled by the layers above.
+    const { provider } = parseModelId(resolveModelId(config, env));
+    const urlLayers = baseUrls.map((setting) =>
+      settingLayer(setting, { providers: { [provider]: { base_url: setting.value } } }),
+    );
+    layers.push(...checked(urlLayers));
+    config = combined(layers);
+  }
+  return { config, sources: layers.map((layer) => layer.source) };
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from "vitest";
+import { type ConfigInput, configSchema } from "../../src/config/schema.js";
+import { modelInfo } from "../../src/model/catalog.js";
+import { DEFAULT_MODELS } from "../../src/model/providers.js";
+
+const config = (input: ConfigInput = {}) => configSchema.parse(input);
+
+describe("modelInfo from the price list", () => {
+  it("knows Claude Sonnet 4.5, with its long-context rates", () => {
+    expect(modelInfo("anthropic/claude-sonnet-4-5", config())).toEqual({
+      contextWindow: 200_000,
+      contextWindowKnown: true,
+      price: {
+        input: 3,
+        output: 15,
+        cached_input: 0.3,
+        cache_write: 3.75,
+        long_context: {
+          above_input_tokens: 200_000,
+          input: 6,
+          output: 22.5,
+          cached_input: 0.6,
+          cache_write: 7.5,
+        },
+      },
+      toolCalls: "native",
+    });
+  });
+
+  it("knows GPT-4o, which has no cache-write rate", () => {
+    const info = modelInfo("openai/gpt-4o", config());
+    expect(info).toMatchObject({ contextWindow: 128_000, contextWindowKnown: true, toolCalls: "native" });
+    expect(info.price).toEqual({ input: 2.5, output: 10, cached_input: 1.25, cache_write: undefined });
+  });
+
+  it("knows OpenRouter's own listing", () => {
+    const info = modelInfo("openrouter/google/gemini-2.5-flash", config());
+    expect(info.contextWindow).toBe(1_048_576);
+    expect(info.price).toMatchObject({ input: 0.3, output: 2.5, cached_input: 0.075 });
+  });
+
+  it("knows the context window and price of every default model", () => {
+    for (const { modelId } of DEFAULT_MODELS) {
+      const info = modelInfo(modelId, config());
+      expect(info.contextWindowKnown, modelId).toBe(true);
+      expect(info.price, modelId).not.toBeNull();
+    }
+  });
+
+  it("guesses the context window of an unknown hosted model and leaves its price unknown", () => {
+    expect(modelInfo("openai/no-such-model", config())).toEqual({
+      contextWindow: 128_000,
+      contextWindowKnown: false,
+      price: null,
+      toolCalls: "native",
+    });
+  });
+
+  it("guesses low for local servers and leaves their price unknown", () => {
+    for (const modelId of ["ollama/gpt-oss:20b", "openai-compatible/gpt-4o"]) {
+      expect(modelInfo(modelId, config())).toEqual({
+        contextWindow: 32_768,
+        contextWindowKnown: false,
+        price: null,
+        toolCalls: "native",
+      });
+    }
+  });
+});
+
+describe("modelInfo with config overrides", () => {
+  it("lets models.<id> win over the price list", () => {
+    const overridden = config({
+      models: {
+        "openai/gpt-4o": { context_window: 64_000, price: { input: 1, output: 2 }, tool_calls: "text" },
+      },
+    });
+    expect(modelInfo("openai/gpt-4o", overridden)).toEqual({
+      contextWindow: 64_000,
+      contextWindowKnown: true,
+      price: { input: 1, output: 2 },
+      toolCalls: "text",
+    });
+  });
+
+  it("overrides key by key, keeping what the list knows", () => {
+    const info = modelInfo(
+      "openai/gpt-4o",
+      config({ models: { "openai/gpt-4o": { context_window: 32_000 } } }),
+    );
+    expect(info.contextWindow).toBe(32_000);
+    expect(info.price?.input).toBe(2.5);
+  });
+
+  it("makes a local model's window and price known", () => {
+    const local = config({
+      models: { "ollama/qwen3": { context_window: 40_960, price: { input: 0, output: 0 } } },
+    });
+    expect(modelInfo("ollama/qwen3", local)).toMatchObject({
+      contextWindow: 40_960,
+      contextWindowKnown: true,
+      price: { input: 0, output: 0 },
+    });
+  });
+});
