@@ -1,0 +1,305 @@
+import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { copyFile, mkdir, open, readFile, rename, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { MAX_LINE_CHARS } from "./editMatch.js";
+import { ToolError } from "./types.js";
+
+export type TextEncodingName = "utf8" | "utf16le" | "utf16be";
+
+/** How a text file's bytes are laid out, so a rewrite gives back the same kind of file. */
+export interface TextFormat {
+  encoding: TextEncodingName;
+  bom: boolean;
+}
+
+export type Sniffed = { kind: "text"; format: TextFormat } | { kind: "binary"; guess: string };
+
+/** How much of a file is looked at to decide whether it is text. */
+export const SNIFF_BYTES = 8192;
+
+const DECODER_LABEL: Record<TextEncodingName, string> = {
+  utf8: "utf-8",
+  utf16le: "utf-16le",
+  utf16be: "utf-16be",
+};
+
+const MAGIC: Array<[prefix: number[] | string, guess: string]> = [
+  [[0x89, 0x50, 0x4e, 0x47], "a PNG image"],
+  [[0xff, 0xd8, 0xff], "a JPEG image"],
+  ["GIF8", "a GIF image"],
+  ["%PDF", "a PDF document"],
+  [[0x50, 0x4b, 0x03, 0x04], "a ZIP archive (or a jar/docx/xlsx)"],
+  [[0x1f, 0x8b], "a gzip archive"],
+  [[0x28, 0xb5, 0x2f, 0xfd], "a zstd archive"],
+  [[0x7f, 0x45, 0x4c, 0x46], "an ELF executable or library"],
+  [[0xcf, 0xfa, 0xed, 0xfe], "a Mach-O executable"],
+  ["MZ", "a Windows executable"],
+  [[0x00, 0x61, 0x73, 0x6d], "a WebAssembly module"],
+  ["SQLite format 3", "an SQLite database"],
+  ["RIFF", "RIFF media (WAV, AVI or WebP)"],
+  ["ID3", "an MP3 file"],
+];
+
+function startsWith(bytes: Uint8Array, prefix: number[] | string): boolean {
+  const expected = typeof prefix === "string" ? [...prefix].map((ch) => ch.charCodeAt(0)) : prefix;
+  return expected.length <= bytes.length && expected.every((byte, i) => bytes[i] === byte);
+}
+
+/** Decides from a file's first bytes whether it is text this tool family can read and rewrite. */
+export function sniff(head: Uint8Array): Sniffed {
+  if (startsWith(head, [0xef, 0xbb, 0xbf])) return { kind: "text", format: { encoding: "utf8", bom: true } };
+  if (startsWith(head, [0xff, 0xfe])) return { kind: "text", format: { encoding: "utf16le", bom: true } };
+  if (startsWith(head, [0xfe, 0xff])) return { kind: "text", format: { encoding: "utf16be", bom: true } };
+  const magic = MAGIC.find(([prefix]) => startsWith(head, prefix));
+  if (magic) return { kind: "binary", guess: magic[1] };
+
+  let nulAtOdd = 0;
+  let nul = 0;
+  let control = 0;
+  head.forEach((byte, i) => {
+    if (byte === 0) {
+      nul++;
+      if (i % 2 === 1) nulAtOdd++;
+    } else if (byte < 0x09 || (byte > 0x0d && byte < 0x20 && byte !== 0x1b)) {
+      control++;
+    }
+  });
+  if (nul > 0) {
+    const utf16 = nul > head.length / 4 && (nulAtOdd > nul * 0.9 || nulAtOdd < nul * 0.1);
+    return { kind: "binary", guess: utf16 ? "UTF-16 text without a byte-order mark" : "binary data" };
+  }
+  if (control > head.length / 10) return { kind: "binary", guess: "binary data" };
+  try {
+    // stream: a multi-byte character cut by the end of the sample is not an error.
+    new TextDecoder("utf-8", { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return { kind: "binary", guess: "text in an 8-bit encoding other than UTF-8 (Latin-1 or Windows-1252?)" };
+  }
+  return { kind: "text", format: { encoding: "utf8", bom: false } };
+}
+
+export function describeSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
+}
+
+function binaryRefusal(display: string, size: number, guess: string): ToolError {
+  return new ToolError(
+    `Refused: ${display} is not a text file this tool can handle (${describeSize(size)}, looks like ${guess}).`,
+  );
+}
+
+async function readHead(file: string): Promise<Buffer> {
+  const handle = await open(file, "r");
+  try {
+    const buffer = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The text format of a file, from its first bytes only; refuses binary files. */
+export async function textFormatOf(file: string, display: string, size: number): Promise<TextFormat> {
+  const sniffed = sniff(await readHead(file));
+  if (sniffed.kind === "binary") throw binaryRefusal(display, size, sniffed.guess);
+  return sniffed.format;
+}
+
+export interface TextFile {
+  /** Content without the byte-order mark. */
+  text: string;
+  format: TextFormat;
+  /** Permission bits, to be kept when the file is rewritten. */
+  mode: number;
+}
+
+/**
+ * A whole text file, decoded strictly: a file that doesn't decode cleanly is refused, because
+ * writing back a lossy decoding would corrupt the bytes nobody asked to change.
+ */
+export async function readTextFile(file: string, display: string, maxBytes: number): Promise<TextFile> {
+  const info = await stat(file);
+  if (info.size > maxBytes) {
+    throw new ToolError(
+      `Refused: ${display} is ${describeSize(info.size)}, more than the ${describeSize(maxBytes)} this tool rewrites. ` +
+        "Change it with a command (run_command) instead.",
+    );
+  }
+  const bytes = await readFile(file);
+  const sniffed = sniff(bytes.subarray(0, SNIFF_BYTES));
+  if (sniffed.kind === "binary") throw binaryRefusal(display, info.size, sniffed.guess);
+  const { format } = sniffed;
+  try {
+    const body = bytes.subarray(format.bom ? (format.encoding === "utf8" ? 3 : 2) : 0);
+    const text = new TextDecoder(DECODER_LABEL[format.encoding], { fatal: true, ignoreBOM: true }).decode(
+      body,
+    );
+    return { text, format, mode: info.mode & 0o7777 };
+  } catch {
+    throw new ToolError(
+      `Refused: ${display} is not valid ${DECODER_LABEL[format.encoding].toUpperCase()} throughout ` +
+        "(it has bytes that don't decode), so it can't be rewritten without corrupting them.",
+    );
+  }
+}
+
+export function encodeText(text: string, format: TextFormat): Buffer {
+  const full = format.bom ? `\uFEFF${text}` : text;
+  if (format.encoding === "utf8") return Buffer.from(full, "utf8");
+  const bytes = Buffer.from(full, "utf16le");
+  return format.encoding === "utf16be" ? bytes.swap16() : bytes;
+}
+
+/**
+ * Fills a temporary file beside `target`, flushes it to disk and renames it over `target`, so
+ * that readers (and a crash) see either the old file or the new one, never half of one.
+ */
+async function replaceAtomically(target: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  const dir = path.dirname(target);
+  await mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.cairn-tmp`);
+  try {
+    await fill(temp);
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** The rename itself is only durable once the directory is flushed; not every platform allows it. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {}
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes `data` to `target` atomically; `mode` defaults to a new file's (0o666 less the umask). */
+export async function writeFileAtomic(target: string, data: Uint8Array, mode?: number): Promise<void> {
+  await replaceAtomically(target, async (temp) => {
+    const handle = await open(temp, "wx");
+    try {
+      await handle.writeFile(data);
+      // Set explicitly: the mode given to open() is reduced by the umask.
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** Copies `source` to `target` atomically, keeping its mode. */
+export async function copyFileAtomic(source: string, target: string): Promise<void> {
+  await replaceAtomically(target, async (temp) => {
+    await copyFile(source, temp);
+    await syncFile(temp);
+  });
+}
+
+export interface PageLine {
+  /** At most MAX_LINE_CHARS characters, without the line break. */
+  text: string;
+  /** Length of the whole line. */
+  length: number;
+}
+
+export interface Page {
+  lines: PageLine[];
+  /** Lines in the whole file, or null when counting them would mean reading too much. */
+  totalLines: number | null;
+  /** Whether lines follow the page. */
+  more: boolean;
+}
+
+/** Beyond the page, at most this much more of a file is read just to count its lines. */
+const COUNT_LIMIT_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Lines `first` to `first + count - 1` (1-based) of a text file, streamed: only the bytes up to
+ * the end of the page are read (plus a bounded stretch to count the rest), and a line is never
+ * held beyond MAX_LINE_CHARS characters, so a huge file or a huge line costs little memory.
+ */
+export async function readPage(
+  file: string,
+  format: TextFormat,
+  first: number,
+  count: number,
+  signal: AbortSignal,
+): Promise<Page> {
+  const { size } = await stat(file);
+  const decoder = new TextDecoder(DECODER_LABEL[format.encoding]);
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024, signal });
+  const last = first + count - 1;
+  const lines: PageLine[] = [];
+  let lineNo = 1;
+  let current = "";
+  let currentLength = 0;
+  let lastChar = "";
+  let partial = false;
+  let bytesRead = 0;
+
+  const consume = (text: string) => {
+    let pos = 0;
+    while (pos < text.length) {
+      const nl = text.indexOf("\n", pos);
+      const stop = nl === -1 ? text.length : nl;
+      if (lineNo >= first && lineNo <= last) {
+        if (current.length < MAX_LINE_CHARS) current += text.slice(pos, Math.min(stop, pos + MAX_LINE_CHARS));
+        currentLength += stop - pos;
+        if (stop > pos) lastChar = text[stop - 1]!;
+      }
+      partial = nl === -1;
+      if (nl === -1) break;
+      if (lineNo >= first && lineNo <= last) lines.push(finishLine(current, currentLength, lastChar));
+      current = "";
+      currentLength = 0;
+      lastChar = "";
+      lineNo++;
+      pos = nl + 1;
+    }
+  };
+
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytesRead += chunk.length;
+    consume(decoder.decode(chunk, { stream: true }));
+    if (lineNo > last && size - bytesRead > COUNT_LIMIT_BYTES) {
+      return { lines, totalLines: null, more: true };
+    }
+  }
+  consume(decoder.decode());
+  if (partial && lineNo >= first && lineNo <= last) lines.push(finishLine(current, currentLength, lastChar));
+  const totalLines = partial ? lineNo : lineNo - 1;
+  return { lines, totalLines, more: totalLines > last };
+}
+
+/** A CRLF line's "\r" is part of the line break, which the model should not see or quote back. */
+function finishLine(text: string, length: number, lastChar: string): PageLine {
+  const contentLength = lastChar === "\r" ? length - 1 : length;
+  return { text: text.slice(0, contentLength), length: contentLength };
+}

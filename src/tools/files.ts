@@ -1,0 +1,461 @@
+import type { Stats } from "node:fs";
+import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
+import path from "node:path";
+import { createPatch } from "diff";
+import { z } from "zod";
+import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import {
+  type EditRange,
+  findEdit,
+  lineEnding,
+  numberedLine,
+  similarity,
+  withLineEnding,
+} from "./editMatch.js";
+import {
+  copyFileAtomic,
+  encodeText,
+  readPage,
+  readTextFile,
+  type TextFile,
+  type TextFormat,
+  textFormatOf,
+  writeFileAtomic,
+} from "./fileText.js";
+import { type AnyTool, defineTool, type Tool, type ToolContext, ToolError } from "./types.js";
+
+const DEFAULT_LIMIT = 2000;
+/** Files are rewritten in memory; past this size a command is the better tool. */
+const MAX_REWRITE_BYTES = 16 * 1024 * 1024;
+const PLAIN_UTF8: TextFormat = { encoding: "utf8", bom: false };
+
+/** File-system failures the model can act on (permissions, a full disk, a wrong kind of path). */
+const MODEL_FACING_ERRNO = new Set([
+  "EACCES",
+  "EPERM",
+  "EROFS",
+  "ENOSPC",
+  "EDQUOT",
+  "EISDIR",
+  "ENOTDIR",
+  "ENOTEMPTY",
+  "EEXIST",
+  "EINVAL",
+  "EBUSY",
+  "ENAMETOOLONG",
+  "ELOOP",
+  "EXDEV",
+]);
+
+function fileTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return defineTool({
+    ...tool,
+    execute: (args, ctx) =>
+      tool.execute(args, ctx).catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw code && MODEL_FACING_ERRNO.has(code) ? new ToolError((error as Error).message) : error;
+      }),
+  });
+}
+
+async function statOrNull(file: string, follow = true): Promise<Stats | null> {
+  try {
+    return await (follow ? stat(file) : lstat(file));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return null;
+    throw error;
+  }
+}
+
+function joinDisplay(dir: string, name: string): string {
+  return dir === "." ? name : `${dir}/${name}`;
+}
+
+/** A missing path, with the names in the same folder that look like what was meant. */
+async function missingFile(resolved: ResolvedPath): Promise<ToolError> {
+  const folder = path.posix.dirname(resolved.display);
+  const where = folder === "." ? "the workspace root" : folder;
+  let entries: string[];
+  try {
+    entries = await readdir(path.dirname(resolved.absolute));
+  } catch {
+    return new ToolError(`No such file: ${resolved.display} (its folder ${where} does not exist either).`);
+  }
+  const wanted = path.basename(resolved.absolute).toLowerCase();
+  const similar = entries
+    .map((name) => ({ name, score: similarity(name.toLowerCase(), wanted) }))
+    .filter((entry) => entry.score >= 0.5)
+    .sort((a, b) => b.score - a.score)
+    .slice(0, 5)
+    .map((entry) => joinDisplay(folder, entry.name));
+  const hint = similar.length > 0 ? ` Similar names in ${where}: ${similar.join(", ")}.` : "";
+  return new ToolError(`No such file: ${resolved.display}.${hint}`);
+}
+
+/** An existing regular file, or a message saying what is there instead. */
+async function existingFile(resolved: ResolvedPath): Promise<Stats> {
+  const info = await statOrNull(resolved.absolute);
+  if (!info) throw await missingFile(resolved);
+  if (info.isDirectory()) {
+    throw new ToolError(`${resolved.display} is a directory, not a file (list_files shows what is in it).`);
+  }
+  // Reading a pipe or a device could block forever or never end.
+  if (!info.isFile())
+    throw new ToolError(`${resolved.display} is not a regular file (a device, socket or pipe).`);
+  return info;
+}
+
+/** The named entry itself: deleting or moving a symlink must not touch what it points to. */
+async function resolveEntry(ctx: ToolContext, requested: string): Promise<ResolvedPath> {
+  const lexical = path.resolve(ctx.workspace, requested);
+  const info = await statOrNull(lexical, false);
+  if (!info?.isSymbolicLink()) return resolveInWorkspace(ctx, requested, "write");
+  const parent = resolveInWorkspace(ctx, path.dirname(lexical), "write");
+  const name = path.basename(lexical);
+  if (name === ".git") {
+    throw new ToolError(`Refused: ${requested} is .git; use the git tools to change the repository.`);
+  }
+  return { absolute: path.join(parent.absolute, name), display: joinDisplay(parent.display, name) };
+}
+
+function refuseRoot(ctx: ToolContext, resolved: ResolvedPath, verb: string): void {
+  if (resolved.absolute === ctx.workspace || ctx.extraRoots.includes(resolved.absolute)) {
+    throw new ToolError(`Refused: ${resolved.display} is a workspace root; it cannot be ${verb}.`);
+  }
+}
+
+async function refuseExisting(resolved: ResolvedPath): Promise<void> {
+  const info = await statOrNull(resolved.absolute, false);
+  if (info) {
+    const what = info.isDirectory() ? "a folder" : "a file";
+    throw new ToolError(
+      `Refused: ${resolved.display} already exists (${what}). Give the full path of a new file, ` +
+        "or delete the existing one first if it really should be replaced.",
+    );
+  }
+}
+
+function countLines(text: string): number {
+  if (text === "") return 0;
+  const breaks = text.split("\n").length - 1;
+  return text.endsWith("\n") ? breaks : breaks + 1;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+function span(from: number, to: number): string {
+  return from === to ? `${from}` : `${from}-${to}`;
+}
+
+function lineSpan(from: number, to: number): string {
+  return from === to ? `line ${from}` : `lines ${from}-${to}`;
+}
+
+function unifiedDiff(display: string, before: string, after: string): string {
+  return createPatch(display, before, after, undefined, undefined, { context: 3 });
+}
+
+/** An existing file's text and format when it is text we can rewrite faithfully, else null. */
+async function rewritableText(resolved: ResolvedPath, info: Stats): Promise<TextFile | null> {
+  if (info.size > MAX_REWRITE_BYTES) return null;
+  return readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES).catch((error: unknown) => {
+    if (error instanceof ToolError) return null;
+    throw error;
+  });
+}
+
+const pathParam = z
+  .string()
+  .min(1)
+  .describe(
+    "Path of the file, relative to the workspace root (an absolute path must be inside the workspace).",
+  );
+
+const readFileTool = fileTool({
+  name: "read_file",
+  description:
+    "Read a text file. Each line is shown as its number, a tab, then the text (like cat -n); the numbers " +
+    `are not part of the file, so never copy them into edit_file. Returns up to ${DEFAULT_LIMIT} lines from ` +
+    "offset; when more remain the output ends with the offset to continue from. Lines longer than 2000 " +
+    "characters are cut. Binary files are refused.",
+  permission: "read",
+  schema: z.object({
+    path: pathParam,
+    offset: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe("1-based line number to start reading at. Default 1."),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`How many lines to read at most. Default ${DEFAULT_LIMIT}.`),
+  }),
+  async execute(args, ctx) {
+    const resolved = resolveInWorkspace(ctx, args.path, "read");
+    const info = await existingFile(resolved);
+    const format = await textFormatOf(resolved.absolute, resolved.display, info.size);
+    const first = args.offset ?? 1;
+    const page = await readPage(resolved.absolute, format, first, args.limit ?? DEFAULT_LIMIT, ctx.signal);
+    const data = {
+      path: resolved.display,
+      offset: first,
+      lines: page.lines.length,
+      total_lines: page.totalLines,
+    };
+    if (page.totalLines === 0) return { text: `${resolved.display} is empty.`, data };
+    if (page.lines.length === 0) {
+      throw new ToolError(
+        `offset ${first} is past the end of ${resolved.display}, which has ${plural(page.totalLines ?? 0, "line")}.`,
+      );
+    }
+    const body = page.lines.map((line, k) => numberedLine(first + k, line.text, line.length)).join("\n");
+    if (!page.more) return { text: body, data };
+    const next = first + page.lines.length;
+    const remaining =
+      page.totalLines === null ? "more lines follow" : `${page.totalLines - next + 1} more lines`;
+    return { text: `${body}\n... ${remaining}; call read_file with offset=${next} to continue.`, data };
+  },
+});
+
+const writeFileTool = fileTool({
+  name: "write_file",
+  description:
+    "Create a file, or replace a file's whole content. Parent folders are created. An existing file keeps " +
+    "its permissions, encoding and CRLF line endings. To change part of a file, use edit_file instead.",
+  permission: "write",
+  schema: z.object({
+    path: pathParam,
+    content: z.string().describe("The complete new content of the file."),
+  }),
+  async execute(args, ctx) {
+    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const info = await statOrNull(resolved.absolute);
+    if (info?.isDirectory())
+      throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
+    const existing = info ? await rewritableText(resolved, info) : null;
+    const before = existing?.text ?? "";
+    const crlf = existing !== null && lineEnding(before) === "\r\n";
+    const content = crlf ? withLineEnding(args.content, "\r\n") : args.content;
+    await writeFileAtomic(
+      resolved.absolute,
+      encodeText(content, existing?.format ?? PLAIN_UTF8),
+      info ? info.mode & 0o7777 : undefined,
+    );
+    const lines = plural(countLines(content), "line");
+    const text = info
+      ? `Overwrote ${resolved.display} (${lines}${crlf ? ", CRLF line endings kept" : ""}).`
+      : `Created ${resolved.display} (${lines}).`;
+    return {
+      text,
+      data: { path: resolved.display, created: !info, diff: unifiedDiff(resolved.display, before, content) },
+      changedFiles: [resolved.display],
+    };
+  },
+});
+
+function describeRanges(display: string, ranges: EditRange[]): string {
+  const [only] = ranges;
+  if (ranges.length === 1 && only) {
+    return (
+      `Edited ${display}: replaced ${lineSpan(only.startLine, only.endLine)}; ` +
+      `the new text is at ${lineSpan(only.newStartLine, only.newEndLine)}.`
+    );
+  }
+  const shown = ranges.slice(0, 20).map((range) => span(range.newStartLine, range.newEndLine));
+  const more = ranges.length > 20 ? `, and ${ranges.length - 20} more` : "";
+  return `Edited ${display}: replaced ${ranges.length} occurrences; the new text is at lines ${shown.join(", ")}${more}.`;
+}
+
+const editFileTool = fileTool({
+  name: "edit_file",
+  description:
+    "Replace text in a file: old_string must occur exactly once (copy it from read_file without the line " +
+    "numbers, with enough surrounding lines to be unique), or set replace_all to change every occurrence. " +
+    "When there is no exact match, differences only in line endings, trailing whitespace, uniform " +
+    "indentation or typographic quotes/dashes are tolerated and reported; nothing fuzzier is. If old_string " +
+    "is not found, the error shows the closest lines. An empty old_string creates a file that does not " +
+    "exist yet. The file keeps its line endings, encoding, final newline and permissions.",
+  permission: "write",
+  schema: z.object({
+    path: pathParam,
+    old_string: z.string().describe("The exact text to replace, including its indentation."),
+    new_string: z.string().describe("The text to put in its place; must differ from old_string."),
+    replace_all: z
+      .boolean()
+      .optional()
+      .describe("Replace every occurrence of old_string instead of requiring exactly one. Default false."),
+  }),
+  async execute(args, ctx) {
+    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const info = await statOrNull(resolved.absolute);
+    if (!info && args.old_string === "") {
+      await writeFileAtomic(resolved.absolute, encodeText(args.new_string, PLAIN_UTF8));
+      return {
+        text: `Created ${resolved.display} (${plural(countLines(args.new_string), "line")}).`,
+        data: { path: resolved.display, diff: unifiedDiff(resolved.display, "", args.new_string) },
+        changedFiles: [resolved.display],
+      };
+    }
+    await existingFile(resolved);
+    const file = await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES);
+    const result = findEdit(file.text, args.old_string, args.new_string, {
+      replaceAll: args.replace_all ?? false,
+    });
+    if (!result.ok) {
+      throw new ToolError(`Could not edit ${resolved.display}: ${result.message}`, {
+        path: resolved.display,
+        reason: result.reason,
+        lines: result.lines,
+      });
+    }
+    await writeFileAtomic(resolved.absolute, encodeText(result.newContent, file.format), file.mode);
+    const note = result.note ? ` Note: ${result.note}.` : "";
+    return {
+      text: describeRanges(resolved.display, result.ranges) + note,
+      data: {
+        path: resolved.display,
+        diff: unifiedDiff(resolved.display, file.text, result.newContent),
+        strategy: result.strategy,
+      },
+      changedFiles: [resolved.display],
+    };
+  },
+});
+
+const appendFileTool = fileTool({
+  name: "append_file",
+  description:
+    "Add text to the end of a file, creating it (and its folders) if needed. If the file does not end " +
+    "with a line break, one is added before the new text. The file keeps its line endings and encoding.",
+  permission: "write",
+  schema: z.object({
+    path: pathParam,
+    content: z.string().describe("The text to add at the end of the file."),
+  }),
+  async execute(args, ctx) {
+    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const info = await statOrNull(resolved.absolute);
+    if (info?.isDirectory())
+      throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
+    const existing = info ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES) : null;
+    const before = existing?.text ?? "";
+    const eol = lineEnding(before);
+    const separator = before !== "" && !before.endsWith("\n") ? eol : "";
+    const after = before + separator + (existing ? withLineEnding(args.content, eol) : args.content);
+    await writeFileAtomic(
+      resolved.absolute,
+      encodeText(after, existing?.format ?? PLAIN_UTF8),
+      existing?.mode,
+    );
+    const added = plural(countLines(args.content), "line");
+    const text = existing
+      ? `Appended ${added} to ${resolved.display} (now ${plural(countLines(after), "line")}).` +
+        (separator ? " It did not end with a line break, so one was added first." : "")
+      : `Created ${resolved.display} with ${added}.`;
+    return {
+      text,
+      data: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
+      changedFiles: [resolved.display],
+    };
+  },
+});
+
+const deleteFileTool = fileTool({
+  name: "delete_file",
+  description: "Delete one file (a symlink is removed itself, not its target). Folders are refused.",
+  permission: "write",
+  schema: z.object({ path: pathParam }),
+  async execute(args, ctx) {
+    const resolved = await resolveEntry(ctx, args.path);
+    refuseRoot(ctx, resolved, "deleted");
+    const info = await statOrNull(resolved.absolute, false);
+    if (!info) throw await missingFile(resolved);
+    if (info.isDirectory()) {
+      throw new ToolError(
+        `Refused: ${resolved.display} is a folder; delete_file removes single files only. ` +
+          "Delete the files in it one by one, or use run_command if the whole folder really must go.",
+      );
+    }
+    await unlink(resolved.absolute);
+    return {
+      text: `Deleted ${resolved.display}.`,
+      data: { path: resolved.display },
+      changedFiles: [resolved.display],
+    };
+  },
+});
+
+const copyFileTool = fileTool({
+  name: "copy_file",
+  description:
+    "Copy a file to a new path (folders are created). An existing destination is never overwritten.",
+  permission: "write",
+  schema: z.object({
+    source: pathParam.describe("The file to copy, relative to the workspace root."),
+    destination: pathParam.describe(
+      "The full path of the copy, including its file name; must not exist yet.",
+    ),
+  }),
+  async execute(args, ctx) {
+    const source = resolveInWorkspace(ctx, args.source, "read");
+    const destination = resolveInWorkspace(ctx, args.destination, "write");
+    await existingFile(source);
+    await refuseExisting(destination);
+    await copyFileAtomic(source.absolute, destination.absolute);
+    return {
+      text: `Copied ${source.display} to ${destination.display}.`,
+      data: { source: source.display, destination: destination.display },
+      changedFiles: [destination.display],
+    };
+  },
+});
+
+const moveFileTool = fileTool({
+  name: "move_file",
+  description:
+    "Move or rename a file or folder (folders are created as needed). An existing destination is never overwritten.",
+  permission: "write",
+  schema: z.object({
+    source: pathParam.describe("The file or folder to move, relative to the workspace root."),
+    destination: pathParam.describe("Its new full path, including the name; must not exist yet."),
+  }),
+  async execute(args, ctx) {
+    const source = await resolveEntry(ctx, args.source);
+    refuseRoot(ctx, source, "moved");
+    const destination = resolveInWorkspace(ctx, args.destination, "write");
+    const info = await statOrNull(source.absolute, false);
+    if (!info) throw await missingFile(source);
+    await refuseExisting(destination);
+    await mkdir(path.dirname(destination.absolute), { recursive: true });
+    try {
+      await rename(source.absolute, destination.absolute);
+    } catch (error) {
+      // Across file systems rename can't work; a single file can still be copied, then removed.
+      if ((error as NodeJS.ErrnoException).code !== "EXDEV" || !info.isFile()) throw error;
+      await copyFileAtomic(source.absolute, destination.absolute);
+      await unlink(source.absolute);
+    }
+    return {
+      text: `Moved ${source.display} to ${destination.display}.`,
+      data: { source: source.display, destination: destination.display },
+      changedFiles: [source.display, destination.display],
+    };
+  },
+});
+
+export const fileTools: AnyTool[] = [
+  readFileTool,
+  writeFileTool,
+  editFileTool,
+  appendFileTool,
+  deleteFileTool,
+  copyFileTool,
+  moveFileTool,
+];

@@ -1,0 +1,286 @@
+import { describe, expect, it } from "vitest";
+import {
+  type EditResult,
+  findEdit,
+  lineEnding,
+  numberedLine,
+  similarity,
+} from "../../src/tools/editMatch.js";
+
+function applied(result: EditResult): Extract<EditResult, { ok: true }> {
+  if (!result.ok) throw new Error(`expected success, got ${result.reason}: ${result.message}`);
+  return result;
+}
+
+function refused(result: EditResult): Extract<EditResult, { ok: false }> {
+  if (result.ok) throw new Error(`expected a refusal, got ${JSON.stringify(result.newContent)}`);
+  return result;
+}
+
+describe("exact matching", () => {
+  it("replaces the one occurrence and reports where", () => {
+    const result = applied(findEdit("a\nb\nc\n", "b\n", "B1\nB2\n"));
+    expect(result.newContent).toBe("a\nB1\nB2\nc\n");
+    expect(result.strategy).toBe("exact");
+    expect(result.note).toBeNull();
+    expect(result.ranges).toEqual([
+      { start: 2, end: 4, startLine: 2, endLine: 2, newStartLine: 2, newEndLine: 3 },
+    ]);
+  });
+
+  it("refuses an ambiguous match, naming the line of each hit", () => {
+    const result = refused(findEdit("x = 1\ny = 2\nx = 1\n", "x = 1", "x = 3"));
+    expect(result.reason).toBe("ambiguous");
+    expect(result.lines).toEqual([1, 3]);
+    expect(result.message).toContain("lines 1, 3");
+    expect(result.message).toContain("replace_all");
+  });
+
+  it("counts overlapping occurrences as ambiguous", () => {
+    expect(refused(findEdit("aaa", "aa", "b")).reason).toBe("ambiguous");
+  });
+
+  it("replaces every occurrence with replace_all", () => {
+    const result = applied(findEdit("x = 1\ny = 2\nx = 1\n", "x = 1", "x = 10", { replaceAll: true }));
+    expect(result.newContent).toBe("x = 10\ny = 2\nx = 10\n");
+    expect(result.ranges.map((r) => r.newStartLine)).toEqual([1, 3]);
+  });
+
+  it("refuses old_string equal to new_string", () => {
+    expect(refused(findEdit("a", "a", "a")).reason).toBe("identical");
+  });
+
+  it("fills an empty file from an empty old_string but refuses it on a non-empty file", () => {
+    expect(applied(findEdit("", "", "hello\n")).newContent).toBe("hello\n");
+    expect(refused(findEdit("x\n", "", "hello\n")).reason).toBe("empty_old_string");
+  });
+
+  it("refuses an edit that leaves the content as it was", () => {
+    const result = refused(findEdit('say("hi")\n', "say(\u201Chi\u201D)", 'say("hi")'));
+    expect(result.reason).toBe("unchanged");
+  });
+});
+
+describe("line endings", () => {
+  it("matches LF old_string in a CRLF file and inserts CRLF", () => {
+    const content = "one\r\ntwo\r\nthree\r\n";
+    const result = applied(findEdit(content, "one\ntwo\n", "uno\ndos\n"));
+    expect(result.strategy).toBe("line_endings");
+    expect(result.newContent).toBe("uno\r\ndos\r\nthree\r\n");
+  });
+
+  it("gives inserted lines the file's CRLF even on an exact match", () => {
+    expect(applied(findEdit("a\r\nb\r\n", "b", "b\nc")).newContent).toBe("a\r\nb\r\nc\r\n");
+  });
+
+  it("gives inserted lines LF in an LF file", () => {
+    expect(applied(findEdit("a\nb\n", "a", "x\r\ny")).newContent).toBe("x\ny\nb\n");
+  });
+
+  it("finds the dominant line ending", () => {
+    expect(lineEnding("a\r\nb\r\nc\n")).toBe("\r\n");
+    expect(lineEnding("a\nb\r\nc\n")).toBe("\n");
+    expect(lineEnding("no breaks")).toBe("\n");
+  });
+});
+
+describe("trailing whitespace", () => {
+  it("matches when the file has trailing spaces the model left out", () => {
+    const content = "function f() {  \n  return 1;\t\n}\n";
+    const result = applied(
+      findEdit(content, "function f() {\n  return 1;\n}", "function f() {\n  return 2;\n}"),
+    );
+    expect(result.strategy).toBe("trailing_whitespace");
+    expect(result.newContent).toBe("function f() {\n  return 2;\n}\n");
+  });
+
+  it("matches when old_string has trailing spaces the file lacks", () => {
+    const result = applied(findEdit("a\nb\nc\n", "a   \nb  ", "A\nB"));
+    expect(result.newContent).toBe("A\nB\nc\n");
+  });
+
+  it("does not treat spaces at the end of old_string as trailing when the file's line goes on", () => {
+    expect(refused(findEdit("call();next\n", "call();  ", "x")).reason).toBe("not_found");
+  });
+});
+
+describe("indentation", () => {
+  const file = "class A {\n    method() {\n        if (x) {\n            go();\n        }\n    }\n}\n";
+
+  it("re-indents new_string when the file is indented deeper than old_string", () => {
+    const result = applied(
+      findEdit(file, "if (x) {\n    go();\n}\n", "if (x) {\n    go();\n    stop();\n}\n"),
+    );
+    expect(result.strategy).toBe("indentation");
+    expect(result.note).toContain("8 spaces more");
+    expect(result.newContent).toBe(
+      "class A {\n    method() {\n        if (x) {\n            go();\n            stop();\n        }\n    }\n}\n",
+    );
+  });
+
+  it("re-indents new_string when the file is indented less than old_string", () => {
+    const shallow = "if (x) {\n  go();\n}\n";
+    const result = applied(
+      findEdit(shallow, "    if (x) {\n      go();\n    }", "    if (y) {\n      go();\n    }"),
+    );
+    expect(result.newContent).toBe("if (y) {\n  go();\n}\n");
+  });
+
+  it("shifts by tabs too", () => {
+    const tabbed = "func main() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
+    const result = applied(findEdit(tabbed, "if ok {\n\trun()\n}", "if ok {\n\trun()\n\tdone()\n}"));
+    expect(result.newContent).toBe("func main() {\n\tif ok {\n\t\trun()\n\t\tdone()\n\t}\n}\n");
+  });
+
+  it("keeps blank lines blank and leaves the file's CRLF in place", () => {
+    const crlf = "  a();\r\n\r\n  b();\r\n";
+    const result = applied(findEdit(crlf, "a();\n\nb();", "a();\n\nc();"));
+    expect(result.newContent).toBe("  a();\r\n\r\n  c();\r\n");
+  });
+
+  it("does not match when the indentation differs unevenly", () => {
+    expect(refused(findEdit("    a\n      b\n", "a\nb", "x")).reason).toBe("not_found");
+  });
+
+  it("refuses a shifted match found at two places", () => {
+    const twice = "  go();\n    go();\n";
+    const result = refused(findEdit(twice, "go();\n", "stop();\n"));
+    expect(result.reason).toBe("ambiguous");
+    expect(result.lines).toEqual([1, 2]);
+  });
+
+  it("refuses new_string that cannot be re-indented by the shift", () => {
+    const result = refused(findEdit("a\nb\n", "    a\n    b\n", "    a\n  b\n"));
+    expect(result.reason).toBe("unsafe_reindent");
+  });
+});
+
+describe("typographic characters", () => {
+  it("matches ASCII old_string against curly quotes, dashes and nbsp in the file", () => {
+    const content = "title = \u201CHello\u201D \u2014 it\u2019s\u00A0here\n";
+    const result = applied(findEdit(content, 'title = "Hello" - it\'s here', "title = 'Bye'"));
+    expect(result.strategy).toBe("unicode_punctuation");
+    expect(result.newContent).toBe("title = 'Bye'\n");
+  });
+
+  it("matches typographic old_string against ASCII in the file", () => {
+    const result = applied(findEdit('msg = "don\'t"\n', "msg = \u201Cdon\u2019t\u201D", 'msg = "do"'));
+    expect(result.newContent).toBe('msg = "do"\n');
+  });
+
+  it("maps an ellipsis back as one character", () => {
+    expect(applied(findEdit("wait\u2026 done\n", "wait... done", "ok")).newContent).toBe("ok\n");
+  });
+
+  it("never matches half of an expanded character", () => {
+    expect(refused(findEdit("wait\u2026\n", "wait..", "x")).reason).toBe("not_found");
+  });
+
+  it("combines with an indentation shift", () => {
+    const content = "    if (a) {\n      say(\u201Chi\u201D)\n    }\n";
+    const result = applied(findEdit(content, 'if (a) {\n  say("hi")\n}\n', 'if (a) {\n  say("bye")\n}\n'));
+    expect(result.strategy).toBe("unicode_punctuation_indentation");
+    expect(result.newContent).toBe('    if (a) {\n      say("bye")\n    }\n');
+  });
+});
+
+describe("final line break", () => {
+  it("keeps a final line break that new_string left out", () => {
+    expect(applied(findEdit("a\nlast\n", "last\n", "end")).newContent).toBe("a\nend\n");
+  });
+
+  it("does not add a final line break the file did not have", () => {
+    expect(applied(findEdit("a\nlast", "last", "end\n")).newContent).toBe("a\nend");
+  });
+});
+
+describe("not found", () => {
+  it("shows the closest lines with their numbers and the first difference", () => {
+    const content = ["import x", "", "function add(a, b) {", "  return a + b;", "}", "", "export {}"].join(
+      "\n",
+    );
+    const result = refused(findEdit(content, "function add(a, b) {\n  return a - b;\n}", "x"));
+    expect(result.reason).toBe("not_found");
+    expect(result.message).toContain("lines 3-5");
+    expect(result.message).toContain(numberedLine(4, "  return a + b;"));
+    expect(result.message).toContain("First difference, at line 4");
+    expect(result.message).toContain('"  return a - b;"');
+  });
+
+  it("says so when nothing resembles old_string", () => {
+    const result = refused(findEdit("alpha\nbeta\n", "zzzzqqqq", "x"));
+    expect(result.message).toContain("Nothing in the file resembles it");
+  });
+});
+
+describe("mapping back to the original", () => {
+  // Random CRLF/LF and trailing blanks: every tolerant hit must replace exactly the lines meant.
+  function rng(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state * 1103515245 + 12345) & 0x7fffffff;
+      return state / 0x7fffffff;
+    };
+  }
+
+  it("replaces exactly the intended bytes across 300 random files", () => {
+    const random = rng(42);
+    for (let round = 0; round < 300; round++) {
+      const count = 3 + Math.floor(random() * 10);
+      const lines = Array.from({ length: count }, (_, i) => {
+        const indent = " ".repeat(Math.floor(random() * 3) * 2);
+        const trailing = random() < 0.4 ? " \t ".slice(0, 1 + Math.floor(random() * 3)) : "";
+        const eol = random() < 0.5 ? "\r\n" : "\n";
+        return { body: `${indent}line_${i}_${Math.floor(random() * 1000)}`, trailing, eol };
+      });
+      const content = lines.map((l) => l.body + l.trailing + l.eol).join("");
+      const from = Math.floor(random() * count);
+      const to = from + Math.floor(random() * (count - from));
+      const old = lines
+        .slice(from, to + 1)
+        .map((l) => l.body)
+        .join("\n");
+      const before = lines
+        .slice(0, from)
+        .map((l) => l.body + l.trailing + l.eol)
+        .join("");
+      const lastLine = lines[to]!;
+      const after =
+        lastLine.trailing +
+        lastLine.eol +
+        lines
+          .slice(to + 1)
+          .map((l) => l.body + l.trailing + l.eol)
+          .join("");
+      const result = applied(findEdit(content, old, "NEW"));
+      expect(result.newContent).toBe(`${before}NEW${after}`);
+      expect(result.ranges[0]!.startLine).toBe(from + 1);
+      expect(result.ranges[0]!.endLine).toBe(to + 1);
+    }
+  });
+});
+
+describe("mapping a shifted block back to the original", () => {
+  it("re-indents and replaces exactly the block meant, for every window of a file", () => {
+    const bodies = ["a()", "  b()", "", "  c()", "d()"];
+    const content = `${bodies.map((body) => (body ? `    ${body}` : "")).join("\n")}\n`;
+    for (let from = 0; from < bodies.length; from++) {
+      for (let to = from; to < bodies.length; to++) {
+        const window = bodies.slice(from, to + 1);
+        if (window.every((body) => body === "")) continue;
+        const result = findEdit(content, window.join("\n"), "NEW");
+        const lines = content.split("\n");
+        const expected = [...lines.slice(0, from), "    NEW", ...lines.slice(to + 1)].join("\n");
+        expect(applied(result).newContent).toBe(expected);
+      }
+    }
+  });
+});
+
+describe("similarity", () => {
+  it("scores near names above unrelated ones", () => {
+    expect(similarity("utils.ts", "util.ts")).toBeGreaterThan(0.7);
+    expect(similarity("utils.ts", "readme.md")).toBeLessThan(0.3);
+    expect(similarity("a", "a")).toBe(1);
+  });
+});
