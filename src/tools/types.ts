@@ -5,6 +5,8 @@ import type { Permission } from "../events/types.js";
 export interface ToolOutput {
   text: string;
   data?: unknown;
+  /** Workspace-relative paths this call created, changed or deleted: the run's files_changed. */
+  changedFiles?: string[];
 }
 
 /**
