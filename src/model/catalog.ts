@@ -61,6 +61,12 @@ function priceFrom(prices: ModelPrice): Price | null {
   return price;
 }
 
+/**
+ * Ollama runs on the person's own machine: no per-token bill. An openai-compatible endpoint may
+ * be a paid proxy, so its price stays unknown until the config gives one.
+ */
+const OLLAMA_PRICE: Price = { input: 0, output: 0 };
+
 /** The price list's entry for a hosted model, at today's prices; local providers are not in it. */
 function listed(provider: ProviderName, model: string) {
   return LOCAL.has(provider) ? null : calcPrice({}, model, { providerId: provider });
@@ -78,7 +84,8 @@ export function modelInfo(modelId: string, config: Config): ModelInfo {
   return {
     contextWindow: contextWindow ?? (LOCAL.has(provider) ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
     contextWindowKnown: contextWindow !== undefined,
-    price: entry?.price ?? (found ? priceFrom(found.model_price) : null),
+    price:
+      entry?.price ?? (found ? priceFrom(found.model_price) : provider === "ollama" ? OLLAMA_PRICE : null),
     toolCalls: entry?.tool_calls ?? "native",
   };
 }

@@ -56,15 +56,20 @@ describe("modelInfo from the price list", () => {
     });
   });
 
-  it("guesses low for local servers and leaves their price unknown", () => {
-    for (const modelId of ["ollama/gpt-oss:20b", "openai-compatible/gpt-4o"]) {
-      expect(modelInfo(modelId, config())).toEqual({
-        contextWindow: 32_768,
-        contextWindowKnown: false,
-        price: null,
-        toolCalls: "native",
-      });
-    }
+  it("guesses low for local servers; an openai-compatible price is unknown, Ollama is free", () => {
+    expect(modelInfo("openai-compatible/gpt-4o", config())).toEqual({
+      contextWindow: 32_768,
+      contextWindowKnown: false,
+      price: null,
+      toolCalls: "native",
+    });
+    // Ollama runs locally: no per-token bill, so its cost is known to be zero.
+    expect(modelInfo("ollama/gpt-oss:20b", config())).toEqual({
+      contextWindow: 32_768,
+      contextWindowKnown: false,
+      price: { input: 0, output: 0 },
+      toolCalls: "native",
+    });
   });
 });
 

@@ -1,0 +1,54 @@
+import type { Price } from "../config/schema.js";
+import type { EventBus } from "../events/bus.js";
+import type { Phase, TokenCounts, UsageTotals } from "../events/types.js";
+import { costOf } from "../model/cost.js";
+import { addCall, emptyUsage } from "../model/usage.js";
+
+export interface UsageRecord {
+  phase: Phase;
+  modelId: string;
+  counts: TokenCounts;
+  price: Price | null;
+  durationMs: number;
+  generationMs: number;
+}
+
+/** Every model call's tokens and dollars, booked by phase the moment the call ends. */
+export class UsageLedger {
+  private readonly byPhase = new Map<Phase, UsageTotals>();
+  private total = emptyUsage();
+  private readonly bus: EventBus;
+
+  constructor(bus: EventBus) {
+    this.bus = bus;
+  }
+
+  record(record: UsageRecord): number | null {
+    const cost = costOf(record.counts, record.price);
+    this.byPhase.set(
+      record.phase,
+      addCall(this.byPhase.get(record.phase) ?? emptyUsage(), record.counts, cost),
+    );
+    this.total = addCall(this.total, record.counts, cost);
+    const seconds = record.generationMs / 1000;
+    this.bus.emit({
+      type: "usage",
+      phase: record.phase,
+      model: record.modelId,
+      ...record.counts,
+      cost_usd: cost,
+      duration_ms: Math.round(record.durationMs),
+      tokens_per_second:
+        seconds > 0 && record.counts.output_tokens > 0 ? record.counts.output_tokens / seconds : null,
+    });
+    return cost;
+  }
+
+  totals(): UsageTotals {
+    return { ...this.total };
+  }
+
+  phases(): Partial<Record<Phase, UsageTotals>> {
+    return Object.fromEntries([...this.byPhase].map(([phase, totals]) => [phase, { ...totals }]));
+  }
+}

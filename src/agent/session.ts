@@ -1,0 +1,113 @@
+import { randomBytes } from "node:crypto";
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import type { LanguageModel } from "ai";
+import type { Config } from "../config/schema.js";
+import { loadProjectInstructions } from "../context/instructions.js";
+import { buildSystemPrompt } from "../context/systemPrompt.js";
+import { EventBus } from "../events/bus.js";
+import type { Mode, TodoItem } from "../events/types.js";
+import { modelInfo } from "../model/catalog.js";
+import { createLanguageModel } from "../model/providers.js";
+import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
+import { dataTools } from "../tools/data.js";
+import { exploreTools } from "../tools/explore.js";
+import { fileTools } from "../tools/files.js";
+import { gitTools } from "../tools/git.js";
+import { planTools } from "../tools/plan.js";
+import { ToolRegistry } from "../tools/registry.js";
+import { runTools } from "../tools/run.js";
+import type { ToolContext } from "../tools/types.js";
+import { UsageLedger } from "./ledger.js";
+
+export interface ModelHandle {
+  id: string;
+  model: LanguageModel;
+  info: ReturnType<typeof modelInfo>;
+}
+
+export interface SessionOptions {
+  config: Config;
+  modelId: string;
+  workspace: string;
+  mode: Mode;
+  signal: AbortSignal;
+  ask?: AskApproval;
+  /** Answers the model's ask_user; absent when nobody is there. */
+  askUser?: (question: string) => Promise<string | undefined>;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
+export function newSessionId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${randomBytes(3).toString("hex")}`;
+}
+
+/** Everything one run needs, built once: model, tools, prompt, policy, ledger, events. */
+export interface AgentSession {
+  id: string;
+  mode: Mode;
+  config: Config;
+  workspace: string;
+  bus: EventBus;
+  ledger: UsageLedger;
+  model: ModelHandle;
+  registry: ToolRegistry;
+  policy: ApprovalPolicy;
+  toolContext: ToolContext;
+  system: string;
+  signal: AbortSignal;
+  filesChanged: Set<string>;
+  todos: TodoItem[];
+  startedAt: number;
+}
+
+export async function createSession(options: SessionOptions): Promise<AgentSession> {
+  const env = options.env ?? process.env;
+  const workspace = realpathSync(path.resolve(options.workspace));
+  const config = options.config;
+  const id = newSessionId();
+  const bus = new EventBus(id);
+  const model: ModelHandle = {
+    id: options.modelId,
+    model: await createLanguageModel(options.modelId, config, env),
+    info: modelInfo(options.modelId, config),
+  };
+  const registry = new ToolRegistry(
+    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools],
+    config.tools,
+  );
+  const session: AgentSession = {
+    id,
+    mode: options.mode,
+    config,
+    workspace,
+    bus,
+    ledger: new UsageLedger(bus),
+    model,
+    registry,
+    policy: new ApprovalPolicy(config.approval ?? (options.ask ? "ask" : "auto-edit"), options.ask),
+    toolContext: {
+      workspace,
+      extraRoots: config.workspace.extra_roots.map((root) => realpathSync(path.resolve(workspace, root))),
+      signal: options.signal,
+      commandTimeoutMs: config.commands.timeout_ms,
+      ...(options.askUser ? { ask: options.askUser } : {}),
+      setTodos: (todos) => {
+        session.todos = todos;
+        bus.emit({ type: "todos", todos });
+      },
+    },
+    system: buildSystemPrompt({
+      workspace,
+      instructions: await loadProjectInstructions(workspace),
+      ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
+    }),
+    signal: options.signal,
+    filesChanged: new Set(),
+    todos: [],
+    startedAt: Date.now(),
+  };
+  return session;
+}

@@ -1,0 +1,297 @@
+import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
+import { estimateTokens, History } from "../context/history.js";
+import type { Phase } from "../events/types.js";
+import { callModel, type ModelCallResult, type ModelToolCall } from "../model/stream.js";
+import { prepareArguments } from "../tools/args.js";
+import { parseTextToolCalls } from "../tools/textCalls.js";
+import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
+import { ToolError } from "../tools/types.js";
+import type { AgentSession } from "./session.js";
+
+/** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
+const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
+/** Output kept in events (and so in the store and renderers). */
+const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
+/** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
+const MAX_REASKS = 3;
+
+export interface ToolLoopOptions {
+  phase: Phase;
+  maxToolCalls: number;
+  /** Ask for a one-sentence plan and publish it before the first tools run. */
+  announcePlan: boolean;
+  history?: History;
+  /** Send the request without tools: the router decided none are needed. */
+  noTools?: boolean;
+}
+
+export interface ToolLoopOutcome {
+  status: "completed" | "failed" | "cancelled";
+  answer: string;
+  toolCalls: number;
+  reason?: string;
+}
+
+interface PreparedCall {
+  call: ModelToolCall;
+  args?: unknown;
+  error?: string;
+}
+
+function firstSentence(text: string): string | undefined {
+  const plan = /(?:^|\n)\s*\**plan:?\**:?\s*(.+)/i.exec(text)?.[1] ?? text.trim().split("\n")[0];
+  const sentence = plan?.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? plan;
+  return sentence?.trim() || undefined;
+}
+
+function describeCall(call: PreparedCall): string {
+  const args = (call.args ?? {}) as Record<string, unknown>;
+  const target = args.path ?? args.command ?? args.pattern ?? args.source ?? "";
+  return target ? `${call.call.name} ${String(target)}` : call.call.name;
+}
+
+/** The plan the model announced, or, when it announced none, what it is about to do. */
+function planSummary(text: string, calls: PreparedCall[]): string {
+  return firstSentence(text) ?? `Use ${calls.map(describeCall).join(", ")}.`;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+function argsForHistory(call: PreparedCall): unknown {
+  if (call.args !== undefined) return call.args;
+  const input = call.call.input;
+  // Providers want an object here; what the model wrote stays visible so it can see its mistake.
+  return input && typeof input === "object" && !Array.isArray(input) ? input : { _unparsed: String(input) };
+}
+
+export class ToolLoop {
+  private readonly session: AgentSession;
+  private readonly options: ToolLoopOptions;
+  readonly history: History;
+  private toolCalls = 0;
+
+  constructor(session: AgentSession, options: ToolLoopOptions) {
+    this.session = session;
+    this.options = options;
+    this.history = options.history ?? new History();
+  }
+
+  private get textMode(): boolean {
+    return this.session.model.info.toolCalls === "text";
+  }
+
+  private async modelTurn(withTools: boolean): Promise<ModelCallResult> {
+    const { session } = this;
+    session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
+    const info = session.model.info;
+    const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
+    const toolTokens = withTools ? estimateTokens(JSON.stringify(session.registry.jsonSchemas())) : 0;
+    const budget = info.contextWindow - reserve - estimateTokens(session.system) - toolTokens;
+    const { messages } = this.history.fit(Math.max(budget, 1_000));
+    const result = await callModel({
+      model: session.model.model,
+      modelId: session.model.id,
+      system: session.system,
+      messages,
+      ...(withTools && !this.textMode ? { tools: session.registry } : {}),
+      signal: session.signal,
+      timeoutMs: session.config.request_timeout_ms,
+      maxRetries: session.config.retries.max,
+      retryBaseMs: session.config.retries.base_ms,
+      onTextDelta: (text) => session.bus.emit({ type: "message.delta", text }),
+      onRetry: ({ attempt, delayMs, reason }) =>
+        session.bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
+    });
+    session.ledger.record({
+      phase: this.options.phase,
+      modelId: session.model.id,
+      counts: result.usage,
+      price: info.price,
+      durationMs: result.durationMs,
+      generationMs: result.generationMs,
+    });
+    return result;
+  }
+
+  private prepare(call: ModelToolCall): PreparedCall {
+    const tool = this.session.registry.get(call.name);
+    if (!tool) {
+      return {
+        call,
+        error: `There is no tool named ${call.name}. Available tools: ${this.session.registry.names().join(", ")}.`,
+      };
+    }
+    const prepared = prepareArguments(call.input, tool.schema);
+    if (!prepared.ok) {
+      return {
+        call,
+        error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
+      };
+    }
+    return { call, args: prepared.value };
+  }
+
+  private async execute(prepared: PreparedCall): Promise<{ ok: boolean; text: string }> {
+    const { session } = this;
+    const { call } = prepared;
+    const tool = session.registry.get(call.name);
+    session.bus.emit({
+      type: "tool.call",
+      call_id: call.id,
+      tool: call.name,
+      args: prepared.args ?? call.input,
+      permission: tool?.permission ?? null,
+    });
+    const started = performance.now();
+    let ok = false;
+    let text: string;
+    let data: unknown;
+    if (prepared.error !== undefined || !tool) {
+      text = prepared.error ?? "unknown tool";
+    } else {
+      const decision = await session.policy.check({
+        tool: tool.name,
+        permission: tool.permission,
+        summary: describeCall(prepared),
+      });
+      if (!decision.allowed) {
+        text = decision.reason;
+      } else {
+        try {
+          const output = await tool.execute(prepared.args, session.toolContext);
+          ok = true;
+          text = output.text;
+          data = output.data;
+          for (const file of output.changedFiles ?? []) session.filesChanged.add(file);
+        } catch (error) {
+          if (session.signal.aborted) throw error;
+          text = errorText(error);
+        }
+      }
+    }
+    session.bus.emit({
+      type: "tool.result",
+      call_id: call.id,
+      tool: call.name,
+      ok,
+      output: truncateHeadTail(text, EVENT_OUTPUT_LIMITS).text,
+      ...(data !== undefined ? { data } : {}),
+      duration_ms: Math.round(performance.now() - started),
+    });
+    return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
+  }
+
+  /** Read-only calls in a row run together; anything that writes or runs waits its turn. */
+  private async executeAll(calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
+    const results: Array<{ ok: boolean; text: string }> = [];
+    let batch: PreparedCall[] = [];
+    const flush = async () => {
+      results.push(...(await Promise.all(batch.map((call) => this.execute(call)))));
+      batch = [];
+    };
+    for (const call of calls) {
+      const permission = this.session.registry.get(call.call.name)?.permission;
+      if (permission === "read" && call.error === undefined) {
+        batch.push(call);
+        continue;
+      }
+      await flush();
+      results.push(await this.execute(call));
+    }
+    await flush();
+    return results;
+  }
+
+  private recordTurn(
+    reply: ModelCallResult,
+    prose: string,
+    calls: PreparedCall[],
+    results: Array<{ text: string; ok: boolean }>,
+  ) {
+    if (this.textMode) {
+      this.history.add({ role: "assistant", content: reply.text });
+      const report = calls
+        .map(
+          (call, i) =>
+            `Result of ${call.call.name}${results[i]?.ok ? "" : " (error)"}:\n${results[i]?.text ?? ""}`,
+        )
+        .join("\n\n");
+      this.history.add({ role: "user", content: report });
+      return;
+    }
+    const content: AssistantContent = [];
+    if (prose) content.push({ type: "text", text: prose });
+    for (const call of calls) {
+      content.push({
+        type: "tool-call",
+        toolCallId: call.call.id,
+        toolName: call.call.name,
+        input: argsForHistory(call),
+      });
+    }
+    const toolResults: ToolResultPart[] = calls.map((call, i) => ({
+      type: "tool-result",
+      toolCallId: call.call.id,
+      toolName: call.call.name,
+      output: results[i]?.ok
+        ? { type: "text", value: results[i]?.text ?? "" }
+        : { type: "error-text", value: results[i]?.text ?? "" },
+    }));
+    this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
+  }
+
+  /** Runs the model and its tools until it answers without calling one. */
+  async run(prompt: string): Promise<ToolLoopOutcome> {
+    const { session } = this;
+    this.history.add({ role: "user", content: prompt } satisfies ModelMessage);
+    let planAnnounced = !this.options.announcePlan;
+    let invalidTurns = 0;
+    for (;;) {
+      if (session.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
+      const budgetLeft = this.toolCalls < this.options.maxToolCalls;
+      if (!budgetLeft) {
+        this.history.add({
+          role: "user",
+          content: `You have used all ${this.options.maxToolCalls} tool calls allowed for this task. Answer now with what you have done and what is left.`,
+        });
+      }
+      const withTools = budgetLeft && !this.options.noTools;
+      const reply = await this.modelTurn(withTools);
+      const parsed = this.textMode && withTools ? parseTextToolCalls(reply.text) : undefined;
+      const prose = parsed ? parsed.prose : reply.text;
+      const rawCalls: ModelToolCall[] = parsed
+        ? parsed.calls.map((call, i) => ({
+            id: `text-${this.toolCalls + i}`,
+            name: call.name,
+            input: call.input,
+          }))
+        : reply.toolCalls;
+      if (rawCalls.length === 0 || !withTools) {
+        const answer = prose.trim();
+        this.history.add({ role: "assistant", content: reply.text });
+        session.bus.emit({ type: "message", text: answer });
+        return budgetLeft
+          ? { status: "completed", answer, toolCalls: this.toolCalls }
+          : { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" };
+      }
+      const calls = rawCalls.map((call) => this.prepare(call));
+      if (!planAnnounced) {
+        session.bus.emit({ type: "plan", summary: planSummary(prose, calls) });
+        planAnnounced = true;
+      }
+      session.bus.emit({ type: "status", status: "running_tools" });
+      const results = await this.executeAll(calls);
+      this.toolCalls += calls.length;
+      this.recordTurn(reply, prose, calls, results);
+      invalidTurns = calls.every((call) => call.error !== undefined) ? invalidTurns + 1 : 0;
+      if (invalidTurns > MAX_REASKS) {
+        const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;
+        session.bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
+        return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason };
+      }
+    }
+  }
+}

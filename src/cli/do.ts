@@ -1,0 +1,29 @@
+import { runDo } from "../agent/doTask.js";
+import { loadConfig } from "../config/load.js";
+import { resolveModelId } from "../model/providers.js";
+import type { CommonOptions } from "./options.js";
+import { runWithRenderer } from "./runSession.js";
+
+export function flagsFrom(options: CommonOptions) {
+  return {
+    model: options.model,
+    baseUrl: options.baseUrl,
+    approval: options.approval,
+    maxIterations: options.maxIterations,
+    maxCost: options.maxCost,
+    verify: options.verify,
+  };
+}
+
+export async function doCommand(task: string, options: CommonOptions): Promise<number> {
+  const cwd = options.cwd ?? process.cwd();
+  const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
+  return runWithRenderer({
+    config,
+    modelId: resolveModelId(config, process.env),
+    workspace: cwd,
+    mode: "do",
+    options,
+    run: (session) => runDo(session, task),
+  });
+}

@@ -1,0 +1,56 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+
+export interface CommonOptions {
+  model?: string;
+  baseUrl?: string;
+  cwd?: string;
+  config?: string;
+  approval?: string;
+  maxIterations?: number;
+  maxCost?: number;
+  verify?: string;
+  outputFormat: "text" | "json" | "stream-json";
+  color: boolean;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a whole number above 0.");
+  return n;
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError("expected a number of US dollars above 0.");
+  return n;
+}
+
+/** The flags every task command shares (DESIGN.md "Command line"). */
+export function addCommonOptions(command: Command): Command {
+  return command
+    .option(
+      "--model <provider/model>",
+      "model to use, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder",
+    )
+    .option("--base-url <url>", "endpoint for the model's provider (vLLM, LM Studio, llama.cpp, a proxy)")
+    .option("--cwd <dir>", "workspace folder (default: the current folder)")
+    .option("--config <file>", "extra config file, applied over the global and project ones")
+    .addOption(
+      new Option("--approval <mode>", "what may run without asking").choices([
+        "ask",
+        "auto-edit",
+        "auto",
+        "read-only",
+      ]),
+    )
+    .option("--max-iterations <n>", "iteration cap", positiveInteger)
+    .option("--max-cost <usd>", "stop when the session has cost this many dollars", positiveNumber)
+    .option("--verify <command>", 'command that checks the work (e.g. "npm test")')
+    .addOption(
+      new Option("--output-format <format>", "text for people; json or stream-json for scripts")
+        .choices(["text", "json", "stream-json"])
+        .default("text"),
+    )
+    .option("--no-color", "plain text without colours (also: NO_COLOR)");
+}

@@ -1,0 +1,99 @@
+import path from "node:path";
+import { createInterface } from "node:readline/promises";
+import type { DoOutcome } from "../agent/doTask.js";
+import { type AgentSession, createSession } from "../agent/session.js";
+import type { Config } from "../config/schema.js";
+import type { Mode } from "../events/types.js";
+import type { ApprovalAnswer, ApprovalRequest } from "../safety/approval.js";
+import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
+import { TextRenderer } from "../ui/text.js";
+import type { CommonOptions } from "./options.js";
+
+export interface SessionRun {
+  config: Config;
+  modelId: string;
+  workspace: string;
+  mode: Mode;
+  options: CommonOptions;
+  env?: NodeJS.ProcessEnv;
+  run: (session: AgentSession) => Promise<DoOutcome>;
+}
+
+/** A person is there to answer only in a text session on a terminal. */
+function canAsk(options: CommonOptions): boolean {
+  return options.outputFormat === "text" && Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
+}
+
+async function askOnTerminal(request: ApprovalRequest, flush: () => Promise<void>): Promise<ApprovalAnswer> {
+  await flush();
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const answer = await rl.question(
+      `\nAllow ${request.tool}: ${request.summary}?  [y] once  [a] always this session  [n] no  `,
+    );
+    const key = answer.trim().toLowerCase();
+    return key === "a" ? "session" : key === "y" || key === "yes" || key === "" ? "once" : "deny";
+  } finally {
+    rl.close();
+  }
+}
+
+async function askUserOnTerminal(question: string, flush: () => Promise<void>): Promise<string | undefined> {
+  await flush();
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(`\n${question}\n> `);
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * Builds the session, wires the renderer for the chosen output format and Ctrl-C, runs, and
+ * returns the exit code. Ctrl-C once cancels the current action and ends the session cleanly;
+ * twice exits at once.
+ */
+export async function runWithRenderer(spec: SessionRun): Promise<number> {
+  const { options } = spec;
+  const controller = new AbortController();
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    controller.abort(new Error("cancelled by the user"));
+  };
+  process.on("SIGINT", onSigint);
+
+  const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  const text =
+    options.outputFormat === "text"
+      ? new TextRenderer({ out: process.stdout, color, interactive: Boolean(process.stdout.isTTY) })
+      : undefined;
+  const flush = async () => text?.flush();
+  const interactive = canAsk(options);
+  try {
+    const session = await createSession({
+      config: spec.config,
+      modelId: spec.modelId,
+      workspace: path.resolve(spec.workspace),
+      mode: spec.mode,
+      signal: controller.signal,
+      ...(interactive
+        ? {
+            ask: (request: ApprovalRequest) => askOnTerminal(request, flush),
+            askUser: (question: string) => askUserOnTerminal(question, flush),
+          }
+        : {}),
+      ...(spec.env ? { env: spec.env } : {}),
+    });
+    session.bus.subscribe(
+      text?.handle ??
+        (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
+    );
+    const outcome = await spec.run(session);
+    await flush();
+    return outcome.exitCode;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

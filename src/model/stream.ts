@@ -1,0 +1,176 @@
+import {
+  APICallError,
+  jsonSchema,
+  type LanguageModel,
+  type ModelMessage,
+  streamText,
+  type ToolSet,
+} from "ai";
+import type { TokenCounts } from "../events/types.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { ProviderError } from "./errors.js";
+import { usageFromSdk } from "./usage.js";
+
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  /** The provider's parsed input, or the raw argument text when it was not valid JSON. */
+  input: unknown;
+}
+
+export interface ModelCallRequest {
+  model: LanguageModel;
+  modelId: string;
+  system: string;
+  messages: ModelMessage[];
+  /** Native tool calling; omitted for text-mode models, whose tools are described in `system`. */
+  tools?: ToolRegistry;
+  signal: AbortSignal;
+  timeoutMs: number;
+  maxRetries: number;
+  retryBaseMs: number;
+  onTextDelta?: (text: string) => void;
+  onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  providerOptions?: Record<string, Record<string, unknown>>;
+}
+
+export interface ModelCallResult {
+  text: string;
+  toolCalls: ModelToolCall[];
+  usage: TokenCounts;
+  finishReason: string;
+  durationMs: number;
+  /** Time spent producing output, from the first streamed token to the end. */
+  generationMs: number;
+}
+
+function toSdkTools(registry: ToolRegistry): ToolSet {
+  const tools: ToolSet = {};
+  // No execute and no validate: cairn repairs and validates arguments itself, so a broken call
+  // reaches the dispatcher with its raw text instead of being dropped by the SDK.
+  for (const schema of registry.jsonSchemas()) {
+    tools[schema.name] = {
+      description: schema.description,
+      inputSchema: jsonSchema(schema.parameters as Parameters<typeof jsonSchema>[0]),
+    };
+  }
+  return tools;
+}
+
+const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
+
+function retryAfterMs(error: unknown): number | undefined {
+  if (!APICallError.isInstance(error)) return undefined;
+  const headers = error.responseHeaders ?? {};
+  const ms = headers["retry-after-ms"];
+  if (ms && Number.isFinite(Number(ms))) return Number(ms);
+  const after = headers["retry-after"];
+  if (!after) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return seconds * 1000;
+  const date = Date.parse(after);
+  return Number.isFinite(date) ? Math.max(0, date - Date.now()) : undefined;
+}
+
+/** Why an attempt failed, and whether another attempt could succeed. */
+function classify(error: unknown, timedOut: boolean): { retryable: boolean; reason: string } {
+  if (timedOut) return { retryable: true, reason: "no answer within the request timeout" };
+  if (APICallError.isInstance(error)) {
+    const status = error.statusCode;
+    // A 200 that fails is a stream cut off mid-way: the response started, then the body broke.
+    if (status === 200) return { retryable: true, reason: "stream cut off" };
+    if (status !== undefined) {
+      return { retryable: error.isRetryable || RETRYABLE_STATUS.has(status), reason: `HTTP ${status}` };
+    }
+    return { retryable: true, reason: error.message };
+  }
+  const message = error instanceof Error ? `${error.message} ${String(error.cause ?? "")}` : String(error);
+  if (
+    /ECONNRESET|ECONNREFUSED|EPIPE|socket|terminated|fetch failed|network|other side closed/i.test(message)
+  ) {
+    return { retryable: true, reason: "connection lost" };
+  }
+  return { retryable: false, reason: message };
+}
+
+/**
+ * One model turn, streamed, with retries. Output a retry repeats is not shown twice: only text
+ * beyond what the person already saw is passed on. Tool calls are taken only from a stream that
+ * finished, so a call cut off half-way is never run.
+ */
+export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
+  const tools = request.tools ? toSdkTools(request.tools) : undefined;
+  let shown = "";
+  for (let attempt = 0; ; attempt++) {
+    const timeout = AbortSignal.timeout(request.timeoutMs);
+    const signal = AbortSignal.any([request.signal, timeout]);
+    const started = performance.now();
+    let firstTokenAt: number | undefined;
+    let text = "";
+    try {
+      const result = streamText({
+        model: request.model,
+        system: request.system,
+        messages: request.messages,
+        ...(tools ? { tools } : {}),
+        maxRetries: 0,
+        abortSignal: signal,
+        // Failures arrive as stream parts or exceptions and are handled below; the SDK would
+        // otherwise also print them.
+        onError: () => {},
+        ...(request.providerOptions ? { providerOptions: request.providerOptions as never } : {}),
+      });
+      const toolCalls: ModelToolCall[] = [];
+      let finishReason = "unknown";
+      let usage: TokenCounts | undefined;
+      for await (const part of result.fullStream) {
+        switch (part.type) {
+          case "text-delta": {
+            firstTokenAt ??= performance.now();
+            text += part.text;
+            if (text.length > shown.length) {
+              const fresh = text.slice(shown.length);
+              shown = text;
+              request.onTextDelta?.(fresh);
+            }
+            break;
+          }
+          case "tool-input-start":
+          case "reasoning-delta":
+            firstTokenAt ??= performance.now();
+            break;
+          case "tool-call":
+            toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
+            break;
+          case "finish-step":
+            usage = usageFromSdk(part.usage);
+            finishReason = part.finishReason;
+            break;
+          case "error":
+            throw part.error;
+          case "abort":
+            throw signal.reason ?? new Error("aborted");
+        }
+      }
+      const ended = performance.now();
+      return {
+        text,
+        toolCalls,
+        usage: usage ?? usageFromSdk(await result.usage),
+        finishReason,
+        durationMs: ended - started,
+        generationMs: ended - (firstTokenAt ?? started),
+      };
+    } catch (error) {
+      if (request.signal.aborted) throw request.signal.reason ?? error;
+      const { retryable, reason } = classify(error, timeout.aborted);
+      if (!retryable || attempt >= request.maxRetries) {
+        throw new ProviderError(request.modelId, error, { retryable, attempts: attempt + 1 });
+      }
+      const backoff = request.retryBaseMs * 2 ** attempt;
+      const delayMs = Math.round(retryAfterMs(error) ?? backoff / 2 + Math.random() * (backoff / 2));
+      request.onRetry?.({ attempt: attempt + 1, delayMs, reason });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { styleText } from "node:util";
+import type { StampedEvent, Status, UsageTotals } from "../events/types.js";
+import { formatDuration, usageLine } from "./format.js";
+import { renderMarkdown } from "./markdown.js";
+
+export interface TextRendererOptions {
+  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  color: boolean;
+  /** Markdown rendering and a live status line: only for a person at a terminal. */
+  interactive: boolean;
+}
+
+type Style = Parameters<typeof styleText>[0];
+
+const STATUS_LABEL: Record<Status, string> = {
+  thinking: "thinking",
+  running_tools: "running tools",
+  validating: "validating",
+  reviewing: "reviewing",
+  summarizing: "summarizing",
+};
+
+const MAX_DIFF_LINES = 60;
+
+function firstLine(text: string, max = 160): string {
+  const line = text.split("\n").find((l) => l.trim()) ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function argSummary(args: unknown): string {
+  if (!args || typeof args !== "object") return "";
+  const record = args as Record<string, unknown>;
+  const main =
+    record.command ?? record.path ?? record.pattern ?? record.source ?? record.question ?? record.url;
+  if (main !== undefined) {
+    const extra = record.destination !== undefined ? ` → ${String(record.destination)}` : "";
+    return `${String(main)}${extra}`;
+  }
+  return firstLine(JSON.stringify(args), 100);
+}
+
+/**
+ * The line-by-line renderer: what `cairn do` prints in a terminal, in a pipe and in CI. It
+ * reads only events, so the same run renders the same way live or replayed.
+ */
+export class TextRenderer {
+  private readonly options: TextRendererOptions;
+  private statusText = "";
+  private statusShown = false;
+  private streamedChars = 0;
+  private generationSeconds = 0;
+  private outputTokens = 0;
+  private pending: Promise<void> = Promise.resolve();
+  private readonly readTools = new Set<string>();
+
+  constructor(options: TextRendererOptions) {
+    this.options = options;
+  }
+
+  private style(format: Style, text: string): string {
+    return this.options.color ? styleText(format, text) : text;
+  }
+
+  private clearStatus(): void {
+    if (this.statusShown) {
+      this.options.out.write("\r\x1b[2K");
+      this.statusShown = false;
+    }
+  }
+
+  private showStatus(): void {
+    if (!this.options.interactive || !this.statusText) return;
+    const tokens = this.streamedChars > 0 ? ` · ~${Math.ceil(this.streamedChars / 4)} tokens` : "";
+    this.options.out.write(`\r\x1b[2K${this.style("dim", `${this.statusText}…${tokens}`)}`);
+    this.statusShown = true;
+  }
+
+  private line(text: string): void {
+    this.clearStatus();
+    this.options.out.write(`${text}\n`);
+    this.showStatus();
+  }
+
+  /** Resolves once everything queued so far is written (Markdown renders asynchronously). */
+  flush(): Promise<void> {
+    return this.pending;
+  }
+
+  handle = (event: StampedEvent): void => {
+    this.pending = this.pending.then(() => this.render(event));
+  };
+
+  private async render(event: StampedEvent): Promise<void> {
+    switch (event.type) {
+      case "session.started":
+        this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
+        break;
+      case "status":
+        this.statusText = STATUS_LABEL[event.status];
+        this.streamedChars = 0;
+        this.clearStatus();
+        this.showStatus();
+        break;
+      case "plan":
+        this.line(`${this.style("bold", "Plan:")} ${event.summary.replace(/^plan:\s*/i, "")}`);
+        break;
+      case "todos":
+        for (const todo of event.todos) {
+          const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
+          this.line(`  ${mark} ${todo.content}`);
+        }
+        break;
+      case "message.delta":
+        this.streamedChars += event.text.length;
+        this.showStatus();
+        break;
+      case "tool.call":
+        if (event.permission === "read") this.readTools.add(event.call_id);
+        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${argSummary(event.args)}`);
+        break;
+      case "tool.result":
+        this.renderToolResult(event);
+        break;
+      case "message":
+        await this.renderAnswer(event.text);
+        break;
+      case "usage":
+        this.outputTokens += event.output_tokens;
+        if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+        break;
+      case "retry":
+        this.line(
+          this.style(
+            "yellow",
+            `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
+          ),
+        );
+        break;
+      case "error":
+        this.line(this.style("red", `✗ ${event.message}`));
+        break;
+      case "session.finished":
+        this.statusText = "";
+        this.renderFinish(event.result);
+        break;
+    }
+  }
+
+  private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
+    const time = this.style("dim", formatDuration(event.duration_ms));
+    if (!event.ok) {
+      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output)} ${time}`);
+      return;
+    }
+    // What a read returns is content, not a message: its size says more than its first line.
+    const lines = event.output.split("\n").length;
+    const summary = this.readTools.has(event.call_id)
+      ? `${lines} line${lines === 1 ? "" : "s"}`
+      : firstLine(event.output);
+    this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
+    const diff = (event.data as { diff?: unknown } | undefined)?.diff;
+    if (typeof diff === "string" && diff) this.renderDiff(diff);
+  }
+
+  private renderDiff(diff: string): void {
+    const lines = diff.split("\n").filter((l) => !l.startsWith("===") && !l.startsWith("Index:"));
+    const shown = lines.slice(0, MAX_DIFF_LINES);
+    for (const l of shown) {
+      const styled =
+        l.startsWith("+") && !l.startsWith("+++")
+          ? this.style("green", l)
+          : l.startsWith("-") && !l.startsWith("---")
+            ? this.style("red", l)
+            : this.style("dim", l);
+      this.line(`    ${styled}`);
+    }
+    if (lines.length > shown.length)
+      this.line(this.style("dim", `    … ${lines.length - shown.length} more diff lines`));
+  }
+
+  private async renderAnswer(text: string): Promise<void> {
+    if (!text) return;
+    const width = Math.min(this.options.out.columns ?? 100, 120);
+    const body = this.options.interactive ? await renderMarkdown(text, width) : text;
+    this.line(`\n${body}\n`);
+  }
+
+  private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {
+    const totals: UsageTotals = { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
+    const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
+    const changed = result.files_changed.length;
+    const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
+    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    this.line(
+      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+    );
+  }
+}

@@ -1,0 +1,365 @@
+import { readFile, symlink, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Format, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+
+const FORMATS: Format[] = ["openai", "anthropic", "ollama"];
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function cairnDo(
+  format: Format,
+  script: ScriptedTurn[],
+  repo: string,
+  task: string,
+  extra: string[] = [],
+) {
+  server = await startScriptedServer(script);
+  const { args, env } = modelFlags(format, server);
+  const run = await runCairn(
+    ["do", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
+    { home: await makeHome(), env },
+  );
+  const events = streamEvents(run.stdout);
+  const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
+  return { run, events, result, requests: server.requests };
+}
+
+/** Every tool result the model was sent, in the order it was sent, as text. */
+function toolResultsSent(events: Array<Record<string, unknown>>): string[] {
+  return events.filter((e) => e.type === "tool.result").map((e) => String(e.output));
+}
+
+describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
+  it("renames a function across several files", async () => {
+    const repo = await makeRepo({
+      "src/config.js": "export function parse(text) {\n  return JSON.parse(text);\n}\n",
+      "src/main.js": 'import { parse } from "./config.js";\n\nconsole.log(parse("{}"));\n',
+      "README.md": "Call `parse` to read the config.\n",
+    });
+    const { run, result, events } = await cairnDo(
+      format,
+      [
+        {
+          text: "Plan: find every use of parse and rename it to parseConfig.",
+          toolCalls: [{ name: "grep", args: { pattern: "\\bparse\\b" } }],
+        },
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "src/config.js",
+                old_string: "export function parse(",
+                new_string: "export function parseConfig(",
+              },
+            },
+            {
+              name: "edit_file",
+              args: {
+                path: "src/main.js",
+                old_string: "parse",
+                new_string: "parseConfig",
+                replace_all: true,
+              },
+            },
+            {
+              name: "edit_file",
+              args: { path: "README.md", old_string: "`parse`", new_string: "`parseConfig`" },
+            },
+          ],
+        },
+        { text: "Renamed `parse` to `parseConfig` in 3 files." },
+      ],
+      repo,
+      "rename the function parse to parseConfig everywhere",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "src/config.js"), "utf8")).toContain(
+      "export function parseConfig(text)",
+    );
+    expect(await readFile(path.join(repo, "src/main.js"), "utf8")).toBe(
+      'import { parseConfig } from "./config.js";\n\nconsole.log(parseConfig("{}"));\n',
+    );
+    expect(await readFile(path.join(repo, "README.md"), "utf8")).toBe(
+      "Call `parseConfig` to read the config.\n",
+    );
+    expect(result?.status).toBe("completed");
+    expect(result?.files_changed).toEqual(["README.md", "src/config.js", "src/main.js"]);
+    expect(events.find((e) => e.type === "plan")?.summary).toMatch(/rename it to parseConfig/);
+    expect(toolResultsSent(events)[0]).toMatch(/src\/config\.js:1:/);
+  });
+
+  it("applies an edit whose old_string has drifted indentation", async () => {
+    const repo = await makeRepo({
+      "app.py":
+        "def total(items):\n    result = 0\n    for item in items:\n        result += item\n    return result\n",
+    });
+    const { run } = await cairnDo(
+      format,
+      [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "app.py",
+                old_string: "for item in items:\n    result += item",
+                new_string: "for item in items:\n    result += item.price",
+              },
+            },
+          ],
+        },
+        { text: "Done." },
+      ],
+      repo,
+      "sum the item prices",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "app.py"), "utf8")).toBe(
+      "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n",
+    );
+  });
+
+  it("refuses an ambiguous edit, shows the model why, and applies its corrected call", async () => {
+    const repo = await makeRepo({ "a.js": "let x = 1;\nlet y = 2;\nlet x2 = 1;\n" });
+    const { run, requests, events } = await cairnDo(
+      format,
+      [
+        {
+          toolCalls: [{ name: "edit_file", args: { path: "a.js", old_string: "= 1;", new_string: "= 10;" } }],
+        },
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: { path: "a.js", old_string: "let x = 1;", new_string: "let x = 10;" },
+            },
+          ],
+        },
+        { text: "Set x to 10." },
+      ],
+      repo,
+      "set x to 10",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "a.js"), "utf8")).toBe("let x = 10;\nlet y = 2;\nlet x2 = 1;\n");
+    const refusal = toolResultsSent(events)[0];
+    expect(refusal).toMatch(/line 1.*line 3|lines? 1, 3|1 and 3/is);
+    expect(requests[1]?.rawBody).toContain("= 1;");
+    expect(JSON.stringify(requests[1]?.body)).toMatch(/line/);
+  });
+
+  it("repairs broken tool-call JSON without another model call", async () => {
+    const repo = await makeRepo({ "notes.txt": "hello\n" });
+    const broken = "{'path': 'notes.txt', 'content': 'hello world\\n',}";
+    // Ollama's wire format carries arguments as JSON objects, so broken JSON reaches cairn from
+    // local models the other way: a model without native tool calling writes the call as text.
+    const textMode = format === "ollama";
+    let extra: string[] = [];
+    if (textMode) {
+      await writeFile(
+        path.join(repo, "text-tools.yaml"),
+        "models:\n  ollama/qwen2.5-coder:7b:\n    tool_calls: text\n",
+      );
+      extra = ["--config", path.join(repo, "text-tools.yaml")];
+    }
+    const firstTurn: ScriptedTurn = textMode
+      ? { text: `Plan: write the file.\n\`\`\`json\n{"tool": "write_file", "arguments": ${broken}}\n\`\`\`` }
+      : { toolCalls: [{ name: "write_file", args: broken }] };
+    const { run, requests, events } = await cairnDo(
+      format,
+      [firstTurn, { text: "Wrote the file." }],
+      repo,
+      "write hello world to notes.txt",
+      extra,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("hello world\n");
+    expect(requests).toHaveLength(2);
+    expect(events.filter((e) => e.type === "tool.result").every((e) => e.ok)).toBe(true);
+    if (textMode) expect(JSON.stringify(requests[0]?.body)).toContain("no native tool calling");
+  });
+
+  it("re-asks after an invalid call and runs the corrected one", async () => {
+    const repo = await makeRepo({ "data.txt": "42\n" });
+    const { run, requests, events } = await cairnDo(
+      format,
+      [
+        { toolCalls: [{ name: "read_file", args: { file: "data.txt" } }] },
+        { toolCalls: [{ name: "read_file", args: { path: "data.txt" } }] },
+        { text: "The file holds 42." },
+      ],
+      repo,
+      "what number is in data.txt?",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const results = events.filter((e) => e.type === "tool.result");
+    expect(results[0]?.ok).toBe(false);
+    expect(String(results[0]?.output)).toMatch(/path/);
+    expect(results[1]?.ok).toBe(true);
+    expect(JSON.stringify(requests[1]?.body)).toMatch(/invalid arguments/);
+    expect(JSON.stringify(requests[2]?.body)).toContain("42");
+  });
+});
+
+describe("cairn do, whatever the wire format", () => {
+  it("kills a command that hangs at its timeout and carries on", async () => {
+    const repo = await makeRepo({ "x.txt": "x\n" });
+    const { run, events, result } = await cairnDo(
+      "openai",
+      [
+        { toolCalls: [{ name: "run_command", args: { command: "sleep 60", timeout_ms: 500 } }] },
+        { toolCalls: [{ name: "run_command", args: { command: "echo after" } }] },
+        { text: "The first command hung and was stopped." },
+      ],
+      repo,
+      "run the slow thing",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const outputs = toolResultsSent(events);
+    expect(outputs[0]).toMatch(/timed out/i);
+    expect(outputs[1]).toContain("after");
+    expect(Number(result?.duration_ms)).toBeLessThan(20_000);
+  });
+
+  it("refuses paths outside the workspace", async () => {
+    const repo = await makeRepo({ "inside.txt": "in\n" });
+    await symlink("/etc", path.join(repo, "etc-link"));
+    const { run, events } = await cairnDo(
+      "openai",
+      [
+        {
+          toolCalls: [
+            { name: "read_file", args: { path: "../outside.txt" } },
+            { name: "read_file", args: { path: "/etc/passwd" } },
+            { name: "write_file", args: { path: "etc-link/evil", content: "x" } },
+          ],
+        },
+        { text: "Those paths are outside the workspace." },
+      ],
+      repo,
+      "read some files",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const results = events.filter((e) => e.type === "tool.result");
+    expect(results).toHaveLength(3);
+    for (const r of results) {
+      expect(r.ok).toBe(false);
+      expect(String(r.output)).toMatch(/outside the workspace/);
+    }
+  });
+
+  it("answers a question that needs no tools without calling any", async () => {
+    const repo = await makeRepo({});
+    const { run, events, requests, result } = await cairnDo(
+      "anthropic",
+      [{ text: "A closure is a function together with the variables it captured." }],
+      repo,
+      "what is a closure in JavaScript?",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(events.some((e) => e.type === "tool.call")).toBe(false);
+    expect(requests).toHaveLength(1);
+    expect(result?.summary).toMatch(/closure is a function/);
+  });
+
+  it("answers a greeting without sending tools at all", async () => {
+    const repo = await makeRepo({});
+    const { run, requests } = await cairnDo(
+      "openai",
+      [{ text: "Hello! What shall we work on?" }],
+      repo,
+      "hi!",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.body.tools).toBeUndefined();
+  });
+
+  it("reports usage and cost equal to the server's counts times the configured price", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    await writeFile(
+      path.join(repo, "prices.yaml"),
+      "models:\n  openai/gpt-4o:\n    price: { input: 2.5, output: 10, cached_input: 1.25 }\n",
+    );
+    const script: ScriptedTurn[] = [
+      {
+        toolCalls: [{ name: "read_file", args: { path: "a.txt" } }],
+        usage: { input: 1000, output: 50, cached: 400 },
+      },
+      { text: "It says a.", usage: { input: 1200, output: 20, cached: 1000 } },
+    ];
+    server = await startScriptedServer(script);
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(
+      [
+        "do",
+        "what is in a.txt",
+        ...args,
+        "--cwd",
+        repo,
+        "--config",
+        path.join(repo, "prices.yaml"),
+        "--output-format",
+        "json",
+      ],
+      { home: await makeHome(), env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.usage.input_tokens).toBe(2200);
+    expect(result.usage.output_tokens).toBe(70);
+    expect(result.usage.cached_input_tokens).toBe(1400);
+    const perCall = [
+      ((1000 - 400) * 2.5 + 400 * 1.25 + 50 * 10) / 1e6,
+      ((1200 - 1000) * 2.5 + 1000 * 1.25 + 20 * 10) / 1e6,
+    ];
+    expect(result.cost_usd).toBeCloseTo(perCall[0]! + perCall[1]!, 12);
+    expect(result.usage.by_phase.execution.cost_usd).toBeCloseTo(result.cost_usd, 12);
+    expect(Object.keys(result).sort()).toEqual(
+      [
+        "cost_usd",
+        "duration_ms",
+        "files_changed",
+        "iterations",
+        "session_id",
+        "status",
+        "summary",
+        "usage",
+        "validation",
+      ].sort(),
+    );
+  });
+
+  it("prints the plan, each tool call and a closing usage line in text mode", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    server = await startScriptedServer([
+      {
+        text: "Plan: read the file and report.",
+        toolCalls: [{ name: "read_file", args: { path: "a.txt" } }],
+      },
+      { text: "It contains **a**.", usage: { input: 10, output: 5 } },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["do", "read a.txt", ...args, "--cwd", repo], { home: await makeHome(), env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/Plan: read the file and report\./);
+    expect(run.stdout).toMatch(/● read_file a\.txt/);
+    expect(run.stdout).toMatch(/It contains \*\*a\*\*\./);
+    expect(run.stdout).toMatch(/usage: [\d,]+ in \([\d,]+ cached\) · [\d,]+ out · .*(\$|cost unknown)/);
+  });
+
+  it("stops with exit 2 and says which variable to set when no model is configured", async () => {
+    const repo = await makeRepo({});
+    const run = await runCairn(["do", "anything", "--cwd", repo], { home: await makeHome() });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/OPENROUTER_API_KEY/);
+    expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
+  });
+});

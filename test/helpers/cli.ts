@@ -1,0 +1,92 @@
+import { spawn } from "node:child_process";
+import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ScriptedServer } from "../../test/support/scriptedServer.js";
+
+export const CAIRN_BIN = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would, with its own XDG folders so no real config leaks in. */
+export async function runCairn(
+  args: string[],
+  options: { env?: Record<string, string>; home: string; timeoutMs?: number; input?: string },
+): Promise<CliRun> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: options.home,
+    XDG_CONFIG_HOME: path.join(options.home, "config"),
+    XDG_DATA_HOME: path.join(options.home, "data"),
+    NO_COLOR: "1",
+    ...options.env,
+  };
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 25_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** A folder with the given files, resolved through symlinks (macOS /tmp, CI tmpfs). */
+export async function makeRepo(files: Record<string, string>): Promise<string> {
+  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-repo-")));
+  for (const [file, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), content);
+  }
+  return dir;
+}
+
+export async function makeHome(): Promise<string> {
+  return realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-")));
+}
+
+export type Format = "openai" | "anthropic" | "ollama";
+
+/** Flags and environment that point cairn at the scripted server in one wire format. */
+export function modelFlags(
+  format: Format,
+  server: ScriptedServer,
+): { args: string[]; env: Record<string, string> } {
+  switch (format) {
+    case "openai":
+      return {
+        args: ["--model", "openai/gpt-4o", "--base-url", server.openaiBaseUrl],
+        env: { OPENAI_API_KEY: "sk-test" },
+      };
+    case "anthropic":
+      return {
+        args: ["--model", "anthropic/claude-sonnet-4-5", "--base-url", server.anthropicBaseUrl],
+        env: { ANTHROPIC_API_KEY: "sk-ant-test" },
+      };
+    case "ollama":
+      return { args: ["--model", "ollama/qwen2.5-coder:7b", "--base-url", server.ollamaBaseUrl], env: {} };
+  }
+}
+
+/** Parses `--output-format stream-json` output into its events. */
+export function streamEvents(stdout: string): Array<Record<string, unknown> & { type: string }> {
+  return stdout
+    .split("\n")
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line));
+}
