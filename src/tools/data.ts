@@ -1,0 +1,174 @@
+import { randomUUID } from "node:crypto";
+import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import ini from "ini";
+import { jsonrepair } from "jsonrepair";
+import YAML from "yaml";
+import { z } from "zod";
+import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { truncateHeadTail } from "./truncate.js";
+import { defineTool, type ToolContext, ToolError, type ToolOutput } from "./types.js";
+
+interface Parsed {
+  value: unknown;
+  /** Something the model should know about how the file was read. */
+  note?: string;
+}
+
+interface Format {
+  /** The tool-name suffix: read_json, write_json, ... */
+  id: "json" | "yaml" | "ini";
+  label: string;
+  parse(text: string): Parsed;
+  /** `existing` is the file's current text, when there is one, to keep its style. */
+  serialize(value: unknown, existing: string | undefined): string;
+}
+
+const json: Format = {
+  id: "json",
+  label: "JSON",
+  parse(text) {
+    try {
+      return { value: JSON.parse(text) };
+    } catch (strictError) {
+      // tsconfig.json and friends are JSON with comments and trailing commas: still worth reading.
+      try {
+        return {
+          value: JSON.parse(jsonrepair(text)),
+          note: `Not strict JSON (${(strictError as Error).message}); read leniently.`,
+        };
+      } catch {
+        throw new ToolError(`Invalid JSON: ${(strictError as Error).message}`);
+      }
+    }
+  },
+  serialize(value, existing) {
+    const indent = existing ? (/^([ \t]+)["{[\]}\d\-tfn]/m.exec(existing)?.[1] ?? "  ") : "  ";
+    const newline = existing === undefined || existing.endsWith("\n") ? "\n" : "";
+    return `${JSON.stringify(value, null, indent)}${newline}`;
+  },
+};
+
+const yaml: Format = {
+  id: "yaml",
+  label: "YAML",
+  parse(text) {
+    const documents = YAML.parseAllDocuments(text);
+    const failure = documents.flatMap((document) => document.errors)[0];
+    if (failure) throw new ToolError(`Invalid YAML: ${failure.message}`);
+    if (documents.length <= 1) return { value: documents[0]?.toJS() ?? null };
+    return {
+      value: documents.map((document) => document.toJS()),
+      note: `The file holds ${documents.length} YAML documents; shown as a list.`,
+    };
+  },
+  serialize(value) {
+    return YAML.stringify(value);
+  },
+};
+
+const iniFormat: Format = {
+  id: "ini",
+  label: "INI",
+  parse(text) {
+    return { value: ini.parse(text) };
+  },
+  serialize(value) {
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new ToolError("INI data must be an object: top-level keys, and objects for [sections].");
+    }
+    return ini.stringify(value, { whitespace: true });
+  },
+};
+
+async function readExisting(file: ResolvedPath): Promise<string | undefined> {
+  try {
+    return await readFile(file.absolute, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return undefined;
+    throw new ToolError(`Cannot read ${file.display}: ${code === "EISDIR" ? "it is a folder" : code}.`);
+  }
+}
+
+/**
+ * Writes through a temporary file and a rename, so a reader (or a crash) never sees half a file.
+ * The file keeps its permissions.
+ */
+async function writeAtomic(file: string, content: string): Promise<void> {
+  const dir = path.dirname(file);
+  await mkdir(dir, { recursive: true });
+  const mode = (await stat(file).catch(() => undefined))?.mode;
+  const temp = path.join(dir, `.${path.basename(file)}.${randomUUID().slice(0, 8)}.tmp`);
+  try {
+    await writeFile(temp, content);
+    if (mode !== undefined) await chmod(temp, mode & 0o7777);
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** Tool calls sometimes carry the data as a JSON string instead of as the value itself. */
+function unwrapJsonString(data: unknown): unknown {
+  if (typeof data !== "string") return data;
+  try {
+    const parsed: unknown = JSON.parse(data);
+    return typeof parsed === "object" && parsed !== null ? parsed : data;
+  } catch {
+    return data;
+  }
+}
+
+async function readStructured(format: Format, requested: string, ctx: ToolContext): Promise<ToolOutput> {
+  const file = resolveInWorkspace(ctx, requested, "read");
+  const text = await readExisting(file);
+  if (text === undefined) throw new ToolError(`${file.display} does not exist.`);
+  const parsed = format.parse(text);
+  const shown = truncateHeadTail(JSON.stringify(parsed.value, null, 2) ?? "null");
+  return {
+    text: parsed.note ? `${parsed.note}\n${shown.text}` : shown.text,
+    data: shown.truncated
+      ? { path: file.display, truncated: true }
+      : { path: file.display, value: parsed.value },
+  };
+}
+
+function readTool(format: Format) {
+  return defineTool({
+    name: `read_${format.id}`,
+    description: `Read a ${format.label} file and return its parsed content (shown as JSON).`,
+    schema: z.object({ path: z.string().describe(`The ${format.label} file, relative to the workspace`) }),
+    permission: "read",
+    execute: ({ path: requested }, ctx) => readStructured(format, requested, ctx),
+  });
+}
+
+function writeTool(format: Format) {
+  return defineTool({
+    name: `write_${format.id}`,
+    description:
+      `Write data to a ${format.label} file, pretty-printed, replacing the file atomically ` +
+      "(folders are created). Comments in an existing file are not kept.",
+    schema: z.object({
+      path: z.string().describe(`The ${format.label} file, relative to the workspace`),
+      data: z.unknown().describe("The value to write (an object, array or scalar)"),
+    }),
+    permission: "write",
+    async execute({ path: requested, data }, ctx) {
+      if (data === undefined) throw new ToolError("data is required: the value to write.");
+      const file = resolveInWorkspace(ctx, requested, "write");
+      const existing = await readExisting(file);
+      const content = format.serialize(unwrapJsonString(data), existing);
+      await writeAtomic(file.absolute, content);
+      const bytes = Buffer.byteLength(content);
+      return {
+        text: `${existing === undefined ? "Created" : "Wrote"} ${file.display} (${bytes} bytes).`,
+        data: { path: file.display, bytes, created: existing === undefined },
+      };
+    },
+  });
+}
+
+export const dataTools = [json, yaml, iniFormat].flatMap((format) => [readTool(format), writeTool(format)]);

@@ -1,0 +1,210 @@
+import { type ExecFileException, execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { z } from "zod";
+import { resolveInWorkspace } from "../safety/paths.js";
+import { truncateHeadTail } from "./truncate.js";
+import { defineTool, type ToolContext, ToolError } from "./types.js";
+
+const execFileAsync = promisify(execFile);
+
+/** A git failure, with git's own words so the model can act on them. */
+class GitError extends ToolError {}
+
+/** Runs the real git binary in the workspace, without a shell, and returns its stdout. */
+async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
+  try {
+    const { stdout } = await execFileAsync("git", args, {
+      cwd: ctx.workspace,
+      signal: ctx.signal,
+      timeout: ctx.commandTimeoutMs,
+      maxBuffer: 64 * 1024 * 1024,
+      encoding: "utf8",
+      // English messages, so failures can be recognised; never wait for credentials on a prompt.
+      env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+    });
+    return stdout;
+  } catch (error) {
+    const failure = error as ExecFileException & { stdout?: string; stderr?: string };
+    if (failure.name === "AbortError") throw error;
+    if (failure.code === "ENOENT") throw new ToolError("git is not installed (not found on PATH).");
+    const said = `${failure.stderr ?? ""}\n${failure.stdout ?? ""}`.trim();
+    if (/not a git repository/i.test(said)) {
+      throw new ToolError(
+        `${ctx.workspace} is not a git repository. If it should be one, run \`git init\` with run_command.`,
+      );
+    }
+    throw new GitError(`git ${args[0]} failed: ${said || failure.message}`, { exit_code: failure.code });
+  }
+}
+
+export interface GitFileStatus {
+  path: string;
+  /** Porcelain status letters: index (staged) and work tree (unstaged); `??` is untracked. */
+  index: string;
+  worktree: string;
+  /** Original path of a rename or copy. */
+  from?: string;
+}
+
+export interface GitStatus {
+  branch: string | null;
+  upstream: string | null;
+  ahead: number;
+  behind: number;
+  files: GitFileStatus[];
+}
+
+function parseBranchLine(line: string): Omit<GitStatus, "files"> {
+  const status = { branch: null as string | null, upstream: null as string | null, ahead: 0, behind: 0 };
+  const header = line.replace(/^## /, "");
+  const unborn = /^(?:No commits yet|Initial commit) on (.+)$/.exec(header);
+  if (unborn) return { ...status, branch: unborn[1]! };
+  if (header.startsWith("HEAD (no branch)")) return status;
+  const [names = "", counts = ""] = header.split(" [");
+  const [branch, upstream] = names.split("...");
+  return {
+    branch: branch ?? null,
+    upstream: upstream ?? null,
+    ahead: Number(/ahead (\d+)/.exec(counts)?.[1] ?? 0),
+    behind: Number(/behind (\d+)/.exec(counts)?.[1] ?? 0),
+  };
+}
+
+/** Branch and changed files, from the stable porcelain format. */
+export async function gitStatus(ctx: ToolContext): Promise<GitStatus> {
+  const records = (await runGit(ctx, ["status", "--porcelain=v1", "--branch", "-z"])).split("\0");
+  const status: GitStatus = { ...parseBranchLine(records[0] ?? ""), files: [] };
+  for (let index = 1; index < records.length; index++) {
+    const record = records[index]!;
+    if (record.length < 4) continue;
+    const file: GitFileStatus = { path: record.slice(3), index: record[0]!, worktree: record[1]! };
+    if (file.index === "R" || file.index === "C") file.from = records[++index];
+    status.files.push(file);
+  }
+  return status;
+}
+
+function describeBranch(status: GitStatus): string {
+  if (!status.branch) return "detached HEAD";
+  const parts = [`branch ${status.branch}`];
+  if (status.upstream) parts.push(`tracking ${status.upstream}`);
+  if (status.ahead) parts.push(`ahead ${status.ahead}`);
+  if (status.behind) parts.push(`behind ${status.behind}`);
+  return parts.join(", ");
+}
+
+const gitStatusTool = defineTool({
+  name: "git_status",
+  description:
+    "Show the current branch and the changed files as porcelain `XY path` lines (X = staged, " +
+    "Y = not staged, `??` = untracked).",
+  schema: z.object({}),
+  permission: "read",
+  async execute(_args, ctx) {
+    const status = await gitStatus(ctx);
+    const head = `On ${describeBranch(status)}.`;
+    if (status.files.length === 0) return { text: `${head} Working tree clean.`, data: status };
+    const lines = status.files.map(
+      (file) => `${file.index}${file.worktree} ${file.from ? `${file.from} -> ` : ""}${file.path}`,
+    );
+    return { text: truncateHeadTail(`${head}\n${lines.join("\n")}`).text, data: status };
+  },
+});
+
+const gitDiffTool = defineTool({
+  name: "git_diff",
+  description:
+    "Show the diff of the working tree against the index (unstaged changes), or of the index " +
+    "against HEAD with staged=true. Untracked files do not appear; see git_status.",
+  schema: z.object({
+    path: z.string().optional().describe("Limit the diff to this file or folder"),
+    staged: z.boolean().optional().describe("Show staged changes instead of unstaged ones"),
+  }),
+  permission: "read",
+  async execute({ path, staged }, ctx) {
+    const args = ["diff", "--no-color", "--no-ext-diff"];
+    if (staged) args.push("--cached");
+    if (path) args.push("--", resolveInWorkspace(ctx, path, "read").absolute);
+    const diff = await runGit(ctx, args);
+    const kind = staged ? "staged" : "unstaged";
+    if (!diff) return { text: `No ${kind} changes${path ? ` in ${path}` : ""}.`, data: { staged: !!staged } };
+    const cut = truncateHeadTail(diff);
+    return { text: cut.text, data: { staged: !!staged, truncated: cut.truncated, bytes: cut.total_bytes } };
+  },
+});
+
+const FIELD = "\x1f";
+const RECORD = "\x1e";
+
+const gitLogTool = defineTool({
+  name: "git_log",
+  description: "Show the most recent commits: short hash, date, author and subject.",
+  schema: z.object({
+    limit: z.number().int().min(1).max(200).optional().describe("How many commits (default 20)"),
+  }),
+  permission: "read",
+  async execute({ limit }, ctx) {
+    let out: string;
+    try {
+      out = await runGit(ctx, [
+        "log",
+        `-n${limit ?? 20}`,
+        "--date=short",
+        `--format=%h${FIELD}%ad${FIELD}%an${FIELD}%s${RECORD}`,
+      ]);
+    } catch (error) {
+      if (error instanceof GitError && /does not have any commits/.test(error.message)) {
+        return { text: "No commits yet.", data: { commits: [] } };
+      }
+      throw error;
+    }
+    const commits = out
+      .split(RECORD)
+      .map((record) => record.trim())
+      .filter(Boolean)
+      .map((record) => {
+        const [hash = "", date = "", author = "", subject = ""] = record.split(FIELD);
+        return { hash, date, author, subject };
+      });
+    const text = commits.map((c) => `${c.hash} ${c.date} ${c.author}: ${c.subject}`).join("\n");
+    return { text: text || "No commits yet.", data: { commits } };
+  },
+});
+
+const gitStageFilesTool = defineTool({
+  name: "git_stage_files",
+  description: "Stage files (git add), including deletions of tracked files. Lists what is staged after.",
+  schema: z.object({
+    paths: z.array(z.string()).min(1).describe("Files or folders to stage"),
+  }),
+  permission: "write",
+  async execute({ paths }, ctx) {
+    const absolute = paths.map((requested) => resolveInWorkspace(ctx, requested, "write").absolute);
+    await runGit(ctx, ["add", "--", ...absolute]);
+    const staged = (await runGit(ctx, ["diff", "--cached", "--name-status"])).trim();
+    return {
+      text: staged ? `Staged changes now:\n${staged}` : "Nothing is staged (the paths have no changes).",
+      data: { staged: staged ? staged.split("\n") : [] },
+    };
+  },
+});
+
+const gitCommitTool = defineTool({
+  name: "git_commit",
+  description: "Commit what is staged with the given message. Stage files with git_stage_files first.",
+  schema: z.object({
+    message: z.string().min(1).describe("The commit message: a summary line, then details if useful"),
+  }),
+  permission: "write",
+  async execute({ message }, ctx) {
+    const staged = await runGit(ctx, ["diff", "--cached", "--name-only"]);
+    if (!staged.trim()) {
+      throw new ToolError("Nothing is staged to commit; stage changes with git_stage_files first.");
+    }
+    const out = await runGit(ctx, ["commit", "-m", message]);
+    const hash = (await runGit(ctx, ["rev-parse", "HEAD"])).trim();
+    return { text: out.trim(), data: { hash } };
+  },
+});
+
+export const gitTools = [gitStatusTool, gitDiffTool, gitLogTool, gitStageFilesTool, gitCommitTool];

@@ -1,0 +1,88 @@
+import { z } from "zod";
+import { defineTool, type TodoInput, ToolError } from "./types.js";
+
+const todoSchema = z.object({
+  id: z.string().min(1).describe("Stable id of the item, kept across updates"),
+  content: z.string().min(1).describe("What is to be done, in a few words"),
+  status: z.enum(["pending", "in_progress", "completed"]).describe("At most one item is in_progress"),
+  priority: z.enum(["high", "medium", "low"]).optional(),
+});
+
+const MARKS: Record<TodoInput["status"], string> = { pending: "[ ]", in_progress: "[>]", completed: "[x]" };
+
+function renderTodos(todos: TodoInput[]): string {
+  const done = todos.filter((todo) => todo.status === "completed").length;
+  const lines = todos.map(
+    (todo) =>
+      `${MARKS[todo.status]} ${todo.id}. ${todo.content}${todo.priority ? ` (${todo.priority})` : ""}`,
+  );
+  return [`TODO list (${done}/${todos.length} completed):`, ...lines].join("\n");
+}
+
+const todoWriteTool = defineTool({
+  name: "todo_write",
+  description:
+    "Replace the TODO list shown to the user. Send the whole list each time; mark an item " +
+    "in_progress before working on it and completed as soon as it is done.",
+  schema: z.object({ todos: z.array(todoSchema).describe("The complete, updated list") }),
+  permission: "read",
+  async execute({ todos }, ctx) {
+    const ids = new Set<string>();
+    for (const todo of todos) {
+      if (ids.has(todo.id))
+        throw new ToolError(`Duplicate TODO id ${JSON.stringify(todo.id)}: ids must be unique.`);
+      ids.add(todo.id);
+    }
+    const active = todos.filter((todo) => todo.status === "in_progress");
+    if (active.length > 1) {
+      throw new ToolError(
+        `Only one item may be in_progress at a time; ${active.length} are: ` +
+          `${active.map((todo) => todo.id).join(", ")}. Mark the others pending or completed.`,
+      );
+    }
+    ctx.setTodos?.(todos);
+    return { text: renderTodos(todos), data: { todos } };
+  },
+});
+
+const askUserTool = defineTool({
+  name: "ask_user",
+  description:
+    "Ask the user a question and wait for the answer. Only for what you cannot find out or " +
+    "reasonably decide yourself; nobody may be there to answer.",
+  schema: z.object({ question: z.string().min(1).describe("One clear question") }),
+  permission: "read",
+  async execute({ question }, ctx) {
+    const answer = ctx.ask ? await ctx.ask(question) : undefined;
+    if (answer === undefined) {
+      return {
+        text:
+          "Nobody can answer right now (running unattended). Proceed on your best judgement, " +
+          "and state the assumption you made in your final answer.",
+        data: { answered: false },
+      };
+    }
+    return { text: `The user answered: ${answer}`, data: { answered: true, answer } };
+  },
+});
+
+const consultTool = defineTool({
+  name: "consult",
+  description:
+    "Ask a stronger model for advice on a hard problem: a design choice, a bug you are stuck on. " +
+    "Include the relevant code and what you have tried, since it sees only your question.",
+  schema: z.object({ question: z.string().min(1).describe("The question with all the context it needs") }),
+  permission: "read",
+  async execute({ question }, ctx) {
+    if (!ctx.consult) {
+      return {
+        text: "No stronger model is configured to consult. Continue on your own judgement.",
+        data: { available: false },
+      };
+    }
+    const advice = await ctx.consult(question);
+    return { text: advice, data: { available: true } };
+  },
+});
+
+export const planTools = [todoWriteTool, askUserTool, consultTool];

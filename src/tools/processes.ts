@@ -1,0 +1,171 @@
+import { spawn } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
+import path from "node:path";
+
+export interface SpawnOptions {
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Stop the whole process group after this long. */
+  timeoutMs?: number;
+  /** Stop the whole process group when this aborts. */
+  signal?: AbortSignal;
+  /** How long SIGTERM has to work before SIGKILL. */
+  graceMs?: number;
+  onStdout?: (chunk: Buffer) => void;
+  onStderr?: (chunk: Buffer) => void;
+}
+
+export interface ProcessResult {
+  /** Null when the process was ended by a signal. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+  durationMs: number;
+}
+
+export interface ProcessHandle {
+  /** Ends the process and everything it started (SIGTERM, then SIGKILL after the grace period). */
+  stop(): void;
+  /** Rejects only when the process could not be started (missing program or cwd). */
+  done: Promise<ProcessResult>;
+}
+
+const DEFAULT_GRACE_MS = 2_000;
+
+/**
+ * Groups still running. A detached group does not die with us, so if cairn exits mid-command
+ * (Ctrl-C, a crash) the groups are killed on the way out instead of being left behind.
+ */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function killGroup(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pid, signal);
+    return true;
+  } catch {
+    // ESRCH: the group is already empty.
+    return false;
+  }
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const pid of liveGroups) killGroup(pid, "SIGKILL");
+  });
+}
+
+/**
+ * Runs a program in its own process group, so that a timeout, an abort, or the program
+ * finishing while background children still run, ends every process it started — not only the
+ * direct child, which for `bash -c` would leave the real work orphaned.
+ */
+export function spawnGroup(file: string, args: string[], options: SpawnOptions): ProcessHandle {
+  const started = Date.now();
+  const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
+  const child = spawn(file, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let timedOut = false;
+  let aborted = false;
+  let stopping = false;
+
+  const stop = (): void => {
+    const pid = child.pid;
+    if (stopping || pid === undefined) return;
+    stopping = true;
+    if (!killGroup(pid, "SIGTERM")) {
+      liveGroups.delete(pid);
+      return;
+    }
+    setTimeout(() => {
+      killGroup(pid, "SIGKILL");
+      liveGroups.delete(pid);
+    }, graceMs).unref();
+  };
+
+  const done = new Promise<ProcessResult>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      aborted = true;
+      stop();
+    };
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      clearTimeout(drainTimer);
+      options.signal?.removeEventListener("abort", onAbort);
+    };
+
+    child.once("error", (error) => {
+      cleanup();
+      if (child.pid !== undefined) liveGroups.delete(child.pid);
+      reject(error);
+    });
+    if (child.pid === undefined) return;
+    liveGroups.add(child.pid);
+    installExitHook();
+
+    if (options.onStdout) child.stdout.on("data", options.onStdout);
+    else child.stdout.resume();
+    if (options.onStderr) child.stderr.on("data", options.onStderr);
+    else child.stderr.resume();
+
+    if (options.timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, options.timeoutMs);
+    }
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener("abort", onAbort, { once: true });
+
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    const finish = (): void => {
+      cleanup();
+      resolve({
+        exitCode: exit?.code ?? null,
+        signal: exit?.signal ?? null,
+        timedOut,
+        aborted,
+        durationMs: Date.now() - started,
+      });
+    };
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      // Whatever is still in the group was started in the background and would be orphaned.
+      stop();
+      // A process that left the group (setsid) may hold our pipes open forever; don't wait on it.
+      drainTimer = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        finish();
+      }, graceMs + 1_000);
+    });
+    child.once("close", finish);
+  });
+
+  return { stop, done };
+}
+
+/** The absolute path of an executable found on PATH, or undefined. */
+export function findExecutable(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    try {
+      if (!statSync(candidate).isFile()) continue;
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here; keep looking.
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,89 @@
+import { stat } from "node:fs/promises";
+import { z } from "zod";
+import { resolveInWorkspace } from "../safety/paths.js";
+import { findExecutable, spawnGroup } from "./processes.js";
+import { HeadTailBuffer } from "./truncate.js";
+import { defineTool, ToolError } from "./types.js";
+
+/** How long a stopped command gets to clean up after SIGTERM before SIGKILL. */
+const KILL_GRACE_MS = 2_000;
+
+/** Colour codes and cursor movement cost tokens and mean nothing to a model. */
+const ANSI_ESCAPE = /\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)/g;
+
+/** Progress bars redraw a line with `\r`; only the last drawing is what a person would see. */
+function cleanTerminalOutput(text: string): string {
+  return text
+    .replace(ANSI_ESCAPE, "")
+    .split("\n")
+    .map((line) => {
+      const trimmed = line.endsWith("\r") ? line.slice(0, -1) : line;
+      return trimmed.slice(trimmed.lastIndexOf("\r") + 1);
+    })
+    .join("\n");
+}
+
+const runCommandTool = defineTool({
+  name: "run_command",
+  description:
+    "Run a shell command (bash) in the workspace and return its exit code and combined " +
+    "stdout+stderr. stdin is closed, so interactive prompts fail: pass flags such as --yes. " +
+    "Long output keeps its start and end. A non-zero exit code is reported, not treated as an error. " +
+    "Processes the command leaves running in the background are stopped when it ends.",
+  schema: z.object({
+    command: z.string().min(1).describe("The command line, run with bash -c"),
+    cwd: z.string().optional().describe("Folder to run in, relative to the workspace (default: its root)"),
+    timeout_ms: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("Stop the command after this many milliseconds (capped by the configured limit)"),
+  }),
+  permission: "exec",
+  async execute({ command, cwd, timeout_ms }, ctx) {
+    const dir = resolveInWorkspace(ctx, cwd ?? ".", "read");
+    const info = await stat(dir.absolute).catch(() => undefined);
+    if (!info?.isDirectory()) throw new ToolError(`cwd ${dir.display} is not an existing folder.`);
+    const timeoutMs = Math.min(timeout_ms ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
+    const shell = findExecutable("bash") ?? "/bin/sh";
+    const output = new HeadTailBuffer();
+    const collect = (chunk: Buffer): void => output.push(chunk);
+    // stderr joins stdout inside the shell, so the two stay in the order they were written.
+    const handle = spawnGroup(shell, ["-c", `exec 2>&1; ${command}`], {
+      cwd: dir.absolute,
+      timeoutMs,
+      signal: ctx.signal,
+      graceMs: KILL_GRACE_MS,
+      onStdout: collect,
+      onStderr: collect,
+    });
+    const result = await handle.done;
+    const cut = output.finish();
+    let status: string;
+    if (result.timedOut) {
+      status = `Timed out after ${timeoutMs} ms; the command and every process it started were stopped.`;
+    } else if (result.aborted) {
+      status = "Cancelled; the command and every process it started were stopped.";
+    } else if (result.signal) {
+      status = `Killed by signal ${result.signal} after ${result.durationMs} ms.`;
+    } else {
+      status = `Exit code ${result.exitCode} after ${result.durationMs} ms.`;
+    }
+    const text = cut.total_bytes === 0 ? "(no output)" : cleanTerminalOutput(cut.text);
+    return {
+      text: `${status}\n${text}`,
+      data: {
+        exit_code: result.exitCode,
+        signal: result.signal,
+        timed_out: result.timedOut,
+        cancelled: result.aborted,
+        duration_ms: result.durationMs,
+        output_bytes: cut.total_bytes,
+        output_truncated: cut.truncated,
+      },
+    };
+  },
+});
+
+export const runTools = [runCommandTool];

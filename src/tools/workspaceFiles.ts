@@ -1,0 +1,216 @@
+import { type Dirent, existsSync } from "node:fs";
+import { readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
+import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
+import { type Confinement, resolveInWorkspace } from "../safety/paths.js";
+import { ToolError } from "./types.js";
+
+/**
+ * The one definition of "the files of the workspace" that list_files, file_tree, search_files,
+ * workspace_info and grep's fallback share, written to match what ripgrep searches so that grep
+ * gives the same hits with or without it:
+ * - .gitignore files apply from the git root (or the workspace, outside git) downwards, each
+ *   anchored at its own folder, the deeper one deciding; ignored folders are not entered;
+ * - `.git` and `node_modules` are skipped below the starting point, symlinks are not followed,
+ *   hidden files are included;
+ * - a starting point the model names explicitly is listed even if it is ignored (it asked for
+ *   it), and then without .gitignore rules;
+ * - a glob overrides .gitignore, as ripgrep's `--glob` does: a file it matches is listed even if
+ *   ignored, a file it does not match is not, and a negated glob (`!dist/**`) prunes folders;
+ * - entries come in ripgrep's `--sort path` order: folder by folder, each sorted by name.
+ */
+
+const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
+
+interface IgnoreLevel {
+  dir: string;
+  rules: Ignore;
+}
+
+export interface WorkspaceEntry {
+  /** Workspace-relative, `/`-separated (absolute when outside the workspace, in an extra root). */
+  path: string;
+  absolute: string;
+  dir: boolean;
+}
+
+export interface Scope {
+  workspace: string;
+  /** Real absolute path the listing starts from. */
+  root: string;
+  rootIsFile: boolean;
+  /** Whether .gitignore rules apply (false when the root itself is ignored). */
+  gitignore: boolean;
+  /** Whether the workspace is inside a git work tree. */
+  inGitRepo: boolean;
+  /** Rules from .gitignore files above the root. */
+  levels: IgnoreLevel[];
+}
+
+export interface GlobFilter {
+  matches(relativePath: string): boolean;
+  negated: boolean;
+}
+
+function toWorkspacePath(workspace: string, absolute: string): string {
+  const rel = path.relative(workspace, absolute);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) return absolute;
+  return rel.split(path.sep).join("/") || ".";
+}
+
+/** The folder holding `.git` at or above `dir`, or undefined outside a git work tree. */
+function findGitRoot(dir: string): string | undefined {
+  for (let current = dir; ; current = path.dirname(current)) {
+    if (existsSync(path.join(current, ".git"))) return current;
+    if (path.dirname(current) === current) return undefined;
+  }
+}
+
+async function readLevel(dir: string): Promise<IgnoreLevel | undefined> {
+  try {
+    return { dir, rules: ignore().add(await readFile(path.join(dir, ".gitignore"), "utf8")) };
+  } catch {
+    return undefined;
+  }
+}
+
+function isIgnored(levels: IgnoreLevel[], absolute: string, dir: boolean): boolean {
+  for (let index = levels.length - 1; index >= 0; index--) {
+    const level = levels[index]!;
+    const rel = path.relative(level.dir, absolute).split(path.sep).join("/");
+    const result = level.rules.test(dir ? `${rel}/` : rel);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}
+
+/** Resolves what a listing starting at `root` (a real path from resolveInWorkspace) covers. */
+async function openScope(workspace: string, root: string): Promise<Scope> {
+  const info = await stat(root);
+  const gitRoot = findGitRoot(workspace);
+  const top = gitRoot ?? workspace;
+  const scope: Scope = {
+    workspace,
+    root,
+    rootIsFile: !info.isDirectory(),
+    gitignore: true,
+    inGitRepo: gitRoot !== undefined,
+    levels: [],
+  };
+  const rel = path.relative(top, root);
+  if (rel.startsWith("..") || path.isAbsolute(rel)) {
+    // An extra root outside the repository: its own .gitignore files are all that apply.
+    return scope;
+  }
+  let current = top;
+  for (const part of rel ? rel.split(path.sep) : []) {
+    const level = await readLevel(current);
+    if (level) scope.levels.push(level);
+    current = path.join(current, part);
+    if (isIgnored(scope.levels, current, current !== root || !scope.rootIsFile)) {
+      scope.gitignore = false;
+      scope.levels = [];
+      break;
+    }
+  }
+  return scope;
+}
+
+/** Resolves a path the model gave (default: the workspace) into a scope, or a ToolError. */
+export async function scopeFor(confinement: Confinement, requested = "."): Promise<Scope> {
+  const { absolute, display } = resolveInWorkspace(confinement, requested, "read");
+  try {
+    return await openScope(confinement.workspace, absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError(`${display} does not exist.`);
+    throw error;
+  }
+}
+
+/** Models write `./src/*.ts` or `/src/*.ts` for a workspace-relative glob; both mean `src/*.ts`. */
+export function normalizeGlob(glob: string): string {
+  const negated = glob.startsWith("!");
+  const body = (negated ? glob.slice(1) : glob).replace(/^\.?\//, "");
+  return negated ? `!${body}` : body;
+}
+
+/**
+ * Compiles a glob the way ripgrep reads `--glob`: without a `/` it matches a name at any depth,
+ * with one it matches the workspace-relative path; a leading `!` negates it.
+ */
+export function compileGlob(glob: string): GlobFilter {
+  const normalized = normalizeGlob(glob);
+  const negated = normalized.startsWith("!");
+  const body = negated ? normalized.slice(1) : normalized;
+  // picomatch would match a pattern with slashes against the name too if asked to match names.
+  const match = picomatch(body, { dot: true, basename: !body.includes("/") });
+  return { matches: (relativePath) => match(relativePath), negated };
+}
+
+export interface DirectoryListing {
+  entries: WorkspaceEntry[];
+  /** Entries left out: ignored by .gitignore, `.git`, `node_modules`, or excluded by the glob. */
+  hidden: number;
+  levels: IgnoreLevel[];
+}
+
+/** One folder's visible entries, sorted by name. */
+export async function listDirectory(
+  scope: Scope,
+  dir: string,
+  levels: IgnoreLevel[],
+  glob?: GlobFilter,
+): Promise<DirectoryListing> {
+  let dirents: Dirent[];
+  try {
+    dirents = await readdir(dir, { withFileTypes: true });
+  } catch {
+    // Unreadable folders are skipped rather than failing the whole listing.
+    return { entries: [], hidden: 0, levels };
+  }
+  const own = scope.gitignore ? await readLevel(dir) : undefined;
+  const active = own ? [...levels, own] : levels;
+  const entries: WorkspaceEntry[] = [];
+  let hidden = 0;
+  // Symlinks and special files are left out, as ripgrep does without --follow.
+  const kept = dirents.filter((dirent) => dirent.isDirectory() || dirent.isFile());
+  for (const dirent of kept.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    const absolute = path.join(dir, dirent.name);
+    const entry = { path: toWorkspacePath(scope.workspace, absolute), absolute, dir: dirent.isDirectory() };
+    if (ALWAYS_SKIPPED.has(dirent.name) || !visible(entry, active, glob)) hidden++;
+    else entries.push(entry);
+  }
+  return { entries, hidden, levels: active };
+}
+
+function visible(entry: WorkspaceEntry, levels: IgnoreLevel[], glob: GlobFilter | undefined): boolean {
+  if (glob) {
+    const matched = glob.matches(entry.path);
+    if (glob.negated && matched) return false;
+    if (!glob.negated && matched) return true;
+    if (!glob.negated && !entry.dir) return false;
+  }
+  return !isIgnored(levels, entry.absolute, entry.dir);
+}
+
+/**
+ * Every visible file under the scope's root, lazily and in ripgrep's order, so a caller that
+ * needs only the first N stops the walk there.
+ */
+export async function* walkFiles(scope: Scope, glob?: GlobFilter): AsyncGenerator<WorkspaceEntry> {
+  if (scope.rootIsFile) {
+    yield { path: toWorkspacePath(scope.workspace, scope.root), absolute: scope.root, dir: false };
+    return;
+  }
+  async function* walkDir(dir: string, levels: IgnoreLevel[]): AsyncGenerator<WorkspaceEntry> {
+    const listing = await listDirectory(scope, dir, levels, glob);
+    for (const entry of listing.entries) {
+      if (entry.dir) yield* walkDir(entry.absolute, listing.levels);
+      else yield entry;
+    }
+  }
+  yield* walkDir(scope.root, scope.levels);
+}

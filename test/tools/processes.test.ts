@@ -1,0 +1,56 @@
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
+import { findExecutable, spawnGroup } from "../../src/tools/processes.js";
+
+/** Live (non-zombie) processes whose command line contains `marker`. */
+function running(marker: string): string[] {
+  const table = execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" });
+  return table.split("\n").filter((line) => line.includes(marker) && !line.trim().startsWith("Z"));
+}
+
+async function waitUntilGone(marker: string, ms = 5_000): Promise<string[]> {
+  const deadline = Date.now() + ms;
+  while (running(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  return running(marker);
+}
+
+describe("spawnGroup", () => {
+  it("kills with SIGKILL after the grace period a group that ignores SIGTERM", async () => {
+    const marker = "912.4711";
+    const handle = spawnGroup("bash", ["-c", `trap '' TERM; sleep ${marker} & wait`], {
+      cwd: tmpdir(),
+      timeoutMs: 200,
+      graceMs: 300,
+    });
+    const result = await handle.done;
+    expect(result.timedOut).toBe(true);
+    expect(result.signal).toBe("SIGKILL");
+    expect(await waitUntilGone(marker)).toEqual([]);
+  });
+
+  it("stops the group when the signal aborts", async () => {
+    const marker = "912.4712";
+    const controller = new AbortController();
+    const handle = spawnGroup("bash", ["-c", `sleep ${marker}`], {
+      cwd: tmpdir(),
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 200);
+    const result = await handle.done;
+    expect(result.aborted).toBe(true);
+    expect(result.timedOut).toBe(false);
+    expect(await waitUntilGone(marker)).toEqual([]);
+  });
+
+  it("rejects when the program cannot be started", async () => {
+    await expect(spawnGroup("/no/such/program", [], { cwd: tmpdir() }).done).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe("findExecutable", () => {
+  it("finds programs on PATH and not others", () => {
+    expect(findExecutable("bash")).toMatch(/\/bash$/);
+    expect(findExecutable("no-such-program-cairn")).toBeUndefined();
+  });
+});
