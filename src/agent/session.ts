@@ -8,7 +8,7 @@ import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { Mode, TodoItem } from "../events/types.js";
 import { modelInfo } from "../model/catalog.js";
-import { createLanguageModel } from "../model/providers.js";
+import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
@@ -61,6 +61,16 @@ export interface AgentSession {
   filesChanged: Set<string>;
   todos: TodoItem[];
   startedAt: number;
+  /** The model for a role (cheap, strong, review), built on first use. */
+  modelFor: (role: ModelRole) => Promise<ModelHandle>;
+}
+
+async function buildModel(modelId: string, config: Config, env: NodeJS.ProcessEnv): Promise<ModelHandle> {
+  return {
+    id: modelId,
+    model: await createLanguageModel(modelId, config, env),
+    info: modelInfo(modelId, config),
+  };
 }
 
 export async function createSession(options: SessionOptions): Promise<AgentSession> {
@@ -69,10 +79,17 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
   const config = options.config;
   const id = newSessionId();
   const bus = new EventBus(id);
-  const model: ModelHandle = {
-    id: options.modelId,
-    model: await createLanguageModel(options.modelId, config, env),
-    info: modelInfo(options.modelId, config),
+  const model = await buildModel(options.modelId, config, env);
+  const byId = new Map<string, Promise<ModelHandle>>([[model.id, Promise.resolve(model)]]);
+  // The chosen model stands in for every role the config leaves unset.
+  const modelFor = (role: ModelRole): Promise<ModelHandle> => {
+    const id = role === "default" ? model.id : (config.profiles[role] ?? model.id);
+    let handle = byId.get(id);
+    if (!handle) {
+      handle = buildModel(id, config, env);
+      byId.set(id, handle);
+    }
+    return handle;
   };
   const registry = new ToolRegistry(
     [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools],
@@ -108,6 +125,7 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     filesChanged: new Set(),
     todos: [],
     startedAt: Date.now(),
+    modelFor,
   };
   return session;
 }

@@ -6,7 +6,7 @@ import { prepareArguments } from "../tools/args.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
 import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
 import { ToolError } from "../tools/types.js";
-import type { AgentSession } from "./session.js";
+import type { AgentSession, ModelHandle } from "./session.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
 const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
@@ -71,29 +71,32 @@ export class ToolLoop {
   private readonly session: AgentSession;
   private readonly options: ToolLoopOptions;
   readonly history: History;
+  /** The model answering; the run loop swaps in the strong model when it escalates. */
+  model: ModelHandle;
   private toolCalls = 0;
 
   constructor(session: AgentSession, options: ToolLoopOptions) {
     this.session = session;
     this.options = options;
     this.history = options.history ?? new History();
+    this.model = session.model;
   }
 
   private get textMode(): boolean {
-    return this.session.model.info.toolCalls === "text";
+    return this.model.info.toolCalls === "text";
   }
 
   private async modelTurn(withTools: boolean): Promise<ModelCallResult> {
     const { session } = this;
     session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
-    const info = session.model.info;
+    const info = this.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
     const toolTokens = withTools ? estimateTokens(JSON.stringify(session.registry.jsonSchemas())) : 0;
     const budget = info.contextWindow - reserve - estimateTokens(session.system) - toolTokens;
     const { messages } = this.history.fit(Math.max(budget, 1_000));
     const result = await callModel({
-      model: session.model.model,
-      modelId: session.model.id,
+      model: this.model.model,
+      modelId: this.model.id,
       system: session.system,
       messages,
       ...(withTools && !this.textMode ? { tools: session.registry } : {}),
@@ -107,7 +110,7 @@ export class ToolLoop {
     });
     session.ledger.record({
       phase: this.options.phase,
-      modelId: session.model.id,
+      modelId: this.model.id,
       counts: result.usage,
       price: info.price,
       durationMs: result.durationMs,

@@ -3,6 +3,7 @@ import {
   jsonSchema,
   type LanguageModel,
   type ModelMessage,
+  Output,
   streamText,
   type ToolSet,
 } from "ai";
@@ -25,6 +26,8 @@ export interface ModelCallRequest {
   messages: ModelMessage[];
   /** Native tool calling; omitted for text-mode models, whose tools are described in `system`. */
   tools?: ToolRegistry;
+  /** Ask for JSON of this shape; providers that can enforce it (json_schema) are told to. */
+  responseSchema?: { name: string; schema: Record<string, unknown> };
   signal: AbortSignal;
   timeoutMs: number;
   maxRetries: number;
@@ -113,6 +116,14 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         system: request.system,
         messages: request.messages,
         ...(tools ? { tools } : {}),
+        ...(request.responseSchema
+          ? {
+              output: Output.object({
+                name: request.responseSchema.name,
+                schema: jsonSchema(request.responseSchema.schema as Parameters<typeof jsonSchema>[0]),
+              }),
+            }
+          : {}),
         maxRetries: 0,
         abortSignal: signal,
         // Failures arrive as stream parts or exceptions and are handled below; the SDK would
