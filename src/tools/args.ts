@@ -15,13 +15,21 @@ function parseArgumentText(text: string): { value: unknown; repaired: boolean } 
     return { value: JSON.parse(trimmed), repaired: false };
   } catch {
     const unfenced = FENCE.exec(trimmed)?.[1] ?? trimmed;
-    try {
-      return { value: JSON.parse(jsonrepair(unfenced)), repaired: true };
-    } catch (error) {
-      return {
-        error: `arguments are not valid JSON and could not be repaired (${(error as Error).message})`,
-      };
+    // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
+    const start = unfenced.indexOf("{");
+    const end = unfenced.lastIndexOf("}");
+    const candidates = start > 0 && end > start ? [unfenced, unfenced.slice(start, end + 1)] : [unfenced];
+    let problem = "";
+    for (const candidate of candidates) {
+      try {
+        const value: unknown = JSON.parse(jsonrepair(candidate));
+        if (value !== null && typeof value === "object") return { value, repaired: true };
+        problem = "it is not an object";
+      } catch (error) {
+        problem ||= (error as Error).message;
+      }
     }
+    return { error: `arguments are not valid JSON and could not be repaired (${problem})` };
   }
 }
 

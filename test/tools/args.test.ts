@@ -48,3 +48,10 @@ describe("tool-call argument repair and validation", () => {
     expect(!wrong.ok && wrong.message).toMatch(/limit/);
   });
 });
+
+describe("JSON wrapped in prose", () => {
+  it("takes the object out of a sentence around it", () => {
+    const result = prepareArguments('Here are the arguments: {"path": "a.ts"} as requested.', schema);
+    expect(result).toEqual({ ok: true, value: { path: "a.ts" }, repaired: true });
+  });
+});
