@@ -1,0 +1,332 @@
+/**
+ * Works out how to validate a workspace (DESIGN.md, the loop, step 5): the project's own
+ * commands, found from its files, or the one the user gave with `--verify` / config `verify`.
+ */
+import type { Dirent } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { findExecutable, spawnGroup } from "../tools/processes.js";
+
+export type CheckKind = "test" | "typecheck" | "build" | "lint" | "format" | "expected_output";
+
+export interface Check {
+  name: string;
+  /** A shell command, run in the workspace. */
+  command: string;
+  kind: CheckKind;
+  /** A command that repairs what this check complains about without a model (eslint --fix, gofmt -w). */
+  fixer?: string;
+  /** expected_output only: the file, relative to the workspace, that the command's stdout must equal. */
+  expected_file?: string;
+}
+
+export interface ValidationPlan {
+  workspace: string;
+  /** In the order they run. Empty when validation is skipped or nothing was found. */
+  checks: Check[];
+  /** Why there is nothing to run, when `checks` is empty. */
+  reason?: string;
+  /** go.mod's module path: go test prints files relative to their package, and this maps them back. */
+  go_module?: string;
+}
+
+export interface DetectOptions {
+  /** `--verify` or config `verify`: used instead of anything found. */
+  verifyCommand?: string;
+  /** The files the task changed, when known: none means a read-only task, only docs a docs-only one. */
+  changedFiles?: string[];
+}
+
+const PYTEST_PROBE_TIMEOUT_MS = 15_000;
+const SEARCH_DEPTH = 3;
+const UNSEARCHED_DIRS = new Set([
+  "node_modules",
+  "venv",
+  "env",
+  "__pycache__",
+  "site-packages",
+  "target",
+  "dist",
+  "build",
+]);
+
+const DOC_EXTENSIONS = /\.(md|mdx|markdown|rst|adoc|asciidoc)$/i;
+const DOC_NAMES = /^(license|licence|copying|authors|notice|changelog|changes|contributors)(\.\w+)?$/i;
+
+function skipReason(changedFiles: string[], explicit: boolean): string | undefined {
+  if (changedFiles.length === 0) return "read-only task: no files were changed";
+  const isDoc = (file: string): boolean => DOC_EXTENSIONS.test(file) || DOC_NAMES.test(path.basename(file));
+  // The user asked for this command by name; only a task that changed nothing cannot need it.
+  if (!explicit && changedFiles.every(isDoc)) return `docs-only change (${changedFiles.join(", ")})`;
+  return undefined;
+}
+
+function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+async function readText(file: string): Promise<string | undefined> {
+  try {
+    return await readFile(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+async function succeeds(file: string, args: string[], cwd: string): Promise<boolean> {
+  try {
+    const result = await spawnGroup(file, args, { cwd, timeoutMs: PYTEST_PROBE_TIMEOUT_MS }).done;
+    return result.exitCode === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The fixing form of a lint or format command: each part of it run by a tool that knows how to
+ * fix, rewritten to do so; parts that cannot fix anything (tsc, a test run) are left out.
+ */
+export function fixerFor(command: string): string | undefined {
+  const parts = command
+    .split(/&&|;|\|\|/)
+    .map((part) => part.trim())
+    .flatMap((part) => {
+      if (/^(npx\s+)?eslint\b/.test(part)) return part.includes("--fix") ? [part] : [`${part} --fix`];
+      if (/^(npx\s+)?biome\s+(check|lint|format)\b/.test(part)) return [`${part} --write`];
+      if (/^(npx\s+)?prettier\b/.test(part) && /\s(--check|-c)\b/.test(part)) {
+        return [part.replace(/\s(--check|-c)\b/, " --write")];
+      }
+      if (/^ruff\s+check\b/.test(part)) return [`${part} --fix`];
+      if (/^ruff\s+format\b.*--check/.test(part)) return [part.replace(/\s--check\b/, "")];
+      return [];
+    });
+  return parts.length > 0 ? parts.join(" ; ") : undefined;
+}
+
+type PackageManager = "npm" | "pnpm" | "yarn";
+
+function packageManager(manifest: { packageManager?: unknown }, files: Set<string>): PackageManager {
+  const declared = typeof manifest.packageManager === "string" ? manifest.packageManager.split("@")[0] : "";
+  if (declared === "pnpm" || declared === "yarn" || declared === "npm") return declared;
+  if (files.has("pnpm-lock.yaml")) return "pnpm";
+  if (files.has("yarn.lock")) return "yarn";
+  return "npm";
+}
+
+/** Scripts that mean the same thing under the names projects give them, in order of preference. */
+const SCRIPT_NAMES: { kind: CheckKind; names: string[] }[] = [
+  { kind: "test", names: ["test"] },
+  { kind: "typecheck", names: ["typecheck", "type-check", "check-types", "types", "tsc"] },
+  { kind: "build", names: ["build"] },
+  { kind: "lint", names: ["lint"] },
+  { kind: "format", names: ["format:check", "fmt:check", "check-format", "prettier:check"] },
+];
+const FIXER_SCRIPTS: Partial<Record<CheckKind, string[]>> = {
+  lint: ["lint:fix", "fix"],
+  format: ["format", "fmt", "format:fix"],
+};
+const NPM_PLACEHOLDER_TEST = /no test specified/;
+
+interface Found {
+  tests: Check[];
+  others: Check[];
+}
+
+async function javascriptChecks(workspace: string, files: Set<string>): Promise<Found> {
+  const text = files.has("package.json") ? await readText(path.join(workspace, "package.json")) : undefined;
+  if (text === undefined) return { tests: [], others: [] };
+  let manifest: { scripts?: Record<string, unknown>; packageManager?: unknown };
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    return { tests: [], others: [] };
+  }
+  const scripts = Object.fromEntries(
+    Object.entries(manifest.scripts ?? {}).filter(
+      (entry): entry is [string, string] => typeof entry[1] === "string",
+    ),
+  );
+  const manager = packageManager(manifest, files);
+  const run = (script: string): string =>
+    script === "test" ? `${manager} test` : `${manager} run ${script}`;
+  const chosen: string[] = [];
+  // A script another chosen one already runs (`"test": "npm run build && vitest"`) would run twice.
+  const alreadyRun = (script: string): boolean =>
+    chosen.some((other) =>
+      new RegExp(`\\brun\\s+${script.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(\\s|$)`).test(scripts[other]!),
+    );
+
+  const found: Found = { tests: [], others: [] };
+  for (const { kind, names } of SCRIPT_NAMES) {
+    const script = names.find((name) => scripts[name] !== undefined);
+    if (script === undefined || alreadyRun(script)) continue;
+    if (kind === "test" && NPM_PLACEHOLDER_TEST.test(scripts[script]!)) continue;
+    chosen.push(script);
+    const check: Check = { name: script, command: run(script), kind };
+    const fixerScript = FIXER_SCRIPTS[kind]?.find((name) => scripts[name] !== undefined && name !== script);
+    const fixer = fixerScript
+      ? run(fixerScript)
+      : kind === "lint" || kind === "format"
+        ? fixerFor(scripts[script]!)
+        : undefined;
+    if (fixer) check.fixer = fixer;
+    (kind === "test" ? found.tests : found.others).push(check);
+  }
+  return found;
+}
+
+async function goChecks(workspace: string, files: Set<string>): Promise<Found & { module?: string }> {
+  if (!files.has("go.mod")) return { tests: [], others: [] };
+  const module = /^module\s+(\S+)/m.exec((await readText(path.join(workspace, "go.mod"))) ?? "")?.[1];
+  const gofmt: Check = {
+    name: "gofmt",
+    // gofmt -l lists unformatted files but exits 0; a failing gofmt must still fail the check.
+    command: `out=$(gofmt -l .) || exit $?; [ -z "$out" ] || { printf 'not gofmt-formatted:\\n%s\\n' "$out"; exit 1; }`,
+    kind: "format",
+    fixer: "gofmt -w .",
+  };
+  const found = {
+    tests: [{ name: "go test", command: "go test ./...", kind: "test" as const }],
+    others: [gofmt],
+  };
+  return module ? { ...found, module } : found;
+}
+
+function rustChecks(files: Set<string>): Found {
+  if (!files.has("Cargo.toml")) return { tests: [], others: [] };
+  // Only a project that configured rustfmt has said its code must be formatted.
+  const formatted = files.has("rustfmt.toml") || files.has(".rustfmt.toml");
+  return {
+    tests: [{ name: "cargo test", command: "cargo test", kind: "test" }],
+    others: formatted
+      ? [{ name: "cargo fmt", command: "cargo fmt --check", kind: "format", fixer: "cargo fmt" }]
+      : [],
+  };
+}
+
+function pythonExecutable(): string | undefined {
+  return ["python3", "python"].find((name) => findExecutable(name) !== undefined);
+}
+
+async function hasPythonTests(dir: string, depth: number): Promise<boolean> {
+  let entries: Dirent[];
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  if (entries.some((entry) => entry.isFile() && /^(test_.*|.*_test)\.py$/.test(entry.name))) return true;
+  if (depth === 0) return false;
+  for (const entry of entries) {
+    if (!entry.isDirectory() || entry.name.startsWith(".") || UNSEARCHED_DIRS.has(entry.name)) continue;
+    if (await hasPythonTests(path.join(dir, entry.name), depth - 1)) return true;
+  }
+  return false;
+}
+
+async function pythonChecks(
+  workspace: string,
+  files: Set<string>,
+  python: string | undefined,
+): Promise<Found> {
+  const found: Found = { tests: [], others: [] };
+  if (!python) return found;
+  if (
+    (await hasPythonTests(workspace, SEARCH_DEPTH)) &&
+    (await succeeds(python, ["-c", "import pytest"], workspace))
+  ) {
+    // No cache provider: a validation run should not leave .pytest_cache in the user's tree.
+    found.tests.push({
+      name: "pytest",
+      command: `${python} -m pytest -q --tb=short -p no:cacheprovider`,
+      kind: "test",
+    });
+  }
+  const pyproject = files.has("pyproject.toml")
+    ? await readText(path.join(workspace, "pyproject.toml"))
+    : undefined;
+  const usesRuff =
+    files.has("ruff.toml") || files.has(".ruff.toml") || /^\[tool\.ruff/m.test(pyproject ?? "");
+  if (usesRuff && findExecutable("ruff")) {
+    found.others.push({ name: "ruff", command: "ruff check .", kind: "lint", fixer: "ruff check . --fix" });
+  }
+  return found;
+}
+
+const PROGRAM_RUNNERS: Record<string, string> = {
+  ".py": "python3",
+  ".js": "node",
+  ".mjs": "node",
+  ".cjs": "node",
+  ".sh": "bash",
+};
+const PREFERRED_PROGRAMS = ["main.py", "main.js", "main.mjs", "main.sh"];
+const NOT_PROGRAMS = /^(test_.*\.py|.*_test\.py|.*\.(test|spec|config)\.[cm]?js|setup\.py|conftest\.py)$/;
+
+/** The program whose stdout `expected.txt` describes: main.*, or else the only script there is. */
+function expectedOutputCheck(files: Set<string>, python: string | undefined): Check | undefined {
+  if (!files.has("expected.txt")) return undefined;
+  const scripts = [...files].filter(
+    (file) => PROGRAM_RUNNERS[path.extname(file)] && !NOT_PROGRAMS.test(file),
+  );
+  const program =
+    PREFERRED_PROGRAMS.find((file) => files.has(file)) ?? (scripts.length === 1 ? scripts[0] : undefined);
+  if (!program) return undefined;
+  const extension = path.extname(program);
+  const runner = extension === ".py" && python ? python : PROGRAM_RUNNERS[extension];
+  const input = files.has("input.txt") ? " < input.txt" : "";
+  return {
+    name: "expected output",
+    command: `${runner} ${shellQuote(program)}${input}`,
+    kind: "expected_output",
+    expected_file: "expected.txt",
+  };
+}
+
+async function makeTestCheck(workspace: string, files: Set<string>): Promise<Check | undefined> {
+  const makefile = ["GNUmakefile", "makefile", "Makefile"].find((name) => files.has(name));
+  if (!makefile) return undefined;
+  const text = (await readText(path.join(workspace, makefile))) ?? "";
+  const hasTestTarget = /^(?:[^\s:#=]+[ \t]+)*test(?:[ \t]+[^\s:#=]+)*[ \t]*::?(?!=)/m.test(text);
+  return hasTestTarget ? { name: "make test", command: "make test", kind: "test" } : undefined;
+}
+
+/**
+ * The validation plan for a workspace. An explicit command replaces everything found. Otherwise:
+ * the expected-output check first (it is the task's own statement of done), then the tests, then
+ * the project's typecheck, build, lint and format checks. A Makefile `test` target is the project's
+ * own entry point to its tests and usually wraps the ecosystem's runner, so when there is one it
+ * replaces npm/go/cargo/pytest as the test command rather than running the same tests twice.
+ */
+export async function detectValidation(
+  workspace: string,
+  options: DetectOptions = {},
+): Promise<ValidationPlan> {
+  const verifyCommand = options.verifyCommand?.trim();
+  const skip = options.changedFiles && skipReason(options.changedFiles, Boolean(verifyCommand));
+  if (skip) return { workspace, checks: [], reason: skip };
+  if (verifyCommand) return { workspace, checks: [{ name: "verify", command: verifyCommand, kind: "test" }] };
+
+  const files = new Set(await readdir(workspace).catch(() => []));
+  const python = pythonExecutable();
+  const [javascript, go, makeTest, pythonFound] = await Promise.all([
+    javascriptChecks(workspace, files),
+    goChecks(workspace, files),
+    makeTestCheck(workspace, files),
+    pythonChecks(workspace, files, python),
+  ]);
+  const rust = rustChecks(files);
+  const ecosystems = [javascript, go, rust, pythonFound];
+  const tests = makeTest ? [makeTest] : ecosystems.flatMap((found) => found.tests);
+  const expected = expectedOutputCheck(files, python);
+  const checks = [...(expected ? [expected] : []), ...tests, ...ecosystems.flatMap((found) => found.others)];
+
+  const plan: ValidationPlan = { workspace, checks };
+  if (go.module) plan.go_module = go.module;
+  if (checks.length === 0) {
+    plan.reason =
+      "no validation found: no --verify command, no test/typecheck/build/lint script, pytest tests, go.mod, " +
+      "Cargo.toml, Makefile test target or expected.txt with a program";
+  }
+  return plan;
+}
