@@ -13,14 +13,42 @@ export interface UsageRecord {
   generationMs: number;
 }
 
+export interface UsageCaps {
+  maxCostUsd?: number | undefined;
+  maxTokens?: number | undefined;
+}
+
+/** A cap was reached: the run ends as budget_exceeded with its work so far kept. */
+export class BudgetExceededError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "BudgetExceededError";
+  }
+}
+
 /** Every model call's tokens and dollars, booked by phase the moment the call ends. */
 export class UsageLedger {
   private readonly byPhase = new Map<Phase, UsageTotals>();
   private total = emptyUsage();
   private readonly bus: EventBus;
+  private readonly caps: UsageCaps;
 
-  constructor(bus: EventBus) {
+  constructor(bus: EventBus, caps: UsageCaps = {}) {
     this.bus = bus;
+    this.caps = caps;
+  }
+
+  /** Throws once a cap is reached, after the call that reached it has been booked. */
+  private enforceCaps(): void {
+    const { maxCostUsd, maxTokens } = this.caps;
+    const cost = this.total.cost_usd;
+    if (maxCostUsd !== undefined && cost !== null && cost >= maxCostUsd) {
+      throw new BudgetExceededError(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`);
+    }
+    const tokens = this.total.input_tokens + this.total.output_tokens;
+    if (maxTokens !== undefined && tokens >= maxTokens) {
+      throw new BudgetExceededError(`token cap reached: ${tokens} of ${maxTokens} tokens used`);
+    }
   }
 
   record(record: UsageRecord): number | null {
@@ -41,6 +69,7 @@ export class UsageLedger {
       tokens_per_second:
         seconds > 0 && record.counts.output_tokens > 0 ? record.counts.output_tokens / seconds : null,
     });
+    this.enforceCaps();
     return cost;
   }
 

@@ -1,13 +1,88 @@
-/** Tier 0 of routing: messages whose intent is plain from the text, decided without a model. */
-export interface PatternRoute {
-  kind: "chitchat";
-  reason: string;
-}
+import { existsSync, statSync } from "node:fs";
+import path from "node:path";
+import { executeToolCall, prepareToolCall } from "./dispatch.js";
+import type { AgentSession } from "./session.js";
+import { ToolLoop } from "./toolLoop.js";
+
+/**
+ * Tier 0 of routing: messages whose intent is plain from the text, handled without a model, or
+ * with one call and no tools when the answer needs a file read first.
+ */
+export type PatternRoute =
+  | { kind: "chitchat"; reason: string }
+  | { kind: "read"; path: string; reason: string }
+  | { kind: "explain"; path: string; reason: string }
+  | { kind: "command"; command: string; reason: string };
 
 const CHITCHAT =
   /^\s*(hi|hello|hey|hiya|yo|good (morning|afternoon|evening)|thanks?( you)?|thank you( very much)?|thx|ty|cheers|ok(ay)?|great|nice|bye|goodbye)\b[\s!.,:)]*(cairn)?[\s!.]*$/i;
+const THANKS = /thank|thx|ty\b|cheers/i;
+const READ = /^\s*(?:read|show|cat|open|print|display)(?: me)?(?: the)?(?: file)?\s+`?([^\s`]+)`?\s*$/i;
+const EXPLAIN =
+  /^\s*(?:what does|what is in|what's in|explain|summari[sz]e|describe)(?: the)?(?: file)?\s+`?([^\s`?]+)`?(?:\s+do)?\s*\??\s*$/i;
+const COMMAND = /^\s*(?:run|execute)\s+`([^`]+)`\s*$/i;
 
-export function routeByPattern(task: string): PatternRoute | undefined {
-  if (CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks: answered without tools" };
+function isFileIn(workspace: string, candidate: string): boolean {
+  const full = path.resolve(workspace, candidate);
+  return existsSync(full) && statSync(full).isFile();
+}
+
+export function routeByPattern(task: string, workspace: string): PatternRoute | undefined {
+  if (CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks" };
+  const command = COMMAND.exec(task)?.[1];
+  if (command) return { kind: "command", command, reason: "an explicit command to run" };
+  const read = READ.exec(task)?.[1];
+  if (read && isFileIn(workspace, read)) return { kind: "read", path: read, reason: `asks to see ${read}` };
+  const explain = EXPLAIN.exec(task)?.[1];
+  if (explain && isFileIn(workspace, explain)) {
+    return { kind: "explain", path: explain, reason: `a question about ${explain}, answered from the file` };
+  }
   return undefined;
+}
+
+async function runTool(session: AgentSession, name: string, args: Record<string, unknown>) {
+  const call = { id: `route-${name}`, name, input: args };
+  return executeToolCall(session, prepareToolCall(session, call));
+}
+
+/**
+ * Handles a tier-0 task and returns the answer, or undefined when the task needs the loop.
+ * The route and its reason are recorded as an event either way it goes.
+ */
+export async function answerByPattern(session: AgentSession, task: string): Promise<string | undefined> {
+  const route = routeByPattern(task, session.workspace);
+  if (!route) return undefined;
+  session.bus.emit({ type: "route", tier: 0, decision: route.kind, reason: route.reason });
+  let answer: string;
+  switch (route.kind) {
+    case "chitchat":
+      answer = THANKS.test(task)
+        ? "You're welcome. Anything else?"
+        : "Hello! Tell me what to do in this repository: fix a bug, add a feature, explain some code.";
+      break;
+    case "read": {
+      const result = await runTool(session, "read_file", { path: route.path });
+      answer = result.ok ? `\`${route.path}\`:\n\n\`\`\`\n${result.text}\n\`\`\`` : result.text;
+      break;
+    }
+    case "command": {
+      const result = await runTool(session, "run_command", { command: route.command });
+      answer = `\`${route.command}\`:\n\n\`\`\`\n${result.text}\n\`\`\``;
+      break;
+    }
+    case "explain": {
+      const result = await runTool(session, "read_file", { path: route.path });
+      if (!result.ok) return result.text;
+      const loop = new ToolLoop(session, {
+        phase: "execution",
+        maxToolCalls: 0,
+        announcePlan: false,
+        noTools: true,
+      });
+      const outcome = await loop.run(`${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`);
+      return outcome.answer;
+    }
+  }
+  session.bus.emit({ type: "message", text: answer });
+  return answer;
 }

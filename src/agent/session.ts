@@ -58,6 +58,8 @@ export interface AgentSession {
   toolContext: ToolContext;
   system: string;
   signal: AbortSignal;
+  /** Aborted when the wall-time cap (`timeout_s`) is reached; part of `signal`. */
+  deadline: AbortSignal | undefined;
   filesChanged: Set<string>;
   todos: TodoItem[];
   startedAt: number;
@@ -79,6 +81,8 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
   const config = options.config;
   const id = newSessionId();
   const bus = new EventBus(id);
+  const deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
+  const signal = deadline ? AbortSignal.any([options.signal, deadline]) : options.signal;
   const model = await buildModel(options.modelId, config, env);
   const byId = new Map<string, Promise<ModelHandle>>([[model.id, Promise.resolve(model)]]);
   // The chosen model stands in for every role the config leaves unset.
@@ -101,14 +105,14 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     config,
     workspace,
     bus,
-    ledger: new UsageLedger(bus),
+    ledger: new UsageLedger(bus, { maxCostUsd: config.max_cost_usd, maxTokens: config.max_tokens }),
     model,
     registry,
     policy: new ApprovalPolicy(config.approval ?? (options.ask ? "ask" : "auto-edit"), options.ask),
     toolContext: {
       workspace,
       extraRoots: config.workspace.extra_roots.map((root) => realpathSync(path.resolve(workspace, root))),
-      signal: options.signal,
+      signal,
       commandTimeoutMs: config.commands.timeout_ms,
       ...(options.askUser ? { ask: options.askUser } : {}),
       setTodos: (todos) => {
@@ -121,7 +125,8 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
       instructions: await loadProjectInstructions(workspace),
       ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
     }),
-    signal: options.signal,
+    signal,
+    deadline,
     filesChanged: new Set(),
     todos: [],
     startedAt: Date.now(),

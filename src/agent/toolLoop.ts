@@ -2,16 +2,10 @@ import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
 import { callModel, type ModelCallResult, type ModelToolCall } from "../model/stream.js";
-import { prepareArguments } from "../tools/args.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
-import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
-import { ToolError } from "../tools/types.js";
+import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
 import type { AgentSession, ModelHandle } from "./session.js";
 
-/** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
-const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
-/** Output kept in events (and so in the store and renderers). */
-const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
 const MAX_REASKS = 3;
 
@@ -32,32 +26,15 @@ export interface ToolLoopOutcome {
   reason?: string;
 }
 
-interface PreparedCall {
-  call: ModelToolCall;
-  args?: unknown;
-  error?: string;
-}
-
 function firstSentence(text: string): string | undefined {
   const plan = /(?:^|\n)\s*\**plan:?\**:?\s*(.+)/i.exec(text)?.[1] ?? text.trim().split("\n")[0];
   const sentence = plan?.match(/^.*?[.!?](?=\s|$)/)?.[0] ?? plan;
   return sentence?.trim() || undefined;
 }
 
-function describeCall(call: PreparedCall): string {
-  const args = (call.args ?? {}) as Record<string, unknown>;
-  const target = args.path ?? args.command ?? args.pattern ?? args.source ?? "";
-  return target ? `${call.call.name} ${String(target)}` : call.call.name;
-}
-
 /** The plan the model announced, or, when it announced none, what it is about to do. */
 function planSummary(text: string, calls: PreparedCall[]): string {
   return firstSentence(text) ?? `Use ${calls.map(describeCall).join(", ")}.`;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof ToolError) return error.message;
-  return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 function argsForHistory(call: PreparedCall): unknown {
@@ -119,80 +96,12 @@ export class ToolLoop {
     return result;
   }
 
-  private prepare(call: ModelToolCall): PreparedCall {
-    const tool = this.session.registry.get(call.name);
-    if (!tool) {
-      return {
-        call,
-        error: `There is no tool named ${call.name}. Available tools: ${this.session.registry.names().join(", ")}.`,
-      };
-    }
-    const prepared = prepareArguments(call.input, tool.schema);
-    if (!prepared.ok) {
-      return {
-        call,
-        error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
-      };
-    }
-    return { call, args: prepared.value };
-  }
-
-  private async execute(prepared: PreparedCall): Promise<{ ok: boolean; text: string }> {
-    const { session } = this;
-    const { call } = prepared;
-    const tool = session.registry.get(call.name);
-    session.bus.emit({
-      type: "tool.call",
-      call_id: call.id,
-      tool: call.name,
-      args: prepared.args ?? call.input,
-      permission: tool?.permission ?? null,
-    });
-    const started = performance.now();
-    let ok = false;
-    let text: string;
-    let data: unknown;
-    if (prepared.error !== undefined || !tool) {
-      text = prepared.error ?? "unknown tool";
-    } else {
-      const decision = await session.policy.check({
-        tool: tool.name,
-        permission: tool.permission,
-        summary: describeCall(prepared),
-      });
-      if (!decision.allowed) {
-        text = decision.reason;
-      } else {
-        try {
-          const output = await tool.execute(prepared.args, session.toolContext);
-          ok = true;
-          text = output.text;
-          data = output.data;
-          for (const file of output.changedFiles ?? []) session.filesChanged.add(file);
-        } catch (error) {
-          if (session.signal.aborted) throw error;
-          text = errorText(error);
-        }
-      }
-    }
-    session.bus.emit({
-      type: "tool.result",
-      call_id: call.id,
-      tool: call.name,
-      ok,
-      output: truncateHeadTail(text, EVENT_OUTPUT_LIMITS).text,
-      ...(data !== undefined ? { data } : {}),
-      duration_ms: Math.round(performance.now() - started),
-    });
-    return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
-  }
-
   /** Read-only calls in a row run together; anything that writes or runs waits its turn. */
   private async executeAll(calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
     const results: Array<{ ok: boolean; text: string }> = [];
     let batch: PreparedCall[] = [];
     const flush = async () => {
-      results.push(...(await Promise.all(batch.map((call) => this.execute(call)))));
+      results.push(...(await Promise.all(batch.map((call) => executeToolCall(this.session, call)))));
       batch = [];
     };
     for (const call of calls) {
@@ -202,7 +111,7 @@ export class ToolLoop {
         continue;
       }
       await flush();
-      results.push(await this.execute(call));
+      results.push(await executeToolCall(this.session, call));
     }
     await flush();
     return results;
@@ -254,14 +163,14 @@ export class ToolLoop {
     let invalidTurns = 0;
     for (;;) {
       if (session.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
-      const budgetLeft = this.toolCalls < this.options.maxToolCalls;
-      if (!budgetLeft) {
+      const withTools = !this.options.noTools && this.toolCalls < this.options.maxToolCalls;
+      const budgetSpent = !this.options.noTools && !withTools;
+      if (budgetSpent) {
         this.history.add({
           role: "user",
           content: `You have used all ${this.options.maxToolCalls} tool calls allowed for this task. Answer now with what you have done and what is left.`,
         });
       }
-      const withTools = budgetLeft && !this.options.noTools;
       const reply = await this.modelTurn(withTools);
       const parsed = this.textMode && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
@@ -276,11 +185,11 @@ export class ToolLoop {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
         session.bus.emit({ type: "message", text: answer });
-        return budgetLeft
-          ? { status: "completed", answer, toolCalls: this.toolCalls }
-          : { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" };
+        return budgetSpent
+          ? { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" }
+          : { status: "completed", answer, toolCalls: this.toolCalls };
       }
-      const calls = rawCalls.map((call) => this.prepare(call));
+      const calls = rawCalls.map((call) => prepareToolCall(this.session, call));
       if (!planAnnounced) {
         session.bus.emit({ type: "plan", summary: planSummary(prose, calls) });
         planAnnounced = true;

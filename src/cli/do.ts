@@ -11,6 +11,8 @@ export function flagsFrom(options: CommonOptions) {
     approval: options.approval,
     maxIterations: options.maxIterations,
     maxCost: options.maxCost,
+    maxTokens: options.maxTokens,
+    timeout: options.timeout,
     verify: options.verify,
   };
 }

@@ -8,6 +8,8 @@ export interface CommonOptions {
   approval?: string;
   maxIterations?: number;
   maxCost?: number;
+  maxTokens?: number;
+  timeout?: number;
   verify?: string;
   outputFormat: "text" | "json" | "stream-json";
   color: boolean;
@@ -21,8 +23,7 @@ function positiveInteger(value: string): number {
 
 function positiveNumber(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError("expected a number of US dollars above 0.");
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a number above 0.");
   return n;
 }
 
@@ -46,6 +47,12 @@ export function addCommonOptions(command: Command): Command {
     )
     .option("--max-iterations <n>", "iteration cap", positiveInteger)
     .option("--max-cost <usd>", "stop when the session has cost this many dollars", positiveNumber)
+    .option(
+      "--max-tokens <n>",
+      "stop when the session has used this many tokens (input + output)",
+      positiveInteger,
+    )
+    .option("--timeout <seconds>", "stop when the session has run this long", positiveNumber)
     .option("--verify <command>", 'command that checks the work (e.g. "npm test")')
     .addOption(
       new Option("--output-format <format>", "text for people; json or stream-json for scripts")

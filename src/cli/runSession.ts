@@ -1,7 +1,7 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import type { DoOutcome } from "../agent/doTask.js";
 import { type AgentSession, createSession } from "../agent/session.js";
+import type { DoOutcome } from "../agent/settle.js";
 import type { Config } from "../config/schema.js";
 import type { Mode } from "../events/types.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../safety/approval.js";

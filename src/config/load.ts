@@ -14,6 +14,8 @@ export interface ConfigFlags {
   approval?: string;
   maxIterations?: string | number;
   maxCost?: string | number;
+  maxTokens?: string | number;
+  timeout?: string | number;
   verify?: string;
 }
 
@@ -55,6 +57,13 @@ export const OVERRIDES: readonly Override[] = [
   },
   { key: "max_iterations", variable: "CAIRN_MAX_ITERATIONS", flag: "maxIterations", about: "iteration cap" },
   { key: "max_cost_usd", variable: "CAIRN_MAX_COST", flag: "maxCost", about: "spending cap in USD" },
+  {
+    key: "max_tokens",
+    variable: "CAIRN_MAX_TOKENS",
+    flag: "maxTokens",
+    about: "cap on input + output tokens",
+  },
+  { key: "timeout_s", variable: "CAIRN_TIMEOUT", flag: "timeout", about: "wall-time cap in seconds" },
   { key: "verify", variable: "CAIRN_VERIFY", flag: "verify", about: "command that verifies the work" },
   { key: "max_tool_calls", variable: "CAIRN_MAX_TOOL_CALLS", about: "tool calls per turn or plan step" },
   { key: "request_timeout_ms", variable: "CAIRN_REQUEST_TIMEOUT_MS", about: "timeout of one model request" },

@@ -84,6 +84,10 @@ export const configSchema = z.strictObject({
   /** Tool calls one `cairn do` turn (or one plan step) may make before it must answer. */
   max_tool_calls: z.number().int().positive().default(50),
   max_cost_usd: z.number().positive().optional(),
+  /** Input plus output tokens a session may use. */
+  max_tokens: z.number().int().positive().optional(),
+  /** Wall time a session may take, in seconds. */
+  timeout_s: z.number().positive().optional(),
   tools: z
     .strictObject({
       allow: z.array(z.string()).optional(),

@@ -45,6 +45,14 @@ export interface TodoItem {
   priority?: "high" | "medium" | "low";
 }
 
+export interface PlanStepEvent {
+  id: string;
+  title: string;
+  category: string;
+  files: string[];
+  done_when: string;
+}
+
 export interface ValidationSummary {
   ran: boolean;
   passed: boolean | null;
@@ -74,7 +82,15 @@ export type CairnEvent =
       workspace: string;
     }
   | { type: "status"; status: Status; detail?: string }
-  | { type: "plan"; summary: string }
+  | { type: "route"; tier: 0 | 1 | 2; decision: string; reason: string }
+  | {
+      type: "intent";
+      category: string;
+      complexity: string;
+      estimated_files: string[];
+      requires_context: boolean;
+    }
+  | { type: "plan"; summary: string; steps?: PlanStepEvent[]; iteration?: number }
   | { type: "todos"; todos: TodoItem[] }
   | { type: "message.delta"; text: string }
   | { type: "message"; text: string }
@@ -108,6 +124,30 @@ export type CairnEvent =
       tokens_per_second: number | null;
     }
   | { type: "retry"; attempt: number; delay_ms: number; reason: string }
+  | {
+      type: "validation";
+      ran: boolean;
+      passed: boolean | null;
+      summary: string;
+      checks: Array<{ name: string; command: string; passed: boolean; duration_ms: number }>;
+      reason?: string;
+    }
+  | {
+      type: "repair";
+      kind: "fixer" | "mutation";
+      description: string;
+      passed: boolean;
+      kept: boolean;
+    }
+  | {
+      type: "review";
+      ready: boolean;
+      quality: number;
+      issues: Array<{ severity: string; file: string; description: string }>;
+      suggestions: string[];
+    }
+  | { type: "escalation"; from: string; to: string; reason: string }
+  | { type: "question"; question: string; answer: string | null }
   | { type: "error"; message: string; fatal: boolean }
   | { type: "session.finished"; result: RunResult };
 

@@ -269,17 +269,37 @@ describe("cairn do, whatever the wire format", () => {
     expect(result?.summary).toMatch(/closure is a function/);
   });
 
-  it("answers a greeting without sending tools at all", async () => {
+  it("answers a greeting without a model call", async () => {
     const repo = await makeRepo({});
-    const { run, requests } = await cairnDo(
+    const { run, requests, result, events } = await cairnDo("openai", [], repo, "hi!");
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(0);
+    expect(result?.summary).toMatch(/Hello/);
+    expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: "chitchat" });
+  });
+
+  it("shows a file it is asked to read without a model call", async () => {
+    const repo = await makeRepo({ "src/app.js": "console.log('hi');\n" });
+    const { run, requests, result } = await cairnDo("openai", [], repo, "show src/app.js");
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(0);
+    expect(result?.summary).toContain("console.log('hi');");
+  });
+
+  it("answers 'what does X do' from the file in one call without tools", async () => {
+    const repo = await makeRepo({ "src/app.js": "export const add = (a, b) => a + b;\n" });
+    const { run, requests, result, events } = await cairnDo(
       "openai",
-      [{ text: "Hello! What shall we work on?" }],
+      [{ text: "It exports `add`, which adds two numbers." }],
       repo,
-      "hi!",
+      "what does src/app.js do?",
     );
     expect(run.code, run.stderr).toBe(0);
     expect(requests).toHaveLength(1);
     expect(requests[0]?.body.tools).toBeUndefined();
+    expect(requests[0]?.rawBody).toContain("export const add");
+    expect(result?.summary).toMatch(/adds two numbers/);
+    expect(events.some((e) => e.type === "plan")).toBe(false);
   });
 
   it("reports usage and cost equal to the server's counts times the configured price", async () => {
@@ -347,7 +367,10 @@ describe("cairn do, whatever the wire format", () => {
       { text: "It contains **a**.", usage: { input: 10, output: 5 } },
     ]);
     const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(["do", "read a.txt", ...args, "--cwd", repo], { home: await makeHome(), env });
+    const run = await runCairn(["do", "tell me what a.txt contains", ...args, "--cwd", repo], {
+      home: await makeHome(),
+      env,
+    });
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/Plan: read the file and report\./);
     expect(run.stdout).toMatch(/● read_file a\.txt/);

@@ -1,0 +1,108 @@
+import type { ModelToolCall } from "../model/stream.js";
+import { prepareArguments } from "../tools/args.js";
+import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
+import { ToolError } from "../tools/types.js";
+import type { AgentSession } from "./session.js";
+
+/** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
+const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
+/** Output kept in events (and so in the store and renderers). */
+const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
+export interface PreparedCall {
+  call: ModelToolCall;
+  args?: unknown;
+  error?: string;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  /** What the model is sent: the output, cut in the middle when long. */
+  text: string;
+  data?: unknown;
+}
+
+export function describeCall(call: PreparedCall): string {
+  const args = (call.args ?? {}) as Record<string, unknown>;
+  const target = args.path ?? args.command ?? args.pattern ?? args.source ?? "";
+  return target ? `${call.call.name} ${String(target)}` : call.call.name;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** A tool call checked against its tool's schema, or the reason it cannot run. */
+export function prepareToolCall(session: AgentSession, call: ModelToolCall): PreparedCall {
+  const tool = session.registry.get(call.name);
+  if (!tool) {
+    return {
+      call,
+      error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
+    };
+  }
+  const prepared = prepareArguments(call.input, tool.schema);
+  if (!prepared.ok) {
+    return {
+      call,
+      error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
+    };
+  }
+  return { call, args: prepared.value };
+}
+
+/**
+ * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
+ * and `tool.result` events. Every failure becomes the call's result for the model to read.
+ */
+export async function executeToolCall(
+  session: AgentSession,
+  prepared: PreparedCall,
+): Promise<ToolCallResult> {
+  const { call } = prepared;
+  const tool = session.registry.get(call.name);
+  session.bus.emit({
+    type: "tool.call",
+    call_id: call.id,
+    tool: call.name,
+    args: prepared.args ?? call.input,
+    permission: tool?.permission ?? null,
+  });
+  const started = performance.now();
+  let ok = false;
+  let text: string;
+  let data: unknown;
+  if (prepared.error !== undefined || !tool) {
+    text = prepared.error ?? "unknown tool";
+  } else {
+    const decision = await session.policy.check({
+      tool: tool.name,
+      permission: tool.permission,
+      summary: describeCall(prepared),
+    });
+    if (!decision.allowed) {
+      text = decision.reason;
+    } else {
+      try {
+        const output = await tool.execute(prepared.args, session.toolContext);
+        ok = true;
+        text = output.text;
+        data = output.data;
+        for (const file of output.changedFiles ?? []) session.filesChanged.add(file);
+      } catch (error) {
+        if (session.signal.aborted) throw error;
+        text = errorText(error);
+      }
+    }
+  }
+  session.bus.emit({
+    type: "tool.result",
+    call_id: call.id,
+    tool: call.name,
+    ok,
+    output: truncateHeadTail(text, EVENT_OUTPUT_LIMITS).text,
+    ...(data !== undefined ? { data } : {}),
+    duration_ms: Math.round(performance.now() - started),
+  });
+  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
+}

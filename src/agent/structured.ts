@@ -1,0 +1,80 @@
+import { z } from "zod";
+import type { Phase } from "../events/types.js";
+import { callModel } from "../model/stream.js";
+import { prepareArguments } from "../tools/args.js";
+import type { AgentSession, ModelHandle } from "./session.js";
+
+export interface StructuredRequest<S extends z.ZodType> {
+  phase: Phase;
+  model: ModelHandle;
+  /** What the model is asked to produce, e.g. "plan": names the schema for the provider. */
+  name: string;
+  instructions: string;
+  prompt: string;
+  schema: S;
+  /** How many answers to ask for before giving up on an invalid one. */
+  attempts: number;
+  /** Rejects a well-formed answer that is still unusable (an empty plan), with the reason. */
+  check?: (value: z.infer<S>) => string | undefined;
+}
+
+export class StructuredOutputError extends Error {
+  readonly attempts: number;
+
+  constructor(name: string, attempts: number, lastProblem: string) {
+    super(`The model gave no valid ${name} in ${attempts} attempts (last problem: ${lastProblem}).`);
+    this.name = "StructuredOutputError";
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * Asks for JSON of a given shape: the provider is told the JSON Schema where it can enforce it,
+ * and what comes back is still repaired and validated, and asked for again with the reason when
+ * it does not fit.
+ */
+export async function askStructured<S extends z.ZodType>(
+  session: AgentSession,
+  request: StructuredRequest<S>,
+): Promise<z.infer<S>> {
+  const schema = z.toJSONSchema(request.schema, { io: "input" }) as Record<string, unknown>;
+  const system = `${request.instructions}\n\nReply with one JSON object and nothing else. Its JSON Schema:\n${JSON.stringify(schema)}`;
+  const messages: Array<{ role: "user" | "assistant"; content: string }> = [
+    { role: "user", content: request.prompt },
+  ];
+  let problem = "";
+  for (let attempt = 1; attempt <= request.attempts; attempt++) {
+    const reply = await callModel({
+      model: request.model.model,
+      modelId: request.model.id,
+      system,
+      messages,
+      responseSchema: { name: request.name, schema },
+      signal: session.signal,
+      timeoutMs: session.config.request_timeout_ms,
+      maxRetries: session.config.retries.max,
+      retryBaseMs: session.config.retries.base_ms,
+      onRetry: ({ attempt: n, delayMs, reason }) =>
+        session.bus.emit({ type: "retry", attempt: n, delay_ms: delayMs, reason }),
+    });
+    session.ledger.record({
+      phase: request.phase,
+      modelId: request.model.id,
+      counts: reply.usage,
+      price: request.model.info.price,
+      durationMs: reply.durationMs,
+      generationMs: reply.generationMs,
+    });
+    const parsed = prepareArguments(reply.text, request.schema);
+    problem = parsed.ok ? (request.check?.(parsed.value as z.infer<S>) ?? "") : parsed.message;
+    if (parsed.ok && !problem) return parsed.value as z.infer<S>;
+    messages.push(
+      { role: "assistant", content: reply.text },
+      {
+        role: "user",
+        content: `That ${request.name} is not usable: ${problem}. Reply again with a corrected JSON object.`,
+      },
+    );
+  }
+  throw new StructuredOutputError(request.name, request.attempts, problem);
+}
