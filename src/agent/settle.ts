@@ -69,6 +69,8 @@ export async function settle(
   session: AgentSession,
   work: () => Promise<Ending>,
   iterationsSoFar: () => number,
+  /** Completes an ending reached through an error (the run's report), as a finished run's is. */
+  finalize?: (ending: Ending) => Promise<Ending>,
 ): Promise<DoOutcome> {
   let ending: Ending;
   let exitCode: 0 | 1 | 2;
@@ -80,6 +82,7 @@ export async function settle(
     ending = mapped.ending;
     exitCode = mapped.exitCode;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true });
+    if (finalize && !session.signal.aborted) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "session.finished", result });

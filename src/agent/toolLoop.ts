@@ -159,6 +159,8 @@ export class ToolLoop {
   async run(prompt: string): Promise<ToolLoopOutcome> {
     const { session } = this;
     this.history.add({ role: "user", content: prompt } satisfies ModelMessage);
+    // The tool-call budget is per run: in `cairn run`, per plan step.
+    this.toolCalls = 0;
     let planAnnounced = !this.options.announcePlan;
     let invalidTurns = 0;
     for (;;) {

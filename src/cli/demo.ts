@@ -6,9 +6,9 @@ import { runDo } from "../agent/doTask.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
-import { flagsFrom } from "./do.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
+import { flagsFrom } from "./task.js";
 
 const TASK = "The tests fail. Find out why and fix the code, then show that the tests pass.";
 

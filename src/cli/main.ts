@@ -20,8 +20,18 @@ addCommonOptions(
     .description("do one task with a single tool loop, then answer")
     .argument("<task...>", "what to do, in plain words"),
 ).action(async (task: string[], options: CommonOptions) => {
-  const { doCommand } = await import("./do.js");
-  process.exitCode = await doCommand(task.join(" "), options);
+  const { taskCommand } = await import("./task.js");
+  process.exitCode = await taskCommand("do", task.join(" "), options);
+});
+
+addCommonOptions(
+  program
+    .command("run")
+    .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
+    .argument("<task...>", "what to do, in plain words"),
+).action(async (task: string[], options: CommonOptions) => {
+  const { taskCommand } = await import("./task.js");
+  process.exitCode = await taskCommand("run", task.join(" "), options);
 });
 
 addCommonOptions(

@@ -101,8 +101,45 @@ export class TextRenderer {
         this.clearStatus();
         this.showStatus();
         break;
-      case "plan":
-        this.line(`${this.style("bold", "Plan:")} ${event.summary.replace(/^plan:\s*/i, "")}`);
+      case "route":
+        this.line(this.style("dim", `route: tier ${event.tier}, ${event.decision} (${event.reason})`));
+        break;
+      case "intent":
+        this.line(
+          this.style(
+            "dim",
+            `intent: ${event.complexity} ${event.category}${event.estimated_files.length ? `; files ${event.estimated_files.join(", ")}` : ""}`,
+          ),
+        );
+        break;
+      case "plan": {
+        const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
+        this.line(`${this.style("bold", `Plan${round}:`)} ${event.summary.replace(/^plan:\s*/i, "")}`);
+        break;
+      }
+      case "validation":
+        this.renderValidation(event);
+        break;
+      case "repair":
+        this.line(
+          `  ${this.style(event.passed ? "green" : "dim", event.passed ? "✓" : "·")} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
+        );
+        break;
+      case "review": {
+        const verdict = event.ready ? this.style("green", "ready") : this.style("yellow", "not ready");
+        this.line(`${this.style("bold", "Review:")} ${verdict}, quality ${event.quality}/10`);
+        for (const issue of event.issues) {
+          this.line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`);
+        }
+        break;
+      }
+      case "escalation":
+        this.line(this.style("yellow", `↑ escalating to ${event.to}: ${event.reason}`));
+        break;
+      case "question":
+        this.line(
+          `${this.style("bold", "Asked:")} ${firstLine(event.question)} → ${event.answer ?? "(no answer)"}`,
+        );
         break;
       case "todos":
         for (const todo of event.todos) {
@@ -143,6 +180,20 @@ export class TextRenderer {
         this.statusText = "";
         this.renderFinish(event.result);
         break;
+    }
+  }
+
+  private renderValidation(event: Extract<StampedEvent, { type: "validation" }>): void {
+    if (!event.ran) {
+      this.line(this.style("dim", `validation skipped: ${event.reason ?? "nothing to run"}`));
+      return;
+    }
+    for (const check of event.checks) {
+      const mark = check.passed ? this.style("green", "✓") : this.style("red", "✗");
+      this.line(`${mark} ${check.command} ${this.style("dim", formatDuration(check.duration_ms))}`);
+    }
+    if (event.passed === false) {
+      for (const l of event.summary.split("\n").slice(0, 12)) this.line(this.style("dim", `    ${l}`));
     }
   }
 

@@ -1,4 +1,5 @@
 import { runDo } from "../agent/doTask.js";
+import { runRun } from "../agent/runTask.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
 import type { CommonOptions } from "./options.js";
@@ -17,15 +18,16 @@ export function flagsFrom(options: CommonOptions) {
   };
 }
 
-export async function doCommand(task: string, options: CommonOptions): Promise<number> {
+/** `cairn do` and `cairn run`: the same set-up, a different loop. */
+export async function taskCommand(mode: "do" | "run", task: string, options: CommonOptions): Promise<number> {
   const cwd = options.cwd ?? process.cwd();
   const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
   return runWithRenderer({
     config,
     modelId: resolveModelId(config, process.env),
     workspace: cwd,
-    mode: "do",
+    mode,
     options,
-    run: (session) => runDo(session, task),
+    run: (session) => (mode === "run" ? runRun(session, task) : runDo(session, task)),
   });
 }

@@ -1,0 +1,63 @@
+import type { StampedEvent } from "../events/types.js";
+import type { Review } from "./schemas.js";
+
+/**
+ * What one round of the run hands the next (the Rust seed's IterationContext): so the model
+ * changes files it already made instead of making them again, and fixes what the last round
+ * found instead of repeating it.
+ */
+export class IterationContext {
+  readonly filesCreated = new Set<string>();
+  readonly filesModified = new Set<string>();
+  /** Per file, the diffs of this run's edits in order: what the reviewer reads. */
+  readonly diffs = new Map<string, string[]>();
+  /** Files and line ranges touched since the last validation: where mutation repair looks. */
+  readonly recentRanges = new Map<string, Array<{ start: number; end: number }>>();
+  lastReview: Review | undefined;
+  pendingIssues: string[] = [];
+  readonly progress: string[] = [];
+
+  /** Reads edits out of the event stream: the tools report each change's path and diff. */
+  observe = (event: StampedEvent): void => {
+    if (event.type !== "tool.result" || !event.ok) return;
+    const data = event.data as { path?: unknown; diff?: unknown; created?: unknown } | undefined;
+    if (typeof data?.path !== "string" || typeof data.diff !== "string") return;
+    const file = data.path;
+    if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);
+    else if (!this.filesCreated.has(file)) this.filesModified.add(file);
+    this.diffs.set(file, [...(this.diffs.get(file) ?? []), data.diff]);
+    const ranges = this.recentRanges.get(file) ?? [];
+    for (const hunk of data.diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
+      const start = Number(hunk[1]);
+      const length = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      ranges.push({ start, end: start + Math.max(length, 1) - 1 });
+    }
+    this.recentRanges.set(file, ranges);
+  };
+
+  /** The run's changes so far, for the reviewer, capped so a huge rewrite can't flood it. */
+  diffText(maxChars = 24_000): string {
+    const text = [...this.diffs.values()].flat().join("\n");
+    return text.length > maxChars
+      ? `${text.slice(0, maxChars)}\n[... diff cut at ${maxChars} characters]`
+      : text;
+  }
+
+  render(): string {
+    const parts: string[] = [];
+    if (this.filesCreated.size) parts.push(`Files created so far: ${[...this.filesCreated].join(", ")}`);
+    if (this.filesModified.size) parts.push(`Files modified so far: ${[...this.filesModified].join(", ")}`);
+    if (this.progress.length) parts.push(`Progress:\n${this.progress.map((line) => `- ${line}`).join("\n")}`);
+    if (this.lastReview) {
+      parts.push(
+        `Last review: ${this.lastReview.ready ? "ready" : "not ready"}, quality ${this.lastReview.quality}/10`,
+      );
+    }
+    if (this.pendingIssues.length) {
+      parts.push(
+        `Pending issues the next changes must fix:\n${this.pendingIssues.map((i) => `- ${i}`).join("\n")}`,
+      );
+    }
+    return parts.length ? `# Where the work stands\n${parts.join("\n\n")}` : "";
+  }
+}

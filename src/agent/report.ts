@@ -1,0 +1,102 @@
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { Phase, UsageTotals } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../ui/format.js";
+import type { ValidationReport } from "../verify/run.js";
+import type { IterationContext } from "./iteration.js";
+import type { AgentSession } from "./session.js";
+import type { Ending } from "./settle.js";
+
+export interface ReportInput {
+  task: string;
+  ending: Ending;
+  /** One line saying why the run ended, when it did not simply complete. */
+  headline: string;
+  context: IterationContext;
+  validation: ValidationReport | undefined;
+  /** The model's last words from executing the plan. */
+  notes: string;
+}
+
+const PHASE_ORDER: Phase[] = [
+  "routing",
+  "analysis",
+  "planning",
+  "execution",
+  "validation",
+  "review",
+  "progress",
+  "summary",
+  "compaction",
+];
+
+function costTable(byPhase: Partial<Record<Phase, UsageTotals>>, total: UsageTotals): string {
+  const row = (name: string, u: UsageTotals) =>
+    `| ${name} | ${u.calls} | ${formatTokens(u.input_tokens)} | ${formatTokens(u.cached_input_tokens)} | ${formatTokens(u.output_tokens)} | ${formatCost(u.cost_usd)} |`;
+  const rows = PHASE_ORDER.flatMap((phase) => {
+    const usage = byPhase[phase];
+    return usage ? [row(phase, usage)] : [];
+  });
+  return [
+    "| phase | calls | input | cached | output | cost |",
+    "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ...rows,
+    row("**total**", total),
+  ].join("\n");
+}
+
+function fileList(context: IterationContext, changed: string[]): string {
+  if (changed.length === 0) return "No files were changed.";
+  return changed
+    .map((file) => `- \`${file}\` (${context.filesCreated.has(file) ? "created" : "modified"})`)
+    .join("\n");
+}
+
+function validationSection(report: ValidationReport | undefined): string {
+  if (!report) return "Not run.";
+  if (!report.ran) return `Skipped: ${report.reason ?? "nothing to run"}.`;
+  const lines = report.checks.map(
+    (check) =>
+      `- ${check.passed ? "passed" : "FAILED"}: \`${check.command}\` (${formatDuration(check.duration_ms)})`,
+  );
+  return report.passed ? lines.join("\n") : `${lines.join("\n")}\n\n\`\`\`\n${report.summary}\n\`\`\``;
+}
+
+function reviewSection(context: IterationContext): string {
+  const review = context.lastReview;
+  if (!review) return "No review (nothing was changed).";
+  const issues = review.issues.map(
+    (i) => `- [${i.severity}] ${i.file ? `\`${i.file}\`: ` : ""}${i.description}`,
+  );
+  return [`${review.ready ? "Ready" : "Not ready"} · quality ${review.quality}/10`, ...issues].join("\n");
+}
+
+/**
+ * The run's Markdown summary: what changed, how it was checked, what the reviewer said and what
+ * each phase cost. Written to `.cairn/reports/<session>.md` and returned as the result summary.
+ */
+export async function writeReport(session: AgentSession, input: ReportInput): Promise<string> {
+  const totals = session.ledger.totals();
+  const changed = [...session.filesChanged].sort();
+  const markdown = [
+    `# cairn run: ${input.task}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)} · model ${session.model.id}`,
+    input.headline,
+    `## What changed\n${fileList(input.context, changed)}`,
+    `## Validation\n${validationSection(input.validation)}`,
+    `## Review\n${reviewSection(input.context)}`,
+    input.context.pendingIssues.length && input.ending.status !== "completed"
+      ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`
+      : "",
+    input.notes ? `## Notes from the model\n${input.notes}` : "",
+    `## Cost by phase\n${costTable(session.ledger.phases(), totals)}`,
+  ]
+    .filter(Boolean)
+    .join("\n\n");
+  const dir = path.join(session.workspace, ".cairn", "reports");
+  await mkdir(dir, { recursive: true });
+  // Reports are the person's record, not part of the project: keep them out of git status.
+  await writeFile(path.join(dir, ".gitignore"), "*\n");
+  await writeFile(path.join(dir, `${session.id}.md`), `${markdown}\n`);
+  return markdown;
+}

@@ -1,0 +1,408 @@
+import type { TodoItem } from "../events/types.js";
+import { parseFailures, summarizeFailures } from "../verify/failures.js";
+import { tryFixers, tryMutations } from "../verify/repair.js";
+import { runValidation, toValidationSummary, type ValidationReport } from "../verify/run.js";
+import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
+import { gatherFacts, renderFacts } from "./analysis.js";
+import { announce } from "./doTask.js";
+import { IterationContext } from "./iteration.js";
+import { writeReport } from "./report.js";
+import { answerByPattern } from "./route.js";
+import {
+  type Classification,
+  classificationSchema,
+  type Intent,
+  intentSchema,
+  type Plan,
+  planSchema,
+  type Review,
+  reviewSchema,
+} from "./schemas.js";
+import type { AgentSession, ModelHandle } from "./session.js";
+import { type DoOutcome, type Ending, settle } from "./settle.js";
+import { askStructured } from "./structured.js";
+import { ToolLoop } from "./toolLoop.js";
+
+/** At or above this confidence, a trivial or read-only task skips planning and validation. */
+const FAST_PATH_CONFIDENCE = 0.9;
+/** Attempts at a usable plan (and at any structured answer) before the run fails. */
+const STRUCTURED_ATTEMPTS = 3;
+
+const ROLE =
+  "You are the planning mind of cairn, an autonomous coding agent working in a developer's repository.";
+
+function fastPath(c: Classification): boolean {
+  return (
+    c.confidence >= FAST_PATH_CONFIDENCE &&
+    (c.complexity === "trivial" || c.category === "question" || c.category === "read")
+  );
+}
+
+/** A failure the same way twice means the approach isn't working: numbers (times, counts) don't count. */
+function signatureOf(report: ValidationReport | undefined, review: Review | undefined): string {
+  if (report?.passed === false) {
+    const failures = report.failures.map((f) => `${f.file}:${f.message}`);
+    return `validation:${(failures.length ? failures.join("|") : report.summary).replace(/\d+(\.\d+)?\s*m?s\b|\d+/g, "#")}`;
+  }
+  return `review:${(review?.issues ?? [])
+    .map((i) => i.description)
+    .sort()
+    .join("|")}`;
+}
+
+class RunLoop {
+  private readonly session: AgentSession;
+  private readonly task: string;
+  private readonly context = new IterationContext();
+  private readonly loop: ToolLoop;
+  private model: ModelHandle;
+  private escalated = false;
+  private lastSignature: string | undefined;
+  iteration = 0;
+  private lastValidation: ValidationReport | undefined;
+  private lastAnswer = "";
+
+  constructor(session: AgentSession, task: string) {
+    this.session = session;
+    this.task = task;
+    this.model = session.model;
+    this.loop = new ToolLoop(session, {
+      phase: "execution",
+      maxToolCalls: session.config.max_tool_calls,
+      announcePlan: false,
+    });
+    session.bus.subscribe(this.context.observe);
+  }
+
+  private emitTodos(todos: TodoItem[]): void {
+    this.session.todos = todos;
+    this.session.bus.emit({ type: "todos", todos });
+  }
+
+  private async classify(): Promise<Classification> {
+    const cheap = await this.session.modelFor("cheap");
+    return askStructured(this.session, {
+      phase: "routing",
+      model: cheap,
+      name: "classification",
+      instructions: `${ROLE} Classify the developer's request so it can be routed.`,
+      prompt: this.task,
+      schema: classificationSchema,
+      attempts: STRUCTURED_ATTEMPTS,
+    });
+  }
+
+  private async analyse(): Promise<Intent> {
+    const facts = await gatherFacts(this.session, this.task);
+    const intent = await askStructured(this.session, {
+      phase: "analysis",
+      model: this.model,
+      name: "intent",
+      instructions: `${ROLE} Analyse the task against the workspace facts before anything is planned.`,
+      prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
+      schema: intentSchema,
+      attempts: STRUCTURED_ATTEMPTS,
+    });
+    this.session.bus.emit({
+      type: "intent",
+      category: intent.category,
+      complexity: intent.complexity,
+      estimated_files: intent.estimated_files,
+      requires_context: intent.requires_context,
+    });
+    return intent;
+  }
+
+  private async plan(intent: Intent): Promise<Plan> {
+    const revising = this.iteration > 1;
+    const plan = await askStructured(this.session, {
+      phase: "planning",
+      model: this.model,
+      name: "plan",
+      instructions:
+        `${ROLE} Write the plan the agent will carry out with its tools (read, search, edit files, run commands). ` +
+        "Each step is one coherent piece of work with the files it touches and how to tell it is done. " +
+        "Do not add a step that only runs the tests: the project's checks run automatically after the steps." +
+        (revising
+          ? " This is a revision: plan only what fixes the pending issues, changing the files already made."
+          : ""),
+      prompt: [
+        `# Task\n${this.task}`,
+        `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
+        this.context.render(),
+      ]
+        .filter(Boolean)
+        .join("\n\n"),
+      schema: planSchema,
+      attempts: STRUCTURED_ATTEMPTS,
+      check: (value) => (value.steps.length === 0 ? "the plan has no steps" : undefined),
+    });
+    this.session.bus.emit({
+      type: "plan",
+      summary: plan.summary,
+      steps: plan.steps,
+      iteration: this.iteration,
+    });
+    return plan;
+  }
+
+  private async execute(plan: Plan): Promise<void> {
+    const todos: TodoItem[] = plan.steps.map((step) => ({
+      id: step.id,
+      content: step.title,
+      status: "pending",
+    }));
+    this.emitTodos(todos);
+    for (const [index, step] of plan.steps.entries()) {
+      todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
+      this.emitTodos([...todos]);
+      const prompt = [
+        `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
+        step.files.length ? `Files: ${step.files.join(", ")}` : "",
+        `Done when: ${step.done_when}`,
+        this.context.render(),
+        "Carry out this step with the tools, then reply briefly with what you did.",
+      ]
+        .filter(Boolean)
+        .join("\n");
+      const outcome = await this.loop.run(
+        index === 0 && this.iteration === 1 ? `# Task\n${this.task}\n\n${prompt}` : prompt,
+      );
+      this.lastAnswer = outcome.answer || this.lastAnswer;
+      this.context.progress.push(
+        `${step.title}: ${outcome.status === "completed" ? "done" : (outcome.reason ?? outcome.status)}`,
+      );
+      if (outcome.status === "failed")
+        this.context.pendingIssues.push(`Step "${step.title}" did not finish: ${outcome.reason}`);
+      todos[index] = { ...(todos[index] as TodoItem), status: "completed" };
+      this.emitTodos([...todos]);
+    }
+  }
+
+  private async validate(): Promise<ValidationReport> {
+    const { session } = this;
+    session.bus.emit({ type: "status", status: "validating" });
+    const plan: ValidationPlan = await detectValidation(session.workspace, {
+      ...(session.config.verify ? { verifyCommand: session.config.verify } : {}),
+      changedFiles: [...session.filesChanged],
+    });
+    const options = { signal: session.signal };
+    let report = await runValidation(plan, options);
+    if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
+      report = await tryFixers(plan, report, {
+        ...options,
+        onAttempt: (attempt) =>
+          session.bus.emit({
+            type: "repair",
+            kind: "fixer",
+            description: `${attempt.command} for ${attempt.check}`,
+            passed: attempt.passed,
+            kept: true,
+          }),
+      });
+    }
+    const outputCheck = report.checks.find((check) => !check.passed && check.kind === "expected_output");
+    if (report.passed === false && outputCheck && this.context.recentRanges.size > 0) {
+      const only: ValidationPlan = {
+        ...plan,
+        checks: plan.checks.filter((check) => check.name === outputCheck.name),
+      };
+      const mutation = await tryMutations(
+        [...this.context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
+        {
+          cwd: session.workspace,
+          signal: session.signal,
+          validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
+          onAttempt: (attempt) =>
+            session.bus.emit({
+              type: "repair",
+              kind: "mutation",
+              description: `${attempt.file}:${attempt.line} ${attempt.description}`,
+              passed: attempt.passed,
+              kept: attempt.passed,
+            }),
+        },
+      );
+      if (mutation.fixed) {
+        report = await runValidation(plan, options);
+        this.context.progress.push(
+          `Deterministic repair: ${mutation.kept?.description} at ${mutation.kept?.file}:${mutation.kept?.line}`,
+        );
+      }
+    }
+    this.context.recentRanges.clear();
+    session.bus.emit({
+      type: "validation",
+      ran: report.ran,
+      passed: report.passed,
+      summary: report.summary,
+      checks: report.checks.map((c) => ({
+        name: c.name,
+        command: c.command,
+        passed: c.passed,
+        duration_ms: c.duration_ms,
+      })),
+      ...(report.reason ? { reason: report.reason } : {}),
+    });
+    this.lastValidation = report;
+    return report;
+  }
+
+  private async review(report: ValidationReport): Promise<Review> {
+    const { session } = this;
+    session.bus.emit({ type: "status", status: "reviewing" });
+    const reviewer = await session.modelFor("review");
+    const review = await askStructured(session, {
+      phase: "review",
+      model: reviewer,
+      name: "review",
+      instructions:
+        `${ROLE} Review the change against the task, as a demanding senior engineer. ` +
+        "Ready means: it does what was asked, the checks pass, and nothing is broken or left half-done. " +
+        "List concrete issues with the file they are in.",
+      prompt: [
+        `# Task\n${this.task}`,
+        `# Diff of the run\n${this.context.diffText() || "(no changes)"}`,
+        `# Validation\n${report.summary}`,
+      ].join("\n\n"),
+      schema: reviewSchema,
+      attempts: STRUCTURED_ATTEMPTS,
+    });
+    session.bus.emit({ type: "review", ...review });
+    this.context.lastReview = review;
+    return review;
+  }
+
+  private async escalate(reason: string): Promise<void> {
+    const strong = await this.session.modelFor("strong");
+    this.session.bus.emit({ type: "escalation", from: this.model.id, to: strong.id, reason });
+    this.model = strong;
+    this.loop.model = strong;
+    this.escalated = true;
+  }
+
+  /** Asks the person how to get unstuck; undefined when nobody can answer. */
+  private async askForHelp(): Promise<string | undefined> {
+    const ask = this.session.toolContext.ask;
+    if (!ask) return undefined;
+    const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
+    const answer = (await ask(question))?.trim() || undefined;
+    this.session.bus.emit({ type: "question", question, answer: answer ?? null });
+    return answer;
+  }
+
+  private ending(status: Ending["status"], summary: string): Ending {
+    const validation = this.lastValidation ? toValidationSummary(this.lastValidation) : null;
+    return { status, summary, iterations: this.iteration, validation };
+  }
+
+  async run(): Promise<Ending> {
+    const { session } = this;
+    const direct = await answerByPattern(session, this.task);
+    if (direct) return { status: "completed", summary: direct, iterations: 0 };
+
+    const classification = await this.classify();
+    if (fastPath(classification)) {
+      session.bus.emit({
+        type: "route",
+        tier: 1,
+        decision: "single tool loop",
+        reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
+      });
+      this.iteration = 1;
+      const outcome = await new ToolLoop(session, {
+        phase: "execution",
+        maxToolCalls: session.config.max_tool_calls,
+        announcePlan: true,
+        noTools: !classification.needs_tools,
+      }).run(this.task);
+      return this.ending(outcome.status, outcome.answer || outcome.reason || "");
+    }
+    session.bus.emit({
+      type: "route",
+      tier: 2,
+      decision: "analyse and plan",
+      reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
+    });
+
+    const intent = await this.analyse();
+    for (;;) {
+      this.iteration++;
+      if (this.iteration > session.config.max_iterations) {
+        this.iteration--;
+        return this.finish(
+          "max_iterations",
+          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
+        );
+      }
+      await this.execute(await this.plan(intent));
+      const report = await this.validate();
+      const changed = session.filesChanged.size > 0;
+      const review = changed ? await this.review(report) : undefined;
+      const validationOk = report.passed !== false;
+      if (validationOk && (review?.ready ?? true)) return this.finish("completed", "");
+
+      this.context.pendingIssues = [
+        ...(report.passed === false
+          ? [
+              `Validation failed:\n${summarizeFailures(report.failures.length ? report.failures : parseFailures(report.summary), report.summary)}`,
+            ]
+          : []),
+        ...(review?.issues ?? []).map(
+          (i) => `[${i.severity}] ${i.file ? `${i.file}: ` : ""}${i.description}`,
+        ),
+      ];
+      const signature = signatureOf(report, review);
+      if (signature === this.lastSignature) {
+        if (!this.escalated) {
+          await this.escalate("the same failure came back after a revision");
+        } else {
+          const advice = await this.askForHelp();
+          if (!advice) {
+            return this.finish(
+              "stuck",
+              "Stuck: the same failure came back after escalating to the strong model.",
+            );
+          }
+          this.context.pendingIssues.push(`The user says: ${advice}`);
+        }
+      }
+      this.lastSignature = signature;
+    }
+  }
+
+  private finish(status: Ending["status"], headline: string): Promise<Ending> {
+    return this.report(this.ending(status, headline));
+  }
+
+  /** Writes the report for an ending, its `summary` the headline, and returns it with the report as summary. */
+  async report(ending: Ending): Promise<Ending> {
+    const summary = await writeReport(this.session, {
+      task: this.task,
+      ending: { ...ending, iterations: this.iteration },
+      headline: ending.summary,
+      context: this.context,
+      validation: this.lastValidation,
+      notes: this.lastAnswer,
+    });
+    this.session.bus.emit({ type: "message", text: summary });
+    return {
+      ...ending,
+      iterations: this.iteration,
+      summary,
+      validation: this.lastValidation ? toValidationSummary(this.lastValidation) : null,
+    };
+  }
+}
+
+/** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
+export async function runRun(session: AgentSession, task: string): Promise<DoOutcome> {
+  announce(session, task);
+  const run = new RunLoop(session, task);
+  return settle(
+    session,
+    () => run.run(),
+    () => run.iteration,
+    (ending) => run.report(ending),
+  );
+}

@@ -1,0 +1,263 @@
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import {
+  classify,
+  intent,
+  notReady,
+  onePlan,
+  type RunScriptParts,
+  ready,
+  runScript,
+  structuredName,
+} from "../helpers/runScript.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
+  server = await startScriptedServer(runScript(parts));
+  const { args, env } = modelFlags("openai", server);
+  const run = await runCairn(
+    ["run", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
+    { home: await makeHome(), env, timeoutMs: 60_000 },
+  );
+  const events = streamEvents(run.stdout);
+  const result = events.find((e) => e.type === "result") as Record<string, any> | undefined;
+  return { run, events, result, requests: server.requests };
+}
+
+const JS_REPO = {
+  "package.json": JSON.stringify({ name: "fixture", type: "module", scripts: { test: "node --test" } }),
+  "src/sum.js": "export function sum(values) {\n  return values.reduce((a, b) => a - b, 0);\n}\n",
+  "test/sum.test.js":
+    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
+};
+
+const FIX_SUM = {
+  name: "edit_file",
+  args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
+};
+
+describe("cairn run", () => {
+  it("fixes a JS repo with a failing npm test: validated, reviewed, completed", async () => {
+    const repo = await makeRepo(JS_REPO);
+    const { run, events, result } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
+      execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    expect(result?.status).toBe("completed");
+    expect(result?.iterations).toBe(1);
+    expect(result?.validation).toMatchObject({ ran: true, passed: true });
+    expect(result?.validation.command).toMatch(/npm test|node --test/);
+    expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 2 });
+    expect(events.find((e) => e.type === "review")).toMatchObject({ ready: true });
+    const todos = events
+      .filter((e) => e.type === "todos")
+      .map((e) => (e.todos as any[]).map((t) => t.status));
+    expect(todos[0]).toEqual(["pending"]);
+    expect(todos.at(-1)).toEqual(["completed"]);
+
+    // Usage by phase adds up to the total.
+    const phases = Object.values(result?.usage.by_phase ?? {}) as Array<Record<string, number>>;
+    expect(Object.keys(result?.usage.by_phase ?? {}).sort()).toEqual([
+      "analysis",
+      "execution",
+      "planning",
+      "review",
+      "routing",
+    ]);
+    for (const kind of ["input_tokens", "output_tokens", "cached_input_tokens"]) {
+      expect(phases.reduce((sum, p) => sum + (p[kind] ?? 0), 0)).toBe(result?.usage[kind]);
+    }
+    const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
+    expect(report).toMatch(/\*\*Status:\*\* completed/);
+    expect(report).toMatch(/`src\/sum.js` \(modified\)/);
+    expect(report).toMatch(/\| planning \| 1 \|/);
+  });
+
+  it("carries a failed validation into the next plan and fixes it in the second round", async () => {
+    const repo = await makeRepo({
+      "main.py": 'print("hello world")\n',
+      "expected.txt": "Hello, world!\n",
+    });
+    const { run, result, requests } = await cairnRun(repo, "make the program print the expected greeting", {
+      classification: [classify()],
+      intent: [intent(["main.py"])],
+      plan: [onePlan("Fix the greeting", ["main.py"]), onePlan("Add the comma and the bang", ["main.py"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: { path: "main.py", old_string: "hello world", new_string: "Hello world" },
+            },
+          ],
+        },
+        { text: "Capitalised it." },
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: { path: "main.py", old_string: "Hello world", new_string: "Hello, world!" },
+            },
+          ],
+        },
+        { text: "Punctuation fixed." },
+      ],
+      review: [notReady("The output still differs from expected.txt."), ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.iterations).toBe(2);
+    expect(await readFile(path.join(repo, "main.py"), "utf8")).toBe('print("Hello, world!")\n');
+    const plans = requests.filter((r) => structuredName(r) === "plan");
+    expect(plans).toHaveLength(2);
+    // The second plan request carries the first round's failure: the diff against expected.txt.
+    expect(plans[1]?.rawBody).toContain("Hello, world!");
+    expect(plans[1]?.rawBody).toMatch(/Pending issues/);
+    expect(plans[1]?.rawBody).toMatch(/Validation failed/);
+  });
+
+  it("fixes an off-by-one by mutation repair, with no extra model round", async () => {
+    const repo = await makeRepo({
+      "main.py": "def squares(n):\n    return [i * i for i in range(1, n)]\n\nprint(squares(5))\n",
+      "expected.txt": "[1, 4, 9, 16, 25]\n",
+    });
+    const { run, result, requests, events } = await cairnRun(repo, "squares(5) should include 25", {
+      classification: [classify()],
+      intent: [intent(["main.py"])],
+      plan: [onePlan("Fix squares", ["main.py"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "main.py",
+                old_string: "[i * i for i in range(1, n)]",
+                new_string: "[i ** 2 for i in range(1, n)]",
+              },
+            },
+          ],
+        },
+        { text: "Used the power operator." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.iterations).toBe(1);
+    expect(await readFile(path.join(repo, "main.py"), "utf8")).toContain("range(1, n + 1)");
+    expect(events.some((e) => e.type === "repair" && e.kind === "mutation" && e.kept)).toBe(true);
+    // classification, intent, plan, two tool-loop turns, review: nothing more.
+    expect(requests).toHaveLength(6);
+  });
+
+  it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
+    const repo = await makeRepo(JS_REPO);
+    await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
+    const { run, result, requests, events } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [1, 2, 3].map((n) => onePlan(`Attempt ${n}`, ["src/sum.js"])),
+        execution: [
+          {
+            toolCalls: [
+              {
+                name: "edit_file",
+                args: {
+                  path: "src/sum.js",
+                  old_string: "export function",
+                  new_string: "// Sums values.\nexport function",
+                },
+              },
+            ],
+          },
+          { text: "Documented it." },
+          { text: "I looked again but changed nothing." },
+          { text: "Still nothing to change." },
+        ],
+        review: [1, 2, 3].map(() => notReady("sum still subtracts")),
+      },
+      ["--config", path.join(repo, "profiles.yaml")],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("stuck");
+    expect(result?.iterations).toBe(3);
+    expect(events.find((e) => e.type === "escalation")).toMatchObject({
+      from: "openai/gpt-4o",
+      to: "openai/gpt-strong",
+    });
+    const models = requests.map((r) => r.body.model);
+    expect(models.filter((m) => m === "gpt-strong").length).toBeGreaterThanOrEqual(2);
+    expect(models.slice(0, 3).every((m) => m === "gpt-4o")).toBe(true);
+    expect(result?.summary).toMatch(/Stuck/);
+  });
+
+  it("answers a greeting and a question about a file with no plan, edit or validation", async () => {
+    const repo = await makeRepo({ "src/app.js": "export const add = (a, b) => a + b;\n" });
+    const greeting = await cairnRun(repo, "hello", {});
+    expect(greeting.run.code, greeting.run.stderr).toBe(0);
+    expect(greeting.requests).toHaveLength(0);
+    await server?.close();
+    const question = await cairnRun(repo, "what does src/app.js do?", {
+      execution: [{ text: "It exports `add`, which adds two numbers." }],
+    });
+    expect(question.run.code, question.run.stderr).toBe(0);
+    expect(question.requests).toHaveLength(1);
+    for (const { events } of [greeting, question]) {
+      expect(
+        events.some(
+          (e) => ["plan", "validation", "review", "tool.call"].includes(e.type) && e.tool !== "read_file",
+        ),
+      ).toBe(false);
+    }
+    expect(question.result?.summary).toMatch(/adds two numbers/);
+  });
+
+  it("stops at the cost cap as budget_exceeded, keeping the edits so far", async () => {
+    const repo = await makeRepo(JS_REPO);
+    await writeFile(
+      path.join(repo, "price.yaml"),
+      "models:\n  openai/gpt-4o:\n    price: { input: 1, output: 0 }\n",
+    );
+    const usage = { input: 1000, output: 10 };
+    const { run, result } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [onePlan("Fix the reducer", ["src/sum.js"])],
+        execution: [
+          { toolCalls: [FIX_SUM], usage },
+          { toolCalls: [{ name: "read_file", args: { path: "src/sum.js" } }], usage },
+          { text: "never reached", usage },
+        ],
+        structuredUsage: usage,
+      },
+      ["--config", path.join(repo, "price.yaml"), "--max-cost", "0.0045"],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("budget_exceeded");
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    expect(result?.files_changed).toEqual(["src/sum.js"]);
+    expect(result?.summary).toMatch(/cost cap/);
+    expect(existsSync(path.join(repo, ".cairn/reports", `${result?.session_id}.md`))).toBe(true);
+  });
+});

@@ -1,0 +1,74 @@
+import type { RecordedRequest, ScriptedTurn } from "../support/scriptedServer.js";
+
+/** What each kind of request of `cairn run` gets, in order. */
+export interface RunScriptParts {
+  classification?: object[];
+  intent?: object[];
+  plan?: object[];
+  review?: object[];
+  /** Everything that is not a structured request: the tool loop's turns. */
+  execution?: ScriptedTurn[];
+  /** Usage reported for each structured answer (the server derives one from sizes otherwise). */
+  structuredUsage?: ScriptedTurn["usage"];
+}
+
+export type StructuredName = "classification" | "intent" | "plan" | "review";
+
+/** The structured output a request asks for (response_format on OpenAI-style endpoints), if any. */
+export function structuredName(request: RecordedRequest): StructuredName | undefined {
+  return request.body?.response_format?.json_schema?.name;
+}
+
+/**
+ * A script for `cairn run` that answers each request by what it asks for, so a test states the
+ * plan, the reviews and the tool turns separately instead of interleaving them by hand.
+ */
+export function runScript(parts: RunScriptParts): (request: RecordedRequest) => ScriptedTurn {
+  const queues = {
+    classification: [...(parts.classification ?? [])],
+    intent: [...(parts.intent ?? [])],
+    plan: [...(parts.plan ?? [])],
+    review: [...(parts.review ?? [])],
+  };
+  const execution = [...(parts.execution ?? [])];
+  return (request) => {
+    const name = structuredName(request);
+    if (name) {
+      const next = queues[name].shift();
+      if (!next) return { error: { status: 500, body: { error: `script: no ${name} left` } } };
+      return {
+        text: JSON.stringify(next),
+        ...(parts.structuredUsage ? { usage: parts.structuredUsage } : {}),
+      };
+    }
+    return execution.shift() ?? { error: { status: 500, body: { error: "script: no execution turn left" } } };
+  };
+}
+
+export const classify = (complexity = "simple", category = "fix") => ({
+  category,
+  complexity,
+  needs_tools: true,
+  confidence: 0.8,
+});
+
+export const intent = (files: string[]) => ({
+  category: "fix",
+  complexity: "simple",
+  estimated_files: files,
+  requires_context: false,
+  summary: "Fix the bug.",
+});
+
+export const onePlan = (title: string, files: string[]) => ({
+  summary: title,
+  steps: [{ id: "1", title, category: "modify", files, done_when: "the checks pass" }],
+});
+
+export const ready = { ready: true, quality: 9, issues: [], suggestions: [] };
+export const notReady = (description: string) => ({
+  ready: false,
+  quality: 3,
+  issues: [{ severity: "major", file: "", description }],
+  suggestions: [],
+});
