@@ -1,0 +1,132 @@
+import path from "node:path";
+import { StoreError } from "../store/db.js";
+import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../store/export.js";
+import type { SessionInfo, Store } from "../store/sessions.js";
+import { formatTokens } from "../ui/format.js";
+import { clip, costTable, costText, homePath, localTime, renderTable } from "../ui/table.js";
+
+export interface CommandIo {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+}
+
+/** The exit code DESIGN.md gives bad usage, which a wrong id or flag value is. */
+const BAD_USAGE = 2;
+
+export function usageError(io: CommandIo, message: string): number {
+  io.err.write(`cairn: ${message}\n`);
+  return BAD_USAGE;
+}
+
+/** Runs a command over the store; an id that fits no session, or several, is bad usage. */
+export function storeCommand(io: CommandIo, work: () => void): number {
+  try {
+    work();
+    return 0;
+  } catch (error) {
+    if (error instanceof StoreError) return usageError(io, error.message);
+    throw error;
+  }
+}
+
+const DEFAULT_LIMIT = 20;
+
+export interface SessionsOptions {
+  limit?: string | number;
+  /** Only sessions run in this folder. */
+  workspace?: string;
+  json?: boolean;
+}
+
+/** `cairn sessions`: the most recent sessions, newest first. */
+export function sessionsCommand(store: Store, options: SessionsOptions, io: CommandIo): number {
+  const limit = options.limit === undefined ? DEFAULT_LIMIT : Number(options.limit);
+  if (!Number.isInteger(limit) || limit < 1)
+    return usageError(io, `--limit must be a whole number above 0, not "${options.limit}"`);
+  const sessions = store.listSessions({
+    limit,
+    ...(options.workspace ? { workspace: path.resolve(options.workspace) } : {}),
+  });
+  if (options.json) {
+    io.out.write(`${JSON.stringify(sessions, null, 2)}\n`);
+    return 0;
+  }
+  if (sessions.length === 0) {
+    io.out.write(options.workspace ? "No sessions in this workspace yet.\n" : "No sessions yet.\n");
+    return 0;
+  }
+  const table = renderTable<SessionInfo>(
+    [
+      { header: "id", cell: (s) => s.id },
+      { header: "started", cell: (s) => localTime(s.created_at) },
+      { header: "status", cell: (s) => s.status },
+      { header: "cost", cell: (s) => costText(s.usage), align: "right" },
+      { header: "workspace", cell: (s) => homePath(s.workspace) },
+      { header: "task", cell: (s) => clip(s.task, 60) },
+    ],
+    sessions,
+  );
+  io.out.write(`${table}\n`);
+  if (sessions.length === limit) io.out.write(`(the ${limit} most recent; --limit <n> shows more)\n`);
+  return 0;
+}
+
+function header(session: SessionInfo): string {
+  const { usage } = session;
+  const fields: Array<[string, string]> = [
+    ["session", session.id],
+    ["status", session.status],
+    ["task", clip(session.task, 200)],
+    ["model", `${session.model} (${session.mode})`],
+    ["workspace", homePath(session.workspace)],
+    ["started", `${localTime(session.created_at)}, last event ${localTime(session.updated_at)}`],
+    [
+      "cost",
+      `${costText(usage)} · ${usage.calls} call(s) · ${formatTokens(usage.input_tokens)} in (${formatTokens(usage.cached_input_tokens)} cached) · ${formatTokens(usage.output_tokens)} out`,
+    ],
+  ];
+  const width = Math.max(...fields.map(([name]) => name.length));
+  return fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join("\n");
+}
+
+/** `cairn sessions show <id>`: what the session was, what happened, in order, and what it cost. */
+export function sessionsShowCommand(
+  store: Store,
+  ref: string,
+  options: { json?: boolean },
+  io: CommandIo,
+): number {
+  return storeCommand(io, () => {
+    if (options.json) {
+      io.out.write(exportSession(store, ref, "json"));
+      return;
+    }
+    const session = store.requireSession(ref);
+    const parts = [header(session), timelineTable(store.events(session.id))];
+    const phases = store.costs({ groupBy: "phase", sessionId: session.id });
+    if (phases.length) parts.push(costTable(phases, "phase"));
+    io.out.write(`${parts.join("\n\n")}\n`);
+  });
+}
+
+/** `cairn sessions export <id> --format md|json`, to standard output. */
+export function sessionsExportCommand(
+  store: Store,
+  ref: string,
+  options: { format?: string },
+  io: CommandIo,
+): number {
+  const format = options.format ?? "md";
+  if (!EXPORT_FORMATS.includes(format as ExportFormat))
+    return usageError(io, `--format must be one of ${EXPORT_FORMATS.join(", ")}, not "${format}"`);
+  return storeCommand(io, () => io.out.write(exportSession(store, ref, format as ExportFormat)));
+}
+
+/** `cairn sessions rm <id>`: the session, its events and its usage rows. */
+export function sessionsRmCommand(store: Store, ref: string, io: CommandIo): number {
+  return storeCommand(io, () => {
+    const session = store.requireSession(ref);
+    store.removeSession(session.id);
+    io.out.write(`Removed session ${session.id} (${clip(session.task, 60)}).\n`);
+  });
+}

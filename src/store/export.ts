@@ -1,0 +1,161 @@
+import type { EventOf, StampedEvent } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../ui/format.js";
+import {
+  type Column,
+  clip,
+  costTable,
+  costText,
+  localTime,
+  renderTable,
+  type TableStyle,
+} from "../ui/table.js";
+import type { SessionInfo, Store } from "./sessions.js";
+
+export type ExportFormat = "md" | "json";
+
+export const EXPORT_FORMATS: readonly ExportFormat[] = ["md", "json"];
+
+/** One line of a session's story, for a person reading it afterwards. */
+export interface TimelineEntry {
+  seq: number;
+  ts: string;
+  event: string;
+  detail: string;
+}
+
+const DETAIL = 160;
+
+function todosDetail(event: EventOf<"todos">): string {
+  const done = event.todos.filter((todo) => todo.status === "completed").length;
+  const current = event.todos.find((todo) => todo.status === "in_progress");
+  return `${done}/${event.todos.length} done${current ? `; now: ${current.content}` : ""}`;
+}
+
+/** What an event says, or undefined for the ones that only drive a live display. */
+function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | undefined {
+  switch (event.type) {
+    case "session.started":
+      return { event: "start", detail: `${event.mode} · ${event.model}` };
+    case "plan":
+      return { event: "plan", detail: clip(event.summary, DETAIL) };
+    case "todos":
+      return { event: "todos", detail: clip(todosDetail(event), DETAIL) };
+    case "message":
+      return { event: "answer", detail: clip(event.text, DETAIL) };
+    case "tool.call":
+      return { event: "tool", detail: clip(`${event.tool} ${JSON.stringify(event.args)}`, DETAIL) };
+    case "tool.result":
+      return {
+        event: event.ok ? "result" : "failed",
+        detail: clip(`${event.tool} (${formatDuration(event.duration_ms)}): ${event.output}`, DETAIL),
+      };
+    case "usage":
+      return {
+        event: "usage",
+        detail: `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
+      };
+    case "retry":
+      return {
+        event: "retry",
+        detail: clip(
+          `attempt ${event.attempt} after ${formatDuration(event.delay_ms)}: ${event.reason}`,
+          DETAIL,
+        ),
+      };
+    case "error":
+      return { event: event.fatal ? "fatal" : "error", detail: clip(event.message, DETAIL) };
+    case "session.finished":
+      return {
+        event: "finish",
+        detail: `${event.result.status} after ${event.result.iterations} iteration(s), ${event.result.files_changed.length} file(s) changed`,
+      };
+    case "status":
+    case "message.delta":
+      return undefined;
+  }
+}
+
+/**
+ * The events worth reading, in order. Streamed text is joined into one entry per model turn,
+ * unless the turn ended in an answer, which says it whole; a turn cut off by a kill still shows
+ * what the model had said.
+ */
+export function timeline(events: StampedEvent[]): TimelineEntry[] {
+  const entries: TimelineEntry[] = [];
+  for (let i = 0; i < events.length; i++) {
+    const event = events[i]!;
+    if (event.type !== "message.delta") {
+      const described = describe(event);
+      if (described) entries.push({ seq: event.seq, ts: event.ts, ...described });
+      continue;
+    }
+    let text = "";
+    let end = i;
+    for (let next = events[end]; next?.type === "message.delta"; next = events[end]) {
+      text += next.text;
+      end++;
+    }
+    let after = end;
+    while (events[after]?.type === "usage" || events[after]?.type === "retry") after++;
+    if (events[after]?.type !== "message" && text.trim())
+      entries.push({ seq: event.seq, ts: event.ts, event: "said", detail: clip(text, DETAIL) });
+    i = end - 1;
+  }
+  return entries;
+}
+
+export function timelineTable(events: StampedEvent[], style: TableStyle = "plain"): string {
+  const start = events[0] ? Date.parse(events[0].ts) : 0;
+  const columns: Column<TimelineEntry>[] = [
+    { header: "after", cell: (entry) => `+${formatDuration(Date.parse(entry.ts) - start)}`, align: "right" },
+    { header: "event", cell: (entry) => entry.event },
+    { header: "detail", cell: (entry) => entry.detail },
+  ];
+  return renderTable(columns, timeline(events), style);
+}
+
+function finished(events: StampedEvent[]): EventOf<"session.finished"> | undefined {
+  return events.findLast((event): event is StampedEvent & EventOf<"session.finished"> => {
+    return event.type === "session.finished";
+  });
+}
+
+function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {
+  const result = finished(events)?.result;
+  const lines = [
+    `# cairn session ${session.id}`,
+    "",
+    ...session.task.split("\n").map((line) => `> ${line}`),
+    "",
+    `- **Status:** ${session.status}`,
+    `- **Model:** \`${session.model}\` (${session.mode})`,
+    `- **Workspace:** \`${session.workspace}\``,
+    `- **Started:** ${localTime(session.created_at)}, last event ${localTime(session.updated_at)}`,
+    `- **Cost:** ${costText(session.usage)} over ${session.usage.calls} model call(s)`,
+  ];
+  if (result) {
+    lines.push("", "## Result", "", result.summary || "(no summary)");
+    if (result.files_changed.length)
+      lines.push("", "Files changed:", "", ...result.files_changed.map((file) => `- \`${file}\``));
+    const validation = result.validation;
+    if (validation?.ran) {
+      const verdict = validation.passed === null ? "ran" : validation.passed ? "passed" : "failed";
+      lines.push("", `Validation ${verdict}${validation.command ? `: \`${validation.command}\`` : ""}`);
+    }
+  }
+  lines.push("", "## Timeline", "", timelineTable(events, "markdown"));
+  const phases = store.costs({ groupBy: "phase", sessionId: session.id });
+  if (phases.length) lines.push("", "## Usage by phase", "", costTable(phases, "phase", "markdown"));
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * A session as a file to keep or share: JSON holds the session and every event as stored; the
+ * Markdown report is for reading: the task, the outcome, the timeline and what each phase cost.
+ */
+export function exportSession(store: Store, ref: string, format: ExportFormat): string {
+  const session = store.requireSession(ref);
+  const events = store.events(session.id);
+  if (format === "json") return `${JSON.stringify({ session, events }, null, 2)}\n`;
+  return markdown(store, session, events);
+}

@@ -1,0 +1,115 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { Store } from "../../src/store/sessions.js";
+import { reopen, tempDir } from "./fixtures.js";
+
+const WRITER = fileURLToPath(new URL("./writer.ts", import.meta.url));
+
+interface Writer {
+  child: ChildProcess;
+  ready: Promise<void>;
+  exited: Promise<{ code: number | null; signal: string | null; stderr: string }>;
+  go(): void;
+}
+
+/** A separate cairn process writing one session; it opens the store only once told to go. */
+function startWriter(file: string, sessionId: string, calls: number): Writer {
+  const child = spawn(
+    process.execPath,
+    [
+      "--experimental-strip-types",
+      "--disable-warning=ExperimentalWarning",
+      WRITER,
+      file,
+      sessionId,
+      String(calls),
+    ],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const ready = new Promise<void>((resolve, reject) => {
+    child.stdout?.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("ready")) resolve();
+    });
+    child.on("exit", () => reject(new Error(`writer ${sessionId} exited before it was ready: ${stderr}`)));
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null; stderr: string }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal, stderr })),
+  );
+  return { child, ready, exited, go: () => child.stdin?.end("go\n") };
+}
+
+function integrity(store: Store): unknown {
+  return store.db.prepare("PRAGMA integrity_check").get()?.integrity_check;
+}
+
+function count(store: Store, sql: string, ...params: string[]): number {
+  return Number(Object.values(store.db.prepare(sql).get(...params) ?? {})[0]);
+}
+
+/** The session's running totals against its usage rows, which every total must agree with. */
+function expectTotalsMatchUsage(store: Store, sessionId: string): void {
+  const sums = store.db
+    .prepare(
+      "SELECT count(*) AS calls, sum(input_tokens) AS input_tokens, total(cost_usd) AS cost FROM usage WHERE session_id = ?",
+    )
+    .get(sessionId);
+  const usage = store.getSession(sessionId)?.usage;
+  expect(usage?.calls).toBe(sums?.calls);
+  expect(usage?.input_tokens).toBe(sums?.input_tokens);
+  expect(usage?.cost_usd).toBeCloseTo(Number(sums?.cost), 9);
+}
+
+describe("the store shared by processes", () => {
+  it("keeps every row when two processes create it and write to it at the same time", async () => {
+    const file = path.join(await tempDir(), "data", "cairn.db");
+    const calls = 500;
+    const writers = [startWriter(file, "one", calls), startWriter(file, "two", calls)];
+    await Promise.all(writers.map((w) => w.ready));
+    for (const w of writers) w.go();
+    const results = await Promise.all(writers.map((w) => w.exited));
+    for (const result of results) expect(result, result.stderr).toMatchObject({ code: 0 });
+
+    const store = reopen(file);
+    expect(integrity(store)).toBe("ok");
+    for (const id of ["one", "two"]) {
+      const events = store.events(id);
+      expect(events.map((e) => e.seq)).toEqual(Array.from({ length: 1 + 2 * calls }, (_, i) => i + 1));
+      expect(count(store, "SELECT count(*) FROM usage WHERE session_id = ?", id)).toBe(calls);
+      expectTotalsMatchUsage(store, id);
+    }
+    // The writes really did interleave: each process was still writing while the other was.
+    const span = (id: string) =>
+      store.db.prepare("SELECT min(ts) AS first, max(ts) AS last FROM events WHERE session_id = ?").get(id)!;
+    const [one, two] = [span("one"), span("two")];
+    expect(String(one.first) < String(two.last) && String(two.first) < String(one.last)).toBe(true);
+  });
+
+  it("loses nothing committed when a writer is killed with SIGKILL mid-session", async () => {
+    const file = path.join(await tempDir(), "cairn.db");
+    const writer = startWriter(file, "killed", 1_000_000);
+    await writer.ready;
+    writer.go();
+    // Opened as the writer opens it: two processes creating the schema at once.
+    const watcher = reopen(file);
+    const deadline = Date.now() + 20_000;
+    while (Date.now() < deadline && count(watcher, "SELECT count(*) FROM usage") < 200) await sleep(20);
+    writer.child.kill("SIGKILL");
+    expect((await writer.exited).signal).toBe("SIGKILL");
+
+    const store = reopen(file);
+    expect(integrity(store)).toBe("ok");
+    const events = store.events("killed");
+    expect(events.length).toBeGreaterThan(400);
+    expect(events.map((e) => e.seq)).toEqual(Array.from({ length: events.length }, (_, i) => i + 1));
+    expect(count(store, "SELECT count(*) FROM usage")).toBe(events.filter((e) => e.type === "usage").length);
+    expect(store.getSession("killed")?.status).toBe("interrupted");
+    expectTotalsMatchUsage(store, "killed");
+  });
+});
