@@ -1,7 +1,9 @@
+import { toValidationSummary } from "../verify/run.js";
 import { answerByPattern } from "./route.js";
 import type { AgentSession } from "./session.js";
 import { type DoOutcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
+import { validateOnce } from "./validate.js";
 
 export function announce(session: AgentSession, task: string): void {
   session.bus.emit({
@@ -27,10 +29,16 @@ export async function runDo(session: AgentSession, task: string): Promise<DoOutc
         announcePlan: true,
       });
       const outcome = await loop.run(task);
+      const summary = outcome.answer || outcome.reason || "";
+      if (!session.config.verify || outcome.status !== "completed") {
+        return { status: outcome.status, summary, iterations: 1 };
+      }
+      const report = await validateOnce(session);
       return {
-        status: outcome.status,
-        summary: outcome.answer || outcome.reason || "",
+        status: report.passed === false ? "failed" : "completed",
+        summary,
         iterations: 1,
+        validation: toValidationSummary(report),
       };
     },
     () => 1,

@@ -2,7 +2,7 @@ import type { TodoItem } from "../events/types.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import { runValidation, toValidationSummary, type ValidationReport } from "../verify/run.js";
-import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
+import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
 import { announce } from "./doTask.js";
 import { IterationContext } from "./iteration.js";
@@ -22,6 +22,7 @@ import type { AgentSession, ModelHandle } from "./session.js";
 import { type DoOutcome, type Ending, settle } from "./settle.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
+import { emitValidation, validationPlanFor } from "./validate.js";
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
 const FAST_PATH_CONFIDENCE = 0.9;
@@ -182,10 +183,7 @@ class RunLoop {
   private async validate(): Promise<ValidationReport> {
     const { session } = this;
     session.bus.emit({ type: "status", status: "validating" });
-    const plan: ValidationPlan = await detectValidation(session.workspace, {
-      ...(session.config.verify ? { verifyCommand: session.config.verify } : {}),
-      changedFiles: [...session.filesChanged],
-    });
+    const plan = await validationPlanFor(session);
     const options = { signal: session.signal };
     let report = await runValidation(plan, options);
     if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
@@ -231,19 +229,7 @@ class RunLoop {
       }
     }
     this.context.recentRanges.clear();
-    session.bus.emit({
-      type: "validation",
-      ran: report.ran,
-      passed: report.passed,
-      summary: report.summary,
-      checks: report.checks.map((c) => ({
-        name: c.name,
-        command: c.command,
-        passed: c.passed,
-        duration_ms: c.duration_ms,
-      })),
-      ...(report.reason ? { reason: report.reason } : {}),
-    });
+    emitValidation(session, report);
     this.lastValidation = report;
     return report;
   }

@@ -18,6 +18,7 @@ import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { runTools } from "../tools/run.js";
 import type { ToolContext } from "../tools/types.js";
+import { consultStrongModel } from "./consult.js";
 import { UsageLedger } from "./ledger.js";
 
 export interface ModelHandle {
@@ -115,6 +116,7 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
       signal,
       commandTimeoutMs: config.commands.timeout_ms,
       ...(options.askUser ? { ask: options.askUser } : {}),
+      consult: (question) => consultStrongModel(session, question),
       setTodos: (todos) => {
         session.todos = todos;
         bus.emit({ type: "todos", todos });

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Phase } from "../events/types.js";
-import { callModel } from "../model/stream.js";
 import { prepareArguments } from "../tools/args.js";
+import { callAndBook } from "./modelCall.js";
 import type { AgentSession, ModelHandle } from "./session.js";
 
 export interface StructuredRequest<S extends z.ZodType> {
@@ -44,26 +44,10 @@ export async function askStructured<S extends z.ZodType>(
   ];
   let problem = "";
   for (let attempt = 1; attempt <= request.attempts; attempt++) {
-    const reply = await callModel({
-      model: request.model.model,
-      modelId: request.model.id,
+    const reply = await callAndBook(session, request.model, request.phase, {
       system,
       messages,
       responseSchema: { name: request.name, schema },
-      signal: session.signal,
-      timeoutMs: session.config.request_timeout_ms,
-      maxRetries: session.config.retries.max,
-      retryBaseMs: session.config.retries.base_ms,
-      onRetry: ({ attempt: n, delayMs, reason }) =>
-        session.bus.emit({ type: "retry", attempt: n, delay_ms: delayMs, reason }),
-    });
-    session.ledger.record({
-      phase: request.phase,
-      modelId: request.model.id,
-      counts: reply.usage,
-      price: request.model.info.price,
-      durationMs: reply.durationMs,
-      generationMs: reply.generationMs,
     });
     const parsed = prepareArguments(reply.text, request.schema);
     problem = parsed.ok ? (request.check?.(parsed.value as z.infer<S>) ?? "") : parsed.message;

@@ -1,9 +1,10 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
-import { callModel, type ModelCallResult, type ModelToolCall } from "../model/stream.js";
+import type { ModelCallResult, ModelToolCall } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
 import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
+import { callAndBook } from "./modelCall.js";
 import type { AgentSession, ModelHandle } from "./session.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
@@ -71,29 +72,12 @@ export class ToolLoop {
     const toolTokens = withTools ? estimateTokens(JSON.stringify(session.registry.jsonSchemas())) : 0;
     const budget = info.contextWindow - reserve - estimateTokens(session.system) - toolTokens;
     const { messages } = this.history.fit(Math.max(budget, 1_000));
-    const result = await callModel({
-      model: this.model.model,
-      modelId: this.model.id,
+    return callAndBook(session, this.model, this.options.phase, {
       system: session.system,
       messages,
       ...(withTools && !this.textMode ? { tools: session.registry } : {}),
-      signal: session.signal,
-      timeoutMs: session.config.request_timeout_ms,
-      maxRetries: session.config.retries.max,
-      retryBaseMs: session.config.retries.base_ms,
       onTextDelta: (text) => session.bus.emit({ type: "message.delta", text }),
-      onRetry: ({ attempt, delayMs, reason }) =>
-        session.bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
     });
-    session.ledger.record({
-      phase: this.options.phase,
-      modelId: this.model.id,
-      counts: result.usage,
-      price: info.price,
-      durationMs: result.durationMs,
-      generationMs: result.generationMs,
-    });
-    return result;
   }
 
   /** Read-only calls in a row run together; anything that writes or runs waits its turn. */

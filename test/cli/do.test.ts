@@ -385,4 +385,21 @@ describe("cairn do, whatever the wire format", () => {
     expect(run.stderr).toMatch(/OPENROUTER_API_KEY/);
     expect(run.stderr).toMatch(/ANTHROPIC_API_KEY/);
   });
+
+  it("runs --verify after the loop and fails the task when the check fails", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const script = (content: string): ScriptedTurn[] => [
+      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content } }] },
+      { text: "Wrote it." },
+    ];
+    const check = ["--verify", "grep -q good a.txt"];
+    const good = await cairnDo("openai", script("good\n"), repo, "write good into a.txt", check);
+    expect(good.run.code, good.run.stderr).toBe(0);
+    expect(good.result?.validation).toMatchObject({ ran: true, passed: true, command: "grep -q good a.txt" });
+    await server?.close();
+    const bad = await cairnDo("openai", script("bad\n"), repo, "write bad into a.txt", check);
+    expect(bad.run.code).toBe(1);
+    expect(bad.result?.status).toBe("failed");
+    expect(bad.result?.validation).toMatchObject({ ran: true, passed: false });
+  });
 });

@@ -261,3 +261,49 @@ describe("cairn run", () => {
     expect(existsSync(path.join(repo, ".cairn/reports", `${result?.session_id}.md`))).toBe(true);
   });
 });
+
+describe("cairn run fast path and consultation", () => {
+  it("takes a confident trivial task straight to one tool loop: no plan, no validation", async () => {
+    const repo = await makeRepo({ "notes.md": "# Notes\n" });
+    const { run, result, events, requests } = await cairnRun(repo, "add a line 'hello' to notes.md", {
+      classification: [{ category: "docs", complexity: "trivial", needs_tools: true, confidence: 0.95 }],
+      execution: [
+        { toolCalls: [{ name: "append_file", args: { path: "notes.md", content: "hello\n" } }] },
+        { text: "Added." },
+      ],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(await readFile(path.join(repo, "notes.md"), "utf8")).toBe("# Notes\nhello\n");
+    expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 1, decision: "single tool loop" });
+    expect(events.some((e) => e.type === "validation" || e.type === "review")).toBe(false);
+    expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(0);
+  });
+
+  it("lets the model consult the strong model mid-step", async () => {
+    const repo = await makeRepo(JS_REPO);
+    await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
+    const { run, requests, events } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [onePlan("Fix the reducer", ["src/sum.js"])],
+        execution: [
+          { toolCalls: [{ name: "consult", args: { question: "Should reduce start at 0?" } }] },
+          { text: "Yes: 0 is the identity of addition." },
+          { toolCalls: [FIX_SUM] },
+          { text: "Fixed." },
+        ],
+        review: [ready],
+      },
+      ["--config", path.join(repo, "profiles.yaml")],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const consulted = requests.find((r) => r.body.model === "gpt-strong");
+    expect(consulted?.rawBody).toContain("Should reduce start at 0?");
+    const answer = events.find((e) => e.type === "tool.result" && e.tool === "consult");
+    expect(answer?.output).toMatch(/identity of addition/);
+  });
+});

@@ -1,0 +1,35 @@
+import { runValidation, type ValidationReport } from "../verify/run.js";
+import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
+import type { AgentSession } from "./session.js";
+
+/** What to run for this session's changes: `--verify` / config `verify`, else what the project has. */
+export function validationPlanFor(session: AgentSession): Promise<ValidationPlan> {
+  return detectValidation(session.workspace, {
+    ...(session.config.verify ? { verifyCommand: session.config.verify } : {}),
+    changedFiles: [...session.filesChanged],
+  });
+}
+
+export function emitValidation(session: AgentSession, report: ValidationReport): void {
+  session.bus.emit({
+    type: "validation",
+    ran: report.ran,
+    passed: report.passed,
+    summary: report.summary,
+    checks: report.checks.map((c) => ({
+      name: c.name,
+      command: c.command,
+      passed: c.passed,
+      duration_ms: c.duration_ms,
+    })),
+    ...(report.reason ? { reason: report.reason } : {}),
+  });
+}
+
+/** `cairn do --verify`: run the checks once, no repair, and report them. */
+export async function validateOnce(session: AgentSession): Promise<ValidationReport> {
+  session.bus.emit({ type: "status", status: "validating" });
+  const report = await runValidation(await validationPlanFor(session), { signal: session.signal });
+  emitValidation(session, report);
+  return report;
+}
