@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { StampedEvent } from "../../src/events/types.js";
 import { StoreError } from "../../src/store/db.js";
-import { exportSession, timeline } from "../../src/store/export.js";
 import type { Store } from "../../src/store/sessions.js";
-import { finished, sessionWriter, started, tempStore, usage } from "./fixtures.js";
+import { exportSession, timeline } from "../../src/ui/sessionExport.js";
+import { finished, sessionWriter, started, tempStore, usage } from "../store/fixtures.js";
 
 const ID = "20260301-120000-abcdef";
 
