@@ -46,6 +46,74 @@ addCommonOptions(
   process.exitCode = await demoCommand(options);
 });
 
+const io = { out: process.stdout, err: process.stderr };
+
+async function openStore() {
+  const [{ Store }, { storePath }] = await Promise.all([
+    import("../store/sessions.js"),
+    import("../store/db.js"),
+  ]);
+  return Store.open(storePath());
+}
+
+const sessions = program
+  .command("sessions")
+  .description("list past sessions, newest first")
+  .option("--limit <n>", "how many", "20")
+  .option("--workspace <dir>", "only sessions run in this folder")
+  .option("--json", "print JSON")
+  .action(async (options) => {
+    const { sessionsCommand } = await import("./sessions.js");
+    const store = await openStore();
+    process.exitCode = sessionsCommand(store, options, io);
+    store.close();
+  });
+sessions
+  .command("show")
+  .description("a session's timeline")
+  .argument("<id>", "session id or a unique prefix")
+  .option("--json", "print JSON")
+  .action(async (id: string, options) => {
+    const { sessionsShowCommand } = await import("./sessions.js");
+    const store = await openStore();
+    process.exitCode = sessionsShowCommand(store, id, options, io);
+    store.close();
+  });
+sessions
+  .command("export")
+  .description("a session as a Markdown report or JSON")
+  .argument("<id>", "session id or a unique prefix")
+  .option("--format <format>", "md or json", "md")
+  .action(async (id: string, options) => {
+    const { sessionsExportCommand } = await import("./sessions.js");
+    const store = await openStore();
+    process.exitCode = sessionsExportCommand(store, id, options, io);
+    store.close();
+  });
+sessions
+  .command("rm")
+  .description("delete a session, its events and its usage rows")
+  .argument("<id>", "session id or a unique prefix")
+  .action(async (id: string) => {
+    const { sessionsRmCommand } = await import("./sessions.js");
+    const store = await openStore();
+    process.exitCode = sessionsRmCommand(store, id, io);
+    store.close();
+  });
+
+program
+  .command("costs")
+  .description("tokens and dollars spent, by day, model, phase or workspace")
+  .option("--since <when>", "a span (12h, 7d, 2w), a day (2026-11-01) or an ISO date-time")
+  .option("--by <group>", "day, model, phase or workspace", "day")
+  .option("--json", "print JSON")
+  .action(async (options) => {
+    const { costsCommand } = await import("./costs.js");
+    const store = await openStore();
+    process.exitCode = costsCommand(store, options, io);
+    store.close();
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

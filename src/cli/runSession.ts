@@ -5,6 +5,8 @@ import type { DoOutcome } from "../agent/settle.js";
 import type { Config } from "../config/schema.js";
 import type { Mode } from "../events/types.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../safety/approval.js";
+import { storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { CommonOptions } from "./options.js";
@@ -71,6 +73,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
       : undefined;
   const flush = async () => text?.flush();
   const interactive = canAsk(options);
+  let closeStore = () => {};
   try {
     const session = await createSession({
       config: spec.config,
@@ -86,6 +89,10 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         : {}),
       ...(spec.env ? { env: spec.env } : {}),
     });
+    // The store first: each event is on disk before any renderer sees it, or the next action starts.
+    const store = Store.open(storePath(spec.env ?? process.env));
+    closeStore = () => store.close();
+    session.bus.subscribe((event) => store.appendEvent(event));
     session.bus.subscribe(
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
@@ -94,6 +101,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     await flush();
     return outcome.exitCode;
   } finally {
+    closeStore();
     process.off("SIGINT", onSigint);
   }
 }
