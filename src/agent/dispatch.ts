@@ -72,6 +72,7 @@ export async function executeToolCall(
   let ok = false;
   let text: string;
   let data: unknown;
+  let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
@@ -88,7 +89,8 @@ export async function executeToolCall(
         ok = true;
         text = output.text;
         data = output.data;
-        for (const file of output.changedFiles ?? []) session.filesChanged.add(file);
+        changed = output.changedFiles ?? [];
+        for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
         if (session.signal.aborted) throw error;
         text = errorText(error);
@@ -102,6 +104,7 @@ export async function executeToolCall(
     ok,
     output: truncateHeadTail(text, EVENT_OUTPUT_LIMITS).text,
     ...(data !== undefined ? { data } : {}),
+    ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
   return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };

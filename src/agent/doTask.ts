@@ -1,11 +1,21 @@
 import { toValidationSummary } from "../verify/run.js";
+import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { AgentSession } from "./session.js";
 import { type DoOutcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 import { validateOnce } from "./validate.js";
 
-export function announce(session: AgentSession, task: string): void {
+/** The first event of a session, or of its continuation after an interruption. */
+export function announce(session: AgentSession, task: string, resume?: ResumePoint): void {
+  if (resume) {
+    session.bus.emit({
+      type: "session.resumed",
+      after_seq: resume.events.at(-1)?.seq ?? 0,
+      interrupted_calls: resume.interrupted.map((call) => call.tool),
+    });
+    return;
+  }
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
@@ -16,19 +26,19 @@ export function announce(session: AgentSession, task: string): void {
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop. */
-export async function runDo(session: AgentSession, task: string): Promise<DoOutcome> {
-  announce(session, task);
+export async function runDo(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
+  announce(session, task, resume);
   return settle(
     session,
     async () => {
-      const direct = await answerByPattern(session, task);
+      const direct = resume ? undefined : await answerByPattern(session, task);
       if (direct) return { status: "completed", summary: direct, iterations: 1 };
       const loop = new ToolLoop(session, {
         phase: "execution",
         maxToolCalls: session.config.max_tool_calls,
         announcePlan: true,
       });
-      const outcome = await loop.run(task);
+      const outcome = await loop.run(resume ? `${task}\n\n${resumeNote(resume)}` : task);
       const summary = outcome.answer || outcome.reason || "";
       if (!session.config.verify || outcome.status !== "completed") {
         return { status: outcome.status, summary, iterations: 1 };

@@ -1,6 +1,6 @@
 import type { Price } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
-import type { Phase, TokenCounts, UsageTotals } from "../events/types.js";
+import type { Phase, StampedEvent, TokenCounts, UsageTotals } from "../events/types.js";
 import { costOf } from "../model/cost.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 
@@ -71,6 +71,24 @@ export class UsageLedger {
     });
     this.enforceCaps();
     return cost;
+  }
+
+  /** Books calls a resumed session already paid for, without announcing them again. */
+  restore(usage: Array<Extract<StampedEvent, { type: "usage" }>>): void {
+    for (const call of usage) {
+      const counts = {
+        input_tokens: call.input_tokens,
+        output_tokens: call.output_tokens,
+        cached_input_tokens: call.cached_input_tokens,
+        cache_write_tokens: call.cache_write_tokens,
+        reasoning_tokens: call.reasoning_tokens,
+      };
+      this.byPhase.set(
+        call.phase,
+        addCall(this.byPhase.get(call.phase) ?? emptyUsage(), counts, call.cost_usd),
+      );
+      this.total = addCall(this.total, counts, call.cost_usd);
+    }
   }
 
   totals(): UsageTotals {

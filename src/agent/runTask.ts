@@ -1,4 +1,4 @@
-import type { TodoItem } from "../events/types.js";
+import type { EventOf, TodoItem } from "../events/types.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import { runValidation, toValidationSummary, type ValidationReport } from "../verify/run.js";
@@ -7,6 +7,7 @@ import { gatherFacts, renderFacts } from "./analysis.js";
 import { announce } from "./doTask.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
+import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import {
   type Classification,
@@ -63,9 +64,12 @@ class RunLoop {
   private lastValidation: ValidationReport | undefined;
   private lastAnswer = "";
 
-  constructor(session: AgentSession, task: string) {
+  private readonly resume: ResumePoint | undefined;
+
+  constructor(session: AgentSession, task: string, resume?: ResumePoint) {
     this.session = session;
     this.task = task;
+    this.resume = resume;
     this.model = session.model;
     this.loop = new ToolLoop(session, {
       phase: "execution",
@@ -106,6 +110,7 @@ class RunLoop {
     });
     this.session.bus.emit({
       type: "intent",
+      summary: intent.summary,
       category: intent.category,
       complexity: intent.complexity,
       estimated_files: intent.estimated_files,
@@ -147,14 +152,16 @@ class RunLoop {
     return plan;
   }
 
-  private async execute(plan: Plan): Promise<void> {
-    const todos: TodoItem[] = plan.steps.map((step) => ({
+  /** Carries out the plan's steps from `startAt`; `note` goes with the first (what a resume found). */
+  private async execute(plan: Plan, startAt = 0, note = ""): Promise<void> {
+    const todos: TodoItem[] = plan.steps.map((step, index) => ({
       id: step.id,
       content: step.title,
-      status: "pending",
+      status: index < startAt ? "completed" : "pending",
     }));
     this.emitTodos(todos);
     for (const [index, step] of plan.steps.entries()) {
+      if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
       this.emitTodos([...todos]);
       const prompt = [
@@ -166,8 +173,9 @@ class RunLoop {
       ]
         .filter(Boolean)
         .join("\n");
+      const first = index === startAt && (note !== "" || this.iteration === 1);
       const outcome = await this.loop.run(
-        index === 0 && this.iteration === 1 ? `# Task\n${this.task}\n\n${prompt}` : prompt,
+        first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
@@ -284,6 +292,8 @@ class RunLoop {
 
   async run(): Promise<Ending> {
     const { session } = this;
+    const point = this.resume;
+    if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
     const direct = await answerByPattern(session, this.task);
     if (direct) return { status: "completed", summary: direct, iterations: 0 };
 
@@ -311,7 +321,29 @@ class RunLoop {
       reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
     });
 
-    const intent = await this.analyse();
+    return this.iterate(await this.analyse());
+  }
+
+  /**
+   * Continues an interrupted run from its last plan, at its first unfinished step. What the log
+   * holds goes back through the same schemas a model's answer does.
+   */
+  private resumeRun(point: ResumePoint, planEvent: EventOf<"plan">, intentEvent: EventOf<"intent">) {
+    for (const event of point.events) this.context.observe(event);
+    if (point.lastReview) this.context.lastReview = reviewSchema.parse(point.lastReview);
+    this.iteration = (planEvent.iteration ?? 1) - 1;
+    return this.iterate(intentSchema.parse(intentEvent), {
+      plan: planSchema.parse(planEvent),
+      startAt: point.stepIndex,
+      note: resumeNote(point),
+    });
+  }
+
+  private async iterate(
+    intent: Intent,
+    resumed?: { plan: Plan; startAt: number; note: string },
+  ): Promise<Ending> {
+    const { session } = this;
     for (;;) {
       this.iteration++;
       if (this.iteration > session.config.max_iterations) {
@@ -321,7 +353,12 @@ class RunLoop {
           `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
         );
       }
-      await this.execute(await this.plan(intent));
+      if (resumed) {
+        await this.execute(resumed.plan, resumed.startAt, resumed.note);
+        resumed = undefined;
+      } else {
+        await this.execute(await this.plan(intent));
+      }
       const report = await this.validate();
       const changed = session.filesChanged.size > 0;
       const review = changed ? await this.review(report) : undefined;
@@ -382,9 +419,9 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runRun(session: AgentSession, task: string): Promise<DoOutcome> {
-  announce(session, task);
-  const run = new RunLoop(session, task);
+export async function runRun(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
+  announce(session, task, resume);
+  const run = new RunLoop(session, task, resume);
   return settle(
     session,
     () => run.run(),

@@ -6,7 +6,7 @@ import type { Config } from "../config/schema.js";
 import { loadProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
-import type { Mode, TodoItem } from "../events/types.js";
+import type { Mode, StampedEvent, TodoItem } from "../events/types.js";
 import { modelInfo } from "../model/catalog.js";
 import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
@@ -37,6 +37,8 @@ export interface SessionOptions {
   /** Answers the model's ask_user; absent when nobody is there. */
   askUser?: (question: string) => Promise<string | undefined>;
   env?: NodeJS.ProcessEnv;
+  /** Continue this stored session: same id, its event sequence, its spending and changed files. */
+  resume?: { id: string; events: StampedEvent[] };
 }
 
 /** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
@@ -80,8 +82,8 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
   const env = options.env ?? process.env;
   const workspace = realpathSync(path.resolve(options.workspace));
   const config = options.config;
-  const id = newSessionId();
-  const bus = new EventBus(id);
+  const id = options.resume?.id ?? newSessionId();
+  const bus = new EventBus(id, options.resume?.events.at(-1)?.seq ?? 0);
   const deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
   const signal = deadline ? AbortSignal.any([options.signal, deadline]) : options.signal;
   const model = await buildModel(options.modelId, config, env);
@@ -134,5 +136,11 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     startedAt: Date.now(),
     modelFor,
   };
+  for (const event of options.resume?.events ?? []) {
+    if (event.type === "tool.result")
+      for (const file of event.changed_files ?? []) session.filesChanged.add(file);
+    if (event.type === "todos") session.todos = event.todos;
+  }
+  session.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
   return session;
 }

@@ -28,10 +28,28 @@ addCommonOptions(
   program
     .command("run")
     .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
-    .argument("<task...>", "what to do, in plain words"),
-).action(async (task: string[], options: CommonOptions) => {
+    .argument("[task...]", "what to do, in plain words")
+    .option("--resume <id>", "continue an interrupted session instead of starting one"),
+).action(async (task: string[], options: CommonOptions & { resume?: string }) => {
+  if (options.resume) {
+    const { resumeCommand } = await import("./resume.js");
+    process.exitCode = await resumeCommand(options.resume, options);
+    return;
+  }
+  if (task.length === 0) program.error("error: missing required argument 'task'", { exitCode: 2 });
   const { taskCommand } = await import("./task.js");
   process.exitCode = await taskCommand("run", task.join(" "), options);
+});
+
+addCommonOptions(
+  program
+    .command("resume")
+    .description("continue an interrupted session from its last completed action")
+    .argument("[id]", "session id or a unique prefix")
+    .option("--last", "the newest session in this folder"),
+).action(async (id: string | undefined, options: CommonOptions & { last?: boolean }) => {
+  const { resumeCommand } = await import("./resume.js");
+  process.exitCode = await resumeCommand(id, options);
 });
 
 addCommonOptions(

@@ -3,7 +3,7 @@ import { createInterface } from "node:readline/promises";
 import { type AgentSession, createSession } from "../agent/session.js";
 import type { DoOutcome } from "../agent/settle.js";
 import type { Config } from "../config/schema.js";
-import type { Mode } from "../events/types.js";
+import type { Mode, StampedEvent } from "../events/types.js";
 import type { ApprovalAnswer, ApprovalRequest } from "../safety/approval.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
@@ -18,6 +18,7 @@ export interface SessionRun {
   mode: Mode;
   options: CommonOptions;
   env?: NodeJS.ProcessEnv;
+  resume?: { id: string; events: StampedEvent[] };
   run: (session: AgentSession) => Promise<DoOutcome>;
 }
 
@@ -88,6 +89,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           }
         : {}),
       ...(spec.env ? { env: spec.env } : {}),
+      ...(spec.resume ? { resume: spec.resume } : {}),
     });
     // The store first: each event is on disk before any renderer sees it, or the next action starts.
     const store = Store.open(storePath(spec.env ?? process.env));

@@ -1,8 +1,8 @@
 import path from "node:path";
 import { StoreError } from "../store/db.js";
-import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../store/export.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { formatTokens } from "../ui/format.js";
+import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
 import { clip, costTable, costText, homePath, localTime, renderTable } from "../ui/table.js";
 
 export interface CommandIo {

@@ -12,8 +12,10 @@ export class EventBus {
 
   readonly sessionId: string;
 
-  constructor(sessionId: string) {
+  /** `lastSeq`: where a resumed session's log left off, so its events keep one sequence. */
+  constructor(sessionId: string, lastSeq = 0) {
     this.sessionId = sessionId;
+    this.seq = lastSeq;
   }
 
   subscribe(listener: EventListener): () => void {

@@ -81,10 +81,12 @@ export type CairnEvent =
       model: string;
       workspace: string;
     }
+  | { type: "session.resumed"; after_seq: number; interrupted_calls: string[] }
   | { type: "status"; status: Status; detail?: string }
   | { type: "route"; tier: 0 | 1 | 2; decision: string; reason: string }
   | {
       type: "intent";
+      summary: string;
       category: string;
       complexity: string;
       estimated_files: string[];
@@ -108,6 +110,8 @@ export type CairnEvent =
       ok: boolean;
       output: string;
       data?: unknown;
+      /** Workspace paths the call created, changed or deleted. */
+      changed_files?: string[];
       duration_ms: number;
     }
   | {

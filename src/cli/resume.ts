@@ -1,0 +1,59 @@
+import { runDo } from "../agent/doTask.js";
+import { resumePoint } from "../agent/resume.js";
+import { runRun } from "../agent/runTask.js";
+import { loadConfig } from "../config/load.js";
+import { StoreError, storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
+import type { CommonOptions } from "./options.js";
+import { runWithRenderer } from "./runSession.js";
+import { flagsFrom } from "./task.js";
+
+export interface ResumeOptions extends CommonOptions {
+  last?: boolean;
+}
+
+/** Finds the session to continue: the one named, or with --last the newest in this folder. */
+function findSession(store: Store, ref: string | undefined, options: ResumeOptions) {
+  if (ref) return store.requireSession(ref);
+  if (!options.last)
+    throw new StoreError("name the session to resume, or pass --last; `cairn sessions` lists them.");
+  const session = store.lastSession(options.cwd ?? process.cwd()) ?? store.lastSession();
+  if (!session) throw new StoreError("there is no session to resume yet.");
+  return session;
+}
+
+/**
+ * `cairn resume <id>` / `cairn resume --last` / `cairn run --resume <id>`: continues an
+ * interrupted session where its event log ends, in its own workspace, with its own model unless
+ * --model says otherwise.
+ */
+export async function resumeCommand(ref: string | undefined, options: ResumeOptions): Promise<number> {
+  const store = Store.open(storePath());
+  let found: ReturnType<typeof findSession>;
+  let events: ReturnType<Store["events"]>;
+  try {
+    found = findSession(store, ref, options);
+    events = store.events(found.id);
+  } finally {
+    store.close();
+  }
+  if (found.status === "completed") {
+    throw new StoreError(`session ${found.id} already completed; there is nothing to resume.`);
+  }
+  const { config } = await loadConfig({
+    cwd: found.workspace,
+    configFile: options.config,
+    flags: { ...flagsFrom(options), model: options.model ?? found.model },
+  });
+  const point = resumePoint(events);
+  return runWithRenderer({
+    config,
+    modelId: options.model ?? found.model,
+    workspace: found.workspace,
+    mode: found.mode,
+    options,
+    resume: { id: found.id, events },
+    run: (session) =>
+      found.mode === "run" ? runRun(session, found.task, point) : runDo(session, found.task, point),
+  });
+}
