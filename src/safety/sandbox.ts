@@ -1,0 +1,169 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { findExecutable } from "../tools/processes.js";
+
+export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
+
+export interface Sandbox {
+  kind: SandboxKind;
+  /** The sandbox program, when one was found. */
+  path?: string;
+  /** Why commands run unsandboxed: a sentence to show the user once. */
+  reason?: string;
+}
+
+export interface WrapOptions {
+  sandbox: Sandbox;
+  /** Real path of the workspace: writable inside the sandbox. */
+  workspace: string;
+  /** Further real folders the command may write (config `workspace.extra_roots`). */
+  extraRoots?: string[];
+  /**
+   * Host folder the command sees as /tmp, so that scratch files last from one command to the
+   * next in a session. Without it each command gets an empty /tmp of its own.
+   */
+  tmpDir?: string;
+  allowNetwork: boolean;
+}
+
+export interface WrappedCommand {
+  file: string;
+  args: string[];
+}
+
+const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
+/** Where /tmp is seen inside the Linux sandbox. */
+const SANDBOX_TMP = "/tmp";
+
+/**
+ * Environment for sandboxed commands. Home is read-only inside, so the caches tools write there
+ * by default move to temp: npm (which fails without a writable cache, even for `npm test`) and
+ * everything that follows XDG_CACHE_HOME (pip, Go's build cache, …). They start empty in each
+ * session, and an `npm install` needs the network allowed.
+ */
+function sandboxEnv(tmp: string): Record<string, string> {
+  return { TMPDIR: tmp, npm_config_cache: `${tmp}/.npm`, XDG_CACHE_HOME: `${tmp}/.cache` };
+}
+
+function shell(): string {
+  return findExecutable("bash") ?? "/bin/sh";
+}
+
+/**
+ * bubblewrap arguments. Notes on the choices:
+ * - `--unshare-user --cap-drop ALL`: run by root, bwrap otherwise keeps every capability, and
+ *   the command could simply remount `/` read-write.
+ * - `--unshare-pid`: `kill -9 -1` inside reaches only the sandbox, and killing bwrap's init
+ *   takes down every process inside, even one that left the process group.
+ * - No `--new-session`: it guards against a command typing into the controlling terminal, but
+ *   spawnGroup already starts a new session without one (detached), and a second session would
+ *   put the command out of reach of the process-group kill that stops it on timeout.
+ * - `--die-with-parent`: nothing outlives cairn.
+ * - Host daemons listening on unix sockets (Docker's, an SSH agent) stay reachable through the
+ *   read-only filesystem; the network namespace does not cover them.
+ */
+function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
+  const args = ["--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent"];
+  if (!options.allowNetwork) args.push("--unshare-net");
+  args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  // /tmp first: binds below it (a workspace in /tmp, as in tests) must land on top of it.
+  if (options.tmpDir) args.push("--bind", options.tmpDir, SANDBOX_TMP);
+  else args.push("--tmpfs", SANDBOX_TMP);
+  for (const dir of [options.workspace, ...(options.extraRoots ?? [])]) args.push("--bind", dir, dir);
+  for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
+  return args;
+}
+
+/**
+ * A macOS Seatbelt profile: everything allowed except writes outside the workspace, the extra
+ * roots and temp, and (unless allowed) network other than unix sockets. UNTESTED: cairn's CI
+ * runs on Linux. Paths must be real (`/private/var/…`, not `/var/…`), or rules don't match.
+ */
+function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): string {
+  const writable = [
+    options.workspace,
+    ...(options.extraRoots ?? []),
+    tmp,
+    realpathSync(tmpdir()),
+    "/private/tmp",
+  ];
+  const lines = [
+    "(version 1)",
+    "(allow default)",
+    "(deny file-write*)",
+    `(allow file-write* ${writable.map((dir) => `(subpath ${JSON.stringify(dir)})`).join(" ")}`,
+    '  (regex #"^/dev/(null|zero|tty|dtracehelper|fd/[0-9]+|stdout|stderr)$"))',
+  ];
+  if (!options.allowNetwork)
+    lines.push("(deny network*)", "(allow network* (remote unix-socket) (local unix-socket))");
+  return lines.join("\n");
+}
+
+/**
+ * How to spawn a command line (run by bash, else sh) under the given sandbox: the workspace,
+ * extra roots and temp writable, everything else read-only, the network off unless allowed.
+ * With kind `none` the command runs as it is.
+ */
+export function wrapCommand(command: string, options: WrapOptions): WrappedCommand {
+  const { sandbox } = options;
+  const run = [shell(), "-c", command];
+  if (sandbox.kind === "bwrap") {
+    return { file: sandbox.path ?? "bwrap", args: [...bwrapArgs(options), "--", ...run] };
+  }
+  if (sandbox.kind === "sandbox-exec") {
+    const tmp = options.tmpDir ?? realpathSync(tmpdir());
+    const env = Object.entries(sandboxEnv(tmp)).map(([name, value]) => `${name}=${value}`);
+    return {
+      file: sandbox.path ?? SANDBOX_EXEC,
+      args: ["-p", seatbeltProfile(options, tmp), "/usr/bin/env", ...env, ...run],
+    };
+  }
+  return { file: run[0]!, args: run.slice(1) };
+}
+
+function probe(): Sandbox {
+  if (process.platform === "darwin") {
+    return existsSync(SANDBOX_EXEC)
+      ? { kind: "sandbox-exec", path: SANDBOX_EXEC }
+      : { kind: "none", reason: `Commands run unsandboxed: ${SANDBOX_EXEC} was not found.` };
+  }
+  if (process.platform !== "linux") {
+    return {
+      kind: "none",
+      reason: `Commands run unsandboxed: cairn has no sandbox for ${process.platform}.`,
+    };
+  }
+  const bwrap = findExecutable("bwrap");
+  if (!bwrap) {
+    return {
+      kind: "none",
+      reason:
+        "Commands run unsandboxed: bubblewrap (bwrap) is not installed. Install it (e.g. apt install bubblewrap) " +
+        "to confine commands to the workspace.",
+    };
+  }
+  // Installed is not enough: in containers without user namespaces bwrap fails to start, so it
+  // is tried once with the very arguments commands will get.
+  const args = [...bwrapArgs({ workspace: tmpdir(), allowNetwork: false }), "--", "true"];
+  const trial = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000 });
+  if (trial.status !== 0) {
+    const detail = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim();
+    return {
+      kind: "none",
+      path: bwrap,
+      reason:
+        `Commands run unsandboxed: bubblewrap is installed but cannot create a sandbox here (${detail}). ` +
+        "This happens in containers that don't allow unprivileged user namespaces.",
+    };
+  }
+  return { kind: "bwrap", path: bwrap };
+}
+
+let detected: Sandbox | undefined;
+
+/** The sandbox commands can run under on this machine; probed once per process. */
+export function detectSandbox(): Sandbox {
+  detected ??= probe();
+  return detected;
+}

@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config/schema.js";
+import { createRedactor, redactDeep } from "../../src/safety/redact.js";
+
+const openaiKey = `sk-proj-${"Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7sU9wY1"}`;
+const anthropicKey = `sk-ant-api03-${"Zx8Cv6Bn4Mm2Ll0Kk8Jj6Hh4Gg2Ff0Dd8Ss6Aa4Qq2Ww0Ee8Rr6Tt4"}-AAAA`;
+const corpKey = "corp-7f3a9c1e5b2d8f4a6c0e";
+
+const env = {
+  OPENAI_API_KEY: openaiKey,
+  ANTHROPIC_API_KEY: anthropicKey,
+  CORP_LLM: corpKey,
+  GITHUB_TOKEN: "plain-looking-token-value",
+  DB_PASSWORD: "hunter2hunter2",
+  SHORT_TOKEN: "abc123",
+  HOME: "/home/dev",
+  PATH: "/usr/local/bin:/usr/bin:/bin",
+  EDITOR: "vim-with-long-name",
+};
+const config = configSchema.parse({ providers: { "openai-compatible": { api_key_env: "CORP_LLM" } } });
+const redact = createRedactor({ env, config });
+
+describe("createRedactor", () => {
+  it("replaces provider keys from env, named by their variable, in tool output and error messages", () => {
+    const output = `$ env\nOPENAI_API_KEY=${openaiKey}\nANTHROPIC_API_KEY=${anthropicKey}\nok`;
+    expect(redact(output)).toBe(
+      "$ env\nOPENAI_API_KEY=[REDACTED:OPENAI_API_KEY]\nANTHROPIC_API_KEY=[REDACTED:ANTHROPIC_API_KEY]\nok",
+    );
+    const error = new Error(`401 Unauthorized: Incorrect API key provided: ${openaiKey}.`);
+    expect(redact(error.message)).toBe(
+      "401 Unauthorized: Incorrect API key provided: [REDACTED:OPENAI_API_KEY].",
+    );
+  });
+
+  it("knows a key by the api_key_env the config names, whatever the variable is called", () => {
+    expect(redact(`curl -H "x-api-key: ${corpKey}" https://llm.corp`)).toBe(
+      'curl -H "x-api-key: [REDACTED:CORP_LLM]" https://llm.corp',
+    );
+  });
+
+  it("replaces values of secret-looking variables, but not short values or ordinary variables", () => {
+    expect(redact("token plain-looking-token-value, password hunter2hunter2")).toBe(
+      "token [REDACTED:GITHUB_TOKEN], password [REDACTED:DB_PASSWORD]",
+    );
+    const ordinary = "abc123 in /home/dev with /usr/local/bin:/usr/bin:/bin and vim-with-long-name";
+    expect(redact(ordinary)).toBe(ordinary);
+  });
+
+  it.each([
+    ["OpenAI", `key=${"sk-"}${"a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6"}`, "key=[REDACTED]"],
+    ["OpenAI project", `"sk-proj-${"q".repeat(20)}9Xy_Z-1"`, '"[REDACTED]"'],
+    ["Anthropic", `sk-ant-api03-${"k".repeat(40)}`, "[REDACTED]"],
+    ["GitHub classic", `ghp_${"A1b2C3d4E5".repeat(4)}`, "[REDACTED]"],
+    ["GitHub app", `ghs_${"Z9y8X7w6V5".repeat(4)}`, "[REDACTED]"],
+    ["GitHub fine-grained", `github_pat_11ABCDEFG0${"x".repeat(40)}`, "[REDACTED]"],
+    ["AWS", "aws_access_key_id = AKIAIOSFODNN7EXAMPLE", "aws_access_key_id = [REDACTED]"],
+    ["Google", `AIza${"SyD-3kF9_qW2".repeat(3)}`, "[REDACTED]"],
+    ["Slack", "xoxb-1234567890-0987654321-AbCdEfGhIjKl", "[REDACTED]"],
+    [
+      "JWT",
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+      "[REDACTED]",
+    ],
+    ["Bearer", "Authorization: Bearer abc.def-ghi_jkl/mno+pqr==", "Authorization: Bearer [REDACTED]"],
+    [
+      "URL password",
+      "git clone https://me:s3cr3t-pass@github.com/x/y",
+      "git clone https://me:[REDACTED]@github.com/x/y",
+    ],
+    [
+      "PEM private key",
+      "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB\n-----END OPENSSH PRIVATE KEY-----\nb",
+      "a\n[REDACTED]\nb",
+    ],
+  ])("replaces %s credentials", (_shape, text, expected) => {
+    expect(redact(text)).toBe(expected);
+  });
+
+  it("leaves ordinary text alone", () => {
+    const text = [
+      "task-management-service-for-teams and disk-usage-report-generator-v2",
+      "sk-short, Bearer x, commit 3f2a9c1e5b7d9f0a2c4e6b8d0f1a3c5e7b9d1f3a",
+      "uuid 123e4567-e89b-12d3-a456-426614174000, AKIAN, https://example.com:8080/path",
+      "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
+    ].join("\n");
+    expect(createRedactor({ env: {} })(text)).toBe(text);
+  });
+
+  it("is idempotent", () => {
+    const once = redact(`${openaiKey} ghp_${"A1b2C3d4E5".repeat(4)} Bearer abcdefghijkl`);
+    expect(redact(once)).toBe(once);
+  });
+
+  it("goes through megabytes of output quickly", () => {
+    const line = "npm info it worked if it ends with ok; compiling src/index.ts (42 modules) in 1.2s\n";
+    const text = `${line.repeat(60_000)}leaked ${openaiKey}\n${line.repeat(60_000)}`;
+    expect(text.length).toBeGreaterThan(9_000_000);
+    const started = performance.now();
+    const result = redact(text);
+    const elapsed = performance.now() - started;
+    expect(result).toContain("leaked [REDACTED:OPENAI_API_KEY]\n");
+    expect(result).not.toContain(openaiKey);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+});
+
+describe("redactDeep", () => {
+  it("redacts every string of an event and leaves everything else, and the original, as it was", () => {
+    const event = {
+      type: "tool.result",
+      call_id: "c1",
+      tool: "run_command",
+      ok: true,
+      output: `Exit code 0\nOPENAI_API_KEY=${openaiKey}`,
+      data: { exit_code: 0, lines: [`token ${anthropicKey}`, null], nested: { cancelled: false } },
+      duration_ms: 12,
+    };
+    const copy = structuredClone(event);
+    expect(redactDeep(event, redact)).toEqual({
+      ...event,
+      output: "Exit code 0\nOPENAI_API_KEY=[REDACTED:OPENAI_API_KEY]",
+      data: {
+        exit_code: 0,
+        lines: ["token [REDACTED:ANTHROPIC_API_KEY]", null],
+        nested: { cancelled: false },
+      },
+    });
+    expect(event).toEqual(copy);
+  });
+});
