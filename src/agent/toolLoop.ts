@@ -3,6 +3,7 @@ import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
 import type { ModelCallResult, ModelToolCall } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
+import { Compactor } from "./compact.js";
 import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
 import type { AgentSession, ModelHandle } from "./session.js";
@@ -49,6 +50,7 @@ export class ToolLoop {
   private readonly session: AgentSession;
   private readonly options: ToolLoopOptions;
   readonly history: History;
+  readonly compactor: Compactor;
   /** The model answering; the run loop swaps in the strong model when it escalates. */
   model: ModelHandle;
   private toolCalls = 0;
@@ -57,6 +59,7 @@ export class ToolLoop {
     this.session = session;
     this.options = options;
     this.history = options.history ?? new History();
+    this.compactor = new Compactor(session, this.history);
     this.model = session.model;
   }
 
@@ -70,8 +73,9 @@ export class ToolLoop {
     const info = this.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
     const toolTokens = withTools ? estimateTokens(JSON.stringify(session.registry.jsonSchemas())) : 0;
-    const budget = info.contextWindow - reserve - estimateTokens(session.system) - toolTokens;
-    const { messages } = this.history.fit(Math.max(budget, 1_000));
+    const overhead = estimateTokens(session.system) + toolTokens;
+    if (session.config.context.compaction) await this.compactor.maybeCompact(info.contextWindow, overhead);
+    const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));
     return callAndBook(session, this.model, this.options.phase, {
       system: session.system,
       messages,

@@ -106,6 +106,15 @@ export const configSchema = z.strictObject({
     })
     .default({ timeout_ms: 120_000 }),
   verify: z.string().optional(),
+  /** Keeping a conversation inside its model's window. */
+  context: z
+    .strictObject({
+      /** Compact when a request would fill this share of the window. */
+      compact_at: z.number().gt(0).lt(1).default(0.8),
+      /** Off: old turns are only dropped when the window is full, never summarised. */
+      compaction: z.boolean().default(true),
+    })
+    .default({ compact_at: 0.8, compaction: true }),
   /** Per-request network timeout for model calls. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */

@@ -1,4 +1,5 @@
 import type { ModelMessage } from "ai";
+import { messageText } from "./tokens.js";
 
 /** About 3.5 characters a token for code and English: enough to decide what fits a window. */
 export function estimateTokens(text: string): number {
@@ -6,9 +7,7 @@ export function estimateTokens(text: string): number {
 }
 
 function messageTokens(message: ModelMessage): number {
-  return estimateTokens(
-    typeof message.content === "string" ? message.content : JSON.stringify(message.content),
-  );
+  return estimateTokens(messageText(message));
 }
 
 /**
@@ -29,6 +28,18 @@ export class History {
 
   all(): readonly ModelMessage[] {
     return this.messages;
+  }
+
+  /** A quick estimate of the whole history's size, from sizes kept as messages were added. */
+  estimatedTokens(): number {
+    return this.tokens.reduce((sum, n) => sum + n, 0);
+  }
+
+  /** Swaps the whole history for a compacted one: the one place its front may change. */
+  replace(messages: ModelMessage[]): void {
+    this.messages.length = 0;
+    this.tokens.length = 0;
+    this.add(...messages);
   }
 
   /**

@@ -151,6 +151,13 @@ export type CairnEvent =
       suggestions: string[];
     }
   | { type: "escalation"; from: string; to: string; reason: string }
+  | {
+      type: "compaction";
+      before_tokens: number;
+      after_tokens: number;
+      pruned_outputs: number;
+      summarized_messages: number;
+    }
   | { type: "question"; question: string; answer: string | null }
   | { type: "error"; message: string; fatal: boolean }
   | { type: "session.finished"; result: RunResult };
