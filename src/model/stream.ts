@@ -4,6 +4,7 @@ import {
   type LanguageModel,
   type ModelMessage,
   Output,
+  type SystemModelMessage,
   streamText,
   type ToolSet,
 } from "ai";
@@ -45,6 +46,27 @@ export interface ModelCallResult {
   durationMs: number;
   /** Time spent producing output, from the first streamed token to the end. */
   generationMs: number;
+}
+
+const EPHEMERAL = { anthropic: { cacheControl: { type: "ephemeral" } } };
+
+/**
+ * Anthropic caches a prompt prefix only up to blocks marked as breakpoints: the system prompt
+ * (which with the tools before it never changes) and the newest message, so the next request,
+ * which extends this one, reads everything up to here from the cache. Other providers cache
+ * prefixes on their own.
+ */
+function withCacheBreakpoints(
+  modelId: string,
+  system: string,
+  messages: ModelMessage[],
+): { system: string | SystemModelMessage; messages: ModelMessage[] } {
+  if (!modelId.startsWith("anthropic/")) return { system, messages };
+  const last = messages.at(-1);
+  return {
+    system: { role: "system", content: system, providerOptions: EPHEMERAL },
+    messages: last ? [...messages.slice(0, -1), { ...last, providerOptions: EPHEMERAL }] : messages,
+  };
 }
 
 function toSdkTools(registry: ToolRegistry): ToolSet {
@@ -103,6 +125,7 @@ function classify(error: unknown, timedOut: boolean): { retryable: boolean; reas
  */
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
   const tools = request.tools ? toSdkTools(request.tools) : undefined;
+  const prompt = withCacheBreakpoints(request.modelId, request.system, request.messages);
   let shown = "";
   for (let attempt = 0; ; attempt++) {
     const timeout = AbortSignal.timeout(request.timeoutMs);
@@ -113,8 +136,8 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     try {
       const result = streamText({
         model: request.model,
-        system: request.system,
-        messages: request.messages,
+        system: prompt.system,
+        messages: prompt.messages,
         ...(tools ? { tools } : {}),
         ...(request.responseSchema
           ? {
