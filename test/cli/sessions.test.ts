@@ -7,8 +7,8 @@ import {
   sessionsRmCommand,
   sessionsShowCommand,
 } from "../../src/cli/sessions.js";
-import { exportSession } from "../../src/store/export.js";
 import type { Store } from "../../src/store/sessions.js";
+import { exportSession } from "../../src/ui/sessionExport.js";
 import { localTime } from "../../src/ui/table.js";
 import { captureIo, finished, sessionWriter, started, tempStore, usage } from "../store/fixtures.js";
 
