@@ -163,6 +163,7 @@ class RunLoop {
     for (const [index, step] of plan.steps.entries()) {
       if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
+      this.session.stepLabel = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos([...todos]);
       const prompt = [
         `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,

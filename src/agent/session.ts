@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { LanguageModel } from "ai";
+import { dataDir } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { loadProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
@@ -10,6 +11,7 @@ import type { Mode, StampedEvent, TodoItem } from "../events/types.js";
 import { modelInfo } from "../model/catalog.js";
 import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
+import { Checkpoints } from "../store/checkpoints.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
 import { fileTools } from "../tools/files.js";
@@ -18,6 +20,7 @@ import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { runTools } from "../tools/run.js";
 import type { ToolContext } from "../tools/types.js";
+import { withCheckpoints } from "./checkpointing.js";
 import { consultStrongModel } from "./consult.js";
 import { UsageLedger } from "./ledger.js";
 
@@ -65,6 +68,8 @@ export interface AgentSession {
   deadline: AbortSignal | undefined;
   filesChanged: Set<string>;
   todos: TodoItem[];
+  /** The step file changes are checkpointed under: undo goes back a step at a time. */
+  stepLabel: string;
   startedAt: number;
   /** The model for a role (cheap, strong, review), built on first use. */
   modelFor: (role: ModelRole) => Promise<ModelHandle>;
@@ -98,8 +103,15 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     }
     return handle;
   };
+  let checkpoints: Promise<Checkpoints> | undefined;
+  const openCheckpoints = () => {
+    checkpoints ??= Checkpoints.open(workspace, { dataDir: dataDir(env) });
+    return checkpoints;
+  };
   const registry = new ToolRegistry(
-    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools],
+    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
+      withCheckpoints(tool, openCheckpoints, () => ({ session: id, label: session.stepLabel })),
+    ),
     config.tools,
   );
   const session: AgentSession = {
@@ -133,6 +145,7 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     deadline,
     filesChanged: new Set(),
     todos: [],
+    stepLabel: "task",
     startedAt: Date.now(),
     modelFor,
   };

@@ -132,6 +132,46 @@ program
     store.close();
   });
 
+async function openCheckpoints(cwd: string | undefined) {
+  const [{ Checkpoints }, { dataDir }] = await Promise.all([
+    import("../store/checkpoints.js"),
+    import("../config/load.js"),
+  ]);
+  return Checkpoints.open(cwd ?? process.cwd(), { dataDir: dataDir() });
+}
+
+program
+  .command("checkpoints")
+  .description("the snapshots taken before cairn changed files in this workspace, newest first")
+  .argument("[session]", "only this session's (id or unique prefix)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--json", "print JSON")
+  .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
+    const { checkpointsCommand } = await import("./checkpoints.js");
+    const checkpoints = await openCheckpoints(options.cwd);
+    process.exitCode = await checkpointsCommand(
+      checkpoints,
+      { ...options, ...(session ? { session } : {}) },
+      io,
+    );
+  });
+
+program
+  .command("undo")
+  .description("restore the files as they were before a checkpoint (default: the latest)")
+  .argument("[checkpoint]", "checkpoint id or unique prefix")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--force", "restore even files changed outside cairn since")
+  .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
+    const { undoCommand } = await import("./checkpoints.js");
+    const checkpoints = await openCheckpoints(options.cwd);
+    process.exitCode = await undoCommand(
+      checkpoints,
+      { ...options, ...(checkpoint ? { checkpoint } : {}) },
+      io,
+    );
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
