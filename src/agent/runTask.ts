@@ -79,9 +79,11 @@ class RunLoop {
     session.bus.subscribe(this.context.observe);
   }
 
+  /** Publishes a copy: renderers may read the list after the loop has moved on. */
   private emitTodos(todos: TodoItem[]): void {
-    this.session.todos = todos;
-    this.session.bus.emit({ type: "todos", todos });
+    const snapshot = todos.map((todo) => ({ ...todo }));
+    this.session.todos = snapshot;
+    this.session.bus.emit({ type: "todos", todos: snapshot });
   }
 
   private async classify(): Promise<Classification> {
@@ -164,7 +166,7 @@ class RunLoop {
       if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
       this.session.stepLabel = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
-      this.emitTodos([...todos]);
+      this.emitTodos(todos);
       const prompt = [
         `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
         step.files.length ? `Files: ${step.files.join(", ")}` : "",
@@ -185,7 +187,7 @@ class RunLoop {
       if (outcome.status === "failed")
         this.context.pendingIssues.push(`Step "${step.title}" did not finish: ${outcome.reason}`);
       todos[index] = { ...(todos[index] as TodoItem), status: "completed" };
-      this.emitTodos([...todos]);
+      this.emitTodos(todos);
     }
   }
 

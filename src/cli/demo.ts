@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runDo } from "../agent/doTask.js";
+import { runRun } from "../agent/runTask.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
@@ -10,7 +10,7 @@ import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 import { flagsFrom } from "./task.js";
 
-const TASK = "The tests fail. Find out why and fix the code, then show that the tests pass.";
+const TASK = "The tests fail. Find out why and fix the code.";
 
 /** The model the recording was made with, as cairn names it; served by the bundled recorder. */
 const RECORDED_MODEL = "ollama/qwen2.5-coder:7b";
@@ -94,9 +94,9 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       config,
       modelId: realModel,
       workspace,
-      mode: "do",
+      mode: "run",
       options,
-      run: (session) => runDo(session, TASK),
+      run: (session) => runRun(session, TASK),
     });
   }
   const { startScriptedServer } = await import("../../test/support/scriptedServer.js");
@@ -117,9 +117,9 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       config: recordedConfig,
       modelId: RECORDED_MODEL,
       workspace,
-      mode: "do",
+      mode: "run",
       options,
-      run: (session) => runDo(session, TASK),
+      run: (session) => runRun(session, TASK),
     });
   } finally {
     await server.close();

@@ -1,5 +1,5 @@
 import { styleText } from "node:util";
-import type { StampedEvent, Status, UsageTotals } from "../events/types.js";
+import type { StampedEvent, Status, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -52,6 +52,7 @@ export class TextRenderer {
   private outputTokens = 0;
   private pending: Promise<void> = Promise.resolve();
   private readonly readTools = new Set<string>();
+  private readonly todoStates = new Map<string, TodoItem["status"]>();
 
   constructor(options: TextRendererOptions) {
     this.options = options;
@@ -142,10 +143,7 @@ export class TextRenderer {
         );
         break;
       case "todos":
-        for (const todo of event.todos) {
-          const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
-          this.line(`  ${mark} ${todo.content}`);
-        }
+        this.renderTodos(event.todos);
         break;
       case "message.delta":
         this.streamedChars += event.text.length;
@@ -180,6 +178,19 @@ export class TextRenderer {
         this.statusText = "";
         this.renderFinish(event.result);
         break;
+    }
+  }
+
+  /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
+  private renderTodos(todos: TodoItem[]): void {
+    const fresh =
+      todos.some((todo) => !this.todoStates.has(todo.id)) || todos.length !== this.todoStates.size;
+    if (fresh) this.todoStates.clear();
+    for (const todo of todos) {
+      if (this.todoStates.get(todo.id) === todo.status) continue;
+      this.todoStates.set(todo.id, todo.status);
+      const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
+      this.line(`  ${mark} ${todo.content}`);
     }
   }
 

@@ -1,12 +1,46 @@
 import type { ScriptedTurn } from "../scriptedServer.js";
 
+const json = (value: unknown, input: number, output: number): ScriptedTurn => ({
+  text: JSON.stringify(value),
+  usage: { input, output },
+});
+
 /**
- * What the model said in the demo run, turn by turn, as the scripted server replays it.
+ * What the model said in the demo run of `cairn run`, request by request, as the scripted
+ * server replays it: routing, analysis, the plan, the tool turns of the one step, the review.
  * Token counts are the ones the local model reported.
  */
 export const demoRecording: ScriptedTurn[] = [
+  json({ category: "fix", complexity: "simple", needs_tools: true, confidence: 0.82 }, 412, 31),
+  json(
+    {
+      category: "fix",
+      complexity: "simple",
+      estimated_files: ["src/stats.js", "test/stats.test.js"],
+      requires_context: true,
+      summary: "A test of the statistics module fails; find the bug in src/stats.js and fix it.",
+    },
+    1180,
+    64,
+  ),
+  json(
+    {
+      summary: "Reproduce the failing test, find the faulty function in src/stats.js and fix it.",
+      steps: [
+        {
+          id: "1",
+          title: "Reproduce the failure and fix the faulty function",
+          category: "modify",
+          files: ["src/stats.js"],
+          done_when: "npm test passes",
+        },
+      ],
+    },
+    1322,
+    88,
+  ),
   {
-    text: "Plan: run the tests to see what fails, read the code under test, fix it and rerun the tests.",
+    text: "Running the tests to see which one fails.",
     toolCalls: [{ name: "run_command", args: { command: "npm test" } }],
     usage: { input: 2150, output: 41 },
   },
@@ -29,15 +63,17 @@ export const demoRecording: ScriptedTurn[] = [
     usage: { input: 2690, output: 78 },
   },
   {
-    toolCalls: [{ name: "run_command", args: { command: "npm test" } }],
-    usage: { input: 2861, output: 19 },
+    text: "`mean` in `src/stats.js` summed from index 1, skipping the first value; the loop now starts at 0.",
+    usage: { input: 2861, output: 33 },
   },
-  {
-    text:
-      "Fixed the failing test.\n\n" +
-      "- **Cause:** `mean` in `src/stats.js` summed from index 1, skipping the first value, so `mean([2, 4, 6])` was 3.33 instead of 4.\n" +
-      "- **Change:** the loop now starts at index 0.\n" +
-      "- **Checked:** `npm test` passes (2 tests).",
-    usage: { input: 3210, output: 74 },
-  },
+  json(
+    {
+      ready: true,
+      quality: 9,
+      issues: [],
+      suggestions: ["`mean` could use `values.reduce` to avoid index bounds altogether."],
+    },
+    1604,
+    52,
+  ),
 ];
