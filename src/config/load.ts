@@ -83,6 +83,11 @@ export function globalConfigFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "cairn", "config.yaml");
 }
 
+/** The project's config file, where "always in this workspace" answers are saved. */
+export function projectConfigFile(workspace: string): string {
+  return path.join(workspace, ".cairn", "config.yaml");
+}
+
 export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(xdgDir(env, "XDG_DATA_HOME", path.join(".local", "share")), "cairn");
 }
@@ -99,12 +104,17 @@ function isMapping(value: unknown): value is Mapping {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Objects merge key by key; anything else, lists included, is replaced whole. */
+/**
+ * Objects merge key by key; anything else, lists included, is replaced whole, except approval
+ * rules: a project's rules come after the global ones, so that a global `deny` still holds
+ * unless a project rule overrides it on purpose (the last matching rule decides).
+ */
 function merge(base: Mapping, over: Mapping): Mapping {
   const out = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = out[key];
-    out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
+    if (key === "rules" && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
+    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
   }
   return out;
 }
@@ -262,7 +272,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const env = options.env ?? process.env;
   const files: { file: string; required: boolean }[] = [
     { file: globalConfigFile(env), required: false },
-    { file: path.join(options.cwd, ".cairn", "config.yaml"), required: false },
+    { file: projectConfigFile(options.cwd), required: false },
   ];
   if (options.configFile) files.push({ file: path.resolve(options.cwd, options.configFile), required: true });
   const layers: Layer[] = [];

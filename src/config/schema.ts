@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { splitCommandLine } from "../safety/commands.js";
 import { closest, expectation } from "./errors.js";
 
 export const PROVIDERS = [
@@ -67,6 +68,30 @@ const providerSchema = z.strictObject({
   base_url: z.url().optional(),
 });
 
+export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
+export type RuleAction = (typeof RULE_ACTIONS)[number];
+
+/** An approval rule: what to do with the calls of matching tools, or with matching commands. */
+const ruleSchema = z
+  .strictObject({
+    action: z.enum(RULE_ACTIONS),
+    /** Tool name; `*` matches any run of characters (`write_*`). */
+    tool: z.string().min(1).optional(),
+    /** A command and its first arguments (`npm test`, `git push`): matches commands that start so. */
+    command: z
+      .string()
+      .min(1)
+      .refine((pattern) => splitCommandLine(pattern)?.length === 1, {
+        message: "expected one command, such as npm test or git push",
+      })
+      .optional(),
+    /** With allow: the matching commands may use the network inside the sandbox. */
+    network: z.boolean().optional(),
+  })
+  .refine((rule) => rule.tool !== undefined || rule.command !== undefined, {
+    message: "a rule needs a tool, a command, or both",
+  });
+
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
   profiles: z
@@ -80,6 +105,19 @@ export const configSchema = z.strictObject({
   providers: z.partialRecord(z.enum(PROVIDERS), providerSchema).default({}),
   models: z.record(modelIdSchema, modelEntrySchema).default({}),
   approval: z.enum(APPROVAL_MODES).optional(),
+  /** Approval rules, global first then the project's: the last one matching a call decides. */
+  rules: z.array(ruleSchema).default([]),
+  sandbox: z
+    .strictObject({
+      /** Commands in the sandbox may use the network without asking. */
+      network: z.boolean().default(false),
+      /**
+       * Where no sandbox works, `auto` runs commands without asking anyway, instead of asking as
+       * `auto-edit` does: for a machine or container that is itself the sandbox.
+       */
+      allow_unsandboxed: z.boolean().default(false),
+    })
+    .default({ network: false, allow_unsandboxed: false }),
   max_iterations: z.number().int().positive().default(25),
   /** Tool calls one `cairn do` turn (or one plan step) may make before it must answer. */
   max_tool_calls: z.number().int().positive().default(50),
@@ -131,3 +169,4 @@ export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type Price = z.infer<typeof priceSchema>;
+export type Rule = z.infer<typeof ruleSchema>;

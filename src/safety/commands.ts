@@ -833,6 +833,11 @@ function changesGitConfig(args: string[]): boolean {
   return positionals.length >= 2;
 }
 
+/** Output sent into a file (or a device), not merely onto another descriptor (`2>&1`). */
+function isWriteRedirect(op: string, target: Arg): boolean {
+  return WRITE_OPS.has(op) && !(op === ">&" && /^(?:\d+-?|-)$/.test(target.text));
+}
+
 function quote(source: string): string {
   const line = source.replace(/\s+/g, " ").trim();
   return `\`${line.length > 100 ? `${line.slice(0, 99)}…` : line}\``;
@@ -935,8 +940,7 @@ class Assessor {
       if (redirect.body && redirect.body !== redirect.target) {
         this.substitutions(expand(redirect.body, site.scope), site);
       }
-      const duplicatesDescriptor = redirect.op === ">&" && /^(?:\d+-?|-)$/.test(target.text);
-      if (WRITE_OPS.has(redirect.op) && !duplicatesDescriptor) this.write(site, target, "writes to");
+      if (isWriteRedirect(redirect.op, target)) this.write(site, target, "writes to");
     }
   }
 
@@ -1330,4 +1334,92 @@ export function assessCommand(command: string, options: AssessOptions): CommandA
   assessor.text(command, scope, 0);
   const reasons = [...assessor.reasons];
   return { dangerous: reasons.length > 0, reasons };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** One command of a command line, as approval rules and the read-only check see it. */
+export interface CommandPart {
+  /**
+   * The words it runs with, wrappers (sudo, env, timeout, xargs, …) peeled off. Parts known
+   * only when it runs stay as written: `$HOME`, `$(…)`.
+   */
+  words: string[];
+  /** Its output goes into a file or a device other than /dev/null and the like. */
+  writesFile: boolean;
+}
+
+/** Reading a line without following it: no variable and no folder is known. */
+const UNKNOWN_SCOPE: Scope = { cwd: undefined, vars: new Map() };
+
+class Splitter {
+  readonly parts: CommandPart[] = [];
+
+  text(source: string, writes: boolean, depth: number): void {
+    if (depth > MAX_DEPTH) throw new ParseError("shells nested too deeply");
+    this.script(new Parser(source).parse(), writes, depth);
+  }
+
+  private script(script: Script, writes: boolean, depth: number): void {
+    for (const pipeline of script)
+      for (const command of pipeline.commands) this.command(command, writes, depth);
+  }
+
+  private command(command: Command, writes: boolean, depth: number): void {
+    if (command.type === "function") {
+      this.command(command.body, writes, depth);
+      return;
+    }
+    const into = this.redirects(command.redirects, depth) || writes;
+    if (command.type === "compound") {
+      this.script(command.body, into, depth);
+      return;
+    }
+    const first = command.words.findIndex((word) => !word.assignment);
+    const assignments = command.words
+      .slice(0, first === -1 ? undefined : first)
+      .map((word) => expand(word, UNKNOWN_SCOPE));
+    const args = commandArgs(command, UNKNOWN_SCOPE);
+    for (const arg of [...assignments, ...args]) this.substitutions(arg, depth);
+    const call = unwrap(args, UNKNOWN_SCOPE);
+    if (call.argv.length === 0) return;
+    this.parts.push({ words: call.argv.map((arg) => arg.text), writesFile: into });
+    // The script of `bash -c '…'` is made of commands of its own, each judged like the rest.
+    const input = SHELLS.has(commandName(call.argv[0]) ?? "") ? shellInput(call.argv) : undefined;
+    if (input?.kind === "inline" && input.script && input.script.unknown.length === 0) {
+      this.text(input.script.text, into, depth + 1);
+    }
+  }
+
+  private redirects(redirects: Redirect[], depth: number): boolean {
+    let writes = false;
+    for (const redirect of redirects) {
+      const target = expand(redirect.target, UNKNOWN_SCOPE);
+      this.substitutions(target, depth);
+      if (redirect.body && redirect.body !== redirect.target) {
+        this.substitutions(expand(redirect.body, UNKNOWN_SCOPE), depth);
+      }
+      if (isWriteRedirect(redirect.op, target) && !HARMLESS_DEVICE.test(target.text)) writes = true;
+    }
+    return writes;
+  }
+
+  private substitutions(arg: Arg, depth: number): void {
+    for (const script of arg.scripts) this.script(script, false, depth);
+  }
+}
+
+/**
+ * Every command a command line runs, in pipes, lists, subshells, substitutions, function bodies
+ * and `bash -c` scripts; undefined when the line cannot be parsed.
+ */
+export function splitCommandLine(command: string): CommandPart[] | undefined {
+  const splitter = new Splitter();
+  try {
+    splitter.text(command, false, 0);
+  } catch (error) {
+    if (error instanceof ParseError || error instanceof RangeError) return undefined;
+    throw error;
+  }
+  return splitter.parts;
 }

@@ -1,4 +1,6 @@
 import type { Config } from "../config/schema.js";
+import type { EventTransform } from "../events/bus.js";
+import type { CairnEvent } from "../events/types.js";
 
 /** Replaces every secret found in a text. */
 export type Redactor = (text: string) => string;
@@ -93,4 +95,39 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
     ) as T;
   }
   return value;
+}
+
+/**
+ * Where streamed text can be cut so that the part before it is redacted correctly on its own:
+ * after the last blank (secrets hold none), but before a `Bearer ` that still waits for its
+ * token and before a private key block that has not ended.
+ */
+function safeCut(text: string): number {
+  let cut = text.search(/\s\S*$/) + 1;
+  const bearer = /\bBearer\s+$/.exec(text.slice(0, cut));
+  if (bearer) cut = bearer.index;
+  const begin = text.lastIndexOf("-----BEGIN ");
+  if (begin !== -1 && begin < cut && !text.includes("-----END ", begin)) cut = begin;
+  return Math.max(cut, 0);
+}
+
+/**
+ * Redacts every event once, at the source, so the store, renderers and anything reading the
+ * stream later only ever hold redacted text. A secret streamed in pieces would slip through
+ * delta by delta, so streamed text is passed on up to a safe cut, the rest with the next event.
+ */
+export function redactEvents(redact: Redactor): EventTransform {
+  let pending = "";
+  const take = (end: number): CairnEvent[] => {
+    const text = pending.slice(0, end);
+    pending = pending.slice(end);
+    return text ? [{ type: "message.delta", text: redact(text) }] : [];
+  };
+  return (event) => {
+    if (event.type === "message.delta") {
+      pending += event.text;
+      return take(safeCut(pending));
+    }
+    return [...take(pending.length), redactDeep(event, redact)];
+  };
 }

@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
+import path from "node:path";
 import { findExecutable } from "../tools/processes.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
@@ -166,4 +167,20 @@ let detected: Sandbox | undefined;
 export function detectSandbox(): Sandbox {
   detected ??= probe();
   return detected;
+}
+
+/**
+ * The folder a session's sandboxed commands see as /tmp, made on first use and removed when
+ * cairn exits: scratch files last from one command to the next, and not beyond the session.
+ */
+export function sessionTmpDir(): () => string {
+  let dir: string | undefined;
+  return () => {
+    if (dir === undefined) {
+      const made = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
+      process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+      dir = made;
+    }
+    return dir;
+  };
 }

@@ -222,6 +222,41 @@ export async function copyFileAtomic(source: string, target: string): Promise<vo
   });
 }
 
+/**
+ * What the file tools last saw of each file: its identity, size and modification time when it
+ * was read, or when they wrote it. A file that differs since was changed by someone else (an
+ * editor, a formatter, a command), and the model's picture of it is stale.
+ */
+export class ReadTracker {
+  private readonly seen = new Map<string, string>();
+
+  private static async stamp(file: string): Promise<string | undefined> {
+    const info = await stat(file, { bigint: true }).catch(() => undefined);
+    return info && `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
+  }
+
+  /** Call before reading: a change during the read then shows as a change, never the reverse. */
+  async remember(file: string): Promise<void> {
+    const stamp = await ReadTracker.stamp(file);
+    if (stamp) this.seen.set(file, stamp);
+  }
+
+  /** Whether the file is as it was last read or written here (or was never seen). */
+  async current(file: string): Promise<boolean> {
+    const seen = this.seen.get(file);
+    return seen === undefined || seen === ((await ReadTracker.stamp(file)) ?? seen);
+  }
+
+  /** Refuses to go on when the file changed since it was last read or written here. */
+  async check(file: string, display: string): Promise<void> {
+    if (await this.current(file)) return;
+    throw new ToolError(
+      `Refused: ${display} changed since read: something other than cairn's file tools changed it after ` +
+        "it was last read. Read it again with read_file, then make the change to what is there now.",
+    );
+  }
+}
+
 export interface PageLine {
   /** At most MAX_LINE_CHARS characters, without the line break. */
   text: string;

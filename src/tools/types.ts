@@ -1,5 +1,7 @@
 import type { z } from "zod";
 import type { Permission } from "../events/types.js";
+import type { Sandbox } from "../safety/sandbox.js";
+import type { ReadTracker } from "./fileText.js";
 
 /** What a tool hands back: text for the model, structured data for events and renderers. */
 export interface ToolOutput {
@@ -38,6 +40,18 @@ export interface ToolContext {
   consult?: (question: string) => Promise<string>;
   /** Publishes the TODO list (todo_write). */
   setTodos?: (todos: TodoInput[]) => void;
+  /** How run_command confines commands; without it they run as they are. */
+  sandbox?: CommandSandbox;
+  /** What the file tools last saw of each file, so that none is edited blindly after a change. */
+  reads?: ReadTracker;
+}
+
+export interface CommandSandbox {
+  sandbox: Sandbox;
+  /** The folder commands see as /tmp. */
+  tmpDir: () => string;
+  /** Commands may use the network. */
+  network: boolean;
 }
 
 export interface TodoInput {
