@@ -1,7 +1,9 @@
+import path from "node:path";
 import type { ModelToolCall } from "../model/stream.js";
+import type { ApprovalRequest } from "../safety/approval.js";
 import { prepareArguments } from "../tools/args.js";
 import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
-import { ToolError } from "../tools/types.js";
+import { type AnyTool, type ToolContext, ToolError } from "../tools/types.js";
 import type { AgentSession } from "./session.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
@@ -30,6 +32,22 @@ export function describeCall(call: PreparedCall): string {
 function errorText(error: unknown): string {
   if (error instanceof ToolError) return error.message;
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
+}
+
+/** What the approval policy is asked; a command line goes with it, for the policy to read. */
+function approvalRequest(session: AgentSession, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
+  const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
+  const request = { tool: tool.name, permission: tool.permission, summary: describeCall(prepared) };
+  if (tool.permission !== "exec" || typeof args.command !== "string") return request;
+  const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
+  return { ...request, command: { text: args.command, cwd } };
+}
+
+/** The tool context of one call: the network opened for it when it was granted. */
+function contextFor(session: AgentSession, network: boolean): ToolContext {
+  const { toolContext } = session;
+  if (!network || !toolContext.sandbox) return toolContext;
+  return { ...toolContext, sandbox: { ...toolContext.sandbox, network: true } };
 }
 
 /** A tool call checked against its tool's schema, or the reason it cannot run. */
@@ -76,16 +94,12 @@ export async function executeToolCall(
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
-    const decision = await session.policy.check({
-      tool: tool.name,
-      permission: tool.permission,
-      summary: describeCall(prepared),
-    });
+    const decision = await session.policy.check(approvalRequest(session, tool, prepared));
     if (!decision.allowed) {
       text = decision.reason;
     } else {
       try {
-        const output = await tool.execute(prepared.args, session.toolContext);
+        const output = await tool.execute(prepared.args, contextFor(session, decision.network));
         ok = true;
         text = output.text;
         data = output.data;

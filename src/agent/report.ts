@@ -97,6 +97,6 @@ export async function writeReport(session: AgentSession, input: ReportInput): Pr
   await mkdir(dir, { recursive: true });
   // Reports are the person's record, not part of the project: keep them out of git status.
   await writeFile(path.join(dir, ".gitignore"), "*\n");
-  await writeFile(path.join(dir, `${session.id}.md`), `${markdown}\n`);
+  await writeFile(path.join(dir, `${session.id}.md`), `${session.redact(markdown)}\n`);
   return markdown;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { LanguageModel } from "ai";
 import { dataDir } from "../config/load.js";
@@ -11,10 +12,14 @@ import type { Mode, StampedEvent, TodoItem } from "../events/types.js";
 import { modelInfo } from "../model/catalog.js";
 import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
+import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
+import { saveWorkspaceRules } from "../safety/rules.js";
+import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
 import { fileTools } from "../tools/files.js";
+import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
@@ -56,6 +61,8 @@ export interface AgentSession {
   mode: Mode;
   config: Config;
   workspace: string;
+  /** Redacts every event; also for what is written outside the event stream (the report). */
+  redact: Redactor;
   bus: EventBus;
   ledger: UsageLedger;
   model: ModelHandle;
@@ -88,7 +95,9 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
   const workspace = realpathSync(path.resolve(options.workspace));
   const config = options.config;
   const id = options.resume?.id ?? newSessionId();
-  const bus = new EventBus(id, options.resume?.events.at(-1)?.seq ?? 0);
+  const redact = createRedactor({ env, config });
+  const bus = new EventBus(id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(redact));
+  const sandbox = detectSandbox();
   const deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
   const signal = deadline ? AbortSignal.any([options.signal, deadline]) : options.signal;
   const model = await buildModel(options.modelId, config, env);
@@ -119,16 +128,38 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     mode: options.mode,
     config,
     workspace,
+    redact,
     bus,
     ledger: new UsageLedger(bus, { maxCostUsd: config.max_cost_usd, maxTokens: config.max_tokens }),
     model,
     registry,
-    policy: new ApprovalPolicy(config.approval ?? (options.ask ? "ask" : "auto-edit"), options.ask),
+    policy: new ApprovalPolicy({
+      mode: config.approval ?? (options.ask ? "ask" : "auto-edit"),
+      ask: options.ask,
+      rules: config.rules,
+      workspace,
+      home: env.HOME || os.homedir(),
+      sandbox,
+      settings: config.sandbox,
+      saveRules: (rules) =>
+        saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
+          const why = error instanceof Error ? error.message : String(error);
+          bus.emit({
+            type: "error",
+            message: `Could not save the rule in the workspace config: ${why}`,
+            fatal: false,
+          });
+        }),
+    }),
     toolContext: {
       workspace,
       extraRoots: config.workspace.extra_roots.map((root) => realpathSync(path.resolve(workspace, root))),
       signal,
       commandTimeoutMs: config.commands.timeout_ms,
+      ...(sandbox.kind === "none"
+        ? {}
+        : { sandbox: { sandbox, tmpDir: sessionTmpDir(), network: config.sandbox.network } }),
+      reads: new ReadTracker(),
       ...(options.askUser ? { ask: options.askUser } : {}),
       consult: (question) => consultStrongModel(session, question),
       setTodos: (todos) => {

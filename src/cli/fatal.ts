@@ -1,23 +1,22 @@
 import { ConfigError } from "../config/errors.js";
 import { ProviderError } from "../model/errors.js";
+import { createRedactor } from "../safety/redact.js";
 import { StoreError } from "../store/db.js";
 
-/** Prints an error that ended the command and returns the exit code DESIGN.md gives it. */
+/** The message and exit code DESIGN.md gives an error that ended the command. */
+function describeFatal(error: unknown): { message: string; code: number } {
+  if (error instanceof ConfigError || error instanceof StoreError) return { message: error.message, code: 2 };
+  if (error instanceof ProviderError) return { message: error.message, code: error.isConfiguration ? 2 : 1 };
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  return { message: `unexpected error: ${detail}`, code: 1 };
+}
+
+/**
+ * Prints an error that ended the command and returns its exit code. Providers echo a rejected
+ * key in their error text, so the message is redacted like everything else cairn shows.
+ */
 export function reportFatal(error: unknown): number {
-  if (error instanceof ConfigError) {
-    process.stderr.write(`cairn: ${error.message}\n`);
-    return 2;
-  }
-  if (error instanceof StoreError) {
-    process.stderr.write(`cairn: ${error.message}\n`);
-    return 2;
-  }
-  if (error instanceof ProviderError) {
-    process.stderr.write(`cairn: ${error.message}\n`);
-    return error.isConfiguration ? 2 : 1;
-  }
-  process.stderr.write(
-    `cairn: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-  );
-  return 1;
+  const { message, code } = describeFatal(error);
+  process.stderr.write(`cairn: ${createRedactor()(message)}\n`);
+  return code;
 }

@@ -4,7 +4,8 @@ import { type AgentSession, createSession } from "../agent/session.js";
 import type { DoOutcome } from "../agent/settle.js";
 import type { Config } from "../config/schema.js";
 import type { Mode, StampedEvent } from "../events/types.js";
-import type { ApprovalAnswer, ApprovalRequest } from "../safety/approval.js";
+import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
+import { detectSandbox } from "../safety/sandbox.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
@@ -27,18 +28,50 @@ function canAsk(options: CommonOptions): boolean {
   return options.outputFormat === "text" && Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
 }
 
-async function askOnTerminal(request: ApprovalRequest, flush: () => Promise<void>): Promise<ApprovalAnswer> {
+/**
+ * Asks about one tool call. Enter means yes, except for a dangerous command, which takes a typed
+ * "y"; a no can carry a reason, which the model is told.
+ */
+async function askOnTerminal(prompt: ApprovalPrompt, flush: () => Promise<void>): Promise<ApprovalAnswer> {
   await flush();
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const answer = await rl.question(
-      `\nAllow ${request.tool}: ${request.summary}?  [y] once  [a] always this session  [n] no  `,
-    );
-    const key = answer.trim().toLowerCase();
-    return key === "a" ? "session" : key === "y" || key === "yes" || key === "" ? "once" : "deny";
+    const lines = [
+      `\nAllow ${prompt.tool}: ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`,
+    ];
+    for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
+    const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
+    if (always) lines.push(`  "always" allows from now on: ${always}`);
+    const choices = [
+      "[y] yes, once",
+      ...(always ? ["[s] always this session", "[w] always in this workspace"] : []),
+    ];
+    lines.push(`${[...choices, "[n] no, and say why"].join("  ")}  `);
+    const key = (await rl.question(lines.join("\n"))).trim().toLowerCase();
+    if (key === "y" || key === "yes" || (key === "" && prompt.dangers.length === 0))
+      return { choice: "once" };
+    if (always && (key === "s" || key === "a")) return { choice: "session" };
+    if (always && key === "w") return { choice: "workspace" };
+    const reason = await rl.question("Why not? The model is told (Enter to skip): ");
+    return { choice: "deny", reason };
   } finally {
     rl.close();
   }
+}
+
+let sandboxWarned = false;
+
+/** Once per process: commands will run unconfined, and what that does to `auto`. */
+function warnUnsandboxed(session: AgentSession): void {
+  const sandbox = detectSandbox();
+  if (sandboxWarned || sandbox.kind !== "none" || session.policy.mode === "read-only") return;
+  sandboxWarned = true;
+  const degraded = session.policy.mode === "auto" && !session.config.sandbox.allow_unsandboxed;
+  const effect = degraded
+    ? " So --approval auto asks before each command, as auto-edit does (and refuses them when nobody can answer);" +
+      " set sandbox.allow_unsandboxed: true in the config to run them unsandboxed anyway."
+    : "";
+  process.stderr.write(`cairn: warning: ${sandbox.reason}${effect}\n`);
 }
 
 async function askUserOnTerminal(question: string, flush: () => Promise<void>): Promise<string | undefined> {
@@ -84,13 +117,14 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
       signal: controller.signal,
       ...(interactive
         ? {
-            ask: (request: ApprovalRequest) => askOnTerminal(request, flush),
+            ask: (prompt: ApprovalPrompt) => askOnTerminal(prompt, flush),
             askUser: (question: string) => askUserOnTerminal(question, flush),
           }
         : {}),
       ...(spec.env ? { env: spec.env } : {}),
       ...(spec.resume ? { resume: spec.resume } : {}),
     });
+    warnUnsandboxed(session);
     // The store first: each event is on disk before any renderer sees it, or the next action starts.
     const store = Store.open(storePath(spec.env ?? process.env));
     closeStore = () => store.close();

@@ -1,68 +1,199 @@
-import type { ApprovalMode } from "../config/schema.js";
+import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type { Permission } from "../events/types.js";
+import { isReadOnly, needsNetwork } from "./commandKinds.js";
+import { assessCommand, type CommandPart, splitCommandLine } from "./commands.js";
+import { describeRule, grantsFor, RuleSet } from "./rules.js";
+import type { Sandbox } from "./sandbox.js";
 
 export interface ApprovalRequest {
   tool: string;
   permission: Permission;
   /** One line a person can judge: the command, or the file and action. */
   summary: string;
+  /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
+  command?: { text: string; cwd: string };
 }
 
-export type ApprovalAnswer = "once" | "session" | "deny";
+/** What a person is asked. */
+export interface ApprovalPrompt extends ApprovalRequest {
+  /** Why the command is dangerous. When there is a reason, "always" is not offered. */
+  dangers: string[];
+  /** The command would get the network, which the sandbox otherwise cuts. */
+  network: boolean;
+  /** What an "always" answer would allow from then on (`npm test`, `edit_file`); absent when not offered. */
+  always?: string[];
+}
+
+export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+
+export interface ApprovalAnswer {
+  choice: ApprovalChoice;
+  /** With "deny": what the model should be told. */
+  reason?: string;
+}
 
 /** Asks the person; absent when nobody is there to answer (headless). */
-export type AskApproval = (request: ApprovalRequest) => Promise<ApprovalAnswer>;
+export type AskApproval = (prompt: ApprovalPrompt) => Promise<ApprovalAnswer>;
 
-export type ApprovalDecision = { allowed: true } | { allowed: false; reason: string };
+export type ApprovalDecision =
+  | {
+      allowed: true;
+      /** The person or a rule opened the network for this call, which the sandbox settings keep closed. */
+      network: boolean;
+    }
+  | { allowed: false; reason: string };
 
-function needsAsking(mode: ApprovalMode, permission: Permission): boolean | "never" {
-  if (permission === "read") return false;
-  switch (mode) {
-    case "auto":
-      return false;
-    case "auto-edit":
-      return permission !== "write";
-    case "ask":
-      return true;
-    case "read-only":
-      return "never";
-  }
+export interface PolicyOptions {
+  mode: ApprovalMode;
+  ask?: AskApproval | undefined;
+  rules?: Rule[];
+  workspace: string;
+  home: string;
+  /** Where commands run; without a sandbox `auto` asks before commands, as `auto-edit` does. */
+  sandbox: Sandbox;
+  settings?: Config["sandbox"];
+  /** Keeps "always in this workspace" answers (in the project's config file). */
+  saveRules?: (rules: Rule[]) => Promise<void>;
 }
 
+/** What the policy knows about a command line. */
+interface Inspection {
+  parts: CommandPart[] | undefined;
+  dangers: string[];
+  readOnly: boolean;
+  networked: boolean;
+}
+
+const refuse = (reason: string): ApprovalDecision => ({ allowed: false, reason });
+
 /**
- * Decides whether a tool call may run. Headless `ask` refuses instead of waiting, so a run in a
- * script or CI never hangs on a question nobody can answer; the refusal reaches the model.
+ * Decides whether a tool call may run: the config's rules first (the last matching rule wins, a
+ * deny is final whatever the mode), then the approval mode; a dangerous command is asked about
+ * even in `auto` and when a rule allows it. Headless, whatever would be asked is refused instead
+ * of waited for, so a run in a script or CI never hangs on a question nobody can answer; the
+ * refusal reaches the model.
  */
 export class ApprovalPolicy {
   readonly mode: ApprovalMode;
-  private readonly ask: AskApproval | undefined;
-  private readonly grantedForSession = new Set<string>();
+  private readonly options: PolicyOptions;
+  private rules: RuleSet;
+  private readonly settings: Config["sandbox"];
 
-  constructor(mode: ApprovalMode, ask?: AskApproval) {
-    this.mode = mode;
-    this.ask = ask;
+  constructor(options: PolicyOptions) {
+    this.mode = options.mode;
+    this.options = options;
+    this.rules = new RuleSet(options.rules ?? []);
+    this.settings = options.settings ?? { network: false, allow_unsandboxed: false };
+  }
+
+  /**
+   * The same policy with another mode or way of asking, as when a chat switches modes: the
+   * rules, and what was allowed "always" so far, carry over.
+   */
+  with(changes: Pick<Partial<PolicyOptions>, "mode" | "ask">): ApprovalPolicy {
+    const policy = new ApprovalPolicy({ ...this.options, ...changes, rules: [] });
+    policy.rules = this.rules;
+    return policy;
+  }
+
+  private get confined(): boolean {
+    return this.options.sandbox.kind !== "none";
+  }
+
+  private inspect(command: { text: string; cwd: string }): Inspection {
+    const parts = splitCommandLine(command.text);
+    const { reasons } = assessCommand(command.text, {
+      workspace: this.options.workspace,
+      home: this.options.home,
+      cwd: command.cwd,
+    });
+    return {
+      parts,
+      dangers: reasons,
+      readOnly: parts?.every(isReadOnly) ?? false,
+      networked: parts?.some(needsNetwork) ?? false,
+    };
+  }
+
+  private modeAsks(permission: Permission): boolean {
+    switch (this.mode) {
+      case "auto":
+        return permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+      case "auto-edit":
+        return permission !== "write";
+      default:
+        return true;
+    }
+  }
+
+  private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
+    const what = `${request.tool} (${request.summary})`;
+    const nobody = "nobody can answer in this headless run";
+    if (dangers.length > 0) {
+      return (
+        `Refused: ${dangers.join(" ")} cairn runs such a command only when a person approves it, and ${nobody}. ` +
+        "Find another way that stays inside the workspace."
+      );
+    }
+    if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (this.mode === "auto") {
+      return (
+        `Refused: ${what} needs approval because commands are not sandboxed here ` +
+        `(${this.options.sandbox.reason ?? "no sandbox"}), so auto mode asks before them, and ${nobody}. ` +
+        "Continue without it; the user can set sandbox.allow_unsandboxed: true in the config to run commands unsandboxed."
+      );
+    }
+    return (
+      `Refused: ${what} needs approval, and ${nobody}. ` +
+      "Continue without it, or the user can rerun with --approval auto-edit or auto."
+    );
   }
 
   async check(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const need = needsAsking(this.mode, request.permission);
-    if (need === false || this.grantedForSession.has(request.tool)) return { allowed: true };
-    if (need === "never") {
-      return {
-        allowed: false,
-        reason: `Refused: ${request.tool} needs ${request.permission} access and cairn is in read-only mode.`,
-      };
+    const command = request.command ? this.inspect(request.command) : undefined;
+    const verdict = this.rules.judge(request.tool, command?.parts);
+    if (verdict.action === "deny") {
+      return refuse(
+        `Refused: the rule ${describeRule(verdict.rule!)} in the config forbids ${request.summary}.`,
+      );
     }
-    if (!this.ask) {
-      return {
-        allowed: false,
-        reason:
-          `Refused: ${request.tool} (${request.summary}) needs approval, and nobody can answer in this ` +
-          "headless run. Continue without it, or the user can rerun with --approval auto-edit or auto.",
-      };
+    const dangers = command?.dangers ?? [];
+    const permission = command?.readOnly && dangers.length === 0 ? "read" : request.permission;
+    if (permission === "read") return { allowed: true, network: false };
+    if (this.mode === "read-only") {
+      return refuse(
+        `Refused: ${request.tool} needs ${request.permission} access and cairn is in read-only mode.`,
+      );
     }
-    const answer = await this.ask(request);
-    if (answer === "deny") return { allowed: false, reason: `The user declined: ${request.summary}.` };
-    if (answer === "session") this.grantedForSession.add(request.tool);
-    return { allowed: true };
+    const asks =
+      dangers.length > 0 ||
+      verdict.action === "ask" ||
+      (verdict.action !== "allow" && this.modeAsks(permission));
+    // Outside a sandbox commands have the network anyway: there is nothing to grant.
+    const network =
+      this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
+    if (!asks && !network) return { allowed: true, network: verdict.network };
+    const { ask } = this.options;
+    if (!ask) {
+      if (asks) return refuse(this.headlessRefusal(request, dangers, verdict.rule));
+      // Nobody can grant the network: the command runs offline, as the sandbox settings say.
+      return { allowed: true, network: false };
+    }
+    const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
+    const answer = await ask({
+      ...request,
+      dangers,
+      network,
+      ...(grants.length > 0 ? { always: grants.map((rule) => rule.command ?? rule.tool ?? "") } : {}),
+    });
+    if (answer.choice === "deny") {
+      const why = answer.reason?.trim();
+      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
+    }
+    if (answer.choice !== "once" && grants.length > 0) {
+      this.rules.add(grants);
+      if (answer.choice === "workspace") await this.options.saveRules?.(grants);
+    }
+    return { allowed: true, network: network || verdict.network };
   }
 }

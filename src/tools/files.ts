@@ -200,6 +200,7 @@ const readFileTool = fileTool({
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "read");
     const info = await existingFile(resolved);
+    await ctx.reads?.remember(resolved.absolute);
     const format = await textFormatOf(resolved.absolute, resolved.display, info.size);
     const first = args.offset ?? 1;
     const page = await readPage(resolved.absolute, format, first, args.limit ?? DEFAULT_LIMIT, ctx.signal);
@@ -239,6 +240,7 @@ const writeFileTool = fileTool({
     const info = await statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
+    if (info) await ctx.reads?.check(resolved.absolute, resolved.display);
     const existing = info ? await rewritableText(resolved, info) : null;
     const before = existing?.text ?? "";
     const crlf = existing !== null && lineEnding(before) === "\r\n";
@@ -248,6 +250,7 @@ const writeFileTool = fileTool({
       encodeText(content, existing?.format ?? PLAIN_UTF8),
       info ? info.mode & 0o7777 : undefined,
     );
+    await ctx.reads?.remember(resolved.absolute);
     const lines = plural(countLines(content), "line");
     const text = info
       ? `Overwrote ${resolved.display} (${lines}${crlf ? ", CRLF line endings kept" : ""}).`
@@ -297,6 +300,7 @@ const editFileTool = fileTool({
     const info = await statOrNull(resolved.absolute);
     if (!info && args.old_string === "") {
       await writeFileAtomic(resolved.absolute, encodeText(args.new_string, PLAIN_UTF8));
+      await ctx.reads?.remember(resolved.absolute);
       return {
         text: `Created ${resolved.display} (${plural(countLines(args.new_string), "line")}).`,
         data: { path: resolved.display, diff: unifiedDiff(resolved.display, "", args.new_string) },
@@ -304,6 +308,7 @@ const editFileTool = fileTool({
       };
     }
     await existingFile(resolved);
+    await ctx.reads?.check(resolved.absolute, resolved.display);
     const file = await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES);
     const result = findEdit(file.text, args.old_string, args.new_string, {
       replaceAll: args.replace_all ?? false,
@@ -316,6 +321,7 @@ const editFileTool = fileTool({
       });
     }
     await writeFileAtomic(resolved.absolute, encodeText(result.newContent, file.format), file.mode);
+    await ctx.reads?.remember(resolved.absolute);
     const note = result.note ? ` Note: ${result.note}.` : "";
     return {
       text: describeRanges(resolved.display, result.ranges) + note,
@@ -344,6 +350,8 @@ const appendFileTool = fileTool({
     const info = await statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
+    // Appending needs no up-to-date picture of the file, but must not make a stale one look current.
+    const current = (await ctx.reads?.current(resolved.absolute)) ?? false;
     const existing = info ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES) : null;
     const before = existing?.text ?? "";
     const eol = lineEnding(before);
@@ -354,6 +362,7 @@ const appendFileTool = fileTool({
       encodeText(after, existing?.format ?? PLAIN_UTF8),
       existing?.mode,
     );
+    if (current) await ctx.reads?.remember(resolved.absolute);
     const added = plural(countLines(args.content), "line");
     const text = existing
       ? `Appended ${added} to ${resolved.display} (now ${plural(countLines(after), "line")}).` +

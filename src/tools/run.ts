@@ -1,7 +1,10 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { needsNetwork } from "../safety/commandKinds.js";
+import { splitCommandLine } from "../safety/commands.js";
 import { resolveInWorkspace } from "../safety/paths.js";
-import { findExecutable, spawnGroup } from "./processes.js";
+import { wrapCommand } from "../safety/sandbox.js";
+import { spawnGroup } from "./processes.js";
 import { HeadTailBuffer } from "./truncate.js";
 import { defineTool, ToolError } from "./types.js";
 
@@ -46,11 +49,18 @@ const runCommandTool = defineTool({
     const info = await stat(dir.absolute).catch(() => undefined);
     if (!info?.isDirectory()) throw new ToolError(`cwd ${dir.display} is not an existing folder.`);
     const timeoutMs = Math.min(timeout_ms ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
-    const shell = findExecutable("bash") ?? "/bin/sh";
     const output = new HeadTailBuffer();
     const collect = (chunk: Buffer): void => output.push(chunk);
+    const confined = ctx.sandbox;
     // stderr joins stdout inside the shell, so the two stay in the order they were written.
-    const handle = spawnGroup(shell, ["-c", `exec 2>&1; ${command}`], {
+    const spawned = wrapCommand(`exec 2>&1; ${command}`, {
+      sandbox: confined?.sandbox ?? { kind: "none" },
+      workspace: ctx.workspace,
+      extraRoots: ctx.extraRoots,
+      ...(confined ? { tmpDir: confined.tmpDir() } : {}),
+      allowNetwork: confined?.network ?? true,
+    });
+    const handle = spawnGroup(spawned.file, spawned.args, {
       cwd: dir.absolute,
       timeoutMs,
       signal: ctx.signal,
@@ -71,8 +81,14 @@ const runCommandTool = defineTool({
       status = `Exit code ${result.exitCode} after ${result.durationMs} ms.`;
     }
     const text = cut.total_bytes === 0 ? "(no output)" : cleanTerminalOutput(cut.text);
+    const offline =
+      confined && !confined.network && result.exitCode !== 0 && splitCommandLine(command)?.some(needsNetwork);
+    // Otherwise the model reads "could not resolve host" as a broken network and keeps retrying.
+    const note = offline
+      ? "\nNote: commands run without network access in the sandbox (sandbox.network in the config)."
+      : "";
     return {
-      text: `${status}\n${text}`,
+      text: `${status}\n${text}${note}`,
       data: {
         exit_code: result.exitCode,
         signal: result.signal,

@@ -1,54 +1,267 @@
+import { mkdir, mkdtemp, readFile, realpath, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { type ApprovalAnswer, ApprovalPolicy, type ApprovalRequest } from "../../src/safety/approval.js";
+import { loadConfig } from "../../src/config/load.js";
+import type { ApprovalMode, Rule } from "../../src/config/schema.js";
+import {
+  type ApprovalAnswer,
+  ApprovalPolicy,
+  type ApprovalPrompt,
+  type ApprovalRequest,
+  type PolicyOptions,
+} from "../../src/safety/approval.js";
+import { saveWorkspaceRules } from "../../src/safety/rules.js";
+import type { Sandbox } from "../../src/safety/sandbox.js";
+
+const workspace = "/home/dev/project";
+const bwrap: Sandbox = { kind: "bwrap", path: "/usr/bin/bwrap" };
+const none: Sandbox = {
+  kind: "none",
+  reason: "Commands run unsandboxed: bubblewrap (bwrap) is not installed.",
+};
 
 const write: ApprovalRequest = { tool: "edit_file", permission: "write", summary: "edit_file a.ts" };
-const exec: ApprovalRequest = { tool: "run_command", permission: "exec", summary: "run_command npm test" };
 const read: ApprovalRequest = { tool: "read_file", permission: "read", summary: "read_file a.ts" };
 
+function run(command: string): ApprovalRequest {
+  return {
+    tool: "run_command",
+    permission: "exec",
+    summary: `run_command ${command}`,
+    command: { text: command, cwd: workspace },
+  };
+}
+
 function asking(answers: ApprovalAnswer[]) {
-  const asked: string[] = [];
-  const ask = async (request: ApprovalRequest) => {
-    asked.push(request.summary);
-    return answers.shift() ?? "deny";
+  const asked: ApprovalPrompt[] = [];
+  const ask = async (prompt: ApprovalPrompt) => {
+    asked.push(prompt);
+    return answers.shift() ?? { choice: "deny" };
   };
   return { ask, asked };
 }
 
-describe("approval policy", () => {
-  it("never asks for reads", async () => {
+function policy(mode: ApprovalMode, options: Partial<PolicyOptions> = {}) {
+  return new ApprovalPolicy({ mode, workspace, home: "/home/dev", sandbox: bwrap, ...options });
+}
+
+describe("approval modes", () => {
+  it("never asks for reads, nor for commands that only read inside the workspace", async () => {
     const { ask, asked } = asking([]);
-    expect(await new ApprovalPolicy("ask", ask).check(read)).toEqual({ allowed: true });
+    const ruled = policy("ask", { ask });
+    expect(await ruled.check(read)).toEqual({ allowed: true, network: false });
+    for (const command of ["git status", "ls -la src && cat package.json | head -20", "grep -rn TODO src"]) {
+      expect((await ruled.check(run(command))).allowed, command).toBe(true);
+    }
     expect(asked).toEqual([]);
   });
 
-  it("read-only refuses writes and commands without asking", async () => {
-    const { ask, asked } = asking(["once"]);
-    const policy = new ApprovalPolicy("read-only", ask);
-    expect((await policy.check(write)).allowed).toBe(false);
-    expect((await policy.check(exec)).allowed).toBe(false);
+  it("asks for commands that read outside the workspace, write, or run other programs", async () => {
+    const { ask, asked } = asking([]);
+    const ruled = policy("ask", { ask });
+    for (const command of [
+      "cat ~/.ssh/id_rsa",
+      "cat ../other/secrets.txt",
+      "ls > listing.txt",
+      "find . -name '*.o' -delete",
+      "git -c core.pager=evil log",
+      "sort -o out.txt in.txt",
+      "npm test",
+    ]) {
+      expect((await ruled.check(run(command))).allowed, command).toBe(false);
+    }
+    expect(asked).toHaveLength(7);
+  });
+
+  it("read-only refuses writes and commands other than read-only ones, without asking", async () => {
+    const { ask, asked } = asking([{ choice: "once" }]);
+    const ruled = policy("read-only", { ask, rules: [{ command: "npm test", action: "allow" }] });
+    expect((await ruled.check(write)).allowed).toBe(false);
+    const denied = await ruled.check(run("npm test"));
+    expect(!denied.allowed && denied.reason).toMatch(/read-only mode/);
+    expect((await ruled.check(run("git diff"))).allowed).toBe(true);
     expect(asked).toEqual([]);
   });
 
   it("auto-edit lets edits through and asks before commands", async () => {
-    const { ask, asked } = asking(["deny"]);
-    const policy = new ApprovalPolicy("auto-edit", ask);
-    expect(await policy.check(write)).toEqual({ allowed: true });
-    const denied = await policy.check(exec);
-    expect(denied).toEqual({ allowed: false, reason: "The user declined: run_command npm test." });
-    expect(asked).toEqual(["run_command npm test"]);
+    const { ask, asked } = asking([{ choice: "deny", reason: "run the unit tests only" }]);
+    const ruled = policy("auto-edit", { ask });
+    expect(await ruled.check(write)).toEqual({ allowed: true, network: false });
+    expect(await ruled.check(run("npm run e2e"))).toEqual({
+      allowed: false,
+      reason: "The user declined run_command npm run e2e: run the unit tests only",
+    });
+    expect(asked.map((prompt) => prompt.summary)).toEqual(["run_command npm run e2e"]);
   });
 
-  it("remembers 'always for this session' per tool", async () => {
-    const { ask, asked } = asking(["session"]);
-    const policy = new ApprovalPolicy("ask", ask);
-    expect((await policy.check(exec)).allowed).toBe(true);
-    expect((await policy.check(exec)).allowed).toBe(true);
+  it("auto runs commands in the sandbox without asking", async () => {
+    const { ask, asked } = asking([]);
+    expect(await policy("auto", { ask }).check(run("npm test"))).toEqual({ allowed: true, network: false });
+    expect(asked).toEqual([]);
+  });
+
+  it("auto asks before commands where there is no sandbox, and headless refuses them, saying why", async () => {
+    const { ask, asked } = asking([{ choice: "once" }]);
+    expect((await policy("auto", { ask, sandbox: none }).check(run("npm test"))).allowed).toBe(true);
     expect(asked).toHaveLength(1);
+    expect((await policy("auto", { sandbox: none }).check(write)).allowed).toBe(true);
+    const headless = await policy("auto", { sandbox: none }).check(run("npm test"));
+    expect(!headless.allowed && headless.reason).toMatch(
+      /not sandboxed here \(Commands run unsandboxed: bubblewrap.*sandbox\.allow_unsandboxed: true/,
+    );
+    const opted = policy("auto", { sandbox: none, settings: { network: false, allow_unsandboxed: true } });
+    expect((await opted.check(run("npm test"))).allowed).toBe(true);
   });
 
   it("refuses instead of hanging when nobody can answer", async () => {
-    const decision = await new ApprovalPolicy("ask").check(write);
+    const decision = await policy("ask").check(write);
     expect(decision.allowed).toBe(false);
     expect(!decision.allowed && decision.reason).toMatch(/headless.*--approval auto-edit or auto/);
+  });
+});
+
+describe("approval rules", () => {
+  const rules: Rule[] = [
+    { command: "npm test", action: "allow" },
+    { command: "git status", action: "allow" },
+    { command: "git", action: "ask" },
+    { command: "git push", action: "deny" },
+    { tool: "write_*", action: "deny" },
+  ];
+
+  it("allow a matching command in auto-edit, headless, with whatever read-only commands go with it", async () => {
+    const ruled = policy("auto-edit", { rules });
+    for (const command of ["npm test", "npm test -- --runInBand", "cd src && npm test 2>&1 | tail -20"]) {
+      expect((await ruled.check(run(command))).allowed, command).toBe(true);
+    }
+    for (const command of ["npm run build", "npm test && npm publish", "echo $(npm publish)"]) {
+      expect((await ruled.check(run(command))).allowed, command).toBe(false);
+    }
+  });
+
+  it("let the last matching rule win, and deny whatever the mode", async () => {
+    const { ask, asked } = asking([{ choice: "once" }]);
+    const ruled = policy("auto", { rules, ask });
+    const push = await ruled.check(run("git push origin main"));
+    expect(!push.allowed && push.reason).toBe(
+      'Refused: the rule deny command "git push" in the config forbids run_command git push origin main.',
+    );
+    for (const disguised of ["sudo git push", "timeout 60 /usr/bin/git push", "bash -c 'git push'"]) {
+      expect((await ruled.check(run(disguised))).allowed, disguised).toBe(false);
+    }
+    expect((await ruled.check(run("git fetch"))).allowed).toBe(true);
+    expect(asked.map((prompt) => prompt.summary)).toEqual(["run_command git fetch"]);
+    const writes = await ruled.check({
+      tool: "write_json",
+      permission: "write",
+      summary: "write_json a.json",
+    });
+    expect(writes.allowed).toBe(false);
+  });
+
+  it("take a headless ask rule as a refusal that names the rule", async () => {
+    const decision = await policy("auto", { rules }).check(run("git commit -m x"));
+    expect(!decision.allowed && decision.reason).toMatch(/the rule ask command "git" says to ask/);
+  });
+});
+
+describe("always answers", () => {
+  it("allow the same commands for the rest of the session, and nothing more", async () => {
+    const { ask, asked } = asking([{ choice: "session" }]);
+    const ruled = policy("auto-edit", { ask });
+    expect((await ruled.check(run("npm test && npm run lint"))).allowed).toBe(true);
+    expect(asked[0]?.always).toEqual(["npm test", "npm run lint"]);
+    expect((await ruled.check(run("npm run lint"))).allowed).toBe(true);
+    expect((await ruled.check(run("npm test -- -t parser"))).allowed).toBe(true);
+    expect((await ruled.check(run("npm run e2e"))).allowed).toBe(false);
+    expect(asked).toHaveLength(2);
+  });
+
+  it("for a tool other than a command allow the tool", async () => {
+    const { ask, asked } = asking([{ choice: "session" }]);
+    const ruled = policy("ask", { ask });
+    expect((await ruled.check(write)).allowed).toBe(true);
+    expect((await ruled.check({ ...write, summary: "edit_file b.ts" })).allowed).toBe(true);
+    expect(asked.map((prompt) => prompt.always)).toEqual([["edit_file"]]);
+  });
+
+  it("are saved as rules in the workspace config, which keeps its comments", async () => {
+    const root = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-rules-")));
+    await mkdir(path.join(root, ".cairn"));
+    const file = path.join(root, ".cairn", "config.yaml");
+    await writeFile(file, "# the team's settings\nmax_iterations: 10 # enough\n");
+    const saved: Rule[][] = [];
+    const { ask } = asking([{ choice: "workspace" }]);
+    const ruled = policy("auto-edit", {
+      ask,
+      saveRules: async (rules) => {
+        saved.push(rules);
+        await saveWorkspaceRules(root, rules);
+      },
+    });
+    expect((await ruled.check(run("grep -c 'a b' notes.txt > count.txt"))).allowed).toBe(true);
+    expect(saved).toEqual([[{ command: "grep -c 'a b' notes.txt", action: "allow" }]]);
+    await saveWorkspaceRules(root, [{ tool: "edit_file", action: "allow" }]);
+    const text = await readFile(file, "utf8");
+    expect(text).toBe(
+      "# the team's settings\nmax_iterations: 10 # enough\nrules:\n" +
+        "  - { command: grep -c 'a b' notes.txt, action: allow }\n" +
+        "  - { tool: edit_file, action: allow }\n",
+    );
+    const { config } = await loadConfig({ cwd: root, env: { HOME: root } });
+    expect(config.rules).toEqual([
+      { command: "grep -c 'a b' notes.txt", action: "allow" },
+      { tool: "edit_file", action: "allow" },
+    ]);
+    expect(
+      (await policy("auto-edit", { rules: config.rules }).check(run("grep -c 'a b' notes.txt"))).allowed,
+    ).toBe(true);
+  });
+
+  it("are not offered for a dangerous command, which is asked about again each time", async () => {
+    const { ask, asked } = asking([{ choice: "session" }, { choice: "deny" }]);
+    const ruled = policy("auto", { ask });
+    expect((await ruled.check(run("rm -rf ../build"))).allowed).toBe(true);
+    expect((await ruled.check(run("rm -rf ../build"))).allowed).toBe(false);
+    expect(asked.map((prompt) => prompt.always)).toEqual([undefined, undefined]);
+    expect(asked[0]?.dangers).toEqual([
+      "`rm -rf ../build` recursively deletes /home/dev/build, outside the workspace.",
+    ]);
+  });
+});
+
+describe("network in the sandbox", () => {
+  it("is asked for when a command needs it, and granted for that call only", async () => {
+    const { ask, asked } = asking([{ choice: "once" }]);
+    const ruled = policy("auto", { ask });
+    expect(await ruled.check(run("npm install left-pad"))).toEqual({ allowed: true, network: true });
+    expect(asked[0]).toMatchObject({ network: true, always: ["npm install left-pad"] });
+    expect(await ruled.check(run("npm test"))).toEqual({ allowed: true, network: false });
+  });
+
+  it("stays off headless: the command runs offline rather than not at all", async () => {
+    expect(await policy("auto").check(run("npm install"))).toEqual({ allowed: true, network: false });
+  });
+
+  it("is given without asking by a rule that says so, or by the config", async () => {
+    const { ask, asked } = asking([]);
+    const rules: Rule[] = [{ command: "npm install", action: "allow", network: true }];
+    expect(await policy("auto-edit", { ask, rules }).check(run("npm install"))).toEqual({
+      allowed: true,
+      network: true,
+    });
+    const open = policy("auto", { ask, settings: { network: true, allow_unsandboxed: false } });
+    expect((await open.check(run("curl -sO https://example.com/a.tgz"))).allowed).toBe(true);
+    expect(asked).toEqual([]);
+  });
+
+  it("carries over with the rules when a chat switches modes", async () => {
+    const { ask } = asking([{ choice: "session" }]);
+    const first = policy("auto-edit", { ask });
+    await first.check(run("make"));
+    const second = first.with({ mode: "ask" });
+    expect(second.mode).toBe("ask");
+    expect((await second.check(run("make"))).allowed).toBe(true);
   });
 });
