@@ -1193,10 +1193,11 @@ class Assessor {
     return absolute;
   }
 
+  /** Inside the workspace, or below a scratch folder but not in or above home (CI often puts HOME in /tmp). */
   private isSafePlace(absolute: string): boolean {
-    return (
-      contains(this.workspace, absolute) || this.scratchDirs.some((dir) => strictlyContains(dir, absolute))
-    );
+    if (contains(this.workspace, absolute)) return true;
+    if (contains(this.home, absolute) || contains(absolute, this.home)) return false;
+    return this.scratchDirs.some((dir) => strictlyContains(dir, absolute));
   }
 
   private write(site: Site, target: Arg, verb: string): void {

@@ -235,3 +235,20 @@ describe("assessCommand: safe", () => {
     expect(assess(command)).toEqual({ dangerous: false, reasons: [] });
   });
 });
+
+describe("assessCommand with a home folder inside temp (as CI machines often have)", () => {
+  const options = { workspace: "/tmp/work/project", home: "/tmp/home" };
+
+  it.each([
+    ["rm -rf ~", /your home folder \(\/tmp\/home\), outside the workspace/],
+    ["rm -rf /tmp", /\/tmp, which contains the workspace/],
+    ["echo 'alias ls=rm' >> ~/.bashrc", /writes to \/tmp\/home\/\.bashrc, outside the workspace/],
+  ])("%s is dangerous", (command, reason) => {
+    const { reasons } = assessCommand(command, options);
+    expect(reasons.join("\n")).toMatch(reason);
+  });
+
+  it("still lets commands build in a scratch folder", () => {
+    expect(assessCommand("rm -rf /tmp/build-cache && mkdir /tmp/build-cache", options).dangerous).toBe(false);
+  });
+});
