@@ -1,0 +1,163 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Format } from "../helpers/cli.js";
+import { makeRepo } from "../helpers/cli.js";
+import type { ScriptedTurn } from "../support/scriptedServer.js";
+import { type CliEvent, closeServers, runFaulty } from "./harness.js";
+
+afterEach(closeServers);
+
+/** A tool call with a side effect that shows how often it ran: one line per run. */
+const record: ScriptedTurn = {
+  text: "Recording the step.",
+  toolCalls: [{ name: "run_command", args: { command: "echo ran >> runs.log" } }],
+};
+const done: ScriptedTurn = { text: "Recorded the step once." };
+
+async function runs(repo: string): Promise<string[]> {
+  const log = await readFile(path.join(repo, "runs.log"), "utf8").catch(() => "");
+  return log.split("\n").filter(Boolean);
+}
+
+function ofType(events: CliEvent[], type: string): CliEvent[] {
+  return events.filter((event) => event.type === type);
+}
+
+/** What the person was shown as the model's streamed text, all deltas joined. */
+function streamed(events: CliEvent[]): string {
+  return ofType(events, "message.delta")
+    .map((event) => String(event.text))
+    .join("");
+}
+
+const faults: Array<[name: string, fault: ScriptedTurn, reason: RegExp]> = [
+  ["a 500", { error: { status: 500 } }, /HTTP 500/],
+  ["a 503", { error: { status: 503 } }, /HTTP 503/],
+  ["a connection reset", { resetConnection: true }, /connection lost|fetch failed|other side closed/i],
+  ["a hang past the request timeout", { hang: true }, /no answer within the request timeout/],
+];
+
+describe("a flaky provider", () => {
+  it.each(faults)(
+    "%s before and after a tool call: the run completes and the tool runs once",
+    async (_, fault, reason) => {
+      const repo = await makeRepo({});
+      const run = await runFaulty(repo, "record the step", [fault, record, fault, done], {
+        config: { request_timeout_ms: 800 },
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.result?.status).toBe("completed");
+      expect(await runs(repo)).toEqual(["ran"]);
+      expect(ofType(run.events, "tool.call")).toHaveLength(1);
+      const retries = ofType(run.events, "retry");
+      expect(retries).toHaveLength(2);
+      for (const retry of retries) expect(String(retry.reason)).toMatch(reason);
+      expect(run.server.requests).toHaveLength(4);
+    },
+  );
+
+  it("waits as long as a 429's Retry-After says, then completes", async () => {
+    const repo = await makeRepo({});
+    const limited: ScriptedTurn = { error: { status: 429, headers: { "retry-after": "1" } } };
+    const started = Date.now();
+    const run = await runFaulty(repo, "record the step", [limited, record, done]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(ofType(run.events, "retry")).toEqual([
+      expect.objectContaining({ attempt: 1, delay_ms: 1000, reason: "HTTP 429" }),
+    ]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(await runs(repo)).toEqual(["ran"]);
+  });
+
+  it("gives up after the configured retries, exit 1, saying the provider is failing", async () => {
+    const repo = await makeRepo({});
+    const down: ScriptedTurn = { error: { status: 503 } };
+    const run = await runFaulty(repo, "record the step", [down, down, down], {
+      config: { retries: { max: 2, base_ms: 10 } },
+    });
+    expect(run.code).toBe(1);
+    expect(run.result?.status).toBe("failed");
+    expect(String(run.result?.summary)).toMatch(
+      /after 3 attempts[\s\S]*is failing \(HTTP 503\): try again later/,
+    );
+    expect(run.server.requests).toHaveLength(3);
+  });
+});
+
+describe.each<Format>(["openai", "anthropic", "ollama"])(
+  "a stream cut off over the %s wire format",
+  (format) => {
+    it("mid-text: retried, and the text already shown is not shown again", async () => {
+      const repo = await makeRepo({});
+      const run = await runFaulty(
+        repo,
+        "record the step",
+        [{ ...record, cut: "text" }, record, { ...done, cut: "text" }, done],
+        { format },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(streamed(run.events)).toBe("Recording the step.Recorded the step once.");
+      expect(await runs(repo)).toEqual(["ran"]);
+      const retries = ofType(run.events, "retry");
+      expect(retries).toHaveLength(2);
+      for (const retry of retries) expect(String(retry.reason)).toMatch(/stream cut off|connection lost/);
+    });
+
+    it("mid-tool-call: the half-received call never runs; the retried one runs once", async () => {
+      const repo = await makeRepo({});
+      const run = await runFaulty(repo, "record the step", [{ ...record, cut: "tool" }, record, done], {
+        format,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(await runs(repo)).toEqual(["ran"]);
+      expect(ofType(run.events, "tool.call")).toHaveLength(1);
+      expect(ofType(run.events, "retry")).toHaveLength(1);
+    });
+  },
+);
+
+describe("a provider that rejects the configuration", () => {
+  const cases: Array<[name: string, turn: ScriptedTurn, hint: RegExp]> = [
+    ["a 401 (bad key)", { error: { status: 401 } }, /openai rejected the API key: check the key/],
+    [
+      "a 404 (unknown model)",
+      {
+        error: {
+          status: 404,
+          body: {
+            error: {
+              message: "The model `gpt-4o` does not exist",
+              type: "invalid_request_error",
+              code: "model_not_found",
+            },
+          },
+        },
+      },
+      /openai does not know the model in openai\/gpt-4o: check the name/,
+    ],
+    [
+      "a 400 naming a bad model",
+      {
+        error: {
+          status: 400,
+          body: { error: { message: "invalid model ID", type: "invalid_request_error" } },
+        },
+      },
+      /check the model name \(openai\/gpt-4o\)/,
+    ],
+  ];
+
+  it.each(cases)("%s: stops at once, exit 2, saying what to fix", async (_, turn, hint) => {
+    const repo = await makeRepo({});
+    const run = await runFaulty(repo, "record the step", [turn, record, done], {
+      args: ["--output-format", "json"],
+    });
+    expect(run.code).toBe(2);
+    const result = JSON.parse(run.stdout) as { status: string; summary: string };
+    expect(result.status).toBe("failed");
+    expect(result.summary).toMatch(hint);
+    expect(run.server.requests).toHaveLength(1);
+    expect(await runs(repo)).toEqual([]);
+  });
+});
