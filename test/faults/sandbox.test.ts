@@ -1,0 +1,132 @@
+import { randomBytes } from "node:crypto";
+import { existsSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:net";
+import path from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { detectSandbox } from "../../src/safety/sandbox.js";
+import { makeRepo } from "../helpers/cli.js";
+import { closeServers, runFaulty, toolResults } from "./harness.js";
+
+afterEach(closeServers);
+
+const sandbox = detectSandbox();
+const unavailable = sandbox.kind !== "bwrap";
+if (unavailable) console.warn(`SKIPPED sandboxed run_command tests: ${sandbox.reason}`);
+
+const PROJECT = {
+  "package.json": JSON.stringify({
+    name: "p",
+    private: true,
+    type: "module",
+    scripts: { test: "node --test" },
+  }),
+  "sum.test.js":
+    "import test from 'node:test';\nimport assert from 'node:assert';\ntest('sum', () => assert.equal(1 + 1, 2));\n",
+};
+
+let listener: Server;
+let port: number;
+beforeAll(async () => {
+  listener = createServer((socket) => socket.end("hello from the host\n"));
+  await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
+  port = (listener.address() as { port: number }).port;
+});
+afterAll(() => new Promise<void>((done) => listener.close(() => done())));
+
+/** A script that connects to the host's listener: not something the command checks can see. */
+function connect(): string {
+  return (
+    `node -e "require('net').connect(${port}, '127.0.0.1')` +
+    `.on('data', d => { process.stdout.write('connected ' + d); process.exit(0) })` +
+    `.on('error', e => { console.log('failed ' + e.code); process.exit(3) })"`
+  );
+}
+
+describe.skipIf(unavailable)("run_command under bubblewrap", () => {
+  it("cannot write outside the workspace nor reach the network, while npm test in the workspace passes", async () => {
+    const repo = await makeRepo(PROJECT);
+    const probe = `/var/tmp/cairn-probe-${randomBytes(4).toString("hex")}`;
+    try {
+      const commands = [
+        `node -e "require('fs').writeFileSync('${probe}', 'x')"`,
+        "node -e \"require('fs').writeFileSync(require('os').homedir() + '/planted', 'x')\"",
+        connect(),
+        `curl -sS --max-time 5 http://127.0.0.1:${port}/`,
+        "npm test",
+        "echo scratch > /tmp/scratch.txt && cat /tmp/scratch.txt && echo inside > inside.txt",
+      ];
+      const run = await runFaulty(repo, "check the sandbox", [
+        { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
+        { text: "Done." },
+      ]);
+      expect(run.code, run.stderr).toBe(0);
+      const [probeWrite, homeWrite, socket, download, npmTest, scratch] = toolResults(run.events).map(
+        (result) => result.output,
+      );
+      expect(probeWrite).toMatch(/^Exit code 1 .*\n.*EROFS: read-only file system/s);
+      expect(homeWrite).toMatch(/^Exit code 1 .*\n.*(EROFS|ENOENT)/s);
+      expect(socket).toMatch(/^Exit code 3 .*\nfailed E(CONNREFUSED|NETUNREACH)/s);
+      if (download && !/command not found/.test(download)) {
+        expect(download).toMatch(
+          /^Exit code [1-9][\s\S]*Note: commands run without network access in the sandbox/,
+        );
+      }
+      expect(npmTest).toMatch(/^Exit code 0 [\s\S]*# pass 1/);
+      expect(scratch).toMatch(/^Exit code 0 .*\nscratch\n/);
+      expect(existsSync(probe)).toBe(false);
+      expect(existsSync(path.join(run.home, "planted"))).toBe(false);
+      expect(await readFile(path.join(repo, "inside.txt"), "utf8")).toBe("inside\n");
+      expect(run.stderr).not.toMatch(/warning/);
+    } finally {
+      rmSync(probe, { force: true });
+    }
+  });
+
+  it("opens the network when the config allows it", async () => {
+    const repo = await makeRepo({});
+    const run = await runFaulty(
+      repo,
+      "check the network",
+      [{ toolCalls: [{ name: "run_command", args: { command: connect() } }] }, { text: "Done." }],
+      { config: { sandbox: { network: true } } },
+    );
+    expect(toolResults(run.events)[0]?.output).toMatch(/^Exit code 0 .*\nconnected hello from the host/s);
+  });
+});
+
+describe("without a sandbox", () => {
+  // No bwrap on PATH: commands run with /bin/sh, unconfined.
+  const noSandbox = { PATH: "/nonexistent" };
+  const script = [
+    { toolCalls: [{ name: "run_command", args: { command: "echo ran > ran.txt" } }] },
+    { text: "Done." },
+  ];
+
+  it("auto asks before commands as auto-edit does, so headless refuses them, after one clear warning", async () => {
+    const repo = await makeRepo({});
+    const run = await runFaulty(repo, "run it", script, { env: noSandbox });
+    expect(run.code, run.stderr).toBe(0);
+    const warnings = run.stderr.split("\n").filter((line) => line.startsWith("cairn: warning:"));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /bubblewrap \(bwrap\) is not installed.*--approval auto asks before each command.*sandbox\.allow_unsandboxed: true/,
+      ),
+    ]);
+    expect(toolResults(run.events)[0]?.output).toMatch(
+      /^Refused: run_command .* commands are not sandboxed here/,
+    );
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+  });
+
+  it("auto runs commands unsandboxed when the config says so", async () => {
+    const repo = await makeRepo({});
+    const run = await runFaulty(repo, "run it", script, {
+      env: noSandbox,
+      config: { sandbox: { allow_unsandboxed: true } },
+    });
+    expect(toolResults(run.events)[0]?.ok).toBe(true);
+    expect(await readFile(path.join(repo, "ran.txt"), "utf8")).toBe("ran\n");
+    expect(run.stderr).toMatch(/cairn: warning: Commands run unsandboxed/);
+  });
+});
