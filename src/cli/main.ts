@@ -15,6 +15,13 @@ const program = new Command()
   .exitOverride();
 
 addCommonOptions(
+  program.command("chat").description("talk with the agent in the terminal UI (piped: a message a line)"),
+).action(async (options: CommonOptions) => {
+  const { interactiveCommand } = await import("./interactive.js");
+  process.exitCode = await interactiveCommand(options);
+});
+
+addCommonOptions(
   program
     .command("do")
     .description("do one task with a single tool loop, then answer")
@@ -173,7 +180,9 @@ program
   });
 
 try {
-  await program.parseAsync(process.argv);
+  // `cairn` alone is the terminal UI for a person at a terminal; anywhere else it prints the help.
+  if (process.argv.length <= 2 && process.stdout.isTTY) await program.parseAsync([...process.argv, "chat"]);
+  else await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
     // Help and version are not errors; everything else commander rejects is bad usage.

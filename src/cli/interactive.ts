@@ -1,0 +1,313 @@
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { Writable } from "node:stream";
+import { ChatEngine, type SessionFactory } from "../agent/chat.js";
+import { createSession } from "../agent/session.js";
+import { dataDir, loadConfig } from "../config/load.js";
+import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import { resolveModelId } from "../model/providers.js";
+import type { AskApproval } from "../safety/approval.js";
+import { Checkpoints } from "../store/checkpoints.js";
+import { StoreError, storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
+import { costTable } from "../ui/table.js";
+import { TextRenderer } from "../ui/text.js";
+import type { SlashCommand } from "../ui/tui/commands.js";
+import { Interactions } from "../ui/tui/interactions.js";
+import { checkpointsCommand, undoCommand } from "./checkpoints.js";
+import type { CommonOptions } from "./options.js";
+import { type CommandIo, sessionsCommand } from "./sessions.js";
+import { flagsFrom } from "./task.js";
+
+interface Chat {
+  engine: ChatEngine;
+  store: Store;
+  dataDir: string;
+}
+
+/** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
+function capture(): { io: CommandIo; text: () => string } {
+  let text = "";
+  const sink = () =>
+    new Writable({
+      write(chunk, _encoding, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+  return { io: { out: sink(), err: sink() }, text: () => text.trimEnd().replace(/^cairn: /gm, "") };
+}
+
+function sessionCosts({ engine, store }: Chat): string {
+  const sessionId = engine.session.id;
+  const phases = store.costs({ groupBy: "phase", sessionId });
+  if (phases.length === 0) return "No model calls in this session yet.";
+  const models = store.costs({ groupBy: "model", sessionId });
+  return `${costTable(phases, "phase")}\n\n${costTable(models, "model")}`;
+}
+
+function modelList(config: Config, current: string): string {
+  const profiles = Object.entries(config.profiles).map(([role, id]) => `  ${role.padEnd(8)} ${id}`);
+  const configured = Object.keys(config.models).map((id) => `  ${id}`);
+  return [
+    `Current: ${current}`,
+    profiles.length ? `Profiles (/model <role>):\n${profiles.join("\n")}` : "No profiles in the config.",
+    ...(configured.length ? [`Models in the config:\n${configured.join("\n")}`] : []),
+    "Any provider/model works too, e.g. /model anthropic/claude-sonnet-4-5",
+  ].join("\n");
+}
+
+/** The slash commands of the chat: each a call on the engine or the store, shown on the screen. */
+export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
+  const { engine, store } = chat;
+  const checkpoints = () => Checkpoints.open(engine.session.workspace, { dataDir: chat.dataDir });
+  return [
+    {
+      name: "help",
+      summary: "commands and keys",
+      anytime: true,
+      run: (screen) => screen.show("help", help()),
+    },
+    {
+      name: "model",
+      args: "[role|provider/model]",
+      summary: "list the configured models, or switch",
+      async run(screen, arg) {
+        if (!arg) return screen.show("model", modelList(engine.session.config, engine.session.model.id));
+        const handle = await engine.switchModel(arg);
+        screen.refresh();
+        screen.note(`model: ${handle.id}`, "ok");
+      },
+    },
+    {
+      name: "agent",
+      args: "<task>",
+      summary: "take a task to a verified finish: plan, edit, check, review",
+      async run(screen, arg) {
+        if (!arg) return screen.note("Usage: /agent <task>", "warn");
+        await engine.runTask("agent", arg);
+      },
+    },
+    {
+      name: "do",
+      args: "<task>",
+      summary: "one task in a fresh context (checked with --verify when set)",
+      async run(screen, arg) {
+        if (!arg) return screen.note("Usage: /do <task>", "warn");
+        await engine.runTask("do", arg);
+      },
+    },
+    {
+      name: "cost",
+      summary: "this session's tokens and dollars, by phase and by model",
+      anytime: true,
+      run: (screen) => screen.show("cost", sessionCosts(chat)),
+    },
+    {
+      name: "todos",
+      summary: "the TODO list",
+      anytime: true,
+      run(screen) {
+        const mark = { completed: "✓", in_progress: "▸", pending: "○" } as const;
+        const { todos } = engine.session;
+        screen.show(
+          "todos",
+          todos.length ? todos.map((t) => `${mark[t.status]} ${t.content}`).join("\n") : "No TODOs.",
+        );
+      },
+    },
+    {
+      name: "undo",
+      args: "[checkpoint]",
+      summary: "put the files back as they were before the last step (or a checkpoint)",
+      async run(screen, arg) {
+        const out = capture();
+        const code = await undoCommand(await checkpoints(), arg ? { checkpoint: arg } : {}, out.io);
+        if (code === 0) engine.tell(`The user undid file changes with /undo:\n${out.text()}`);
+        screen.show("undo", out.text());
+      },
+    },
+    {
+      name: "checkpoints",
+      summary: "what /undo can go back to, newest first",
+      anytime: true,
+      async run(screen) {
+        const out = capture();
+        await checkpointsCommand(await checkpoints(), {}, out.io);
+        screen.show("checkpoints", out.text());
+      },
+    },
+    {
+      name: "compact",
+      summary: "summarise the conversation so far, to free the context window",
+      async run(screen) {
+        if (!(await engine.compact())) screen.note("Nothing to compact.");
+      },
+    },
+    {
+      name: "sessions",
+      summary: "recent sessions in this folder",
+      anytime: true,
+      run(screen) {
+        const out = capture();
+        sessionsCommand(store, { workspace: engine.session.workspace, limit: 10 }, out.io);
+        screen.show("sessions", `${out.text()}\n/resume <id> continues one.`);
+      },
+    },
+    {
+      name: "resume",
+      args: "[id]",
+      summary: "continue a stored conversation (default: the last one here)",
+      async run(screen, arg) {
+        const { session } = engine;
+        try {
+          const found = arg
+            ? store.requireSession(arg)
+            : store.listSessions({ workspace: session.workspace, limit: 2 }).find((s) => s.id !== session.id);
+          if (!found) return screen.note("No earlier session in this folder.", "warn");
+          const events = store.events(found.id);
+          await engine.resume(found.id, events);
+          screen.restart(events);
+          screen.note(`Resumed session ${found.id}.`, "ok");
+        } catch (error) {
+          if (!(error instanceof StoreError)) throw error;
+          screen.note(error.message, "error");
+        }
+      },
+    },
+    {
+      name: "clear",
+      summary: "start a new conversation",
+      async run(screen) {
+        await engine.clear();
+        screen.restart();
+      },
+    },
+    {
+      name: "approval",
+      args: "[ask|auto-edit|auto|read-only]",
+      summary: "what may run without asking",
+      anytime: true,
+      run(screen, arg) {
+        if (!arg)
+          return screen.note(`approval: ${engine.approvalMode} (one of ${APPROVAL_MODES.join(", ")})`);
+        if (!APPROVAL_MODES.includes(arg as ApprovalMode))
+          return screen.note(`approval is one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
+        engine.setApproval(arg as ApprovalMode);
+        screen.refresh();
+        screen.note(`approval: ${arg}`, "ok");
+      },
+    },
+    { name: "exit", summary: "leave (the session is saved)", anytime: true, run: (screen) => screen.exit() },
+  ];
+}
+
+/**
+ * Without a terminal to draw on, the chat reads one message a line from standard input and
+ * prints with the line renderer; nobody is there to approve, so what needs approval is refused.
+ */
+async function lineChat(engine: ChatEngine, color: boolean): Promise<void> {
+  const text = new TextRenderer({ out: process.stdout, color, interactive: false });
+  engine.subscribe(text.handle);
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim()) await engine.send(line.trim());
+    await text.flush();
+  }
+}
+
+/**
+ * `cairn` and `cairn chat`: a conversation with the agent in the terminal UI, every turn stored
+ * as it happens. Returns the exit code.
+ */
+export async function interactiveCommand(options: CommonOptions): Promise<number> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
+  const modelId = resolveModelId(config, process.env);
+  const color = options.color && !process.env.NO_COLOR;
+  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
+  // The UI's colour libraries read this once, when they load.
+  if (!color) process.env.FORCE_COLOR = "0";
+
+  const interactions = new Interactions();
+  const ask: AskApproval | undefined = tty ? interactions.approve : undefined;
+  const newSession: SessionFactory = (resume) =>
+    createSession({
+      config,
+      modelId,
+      workspace: cwd,
+      mode: "chat",
+      // Each message gets a signal of its own from the engine; the session's is never used.
+      signal: new AbortController().signal,
+      ...(ask ? { ask, askUser: interactions.ask } : {}),
+      ...(resume ? { resume } : {}),
+    });
+  const engine = await ChatEngine.start(newSession);
+  const store = Store.open(storePath());
+  // The store first: each event is on disk before anything draws it.
+  engine.subscribe((event) => store.appendEvent(event));
+  try {
+    if (!tty) {
+      await lineChat(engine, color && Boolean(process.stdout.isTTY));
+      return 0;
+    }
+    await runInTerminal({ engine, store, dataDir: dataDir() }, interactions, color);
+    process.stdout.write(
+      `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
+    );
+    return 0;
+  } finally {
+    await engine.close();
+    store.close();
+  }
+}
+
+async function runInTerminal(chat: Chat, interactions: Interactions, color: boolean): Promise<void> {
+  const [
+    { startTui },
+    { ActionFeed },
+    { helpText },
+    { PromptHistory, historyFile },
+    { WorkspaceFileList },
+    state,
+  ] = await Promise.all([
+    import("../ui/tui/start.js"),
+    import("../ui/tui/feed.js"),
+    import("../ui/tui/commands.js"),
+    import("../ui/tui/history.js"),
+    import("../ui/tui/complete.js"),
+    import("../ui/tui/state.js"),
+  ]);
+  const { engine } = chat;
+  const { session } = engine;
+  const feed = new ActionFeed();
+  engine.subscribe(feed.push);
+  const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands));
+  feed.push({
+    type: "ui.line",
+    text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
+    tone: "dim",
+  });
+  const instance = await startTui({
+    engine,
+    feed,
+    interactions,
+    commands,
+    history: PromptHistory.load(historyFile(chat.dataDir, session.workspace)),
+    files: new WorkspaceFileList(session.workspace),
+    initial: state.initialState({
+      model: session.model.id,
+      approval: engine.approvalMode,
+      sessionId: session.id,
+      workspace: session.workspace,
+    }),
+    color,
+  });
+  // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
+  const leave = () => instance.unmount();
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, leave);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+  }
+}

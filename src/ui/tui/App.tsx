@@ -1,0 +1,273 @@
+import { Box, Static, Text, useApp, useInput, useStdout, useWindowSize } from "ink";
+import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
+import type { ChatEngine } from "../../agent/chat.js";
+import type { StampedEvent } from "../../events/types.js";
+import { ApprovalPanel, QuestionPanel } from "./Approval.js";
+import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
+import { MAX_SUGGESTIONS, rankPaths, type Suggestion, type WorkspaceFileList } from "./complete.js";
+import { StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
+import { DetailView } from "./Detail.js";
+import { type EditorState, wordAtCursor } from "./editor.js";
+import type { ActionFeed } from "./feed.js";
+import type { PromptHistory } from "./history.js";
+import type { Interactions, Pending } from "./interactions.js";
+import { Prompt } from "./Prompt.js";
+import { type Action, reduce, type TuiState } from "./state.js";
+
+export interface AppProps {
+  engine: ChatEngine;
+  feed: ActionFeed;
+  interactions: Interactions;
+  commands: readonly SlashCommand[];
+  history: PromptHistory;
+  files: WorkspaceFileList;
+  initial: TuiState;
+  color: boolean;
+}
+
+/** A second Ctrl-C within this long exits. */
+const DOUBLE_PRESS_MS = 2_000;
+
+const reduceBatch = (state: TuiState, batch: Action[]): TuiState => batch.reduce(reduce, state);
+
+/** Terminal rows a text takes at `width` columns, counting wrapped lines. */
+function rowsOf(line: string, width: number): number {
+  return Math.max(1, Math.ceil(line.length / Math.max(1, width)));
+}
+
+/** The end of the block being streamed that fits in `rows`: only the live tail is redrawn. */
+function streamTail(text: string, width: number, rows: number): string {
+  const lines = text.replace(/\n+$/, "").split("\n");
+  const kept: string[] = [];
+  let used = 0;
+  for (let i = lines.length - 1; i >= 0 && used < rows; i--) {
+    const line = lines[i] ?? "";
+    used += rowsOf(line, width);
+    kept.unshift(line);
+  }
+  return kept.join("\n");
+}
+
+/**
+ * The terminal UI. It draws the state the events build up, and turns keys into calls on the chat
+ * engine; what the agent does is decided there, never here.
+ */
+export function App(props: AppProps) {
+  const { engine, feed, interactions, commands, history, files, color } = props;
+  const [state, dispatch] = useReducer(reduceBatch, props.initial);
+  const [pending, setPending] = useState<Pending | undefined>();
+  const [working, setWorking] = useState(false);
+  const [queue, setQueue] = useState<string[]>([]);
+  const [detail, setDetail] = useState<number | undefined>();
+  const [notice, setNotice] = useState<string | undefined>();
+  const [, setFilesListed] = useState(0);
+  const lastCtrlC = useRef(0);
+  const { exit } = useApp();
+  const { write } = useStdout();
+  const { columns, rows } = useWindowSize();
+
+  useEffect(() => feed.attach(dispatch), [feed]);
+  useEffect(() => interactions.watch(setPending), [interactions]);
+
+  const { transcript } = state;
+  useLayoutEffect(() => {
+    if (transcript.items.length)
+      dispatch([{ type: "ui.printed", key: transcript.key, count: transcript.items.length }]);
+  }, [transcript]);
+
+  const quit = useCallback(() => exit(), [exit]);
+
+  const screen: Screen = {
+    show: (title, text) => feed.push({ type: "ui.block", title, text }),
+    note: (text, tone = "dim") => feed.push({ type: "ui.line", text, tone }),
+    refresh: () =>
+      feed.push({ type: "ui.info", model: engine.session.model.id, approval: engine.approvalMode }),
+    restart: (events: StampedEvent[] = []) => {
+      feed.push({ type: "ui.reset" });
+      feed.flush();
+      write("\x1b[2J\x1b[3J\x1b[H");
+      feed.push({
+        type: "ui.info",
+        sessionId: engine.session.id,
+        model: engine.session.model.id,
+        approval: engine.approvalMode,
+      });
+      for (const event of events) feed.push(event);
+    },
+    exit: quit,
+  };
+
+  /** Runs one submitted line: a message, a /command or a !command. */
+  const run = async (text: string) => {
+    setWorking(true);
+    try {
+      const command = parseCommand(text);
+      if (text.startsWith("!")) {
+        await engine.shell(text.slice(1).trim());
+      } else if (command) {
+        feed.push({ type: "ui.user", text });
+        const found = findCommand(commands, command.name);
+        if (found) await found.run(screen, command.arg);
+        else screen.note(unknownCommand(commands, command.name), "warn");
+      } else {
+        await engine.send(text);
+      }
+    } catch (error) {
+      screen.note(`✗ ${error instanceof Error ? error.message : String(error)}`, "error");
+    } finally {
+      setWorking(false);
+    }
+  };
+
+  // Messages typed while cairn works wait their turn, in order.
+  useEffect(() => {
+    const [next, ...rest] = queue;
+    if (working || next === undefined) return;
+    setQueue(rest);
+    void run(next);
+  });
+
+  const submit = (text: string) => {
+    const command = parseCommand(text);
+    const found = command && findCommand(commands, command.name);
+    if (command && found?.anytime && working) {
+      feed.push({ type: "ui.user", text });
+      void found.run(screen, command.arg);
+      return;
+    }
+    setQueue((q) => [...q, text]);
+  };
+
+  useInput((input, key) => {
+    if (key.ctrl && input === "c") {
+      const now = Date.now();
+      if (now - lastCtrlC.current < DOUBLE_PRESS_MS) return quit();
+      lastCtrlC.current = now;
+      interactions.dismissAll();
+      engine.interrupt();
+      setQueue([]);
+      setNotice("Ctrl-C again to exit");
+      setTimeout(() => setNotice(undefined), DOUBLE_PRESS_MS);
+      return;
+    }
+    if (key.ctrl && input === "o") {
+      setDetail((d) =>
+        d === undefined && state.recentTools.length ? state.recentTools.length - 1 : undefined,
+      );
+      return;
+    }
+    if (key.escape) {
+      if (detail !== undefined) return setDetail(undefined);
+      if (interactions.current || working) {
+        interactions.dismissAll();
+        engine.interrupt();
+        setQueue([]);
+      }
+      return;
+    }
+    if (detail !== undefined && (key.upArrow || key.downArrow)) {
+      const last = state.recentTools.length - 1;
+      setDetail((d) => Math.max(0, Math.min(last, (d ?? last) + (key.upArrow ? -1 : 1))));
+    }
+  });
+
+  const suggest = (editor: EditorState): Suggestion[] => {
+    const { start, word } = wordAtCursor(editor);
+    if (start === 0 && word.startsWith("/") && !editor.text.includes(" ")) {
+      return commands
+        .filter((c) => `/${c.name}`.startsWith(word.toLowerCase()))
+        .slice(0, MAX_SUGGESTIONS)
+        .map((c) => ({
+          value: `/${c.name}`,
+          hint: `${c.args ? `${c.args}  ` : ""}${c.summary}`,
+          submit: !c.args,
+        }));
+    }
+    if (word.startsWith("@") && word.length > 1) {
+      const list = files.current(() => setFilesListed((n) => n + 1));
+      return rankPaths(word.slice(1), list).map((file) => ({ value: `@${file}` }));
+    }
+    return [];
+  };
+
+  const width = Math.max(20, columns);
+  const waiting = pending !== undefined;
+  const promptLines = Math.max(1, Math.min(8, rows - 14));
+  const todoLines = Math.min(8, Math.max(2, rows - 16));
+  const running = state.running.slice(-3);
+  const fixedRows =
+    promptLines +
+    3 +
+    (state.todos.length ? Math.min(state.todos.length, todoLines) + 2 : 0) +
+    running.length +
+    2;
+  const tailRows = Math.max(3, rows - fixedRows - (waiting ? 8 : 0));
+  const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
+
+  return (
+    <>
+      <Static key={transcript.key} items={transcript.items}>
+        {(item) => (
+          <Box key={item.id} flexDirection="column" width={width}>
+            <TranscriptItem item={item} width={width} />
+          </Box>
+        )}
+      </Static>
+      <Box flexDirection="column" width={width}>
+        {running.map((call) => (
+          <ToolLine key={call.callId} call={call} />
+        ))}
+        {state.stream.text.trim() !== "" && (
+          <Box marginTop={1}>
+            <Text>{streamTail(state.stream.text, width, tailRows)}</Text>
+          </Box>
+        )}
+        {detail !== undefined && state.recentTools[detail] && (
+          <DetailView
+            call={state.recentTools[detail]}
+            index={detail}
+            count={state.recentTools.length}
+            rows={Math.max(6, rows - 6)}
+          />
+        )}
+        {pending?.kind === "approval" && (
+          <ApprovalPanel
+            request={pending.request}
+            call={approvalCall}
+            onAnswer={(reply) => interactions.answerApproval(reply)}
+          />
+        )}
+        {pending?.kind === "question" && (
+          <QuestionPanel
+            question={pending.question}
+            onAnswer={(answer) => interactions.answerQuestion(answer)}
+          />
+        )}
+        {state.todos.length > 0 && (
+          <Box marginTop={1}>
+            <TodoPanel todos={state.todos} maxLines={todoLines} />
+          </Box>
+        )}
+        <Box marginTop={1}>
+          <StatusLine
+            status={state.status}
+            busy={state.busy || working}
+            usage={state.usage}
+            model={state.model}
+            approval={state.approval}
+            turnStartedAt={state.turnStartedAt}
+            notice={notice ?? (queue.length ? `${queue.length} queued` : undefined)}
+          />
+        </Box>
+        <Prompt
+          active={!waiting && detail === undefined}
+          history={history}
+          suggest={suggest}
+          onSubmit={submit}
+          color={color}
+          maxLines={promptLines}
+        />
+      </Box>
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+import { Box, Text, useInput } from "ink";
+import { useState } from "react";
+import type { ApprovalAnswer, ApprovalChoice, ApprovalPrompt } from "../../safety/approval.js";
+import { proposedChange } from "./describe.js";
+import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
+import type { ToolView } from "./state.js";
+
+interface Choice {
+  key: string;
+  label: string;
+  choice: ApprovalChoice;
+}
+
+/** "Always" is offered only when the policy says what it would allow; never for a dangerous command. */
+function choicesFor(request: ApprovalPrompt): Choice[] {
+  const always = request.always?.map((what) => `\`${what}\``).join(", ");
+  return [
+    { key: "y", label: "Yes, this once", choice: "once" },
+    ...(always
+      ? [
+          { key: "s", label: `Yes, and allow ${always} for this session`, choice: "session" as const },
+          {
+            key: "w",
+            label: `Yes, and allow ${always} in this workspace from now on`,
+            choice: "workspace" as const,
+          },
+        ]
+      : []),
+    { key: "n", label: "No, and tell cairn why", choice: "deny" },
+  ];
+}
+
+const PREVIEW_LINES = 10;
+
+/** A one-line text field for the reason of a refusal or the answer to a question. */
+function useLineInput(active: boolean, onSubmit: (text: string) => void): EditorState {
+  const [field, setField] = useState(emptyEditor);
+  useInput(
+    (input, key) => {
+      if (key.return) onSubmit(field.text);
+      else if (key.backspace || key.delete) setField(backspace);
+      else if (input && !key.ctrl && !key.meta && !key.escape)
+        setField((f) => insert(f, input.replace(/[\r\n]+/g, " ")));
+    },
+    { isActive: active },
+  );
+  return field;
+}
+
+/**
+ * The agent asks before a write or a command: once, always (for the session or the workspace),
+ * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
+ * and Enter. Esc is handled above it: it refuses and interrupts.
+ */
+export function ApprovalPanel({
+  request,
+  call,
+  onAnswer,
+}: {
+  request: ApprovalPrompt;
+  /** The call being approved, for a preview of what it would change. */
+  call?: ToolView | undefined;
+  onAnswer: (answer: ApprovalAnswer) => void;
+}) {
+  const choices = choicesFor(request);
+  const [selected, setSelected] = useState(0);
+  const [why, setWhy] = useState(false);
+  const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
+  useInput(
+    (input, key) => {
+      const choose = (index: number) => {
+        const choice = choices[index];
+        if (!choice) return;
+        if (choice.choice === "deny") setWhy(true);
+        else onAnswer({ choice: choice.choice });
+      };
+      if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
+      else if (key.downArrow || key.tab) setSelected((s) => (s + 1) % choices.length);
+      else if (key.return) choose(selected);
+      else {
+        const index = choices.findIndex((c, i) => c.key === input.toLowerCase() || String(i + 1) === input);
+        if (index !== -1) choose(index);
+      }
+    },
+    { isActive: !why },
+  );
+  const preview = call ? proposedChange(call.tool, call.args) : [];
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+      <Text wrap="truncate-end">
+        <Text bold color="yellow">
+          Allow {request.tool}
+        </Text>{" "}
+        {request.summary.startsWith(`${request.tool} `)
+          ? request.summary.slice(request.tool.length + 1)
+          : request.summary}
+        {request.network ? " (with network access)" : ""}?
+      </Text>
+      {request.dangers.map((danger) => (
+        <Text key={danger} color="red">
+          ! {danger}
+        </Text>
+      ))}
+      {preview.slice(0, PREVIEW_LINES).map((line) => (
+        <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">
+          {line.text || " "}
+        </Text>
+      ))}
+      {preview.length > PREVIEW_LINES && <Text dimColor>… {preview.length - PREVIEW_LINES} more lines</Text>}
+      {why ? (
+        <Text>
+          Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.text}
+          <Text inverse> </Text>
+        </Text>
+      ) : (
+        choices.map((choice, i) => (
+          <Text key={choice.key} color={i === selected ? "cyan" : undefined} wrap="truncate-end">
+            {i === selected ? "› " : "  "}
+            {choice.key} {choice.label}
+          </Text>
+        ))
+      )}
+    </Box>
+  );
+}
+
+/** The agent's question (ask_user, or a run that is stuck) and a line to answer it. */
+export function QuestionPanel({
+  question,
+  onAnswer,
+}: {
+  question: string;
+  onAnswer: (answer: string) => void;
+}) {
+  const answer = useLineInput(true, onAnswer);
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
+      <Text bold color="cyan">
+        cairn asks
+      </Text>
+      <Text>{question}</Text>
+      <Text>
+        {"› "}
+        {answer.text}
+        <Text inverse> </Text>
+      </Text>
+    </Box>
+  );
+}

@@ -1,0 +1,61 @@
+import { closest } from "../../config/errors.js";
+import type { StampedEvent } from "../../events/types.js";
+import type { Tone } from "./state.js";
+
+/** What a slash command can do to the screen. */
+export interface Screen {
+  /** Output of a command, under a title. */
+  show(title: string, text: string): void;
+  note(text: string, tone?: Tone): void;
+  /** The status line's model and approval mode after a change. */
+  refresh(): void;
+  /** A new screen: after /clear, or with a stored session's events replayed for /resume. */
+  restart(events?: StampedEvent[]): void;
+  exit(): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  args?: string;
+  summary: string;
+  /** Whether it may run while the agent works; the others wait for the current turn to end. */
+  anytime?: boolean;
+  run(screen: Screen, arg: string): Promise<void> | void;
+}
+
+const KEYS = [
+  ["Enter", "send"],
+  ["\\ Enter, Alt-Enter, Ctrl-J", "new line"],
+  ["↑ ↓", "move between lines; at the edge, earlier prompts"],
+  ["Tab", "complete a /command or @path"],
+  ["@path", "attach a file or folder to the message"],
+  ["!command", "run a shell command yourself; the model sees its output"],
+  ["Esc", "interrupt what cairn is doing (its work is kept)"],
+  ["Ctrl-O", "a tool call's arguments and output (↑ ↓ for others)"],
+  ["Ctrl-C twice", "quit"],
+];
+
+export function helpText(commands: readonly SlashCommand[]): string {
+  const width = Math.max(...commands.map((c) => `/${c.name} ${c.args ?? ""}`.length));
+  const lines = commands.map((c) => `  ${`/${c.name} ${c.args ?? ""}`.padEnd(width)}  ${c.summary}`);
+  const keyWidth = Math.max(...KEYS.map(([key]) => key!.length));
+  const keys = KEYS.map(([key, what]) => `  ${key!.padEnd(keyWidth)}  ${what}`);
+  return ["Commands:", ...lines, "", "Keys:", ...keys].join("\n");
+}
+
+/** `/name rest` as the command and its argument; undefined for a message. */
+export function parseCommand(text: string): { name: string; arg: string } | undefined {
+  const match = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
+  return match ? { name: match[1]!.toLowerCase(), arg: match[2]!.trim() } : undefined;
+}
+
+export function findCommand(commands: readonly SlashCommand[], name: string): SlashCommand | undefined {
+  return commands.find((c) => c.name === name || (name === "quit" && c.name === "exit"));
+}
+
+/** What to say for a command that does not exist: the likely one, and what exists. */
+export function unknownCommand(commands: readonly SlashCommand[], name: string): string {
+  const names = commands.map((c) => c.name);
+  const near = closest(name, names);
+  return `Unknown command /${name}.${near ? ` Did you mean /${near}?` : ""} Commands: ${names.map((n) => `/${n}`).join(" ")}`;
+}

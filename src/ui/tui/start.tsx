@@ -1,0 +1,27 @@
+import { type Instance, render } from "ink";
+import { App, type AppProps } from "./App.js";
+import { loadMarkdown } from "./markdown.js";
+
+export interface TuiOptions {
+  stdout?: NodeJS.WriteStream;
+  stdin?: NodeJS.ReadStream;
+  /** Called after each frame with the time it took to draw: for the benchmark. */
+  onRender?: (metrics: { renderTime: number }) => void;
+}
+
+/**
+ * Draws the terminal UI until the person leaves it. Ctrl-C is a key here, not a signal: the App
+ * decides what one press and two presses mean.
+ */
+export async function startTui(props: AppProps, options: TuiOptions = {}): Promise<Instance> {
+  await loadMarkdown();
+  return render(<App {...props} />, {
+    exitOnCtrlC: false,
+    // Decided by the caller (a terminal on both ends); Ink's own guess says no under CI variables.
+    interactive: true,
+    // Only changed lines are rewritten: streaming redraws a line or two, not the whole frame.
+    incrementalRendering: true,
+    maxFps: 30,
+    ...options,
+  });
+}

@@ -1,0 +1,317 @@
+import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
+import { addCall, emptyUsage } from "../../model/usage.js";
+import { formatDuration } from "../format.js";
+import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
+
+/**
+ * The terminal UI's state, and the one function that changes it: `reduce(state, action)`. An
+ * action is an event of the session or something the person did in the UI itself (typed a
+ * command, read its output); the components only draw what is here.
+ */
+
+export type Tone = "plain" | "dim" | "ok" | "warn" | "error" | "accent";
+
+export interface ToolView {
+  callId: string;
+  tool: string;
+  args: unknown;
+  permission: Permission | null;
+  ok?: boolean;
+  output?: string;
+  diff?: string;
+  exitCode?: number | null;
+  durationMs?: number;
+}
+
+export type Item =
+  | { kind: "user"; id: number; text: string }
+  | { kind: "markdown"; id: number; text: string }
+  | { kind: "tool"; id: number; call: ToolView }
+  | { kind: "line"; id: number; text: string; tone: Tone }
+  | { kind: "todos"; id: number; todos: TodoItem[] }
+  /** Preformatted output of a slash command. */
+  | { kind: "block"; id: number; title: string; text: string };
+
+type NewItem = Item extends infer I ? (I extends Item ? Omit<I, "id"> : never) : never;
+
+export type UiAction =
+  | { type: "ui.user"; text: string }
+  | { type: "ui.block"; title: string; text: string }
+  | { type: "ui.line"; text: string; tone: Tone }
+  | { type: "ui.info"; model?: string; approval?: string; sessionId?: string }
+  /** The items of transcript batch `key` up to `count` are on the screen for good. */
+  | { type: "ui.printed"; key: number; count: number }
+  | { type: "ui.reset" };
+
+export type Action = StampedEvent | UiAction;
+
+export interface TuiState {
+  /**
+   * Finished items not yet printed. Once printed they live only on the terminal: the batch key
+   * changes and the list starts again, so a long session costs no more per turn than a short one.
+   */
+  transcript: { key: number; items: Item[] };
+  nextId: number;
+  /** The Markdown block being streamed. */
+  stream: BlockStream;
+  /** Characters streamed in the current model turn: whether its answer was already shown. */
+  streamed: number;
+  /** Tool calls started and not yet finished. */
+  running: ToolView[];
+  /** The latest finished tool calls, for Ctrl-O. */
+  recentTools: ToolView[];
+  status: { status: Status; since: number } | null;
+  /** A turn is in progress: from its `session.started` to its `session.finished`. */
+  busy: boolean;
+  turnStartedAt: number | null;
+  turnFiles: string[];
+  todos: TodoItem[];
+  usage: UsageTotals;
+  model: string;
+  approval: string;
+  sessionId: string;
+  workspace: string;
+}
+
+export const RECENT_TOOLS = 50;
+
+export function initialState(info: {
+  model: string;
+  approval: string;
+  sessionId: string;
+  workspace: string;
+}): TuiState {
+  return {
+    transcript: { key: 0, items: [] },
+    nextId: 1,
+    stream: emptyStream,
+    streamed: 0,
+    running: [],
+    recentTools: [],
+    status: null,
+    busy: false,
+    turnStartedAt: null,
+    turnFiles: [],
+    todos: [],
+    usage: emptyUsage(),
+    ...info,
+  };
+}
+
+function push(state: TuiState, ...items: NewItem[]): TuiState {
+  if (items.length === 0) return state;
+  const added = items.map((item, i) => ({ ...item, id: state.nextId + i }) as Item);
+  return {
+    ...state,
+    nextId: state.nextId + items.length,
+    transcript: { key: state.transcript.key, items: [...state.transcript.items, ...added] },
+  };
+}
+
+const line = (text: string, tone: Tone = "dim"): NewItem => ({ kind: "line", text, tone });
+
+/** Whatever is left of the streamed block becomes a transcript item. */
+function flushStream(state: TuiState): TuiState {
+  const text = state.stream.text.trim();
+  const next = { ...state, stream: emptyStream };
+  return text ? push(next, { kind: "markdown", text }) : next;
+}
+
+type Stamped<T extends StampedEvent["type"]> = Extract<StampedEvent, { type: T }>;
+
+const timeOf = (event: StampedEvent): number => Date.parse(event.ts);
+
+function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
+  const started = state.running.find((call) => call.callId === event.call_id);
+  const data = event.data as { diff?: unknown; exit_code?: unknown } | undefined;
+  const call: ToolView = {
+    ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
+    ok: event.ok,
+    output: event.output,
+    durationMs: event.duration_ms,
+    ...(typeof data?.diff === "string" && data.diff ? { diff: data.diff } : {}),
+    ...(typeof data?.exit_code === "number" || data?.exit_code === null
+      ? { exitCode: data.exit_code as number | null }
+      : {}),
+  };
+  const files = [...new Set([...state.turnFiles, ...(event.changed_files ?? [])])];
+  return push(
+    {
+      ...state,
+      running: state.running.filter((c) => c.callId !== event.call_id),
+      recentTools: [...state.recentTools.slice(-(RECENT_TOOLS - 1)), call],
+      turnFiles: files,
+    },
+    { kind: "tool", call },
+  );
+}
+
+function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiState {
+  const { result } = event;
+  let next = flushStream(state);
+  // A finished list goes into the transcript, where it stays; an unfinished one stays on the panel.
+  const allDone = next.todos.length > 0 && next.todos.every((todo) => todo.status === "completed");
+  if (allDone) next = push({ ...next, todos: [] }, { kind: "todos", todos: next.todos });
+  const files = next.turnFiles.length;
+  if (result.status !== "completed" || files > 0) {
+    const took =
+      next.turnStartedAt === null ? "" : ` · ${formatDuration(timeOf(event) - next.turnStartedAt)}`;
+    const changed = files ? ` · ${files} file${files === 1 ? "" : "s"} changed` : "";
+    const tone: Tone =
+      result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
+    next = push(next, line(`${result.status}${changed}${took}`, tone));
+  }
+  return { ...next, busy: false, status: null, running: [], turnStartedAt: null };
+}
+
+function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
+  switch (event.type) {
+    case "session.started":
+      return push(
+        {
+          ...state,
+          busy: true,
+          turnStartedAt: timeOf(event),
+          turnFiles: [],
+          model: event.model,
+          sessionId: event.session_id,
+          workspace: event.workspace,
+        },
+        { kind: "user", text: event.task },
+      );
+    case "session.resumed":
+      return push(state, line(`resumed after event ${event.after_seq}`));
+    case "status":
+      return {
+        ...state,
+        status: { status: event.status, since: timeOf(event) },
+        // A new model turn: what it streams is a new answer.
+        streamed: event.status === "thinking" || event.status === "summarizing" ? 0 : state.streamed,
+      };
+    case "message.delta": {
+      const { stream, blocks } = appendStream(state.stream, event.text);
+      return push(
+        { ...state, stream, streamed: state.streamed + event.text.length },
+        ...blocks.map((text): NewItem => ({ kind: "markdown", text })),
+      );
+    }
+    case "message":
+      // Streamed answers are already on screen; others (tier-0 routes, run reports) arrive whole.
+      return state.streamed > 0 ? flushStream(state) : push(state, { kind: "markdown", text: event.text });
+    case "plan": {
+      const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
+      // A one-sentence plan is the first sentence of what was just streamed: shown already.
+      if (!event.steps && state.streamed > 0) return state;
+      return push(state, line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent"));
+    }
+    case "todos":
+      return { ...state, todos: event.todos };
+    case "tool.call":
+      return {
+        ...flushStream(state),
+        running: [
+          ...state.running,
+          { callId: event.call_id, tool: event.tool, args: event.args, permission: event.permission },
+        ],
+      };
+    case "tool.result":
+      return finishTool(state, event);
+    case "usage":
+      return { ...state, model: event.model, usage: addCall(state.usage, event, event.cost_usd) };
+    case "route":
+      return event.tier === 0 ? state : push(state, line(`route: ${event.decision} (${event.reason})`));
+    case "intent":
+      return push(state, line(`intent: ${event.complexity} ${event.category}`));
+    case "retry":
+      return push(
+        state,
+        line(
+          `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
+          "warn",
+        ),
+      );
+    case "validation": {
+      if (!event.ran) return push(state, line(`validation skipped: ${event.reason ?? "nothing to run"}`));
+      const checks = event.checks.map((check) =>
+        line(
+          `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
+          check.passed ? "ok" : "error",
+        ),
+      );
+      const failure = event.passed === false ? [line(event.summary.split("\n").slice(0, 12).join("\n"))] : [];
+      return push(state, ...checks, ...failure);
+    }
+    case "repair":
+      return push(
+        state,
+        line(
+          `${event.passed ? "✓" : "·"} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
+        ),
+      );
+    case "review":
+      return push(
+        state,
+        line(
+          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`,
+          event.ready ? "ok" : "warn",
+        ),
+        ...event.issues.map((issue) =>
+          line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`),
+        ),
+      );
+    case "escalation":
+      return push(
+        { ...state, model: event.to },
+        line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn"),
+      );
+    case "compaction":
+      return push(
+        state,
+        line(
+          `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
+        ),
+      );
+    case "question":
+      return push(state, line(`Asked: ${event.question.split("\n")[0]} → ${event.answer ?? "(no answer)"}`));
+    case "error":
+      return push(flushStream(state), line(`✗ ${event.message}`, "error"));
+    case "session.finished":
+      return finishTurn(state, event);
+    default:
+      return state;
+  }
+}
+
+export function reduce(state: TuiState, action: Action): TuiState {
+  switch (action.type) {
+    case "ui.user":
+      return push(state, { kind: "user", text: action.text });
+    case "ui.block":
+      return push(state, { kind: "block", title: action.title, text: action.text });
+    case "ui.line":
+      return push(state, line(action.text, action.tone));
+    case "ui.info":
+      return {
+        ...state,
+        ...(action.model ? { model: action.model } : {}),
+        ...(action.approval ? { approval: action.approval } : {}),
+        ...(action.sessionId ? { sessionId: action.sessionId } : {}),
+      };
+    case "ui.printed":
+      if (action.key !== state.transcript.key) return state;
+      return {
+        ...state,
+        transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
+      };
+    case "ui.reset": {
+      const { model, approval, sessionId, workspace } = state;
+      return {
+        ...initialState({ model, approval, sessionId, workspace }),
+        nextId: state.nextId,
+        transcript: { key: state.transcript.key + 1, items: [] },
+      };
+    }
+    default:
+      return reduceEvent(state, action);
+  }
+}

@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import { appendStream, emptyStream } from "../../../src/ui/tui/blocks.js";
+import { coalesce } from "../../../src/ui/tui/feed.js";
+import { type Action, initialState, reduce, type TuiState } from "../../../src/ui/tui/state.js";
+import { EDIT_DIFF, finished, stamp, started, usage } from "./events.js";
+
+const initial = initialState({ model: "m", approval: "ask", sessionId: "s1", workspace: "/w" });
+const run = (...actions: Action[]): TuiState => actions.reduce(reduce, initial);
+const kinds = (state: TuiState) => state.transcript.items.map((item) => item.kind);
+
+describe("streamed Markdown blocks", () => {
+  it("cuts a block at a blank line and keeps the unfinished rest", () => {
+    const { stream, blocks } = appendStream(emptyStream, "# Title\n\nFirst para");
+    expect(blocks).toEqual(["# Title"]);
+    expect(stream.text).toBe("First para");
+  });
+
+  it("keeps a code block whole, blank lines and all, until its fence closes", () => {
+    let state = appendStream(emptyStream, "```js\nconst a = 1;\n\nconst b");
+    expect(state.blocks).toEqual([]);
+    state = appendStream(state.stream, " = 2;\n```\nafter");
+    expect(state.blocks).toEqual(["```js\nconst a = 1;\n\nconst b = 2;\n```"]);
+    expect(state.stream.text).toBe("after");
+  });
+
+  it("gives the same blocks however the text is split into deltas", () => {
+    const text = "Intro.\n\n```\nx\n\ny\n```\n\n- a\n- b\n\nEnd.\n";
+    const whole = appendStream(emptyStream, text).blocks;
+    let stream = emptyStream;
+    const pieces: string[] = [];
+    for (const ch of text) {
+      const next = appendStream(stream, ch);
+      stream = next.stream;
+      pieces.push(...next.blocks);
+    }
+    expect(pieces).toEqual(whole);
+    expect(whole).toEqual(["Intro.", "```\nx\n\ny\n```", "- a\n- b"]);
+    expect(stream.text).toBe("End.\n");
+  });
+});
+
+describe("the UI state reducer", () => {
+  it("shows the message of a turn, then the answer streamed block by block", () => {
+    const state = run(
+      started("fix the bug"),
+      stamp({ type: "status", status: "thinking" }),
+      stamp({ type: "message.delta", text: "Done.\n\nThe bug was" }),
+    );
+    expect(state.busy).toBe(true);
+    expect(
+      state.transcript.items.map((i) => (i.kind === "markdown" || i.kind === "user" ? i.text : "")),
+    ).toEqual(["fix the bug", "Done."]);
+    expect(state.stream.text).toBe("The bug was");
+    const done = [
+      stamp({ type: "message", text: "Done.\n\nThe bug was a typo." }),
+      finished("completed"),
+    ].reduce(reduce, reduce(state, stamp({ type: "message.delta", text: " a typo." })));
+    expect(done.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "The bug was a typo." });
+    expect(done.busy).toBe(false);
+    expect(done.status).toBeNull();
+  });
+
+  it("shows an answer that was not streamed whole", () => {
+    const state = run(started("hi"), stamp({ type: "message", text: "Hello!" }));
+    expect(state.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "Hello!" });
+  });
+
+  it("keeps a tool call live until its result, then prints it once with its diff", () => {
+    const call = stamp({
+      type: "tool.call",
+      call_id: "c1",
+      tool: "edit_file",
+      args: { path: "math.js", old_string: "a - b", new_string: "a + b" },
+      permission: "write",
+    });
+    const live = run(started("fix"), call);
+    expect(live.running.map((c) => c.tool)).toEqual(["edit_file"]);
+    const done = reduce(
+      live,
+      stamp({
+        type: "tool.result",
+        call_id: "c1",
+        tool: "edit_file",
+        ok: true,
+        output: "Edited math.js",
+        data: { diff: EDIT_DIFF },
+        changed_files: ["math.js"],
+        duration_ms: 12,
+      }),
+    );
+    expect(done.running).toEqual([]);
+    expect(done.transcript.items.at(-1)).toMatchObject({
+      kind: "tool",
+      call: { tool: "edit_file", ok: true, diff: EDIT_DIFF },
+    });
+    expect(done.recentTools).toHaveLength(1);
+    expect(done.turnFiles).toEqual(["math.js"]);
+  });
+
+  it("adds up tokens and dollars, and an unknown price makes the total unknown", () => {
+    const state = run(usage(1000, 50, 0.01), usage(2000, 25, 0.02));
+    expect(state.usage.input_tokens + state.usage.output_tokens).toBe(3075);
+    expect(state.usage.cost_usd).toBeCloseTo(0.03);
+    expect(reduce(state, usage(10, 1, null)).usage.cost_usd).toBeNull();
+  });
+
+  it("keeps the TODO list on the panel, and moves it to the transcript when all is done", () => {
+    const todos = (status: "pending" | "completed") =>
+      stamp({ type: "todos", todos: [{ id: "1", content: "Fix add()", status }] });
+    const open = run(started("fix"), todos("pending"), finished("completed"));
+    expect(open.todos).toHaveLength(1);
+    expect(kinds(open)).not.toContain("todos");
+    const closed = run(started("fix"), todos("completed"), finished("completed"));
+    expect(closed.todos).toEqual([]);
+    expect(kinds(closed)).toContain("todos");
+  });
+
+  it("says how an interrupted turn ended and what it changed", () => {
+    const state = run(
+      started("fix", 0),
+      stamp({ type: "message.delta", text: "Working on" }),
+      stamp({
+        type: "tool.call",
+        call_id: "c",
+        tool: "write_file",
+        args: { path: "a" },
+        permission: "write",
+      }),
+      stamp({
+        type: "tool.result",
+        call_id: "c",
+        tool: "write_file",
+        ok: true,
+        output: "ok",
+        changed_files: ["a"],
+        duration_ms: 1,
+      }),
+      finished("cancelled", 2500),
+    );
+    expect(state.transcript.items.at(-1)).toMatchObject({
+      kind: "line",
+      text: "cancelled · 1 file changed · 2.5s",
+      tone: "warn",
+    });
+    expect(state.transcript.items.some((i) => i.kind === "markdown" && i.text === "Working on")).toBe(true);
+  });
+
+  it("forgets printed items, so a long session holds no more than the unprinted ones", () => {
+    let state = initial;
+    for (let turn = 0; turn < 200; turn++) {
+      state = [
+        started(`task ${turn}`),
+        stamp({ type: "message", text: `answer ${turn}` }),
+        finished("completed"),
+      ].reduce(reduce, state);
+      state = reduce(state, {
+        type: "ui.printed",
+        key: state.transcript.key,
+        count: state.transcript.items.length,
+      });
+    }
+    expect(state.transcript.items).toEqual([]);
+    expect(state.transcript.key).toBe(200);
+  });
+
+  it("keeps items that arrived after the ones printed", () => {
+    const state = run(started("a"), { type: "ui.line", text: "x", tone: "dim" });
+    const printed = reduce(state, { type: "ui.printed", key: 0, count: 1 });
+    expect(printed.transcript).toMatchObject({ key: 1, items: [{ kind: "line", text: "x" }] });
+    expect(reduce(printed, { type: "ui.printed", key: 0, count: 1 })).toBe(printed);
+  });
+
+  it("takes the model from a switch", () => {
+    const state = run(stamp({ type: "escalation", from: "a/x", to: "b/y", reason: "switched by the user" }));
+    expect(state.model).toBe("b/y");
+  });
+});
+
+describe("the action feed", () => {
+  it("joins adjacent deltas into one, keeping everything else in order", () => {
+    const actions = coalesce([
+      stamp({ type: "message.delta", text: "a" }),
+      stamp({ type: "message.delta", text: "b" }),
+      stamp({ type: "status", status: "thinking" }),
+      stamp({ type: "message.delta", text: "c" }),
+    ]);
+    expect(actions.map((a) => (a.type === "message.delta" ? a.text : a.type))).toEqual(["ab", "status", "c"]);
+  });
+});
