@@ -110,7 +110,7 @@ export class ApprovalPolicy {
     return {
       parts,
       dangers: reasons,
-      readOnly: parts?.every(isReadOnly) ?? false,
+      readOnly: parts !== undefined && parts.length > 0 && parts.every(isReadOnly),
       networked: parts?.some(needsNetwork) ?? false,
     };
   }

@@ -1382,11 +1382,13 @@ class Splitter {
       .map((word) => expand(word, UNKNOWN_SCOPE));
     const args = commandArgs(command, UNKNOWN_SCOPE);
     for (const arg of [...assignments, ...args]) this.substitutions(arg, depth);
-    const call = unwrap(args, UNKNOWN_SCOPE);
-    if (call.argv.length === 0) return;
-    this.parts.push({ words: call.argv.map((arg) => arg.text), writesFile: into });
+    // A wrapper with nothing to run does something itself: `env` alone prints the environment.
+    const { argv } = unwrap(args, UNKNOWN_SCOPE);
+    const run = argv.length > 0 ? argv : args;
+    if (run.length === 0) return;
+    this.parts.push({ words: run.map((arg) => arg.text), writesFile: into });
     // The script of `bash -c '…'` is made of commands of its own, each judged like the rest.
-    const input = SHELLS.has(commandName(call.argv[0]) ?? "") ? shellInput(call.argv) : undefined;
+    const input = SHELLS.has(commandName(run[0]) ?? "") ? shellInput(run) : undefined;
     if (input?.kind === "inline" && input.script && input.script.unknown.length === 0) {
       this.text(input.script.text, into, depth + 1);
     }

@@ -97,6 +97,8 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
   return value;
 }
 
+const KEY_BLOCK_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
+
 /**
  * Where streamed text can be cut so that the part before it is redacted correctly on its own:
  * after the last blank (secrets hold none), but before a `Bearer ` that still waits for its
@@ -107,7 +109,7 @@ function safeCut(text: string): number {
   const bearer = /\bBearer\s+$/.exec(text.slice(0, cut));
   if (bearer) cut = bearer.index;
   const begin = text.lastIndexOf("-----BEGIN ");
-  if (begin !== -1 && begin < cut && !text.includes("-----END ", begin)) cut = begin;
+  if (begin !== -1 && begin < cut && !KEY_BLOCK_END.test(text.slice(begin))) cut = begin;
   return Math.max(cut, 0);
 }
 

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
-import { createRedactor, redactDeep } from "../../src/safety/redact.js";
+import { EventBus } from "../../src/events/bus.js";
+import type { StampedEvent } from "../../src/events/types.js";
+import { createRedactor, redactDeep, redactEvents } from "../../src/safety/redact.js";
 
 const openaiKey = `sk-proj-${"Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7sU9wY1"}`;
 const anthropicKey = `sk-ant-api03-${"Zx8Cv6Bn4Mm2Ll0Kk8Jj6Hh4Gg2Ff0Dd8Ss6Aa4Qq2Ww0Ee8Rr6Tt4"}-AAAA`;
@@ -126,5 +128,50 @@ describe("redactDeep", () => {
       },
     });
     expect(event).toEqual(copy);
+  });
+});
+
+describe("redactEvents on the bus", () => {
+  function bus() {
+    const seen: StampedEvent[] = [];
+    const events = new EventBus("s1", 0, redactEvents(redact));
+    events.subscribe((event) => seen.push(event));
+    const deltas = () => seen.flatMap((event) => (event.type === "message.delta" ? [event.text] : []));
+    return { events, seen, deltas };
+  }
+
+  /** Streams text in pieces of `size` characters, as a provider would, then ends the message. */
+  function stream(events: EventBus, text: string, size: number): void {
+    for (let i = 0; i < text.length; i += size)
+      events.emit({ type: "message.delta", text: text.slice(i, i + size) });
+    events.emit({ type: "message", text });
+  }
+
+  it.each([1, 3, 7, 50])("sees a key streamed in pieces of %i characters whole", (size) => {
+    const { events, deltas, seen } = bus();
+    const text = `Set it with\nAuthorization: Bearer ${corpKey}x and OPENAI_API_KEY=${openaiKey} then run.`;
+    stream(events, text, size);
+    const shown = deltas().join("");
+    expect(shown).toBe(
+      "Set it with\nAuthorization: Bearer [REDACTED] and OPENAI_API_KEY=[REDACTED:OPENAI_API_KEY] then run.",
+    );
+    expect(seen.at(-1)).toMatchObject({ type: "message", text: shown });
+    expect(seen.map((event) => event.seq)).toEqual(seen.map((_, i) => i + 1));
+  });
+
+  it("holds a private key block back until it ends", () => {
+    const { events, deltas } = bus();
+    const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nqs9+x\n-----END RSA PRIVATE KEY-----";
+    stream(events, `key:\n${pem}\ndone`, 4);
+    expect(deltas().join("")).toBe("key:\n[REDACTED]\ndone");
+  });
+
+  it("passes streamed text on at word breaks, so it still streams", () => {
+    const { events, deltas } = bus();
+    for (const piece of ["Reading the ", "fai", "ling test ", "now"])
+      events.emit({ type: "message.delta", text: piece });
+    expect(deltas()).toEqual(["Reading the ", "failing test "]);
+    events.emit({ type: "status", status: "running_tools" });
+    expect(deltas()).toEqual(["Reading the ", "failing test ", "now"]);
   });
 });
