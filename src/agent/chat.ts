@@ -54,6 +54,7 @@ export class ChatEngine {
   private approval: ApprovalMode | undefined;
   private current: { controller: AbortController; done: Promise<unknown> } | undefined;
   private started = false;
+  private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
   private notes: string[] = [];
 
@@ -105,8 +106,10 @@ export class ChatEngine {
    * Runs one piece of work under a signal of its own: Esc stops that work and the chat goes on.
    * The session's signal is swapped because every model call and tool reads it from there.
    */
-  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
+  private async exclusive<T>(label: string, work: () => Promise<T>): Promise<T> {
     if (this.current) throw new Error("cairn is still working on the last message");
+    // Checkpoints are per step: /undo takes back one message's changes at a time.
+    this.session.stepLabel = `${++this.steps}. ${label.replace(/\s+/g, " ").slice(0, 60)}`;
     const controller = new AbortController();
     const { deadline } = this.session;
     const signal = deadline ? AbortSignal.any([controller.signal, deadline]) : controller.signal;
@@ -174,7 +177,7 @@ export class ChatEngine {
 
   /** One message of the conversation: answered with the tools, in the same history as the last. */
   send(text: string): Promise<DoOutcome> {
-    return this.exclusive(() => {
+    return this.exclusive(text, () => {
       this.begin(text);
       return settle(
         this.session,
@@ -194,7 +197,7 @@ export class ChatEngine {
 
   /** /agent and /do: the autonomous or one-shot loop on a task, told to the conversation after. */
   runTask(kind: "agent" | "do", task: string): Promise<DoOutcome> {
-    return this.exclusive(async () => {
+    return this.exclusive(`/${kind} ${task}`, async () => {
       this.started = true;
       const outcome = await (kind === "agent" ? runRun : runDo)(this.session, task);
       this.notes.push(
@@ -206,7 +209,7 @@ export class ChatEngine {
 
   /** `!command`: the person runs a command themselves; the model sees it with the next message. */
   shell(command: string): Promise<void> {
-    return this.exclusive(async () => {
+    return this.exclusive(`!${command}`, async () => {
       if (!this.started) this.begin(`!${command}`);
       const { policy } = this.session;
       const call = prepareToolCall(this.session, {
@@ -251,7 +254,7 @@ export class ChatEngine {
 
   /** /compact: shrinks the conversation now instead of when the window fills. */
   compact(): Promise<CompactionStats | undefined> {
-    return this.exclusive(async () => {
+    return this.exclusive("/compact", async () => {
       if (!this.started) return undefined;
       const overhead =
         estimateTokens(this.session.system) +
