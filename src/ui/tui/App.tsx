@@ -67,7 +67,16 @@ export function App(props: AppProps) {
   const { columns, rows } = useWindowSize();
 
   useEffect(() => feed.attach(dispatch), [feed]);
-  useEffect(() => interactions.watch(setPending), [interactions]);
+  // A request comes straight from the agent, ahead of the events batched for the next frame:
+  // those go first, so the call being approved is on screen with it.
+  useEffect(
+    () =>
+      interactions.watch((current) => {
+        feed.flush();
+        setPending(current);
+      }),
+    [interactions, feed],
+  );
 
   const { transcript } = state;
   useLayoutEffect(() => {
@@ -266,6 +275,11 @@ export function App(props: AppProps) {
           onSubmit={submit}
           color={color}
           maxLines={promptLines}
+          placeholder={
+            state.busy || working
+              ? "Esc interrupts · what you send now waits its turn"
+              : "Ask cairn · /help · @file · !command"
+          }
         />
       </Box>
     </>

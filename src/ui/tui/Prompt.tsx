@@ -36,6 +36,8 @@ export interface PromptProps {
   /** Without colour the cursor cannot be drawn in reverse video; it is drawn as a bar. */
   color: boolean;
   maxLines: number;
+  /** What an empty prompt says. */
+  placeholder: string;
 }
 
 const normalizeNewlines = (text: string) => text.replace(/\r\n?/g, "\n");
@@ -56,7 +58,7 @@ function CursorLine({ text, cursor, color }: { text: string; cursor: number | un
  * The prompt: multi-line editing, history per workspace, completion of /commands and @paths,
  * and large pastes kept whole behind a placeholder.
  */
-export function Prompt({ active, history, suggest, onSubmit, color, maxLines }: PromptProps) {
+export function Prompt({ active, history, suggest, onSubmit, color, maxLines, placeholder }: PromptProps) {
   const [editor, setEditor] = useState<EditorState>(emptyEditor);
   /** Position in the history while browsing it (entries.length: the draft), and the draft. */
   const [browse, setBrowse] = useState<{ index: number; draft: EditorState } | undefined>();
@@ -175,7 +177,7 @@ export function Prompt({ active, history, suggest, onSubmit, color, maxLines }: 
               {editor.text === "" && active ? (
                 <Text dimColor>
                   <CursorLine text="" cursor={0} color={color} />
-                  {" Ask cairn · /help · @file · !command"}
+                  {` ${placeholder}`}
                 </Text>
               ) : (
                 <CursorLine

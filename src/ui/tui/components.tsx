@@ -156,7 +156,7 @@ export function compactTokens(n: number): string {
 }
 
 type StatusProps = Pick<TuiState, "status" | "busy" | "usage" | "model" | "approval" | "turnStartedAt"> & {
-  /** A passing message (Ctrl-C once, a queued prompt) shown in place of the hints. */
+  /** A passing message: Ctrl-C once, prompts waiting their turn. */
   notice?: string | undefined;
 };
 
@@ -182,11 +182,10 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
     <Box>
       <Text wrap="truncate-end">
         <Text color={busy ? "yellow" : "green"}>{state}</Text>
-        <Text dimColor>
-          {` · ${tokens} tokens · ${formatCost(usage.cost_usd)} · ${model} · approval: ${approval}`}
-          {notice ? "" : busy ? " · Esc to interrupt" : ""}
-        </Text>
         {notice && <Text color="yellow">{` · ${notice}`}</Text>}
+        <Text
+          dimColor
+        >{` · ${tokens} tokens · ${formatCost(usage.cost_usd)} · ${model} · approval: ${approval}`}</Text>
       </Text>
     </Box>
   );

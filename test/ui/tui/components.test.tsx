@@ -44,6 +44,7 @@ describe("the prompt", () => {
         onSubmit={(text) => sent.push(text)}
         color={false}
         maxLines={5}
+        placeholder="Ask cairn"
       />,
     );
     return { ...view, sent, history };
