@@ -1,0 +1,232 @@
+import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import type { Readable } from "node:stream";
+import { makeHome, makeRepo, modelFlags, streamEvents } from "../../test/helpers/cli.js";
+import {
+  type RecordedRequest,
+  type ScriptedServer,
+  type ScriptedTurn,
+  startScriptedServer,
+} from "../../test/support/scriptedServer.js";
+import { CAIRN_BIN } from "./paths.js";
+import { nowMs } from "./stats.js";
+
+export type Script = (request: RecordedRequest, index: number) => ScriptedTurn;
+
+export interface SessionSpec {
+  command: "do" | "run";
+  task: string;
+  /** The model's side, one turn per request. */
+  script: Script;
+  /** The workspace's files. */
+  files: Record<string, string>;
+  /** cairn configuration, passed with --config. */
+  config?: Record<string, unknown>;
+  timeoutMs?: number;
+}
+
+export interface RequestTiming {
+  /** When the request had arrived at the server, in `nowMs()` time. */
+  arrivedMs: number;
+  /** When the server had written its whole answer. */
+  answeredMs: number;
+  /** CPU time (user + system) cairn's process had used when the request arrived; null without /proc. */
+  cpuMs: number | null;
+  /** cairn's resident set size when the request arrived; null without /proc. */
+  rssMb: number | null;
+}
+
+export type StreamEvent = Record<string, unknown> & { type: string };
+
+let clockTicks: number | undefined;
+
+/** Linux reports process CPU time in clock ticks; almost always 100 a second. */
+function ticksPerSecond(): number {
+  clockTicks ??= Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout) || 100;
+  return clockTicks;
+}
+
+/** User plus system CPU time of a live process, from /proc (Linux); null elsewhere. */
+export function processCpuMs(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The command name in parentheses may hold spaces: fields are counted after it.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}
+
+export function processRssMb(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb === undefined ? null : Number(kb) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+export interface ProcessRecord {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  requests: RecordedRequest[];
+  timings: RequestTiming[];
+  /** From spawning the client to its exit. */
+  wallMs: number;
+}
+
+export interface SessionRecord extends ProcessRecord {
+  events: StreamEvent[];
+}
+
+/**
+ * Serves `script` with the scripted server (no latency) to the process `start` spawns, and
+ * records every request with when it came and what the client process had spent by then.
+ */
+export async function serveProcess(
+  script: Script,
+  start: (server: ScriptedServer) => ChildProcessByStdio<null, Readable, Readable>,
+  timeoutMs = 180_000,
+): Promise<ProcessRecord> {
+  const timings: RequestTiming[] = [];
+  let pid: number | undefined;
+  const server = await startScriptedServer((request, index) => {
+    const timing: RequestTiming = {
+      arrivedMs: nowMs(),
+      answeredMs: Number.NaN,
+      cpuMs: pid === undefined ? null : processCpuMs(pid),
+      rssMb: pid === undefined ? null : processRssMb(pid),
+    };
+    timings.push(timing);
+    // The server writes its answer synchronously after this returns; the next turn of the event
+    // loop sees it written.
+    setImmediate(() => {
+      timing.answeredMs = nowMs();
+    });
+    return script(request, index);
+  });
+  try {
+    const started = nowMs();
+    const child = start(server);
+    pid = child.pid;
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        child.kill("SIGKILL");
+        reject(new Error(`${child.spawnfile} did not finish in ${timeoutMs} ms:\n${stderr}`));
+      }, timeoutMs);
+      child.on("error", reject);
+      child.on("close", (exitCode) => {
+        clearTimeout(timer);
+        resolve(exitCode);
+      });
+    });
+    return { code, stdout, stderr, requests: server.requests, timings, wallMs: nowMs() - started };
+  } finally {
+    await server.close();
+  }
+}
+
+/**
+ * Runs the built CLI on a fresh workspace against the scripted server (OpenAI chat completions),
+ * as a user would with `--output-format stream-json`.
+ */
+export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
+  const repo = await makeRepo(spec.files);
+  const home = await makeHome();
+  try {
+    const configArgs: string[] = [];
+    if (spec.config) {
+      const file = path.join(home, "bench-config.yaml");
+      writeFileSync(file, JSON.stringify(spec.config));
+      configArgs.push("--config", file);
+    }
+    const record = await serveProcess(
+      spec.script,
+      (server) => {
+        const { args, env } = modelFlags("openai", server);
+        return spawn(
+          process.execPath,
+          [
+            CAIRN_BIN,
+            spec.command,
+            spec.task,
+            ...args,
+            ...configArgs,
+            "--cwd",
+            repo,
+            "--approval",
+            "auto",
+            "--output-format",
+            "stream-json",
+          ],
+          {
+            env: {
+              PATH: process.env.PATH ?? "",
+              HOME: home,
+              XDG_CONFIG_HOME: path.join(home, "config"),
+              XDG_DATA_HOME: path.join(home, "data"),
+              NO_COLOR: "1",
+              ...env,
+            },
+            stdio: ["ignore", "pipe", "pipe"],
+          },
+        );
+      },
+      spec.timeoutMs,
+    );
+    return { ...record, events: streamEvents(record.stdout) };
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The session's result line; throws with cairn's stderr when the session did not complete. */
+export function completed(record: SessionRecord): StreamEvent {
+  const result = record.events.find((event) => event.type === "result");
+  if (record.code !== 0 || result?.status !== "completed") {
+    throw new Error(
+      `cairn exited with ${record.code} (${String(result?.status ?? "no result")}): ${String(result?.summary ?? "")}\n${record.stderr}`,
+    );
+  }
+  return result;
+}
+
+/** A fixed list of turns as a script; a request past its end gets an error, so cairn fails loudly. */
+export function fromTurns(turns: readonly ScriptedTurn[]): Script {
+  return (_request, index) =>
+    turns[index] ?? {
+      error: { status: 500, body: { error: `bench script has only ${turns.length} turns` } },
+    };
+}
+
+/**
+ * Requests with the tool loop's system prompt (the first request's) take `main` in order; any
+ * other, such as compaction's summariser, is answered by `side`, so one fixed task runs the same
+ * with or without calls cairn adds on its own.
+ */
+export function withSideCalls(
+  main: readonly ScriptedTurn[],
+  side: (request: RecordedRequest) => ScriptedTurn,
+): Script {
+  let system: string | undefined;
+  let next = 0;
+  const turns = fromTurns(main);
+  return (request) => {
+    const first = request.body?.messages?.[0];
+    const prompt = first?.role === "system" ? String(first.content) : "";
+    system ??= prompt;
+    return prompt === system ? turns(request, next++) : side(request);
+  };
+}
