@@ -1,0 +1,100 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { CAIRN_BIN, ROOT } from "./lib/paths.js";
+import type { BenchResult, Figure } from "./lib/report.js";
+import { median, nowMs } from "./lib/stats.js";
+
+export interface StartupOptions {
+  runs: number;
+}
+
+/** Packages that only a session needs: `--help` and `--version` must not load them. */
+const HEAVY =
+  /\/node_modules\/(ai|@ai-sdk\/[^/]+|@openrouter\/[^/]+|ollama-ai-provider[^/]*|ink|react|[^/]*tree-sitter[^/]*|gpt-tokenizer|@pydantic\/genai-prices|marked|marked-terminal)\//;
+
+const COMMANDS = {
+  node: ["-e", "0"],
+  version: [CAIRN_BIN, "--version"],
+  help: [CAIRN_BIN, "--help"],
+} as const;
+
+function timeOnce(args: readonly string[]): number {
+  const started = nowMs();
+  const run = spawnSync(process.execPath, args, { stdio: "ignore", env: { ...process.env, NO_COLOR: "1" } });
+  const elapsed = nowMs() - started;
+  if (run.status !== 0) throw new Error(`node ${args.join(" ")} exited with ${run.status}`);
+  return elapsed;
+}
+
+/** The packages (and cairn's own modules) a command loads, read through a module hook. */
+function loadedModules(args: readonly string[]): string[] {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-modules-"));
+  const out = path.join(dir, "modules.txt");
+  try {
+    const probe = path.join(ROOT, "bench", "probes", "loaded-modules.mjs");
+    spawnSync(process.execPath, ["--import", probe, ...args], {
+      stdio: "ignore",
+      env: { ...process.env, CAIRN_BENCH_MODULES: out },
+    });
+    return readFileSync(out, "utf8")
+      .split("\n")
+      .filter((url) => url.startsWith("file:"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Wall time of `cairn --version` and `cairn --help` against bare `node -e 0`, the three
+ * interleaved so that machine noise hits them alike, after one warm-up run each.
+ */
+export async function benchStartup(options: StartupOptions): Promise<BenchResult> {
+  const started = nowMs();
+  const times: Record<keyof typeof COMMANDS, number[]> = { node: [], version: [], help: [] };
+  const names = Object.keys(COMMANDS) as Array<keyof typeof COMMANDS>;
+  for (const name of names) timeOnce(COMMANDS[name]);
+  for (let run = 0; run < options.runs; run++) {
+    for (const name of names) times[name].push(timeOnce(COMMANDS[name]));
+  }
+  const bare = median(times.node);
+  const baseline = { name: "node -e 0", value: bare };
+  const modules = { version: loadedModules(COMMANDS.version), help: loadedModules(COMMANDS.help) };
+  const heavy = [...new Set([...modules.version, ...modules.help].filter((url) => HEAVY.test(url)))];
+  const figures: Figure[] = [
+    {
+      name: "cairn --version",
+      value: median(times.version),
+      unit: "ms",
+      baseline,
+      target: { on: "ratio", op: "<=", limit: 2 },
+    },
+    {
+      name: "cairn --help",
+      value: median(times.help),
+      unit: "ms",
+      baseline,
+      target: { on: "ratio", op: "<=", limit: 2 },
+    },
+    {
+      name: "heavy modules loaded by --help/--version",
+      value: heavy.length,
+      unit: "count",
+      target: { on: "value", op: "<=", limit: 0 },
+    },
+  ];
+  return {
+    id: "startup",
+    title: "1. startup",
+    figures,
+    details: {
+      runs: options.runs,
+      median_ms: { node: bare, version: median(times.version), help: median(times.help) },
+      times_ms: times,
+      modules_loaded: { version: modules.version.length, help: modules.help.length },
+      heavy_modules: heavy.map((url) => path.relative(ROOT, new URL(url).pathname)),
+    },
+    durationMs: nowMs() - started,
+  };
+}
