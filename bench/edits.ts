@@ -1,0 +1,118 @@
+import { findEdit } from "../src/tools/editMatch.js";
+import { EDIT_CATEGORIES, type EditCase, editCorpus } from "./editCorpus.js";
+import type { BenchResult } from "./lib/report.js";
+import { nowMs } from "./lib/stats.js";
+
+export interface EditOptions {
+  perCategory: number;
+}
+
+export type EditOutcome = "applied" | "refused" | "wrong" | "missed";
+
+function stripTrailing(text: string): string {
+  return text.replace(/[ \t]+(?=\r?\n|$)/g, "");
+}
+
+/**
+ * Right when the file reads as meant. Trailing blanks on the edited lines may differ (a matcher
+ * that tolerates them has no way to know which the model wanted), but nothing outside them may.
+ */
+export function judge(edit: EditCase, result: string | null): EditOutcome {
+  if (edit.expected === null) return result === null ? "refused" : "wrong";
+  if (result === null) return "missed";
+  if (result === edit.expected) return "applied";
+  const [start, end] = edit.region!;
+  const untouched =
+    result.startsWith(edit.content.slice(0, start)) && result.endsWith(edit.content.slice(end));
+  return untouched && stripTrailing(result) === stripTrailing(edit.expected) ? "applied" : "wrong";
+}
+
+/** What a harness without tolerances does: replace old_string when it occurs exactly once. */
+export function exactReplace(content: string, oldString: string, newString: string): string | null {
+  const first = content.indexOf(oldString);
+  if (oldString === "" || first === -1 || content.indexOf(oldString, first + 1) !== -1) return null;
+  return content.slice(0, first) + newString + content.slice(first + oldString.length);
+}
+
+function cairnEdit(edit: EditCase): string | null {
+  const result = findEdit(edit.content, edit.oldString, edit.newString);
+  return result.ok ? result.newContent : null;
+}
+
+type Tally = Record<EditOutcome, number>;
+const emptyTally = (): Tally => ({ applied: 0, refused: 0, wrong: 0, missed: 0 });
+
+/** Share of the cases judged right (applied as meant, or refused when they had to be), in per cent. */
+function correct(tally: Tally): number {
+  const total = tally.applied + tally.refused + tally.wrong + tally.missed;
+  return (100 * (tally.applied + tally.refused)) / total;
+}
+
+/**
+ * A corpus of edits made from real files in several languages, with the slips models make,
+ * through cairn's matcher and through plain exact replacement.
+ */
+export async function benchEdits(options: EditOptions): Promise<BenchResult> {
+  const started = nowMs();
+  const corpus = editCorpus(options.perCategory);
+  const tallies = { cairn: emptyTally(), exact: emptyTally() };
+  const byCategory: Record<string, { cairn: Tally; exact: Tally }> = {};
+  const byLanguage: Record<string, number> = {};
+  const wrong: Array<{ id: string; source: string; who: string }> = [];
+  for (const edit of corpus) {
+    byCategory[edit.category] ??= { cairn: emptyTally(), exact: emptyTally() };
+    byLanguage[edit.language] = (byLanguage[edit.language] ?? 0) + 1;
+    const outcomes = {
+      cairn: judge(edit, cairnEdit(edit)),
+      exact: judge(edit, exactReplace(edit.content, edit.oldString, edit.newString)),
+    };
+    for (const who of ["cairn", "exact"] as const) {
+      tallies[who][outcomes[who]]++;
+      byCategory[edit.category]![who][outcomes[who]]++;
+      if (outcomes[who] === "wrong") wrong.push({ id: edit.id, source: edit.source, who });
+    }
+  }
+  const toApply = corpus.filter((edit) => edit.expected !== null).length;
+  const toRefuse = corpus.length - toApply;
+  const percent = (n: number, of: number) => (100 * n) / of;
+  return {
+    id: "edits",
+    title: "4. edit robustness",
+    figures: [
+      {
+        name: `cases right, of ${corpus.length}`,
+        value: correct(tallies.cairn),
+        unit: "%",
+        baseline: { name: "exact match", value: correct(tallies.exact) },
+      },
+      {
+        name: `applied as meant, of ${toApply}`,
+        value: percent(tallies.cairn.applied, toApply),
+        unit: "%",
+        baseline: { name: "exact match", value: percent(tallies.exact.applied, toApply) },
+      },
+      {
+        name: `refused as they must be, of ${toRefuse}`,
+        value: percent(tallies.cairn.refused, toRefuse),
+        unit: "%",
+        baseline: { name: "exact match", value: percent(tallies.exact.refused, toRefuse) },
+      },
+      {
+        name: "wrong applications",
+        value: tallies.cairn.wrong,
+        unit: "count",
+        baseline: { name: "exact match", value: tallies.exact.wrong },
+        target: { on: "value", op: "<=", limit: 0 },
+      },
+    ],
+    details: {
+      cases: corpus.length,
+      categories: EDIT_CATEGORIES,
+      by_language: byLanguage,
+      totals: tallies,
+      by_category: byCategory,
+      wrong,
+    },
+    durationMs: nowMs() - started,
+  };
+}
