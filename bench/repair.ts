@@ -1,0 +1,91 @@
+import { isDeepStrictEqual } from "node:util";
+import type { z } from "zod";
+import { prepareArguments } from "../src/tools/args.js";
+import type { BenchResult } from "./lib/report.js";
+import { nowMs } from "./lib/stats.js";
+import { type RepairCase, repairCorpus } from "./repairCorpus.js";
+
+export interface RepairOptions {
+  /** How many of the sample calls to spoil in every way. */
+  samples: number;
+}
+
+export type RepairOutcome = "recovered" | "rejected" | "wrong" | "missed";
+
+type Prepare = (raw: string, schema: z.ZodType) => { ok: true; value: unknown } | { ok: false };
+
+/** What a harness without repair does: JSON.parse, then the schema. */
+export const plainParse: Prepare = (raw, schema) => {
+  try {
+    const result = schema.safeParse(JSON.parse(raw));
+    return result.success ? { ok: true, value: result.data } : { ok: false };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/**
+ * Right when the call comes out as meant, or is sent back when nothing in it says what was
+ * meant. Arguments that come out different from what was meant are wrong, however valid.
+ */
+export function judge(entry: RepairCase, prepare: Prepare): RepairOutcome {
+  const result = prepare(entry.raw, entry.schema);
+  if (result.ok && isDeepStrictEqual(result.value, entry.intended)) return "recovered";
+  if (result.ok) return "wrong";
+  return entry.mustReject ? "rejected" : "missed";
+}
+
+type Tally = Record<RepairOutcome, number>;
+const emptyTally = (): Tally => ({ recovered: 0, rejected: 0, wrong: 0, missed: 0 });
+
+/**
+ * Malformed tool-call arguments of the kinds models send, each with what was meant, through
+ * cairn's repair and validation and through plain JSON.parse with the same schema.
+ */
+export async function benchRepair(options: RepairOptions): Promise<BenchResult> {
+  const started = nowMs();
+  const corpus = repairCorpus(options.samples);
+  const tallies = { cairn: emptyTally(), plain: emptyTally() };
+  const byKind: Record<string, { cairn: Tally; plain: Tally }> = {};
+  const wrong: Array<{ id: string; raw: string; who: string }> = [];
+  for (const entry of corpus) {
+    byKind[entry.kind] ??= { cairn: emptyTally(), plain: emptyTally() };
+    const outcomes = { cairn: judge(entry, prepareArguments), plain: judge(entry, plainParse) };
+    for (const who of ["cairn", "plain"] as const) {
+      tallies[who][outcomes[who]]++;
+      byKind[entry.kind]![who][outcomes[who]]++;
+      if (outcomes[who] === "wrong") wrong.push({ id: entry.id, raw: entry.raw, who });
+    }
+  }
+  const recoverable = corpus.filter((entry) => !entry.mustReject).length;
+  const toReject = corpus.length - recoverable;
+  const percent = (n: number, of: number) => (100 * n) / of;
+  const baseline = (value: number) => ({ name: "JSON.parse", value });
+  return {
+    id: "repair",
+    title: "5. tool-call repair",
+    figures: [
+      {
+        name: `recovered as meant, of ${recoverable}`,
+        value: percent(tallies.cairn.recovered, recoverable),
+        unit: "%",
+        baseline: baseline(percent(tallies.plain.recovered, recoverable)),
+      },
+      {
+        name: `rejected as they must be, of ${toReject}`,
+        value: percent(tallies.cairn.rejected, toReject),
+        unit: "%",
+        baseline: baseline(percent(tallies.plain.rejected, toReject)),
+      },
+      {
+        name: "wrong recoveries",
+        value: tallies.cairn.wrong,
+        unit: "count",
+        baseline: baseline(tallies.plain.wrong),
+        target: { on: "value", op: "<=", limit: 0 },
+      },
+    ],
+    details: { cases: corpus.length, totals: tallies, by_kind: byKind, wrong },
+    durationMs: nowMs() - started,
+  };
+}
