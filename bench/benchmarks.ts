@@ -1,0 +1,57 @@
+import { benchCache } from "./cache.js";
+import { benchContext } from "./context.js";
+import { benchEdits } from "./edits.js";
+import type { BenchResult } from "./lib/report.js";
+import { benchOverhead } from "./overhead.js";
+import { benchRepair } from "./repair.js";
+import { benchSearch } from "./search.js";
+import { benchStartup } from "./startup.js";
+
+export interface Scale {
+  startupRuns: number;
+  overheadTurns: number;
+  cacheDoTurns: number;
+  cacheRunTurns: number;
+  editsPerCategory: number;
+  repairSamples: number;
+  /** Files of node_modules in the search tree; all of them when undefined. */
+  searchFiles: number | undefined;
+  searchRuns: number;
+  contextTurns: number;
+}
+
+export const FULL: Scale = {
+  startupRuns: 31,
+  overheadTurns: 100,
+  cacheDoTurns: 40,
+  cacheRunTurns: 5,
+  editsPerCategory: 40,
+  repairSamples: 27,
+  searchFiles: undefined,
+  searchRuns: 5,
+  contextTurns: 30,
+};
+
+/** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
+export const SMOKE: Scale = {
+  startupRuns: 2,
+  overheadTurns: 6,
+  cacheDoTurns: 6,
+  cacheRunTurns: 2,
+  editsPerCategory: 3,
+  repairSamples: 3,
+  searchFiles: 300,
+  searchRuns: 1,
+  contextTurns: 6,
+};
+
+/** In the order of the issue that asked for them (issue 7), which is the order of the table. */
+export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> = {
+  startup: (scale) => benchStartup({ runs: scale.startupRuns }),
+  overhead: (scale) => benchOverhead({ turns: scale.overheadTurns }),
+  cache: (scale) => benchCache({ doTurns: scale.cacheDoTurns, runTurns: scale.cacheRunTurns }),
+  edits: (scale) => benchEdits({ perCategory: scale.editsPerCategory }),
+  repair: (scale) => benchRepair({ samples: scale.repairSamples }),
+  search: (scale) => benchSearch({ maxFiles: scale.searchFiles, runs: scale.searchRuns }),
+  context: (scale) => benchContext({ turns: scale.contextTurns }),
+};

@@ -1,0 +1,52 @@
+// `npm run bench`: every benchmark at full size, the table on stdout, the figures in
+// bench/results/latest.json. `--only startup,edits` runs some; `--smoke` runs all at smoke size.
+import { mkdirSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { BENCHMARKS, FULL, SMOKE } from "./benchmarks.js";
+import { ROOT } from "./lib/paths.js";
+import { type BenchResult, markdownTable, rowsOf, textTable } from "./lib/report.js";
+import { nowMs } from "./lib/stats.js";
+
+const { values } = parseArgs({
+  options: { only: { type: "string" }, smoke: { type: "boolean", default: false } },
+});
+const ids = values.only ? values.only.split(",") : Object.keys(BENCHMARKS);
+const unknown = ids.filter((id) => !(id in BENCHMARKS));
+if (unknown.length) {
+  process.stderr.write(
+    `unknown benchmark ${unknown.join(", ")}; known: ${Object.keys(BENCHMARKS).join(", ")}\n`,
+  );
+  process.exit(2);
+}
+const scale = values.smoke ? SMOKE : FULL;
+const started = nowMs();
+const results: BenchResult[] = [];
+for (const id of ids) {
+  process.stderr.write(`${id}… `);
+  const result = await BENCHMARKS[id]!(scale);
+  process.stderr.write(`${(result.durationMs / 1000).toFixed(1)} s\n`);
+  results.push(result);
+}
+const durationMs = nowMs() - started;
+const rows = rowsOf(results);
+process.stdout.write(`\n${textTable(rows)}\n\nAll in ${(durationMs / 1000).toFixed(0)} s.\n`);
+
+// Only a whole run at full size is a set of figures worth comparing with another.
+if (!values.only && !values.smoke) {
+  const dir = path.join(ROOT, "bench", "results");
+  mkdirSync(dir, { recursive: true });
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    platform: `${os.platform()} ${os.arch()}`,
+    cpus: os.cpus().length,
+    cpu_model: os.cpus()[0]?.model ?? "unknown",
+    duration_ms: durationMs,
+    results,
+  };
+  writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  writeFileSync(path.join(dir, "latest.md"), `${markdownTable(rows)}\n`);
+  process.stdout.write("Wrote bench/results/latest.json and latest.md.\n");
+}
