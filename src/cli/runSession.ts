@@ -36,9 +36,7 @@ async function askOnTerminal(prompt: ApprovalPrompt, flush: () => Promise<void>)
   await flush();
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const lines = [
-      `\nAllow ${prompt.tool}: ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`,
-    ];
+    const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
     for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
     const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
     if (always) lines.push(`  "always" allows from now on: ${always}`);

@@ -126,8 +126,11 @@ export class ApprovalPolicy {
     }
   }
 
-  private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
-    const what = `${request.tool} (${request.summary})`;
+  private headlessRefusal(
+    { summary: what }: ApprovalRequest,
+    dangers: string[],
+    rule: Rule | undefined,
+  ): string {
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (

@@ -1,0 +1,64 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { hasTmux, Terminal } from "../e2e/tmux.js";
+import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+let terminal: Terminal | undefined;
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+const command = (text: string) => ({ toolCalls: [{ name: "run_command", args: { command: text } }] });
+
+describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () => {
+  it("saves an always-in-this-workspace answer as a rule, asks again about a dangerous command, and tells the model why not", async () => {
+    const repo = await makeRepo({ ".cairn/config.yaml": "# team settings\nmax_tool_calls: 20\n" });
+    const home = await makeHome();
+    server = await startScriptedServer([
+      command("echo one >> log.txt"),
+      command("echo one >> log.txt"),
+      command("rm -rf ~/projects"),
+      { text: "Left the projects alone." },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    terminal = Terminal.start({
+      args: ["do", "log one line twice", ...args, "--approval", "ask"],
+      cwd: repo,
+      home,
+      env,
+      columns: 160,
+    });
+    const t = terminal;
+
+    let screen = await t.waitFor(/\[w\] always in this workspace/);
+    expect(screen).toMatch(/Allow run_command echo one >> log\.txt\?/);
+    expect(screen).toMatch(/"always" allows from now on: `echo one`/);
+    t.type("w");
+    t.press("Enter");
+
+    // The second run of the same command is not asked about; the dangerous one is, every time.
+    screen = await t.waitFor(/Allow run_command rm -rf ~\/projects\?/);
+    expect(screen).toMatch(/! `rm -rf ~\/projects` recursively deletes .*projects, outside the workspace/);
+    expect(screen).not.toMatch(/rm -rf[\s\S]*\[w\] always/);
+    // Enter alone is not a yes for a dangerous command.
+    t.press("Enter");
+    await t.waitFor("Why not? The model is told");
+    t.type("those are my other projects");
+    t.press("Enter");
+
+    expect(await t.exited(20_000)).toBe(0);
+    expect(await readFile(path.join(repo, "log.txt"), "utf8")).toBe("one\none\n");
+    expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
+      "# team settings\nmax_tool_calls: 20\nrules:\n  - { command: echo one, action: allow }\n",
+    );
+    expect(JSON.stringify(server.requests[3]?.body)).toContain(
+      "The user declined run_command rm -rf ~/projects: those are my other projects",
+    );
+  });
+});
