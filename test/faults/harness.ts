@@ -30,6 +30,13 @@ export interface FaultOptions {
 
 const servers: ScriptedServer[] = [];
 
+/** A scripted model server that closeServers will close. */
+export async function serve(script: Script): Promise<ScriptedServer> {
+  const server = await startScriptedServer(script);
+  servers.push(server);
+  return server;
+}
+
 /** Closes the scripted servers of the tests so far; for afterEach. */
 export async function closeServers(): Promise<void> {
   await Promise.all(servers.splice(0).map((server) => server.close()));
@@ -40,8 +47,7 @@ export async function closeServers(): Promise<void> {
  * home and a global config (quick retries by default, so a fault costs milliseconds).
  */
 export async function runFaulty(repo: string, task: string, script: Script, options: FaultOptions = {}) {
-  const server = await startScriptedServer(script);
-  servers.push(server);
+  const server = await serve(script);
   const home = await makeHome();
   const config: ConfigInput = { retries: { max: 3, base_ms: 20 }, ...options.config };
   await mkdir(path.join(home, "config", "cairn"), { recursive: true });

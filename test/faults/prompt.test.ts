@@ -3,15 +3,12 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { hasTmux, Terminal } from "../e2e/tmux.js";
 import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { closeServers, serve } from "./harness.js";
 
-let server: ScriptedServer | undefined;
-let terminal: Terminal | undefined;
+const terminals: Terminal[] = [];
 afterEach(async () => {
-  terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
+  for (const terminal of terminals.splice(0)) terminal.close();
+  await closeServers();
 });
 
 const command = (text: string) => ({ toolCalls: [{ name: "run_command", args: { command: text } }] });
@@ -20,21 +17,21 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
   it("saves an always-in-this-workspace answer as a rule, asks again about a dangerous command, and tells the model why not", async () => {
     const repo = await makeRepo({ ".cairn/config.yaml": "# team settings\nmax_tool_calls: 20\n" });
     const home = await makeHome();
-    server = await startScriptedServer([
+    const server = await serve([
       command("echo one >> log.txt"),
       command("echo one >> log.txt"),
       command("rm -rf ~/projects"),
       { text: "Left the projects alone." },
     ]);
     const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({
+    const t = Terminal.start({
       args: ["do", "log one line twice", ...args, "--approval", "ask"],
       cwd: repo,
       home,
       env,
       columns: 160,
     });
-    const t = terminal;
+    terminals.push(t);
 
     let screen = await t.waitFor(/\[w\] always in this workspace/);
     expect(screen).toMatch(/Allow run_command echo one >> log\.txt\?/);
