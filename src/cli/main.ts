@@ -73,12 +73,18 @@ addCommonOptions(
 
 const io = { out: process.stdout, err: process.stderr };
 
-async function openStore() {
+/** Runs a command over the session store, closed afterwards whatever happens. */
+async function withStore(command: (store: import("../store/sessions.js").Store) => number): Promise<void> {
   const [{ Store }, { storePath }] = await Promise.all([
     import("../store/sessions.js"),
     import("../store/db.js"),
   ]);
-  return Store.open(storePath());
+  const store = Store.open(storePath());
+  try {
+    process.exitCode = command(store);
+  } finally {
+    store.close();
+  }
 }
 
 const sessions = program
@@ -89,9 +95,7 @@ const sessions = program
   .option("--json", "print JSON")
   .action(async (options) => {
     const { sessionsCommand } = await import("./sessions.js");
-    const store = await openStore();
-    process.exitCode = sessionsCommand(store, options, io);
-    store.close();
+    await withStore((store) => sessionsCommand(store, options, io));
   });
 sessions
   .command("show")
@@ -100,9 +104,7 @@ sessions
   .option("--json", "print JSON")
   .action(async (id: string, options) => {
     const { sessionsShowCommand } = await import("./sessions.js");
-    const store = await openStore();
-    process.exitCode = sessionsShowCommand(store, id, options, io);
-    store.close();
+    await withStore((store) => sessionsShowCommand(store, id, options, io));
   });
 sessions
   .command("export")
@@ -111,9 +113,7 @@ sessions
   .option("--format <format>", "md or json", "md")
   .action(async (id: string, options) => {
     const { sessionsExportCommand } = await import("./sessions.js");
-    const store = await openStore();
-    process.exitCode = sessionsExportCommand(store, id, options, io);
-    store.close();
+    await withStore((store) => sessionsExportCommand(store, id, options, io));
   });
 sessions
   .command("rm")
@@ -121,9 +121,7 @@ sessions
   .argument("<id>", "session id or a unique prefix")
   .action(async (id: string) => {
     const { sessionsRmCommand } = await import("./sessions.js");
-    const store = await openStore();
-    process.exitCode = sessionsRmCommand(store, id, io);
-    store.close();
+    await withStore((store) => sessionsRmCommand(store, id, io));
   });
 
 program
@@ -134,9 +132,7 @@ program
   .option("--json", "print JSON")
   .action(async (options) => {
     const { costsCommand } = await import("./costs.js");
-    const store = await openStore();
-    process.exitCode = costsCommand(store, options, io);
-    store.close();
+    await withStore((store) => costsCommand(store, options, io));
   });
 
 async function openCheckpoints(cwd: string | undefined) {
