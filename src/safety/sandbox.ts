@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { findExecutable } from "../tools/processes.js";
@@ -63,6 +63,7 @@ function shell(): string {
  * - `--die-with-parent`: nothing outlives cairn.
  * - Host daemons listening on unix sockets (Docker's, an SSH agent) stay reachable through the
  *   read-only filesystem; the network namespace does not cover them.
+ * - A repository's `.git/config` and `.git/hooks` are read-only (see gitGuard).
  */
 function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   const args = ["--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent"];
@@ -71,9 +72,37 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   // /tmp first: binds below it (a workspace in /tmp, as in tests) must land on top of it.
   if (options.tmpDir) args.push("--bind", options.tmpDir, SANDBOX_TMP);
   else args.push("--tmpfs", SANDBOX_TMP);
-  for (const dir of [options.workspace, ...(options.extraRoots ?? [])]) args.push("--bind", dir, dir);
+  for (const dir of roots(options)) args.push("--bind", dir, dir, ...gitGuard(dir));
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
   return args;
+}
+
+/** The folders a sandboxed command may write, besides temp. */
+function roots(options: Omit<WrapOptions, "sandbox">): string[] {
+  return [options.workspace, ...(options.extraRoots ?? [])];
+}
+
+/** The `.git` folder of a writable root, when it has one. */
+function gitDirOf(root: string): string | undefined {
+  const git = path.join(root, ".git");
+  return statSync(git, { throwIfNoEntry: false })?.isDirectory() ? git : undefined;
+}
+
+/**
+ * Git runs what `.git/config` (core.fsmonitor, aliases, filters) and `.git/hooks` name, and
+ * cairn's own git tools run outside the sandbox: a command that could write there would get out.
+ * So both stay read-only, and `.git` becomes a mount point so it cannot be moved aside and
+ * replaced. Commits, branches and stashes still work: they write objects, refs and the index.
+ */
+function gitGuard(root: string): string[] {
+  const git = gitDirOf(root);
+  if (!git) return [];
+  const config = path.join(git, "config");
+  const hooks = path.join(git, "hooks");
+  const guardHooks = existsSync(hooks)
+    ? ["--ro-bind", hooks, hooks]
+    : ["--tmpfs", hooks, "--remount-ro", hooks];
+  return ["--bind", git, git, "--ro-bind-try", config, config, ...guardHooks];
 }
 
 /**
@@ -82,13 +111,7 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
  * runs on Linux. Paths must be real (`/private/var/…`, not `/var/…`), or rules don't match.
  */
 function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): string {
-  const writable = [
-    options.workspace,
-    ...(options.extraRoots ?? []),
-    tmp,
-    realpathSync(tmpdir()),
-    "/private/tmp",
-  ];
+  const writable = [...roots(options), tmp, realpathSync(tmpdir()), "/private/tmp"];
   const lines = [
     "(version 1)",
     "(allow default)",
@@ -96,6 +119,11 @@ function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): st
     `(allow file-write* ${writable.map((dir) => `(subpath ${JSON.stringify(dir)})`).join(" ")}`,
     '  (regex #"^/dev/(null|zero|tty|dtracehelper|fd/[0-9]+|stdout|stderr)$"))',
   ];
+  // As gitGuard does for bubblewrap; a later rule wins over an earlier one.
+  for (const git of roots(options).flatMap((root) => gitDirOf(root) ?? [])) {
+    const [dir, config, hooks] = [git, `${git}/config`, `${git}/hooks`].map((p) => JSON.stringify(p));
+    lines.push(`(deny file-write* (literal ${dir}) (literal ${config}) (subpath ${hooks}))`);
+  }
   if (!options.allowNetwork)
     lines.push("(deny network*)", "(allow network* (remote unix-socket) (local unix-socket))");
   return lines.join("\n");

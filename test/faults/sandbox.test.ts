@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
@@ -81,6 +82,32 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
     } finally {
       rmSync(probe, { force: true });
     }
+  });
+
+  it("keeps .git/config and .git/hooks read-only, and .git in place, while commits still work", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    execFileSync("git", ["init", "-q", repo]);
+    const config = await readFile(path.join(repo, ".git", "config"), "utf8");
+    const commands = [
+      "git config core.fsmonitor 'touch planted'",
+      "echo 'touch planted' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit",
+      "mv .git .git-old",
+      "git add a.txt && git -c user.email=c@example.com -c user.name=c commit -qm first && git checkout -qb topic && git log --oneline",
+    ];
+    const run = await runFaulty(repo, "commit", [
+      { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
+      { text: "Done." },
+    ]);
+    const [configured, hooked, moved, committed] = toolResults(run.events).map((result) => result.output);
+    expect(configured).toMatch(/^Exit code [1-9].*\n.*could not write config file/s);
+    expect(hooked).toMatch(/^Exit code 1 .*Read-only file system/s);
+    expect(moved).toMatch(/^Exit code 1 .*Device or resource busy/s);
+    expect(committed).toMatch(/^Exit code 0 .*\n[0-9a-f]+ first/s);
+    expect(await readFile(path.join(repo, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(path.join(repo, ".git", "hooks", "pre-commit"))).toBe(false);
+    expect(execFileSync("git", ["-C", repo, "branch", "--show-current"], { encoding: "utf8" })).toBe(
+      "topic\n",
+    );
   });
 
   it("opens the network when the config allows it", async () => {
