@@ -51,6 +51,7 @@ export interface PolicyOptions {
   home: string;
   /** Where commands run; without a sandbox `auto` asks before commands, as `auto-edit` does. */
   sandbox: Sandbox;
+  /** The config's `sandbox` section: the network, and `auto` without a sandbox. */
   settings?: Config["sandbox"];
   /** Keeps "always in this workspace" answers (in the project's config file). */
   saveRules?: (rules: Rule[]) => Promise<void>;

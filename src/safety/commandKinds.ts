@@ -47,6 +47,8 @@ export function isReadOnly(part: CommandPart): boolean {
   if (part.writesFile || !READ_ONLY.has(name)) return false;
   const args = part.words.slice(1);
   if (name === "git" && !GIT_READS.has(args[0] ?? "")) return false;
+  // Bare `set` prints every variable, secrets included, as `env` does.
+  if (name === "set" && args.length === 0) return false;
   const acting = ACTING_OPTIONS[name];
   return !args.some((arg) => REACHES_OUT.test(arg) || acting?.test(arg));
 }

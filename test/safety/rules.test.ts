@@ -89,6 +89,7 @@ describe("read-only commands", () => {
     "npm test",
     "sed -i s/a/b/ file",
     "env",
+    "set",
   ])("%s does not", (command) => {
     expect(isReadOnly(part(command))).toBe(false);
   });
