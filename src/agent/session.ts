@@ -3,7 +3,7 @@ import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModel } from "ai";
-import { dataDir } from "../config/load.js";
+import { dataDir, projectConfigFile } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { loadProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
@@ -158,7 +158,15 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
       commandTimeoutMs: config.commands.timeout_ms,
       ...(sandbox.kind === "none"
         ? {}
-        : { sandbox: { sandbox, tmpDir: sessionTmpDir(), network: config.sandbox.network } }),
+        : {
+            sandbox: {
+              sandbox,
+              tmpDir: sessionTmpDir(),
+              network: config.sandbox.network,
+              // Approval rules and sandbox settings: a command must not loosen them for later sessions.
+              readOnly: [path.dirname(projectConfigFile(workspace))],
+            },
+          }),
       reads: new ReadTracker(),
       ...(options.askUser ? { ask: options.askUser } : {}),
       consult: (question) => consultStrongModel(session, question),

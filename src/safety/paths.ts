@@ -43,7 +43,7 @@ function realpathAllowingMissing(absolute: string): string {
 /**
  * Maps a path a model gave to a real path inside the workspace (or an extra root), or refuses.
  * Writes into `.git` internals are refused: a model must change history through git, not by
- * editing the object store or config.
+ * editing the object store or config. So are writes into the workspace's `.cairn`.
  */
 export function resolveInWorkspace(
   confinement: Confinement,
@@ -65,6 +65,12 @@ export function resolveInWorkspace(
     if (rel.includes(".git")) {
       throw new ToolError(
         `Refused: ${requested} is inside .git; use the git tools to change the repository.`,
+      );
+    }
+    // The approval rules and sandbox settings of later sessions are the person's to change.
+    if (root === confinement.workspace && rel[0] === ".cairn") {
+      throw new ToolError(
+        `Refused: ${requested} is inside .cairn, cairn's own configuration and reports; only the user changes them.`,
       );
     }
   }

@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { findExecutable } from "../tools/processes.js";
@@ -26,6 +26,8 @@ export interface WrapOptions {
    */
   tmpDir?: string;
   allowNetwork: boolean;
+  /** Folders inside the writable ones that stay read-only; made first when missing. */
+  readOnly?: string[];
 }
 
 export interface WrappedCommand {
@@ -63,7 +65,8 @@ function shell(): string {
  * - `--die-with-parent`: nothing outlives cairn.
  * - Host daemons listening on unix sockets (Docker's, an SSH agent) stay reachable through the
  *   read-only filesystem; the network namespace does not cover them.
- * - A repository's `.git/config` and `.git/hooks` are read-only (see gitGuard).
+ * - A repository's `.git/config` and `.git/hooks` are read-only (see gitGuard), and so is what
+ *   the caller names in `readOnly`.
  */
 function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   const args = ["--unshare-user", "--unshare-pid", "--cap-drop", "ALL", "--die-with-parent"];
@@ -73,6 +76,11 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   if (options.tmpDir) args.push("--bind", options.tmpDir, SANDBOX_TMP);
   else args.push("--tmpfs", SANDBOX_TMP);
   for (const dir of roots(options)) args.push("--bind", dir, dir, ...gitGuard(dir));
+  for (const dir of options.readOnly ?? []) {
+    // A missing folder could be created by the command; bound read-only, it can't.
+    mkdirSync(dir, { recursive: true });
+    args.push("--ro-bind", dir, dir);
+  }
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
   return args;
 }
@@ -124,6 +132,7 @@ function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): st
     const [dir, config, hooks] = [git, `${git}/config`, `${git}/hooks`].map((p) => JSON.stringify(p));
     lines.push(`(deny file-write* (literal ${dir}) (literal ${config}) (subpath ${hooks}))`);
   }
+  for (const dir of options.readOnly ?? []) lines.push(`(deny file-write* (subpath ${JSON.stringify(dir)}))`);
   if (!options.allowNetwork)
     lines.push("(deny network*)", "(allow network* (remote unix-socket) (local unix-socket))");
   return lines.join("\n");

@@ -59,6 +59,7 @@ const runCommandTool = defineTool({
       extraRoots: ctx.extraRoots,
       ...(confined ? { tmpDir: confined.tmpDir() } : {}),
       allowNetwork: confined?.network ?? true,
+      readOnly: confined?.readOnly ?? [],
     });
     const handle = spawnGroup(spawned.file, spawned.args, {
       cwd: dir.absolute,

@@ -52,6 +52,8 @@ export interface CommandSandbox {
   tmpDir: () => string;
   /** Commands may use the network. */
   network: boolean;
+  /** Folders in the workspace commands may not write (cairn's project config). */
+  readOnly: string[];
 }
 
 export interface TodoInput {

@@ -19,7 +19,7 @@ async function workspaceWithOutside() {
 }
 
 describe("file tools confined to the workspace", () => {
-  it("refuse ../ paths, absolute paths, symlinks leading out and writes into .git, headless in auto", async () => {
+  it("refuse ../ paths, absolute paths, symlinks leading out and writes into .git or .cairn, headless in auto", async () => {
     const { repo, outside, sibling } = await workspaceWithOutside();
     const calls: ScriptedToolCall[] = [
       { name: "read_file", args: { path: `${sibling}/secret.txt` } },
@@ -34,6 +34,7 @@ describe("file tools confined to the workspace", () => {
       { name: "write_file", args: { path: ".git/config", content: "[core]\n\thooksPath = /tmp\n" } },
       { name: "edit_file", args: { path: ".git/config", old_string: "= 0", new_string: "= 1" } },
       { name: "write_file", args: { path: "src/../.git/hooks/pre-commit", content: "#!/bin/sh\n" } },
+      { name: "write_file", args: { path: ".cairn/config.yaml", content: "approval: auto\n" } },
       { name: "copy_file", args: { source: "outside-link/secret.txt", destination: "stolen.txt" } },
       { name: "move_file", args: { source: "src/app.js", destination: "outside-link/app.js" } },
       { name: "delete_file", args: { path: "outside-link/secret.txt" } },
@@ -44,13 +45,14 @@ describe("file tools confined to the workspace", () => {
     expect(results).toHaveLength(calls.length);
     for (const [i, result] of results.entries()) {
       expect(result.ok, JSON.stringify(calls[i]!.args)).toBe(false);
-      expect(result.output).toMatch(/^Refused: .*(outside the workspace|inside \.git)/);
+      expect(result.output).toMatch(/^Refused: .*(outside the workspace|inside \.git|inside \.cairn)/);
     }
     expect(await readFile(path.join(outside, "secret.txt"), "utf8")).toBe("outside the workspace\n");
     expect(existsSync(path.join(outside, "planted.txt"))).toBe(false);
     expect(existsSync("/etc/cairn-planted")).toBe(false);
     expect(await readFile(path.join(repo, ".git/config"), "utf8")).toBe(GIT_CONFIG);
     expect(existsSync(path.join(repo, ".git/hooks"))).toBe(false);
+    expect(existsSync(path.join(repo, ".cairn/config.yaml"))).toBe(false);
     expect(existsSync(path.join(repo, "src/app.js"))).toBe(true);
   });
 

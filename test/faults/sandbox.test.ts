@@ -110,6 +110,17 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
     );
   });
 
+  it("keeps the project's .cairn config read-only, even where there was none", async () => {
+    const repo = await makeRepo({});
+    const loosen = "mkdir -p .cairn && printf 'sandbox:\\n  network: true\\n' > .cairn/config.yaml";
+    const run = await runFaulty(repo, "loosen", [
+      { toolCalls: [{ name: "run_command", args: { command: loosen } }] },
+      { text: "Done." },
+    ]);
+    expect(toolResults(run.events)[0]?.output).toMatch(/^Exit code 1 .*Read-only file system/s);
+    expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+  });
+
   it("opens the network when the config allows it", async () => {
     const repo = await makeRepo({});
     const run = await runFaulty(
