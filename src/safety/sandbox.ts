@@ -77,12 +77,21 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   else args.push("--tmpfs", SANDBOX_TMP);
   for (const dir of roots(options)) args.push("--bind", dir, dir, ...gitGuard(dir));
   for (const dir of options.readOnly ?? []) {
-    // A missing folder could be created by the command; bound read-only, it can't.
-    mkdirSync(dir, { recursive: true });
-    args.push("--ro-bind", dir, dir);
+    // A missing folder could be created by the command; bound read-only, it can't. Where cairn
+    // cannot make it, the command, run by the same user, cannot either.
+    if (makeFolder(dir)) args.push("--ro-bind", dir, dir);
   }
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
   return args;
+}
+
+function makeFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The folders a sandboxed command may write, besides temp. */
