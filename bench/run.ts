@@ -21,6 +21,8 @@ if (unknown.length) {
   process.exit(2);
 }
 const scale = values.smoke ? SMOKE : FULL;
+// Timings on a busy machine read high: the load when the run began goes with its figures.
+const loadAverage = os.loadavg()[0]!;
 const started = nowMs();
 const results: BenchResult[] = [];
 for (const id of ids) {
@@ -31,7 +33,9 @@ for (const id of ids) {
 }
 const durationMs = nowMs() - started;
 const rows = rowsOf(results);
-process.stdout.write(`\n${textTable(rows)}\n\nAll in ${(durationMs / 1000).toFixed(0)} s.\n`);
+process.stdout.write(
+  `\n${textTable(rows)}\n\nAll in ${(durationMs / 1000).toFixed(0)} s; load average ${loadAverage.toFixed(1)} on ${os.cpus().length} CPUs at the start.\n`,
+);
 
 // Only a whole run at full size is a set of figures worth comparing with another.
 if (!values.only && !values.smoke) {
@@ -43,6 +47,7 @@ if (!values.only && !values.smoke) {
     platform: `${os.platform()} ${os.arch()}`,
     cpus: os.cpus().length,
     cpu_model: os.cpus()[0]?.model ?? "unknown",
+    load_average: loadAverage,
     duration_ms: durationMs,
     results,
   };
