@@ -1,4 +1,5 @@
 import { mkdir, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import path from "node:path";
 import { stringify } from "yaml";
 import type { ConfigInput } from "../../src/config/schema.js";
@@ -79,4 +80,28 @@ export function toolResults(events: CliEvent[]): Array<{ tool: string; ok: boole
   return events
     .filter((event) => event.type === "tool.result")
     .map((event) => ({ tool: String(event.tool), ok: Boolean(event.ok), output: String(event.output) }));
+}
+
+/** A server on the host's loopback that greets whoever connects: what a sandbox must not reach. */
+export async function loopbackGreeter(
+  greeting: string,
+): Promise<{ port: number; close: () => Promise<void> }> {
+  const server = createServer((socket) => socket.end(greeting));
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((done) => server.close(() => done())),
+  };
+}
+
+/**
+ * A command that connects to that port with node, which the command checks cannot see into:
+ * exit 0 printing `connected <greeting>`, or exit 3 printing `failed <error code>`.
+ */
+export function connectCommand(port: number): string {
+  return (
+    `node -e "require('net').connect(${port}, '127.0.0.1')` +
+    `.on('data', d => { process.stdout.write('connected ' + d); process.exit(0) })` +
+    `.on('error', e => { console.log('failed ' + e.code); process.exit(3) })"`
+  );
 }

@@ -2,12 +2,11 @@ import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, rmSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { createServer, type Server } from "node:net";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import { makeRepo } from "../helpers/cli.js";
-import { closeServers, runFaulty, toolResults } from "./harness.js";
+import { closeServers, connectCommand, loopbackGreeter, runFaulty, toolResults } from "./harness.js";
 
 afterEach(closeServers);
 
@@ -26,23 +25,13 @@ const PROJECT = {
     "import test from 'node:test';\nimport assert from 'node:assert';\ntest('sum', () => assert.equal(1 + 1, 2));\n",
 };
 
-let listener: Server;
-let port: number;
+let greeter: Awaited<ReturnType<typeof loopbackGreeter>>;
 beforeAll(async () => {
-  listener = createServer((socket) => socket.end("hello from the host\n"));
-  await new Promise<void>((done) => listener.listen(0, "127.0.0.1", done));
-  port = (listener.address() as { port: number }).port;
+  greeter = await loopbackGreeter("hello from the host\n");
 });
-afterAll(() => new Promise<void>((done) => listener.close(() => done())));
+afterAll(() => greeter.close());
 
-/** A script that connects to the host's listener: not something the command checks can see. */
-function connect(): string {
-  return (
-    `node -e "require('net').connect(${port}, '127.0.0.1')` +
-    `.on('data', d => { process.stdout.write('connected ' + d); process.exit(0) })` +
-    `.on('error', e => { console.log('failed ' + e.code); process.exit(3) })"`
-  );
-}
+const connect = () => connectCommand(greeter.port);
 
 describe.skipIf(unavailable)("run_command under bubblewrap", () => {
   it("cannot write outside the workspace nor reach the network, while npm test in the workspace passes", async () => {
@@ -53,7 +42,7 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
         `node -e "require('fs').writeFileSync('${probe}', 'x')"`,
         "node -e \"require('fs').writeFileSync(require('os').homedir() + '/planted', 'x')\"",
         connect(),
-        `curl -sS --max-time 5 http://127.0.0.1:${port}/`,
+        `curl -sS --max-time 5 http://127.0.0.1:${greeter.port}/`,
         "npm test",
         "echo scratch > /tmp/scratch.txt && cat /tmp/scratch.txt && echo inside > inside.txt",
       ];

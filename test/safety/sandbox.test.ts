@@ -9,12 +9,12 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { detectSandbox, wrapCommand } from "../../src/safety/sandbox.js";
 import { spawnGroup } from "../../src/tools/processes.js";
+import { connectCommand, loopbackGreeter } from "../faults/harness.js";
 
 const sandbox = detectSandbox();
 const unavailable = sandbox.kind !== "bwrap";
@@ -85,28 +85,22 @@ describe.skipIf(unavailable)(
     });
 
     describe("network", () => {
-      let server: Server;
+      let greeter: Awaited<ReturnType<typeof loopbackGreeter>>;
       let port: number;
       beforeAll(async () => {
-        server = createServer((socket) => socket.end("hello\n"));
-        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-        port = (server.address() as { port: number }).port;
+        greeter = await loopbackGreeter("hello\n");
+        port = greeter.port;
       });
-      afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-      const connect = (port: number) =>
-        `node -e "require('net').connect(${port}, '127.0.0.1')` +
-        `.on('data', d => { process.stdout.write('connected ' + d); process.exit(0) })` +
-        `.on('error', e => { console.log('failed ' + e.code); process.exit(3) })"`;
+      afterAll(() => greeter.close());
 
       it("is off: a server on the host's loopback cannot be reached", async () => {
-        const result = await sandboxed(connect(port));
+        const result = await sandboxed(connectCommand(port));
         expect(result.output).toMatch(/^failed E[A-Z]+\n$/);
         expect(result.exitCode).toBe(3);
       });
 
       it("is on when allowed", async () => {
-        const result = await sandboxed(connect(port), { allowNetwork: true });
+        const result = await sandboxed(connectCommand(port), { allowNetwork: true });
         expect(result.output).toBe("connected hello\n");
         expect(result.exitCode).toBe(0);
       });
