@@ -192,15 +192,14 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
   }
 }
 
-/** The session's result line; throws with cairn's stderr when the session did not complete. */
-export function completed(record: SessionRecord): StreamEvent {
+/** Throws with cairn's stderr when the session did not complete: its figures would mean nothing. */
+export function completed(record: SessionRecord): void {
   const result = record.events.find((event) => event.type === "result");
   if (record.code !== 0 || result?.status !== "completed") {
     throw new Error(
       `cairn exited with ${record.code} (${String(result?.status ?? "no result")}): ${String(result?.summary ?? "")}\n${record.stderr}`,
     );
   }
-  return result;
 }
 
 /** A fixed list of turns as a script; a request past its end gets an error, so cairn fails loudly. */
