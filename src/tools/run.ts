@@ -32,7 +32,9 @@ const runCommandTool = defineTool({
     "Run a shell command (bash) in the workspace and return its exit code and combined " +
     "stdout+stderr. stdin is closed, so interactive prompts fail: pass flags such as --yes. " +
     "Long output keeps its start and end. A non-zero exit code is reported, not treated as an error. " +
-    "Processes the command leaves running in the background are stopped when it ends.",
+    "Processes the command leaves running in the background are stopped when it ends. " +
+    "Commands usually run in a sandbox: only the workspace and /tmp are writable, and the network " +
+    "may be off.",
   schema: z.object({
     command: z.string().min(1).describe("The command line, run with bash -c"),
     cwd: z.string().optional().describe("Folder to run in, relative to the workspace (default: its root)"),
