@@ -7,6 +7,66 @@ export type ArgumentsResult =
 
 const FENCE = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/;
 
+/**
+ * Why text that stops with brackets still open was cut off mid-value, if it was: inside a string,
+ * after a key, or on a number or word that may have had more. Closing such text would run a call
+ * with half its content (a command cut short, half a file), so it is refused; text that lacks
+ * only its closing brackets is safe to close.
+ */
+function cutMidValue(text: string): string | undefined {
+  const open: string[] = [];
+  let quote = "";
+  let escaped = false;
+  let expectKey = false;
+  let stringIsKey = false;
+  let last: "open" | "close" | "colon" | "comma" | "key" | "value" | "bare" = "open";
+  for (const char of text) {
+    if (quote) {
+      if (escaped) escaped = false;
+      else if (char === "\\") escaped = true;
+      else if (char === quote) {
+        quote = "";
+        last = stringIsKey ? "key" : "value";
+      }
+      continue;
+    }
+    if (/\s/.test(char)) continue;
+    if (char === '"' || char === "'") {
+      quote = char;
+      stringIsKey = open.at(-1) === "{" && expectKey;
+    } else if (char === "{" || char === "[") {
+      open.push(char);
+      expectKey = char === "{";
+      last = "open";
+    } else if (char === "}" || char === "]") {
+      open.pop();
+      expectKey = false;
+      last = "close";
+    } else if (char === ":") {
+      expectKey = false;
+      last = "colon";
+    } else if (char === ",") {
+      expectKey = open.at(-1) === "{";
+      last = "comma";
+    } else {
+      last = "bare";
+    }
+  }
+  if (quote) return "they end inside a string";
+  if (open.length === 0) return undefined;
+  switch (last) {
+    case "key":
+    case "colon":
+      return "they end after a key, before its value";
+    case "comma":
+      return "they end after a comma, before the next item";
+    case "bare":
+      return "they end on a value that may be incomplete";
+    default:
+      return undefined;
+  }
+}
+
 /** Text a model wrote as tool arguments, made into a value: parsed as is, else repaired. */
 function parseArgumentText(text: string): { value: unknown; repaired: boolean } | { error: string } {
   const trimmed = text.trim();
@@ -15,6 +75,8 @@ function parseArgumentText(text: string): { value: unknown; repaired: boolean } 
     return { value: JSON.parse(trimmed), repaired: false };
   } catch {
     const unfenced = FENCE.exec(trimmed)?.[1] ?? trimmed;
+    const cut = cutMidValue(unfenced);
+    if (cut) return { error: `the arguments look cut off: ${cut}. Send the whole call again` };
     // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
     const start = unfenced.indexOf("{");
     const end = unfenced.lastIndexOf("}");
@@ -118,7 +180,15 @@ export function prepareArguments(raw: unknown, schema: z.ZodType): ArgumentsResu
     if (result.success) return { ok: true, value: result.data, repaired };
     let changed = false;
     for (const issue of result.error.issues) {
-      const coerced = coerceAt(getAt(value, issue.path), issue);
+      const current = getAt(value, issue.path);
+      // null for an optional field means "not given"; for a required one the schema still refuses it.
+      if (current === null && issue.code === "invalid_type" && issue.path.length > 0) {
+        const container = getAt(value, issue.path.slice(0, -1)) as Record<PropertyKey, unknown>;
+        delete container[issue.path.at(-1) as PropertyKey];
+        changed = true;
+        continue;
+      }
+      const coerced = coerceAt(current, issue);
       if (coerced !== undefined) {
         value = setAt(value, issue.path, coerced);
         changed = true;

@@ -57,9 +57,7 @@ describe("the corpora", () => {
     expect(slips.every((entry) => judgeRepair(entry, plainParse) !== "wrong")).toBe(true);
   });
 
-  // Known defect, reported by the repair benchmark: jsonrepair closes an unterminated string, so
-  // arguments cut off mid-value pass as complete. Fails loudly here once args.ts refuses them.
-  it.fails("reject tool calls cut off mid-value", () => {
+  it("reject tool calls cut off mid-value", () => {
     const cut = repairCorpus(SMOKE.repairSamples).filter((entry) => entry.kind === "cut_mid_value");
     expect(cut.length).toBeGreaterThan(0);
     expect(cut.filter((entry) => judgeRepair(entry, prepareArguments) === "wrong")).toEqual([]);

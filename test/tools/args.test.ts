@@ -55,3 +55,42 @@ describe("JSON wrapped in prose", () => {
     expect(result).toEqual({ ok: true, value: { path: "a.ts" }, repaired: true });
   });
 });
+
+describe("arguments cut off mid-value", () => {
+  it.each([
+    ["inside a string", '{"command": "npm test -- --run '],
+    ["inside a file's content", '{"path": "a.ts", "content": "export const a = 1;\\nexport const'],
+    ["after a key", '{"path": "a.ts", "limit"'],
+    ["after a colon", '{"path": "a.ts", "limit":'],
+    ["after a comma", '{"path": "a.ts",'],
+    ["on a number", '{"path": "a.ts", "limit": 12'],
+  ])("are refused when cut %s, never run half-complete", (_where, raw) => {
+    const result = prepareArguments(raw, schema);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/cut off/);
+  });
+
+  it("are closed when only the closing brackets are missing", () => {
+    expect(prepareArguments('{"path": "a.ts", "paths": ["b", "c"]', schema)).toEqual({
+      ok: true,
+      value: { path: "a.ts", paths: ["b", "c"] },
+      repaired: true,
+    });
+  });
+});
+
+describe("null for a field", () => {
+  it("means 'not given' for an optional field", () => {
+    expect(prepareArguments({ path: "a", limit: null }, schema)).toEqual({
+      ok: true,
+      value: { path: "a" },
+      repaired: true,
+    });
+  });
+
+  it("is still refused for a required one", () => {
+    const result = prepareArguments({ path: null }, schema);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/path/);
+  });
+});
