@@ -130,14 +130,15 @@ class RunLoop {
       instructions:
         `${ROLE} Write the plan the agent will carry out with its tools (read, search, edit files, run commands). ` +
         "Each step is one coherent piece of work with the files it touches and how to tell it is done. " +
-        "Do not add a step that only runs the tests: the project's checks run automatically after the steps." +
-        (revising
-          ? " This is a revision: plan only what fixes the pending issues, changing the files already made."
-          : ""),
+        "Do not add a step that only runs the tests: the project's checks run automatically after the steps.",
       prompt: [
         `# Task\n${this.task}`,
         `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
         this.context.render(),
+        // Last, so the instructions above stay the same for every plan request and stay cached.
+        revising
+          ? "This is a revision: plan only what fixes the pending issues, changing the files already made."
+          : "",
       ]
         .filter(Boolean)
         .join("\n\n"),

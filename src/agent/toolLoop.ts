@@ -51,6 +51,7 @@ export class ToolLoop {
   private readonly options: ToolLoopOptions;
   readonly history: History;
   readonly compactor: Compactor;
+  private measuredToolTokens: number | undefined;
   /** The model answering; the run loop swaps in the strong model when it escalates. */
   model: ModelHandle;
   private toolCalls = 0;
@@ -63,6 +64,12 @@ export class ToolLoop {
     this.model = session.model;
   }
 
+  /** The tool definitions' size, sent with every request: measured once. */
+  private get toolTokens(): number {
+    this.measuredToolTokens ??= estimateTokens(JSON.stringify(this.session.registry.jsonSchemas()));
+    return this.measuredToolTokens;
+  }
+
   private get textMode(): boolean {
     return this.model.info.toolCalls === "text";
   }
@@ -72,7 +79,7 @@ export class ToolLoop {
     session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
     const info = this.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
-    const toolTokens = withTools ? estimateTokens(JSON.stringify(session.registry.jsonSchemas())) : 0;
+    const toolTokens = withTools ? this.toolTokens : 0;
     const overhead = estimateTokens(session.system) + toolTokens;
     if (session.config.context.compaction) await this.compactor.maybeCompact(info.contextWindow, overhead);
     const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));

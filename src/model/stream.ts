@@ -69,8 +69,12 @@ function withCacheBreakpoints(
   };
 }
 
+const sdkTools = new WeakMap<ToolRegistry, ToolSet>();
+
 function toSdkTools(registry: ToolRegistry): ToolSet {
-  const tools: ToolSet = {};
+  let tools = sdkTools.get(registry);
+  if (tools) return tools;
+  tools = {};
   // No execute and no validate: cairn repairs and validates arguments itself, so a broken call
   // reaches the dispatcher with its raw text instead of being dropped by the SDK.
   for (const schema of registry.jsonSchemas()) {
@@ -79,6 +83,7 @@ function toSdkTools(registry: ToolRegistry): ToolSet {
       inputSchema: jsonSchema(schema.parameters as Parameters<typeof jsonSchema>[0]),
     };
   }
+  sdkTools.set(registry, tools);
   return tools;
 }
 

@@ -13,6 +13,12 @@ function matches(pattern: string, name: string): boolean {
   return regex.test(name);
 }
 
+export interface ToolSchema {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
 
@@ -38,12 +44,15 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
-  /** JSON Schema of each tool's parameters, as providers receive them. */
-  jsonSchemas(): Array<{ name: string; description: string; parameters: Record<string, unknown> }> {
-    return this.list().map((tool) => ({
+  private schemas: ToolSchema[] | undefined;
+
+  /** JSON Schema of each tool's parameters, as providers receive them; converted once, as tools never change. */
+  jsonSchemas(): ToolSchema[] {
+    this.schemas ??= this.list().map((tool) => ({
       name: tool.name,
       description: tool.description,
       parameters: z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>,
     }));
+    return this.schemas;
   }
 }
