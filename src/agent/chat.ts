@@ -207,24 +207,34 @@ export class ChatEngine {
     });
   }
 
-  /** `!command`: the person runs a command themselves; the model sees it with the next message. */
-  shell(command: string): Promise<void> {
-    return this.exclusive(`!${command}`, async () => {
-      if (!this.started) this.begin(`!${command}`);
-      const { policy } = this.session;
-      const call = prepareToolCall(this.session, {
-        id: `user-${Date.now()}`,
-        name: "run_command",
-        input: { command },
-      });
-      this.session.policy = policy.with({ mode: "ask", ask: typedByThePerson });
-      let result: Awaited<ReturnType<typeof executeToolCall>>;
-      try {
-        result = await executeToolCall(this.session, call);
-      } finally {
-        this.session.policy = policy;
-      }
-      this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
+  /**
+   * `!command`: the person runs a command themselves, as a turn of its own so it is stored and
+   * shown like any other; the model sees it with the next message.
+   */
+  shell(command: string): Promise<DoOutcome> {
+    const line = `!${command}`;
+    return this.exclusive(line, () => {
+      this.begin(line);
+      return settle(
+        this.session,
+        async () => {
+          const { policy } = this.session;
+          const call = prepareToolCall(this.session, {
+            id: `user-${Date.now()}`,
+            name: "run_command",
+            input: { command },
+          });
+          this.session.policy = policy.with({ mode: "ask", ask: typedByThePerson });
+          try {
+            const result = await executeToolCall(this.session, call);
+            this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
+            return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
+          } finally {
+            this.session.policy = policy;
+          }
+        },
+        () => 1,
+      );
     });
   }
 
