@@ -83,6 +83,7 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       name: "agent",
       args: "<task>",
       summary: "take a task to a verified finish: plan, edit, check, review",
+      startsTurn: true,
       async run(screen, arg) {
         if (!arg) return screen.note("Usage: /agent <task>", "warn");
         await engine.runTask("agent", arg);
@@ -92,6 +93,7 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       name: "do",
       args: "<task>",
       summary: "one task in a fresh context (checked with --verify when set)",
+      startsTurn: true,
       async run(screen, arg) {
         if (!arg) return screen.note("Usage: /do <task>", "warn");
         await engine.runTask("do", arg);
@@ -225,8 +227,6 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
   const modelId = resolveModelId(config, process.env);
   const color = options.color && !process.env.NO_COLOR;
   const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
-  // The UI's colour libraries read this once, when they load.
-  if (!color) process.env.FORCE_COLOR = "0";
 
   const interactions = new Interactions();
   const ask: AskApproval | undefined = tty ? interactions.approve : undefined;
@@ -270,7 +270,7 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
     { WorkspaceFileList },
     state,
   ] = await Promise.all([
-    import("../ui/tui/start.js"),
+    import("../ui/tui/load.js").then(({ loadTui }) => loadTui({ color })),
     import("../ui/tui/feed.js"),
     import("../ui/tui/commands.js"),
     import("../ui/tui/history.js"),
@@ -287,7 +287,7 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
     text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
     tone: "dim",
   });
-  const instance = await startTui({
+  const instance = startTui({
     engine,
     feed,
     interactions,
@@ -304,7 +304,13 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   const leave = () => instance.unmount();
+  // Writing to a terminal that is gone fails; there is nobody left to tell.
+  const gone = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
+    leave();
+  };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, leave);
+  process.stdout.on("error", gone);
   try {
     await instance.waitUntilExit();
   } finally {

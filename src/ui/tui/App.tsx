@@ -106,26 +106,28 @@ export function App(props: AppProps) {
     exit: quit,
   };
 
+  /** A failure of a command or of the agent is shown, never thrown into the UI. */
+  const guarded = async (work: () => Promise<unknown> | unknown) => {
+    try {
+      await work();
+    } catch (error) {
+      screen.note(`✗ ${error instanceof Error ? error.message : String(error)}`, "error");
+    }
+  };
+
   /** Runs one submitted line: a message, a /command or a !command. */
   const run = async (text: string) => {
     setWorking(true);
-    try {
-      const command = parseCommand(text);
-      if (text.startsWith("!")) {
-        await engine.shell(text.slice(1).trim());
-      } else if (command) {
-        feed.push({ type: "ui.user", text });
-        const found = findCommand(commands, command.name);
-        if (found) await found.run(screen, command.arg);
-        else screen.note(unknownCommand(commands, command.name), "warn");
-      } else {
-        await engine.send(text);
-      }
-    } catch (error) {
-      screen.note(`✗ ${error instanceof Error ? error.message : String(error)}`, "error");
-    } finally {
-      setWorking(false);
-    }
+    const command = parseCommand(text);
+    await guarded(async () => {
+      if (text.startsWith("!")) return engine.shell(text.slice(1).trim());
+      if (!command) return engine.send(text);
+      const found = findCommand(commands, command.name);
+      if (!found?.startsTurn) feed.push({ type: "ui.user", text });
+      if (found) return found.run(screen, command.arg);
+      screen.note(unknownCommand(commands, command.name), "warn");
+    });
+    setWorking(false);
   };
 
   // Messages typed while cairn works wait their turn, in order.
@@ -141,7 +143,7 @@ export function App(props: AppProps) {
     const found = command && findCommand(commands, command.name);
     if (command && found?.anytime && working) {
       feed.push({ type: "ui.user", text });
-      void found.run(screen, command.arg);
+      void guarded(() => found.run(screen, command.arg));
       return;
     }
     setQueue((q) => [...q, text]);

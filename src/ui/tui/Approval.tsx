@@ -1,7 +1,7 @@
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import type { ApprovalAnswer, ApprovalChoice, ApprovalPrompt } from "../../safety/approval.js";
-import { proposedChange } from "./describe.js";
+import { plural, proposedChange } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
 import type { ToolView } from "./state.js";
 
@@ -106,7 +106,9 @@ export function ApprovalPanel({
           {line.text || " "}
         </Text>
       ))}
-      {preview.length > PREVIEW_LINES && <Text dimColor>… {preview.length - PREVIEW_LINES} more lines</Text>}
+      {preview.length > PREVIEW_LINES && (
+        <Text dimColor>… {plural(preview.length - PREVIEW_LINES, "more line")}</Text>
+      )}
       {why ? (
         <Text>
           Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.text}

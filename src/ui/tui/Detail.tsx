@@ -1,6 +1,6 @@
 import { Box, Text } from "ink";
 import { DiffView } from "./components.js";
-import { numbered, resultSummary, tail, toolTarget } from "./describe.js";
+import { numbered, plural, resultSummary, tail, toolTarget } from "./describe.js";
 import type { ToolView } from "./state.js";
 
 /**
@@ -37,13 +37,13 @@ export function DetailView({
           {line.text}
         </Text>
       ))}
-      {args.length > argRows && <Text dimColor>… {args.length - argRows} more lines</Text>}
+      {args.length > argRows && <Text dimColor>… {plural(args.length - argRows, "more line")}</Text>}
       <Text dimColor>{call.diff ? "diff" : "output"}</Text>
       {call.diff ? (
         <DiffView diff={call.diff} maxLines={outputRows} />
       ) : (
         <>
-          {output && output.hidden > 0 && <Text dimColor>… {output.hidden} lines above</Text>}
+          {output && output.hidden > 0 && <Text dimColor>… {plural(output.hidden, "line")} above</Text>}
           {output?.lines.map((line) => (
             <Text key={line.n} wrap="truncate-end">
               {line.text || " "}

@@ -1,7 +1,7 @@
 import { Box, type Key, Text, useInput, usePaste } from "ink";
 import { useRef, useState } from "react";
 import type { Suggestion } from "./complete.js";
-import { numbered } from "./describe.js";
+import { numbered, plural } from "./describe.js";
 import {
   backspace,
   deleteForward,
@@ -170,7 +170,7 @@ export function Prompt({ active, history, suggest, onSubmit, color, maxLines, pl
     <Box flexDirection="column">
       <Box borderStyle="round" borderColor={active ? "cyan" : "gray"} borderDimColor={!active} paddingX={1}>
         <Box flexDirection="column" flexGrow={1}>
-          {first > 0 && <Text dimColor>… {first} lines above</Text>}
+          {first > 0 && <Text dimColor>… {plural(first, "line")} above</Text>}
           {shown.map((line) => (
             <Box key={line.n}>
               <Text color="cyan">{line.n === 0 ? "› " : "  "}</Text>
@@ -189,7 +189,7 @@ export function Prompt({ active, history, suggest, onSubmit, color, maxLines, pl
             </Box>
           ))}
           {first + maxLines < lines.length && (
-            <Text dimColor>… {lines.length - first - maxLines} lines below</Text>
+            <Text dimColor>… {plural(lines.length - first - maxLines, "line")} below</Text>
           )}
         </Box>
       </Box>

@@ -20,6 +20,8 @@ export interface SlashCommand {
   summary: string;
   /** Whether it may run while the agent works; the others wait for the current turn to end. */
   anytime?: boolean;
+  /** It runs a turn of the agent, whose start shows what was asked: the command is not echoed. */
+  startsTurn?: boolean;
   run(screen: Screen, arg: string): Promise<void> | void;
 }
 

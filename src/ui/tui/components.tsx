@@ -2,7 +2,15 @@ import { Box, Text } from "ink";
 import { memo, useEffect, useState } from "react";
 import type { Status, TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../format.js";
-import { type DiffLineKind, diffLines, firstLine, resultSummary, tail, toolTarget } from "./describe.js";
+import {
+  type DiffLineKind,
+  diffLines,
+  firstLine,
+  plural,
+  resultSummary,
+  tail,
+  toolTarget,
+} from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
 import type { Item, Tone, ToolView, TuiState } from "./state.js";
 
@@ -47,7 +55,7 @@ export function DiffView({ diff, maxLines }: { diff: string; maxLines: number })
         </Text>
       ))}
       {lines.length > shown.length && (
-        <Text dimColor>… {lines.length - shown.length} more lines (Ctrl-O shows the call)</Text>
+        <Text dimColor>… {plural(lines.length - shown.length, "more line")} (Ctrl-O shows the call)</Text>
       )}
     </Box>
   );
@@ -85,7 +93,7 @@ export function ToolLine({ call }: { call: ToolView }) {
       </Box>
       {body?.lines.some((l) => l.text.trim()) && (
         <Box flexDirection="column" paddingLeft={2}>
-          {body.hidden > 0 && <Text dimColor>⎿ … {body.hidden} lines above</Text>}
+          {body.hidden > 0 && <Text dimColor>⎿ … {plural(body.hidden, "line")} above</Text>}
           {body.lines.map((line) => (
             <Text
               key={line.n}

@@ -26,6 +26,10 @@ export function toolTarget(args: unknown): string {
 
 const lineCount = (text: string): number => text.split("\n").length;
 
+export function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
 /** Read-only tools whose output is a message, not content to measure. */
 const MESSAGE_TOOLS = new Set(["todo_write", "ask_user", "consult"]);
 
@@ -39,8 +43,7 @@ export function resultSummary(call: ToolView): string {
   }
   // What a read returns is content, not a message: its size says more than its first line.
   if (call.permission === "read" && call.output !== undefined && !MESSAGE_TOOLS.has(call.tool)) {
-    const n = lineCount(call.output);
-    return `${n} line${n === 1 ? "" : "s"} · ${took}`;
+    return `${plural(lineCount(call.output), "line")} · ${took}`;
   }
   return took;
 }

@@ -1,6 +1,7 @@
 import { type Instance, render } from "ink";
 import { App, type AppProps } from "./App.js";
-import { loadMarkdown } from "./markdown.js";
+
+export { loadMarkdown } from "./markdown.js";
 
 export interface TuiOptions {
   stdout?: NodeJS.WriteStream;
@@ -10,11 +11,10 @@ export interface TuiOptions {
 }
 
 /**
- * Draws the terminal UI until the person leaves it. Ctrl-C is a key here, not a signal: the App
+ * Draws the terminal UI until the person leaves it (load it with `loadTui`). Ctrl-C is a key here, not a signal: the App
  * decides what one press and two presses mean.
  */
-export async function startTui(props: AppProps, options: TuiOptions = {}): Promise<Instance> {
-  await loadMarkdown();
+export function startTui(props: AppProps, options: TuiOptions = {}): Instance {
   return render(<App {...props} />, {
     exitOnCtrlC: false,
     // Decided by the caller (a terminal on both ends); Ink's own guess says no under CI variables.
