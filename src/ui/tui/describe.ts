@@ -69,7 +69,7 @@ export function numbered(text: string): NumberedLine[] {
 
 /** The last `max` lines, and how many came before them: command output is read from the end. */
 export function tail(text: string, max: number): { lines: NumberedLine[]; hidden: number } {
-  const lines = numbered(text.replace(/\n+$/, ""));
+  const lines = numbered(text.replace(/^\s*\n/, "").trimEnd());
   return { lines: lines.slice(-max), hidden: Math.max(0, lines.length - max) };
 }
 

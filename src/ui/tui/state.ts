@@ -135,15 +135,14 @@ function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
       : {}),
   };
   const files = [...new Set([...state.turnFiles, ...(event.changed_files ?? [])])];
-  return push(
-    {
-      ...state,
-      running: state.running.filter((c) => c.callId !== event.call_id),
-      recentTools: [...state.recentTools.slice(-(RECENT_TOOLS - 1)), call],
-      turnFiles: files,
-    },
-    { kind: "tool", call },
-  );
+  const next = {
+    ...state,
+    running: state.running.filter((c) => c.callId !== event.call_id),
+    recentTools: [...state.recentTools.slice(-(RECENT_TOOLS - 1)), call],
+    turnFiles: files,
+  };
+  // The TODO panel shows what a list update did; a line for each would only repeat it.
+  return call.tool === "todo_write" && call.ok ? next : push(next, { kind: "tool", call });
 }
 
 function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiState {

@@ -97,6 +97,23 @@ describe("the UI state reducer", () => {
     expect(done.turnFiles).toEqual(["math.js"]);
   });
 
+  it("leaves a TODO update to the panel instead of adding a line for it", () => {
+    const state = run(
+      started("plan"),
+      stamp({ type: "tool.call", call_id: "t", tool: "todo_write", args: { todos: [] }, permission: "read" }),
+      stamp({
+        type: "tool.result",
+        call_id: "t",
+        tool: "todo_write",
+        ok: true,
+        output: "TODO list",
+        duration_ms: 1,
+      }),
+    );
+    expect(kinds(state)).toEqual(["user"]);
+    expect(state.recentTools.map((c) => c.tool)).toEqual(["todo_write"]);
+  });
+
   it("adds up tokens and dollars, and an unknown price makes the total unknown", () => {
     const state = run(usage(1000, 50, 0.01), usage(2000, 25, 0.02));
     expect(state.usage.input_tokens + state.usage.output_tokens).toBe(3075);
