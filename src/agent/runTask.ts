@@ -23,7 +23,7 @@ import type { AgentSession, ModelHandle } from "./session.js";
 import { type DoOutcome, type Ending, settle } from "./settle.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
-import { emitValidation, validationPlanFor } from "./validate.js";
+import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
 const FAST_PATH_CONFIDENCE = 0.9;
@@ -196,7 +196,7 @@ class RunLoop {
     const { session } = this;
     session.bus.emit({ type: "status", status: "validating" });
     const plan = await validationPlanFor(session);
-    const options = { signal: session.signal };
+    const options = checkOptions(session);
     let report = await runValidation(plan, options);
     if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
       report = await tryFixers(plan, report, {

@@ -1,4 +1,5 @@
-import { runValidation, type ValidationReport } from "../verify/run.js";
+import { confinedCommand } from "../tools/run.js";
+import { type RunOptions, runValidation, type ValidationReport } from "../verify/run.js";
 import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
 import type { AgentSession } from "./session.js";
 
@@ -26,10 +27,21 @@ export function emitValidation(session: AgentSession, report: ValidationReport):
   });
 }
 
+/**
+ * How checks run for a session: cancelled with it, and confined by its sandbox like any command
+ * the model runs, since the model may have written the scripts they call.
+ */
+export function checkOptions(session: AgentSession): RunOptions {
+  return {
+    signal: session.signal,
+    spawnFor: (command) => confinedCommand(session.toolContext, command),
+  };
+}
+
 /** `cairn do --verify`: run the checks once, no repair, and report them. */
 export async function validateOnce(session: AgentSession): Promise<ValidationReport> {
   session.bus.emit({ type: "status", status: "validating" });
-  const report = await runValidation(await validationPlanFor(session), { signal: session.signal });
+  const report = await runValidation(await validationPlanFor(session), checkOptions(session));
   emitValidation(session, report);
   return report;
 }

@@ -6,7 +6,7 @@ import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
 import { spawnGroup } from "./processes.js";
 import { HeadTailBuffer } from "./truncate.js";
-import { defineTool, ToolError } from "./types.js";
+import { defineTool, type ToolContext, ToolError } from "./types.js";
 
 /** How long a stopped command gets to clean up after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
@@ -53,16 +53,8 @@ const runCommandTool = defineTool({
     const timeoutMs = Math.min(timeout_ms ?? ctx.commandTimeoutMs, ctx.commandTimeoutMs);
     const output = new HeadTailBuffer();
     const collect = (chunk: Buffer): void => output.push(chunk);
-    const confined = ctx.sandbox;
     // stderr joins stdout inside the shell, so the two stay in the order they were written.
-    const spawned = wrapCommand(`exec 2>&1; ${command}`, {
-      sandbox: confined?.sandbox ?? { kind: "none" },
-      workspace: ctx.workspace,
-      extraRoots: ctx.extraRoots,
-      ...(confined ? { tmpDir: confined.tmpDir() } : {}),
-      allowNetwork: confined?.network ?? true,
-      readOnly: confined?.readOnly ?? [],
-    });
+    const spawned = confinedCommand(ctx, `exec 2>&1; ${command}`);
     const handle = spawnGroup(spawned.file, spawned.args, {
       cwd: dir.absolute,
       timeoutMs,
@@ -85,7 +77,10 @@ const runCommandTool = defineTool({
     }
     const text = cut.total_bytes === 0 ? "(no output)" : cleanTerminalOutput(cut.text);
     const offline =
-      confined && !confined.network && result.exitCode !== 0 && splitCommandLine(command)?.some(needsNetwork);
+      ctx.sandbox &&
+      !ctx.sandbox.network &&
+      result.exitCode !== 0 &&
+      splitCommandLine(command)?.some(needsNetwork);
     // Otherwise the model reads "could not resolve host" as a broken network and keeps retrying.
     const note = offline
       ? "\nNote: commands run without network access in the sandbox (sandbox.network in the config)."
@@ -104,5 +99,21 @@ const runCommandTool = defineTool({
     };
   },
 });
+
+/**
+ * The process to spawn for a shell command under the session's sandbox: every command cairn runs
+ * for the model, including the project's checks, goes through it.
+ */
+export function confinedCommand(ctx: ToolContext, command: string): { file: string; args: string[] } {
+  const confined = ctx.sandbox;
+  return wrapCommand(command, {
+    sandbox: confined?.sandbox ?? { kind: "none" },
+    workspace: ctx.workspace,
+    extraRoots: ctx.extraRoots,
+    ...(confined ? { tmpDir: confined.tmpDir() } : {}),
+    allowNetwork: confined?.network ?? true,
+    readOnly: confined?.readOnly ?? [],
+  });
+}
 
 export const runTools = [runCommandTool];

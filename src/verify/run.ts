@@ -28,6 +28,8 @@ export interface RunOptions {
   failFast?: boolean;
   /** Added to the environment the checks run in. */
   env?: Record<string, string>;
+  /** The process that runs a check's shell command: the session's sandbox; plain bash without it. */
+  spawnFor?: (command: string) => { file: string; args: string[] };
 }
 
 export interface CheckResult extends Check {
@@ -158,7 +160,11 @@ export async function runCheck(
   const started = Date.now();
   let result: ProcessResult;
   try {
-    result = await spawnGroup(findExecutable("bash") ?? "/bin/sh", ["-c", check.command], {
+    const process = options.spawnFor?.(check.command) ?? {
+      file: findExecutable("bash") ?? "/bin/sh",
+      args: ["-c", check.command],
+    };
+    result = await spawnGroup(process.file, process.args, {
       cwd: options.cwd,
       env: checkEnv(options.cwd, options.env),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { detectSandbox } from "../../src/safety/sandbox.js";
 import { type Format, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -402,4 +404,37 @@ describe("cairn do, whatever the wire format", () => {
     expect(bad.result?.status).toBe("failed");
     expect(bad.result?.validation).toMatchObject({ ran: true, passed: false });
   });
+
+  it.skipIf(detectSandbox().kind !== "bwrap")(
+    "runs --verify checks inside the sandbox, like the model's own commands",
+    async () => {
+      const repo = await makeRepo({ "a.txt": "a\n" });
+      const home = await makeHome();
+      const probe = path.join(home, "written-by-a-check");
+      server = await startScriptedServer([
+        { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "b\n" } }] },
+        { text: "Changed it." },
+      ]);
+      const { args, env } = modelFlags("openai", server);
+      const run = await runCairn(
+        [
+          "do",
+          "check the repo",
+          ...args,
+          "--cwd",
+          repo,
+          "--approval",
+          "auto",
+          "--output-format",
+          "json",
+          "--verify",
+          `touch ${probe}`,
+        ],
+        { home, env },
+      );
+      expect(run.code).toBe(1);
+      expect(JSON.parse(run.stdout).validation).toMatchObject({ ran: true, passed: false });
+      expect(existsSync(probe)).toBe(false);
+    },
+  );
 });
