@@ -153,7 +153,7 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
-  /** Per-request network timeout for model calls. */
+  /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
   retries: z

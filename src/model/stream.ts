@@ -87,6 +87,28 @@ function toSdkTools(registry: ToolRegistry): ToolSet {
   return tools;
 }
 
+/** A provider asking to wait longer than this is waited on this long; the retry then says whether it was enough. */
+const MAX_RETRY_DELAY_MS = 60_000;
+
+/** A wait that Ctrl-C ends at once. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason ?? new Error("aborted"));
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason ?? new Error("aborted"));
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
 const RETRYABLE_STATUS = new Set([408, 409, 425, 429, 500, 502, 503, 504, 529]);
 
 function retryAfterMs(error: unknown): number | undefined {
@@ -104,7 +126,7 @@ function retryAfterMs(error: unknown): number | undefined {
 
 /** Why an attempt failed, and whether another attempt could succeed. */
 function classify(error: unknown, timedOut: boolean): { retryable: boolean; reason: string } {
-  if (timedOut) return { retryable: true, reason: "no answer within the request timeout" };
+  if (timedOut) return { retryable: true, reason: "no data within the request timeout" };
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     // A 200 that fails is a stream cut off mid-way: the response started, then the body broke.
@@ -133,8 +155,17 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
   const prompt = withCacheBreakpoints(request.modelId, request.system, request.messages);
   let shown = "";
   for (let attempt = 0; ; attempt++) {
-    const timeout = AbortSignal.timeout(request.timeoutMs);
-    const signal = AbortSignal.any([request.signal, timeout]);
+    // An idle timeout, not a total one: a long answer that keeps streaming is not a hang.
+    const idle = new AbortController();
+    let idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+    const stillAlive = () => {
+      clearTimeout(idleTimer);
+      idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+    };
+    const signal = AbortSignal.any([request.signal, idle.signal]);
+    // A retry shows only what goes beyond what was already shown, while it repeats it; when it
+    // says something else, the person is told the answer starts over rather than shown a splice.
+    let diverged = attempt === 0;
     const started = performance.now();
     let firstTokenAt: number | undefined;
     let text = "";
@@ -163,11 +194,16 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       let finishReason = "unknown";
       let usage: TokenCounts | undefined;
       for await (const part of result.fullStream) {
+        stillAlive();
         switch (part.type) {
           case "text-delta": {
             firstTokenAt ??= performance.now();
             text += part.text;
-            if (text.length > shown.length) {
+            if (!diverged && !shown.startsWith(text) && !text.startsWith(shown)) {
+              diverged = true;
+              request.onTextDelta?.(`\n[the answer restarts after a retry]\n${text}`);
+              shown = text;
+            } else if (text.length > shown.length) {
               const fresh = text.slice(shown.length);
               shown = text;
               request.onTextDelta?.(fresh);
@@ -191,6 +227,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
             throw signal.reason ?? new Error("aborted");
         }
       }
+      clearTimeout(idleTimer);
       const ended = performance.now();
       return {
         text,
@@ -201,15 +238,18 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         generationMs: ended - (firstTokenAt ?? started),
       };
     } catch (error) {
+      clearTimeout(idleTimer);
       if (request.signal.aborted) throw request.signal.reason ?? error;
-      const { retryable, reason } = classify(error, timeout.aborted);
+      const { retryable, reason } = classify(error, idle.signal.aborted);
       if (!retryable || attempt >= request.maxRetries) {
         throw new ProviderError(request.modelId, error, { retryable, attempts: attempt + 1 });
       }
       const backoff = request.retryBaseMs * 2 ** attempt;
-      const delayMs = Math.round(retryAfterMs(error) ?? backoff / 2 + Math.random() * (backoff / 2));
+      const delayMs = Math.round(
+        Math.min(retryAfterMs(error) ?? backoff / 2 + Math.random() * (backoff / 2), MAX_RETRY_DELAY_MS),
+      );
       request.onRetry?.({ attempt: attempt + 1, delayMs, reason });
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await sleep(delayMs, request.signal);
     }
   }
 }

@@ -35,7 +35,7 @@ const faults: Array<[name: string, fault: ScriptedTurn, reason: RegExp]> = [
   ["a 500", { error: { status: 500 } }, /HTTP 500/],
   ["a 503", { error: { status: 503 } }, /HTTP 503/],
   ["a connection reset", { resetConnection: true }, /connection lost|fetch failed|other side closed/i],
-  ["a hang past the request timeout", { hang: true }, /no answer within the request timeout/],
+  ["a hang past the request timeout", { hang: true }, /no data within the request timeout/],
 ];
 
 describe("a flaky provider", () => {
@@ -102,6 +102,21 @@ describe.each<Format>(["openai", "anthropic", "ollama"])(
       const retries = ofType(run.events, "retry");
       expect(retries).toHaveLength(2);
       for (const retry of retries) expect(String(retry.reason)).toMatch(/stream cut off|connection lost/);
+    });
+
+    it("mid-text, when the retry says something else: marked as a restart, not spliced", async () => {
+      const repo = await makeRepo({});
+      const run = await runFaulty(
+        repo,
+        "say something",
+        [{ text: "The first version of the answer.", cut: "text" }, { text: "A different answer." }],
+        { format },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const shown = streamed(run.events);
+      expect(shown).toMatch(/\[the answer restarts after a retry\]\nA different answer\.$/);
+      const before = shown.split("\n[the answer restarts")[0] ?? "";
+      expect("The first version of the answer.".startsWith(before)).toBe(true);
     });
 
     it("mid-tool-call: the half-received call never runs; the retried one runs once", async () => {
