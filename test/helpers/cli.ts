@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
 
 export const CAIRN_BIN = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
@@ -56,8 +57,21 @@ export async function makeRepo(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/**
+ * A home of its own for one CLI run. Where bubblewrap cannot run (a container without user
+ * namespaces), commands are allowed unsandboxed so the tests of everything else still run; the
+ * sandbox's own tests say they were skipped and why.
+ */
 export async function makeHome(): Promise<string> {
-  return realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-")));
+  const home = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-")));
+  if (detectSandbox().kind === "none") {
+    await mkdir(path.join(home, "config", "cairn"), { recursive: true });
+    await writeFile(
+      path.join(home, "config", "cairn", "config.yaml"),
+      "sandbox:\n  allow_unsandboxed: true\n",
+    );
+  }
+  return home;
 }
 
 export type Format = "openai" | "anthropic" | "ollama";
