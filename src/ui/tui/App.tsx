@@ -5,7 +5,7 @@ import type { StampedEvent } from "../../events/types.js";
 import { ApprovalPanel, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
 import { MAX_SUGGESTIONS, rankPaths, type Suggestion, type WorkspaceFileList } from "./complete.js";
-import { StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
+import { ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
 import { DetailView } from "./Detail.js";
 import { type EditorState, wordAtCursor } from "./editor.js";
 import type { ActionFeed } from "./feed.js";
@@ -216,7 +216,7 @@ export function App(props: AppProps) {
   const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
 
   return (
-    <>
+    <ColorContext value={color}>
       <Static key={transcript.key} items={transcript.items}>
         {(item) => (
           <Box key={item.id} flexDirection="column" width={width}>
@@ -275,7 +275,6 @@ export function App(props: AppProps) {
           history={history}
           suggest={suggest}
           onSubmit={submit}
-          color={color}
           maxLines={promptLines}
           placeholder={
             state.busy || working
@@ -284,6 +283,6 @@ export function App(props: AppProps) {
           }
         />
       </Box>
-    </>
+    </ColorContext>
   );
 }

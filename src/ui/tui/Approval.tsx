@@ -1,6 +1,7 @@
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
 import type { ApprovalAnswer, ApprovalChoice, ApprovalPrompt } from "../../safety/approval.js";
+import { Cursor } from "./components.js";
 import { plural, proposedChange } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
 import type { ToolView } from "./state.js";
@@ -112,7 +113,7 @@ export function ApprovalPanel({
       {why ? (
         <Text>
           Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.text}
-          <Text inverse> </Text>
+          <Cursor at=" " />
         </Text>
       ) : (
         choices.map((choice, i) => (
@@ -144,7 +145,7 @@ export function QuestionPanel({
       <Text>
         {"› "}
         {answer.text}
-        <Text inverse> </Text>
+        <Cursor at=" " />
       </Text>
     </Box>
   );

@@ -1,6 +1,7 @@
 import { Box, type Key, Text, useInput, usePaste } from "ink";
 import { useRef, useState } from "react";
 import type { Suggestion } from "./complete.js";
+import { Cursor } from "./components.js";
 import { numbered, plural } from "./describe.js";
 import {
   backspace,
@@ -33,8 +34,6 @@ export interface PromptProps {
   /** Completions for the word at the cursor: /commands, @paths. */
   suggest: (editor: EditorState) => Suggestion[];
   onSubmit: (text: string) => void;
-  /** Without colour the cursor cannot be drawn in reverse video; it is drawn as a bar. */
-  color: boolean;
   maxLines: number;
   /** What an empty prompt says. */
   placeholder: string;
@@ -42,13 +41,12 @@ export interface PromptProps {
 
 const normalizeNewlines = (text: string) => text.replace(/\r\n?/g, "\n");
 
-function CursorLine({ text, cursor, color }: { text: string; cursor: number | undefined; color: boolean }) {
+function CursorLine({ text, cursor }: { text: string; cursor: number | undefined }) {
   if (cursor === undefined) return <Text>{text || " "}</Text>;
-  const at = text[cursor] ?? " ";
   return (
     <Text>
       {text.slice(0, cursor)}
-      {color ? <Text inverse>{at}</Text> : `▏${at}`}
+      <Cursor at={text[cursor] ?? " "} />
       {text.slice(cursor + 1)}
     </Text>
   );
@@ -58,7 +56,7 @@ function CursorLine({ text, cursor, color }: { text: string; cursor: number | un
  * The prompt: multi-line editing, history per workspace, completion of /commands and @paths,
  * and large pastes kept whole behind a placeholder.
  */
-export function Prompt({ active, history, suggest, onSubmit, color, maxLines, placeholder }: PromptProps) {
+export function Prompt({ active, history, suggest, onSubmit, maxLines, placeholder }: PromptProps) {
   const [editor, setEditor] = useState<EditorState>(emptyEditor);
   /** Position in the history while browsing it (entries.length: the draft), and the draft. */
   const [browse, setBrowse] = useState<{ index: number; draft: EditorState } | undefined>();
@@ -176,14 +174,13 @@ export function Prompt({ active, history, suggest, onSubmit, color, maxLines, pl
               <Text color="cyan">{line.n === 0 ? "› " : "  "}</Text>
               {editor.text === "" && active ? (
                 <Text dimColor>
-                  <CursorLine text="" cursor={0} color={color} />
+                  <CursorLine text="" cursor={0} />
                   {` ${placeholder}`}
                 </Text>
               ) : (
                 <CursorLine
                   text={line.text}
                   cursor={active && line.n === cursorLine ? cursorColumn : undefined}
-                  color={color}
                 />
               )}
             </Box>

@@ -1,5 +1,5 @@
 import { Box, Text } from "ink";
-import { memo, useEffect, useState } from "react";
+import { createContext, memo, use, useEffect, useState } from "react";
 import type { Status, TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../format.js";
 import {
@@ -22,6 +22,14 @@ const TONE_COLOR: Record<Tone, string | undefined> = {
   error: "red",
   accent: "cyan",
 };
+
+/** Whether colour (and so reverse video) is on: off with NO_COLOR or --no-color. */
+export const ColorContext = createContext(true);
+
+/** The cursor on the character `at`: in reverse video, or as a bar where there is no colour. */
+export function Cursor({ at }: { at: string }) {
+  return use(ColorContext) ? <Text inverse>{at}</Text> : <Text>▏{at}</Text>;
+}
 
 export function Line({ text, tone = "plain" }: { text: string; tone?: Tone }) {
   return (

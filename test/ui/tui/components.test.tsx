@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../../src/model/usage.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../../src/safety/approval.js";
 import { ApprovalPanel } from "../../../src/ui/tui/Approval.js";
-import { DiffView, StatusLine, TodoPanel, ToolLine } from "../../../src/ui/tui/components.js";
+import { ColorContext, DiffView, StatusLine, TodoPanel, ToolLine } from "../../../src/ui/tui/components.js";
 import { PromptHistory } from "../../../src/ui/tui/history.js";
 import { Prompt } from "../../../src/ui/tui/Prompt.js";
 import { EDIT_DIFF } from "./events.js";
@@ -42,7 +42,6 @@ describe("the prompt", () => {
         history={history}
         suggest={options.suggest ?? (() => [])}
         onSubmit={(text) => sent.push(text)}
-        color={false}
         maxLines={5}
         placeholder="Ask cairn"
       />,
@@ -82,6 +81,23 @@ describe("the prompt", () => {
     expect(lastFrame()).not.toContain("line 39");
     await type(stdin, ENTER);
     expect(sent).toEqual([`look at this: ${pasted}`]);
+  });
+
+  it("draws the cursor as a bar when there is no colour", async () => {
+    const { stdin, lastFrame } = mount(
+      <ColorContext value={false}>
+        <Prompt
+          active
+          history={new PromptHistory()}
+          suggest={() => []}
+          onSubmit={() => {}}
+          maxLines={5}
+          placeholder=""
+        />
+      </ColorContext>,
+    );
+    await type(stdin, "abc", "\x1b[D");
+    expect(lastFrame()).toContain("› ab▏c");
   });
 
   it("completes the word at the cursor with Tab", async () => {
