@@ -28,7 +28,7 @@ const typedByThePerson: AskApproval = async () => ({ choice: "once" });
 /** `@path` in a message: a file (or folder) of the workspace the person wants the model to see. */
 const MENTION = /(^|\s)@([^\s@]+)/g;
 
-export function mentionedPaths(text: string, workspace: string): string[] {
+function mentionedPaths(text: string, workspace: string): string[] {
   const found = new Set<string>();
   for (const match of text.matchAll(MENTION)) {
     const mention = (match[2] ?? "").replace(/[.,;:!?)]+$/, "");

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { ChatEngine } from "../../src/agent/chat.js";
+import { createSession } from "../../src/agent/session.js";
+import { configSchema } from "../../src/config/schema.js";
+import type { StampedEvent } from "../../src/events/types.js";
+import { makeHome, makeRepo } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+async function chat(script: Parameters<typeof startScriptedServer>[0]) {
+  server = await startScriptedServer(script);
+  const [repo, home] = await Promise.all([makeRepo({ "notes.md": "# Notes\nbuy milk\n" }), makeHome()]);
+  const config = configSchema.parse({
+    providers: { openai: { base_url: server.openaiBaseUrl } },
+    approval: "auto",
+  });
+  const engine = await ChatEngine.start((resume) =>
+    createSession({
+      config,
+      modelId: "openai/gpt-4o",
+      workspace: repo,
+      mode: "chat",
+      signal: new AbortController().signal,
+      env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: `${home}/data` },
+      ...(resume ? { resume } : {}),
+    }),
+  );
+  const events: StampedEvent[] = [];
+  engine.subscribe((event) => events.push(event));
+  return { engine, events, server };
+}
+
+/** The text of every message a request sent, in order. */
+function sent(server: ScriptedServer, index: number): string {
+  return JSON.stringify(server.requests[index]?.body.messages);
+}
+
+describe("the chat engine", () => {
+  it("continues one history across messages, with a mentioned file attached", async () => {
+    const { engine, server } = await chat([{ text: "It says buy milk." }, { text: "Milk, yes." }]);
+    await engine.send("what is in @notes.md?");
+    await engine.send("and what should I buy?");
+    expect(sent(server, 0)).toContain("buy milk");
+    expect(sent(server, 1)).toMatch(
+      /what is in @notes\.md\?[\s\S]*It says buy milk\.[\s\S]*and what should I buy\?/,
+    );
+  });
+
+  it("rebuilds the conversation from the stored events to resume it", async () => {
+    const first = await chat([{ text: "First answer." }, { text: "Second answer." }]);
+    await first.engine.send("first question");
+    const id = first.engine.session.id;
+    await first.server.close();
+    const second = await chat([{ text: "Resumed." }]);
+    await second.engine.resume(id, first.events);
+    await second.engine.send("second question");
+    expect(second.engine.session.id).toBe(id);
+    expect(sent(second.server, 0)).toMatch(/first question[\s\S]*First answer\.[\s\S]*second question/);
+    expect(second.events[0]?.seq).toBeGreaterThan(first.events.at(-1)?.seq ?? 0);
+  });
+
+  it("runs a person's !command without asking, and passes its output on with the next message", async () => {
+    const { engine, server, events } = await chat([{ text: "Seen it." }]);
+    engine.setApproval("ask");
+    const outcome = await engine.shell("echo from-the-person");
+    expect(outcome.result.status).toBe("completed");
+    expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "run_command", ok: true });
+    await engine.send("did you see that?");
+    expect(sent(server, 0)).toContain("from-the-person");
+  });
+});
