@@ -1,4 +1,4 @@
-import type { UsageTotals } from "../events/types.js";
+import type { Status, UsageTotals } from "../events/types.js";
 
 const integer = new Intl.NumberFormat("en-US");
 
@@ -29,3 +29,12 @@ export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): 
   parts.push(formatCost(totals.cost_usd));
   return `usage: ${parts.join(" · ")}`;
 }
+
+/** How each status reads in a status line, in every renderer. */
+export const STATUS_LABEL: Record<Status, string> = {
+  thinking: "thinking",
+  running_tools: "running tools",
+  validating: "validating",
+  reviewing: "reviewing",
+  summarizing: "summarizing",
+};

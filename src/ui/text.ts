@@ -1,6 +1,6 @@
 import { styleText } from "node:util";
-import type { StampedEvent, Status, TodoItem, UsageTotals } from "../events/types.js";
-import { formatDuration, usageLine } from "./format.js";
+import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import { formatDuration, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 export interface TextRendererOptions {
@@ -11,14 +11,6 @@ export interface TextRendererOptions {
 }
 
 type Style = Parameters<typeof styleText>[0];
-
-const STATUS_LABEL: Record<Status, string> = {
-  thinking: "thinking",
-  running_tools: "running tools",
-  validating: "validating",
-  reviewing: "reviewing",
-  summarizing: "summarizing",
-};
 
 const MAX_DIFF_LINES = 60;
 

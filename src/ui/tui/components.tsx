@@ -1,7 +1,7 @@
 import { Box, Text } from "ink";
 import { createContext, memo, use, useEffect, useState } from "react";
-import type { Status, TodoItem } from "../../events/types.js";
-import { formatCost, formatDuration } from "../format.js";
+import type { TodoItem } from "../../events/types.js";
+import { formatCost, formatDuration, STATUS_LABEL } from "../format.js";
 import {
   type DiffLineKind,
   diffLines,
@@ -153,14 +153,6 @@ export function TodoPanel({ todos, maxLines = 8 }: { todos: TodoItem[]; maxLines
     </Box>
   );
 }
-
-const STATUS_LABEL: Record<Status, string> = {
-  thinking: "thinking",
-  running_tools: "running tools",
-  validating: "validating",
-  reviewing: "reviewing",
-  summarizing: "summarizing",
-};
 
 const SPINNER = ["◐", "◓", "◑", "◒"];
 const TICK_MS = 250;
