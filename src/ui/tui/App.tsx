@@ -2,7 +2,7 @@ import { Box, Static, Text, useApp, useInput, useStdout, useWindowSize } from "i
 import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
 import type { ChatEngine } from "../../agent/chat.js";
 import type { StampedEvent } from "../../events/types.js";
-import { ApprovalPanel, QuestionPanel } from "./Approval.js";
+import { ApprovalPanel, approvalChrome, QUESTION_CHROME, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
 import { MAX_SUGGESTIONS, rankPaths, type Suggestion, type WorkspaceFileList } from "./complete.js";
 import { ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
@@ -46,6 +46,49 @@ function streamTail(text: string, width: number, rows: number): string {
     kept.unshift(line);
   }
   return kept.join("\n");
+}
+
+/** Lines of an approval's preview or a question shown however little room there is. */
+const MIN_BODY = 2;
+
+/**
+ * Rows for each live part, so that the live area never grows taller than the screen: a frame
+ * taller than the terminal makes Ink clear the whole screen at every redraw, which flickers.
+ * The prompt keeps its rows, then a request to the person, then the TODO list; the stream's
+ * tail (or the request's preview) gets what is left.
+ */
+export function liveRows(
+  rows: number,
+  parts: {
+    busy: boolean;
+    todos: number;
+    running: number;
+    /** Rows of the approval or question panel besides its body, when one is shown. */
+    asking?: number | undefined;
+  },
+): { prompt: number; todos: number; body: number; detail: number; tail: number } {
+  // The prompt's text and completion menu: while the agent works they make do with three rows,
+  // the answer coming in needs the room; while it waits for an answer the prompt takes one.
+  const prompt =
+    parts.asking !== undefined ? 1 : parts.busy ? 3 : Math.max(3, Math.min(8, Math.floor(rows / 4)));
+  // The status line with its margin, the prompt's borders, and a spare row for the cursor.
+  const available = Math.max(4, rows - prompt - 5);
+  const asking = parts.asking === undefined ? 0 : parts.asking + MIN_BODY;
+  let rest = available - parts.running - asking;
+  // The title and a margin; a window on a longer list adds "… done above" and "… more".
+  const todoRows = (n: number) => (n ? n + 2 + (n < parts.todos ? 2 : 0) : 0);
+  // Without a request, two rows stay for the tail of the answer and its margin.
+  const reserve = parts.asking === undefined ? 2 : 0;
+  let todos = Math.min(parts.todos, parts.asking === undefined ? 8 : 3);
+  while (todos > 0 && todoRows(todos) > rest - reserve) todos--;
+  rest -= todoRows(todos);
+  return {
+    prompt,
+    todos,
+    body: MIN_BODY + Math.max(0, rest),
+    detail: available,
+    tail: Math.max(1, rest - 1),
+  };
 }
 
 /**
@@ -203,16 +246,15 @@ export function App(props: AppProps) {
 
   const width = Math.max(20, columns);
   const waiting = pending !== undefined;
-  const promptLines = Math.max(1, Math.min(8, rows - 14));
-  const todoLines = Math.min(8, Math.max(2, rows - 16));
+  const busy = state.busy || working;
   const running = state.running.slice(-3);
-  const fixedRows =
-    promptLines +
-    3 +
-    (state.todos.length ? Math.min(state.todos.length, todoLines) + 2 : 0) +
-    running.length +
-    2;
-  const tailRows = Math.max(3, rows - fixedRows - (waiting ? 8 : 0));
+  const budget = liveRows(rows, {
+    busy,
+    todos: state.todos.length,
+    running: running.length,
+    asking: pending && (pending.kind === "approval" ? approvalChrome(pending.request) : QUESTION_CHROME),
+  });
+  const detailCall = detail === undefined ? undefined : state.recentTools[detail];
   const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
 
   return (
@@ -225,44 +267,49 @@ export function App(props: AppProps) {
         )}
       </Static>
       <Box flexDirection="column" width={width}>
-        {running.map((call) => (
-          <ToolLine key={call.callId} call={call} />
-        ))}
-        {state.stream.text.trim() !== "" && (
-          <Box marginTop={1}>
-            <Text>{streamTail(state.stream.text, width, tailRows)}</Text>
-          </Box>
-        )}
-        {detail !== undefined && state.recentTools[detail] && (
+        {detailCall ? (
           <DetailView
-            call={state.recentTools[detail]}
-            index={detail}
+            call={detailCall}
+            index={detail ?? 0}
             count={state.recentTools.length}
-            rows={Math.max(6, rows - 6)}
+            rows={budget.detail}
           />
-        )}
-        {pending?.kind === "approval" && (
-          <ApprovalPanel
-            request={pending.request}
-            call={approvalCall}
-            onAnswer={(reply) => interactions.answerApproval(reply)}
-          />
-        )}
-        {pending?.kind === "question" && (
-          <QuestionPanel
-            question={pending.question}
-            onAnswer={(answer) => interactions.answerQuestion(answer)}
-          />
-        )}
-        {state.todos.length > 0 && (
-          <Box marginTop={1}>
-            <TodoPanel todos={state.todos} maxLines={todoLines} />
-          </Box>
+        ) : (
+          <>
+            {running.map((call) => (
+              <ToolLine key={call.callId} call={call} />
+            ))}
+            {state.stream.text.trim() !== "" && !waiting && (
+              <Box marginTop={1}>
+                <Text>{streamTail(state.stream.text, width, budget.tail)}</Text>
+              </Box>
+            )}
+            {pending?.kind === "approval" && (
+              <ApprovalPanel
+                request={pending.request}
+                call={approvalCall}
+                previewLines={budget.body}
+                onAnswer={(reply) => interactions.answerApproval(reply)}
+              />
+            )}
+            {pending?.kind === "question" && (
+              <QuestionPanel
+                question={pending.question}
+                maxLines={budget.body}
+                onAnswer={(answer) => interactions.answerQuestion(answer)}
+              />
+            )}
+            {budget.todos > 0 && (
+              <Box marginTop={1}>
+                <TodoPanel todos={state.todos} maxLines={budget.todos} />
+              </Box>
+            )}
+          </>
         )}
         <Box marginTop={1}>
           <StatusLine
             status={state.status}
-            busy={state.busy || working}
+            busy={busy}
             usage={state.usage}
             model={state.model}
             approval={state.approval}
@@ -275,9 +322,9 @@ export function App(props: AppProps) {
           history={history}
           suggest={suggest}
           onSubmit={submit}
-          maxLines={promptLines}
+          maxLines={budget.prompt}
           placeholder={
-            state.busy || working
+            busy
               ? "Esc interrupts · what you send now waits its turn"
               : "Ask cairn · /help · @file · !command"
           }

@@ -31,7 +31,13 @@ function choicesFor(request: ApprovalPrompt): Choice[] {
   ];
 }
 
-const PREVIEW_LINES = 10;
+/** Rows an approval panel takes besides its preview: borders, title, dangers, choices, "… more". */
+export function approvalChrome(request: ApprovalPrompt): number {
+  return 4 + request.dangers.length + choicesFor(request).length;
+}
+
+/** Rows a question panel takes besides the question: borders, title, the answer line. */
+export const QUESTION_CHROME = 4;
 
 /** A one-line text field for the reason of a refusal or the answer to a question. */
 function useLineInput(active: boolean, onSubmit: (text: string) => void): EditorState {
@@ -56,11 +62,14 @@ function useLineInput(active: boolean, onSubmit: (text: string) => void): Editor
 export function ApprovalPanel({
   request,
   call,
+  previewLines,
   onAnswer,
 }: {
   request: ApprovalPrompt;
   /** The call being approved, for a preview of what it would change. */
   call?: ToolView | undefined;
+  /** Lines of that preview that fit on the screen. */
+  previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
 }) {
   const choices = choicesFor(request);
@@ -102,13 +111,13 @@ export function ApprovalPanel({
           ! {danger}
         </Text>
       ))}
-      {preview.slice(0, PREVIEW_LINES).map((line) => (
+      {preview.slice(0, previewLines).map((line) => (
         <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">
           {line.text || " "}
         </Text>
       ))}
-      {preview.length > PREVIEW_LINES && (
-        <Text dimColor>… {plural(preview.length - PREVIEW_LINES, "more line")}</Text>
+      {preview.length > previewLines && (
+        <Text dimColor>… {plural(preview.length - previewLines, "more line")}</Text>
       )}
       {why ? (
         <Text>
@@ -130,9 +139,12 @@ export function ApprovalPanel({
 /** The agent's question (ask_user, or a run that is stuck) and a line to answer it. */
 export function QuestionPanel({
   question,
+  maxLines,
   onAnswer,
 }: {
   question: string;
+  /** Lines of the question that fit; a longer one shows its end, where the question is. */
+  maxLines: number;
   onAnswer: (answer: string) => void;
 }) {
   const answer = useLineInput(true, onAnswer);
@@ -141,7 +153,7 @@ export function QuestionPanel({
       <Text bold color="cyan">
         cairn asks
       </Text>
-      <Text>{question}</Text>
+      <Text>{question.split("\n").slice(-maxLines).join("\n")}</Text>
       <Text>
         {"› "}
         {answer.text}

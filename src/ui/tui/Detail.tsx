@@ -20,7 +20,8 @@ export function DetailView({
 }) {
   const args = numbered(JSON.stringify(call.args ?? {}, null, 2));
   const argRows = Math.min(args.length, Math.max(3, Math.floor(rows / 3)));
-  const outputRows = Math.max(3, rows - argRows - 5);
+  // Borders, the title, two headings and a "… more" line under each part.
+  const outputRows = Math.max(2, rows - argRows - 7);
   const output = call.diff ? undefined : tail(call.output ?? "(still running)", outputRows);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>

@@ -34,6 +34,7 @@ export interface PromptProps {
   /** Completions for the word at the cursor: /commands, @paths. */
   suggest: (editor: EditorState) => Suggestion[];
   onSubmit: (text: string) => void;
+  /** Rows for the text and the completion menu together: the menu takes them from the text. */
   maxLines: number;
   /** What an empty prompt says. */
   placeholder: string;
@@ -65,7 +66,7 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
   const pastes = useRef(new Map<string, string>());
 
   const word = wordAtCursor(editor).word;
-  const suggestions = active && dismissed !== word ? suggest(editor) : [];
+  const suggestions = active && dismissed !== word ? suggest(editor).slice(0, Math.max(1, maxLines - 1)) : [];
   const choice = suggestions[Math.min(selected, suggestions.length - 1)];
 
   const edit = (next: EditorState) => {
@@ -162,8 +163,11 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
     cursorColumn -= (lines[cursorLine]?.text.length ?? 0) + 1;
     cursorLine++;
   }
-  const first = Math.max(0, Math.min(cursorLine - maxLines + 1, lines.length - maxLines));
-  const shown = lines.slice(first, first + maxLines);
+  // A text longer than its room scrolls, and the "… above" and "… below" lines take from the room.
+  const room = Math.max(1, maxLines - suggestions.length);
+  const textLines = lines.length > room ? Math.max(1, room - 2) : room;
+  const first = Math.max(0, Math.min(cursorLine - textLines + 1, lines.length - textLines));
+  const shown = lines.slice(first, first + textLines);
   return (
     <Box flexDirection="column">
       <Box borderStyle="round" borderColor={active ? "cyan" : "gray"} borderDimColor={!active} paddingX={1}>
@@ -185,8 +189,8 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
               )}
             </Box>
           ))}
-          {first + maxLines < lines.length && (
-            <Text dimColor>… {plural(lines.length - first - maxLines, "line")} below</Text>
+          {first + textLines < lines.length && (
+            <Text dimColor>… {plural(lines.length - first - textLines, "line")} below</Text>
           )}
         </Box>
       </Box>

@@ -2,6 +2,7 @@ import { render } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../../src/model/usage.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../../src/safety/approval.js";
+import { liveRows } from "../../../src/ui/tui/App.js";
 import { ApprovalPanel } from "../../../src/ui/tui/Approval.js";
 import { ColorContext, DiffView, StatusLine, TodoPanel, ToolLine } from "../../../src/ui/tui/components.js";
 import { PromptHistory } from "../../../src/ui/tui/history.js";
@@ -233,7 +234,9 @@ describe("an approval prompt", () => {
 
   function panel(prompt: ApprovalPrompt = request) {
     const answers: ApprovalAnswer[] = [];
-    const view = mount(<ApprovalPanel request={prompt} call={call} onAnswer={(a) => answers.push(a)} />);
+    const view = mount(
+      <ApprovalPanel request={prompt} call={call} previewLines={10} onAnswer={(a) => answers.push(a)} />,
+    );
     return { ...view, answers };
   }
 
@@ -311,5 +314,23 @@ describe("the status line", () => {
       <StatusLine {...base} usage={{ ...base.usage, cost_usd: null }} status={null} busy={false} />,
     ).lastFrame();
     expect(frame).toContain("cost unknown");
+  });
+});
+
+describe("the live area", () => {
+  it.each([24, 30, 50])("fits a %i-row terminal whatever it holds", (rows) => {
+    for (const todos of [0, 2, 8, 20])
+      for (const running of [0, 3])
+        for (const asking of [undefined, 8, 12])
+          for (const busy of [true, false]) {
+            const budget = liveRows(rows, { busy, todos, running, asking });
+            const todoRows = budget.todos ? budget.todos + 2 + (budget.todos < todos ? 2 : 0) : 0;
+            const below = asking === undefined ? budget.tail + 1 : asking + budget.body;
+            expect(budget.prompt + 5 + running + todoRows + below).toBeLessThanOrEqual(rows);
+          }
+  });
+
+  it("keeps the TODO list beside an approval in 80×24", () => {
+    expect(liveRows(24, { busy: true, todos: 2, running: 1, asking: 8 }).todos).toBe(2);
   });
 });
