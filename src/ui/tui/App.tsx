@@ -117,6 +117,8 @@ export function App(props: AppProps) {
       interactions.watch((current) => {
         feed.flush();
         setPending(current);
+        // What the agent asks comes before looking at an old call.
+        if (current) setDetail(undefined);
       }),
     [interactions, feed],
   );
@@ -205,6 +207,7 @@ export function App(props: AppProps) {
       return;
     }
     if (key.ctrl && input === "o") {
+      if (interactions.current) return;
       setDetail((d) =>
         d === undefined && state.recentTools.length ? state.recentTools.length - 1 : undefined,
       );
