@@ -147,6 +147,7 @@ export function App(props: AppProps) {
         approval: engine.approvalMode,
       });
       for (const event of events) feed.push(event);
+      feed.push({ type: "ui.replayed" });
     },
     exit: quit,
   };

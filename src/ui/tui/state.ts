@@ -41,7 +41,9 @@ export type UiAction =
   | { type: "ui.info"; model?: string; approval?: string; sessionId?: string }
   /** The items of transcript batch `key` up to `count` are on the screen for good. */
   | { type: "ui.printed"; key: number; count: number }
-  | { type: "ui.reset" };
+  | { type: "ui.reset" }
+  /** A stored session was replayed: a turn it left unfinished is not running now. */
+  | { type: "ui.replayed" };
 
 export type Action = StampedEvent | UiAction;
 
@@ -302,6 +304,8 @@ export function reduce(state: TuiState, action: Action): TuiState {
         ...state,
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
       };
+    case "ui.replayed":
+      return { ...flushStream(state), busy: false, status: null, running: [], turnStartedAt: null };
     case "ui.reset": {
       const { model, approval, sessionId, workspace } = state;
       return {

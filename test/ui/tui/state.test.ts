@@ -187,6 +187,11 @@ describe("the UI state reducer", () => {
     expect(reduce(printed, { type: "ui.printed", key: 0, count: 1 })).toBe(printed);
   });
 
+  it("shows a replayed session that was cut off mid-turn as idle", () => {
+    const state = run(started("a"), stamp({ type: "status", status: "thinking" }), { type: "ui.replayed" });
+    expect(state).toMatchObject({ busy: false, status: null, running: [] });
+  });
+
   it("takes the model from a switch", () => {
     const state = run(stamp({ type: "escalation", from: "a/x", to: "b/y", reason: "switched by the user" }));
     expect(state.model).toBe("b/y");
