@@ -64,12 +64,8 @@ export class ChatEngine {
 
   static async start(newSession: SessionFactory): Promise<ChatEngine> {
     const engine = new ChatEngine(newSession);
-    await engine.adopt(await newSession(), new History(), false);
+    engine.adopt(await newSession(), new History(), false);
     return engine;
-  }
-
-  get busy(): boolean {
-    return this.current !== undefined;
   }
 
   get approvalMode(): ApprovalMode {
@@ -85,7 +81,7 @@ export class ChatEngine {
     };
   }
 
-  private async adopt(session: AgentSession, history: History, started: boolean): Promise<void> {
+  private adopt(session: AgentSession, history: History, started: boolean): void {
     for (const [listener, off] of this.listeners) {
       off();
       this.listeners.set(listener, session.bus.subscribe(listener));
@@ -275,12 +271,12 @@ export class ChatEngine {
 
   /** /clear: a new conversation, in a new session. */
   async clear(): Promise<void> {
-    await this.adopt(await this.newSession(), new History(), false);
+    this.adopt(await this.newSession(), new History(), false);
   }
 
   /** /resume: continues a stored conversation, its history rebuilt from its events. */
   async resume(id: string, events: StampedEvent[]): Promise<void> {
-    await this.adopt(await this.newSession({ id, events }), historyFromEvents(events), true);
+    this.adopt(await this.newSession({ id, events }), historyFromEvents(events), true);
   }
 }
 
