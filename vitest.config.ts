@@ -1,6 +1,9 @@
 import { defineConfig } from "vitest/config";
 
 export default defineConfig({
+  // The terminal UI loads React's production build (as `cairn` does); the production JSX
+  // runtime must match it, or code under test that renders the UI finds no jsxDEV.
+  oxc: { jsx: { runtime: "automatic", development: false } },
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
     testTimeout: 30_000,

@@ -6,6 +6,7 @@ import { benchOverhead } from "./overhead.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
+import { benchTui, TUI_FULL, TUI_SMOKE } from "./tui.js";
 
 export interface Scale {
   startupRuns: number;
@@ -18,6 +19,8 @@ export interface Scale {
   searchFiles: number | undefined;
   searchRuns: number;
   contextTurns: number;
+  /** The terminal UI's benchmark (issue 6) at full or smoke size. */
+  tui: typeof TUI_FULL;
 }
 
 export const FULL: Scale = {
@@ -30,6 +33,7 @@ export const FULL: Scale = {
   searchFiles: undefined,
   searchRuns: 5,
   contextTurns: 30,
+  tui: TUI_FULL,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -43,6 +47,7 @@ export const SMOKE: Scale = {
   searchFiles: 300,
   searchRuns: 1,
   contextTurns: 6,
+  tui: TUI_SMOKE,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -54,4 +59,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   repair: (scale) => benchRepair({ samples: scale.repairSamples }),
   search: (scale) => benchSearch({ maxFiles: scale.searchFiles, runs: scale.searchRuns }),
   context: (scale) => benchContext({ turns: scale.contextTurns }),
+  tui: (scale) => benchTui(scale.tui),
 };

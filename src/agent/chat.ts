@@ -2,7 +2,7 @@ import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ModelMessage } from "ai";
 import type { ApprovalMode } from "../config/schema.js";
-import { estimateTokens, History } from "../context/history.js";
+import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
 import type { StampedEvent } from "../events/types.js";
 import { modelInfo } from "../model/catalog.js";
@@ -262,10 +262,7 @@ export class ChatEngine {
   compact(): Promise<CompactionStats | undefined> {
     return this.exclusive("/compact", async () => {
       if (!this.started) return undefined;
-      const overhead =
-        estimateTokens(this.session.system) +
-        estimateTokens(JSON.stringify(this.session.registry.jsonSchemas()));
-      return this.loop.compactor.maybeCompact(this.loop.model.info.contextWindow, overhead, true);
+      return this.loop.compact();
     });
   }
 

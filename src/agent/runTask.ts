@@ -65,6 +65,8 @@ class RunLoop {
   private lastAnswer = "";
 
   private readonly resume: ResumePoint | undefined;
+  /** Stops observing the bus: a chat runs many of these on one session. */
+  readonly unsubscribe: () => void;
 
   constructor(session: AgentSession, task: string, resume?: ResumePoint) {
     this.session = session;
@@ -76,7 +78,7 @@ class RunLoop {
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: false,
     });
-    session.bus.subscribe(this.context.observe);
+    this.unsubscribe = session.bus.subscribe(this.context.observe);
   }
 
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
@@ -426,10 +428,14 @@ class RunLoop {
 export async function runRun(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
   announce(session, task, resume);
   const run = new RunLoop(session, task, resume);
-  return settle(
-    session,
-    () => run.run(),
-    () => run.iteration,
-    (ending) => run.report(ending),
-  );
+  try {
+    return await settle(
+      session,
+      () => run.run(),
+      () => run.iteration,
+      (ending) => run.report(ending),
+    );
+  } finally {
+    run.unsubscribe();
+  }
 }

@@ -3,7 +3,7 @@ import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
 import type { ModelCallResult, ModelToolCall } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
-import { Compactor } from "./compact.js";
+import { type CompactionStats, Compactor } from "./compact.js";
 import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
 import type { AgentSession, ModelHandle } from "./session.js";
@@ -62,6 +62,12 @@ export class ToolLoop {
     this.history = options.history ?? new History();
     this.compactor = new Compactor(session, this.history);
     this.model = session.model;
+  }
+
+  /** Compacts the conversation now (`/compact`), whatever its size. */
+  compact(): Promise<CompactionStats | undefined> {
+    const overhead = estimateTokens(this.session.system) + this.toolTokens;
+    return this.compactor.maybeCompact(this.model.info.contextWindow, overhead, true);
   }
 
   /** The tool definitions' size, sent with every request: measured once. */

@@ -22,6 +22,9 @@ export function startTui(props: AppProps, options: TuiOptions = {}): Instance {
     // Only changed lines are rewritten: streaming redraws a line or two, not the whole frame.
     incrementalRendering: true,
     maxFps: 30,
+    // Nothing of cairn's writes to the console while the UI runs (the loop only emits events),
+    // so there is nothing to capture; and test runners replace the console Ink would patch.
+    patchConsole: false,
     ...options,
   });
 }
