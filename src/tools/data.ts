@@ -1,11 +1,11 @@
-import { randomUUID } from "node:crypto";
-import { chmod, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import ini from "ini";
 import { jsonrepair } from "jsonrepair";
 import YAML from "yaml";
 import { z } from "zod";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { writeFileAtomic } from "./fileText.js";
 import { truncateHeadTail } from "./truncate.js";
 import { defineTool, type ToolContext, ToolError, type ToolOutput } from "./types.js";
 
@@ -91,23 +91,11 @@ async function readExisting(file: ResolvedPath): Promise<string | undefined> {
   }
 }
 
-/**
- * Writes through a temporary file and a rename, so a reader (or a crash) never sees half a file.
- * The file keeps its permissions.
- */
+/** The file tools' atomic write (flushed, then renamed into place), keeping an existing file's mode. */
 async function writeAtomic(file: string, content: string): Promise<void> {
-  const dir = path.dirname(file);
-  await mkdir(dir, { recursive: true });
+  await mkdir(path.dirname(file), { recursive: true });
   const mode = (await stat(file).catch(() => undefined))?.mode;
-  const temp = path.join(dir, `.${path.basename(file)}.${randomUUID().slice(0, 8)}.tmp`);
-  try {
-    await writeFile(temp, content);
-    if (mode !== undefined) await chmod(temp, mode & 0o7777);
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, Buffer.from(content), mode === undefined ? undefined : mode & 0o7777);
 }
 
 /** Tool calls sometimes carry the data as a JSON string instead of as the value itself. */
@@ -123,6 +111,7 @@ function unwrapJsonString(data: unknown): unknown {
 
 async function readStructured(format: Format, requested: string, ctx: ToolContext): Promise<ToolOutput> {
   const file = resolveInWorkspace(ctx, requested, "read");
+  await ctx.reads?.remember(file.absolute);
   const text = await readExisting(file);
   if (text === undefined) throw new ToolError(`${file.display} does not exist.`);
   const parsed = format.parse(text);
@@ -160,12 +149,15 @@ function writeTool(format: Format) {
       if (data === undefined) throw new ToolError("data is required: the value to write.");
       const file = resolveInWorkspace(ctx, requested, "write");
       const existing = await readExisting(file);
+      if (existing !== undefined) await ctx.reads?.check(file.absolute, file.display);
       const content = format.serialize(unwrapJsonString(data), existing);
       await writeAtomic(file.absolute, content);
+      await ctx.reads?.remember(file.absolute);
       const bytes = Buffer.byteLength(content);
       return {
         text: `${existing === undefined ? "Created" : "Wrote"} ${file.display} (${bytes} bytes).`,
         data: { path: file.display, bytes, created: existing === undefined },
+        changedFiles: [file.display],
       };
     },
   });

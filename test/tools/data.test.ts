@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dataTools } from "../../src/tools/data.js";
+import { ReadTracker } from "../../src/tools/fileText.js";
 import { type AnyTool, type ToolContext, ToolError } from "../../src/tools/types.js";
 
 let workspace: string;
@@ -114,5 +115,26 @@ describe("data tools", () => {
     mkdirSync(path.join(workspace, ".git"));
     await expect(call("write_json", { path: "../out.json", data: {} })).rejects.toBeInstanceOf(ToolError);
     await expect(call("write_json", { path: ".git/config.json", data: {} })).rejects.toThrow(/inside \.git/);
+  });
+});
+
+describe("data writers as file writers", () => {
+  it("report the file they changed, so it counts among a run's changed files", async () => {
+    const output = await call("write_json", { path: "conf/app.json", data: { a: 1 } });
+    expect(output.changedFiles).toEqual(["conf/app.json"]);
+  });
+
+  it("refuse to overwrite a file changed on disk since it was read", async () => {
+    const tracked = { ...ctx, reads: new ReadTracker() };
+    writeFileSync(path.join(workspace, "app.json"), '{"a": 1}\n');
+    const tool = dataTools.find((candidate) => candidate.name === "read_json")!;
+    await tool.execute({ path: "app.json" }, tracked);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    writeFileSync(path.join(workspace, "app.json"), '{"a": 2, "by": "hand"}\n');
+    const writer = dataTools.find((candidate) => candidate.name === "write_json")!;
+    await expect(writer.execute({ path: "app.json", data: { a: 3 } }, tracked)).rejects.toThrow(
+      /changed since/,
+    );
+    expect(read("app.json")).toContain("by");
   });
 });
