@@ -80,7 +80,9 @@ function parseArgumentText(text: string): { value: unknown; repaired: boolean } 
     // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
     const start = unfenced.indexOf("{");
     const end = unfenced.lastIndexOf("}");
-    const candidates = start > 0 && end > start ? [unfenced, unfenced.slice(start, end + 1)] : [unfenced];
+    const wrapped = start >= 0 && end > start && (start > 0 || end < unfenced.length - 1);
+    // The braces first when there is text around them: repairing the whole would read the prose too.
+    const candidates = wrapped ? [unfenced.slice(start, end + 1), unfenced] : [unfenced];
     let problem = "";
     for (const candidate of candidates) {
       try {

@@ -50,9 +50,12 @@ describe("tool-call argument repair and validation", () => {
 });
 
 describe("JSON wrapped in prose", () => {
-  it("takes the object out of a sentence around it", () => {
-    const result = prepareArguments('Here are the arguments: {"path": "a.ts"} as requested.', schema);
-    expect(result).toEqual({ ok: true, value: { path: "a.ts" }, repaired: true });
+  it.each([
+    'Here are the arguments: {"path": "a.ts"} as requested.',
+    'Sure, here: {"path": "a.ts"}',
+    '{"path": "a.ts"} and that is it',
+  ])("takes the object out of the sentence around it: %s", (raw) => {
+    expect(prepareArguments(raw, schema)).toEqual({ ok: true, value: { path: "a.ts" }, repaired: true });
   });
 });
 
