@@ -23,6 +23,15 @@ export function announce(session: AgentSession, task: string, resume?: ResumePoi
     model: session.model.id,
     workspace: session.workspace,
   });
+  if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
+    session.bus.emit({
+      type: "error",
+      fatal: false,
+      message:
+        `The price of ${session.model.id} is unknown, so --max-cost cannot stop this session. ` +
+        `Set models.${session.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
+    });
+  }
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop. */

@@ -3,6 +3,7 @@ import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { LanguageModel } from "ai";
+import { ConfigError } from "../config/errors.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { loadProjectInstructions } from "../context/instructions.js";
@@ -47,6 +48,17 @@ export interface SessionOptions {
   env?: NodeJS.ProcessEnv;
   /** Continue this stored session: same id, its event sequence, its spending and changed files. */
   resume?: { id: string; events: StampedEvent[] };
+}
+
+/** An extra root as a real path; one that does not exist is a configuration mistake, said as one. */
+function extraRoot(workspace: string, root: string): string {
+  try {
+    return realpathSync(path.resolve(workspace, root));
+  } catch {
+    throw new ConfigError(
+      `workspace.extra_roots: ${root} does not exist (resolved from ${workspace}); create it or remove it from the config.`,
+    );
+  }
 }
 
 /** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
@@ -153,7 +165,7 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     }),
     toolContext: {
       workspace,
-      extraRoots: config.workspace.extra_roots.map((root) => realpathSync(path.resolve(workspace, root))),
+      extraRoots: config.workspace.extra_roots.map((root) => extraRoot(workspace, root)),
       signal,
       commandTimeoutMs: config.commands.timeout_ms,
       ...(sandbox.kind === "none"

@@ -106,7 +106,7 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
     `Demo repository: ${workspace}\n` +
       `No API key found, so the model is a RECORDING of ${RECORDED_MODEL}, replayed by a local server: ` +
       "the tools, edits, test runs and accounting are real; the model's words are not live.\n" +
-      "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY or OPENAI_API_KEY (or pass --model) for a real run.\n\n",
+      "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.\n\n",
   );
   try {
     const recordedConfig = {

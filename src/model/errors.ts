@@ -1,7 +1,12 @@
 import { APICallError } from "ai";
+import { API_KEY_ENV } from "./providers.js";
 
 function providerOf(modelId: string): string {
   return modelId.split("/")[0] ?? modelId;
+}
+
+function keyVariable(provider: string): string {
+  return (API_KEY_ENV as Record<string, string>)[provider] ?? "the provider's API key variable";
 }
 
 function hintFor(status: number | undefined, modelId: string): string {
@@ -9,7 +14,7 @@ function hintFor(status: number | undefined, modelId: string): string {
   switch (status) {
     case 401:
     case 403:
-      return `${provider} rejected the API key: check the key in the environment (see \`cairn --help\` for the variable) and that it is allowed to use ${modelId}.`;
+      return `${provider} rejected the API key: check ${keyVariable(provider)} (or the variable providers.${provider}.api_key_env names) and that the key may use ${modelId}.`;
     case 404:
       return `${provider} does not know the model in ${modelId}: check the name, e.g. with the provider's model list.`;
     case 400:

@@ -437,4 +437,34 @@ describe("cairn do, whatever the wire format", () => {
       expect(existsSync(probe)).toBe(false);
     },
   );
+
+  it("warns that --max-cost cannot be enforced when the model's price is unknown", async () => {
+    const repo = await makeRepo({});
+    const { run, events } = await cairnDo("openai", [{ text: "Answered." }], repo, "explain closures", [
+      "--model",
+      "openai/unpriced-model",
+      "--max-cost",
+      "0.01",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const warning = events.find((e) => e.type === "error" && e.fatal === false);
+    expect(String(warning?.message)).toMatch(/price of openai\/unpriced-model is unknown.*--max-cost/);
+  });
+
+  it("names a missing extra root as a configuration mistake, exit 2", async () => {
+    const repo = await makeRepo({});
+    await writeFile(path.join(repo, "roots.yaml"), "workspace:\n  extra_roots: [../no-such-folder]\n");
+    server = await startScriptedServer([]);
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(
+      ["do", "anything", ...args, "--cwd", repo, "--config", path.join(repo, "roots.yaml")],
+      {
+        home: await makeHome(),
+        env,
+      },
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/workspace\.extra_roots: \.\.\/no-such-folder does not exist/);
+    expect(run.stderr).not.toMatch(/unexpected error/);
+  });
 });

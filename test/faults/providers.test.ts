@@ -134,7 +134,7 @@ describe.each<Format>(["openai", "anthropic", "ollama"])(
 
 describe("a provider that rejects the configuration", () => {
   const cases: Array<[name: string, turn: ScriptedTurn, hint: RegExp]> = [
-    ["a 401 (bad key)", { error: { status: 401 } }, /openai rejected the API key: check the key/],
+    ["a 401 (bad key)", { error: { status: 401 } }, /openai rejected the API key: check OPENAI_API_KEY/],
     [
       "a 404 (unknown model)",
       {

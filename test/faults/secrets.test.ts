@@ -112,7 +112,7 @@ describe("secrets", () => {
     expect(run.code).toBe(2);
     const result = JSON.parse(run.stdout) as { status: string; summary: string; session_id: string };
     expect(result.summary).toMatch(/Incorrect API key provided: \[REDACTED:OPENAI_API_KEY\]/);
-    expect(result.summary).toMatch(/openai rejected the API key: check the key/);
+    expect(result.summary).toMatch(/openai rejected the API key: check OPENAI_API_KEY/);
     const report = await readFile(path.join(repo, ".cairn", "reports", `${result.session_id}.md`), "utf8");
     expect(report).toMatch(/\[REDACTED:OPENAI_API_KEY\]/);
     for (const [where, text] of [
