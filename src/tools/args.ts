@@ -80,14 +80,18 @@ function parseArgumentText(text: string): { value: unknown; repaired: boolean } 
     // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
     const start = unfenced.indexOf("{");
     const end = unfenced.lastIndexOf("}");
-    const wrapped = start >= 0 && end > start && (start > 0 || end < unfenced.length - 1);
-    // The braces first when there is text around them: repairing the whole would read the prose too.
-    const candidates = wrapped ? [unfenced.slice(start, end + 1), unfenced] : [unfenced];
+    const inner = unfenced.slice(start, end + 1);
+    // Prose before the object: the braces first, as repairing the whole would read the prose too.
+    // Text that starts with the object is tried whole first: a brace inside one of its strings
+    // ("**/*.{yml,yaml}") must not cut it short.
+    const candidates =
+      start < 0 || end <= start ? [unfenced] : start > 0 ? [inner, unfenced] : [unfenced, inner];
     let problem = "";
     for (const candidate of candidates) {
       try {
         const value: unknown = JSON.parse(jsonrepair(candidate));
-        if (value !== null && typeof value === "object") return { value, repaired: true };
+        if (value !== null && typeof value === "object" && !Array.isArray(value))
+          return { value, repaired: true };
         problem = "it is not an object";
       } catch (error) {
         problem ||= (error as Error).message;

@@ -97,3 +97,14 @@ describe("null for a field", () => {
     expect(!result.ok && result.message).toMatch(/path/);
   });
 });
+
+describe("braces inside strings", () => {
+  it("do not cut an object short when its closing brace is missing", () => {
+    const globSchema = z.object({ pattern: z.string() });
+    expect(prepareArguments('{"pattern":"**/*.{yml,yaml}"', globSchema)).toEqual({
+      ok: true,
+      value: { pattern: "**/*.{yml,yaml}" },
+      repaired: true,
+    });
+  });
+});
