@@ -1,15 +1,14 @@
-import { type ChildProcessByStdio, spawn, spawnSync } from "node:child_process";
+import { type ChildProcessByStdio, spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import type { Readable } from "node:stream";
-import { makeHome, makeRepo, modelFlags, streamEvents } from "../../test/helpers/cli.js";
+import type { Readable, Writable } from "node:stream";
+import { makeHome, makeRepo, modelFlags, spawnCairn, streamEvents } from "../../test/helpers/cli.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
   type ScriptedTurn,
   startScriptedServer,
 } from "../../test/support/scriptedServer.js";
-import { CAIRN_BIN } from "./paths.js";
 import { nowMs } from "./stats.js";
 
 export type Script = (request: RecordedRequest, index: number) => ScriptedTurn;
@@ -88,7 +87,7 @@ export interface SessionRecord extends ProcessRecord {
  */
 export async function serveProcess(
   script: Script,
-  start: (server: ScriptedServer) => ChildProcessByStdio<null, Readable, Readable>,
+  start: (server: ScriptedServer) => ChildProcessByStdio<Writable | null, Readable, Readable>,
   timeoutMs = 180_000,
 ): Promise<ProcessRecord> {
   const timings: RequestTiming[] = [];
@@ -155,10 +154,8 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
       spec.script,
       (server) => {
         const { args, env } = modelFlags("openai", server);
-        return spawn(
-          process.execPath,
+        return spawnCairn(
           [
-            CAIRN_BIN,
             spec.command,
             spec.task,
             ...args,
@@ -170,17 +167,7 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
             "--output-format",
             "stream-json",
           ],
-          {
-            env: {
-              PATH: process.env.PATH ?? "",
-              HOME: home,
-              XDG_CONFIG_HOME: path.join(home, "config"),
-              XDG_DATA_HOME: path.join(home, "data"),
-              NO_COLOR: "1",
-              ...env,
-            },
-            stdio: ["ignore", "pipe", "pipe"],
-          },
+          { home, env },
         );
       },
       spec.timeoutMs,

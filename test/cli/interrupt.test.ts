@@ -1,7 +1,5 @@
-import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CAIRN_BIN, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -19,30 +17,9 @@ describe("Ctrl-C", () => {
       { hang: true },
     ]);
     const { args, env } = modelFlags("openai", server);
-    const child = spawn(
-      process.execPath,
-      [
-        CAIRN_BIN,
-        "do",
-        "change a.txt",
-        ...args,
-        "--cwd",
-        repo,
-        "--approval",
-        "auto",
-        "--output-format",
-        "stream-json",
-      ],
-      {
-        env: {
-          ...process.env,
-          HOME: home,
-          XDG_DATA_HOME: path.join(home, "data"),
-          XDG_CONFIG_HOME: path.join(home, "config"),
-          ...env,
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
+    const child = spawnCairn(
+      ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
+      { home, env },
     );
     let stdout = "";
     child.stdout.on("data", (chunk) => {

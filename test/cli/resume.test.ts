@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { CAIRN_BIN, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { classify, intent, ready, runScript, structuredName } from "../helpers/runScript.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -67,17 +66,8 @@ describe("a run killed with SIGKILL and resumed", () => {
     );
     servers.push(first);
     const flags = modelFlags("openai", first);
-    const env = {
-      ...process.env,
-      HOME: home,
-      XDG_DATA_HOME: path.join(home, "data"),
-      XDG_CONFIG_HOME: path.join(home, "config"),
-      ...flags.env,
-    };
-    const child = spawn(
-      process.execPath,
+    const child = spawnCairn(
       [
-        CAIRN_BIN,
         "run",
         "append the numbers",
         ...flags.args,
@@ -88,7 +78,7 @@ describe("a run killed with SIGKILL and resumed", () => {
         "--output-format",
         "stream-json",
       ],
-      { env, stdio: ["ignore", "pipe", "pipe"] },
+      { home, env: flags.env },
     );
     let stdout = "";
     child.stdout.on("data", (chunk) => {

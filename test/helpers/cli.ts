@@ -1,12 +1,37 @@
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, type StdioOptions, spawn } from "node:child_process";
 import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
 
 export const CAIRN_BIN = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
+
+/**
+ * Starts the built CLI as a user would, with its own XDG folders under `home` so no real config
+ * or store leaks in: for tests that need the process itself (to signal it, or to read it live).
+ */
+export function spawnCairn(
+  args: string[],
+  options: { env?: Record<string, string>; home: string },
+  stdio: StdioOptions = ["ignore", "pipe", "pipe"],
+): ChildProcessByStdio<Writable | null, Readable, Readable> {
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    HOME: options.home,
+    XDG_CONFIG_HOME: path.join(options.home, "config"),
+    XDG_DATA_HOME: path.join(options.home, "data"),
+    NO_COLOR: "1",
+    ...options.env,
+  };
+  return spawn(process.execPath, [CAIRN_BIN, ...args], { env, stdio }) as ChildProcessByStdio<
+    Writable | null,
+    Readable,
+    Readable
+  >;
+}
 
 export interface CliRun {
   code: number | null;
@@ -19,16 +44,8 @@ export async function runCairn(
   args: string[],
   options: { env?: Record<string, string>; home: string; timeoutMs?: number; input?: string },
 ): Promise<CliRun> {
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? "",
-    HOME: options.home,
-    XDG_CONFIG_HOME: path.join(options.home, "config"),
-    XDG_DATA_HOME: path.join(options.home, "data"),
-    NO_COLOR: "1",
-    ...options.env,
-  };
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CAIRN_BIN, ...args], { env, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawnCairn(args, options, ["pipe", "pipe", "pipe"]);
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -43,7 +60,7 @@ export async function runCairn(
       clearTimeout(timer);
       resolve({ code, stdout, stderr });
     });
-    child.stdin.end(options.input ?? "");
+    child.stdin?.end(options.input ?? "");
   });
 }
 
