@@ -13,6 +13,12 @@ describe("cairn demo", () => {
     expect(result.status).toBe("completed");
     expect(result.files_changed).toEqual(["src/stats.js"]);
     expect(result.validation).toMatchObject({ ran: true, passed: true });
-    expect(Object.keys(result.usage.by_phase).sort()).toEqual(["analysis", "execution", "planning", "review", "routing"]);
+    expect(Object.keys(result.usage.by_phase).sort()).toEqual([
+      "analysis",
+      "execution",
+      "planning",
+      "review",
+      "routing",
+    ]);
   });
 });

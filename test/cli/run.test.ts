@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunResult, TodoItem } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import {
   classify,
@@ -29,7 +30,7 @@ async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra
     { home: await makeHome(), env, timeoutMs: 60_000 },
   );
   const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as Record<string, any> | undefined;
+  const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
   return { run, events, result, requests: server.requests };
 }
 
@@ -65,7 +66,7 @@ describe("cairn run", () => {
     expect(events.find((e) => e.type === "review")).toMatchObject({ ready: true });
     const todos = events
       .filter((e) => e.type === "todos")
-      .map((e) => (e.todos as any[]).map((t) => t.status));
+      .map((e) => (e.todos as TodoItem[]).map((t) => t.status));
     expect(todos[0]).toEqual(["pending"]);
     expect(todos.at(-1)).toEqual(["completed"]);
 
