@@ -2,6 +2,7 @@ import path from "node:path";
 import type { ModelToolCall } from "../model/stream.js";
 import type { ApprovalRequest } from "../safety/approval.js";
 import { prepareArguments } from "../tools/args.js";
+import { mainArgument } from "../tools/describe.js";
 import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
 import { type AnyTool, type ToolContext, ToolError } from "../tools/types.js";
 import type { AgentSession } from "./session.js";
@@ -24,9 +25,8 @@ export interface ToolCallResult {
 }
 
 export function describeCall(call: PreparedCall): string {
-  const args = (call.args ?? {}) as Record<string, unknown>;
-  const target = args.path ?? args.command ?? args.pattern ?? args.source ?? "";
-  return target ? `${call.call.name} ${String(target)}` : call.call.name;
+  const target = mainArgument(call.args);
+  return target ? `${call.call.name} ${target}` : call.call.name;
 }
 
 function errorText(error: unknown): string {

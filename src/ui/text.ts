@@ -1,5 +1,6 @@
 import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import { mainArgument } from "../tools/describe.js";
 import { formatDuration, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -20,15 +21,7 @@ function firstLine(text: string, max = 160): string {
 }
 
 function argSummary(args: unknown): string {
-  if (!args || typeof args !== "object") return "";
-  const record = args as Record<string, unknown>;
-  const main =
-    record.command ?? record.path ?? record.pattern ?? record.source ?? record.question ?? record.url;
-  if (main !== undefined) {
-    const extra = record.destination !== undefined ? ` → ${String(record.destination)}` : "";
-    return `${String(main)}${extra}`;
-  }
-  return firstLine(JSON.stringify(args), 100);
+  return mainArgument(args) ?? firstLine(JSON.stringify(args) ?? "", 100);
 }
 
 /**
