@@ -196,8 +196,7 @@ function rangeCandidates(line: string, masked: string): Candidate[] {
     if (close === -1) continue;
     const args = splitArgs(masked, open + 1, close);
     const text = (arg: { start: number; end: number }): string => line.slice(arg.start, arg.end);
-    if (args.length === 1 && args[0]!.end > args[0]!.start) {
-      const stop = args[0]!;
+    const stopVariants = (stop: { start: number; end: number }) => {
       for (const variant of boundVariants(text(stop))) {
         candidates.push({
           tier: 0,
@@ -206,6 +205,10 @@ function rangeCandidates(line: string, masked: string): Candidate[] {
           description: `range stop ${text(stop)} → ${variant}`,
         });
       }
+    };
+    if (args.length === 1 && args[0]!.end > args[0]!.start) {
+      const stop = args[0]!;
+      stopVariants(stop);
       const oneBased = `1, ${text(stop)} + 1`;
       candidates.push({
         tier: 0,
@@ -215,14 +218,7 @@ function rangeCandidates(line: string, masked: string): Candidate[] {
       });
     } else if (args.length === 2 || args.length === 3) {
       const [begin, stop] = [args[0]!, args[1]!];
-      for (const variant of boundVariants(text(stop))) {
-        candidates.push({
-          tier: 0,
-          ...stop,
-          replacement: variant,
-          description: `range stop ${text(stop)} → ${variant}`,
-        });
-      }
+      stopVariants(stop);
       if (/^\d+$/.test(text(begin))) {
         for (const variant of boundVariants(text(begin))) {
           candidates.push({
