@@ -50,8 +50,15 @@ function contextFor(session: AgentSession, network: boolean): ToolContext {
   return { ...toolContext, sandbox: { ...toolContext.sandbox, network: true } };
 }
 
-/** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: AgentSession, call: ModelToolCall): PreparedCall {
+/**
+ * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
+ * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ */
+export function prepareToolCall(
+  session: AgentSession,
+  call: ModelToolCall,
+  finishReason?: string,
+): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -59,7 +66,7 @@ export function prepareToolCall(session: AgentSession, call: ModelToolCall): Pre
       error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
     };
   }
-  const prepared = prepareArguments(call.input, tool.schema);
+  const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
       call,
