@@ -30,13 +30,14 @@ export const plainParse: Prepare = (raw, schema) => {
 
 /**
  * Right when the call comes out as meant, or is sent back when nothing in it says what was
- * meant. Arguments that come out different from what was meant are wrong, however valid.
+ * meant. Arguments that come out different from what was meant are wrong, however valid; so is
+ * running a call that had to go back, even where it happens to hold what was meant (a call
+ * closed after the length limit cut it may have had more to say).
  */
 export function judge(entry: RepairCase, prepare: Prepare): RepairOutcome {
   const result = prepare(entry.raw, entry.schema, entry.finishReason);
-  if (result.ok && isDeepStrictEqual(result.value, entry.intended)) return "recovered";
-  if (result.ok) return "wrong";
-  return entry.mustReject ? "rejected" : "missed";
+  if (!result.ok) return entry.mustReject ? "rejected" : "missed";
+  return !entry.mustReject && isDeepStrictEqual(result.value, entry.intended) ? "recovered" : "wrong";
 }
 
 type Tally = Record<RepairOutcome, number>;
