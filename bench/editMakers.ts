@@ -9,6 +9,7 @@ import {
   occurrences,
   pickUniqueSpan,
   spanMatches,
+  writtenBoth,
 } from "./lib/spans.js";
 
 /** Kinds of edit made from real files, in the order they were added (which keeps earlier kinds' cases stable). */
@@ -78,14 +79,8 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     } else {
       shift = (line) => (line.trim() ? unit + line : "");
     }
-    const next = mutate(random, span.lines);
-    const oldString = joined(span.lines.map(shift));
-    if (occurrences(joined(lines), oldString) > 0) return undefined;
-    return {
-      ...editOf(lines, span.at, span.lines.length, next),
-      oldString,
-      newString: joined(next.map(shift)),
-    };
+    const made = writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(body.map(shift)));
+    return occurrences(joined(lines), made.oldString) > 0 ? undefined : made;
   },
 
   tabs_vs_spaces(random, lines) {
@@ -98,12 +93,7 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     const span = pickUniqueSpan(random, tabbed, 1, 6);
     if (!span?.lines.some((line) => line.startsWith("\t"))) return undefined;
     const expand = (line: string) => line.replace(/^\t+/, (tabs) => " ".repeat(tabs.length * width));
-    const next = mutate(random, span.lines);
-    return {
-      ...editOf(tabbed, span.at, span.lines.length, next),
-      oldString: joined(span.lines.map(expand)),
-      newString: joined(next.map(expand)),
-    };
+    return writtenBoth(tabbed, span, mutate(random, span.lines), (body) => joined(body.map(expand)));
   },
 
   crlf(random, lines) {
@@ -217,11 +207,7 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
         const numbered = numberedLine(span.at + k + 1, line);
         return trimBlank && line === "" ? numbered.trimEnd() : numbered;
       });
-    return {
-      ...editOf(lines, span.at, span.lines.length, next),
-      oldString: joined(listing(span.lines)),
-      newString: joined(listing(next)),
-    };
+    return writtenBoth(lines, span, next, (body) => joined(listing(body)));
   },
 
   over_escaped(random, lines) {
@@ -231,8 +217,7 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     const encodedTwice = (body: readonly string[]) => JSON.stringify(joined(body)).slice(1, -1);
     const oldString = encodedTwice(span.lines);
     if (oldString === joined(span.lines) || /\\u[0-9a-f]{4}|\\[bf]/.test(oldString)) return undefined;
-    const next = mutate(random, span.lines);
-    return { ...editOf(lines, span.at, span.lines.length, next), oldString, newString: encodedTwice(next) };
+    return writtenBoth(lines, span, mutate(random, span.lines), encodedTwice);
   },
 
   outer_whitespace(random, lines) {
@@ -243,14 +228,9 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     const lead =
       random.pick(["\n", "\n\n", "  \n"]) + (span.lines.length === 1 ? random.pick(["", "  "]) : "");
     const trail = random.pick(["\n\n", "\n  ", "  \n\n", " "]);
-    const oldString = lead + joined(span.lines) + trail;
-    if (occurrences(joined(lines), oldString) > 0) return undefined;
-    const next = mutate(random, span.lines);
-    return {
-      ...editOf(lines, span.at, span.lines.length, next),
-      oldString,
-      newString: lead + joined(next) + trail,
-    };
+    const framed = (body: readonly string[]) => lead + joined(body) + trail;
+    if (occurrences(joined(lines), framed(span.lines)) > 0) return undefined;
+    return writtenBoth(lines, span, mutate(random, span.lines), framed);
   },
 
   inner_whitespace(random, lines) {
@@ -280,12 +260,7 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     if (depths.size < 2) return undefined;
     // Every line typed flush left, old_string and new_string alike: no single shift explains it.
     const flush = (body: readonly string[]) => body.map((line) => line.trimStart());
-    const next = mutate(random, span.lines);
-    return {
-      ...editOf(lines, span.at, span.lines.length, next),
-      oldString: joined(flush(span.lines)),
-      newString: joined(flush(next)),
-    };
+    return writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(flush(body)));
   },
 
   double_indentation(random, lines) {

@@ -1,6 +1,6 @@
 import { findEdit } from "../src/tools/editMatch.js";
 import { EDIT_CATEGORIES, type EditCase, editCorpus } from "./editCorpus.js";
-import type { BenchResult, Breakdown } from "./lib/report.js";
+import { type BenchResult, type Breakdown, type KindCounts, kindRow } from "./lib/report.js";
 import { nowMs } from "./lib/stats.js";
 
 export interface EditOptions {
@@ -43,6 +43,12 @@ function cairnEdit(edit: EditCase): string | null {
 type Tally = Record<EditOutcome, number>;
 const emptyTally = (): Tally => ({ applied: 0, refused: 0, wrong: 0, missed: 0 });
 const totalOf = (tally: Tally) => tally.applied + tally.refused + tally.wrong + tally.missed;
+const countsOf = (tally: Tally): KindCounts => ({
+  right: tally.applied + tally.refused,
+  missed: tally.missed,
+  wrong: tally.wrong,
+  total: totalOf(tally),
+});
 
 /** Share of the cases judged right (applied as meant, or refused when they had to be), in per cent. */
 function correct(tally: Tally): number {
@@ -60,17 +66,12 @@ function byKindTable(
     const cases = corpus.filter((edit) => edit.category === category);
     const peers = cases.filter((edit) => edit.language === "peer tests").length;
     const must = cases[0]!.expected === null ? "refuse" : "apply";
-    const right = (tally: Tally) => `${tally.applied + tally.refused}/${totalOf(tally)}`;
     return [
-      [
-        category,
-        must,
-        `${cases.length - peers} + ${peers}`,
-        right(tallies.cairn),
-        String(tallies.cairn.missed),
-        String(tallies.cairn.wrong),
-        right(tallies.exact),
-      ],
+      kindRow(
+        [category, must, `${cases.length - peers} + ${peers}`],
+        countsOf(tallies.cairn),
+        countsOf(tallies.exact),
+      ),
     ];
   });
   return {

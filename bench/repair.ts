@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from "node:util";
 import type { z } from "zod";
 import { prepareArguments } from "../src/tools/args.js";
-import type { BenchResult, Breakdown } from "./lib/report.js";
+import { type BenchResult, type Breakdown, type KindCounts, kindRow } from "./lib/report.js";
 import { nowMs } from "./lib/stats.js";
 import { RECOVERABLE, type RepairCase, repairCorpus, UNRECOVERABLE } from "./repairCorpus.js";
 
@@ -48,24 +48,18 @@ function byKindTable(
   corpus: readonly RepairCase[],
   byKind: Record<string, { cairn: Tally; plain: Tally }>,
 ): Breakdown {
-  const right = (tally: Tally) =>
-    `${tally.recovered + tally.rejected}/${tally.recovered + tally.rejected + tally.wrong + tally.missed}`;
+  const counts = (tally: Tally): KindCounts => ({
+    right: tally.recovered + tally.rejected,
+    missed: tally.missed,
+    wrong: tally.wrong,
+    total: tally.recovered + tally.rejected + tally.missed + tally.wrong,
+  });
   const rows = [...RECOVERABLE, ...UNRECOVERABLE].flatMap((kind) => {
     const tallies = byKind[kind];
     if (!tallies) return [];
     const finish = [...new Set(corpus.filter((entry) => entry.kind === kind).map((e) => e.finishReason))];
     const must = (UNRECOVERABLE as readonly string[]).includes(kind) ? "reject" : "recover";
-    return [
-      [
-        kind,
-        must,
-        finish.join(", "),
-        right(tallies.cairn),
-        String(tallies.cairn.missed),
-        String(tallies.cairn.wrong),
-        right(tallies.plain),
-      ],
-    ];
+    return [kindRow([kind, must, finish.join(", ")], counts(tallies.cairn), counts(tallies.plain))];
   });
   return {
     title: "5. tool-call repair, per kind",

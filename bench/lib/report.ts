@@ -24,6 +24,21 @@ export interface Breakdown {
   rows: string[][];
 }
 
+/** How one kind of case came out for one harness. */
+export interface KindCounts {
+  right: number;
+  /** Should have worked and was sent back. */
+  missed: number;
+  wrong: number;
+  total: number;
+}
+
+/** A row of a per-kind table: what names the kind, then cairn's right / wrongly refused / wrong, then the baseline's right. */
+export function kindRow(label: readonly string[], cairn: KindCounts, baseline: KindCounts): string[] {
+  const right = (counts: KindCounts) => `${counts.right}/${counts.total}`;
+  return [...label, right(cairn), String(cairn.missed), String(cairn.wrong), right(baseline)];
+}
+
 export interface BenchResult {
   id: string;
   title: string;

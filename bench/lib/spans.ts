@@ -127,3 +127,17 @@ export interface Made {
 export type Maker = (random: Random, lines: string[]) => Made | undefined;
 
 export const joined = (lines: readonly string[]) => lines.join("\n");
+
+/** The edit of `span` into `next`, with old_string and new_string both written out by `write`. */
+export function writtenBoth(
+  lines: readonly string[],
+  span: Span,
+  next: readonly string[],
+  write: (body: readonly string[]) => string,
+): Made {
+  return {
+    ...editOf(lines, span.at, span.lines.length, next),
+    oldString: write(span.lines),
+    newString: write(next),
+  };
+}

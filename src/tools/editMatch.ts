@@ -17,6 +17,7 @@ import { notFoundMessage } from "./edit/closest.js";
 import {
   describeIndentation,
   findLineWindows,
+  type IndentRule,
   type LineShape,
   rebaseAfterIndent,
   reindent,
@@ -101,73 +102,54 @@ interface Level {
   strategy: EditStrategy;
   /** What was tolerated, as "after …"; null for the exact match. */
   tolerated: string | null;
-  /** Whether whitespace at the ends of lines is set aside. */
-  trailingTolerant: boolean;
-  find(content: string, oldString: string): LevelHit[];
+  /** How both sides are normalised; null for the exact match. */
+  how: Normalisation | null;
+  /** old_string found anywhere in the file, or as whole lines with their indentation set aside. */
+  lines?: IndentRule;
 }
 
 const EOL: Normalisation = { lineEndings: true, trailingWhitespace: false, punctuation: false };
 const WHITESPACE: Normalisation = { ...EOL, trailingWhitespace: true };
 const PUNCT: Normalisation = { ...WHITESPACE, punctuation: true };
 const RUNS: Normalisation = { ...PUNCT, innerRuns: true };
+const QUOTES = "typographic quotes, dashes and spaces to ASCII";
+const RUNS_AS_ONE = "reading runs of spaces and tabs inside lines as one space";
 
 const LEVELS: Level[] = [
-  {
-    strategy: "exact",
-    tolerated: null,
-    trailingTolerant: false,
-    find: (content, old) => occurrences(content, old).map((start) => ({ start, end: start + old.length })),
-  },
-  {
-    strategy: "line_endings",
-    tolerated: "after normalising line endings (CRLF/LF)",
-    trailingTolerant: false,
-    find: (c, o) => findInView(c, o, EOL),
-  },
-  {
-    strategy: "trailing_whitespace",
-    tolerated: "after ignoring trailing whitespace",
-    trailingTolerant: true,
-    find: (c, o) => findInView(c, o, WHITESPACE),
-  },
-  {
-    strategy: "indentation",
-    tolerated: "after normalising indentation",
-    trailingTolerant: true,
-    find: (c, o) => findLineWindows(c, o, WHITESPACE, "uniform"),
-  },
-  {
-    strategy: "unicode_punctuation",
-    tolerated: "after normalising typographic quotes, dashes and spaces to ASCII",
-    trailingTolerant: true,
-    find: (c, o) => findInView(c, o, PUNCT),
-  },
+  { strategy: "exact", tolerated: null, how: null },
+  { strategy: "line_endings", tolerated: "after normalising line endings (CRLF/LF)", how: EOL },
+  { strategy: "trailing_whitespace", tolerated: "after ignoring trailing whitespace", how: WHITESPACE },
+  { strategy: "indentation", tolerated: "after normalising indentation", how: WHITESPACE, lines: "uniform" },
+  { strategy: "unicode_punctuation", tolerated: `after normalising ${QUOTES}`, how: PUNCT },
   {
     strategy: "unicode_punctuation_indentation",
-    tolerated: "after normalising typographic quotes, dashes and spaces to ASCII, and indentation",
-    trailingTolerant: true,
-    find: (c, o) => findLineWindows(c, o, PUNCT, "uniform"),
+    tolerated: `after normalising ${QUOTES}, and indentation`,
+    how: PUNCT,
+    lines: "uniform",
   },
   {
     strategy: "indentation_per_line",
     tolerated: "after setting aside each line's indentation",
-    trailingTolerant: true,
-    find: (c, o) => findLineWindows(c, o, PUNCT, "per_line"),
+    how: PUNCT,
+    lines: "per_line",
   },
-  {
-    strategy: "inner_whitespace",
-    tolerated: "after reading runs of spaces and tabs inside lines as one space",
-    trailingTolerant: true,
-    find: (c, o) => findInView(c, o, RUNS),
-  },
+  { strategy: "inner_whitespace", tolerated: `after ${RUNS_AS_ONE}`, how: RUNS },
   {
     strategy: "inner_whitespace_indentation",
-    tolerated:
-      "after reading runs of spaces and tabs inside lines as one space, and setting aside each line's indentation",
-    trailingTolerant: true,
-    find: (c, o) => findLineWindows(c, o, RUNS, "per_line"),
+    tolerated: `after ${RUNS_AS_ONE}, and setting aside each line's indentation`,
+    how: RUNS,
+    lines: "per_line",
   },
 ];
+
+function findAt(level: Level, content: string, oldString: string): LevelHit[] {
+  if (!level.how) {
+    return occurrences(content, oldString).map((start) => ({ start, end: start + oldString.length }));
+  }
+  return level.lines
+    ? findLineWindows(content, oldString, level.how, level.lines)
+    : findInView(content, oldString, level.how);
+}
 
 const TRIED =
   "old_string was not found in the file, not even after normalising line endings, trailing whitespace, " +
@@ -224,7 +206,7 @@ export function findEdit(
 function climb(content: string, args: RepairedArguments, options: EditOptions): EditResult | undefined {
   if (args.oldString === "") return undefined;
   for (const level of LEVELS) {
-    const found = level.find(content, args.oldString);
+    const found = findAt(level, content, args.oldString);
     if (found.length === 0) continue;
     const how = noteOf(args, level);
     if (found.length > 1 && !options.replaceAll) {
@@ -311,7 +293,7 @@ function apply(
   const lfNew = args.newString.replace(/\r\n/g, "\n");
   const replacements: string[] = [];
   const indentation = new Set<string>();
-  const text = level.trailingTolerant ? withoutDroppedEdges(args.oldString, lfNew) : lfNew;
+  const text = level.how?.trailingWhitespace ? withoutDroppedEdges(args.oldString, lfNew) : lfNew;
   for (const hit of hits) {
     if (!hit.shape) {
       replacements.push(withLineEnding(rebaseAfterIndent(content, hit.start, args.oldString, text), eol));

@@ -283,7 +283,11 @@ describe("edit_file", () => {
     const listing = (await run("read_file", { path: "l.py" })).text.split("\n");
     const copied = listing.slice(1, 4).join("\n");
     expect(copied).toBe("     2\t\tx = 1\n     3\t\n     4\t\treturn x");
-    const out = await run("edit_file", { path: "l.py", old_string: copied, new_string: "     2\t\treturn 1" });
+    const out = await run("edit_file", {
+      path: "l.py",
+      old_string: copied,
+      new_string: "     2\t\treturn 1",
+    });
     expect(out.text).toContain("line-number prefixes");
     expect((out.data as { repairs: string[] }).repairs).toEqual(["line_numbers"]);
     expect(await text("l.py")).toBe("def f():\n\treturn 1\n");
