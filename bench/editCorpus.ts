@@ -1,10 +1,12 @@
 import path from "node:path";
 import { GENERATED_KINDS, type GeneratedKind, MAKERS } from "./editMakers.js";
-import { PEER_CASES, PEER_KINDS, type PeerKind } from "./editPeerCases.js";
 import { FIXTURES, ROOT } from "./lib/paths.js";
 import { Random } from "./lib/random.js";
 import { readSources, type SourceFile } from "./lib/sources.js";
 import type { Made } from "./lib/spans.js";
+import { MUST_APPLY } from "./peers/apply.js";
+import { MUST_REFUSE } from "./peers/refuse.js";
+import { PEER_KINDS, type PeerKind } from "./peers/sources.js";
 
 /** Every kind in the corpus: the generated ones, then those only the peer cases have. */
 export const EDIT_CATEGORIES = [
@@ -101,7 +103,7 @@ export function editCorpus(perCategory: number, seed = 7): EditCase[] {
       cases.push(made);
     }
   });
-  const peers = PEER_CASES.map(({ kind, ...peer }, k) => ({
+  const peers = [...MUST_APPLY, ...MUST_REFUSE].map(({ kind, ...peer }, k) => ({
     ...peer,
     id: `peer-${kind}-${k}`,
     category: kind,
