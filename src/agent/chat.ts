@@ -10,11 +10,11 @@ import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { announce, runDo } from "./doTask.js";
+import { announce, doTask } from "./doTask.js";
 import { answerByPattern } from "./route.js";
-import { runRun } from "./runTask.js";
+import { runTask } from "./runTask.js";
 import type { AgentSession, ModelHandle } from "./session.js";
-import { type DoOutcome, settle } from "./settle.js";
+import { type Outcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
@@ -172,7 +172,7 @@ export class ChatEngine {
   }
 
   /** One message of the conversation: answered with the tools, in the same history as the last. */
-  send(text: string): Promise<DoOutcome> {
+  send(text: string): Promise<Outcome> {
     return this.exclusive(text, () => {
       this.begin(text);
       return settle(
@@ -192,10 +192,10 @@ export class ChatEngine {
   }
 
   /** /agent and /do: the autonomous or one-shot loop on a task, told to the conversation after. */
-  runTask(kind: "agent" | "do", task: string): Promise<DoOutcome> {
+  runTask(kind: "agent" | "do", task: string): Promise<Outcome> {
     return this.exclusive(`/${kind} ${task}`, async () => {
       this.started = true;
-      const outcome = await (kind === "agent" ? runRun : runDo)(this.session, task);
+      const outcome = await (kind === "agent" ? runTask : doTask)(this.session, task);
       this.notes.push(
         `[Meanwhile the user had you run /${kind} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );
@@ -207,7 +207,7 @@ export class ChatEngine {
    * `!command`: the person runs a command themselves, as a turn of its own so it is stored and
    * shown like any other; the model sees it with the next message.
    */
-  shell(command: string): Promise<DoOutcome> {
+  shell(command: string): Promise<Outcome> {
     const line = `!${command}`;
     return this.exclusive(line, () => {
       this.begin(line);

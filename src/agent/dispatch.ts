@@ -1,10 +1,12 @@
 import path from "node:path";
 import type { ModelToolCall } from "../model/stream.js";
+import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
+import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { mainArgument } from "../tools/describe.js";
-import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
-import { type AnyTool, type ToolContext, ToolError } from "../tools/types.js";
+import { ToolError } from "../tools/toolError.js";
+import type { AnyTool, ToolContext } from "../tools/types.js";
 import type { AgentSession } from "./session.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
@@ -30,7 +32,7 @@ export function describeCall(call: PreparedCall): string {
 }
 
 function errorText(error: unknown): string {
-  if (error instanceof ToolError) return error.message;
+  if (error instanceof ToolError || error instanceof PathError) return error.message;
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 

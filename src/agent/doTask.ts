@@ -1,8 +1,8 @@
-import { toValidationSummary } from "../verify/run.js";
+import { toValidationSummary } from "../verify/check.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { AgentSession } from "./session.js";
-import { type DoOutcome, settle } from "./settle.js";
+import { type Outcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 import { validateOnce } from "./validate.js";
 
@@ -35,7 +35,7 @@ export function announce(session: AgentSession, task: string, resume?: ResumePoi
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop. */
-export async function runDo(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
+export async function doTask(session: AgentSession, task: string, resume?: ResumePoint): Promise<Outcome> {
   announce(session, task, resume);
   return settle(
     session,

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Phase, UsageTotals } from "../events/types.js";
-import { formatCost, formatDuration, formatTokens } from "../ui/format.js";
-import type { ValidationReport } from "../verify/run.js";
+import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
 import type { AgentSession } from "./session.js";
 import type { Ending } from "./settle.js";

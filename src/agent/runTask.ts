@@ -1,7 +1,7 @@
 import type { EventOf, TodoItem } from "../events/types.js";
+import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
-import { runValidation, toValidationSummary, type ValidationReport } from "../verify/run.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
 import { announce } from "./doTask.js";
@@ -20,7 +20,7 @@ import {
   reviewSchema,
 } from "./schemas.js";
 import type { AgentSession, ModelHandle } from "./session.js";
-import { type DoOutcome, type Ending, settle } from "./settle.js";
+import { type Ending, type Outcome, settle } from "./settle.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
@@ -425,7 +425,7 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runRun(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
+export async function runTask(session: AgentSession, task: string, resume?: ResumePoint): Promise<Outcome> {
   announce(session, task, resume);
   const run = new RunLoop(session, task, resume);
   try {

@@ -17,6 +17,7 @@ import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js
 import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
 import { Checkpoints } from "../store/checkpoints.js";
+import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
 import { fileTools } from "../tools/files.js";
@@ -24,7 +25,6 @@ import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { runTools } from "../tools/run.js";
 import type { ToolContext } from "../tools/types.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { consultStrongModel } from "./consult.js";
@@ -130,7 +130,7 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
     return checkpoints;
   };
   const registry = new ToolRegistry(
-    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
+    [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
       withCheckpoints(tool, openCheckpoints, () => ({ session: id, label: session.stepLabel })),
     ),
     config.tools,

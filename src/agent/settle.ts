@@ -11,7 +11,7 @@ export interface Ending {
   validation?: ValidationSummary | null;
 }
 
-export interface DoOutcome {
+export interface Outcome {
   result: RunResult;
   /** DESIGN.md's exit codes: 0 completed, 1 not completed, 2 bad usage or configuration. */
   exitCode: 0 | 1 | 2;
@@ -71,7 +71,7 @@ export async function settle(
   iterationsSoFar: () => number,
   /** Completes an ending reached through an error (the run's report), as a finished run's is. */
   finalize?: (ending: Ending) => Promise<Ending>,
-): Promise<DoOutcome> {
+): Promise<Outcome> {
   let ending: Ending;
   let exitCode: 0 | 1 | 2;
   try {

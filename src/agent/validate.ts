@@ -1,5 +1,5 @@
-import { confinedCommand } from "../tools/run.js";
-import { type RunOptions, runValidation, type ValidationReport } from "../verify/run.js";
+import { confinedCommand } from "../tools/command.js";
+import { type CheckOptions, runValidation, type ValidationReport } from "../verify/check.js";
 import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
 import type { AgentSession } from "./session.js";
 
@@ -31,7 +31,7 @@ export function emitValidation(session: AgentSession, report: ValidationReport):
  * How checks run for a session: cancelled with it, and confined by its sandbox like any command
  * the model runs, since the model may have written the scripts they call.
  */
-export function checkOptions(session: AgentSession): RunOptions {
+export function checkOptions(session: AgentSession): CheckOptions {
   return {
     signal: session.signal,
     spawnFor: (command) => confinedCommand(session.toolContext, command),

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runRun } from "../agent/runTask.js";
+import { runTask } from "../agent/runTask.js";
 import { ConfigError } from "../config/errors.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
@@ -96,7 +96,7 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       workspace,
       mode: "run",
       options,
-      run: (session) => runRun(session, TASK),
+      run: (session) => runTask(session, TASK),
     });
   }
   const { startScriptedServer } = await import("../../test/support/scriptedServer.js");
@@ -119,7 +119,7 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       workspace,
       mode: "run",
       options,
-      run: (session) => runRun(session, TASK),
+      run: (session) => runTask(session, TASK),
     });
   } finally {
     await server.close();

@@ -1,6 +1,6 @@
-import { runDo } from "../agent/doTask.js";
+import { doTask } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
-import { runRun } from "../agent/runTask.js";
+import { runTask } from "../agent/runTask.js";
 import { loadConfig } from "../config/load.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
@@ -54,6 +54,6 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
     options,
     resume: { id: found.id, events },
     run: (session) =>
-      found.mode === "run" ? runRun(session, found.task, point) : runDo(session, found.task, point),
+      found.mode === "run" ? runTask(session, found.task, point) : doTask(session, found.task, point),
   });
 }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { createInterface } from "node:readline/promises";
 import { type AgentSession, createSession } from "../agent/session.js";
-import type { DoOutcome } from "../agent/settle.js";
+import type { Outcome } from "../agent/settle.js";
 import type { Config } from "../config/schema.js";
 import type { Mode, StampedEvent } from "../events/types.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
@@ -20,7 +20,7 @@ export interface SessionRun {
   options: CommonOptions;
   env?: NodeJS.ProcessEnv;
   resume?: { id: string; events: StampedEvent[] };
-  run: (session: AgentSession) => Promise<DoOutcome>;
+  run: (session: AgentSession) => Promise<Outcome>;
 }
 
 /** A person is there to answer only in a text session on a terminal. */

@@ -1,5 +1,5 @@
-import { runDo } from "../agent/doTask.js";
-import { runRun } from "../agent/runTask.js";
+import { doTask } from "../agent/doTask.js";
+import { runTask } from "../agent/runTask.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
 import type { CommonOptions } from "./options.js";
@@ -28,6 +28,6 @@ export async function taskCommand(mode: "do" | "run", task: string, options: Com
     workspace: cwd,
     mode,
     options,
-    run: (session) => (mode === "run" ? runRun(session, task) : runDo(session, task)),
+    run: (session) => (mode === "run" ? runTask(session, task) : doTask(session, task)),
   });
 }

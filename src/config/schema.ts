@@ -1,6 +1,7 @@
 import { z } from "zod";
+import { closest } from "../platform/text.js";
 import { splitCommandLine } from "../safety/commands.js";
-import { closest, expectation } from "./errors.js";
+import { expectation } from "./errors.js";
 
 export const PROVIDERS = [
   "openai",

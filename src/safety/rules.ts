@@ -3,7 +3,7 @@ import path from "node:path";
 import { isSeq, parseDocument, type YAMLSeq } from "yaml";
 import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
-import { writeFileAtomic } from "../tools/fileText.js";
+import { writeFileAtomic } from "../platform/atomicFile.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { type CommandPart, splitCommandLine } from "./commands.js";
 
