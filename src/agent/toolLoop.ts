@@ -92,7 +92,7 @@ export class ToolLoop {
     return callAndBook(session, this.model, this.options.phase, {
       system: session.system,
       messages,
-      ...(withTools && !this.textMode ? { tools: session.registry } : {}),
+      ...(withTools && !this.textMode ? { tools: session.registry.jsonSchemas() } : {}),
       onTextDelta: (text) => session.bus.emit({ type: "message.delta", text }),
     });
   }

@@ -1,15 +1,9 @@
-import type { z } from "zod";
-import { closest } from "../platform/text.js";
-
 /**
- * A configuration the run cannot start with. The CLI exits with `exitCode` (2: bad usage or
- * configuration, DESIGN.md "Command line") and prints the message as it is, so the message must
- * say where (file, variable or flag), which key, what was expected and what was found.
+ * Validation messages in one shape, "expected …, (got …; did you mean …?)", for people (config,
+ * flags) and for the model (tool arguments) alike.
  */
-export class ConfigError extends Error {
-  readonly exitCode = 2;
-  override name = "ConfigError";
-}
+import type { z } from "zod";
+import { closest } from "./text.js";
 
 /** A found value as a person reads it in a message: strings quoted, containers by kind. */
 export function shown(value: unknown): string {
