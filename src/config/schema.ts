@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { splitCommandLine } from "../safety/commands.js";
+import { splitCommandLine } from "../platform/shell/split.js";
 import { closest, expectation } from "./errors.js";
 
 export const PROVIDERS = [

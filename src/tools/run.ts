@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { splitCommandLine } from "../platform/shell/split.js";
 import { needsNetwork } from "../safety/commandKinds.js";
-import { splitCommandLine } from "../safety/commands.js";
 import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
 import { spawnGroup } from "./processes.js";
