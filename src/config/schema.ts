@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
-import { splitCommandLine } from "../safety/commands.js";
+import { splitCommandLine } from "../platform/shell/split.js";
 
 export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];

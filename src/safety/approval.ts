@@ -1,7 +1,8 @@
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type { Permission } from "../events/types.js";
+import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
-import { assessCommand, type CommandPart, splitCommandLine } from "./commands.js";
+import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
 

@@ -1,9 +1,9 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
 import { spawnGroup } from "../platform/processes.js";
+import { splitCommandLine } from "../platform/shell/split.js";
 import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
-import { splitCommandLine } from "../safety/commands.js";
 import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
 import { ToolError } from "./toolError.js";
