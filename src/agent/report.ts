@@ -4,7 +4,7 @@ import type { Phase, UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
-import type { AgentSession } from "./session.js";
+import type { Session } from "./session.js";
 import type { Ending } from "./settle.js";
 
 export interface ReportInput {
@@ -75,7 +75,7 @@ function reviewSection(context: IterationContext): string {
  * The run's Markdown summary: what changed, how it was checked, what the reviewer said and what
  * each phase cost. Written to `.cairn/reports/<session>.md` and returned as the result summary.
  */
-export async function writeReport(session: AgentSession, input: ReportInput): Promise<string> {
+export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
   const markdown = [

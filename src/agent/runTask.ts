@@ -4,7 +4,6 @@ import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
-import { announce } from "./doTask.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -19,10 +18,11 @@ import {
   type Review,
   reviewSchema,
 } from "./schemas.js";
-import type { AgentSession, ModelHandle } from "./session.js";
-import { type Ending, type Outcome, settle } from "./settle.js";
+import type { ModelHandle, Session } from "./session.js";
+import { announce, type Ending, type Outcome, settle } from "./settle.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
+import { Turn } from "./turn.js";
 import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
@@ -53,7 +53,9 @@ function signatureOf(report: ValidationReport | undefined, review: Review | unde
 }
 
 class RunLoop {
-  private readonly session: AgentSession;
+  private readonly session: Session;
+  /** The whole run's turn: its cancellation; each step runs in a turn within it. */
+  private readonly turn: Turn;
   private readonly task: string;
   private readonly context = new IterationContext();
   private readonly loop: ToolLoop;
@@ -68,8 +70,10 @@ class RunLoop {
   /** Stops observing the bus: a chat runs many of these on one session. */
   readonly unsubscribe: () => void;
 
-  constructor(session: AgentSession, task: string, resume?: ResumePoint) {
+  constructor(turn: Turn, task: string, resume?: ResumePoint) {
+    const { session } = turn;
     this.session = session;
+    this.turn = turn;
     this.task = task;
     this.resume = resume;
     this.model = session.model;
@@ -90,7 +94,7 @@ class RunLoop {
 
   private async classify(): Promise<Classification> {
     const cheap = await this.session.modelFor("cheap");
-    return askStructured(this.session, {
+    return askStructured(this.turn, {
       phase: "routing",
       model: cheap,
       name: "classification",
@@ -102,8 +106,8 @@ class RunLoop {
   }
 
   private async analyse(): Promise<Intent> {
-    const facts = await gatherFacts(this.session, this.task);
-    const intent = await askStructured(this.session, {
+    const facts = await gatherFacts(this.turn, this.task);
+    const intent = await askStructured(this.turn, {
       phase: "analysis",
       model: this.model,
       name: "intent",
@@ -125,7 +129,7 @@ class RunLoop {
 
   private async plan(intent: Intent): Promise<Plan> {
     const revising = this.iteration > 1;
-    const plan = await askStructured(this.session, {
+    const plan = await askStructured(this.turn, {
       phase: "planning",
       model: this.model,
       name: "plan",
@@ -168,7 +172,7 @@ class RunLoop {
     for (const [index, step] of plan.steps.entries()) {
       if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
-      this.session.stepLabel = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
+      const label = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
       const prompt = [
         `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
@@ -180,8 +184,11 @@ class RunLoop {
         .filter(Boolean)
         .join("\n");
       const first = index === startAt && (note !== "" || this.iteration === 1);
-      const outcome = await this.loop.run(
-        first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
+      const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
+        this.loop.run(
+          turn,
+          first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
+        ),
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
@@ -198,7 +205,7 @@ class RunLoop {
     const { session } = this;
     session.bus.emit({ type: "status", status: "validating" });
     const plan = await validationPlanFor(session);
-    const options = checkOptions(session);
+    const options = checkOptions(this.turn);
     let report = await runValidation(plan, options);
     if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
       report = await tryFixers(plan, report, {
@@ -223,7 +230,7 @@ class RunLoop {
         [...this.context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
         {
           cwd: session.workspace,
-          signal: session.signal,
+          signal: this.turn.signal,
           validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
           onAttempt: (attempt) =>
             session.bus.emit({
@@ -252,7 +259,7 @@ class RunLoop {
     const { session } = this;
     session.bus.emit({ type: "status", status: "reviewing" });
     const reviewer = await session.modelFor("review");
-    const review = await askStructured(session, {
+    const review = await askStructured(this.turn, {
       phase: "review",
       model: reviewer,
       name: "review",
@@ -277,16 +284,15 @@ class RunLoop {
     const strong = await this.session.modelFor("strong");
     this.session.bus.emit({ type: "escalation", from: this.model.id, to: strong.id, reason });
     this.model = strong;
-    this.loop.model = strong;
     this.escalated = true;
   }
 
   /** Asks the person how to get unstuck; undefined when nobody can answer. */
   private async askForHelp(): Promise<string | undefined> {
-    const ask = this.session.toolContext.ask;
-    if (!ask) return undefined;
+    const { session } = this;
+    if (!session.attended) return undefined;
     const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
-    const answer = (await ask(question))?.trim() || undefined;
+    const answer = (await session.inbox.ask(question))?.trim() || undefined;
     this.session.bus.emit({ type: "question", question, answer: answer ?? null });
     return answer;
   }
@@ -300,7 +306,7 @@ class RunLoop {
     const { session } = this;
     const point = this.resume;
     if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
-    const direct = await answerByPattern(session, this.task);
+    const direct = await answerByPattern(this.turn, this.task);
     if (direct) return { status: "completed", summary: direct, iterations: 0 };
 
     const classification = await this.classify();
@@ -317,7 +323,7 @@ class RunLoop {
         maxToolCalls: session.config.max_tool_calls,
         announcePlan: true,
         noTools: !classification.needs_tools,
-      }).run(this.task);
+      }).run(this.turn, this.task);
       return this.ending(outcome.status, outcome.answer || outcome.reason || "");
     }
     session.bus.emit({
@@ -425,17 +431,19 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runTask(session: AgentSession, task: string, resume?: ResumePoint): Promise<Outcome> {
+export async function runTask(session: Session, task: string, resume?: ResumePoint): Promise<Outcome> {
   announce(session, task, resume);
-  const run = new RunLoop(session, task, resume);
-  try {
-    return await settle(
-      session,
-      () => run.run(),
-      () => run.iteration,
-      (ending) => run.report(ending),
-    );
-  } finally {
-    run.unsubscribe();
-  }
+  return Turn.run(session, { label: "task" }, async (turn) => {
+    const run = new RunLoop(turn, task, resume);
+    try {
+      return await settle(
+        turn,
+        () => run.run(),
+        () => run.iteration,
+        (ending) => run.report(ending),
+      );
+    } finally {
+      run.unsubscribe();
+    }
+  });
 }

@@ -73,6 +73,25 @@ export interface RunResult {
   duration_ms: number;
 }
 
+/** How a person may answer an approval request. */
+export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+
+/** What a person is asked to approve: one tool call, said so it can be judged. */
+export interface ApprovalPromptEvent {
+  tool: string;
+  permission: Permission;
+  /** One line a person can judge: the command, or the file and action. */
+  summary: string;
+  /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
+  command?: { text: string; cwd: string };
+  /** Why the command is dangerous. When there is a reason, "always" is not offered. */
+  dangers: string[];
+  /** The command would get the network, which the sandbox otherwise cuts. */
+  network: boolean;
+  /** What an "always" answer would allow from then on (`npm test`, `edit_file`). */
+  always?: string[];
+}
+
 export type CairnEvent =
   | {
       type: "session.started";
@@ -158,6 +177,17 @@ export type CairnEvent =
       pruned_outputs: number;
       summarized_messages: number;
     }
+  | {
+      type: "approval.requested";
+      request_id: string;
+      /** The tool call waiting for the answer. */
+      call_id: string;
+      prompt: ApprovalPromptEvent;
+      options: ApprovalChoice[];
+    }
+  | { type: "approval.resolved"; request_id: string; choice: ApprovalChoice; reason?: string }
+  | { type: "question.asked"; request_id: string; question: string }
+  | { type: "question.answered"; request_id: string; answer: string | null }
   | { type: "question"; question: string; answer: string | null }
   | { type: "error"; message: string; fatal: boolean }
   | { type: "session.finished"; result: RunResult };
