@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Phase, UsageTotals } from "../events/types.js";
+import { PHASES, type Phase, type UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
@@ -18,22 +18,10 @@ export interface ReportInput {
   notes: string;
 }
 
-const PHASE_ORDER: Phase[] = [
-  "routing",
-  "analysis",
-  "planning",
-  "execution",
-  "validation",
-  "review",
-  "progress",
-  "summary",
-  "compaction",
-];
-
 function costTable(byPhase: Partial<Record<Phase, UsageTotals>>, total: UsageTotals): string {
   const row = (name: string, u: UsageTotals) =>
     `| ${name} | ${u.calls} | ${formatTokens(u.input_tokens)} | ${formatTokens(u.cached_input_tokens)} | ${formatTokens(u.output_tokens)} | ${formatCost(u.cost_usd)} |`;
-  const rows = PHASE_ORDER.flatMap((phase) => {
+  const rows = PHASES.flatMap((phase) => {
     const usage = byPhase[phase];
     return usage ? [row(phase, usage)] : [];
   });

@@ -4,6 +4,7 @@ import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
+import { decide } from "./guards.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -287,10 +288,9 @@ class RunLoop {
     this.escalated = true;
   }
 
-  /** Asks the person how to get unstuck; undefined when nobody can answer. */
+  /** Asks the person how to get unstuck; undefined when they give no answer. */
   private async askForHelp(): Promise<string | undefined> {
     const { session } = this;
-    if (!session.attended) return undefined;
     const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
     const answer = (await session.inbox.ask(question))?.trim() || undefined;
     this.session.bus.emit({ type: "question", question, answer: answer ?? null });
@@ -358,13 +358,6 @@ class RunLoop {
     const { session } = this;
     for (;;) {
       this.iteration++;
-      if (this.iteration > session.config.max_iterations) {
-        this.iteration--;
-        return this.finish(
-          "max_iterations",
-          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
-        );
-      }
       if (resumed) {
         await this.execute(resumed.plan, resumed.startAt, resumed.note);
         resumed = undefined;
@@ -372,11 +365,19 @@ class RunLoop {
         await this.execute(await this.plan(intent));
       }
       const report = await this.validate();
-      const changed = session.filesChanged.size > 0;
-      const review = changed ? await this.review(report) : undefined;
-      const validationOk = report.passed !== false;
-      if (validationOk && (review?.ready ?? true)) return this.finish("completed", "");
-
+      const review = session.filesChanged.size > 0 ? await this.review(report) : undefined;
+      const signature = signatureOf(report, review);
+      const move = decide({
+        iteration: this.iteration,
+        maxIterations: session.config.max_iterations,
+        validationPassed: report.passed,
+        reviewReady: review?.ready,
+        sameFailureAgain: signature === this.lastSignature,
+        escalated: this.escalated,
+        canAsk: session.attended,
+      });
+      this.lastSignature = signature;
+      if (move === "completed") return this.finish("completed", "");
       this.context.pendingIssues = [
         ...(report.passed === false
           ? [
@@ -387,22 +388,23 @@ class RunLoop {
           (i) => `[${i.severity}] ${i.file ? `${i.file}: ` : ""}${i.description}`,
         ),
       ];
-      const signature = signatureOf(report, review);
-      if (signature === this.lastSignature) {
-        if (!this.escalated) {
-          await this.escalate("the same failure came back after a revision");
-        } else {
-          const advice = await this.askForHelp();
-          if (!advice) {
-            return this.finish(
-              "stuck",
-              "Stuck: the same failure came back after escalating to the strong model.",
-            );
-          }
-          this.context.pendingIssues.push(`The user says: ${advice}`);
-        }
+      if (move === "max_iterations") {
+        return this.finish(
+          "max_iterations",
+          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
+        );
       }
-      this.lastSignature = signature;
+      if (move === "escalate") await this.escalate("the same failure came back after a revision");
+      if (move === "ask" || move === "stuck") {
+        const advice = move === "ask" ? await this.askForHelp() : undefined;
+        if (!advice) {
+          return this.finish(
+            "stuck",
+            "Stuck: the same failure came back after escalating to the strong model.",
+          );
+        }
+        this.context.pendingIssues.push(`The user says: ${advice}`);
+      }
     }
   }
 

@@ -6,17 +6,20 @@
 
 export type Status = "thinking" | "running_tools" | "validating" | "reviewing" | "summarizing";
 
-/** Where a model call's tokens are booked. */
-export type Phase =
-  | "routing"
-  | "analysis"
-  | "planning"
-  | "execution"
-  | "validation"
-  | "review"
-  | "progress"
-  | "summary"
-  | "compaction";
+/** Where a model call's tokens are booked: the loop's phases, in the order they run. */
+export const PHASES = [
+  "routing",
+  "analysis",
+  "planning",
+  "execution",
+  "validation",
+  "review",
+  "progress",
+  "summary",
+  "compaction",
+] as const;
+
+export type Phase = (typeof PHASES)[number];
 
 export type Mode = "do" | "run" | "chat";
 
