@@ -26,7 +26,9 @@ const frontEnds = `^(${FRONT_END_FILES.join("|")})`;
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `no-upward-from-${layer.join("-")}`,
-  comment: `${layer.join(", ")} may not import ${LAYERS.slice(i + 1).flat().join(", ")}`,
+  comment: `${layer.join(", ")} may not import ${LAYERS.slice(i + 1)
+    .flat()
+    .join(", ")}`,
   severity: "error",
   from: { path: folders(layer), pathNot: frontEnds },
   to: { path: folders(LAYERS.slice(i + 1).flat()) },
