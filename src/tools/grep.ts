@@ -2,9 +2,9 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { StringDecoder } from "node:string_decoder";
+import { findExecutable, spawnGroup } from "../platform/processes.js";
 import type { Confinement } from "../safety/paths.js";
-import { findExecutable, spawnGroup } from "./processes.js";
-import { ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
 import { compileGlob, normalizeGlob, type Scope, scopeFor, walkFiles } from "./workspaceFiles.js";
 
 export interface GrepOptions extends Confinement {
