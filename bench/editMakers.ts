@@ -9,6 +9,7 @@ import {
   occurrences,
   pickUniqueSpan,
   spanMatches,
+  unlessVerbatim,
   writtenBoth,
 } from "./lib/spans.js";
 
@@ -79,8 +80,10 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     } else {
       shift = (line) => (line.trim() ? unit + line : "");
     }
-    const made = writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(body.map(shift)));
-    return occurrences(joined(lines), made.oldString) > 0 ? undefined : made;
+    return unlessVerbatim(
+      lines,
+      writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(body.map(shift))),
+    );
   },
 
   tabs_vs_spaces(random, lines) {
@@ -217,7 +220,7 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     const encodedTwice = (body: readonly string[]) => JSON.stringify(joined(body)).slice(1, -1);
     const oldString = encodedTwice(span.lines);
     if (oldString === joined(span.lines) || /\\u[0-9a-f]{4}|\\[bf]/.test(oldString)) return undefined;
-    return writtenBoth(lines, span, mutate(random, span.lines), encodedTwice);
+    return unlessVerbatim(lines, writtenBoth(lines, span, mutate(random, span.lines), encodedTwice));
   },
 
   outer_whitespace(random, lines) {
@@ -246,11 +249,11 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     const wider = run.length === 1 || random.chance(0.5);
     slipped[k] = slipped[k]!.slice(0, at) + (wider ? `${run}  ` : " ") + slipped[k]!.slice(at + run.length);
     const next = mutate(random, span.lines);
-    return {
+    return unlessVerbatim(lines, {
       ...editOf(lines, span.at, span.lines.length, next),
       oldString: joined(slipped),
       newString: joined(next),
-    };
+    });
   },
 
   indentation_per_line(random, lines) {
@@ -260,7 +263,10 @@ export const MAKERS: Record<GeneratedKind, Maker> = {
     if (depths.size < 2) return undefined;
     // Every line typed flush left, old_string and new_string alike: no single shift explains it.
     const flush = (body: readonly string[]) => body.map((line) => line.trimStart());
-    return writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(flush(body)));
+    return unlessVerbatim(
+      lines,
+      writtenBoth(lines, span, mutate(random, span.lines), (body) => joined(flush(body))),
+    );
   },
 
   double_indentation(random, lines) {

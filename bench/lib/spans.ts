@@ -2,10 +2,14 @@
 // with an oracle independent of the matcher for where a span of lines occurs at all.
 import type { Random } from "./random.js";
 
-/** A line as no tolerated slip can change it: trimmed, typographic punctuation folded to ASCII. */
+/**
+ * A line as no tolerated slip can change it: trimmed, runs of blanks inside it read as one,
+ * typographic punctuation folded to ASCII.
+ */
 export function loose(line: string): string {
   return line
     .trim()
+    .replace(/[ \t]+/g, " ")
     .replace(/[\u2018-\u201B\u2032]/g, "'")
     .replace(/[\u201C-\u201F\u2033]/g, '"')
     .replace(/[\u2010-\u2015\u2212]/g, "-")
@@ -127,6 +131,14 @@ export interface Made {
 export type Maker = (random: Random, lines: string[]) => Made | undefined;
 
 export const joined = (lines: readonly string[]) => lines.join("\n");
+
+/**
+ * The edit, unless its slipped old_string occurs verbatim in the file: an exact match would
+ * decide it, so it would not be a case of its slip.
+ */
+export function unlessVerbatim(lines: readonly string[], made: Made): Made | undefined {
+  return occurrences(lines.join("\n"), made.oldString) > 0 ? undefined : made;
+}
 
 /** The edit of `span` into `next`, with old_string and new_string both written out by `write`. */
 export function writtenBoth(

@@ -208,6 +208,16 @@ describe("runs of spaces inside lines", () => {
     expect(narrower.newContent).toBe("x = 2;\n");
   });
 
+  it("does not also set indentation aside: a line differing in both is another place", () => {
+    // The struct old_string was copied from has changed; a handler's own struct, aligned its own
+    // way at another depth, is not what was meant.
+    const content =
+      'type Note struct {\n\tBodyText string `json:"body"`\n}\n\nfunc h() {\n\t\tvar in struct {\n\t\t\tBody  string   `json:"body"`\n\t\t}\n}\n';
+    expect(
+      refused(findEdit(content, '\tBody    string    `json:"body"`', '\tBody []byte `json:"body"`')).reason,
+    ).toBe("not_found");
+  });
+
   it("refuses old_string with no space where the file has one: tokens would join", () => {
     expect(refused(findEdit("if (a) {\n  go();\n}\n", "if(a){", "if (b) {")).reason).toBe("not_found");
   });

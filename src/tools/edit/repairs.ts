@@ -11,6 +11,8 @@ export type EditRepair = "line_numbers" | "over_escaped" | "outer_whitespace";
 export interface EditArguments {
   oldString: string;
   newString: string;
+  /** Where in the file a match of this reading may start; anywhere when absent. */
+  startsAt?: (content: string, start: number) => boolean;
 }
 
 interface Repair {
@@ -91,6 +93,12 @@ function commonPrefixLength(a: string, b: string): number {
   return n;
 }
 
+/** At column 0, or inside a line: anywhere but right after a line's indentation. */
+function notAfterIndentation(content: string, start: number): boolean {
+  const before = content.slice(content.lastIndexOf("\n", start - 1) + 1, start);
+  return before === "" || before.trim() !== "";
+}
+
 function trailingSpace(text: string): string {
   return text.slice(text.trimEnd().length);
 }
@@ -121,8 +129,10 @@ const outerWhitespace: Repair = {
     const readings = [unframed(args, blankLines, trail)];
     if (!oldString.slice(blankLines.length).trimEnd().includes("\n")) {
       const lead = /^\s*/.exec(oldString)![0];
-      if (lead !== blankLines)
-        readings.push(unframed(args, lead, trailingSpace(oldString.slice(lead.length))));
+      const fragment = unframed(args, lead, trailingSpace(oldString.slice(lead.length)));
+      // Spaces dropped before a fragment were not indentation: it may not start a line's code
+      // after indentation, where the indentation tolerances have had their say.
+      if (lead !== blankLines && fragment) readings.push({ ...fragment, startsAt: notAfterIndentation });
     }
     return readings.filter((reading): reading is EditArguments => reading !== undefined);
   },
@@ -146,6 +156,7 @@ export function repairedArguments(args: EditArguments): RepairedArguments[] {
     for (const candidate of [...candidates]) {
       for (const repaired of repair.apply(candidate)) {
         candidates.push({
+          ...candidate,
           ...repaired,
           repairs: [...candidate.repairs, repair.name],
           notes: [...candidate.notes, repair.note],

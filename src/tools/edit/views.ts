@@ -110,7 +110,10 @@ export function occurrences(haystack: string, needle: string): number[] {
   return found;
 }
 
-/** old_string found as a substring of the file, both seen through the same normalisation. */
+/**
+ * old_string found as a substring of the file, both seen through the same normalisation, never
+ * starting or ending inside a run of blanks.
+ */
 export function findInView(content: string, oldString: string, how: Normalisation): Hit[] {
   const needleView = normalise(oldString, how);
   const needle = needleView.text;
@@ -119,9 +122,14 @@ export function findInView(content: string, oldString: string, how: Normalisatio
   const mustEndLine = needleView.origin[needle.length] !== oldString.length;
   const view = normalise(content, how);
   const hits: Hit[] = [];
+  // Leading or trailing blanks of old_string begin and end where the file's run of blanks does:
+  // one tab of old_string is not the last of four in the file's indentation.
+  const blankEdges = { start: isBlank(needle[0]), end: isBlank(needle.at(-1)) };
   for (const at of occurrences(view.text, needle)) {
     const after = at + needle.length;
     if (mustEndLine && after < view.text.length && view.text[after] !== "\n") continue;
+    if ((blankEdges.start && isBlank(view.text[at - 1])) || (blankEdges.end && isBlank(view.text[after])))
+      continue;
     const start = view.origin[at]!;
     const end = view.origin[after]!;
     if (start >= 0 && end >= 0) hits.push({ start, end });
