@@ -121,7 +121,9 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
     if (!decision.allowed) {
       text = decision.reason;
+      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
     } else {
+      turn.noteCall(decision.permission);
       try {
         const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
         ok = true;

@@ -75,7 +75,10 @@ describe("the chat engine", () => {
   });
 
   it("answers an opening greeting without the model, but sends a later 'thanks' to it", async () => {
-    const { engine, server } = await chat([{ text: "Done, the notes say buy milk." }, { text: "Glad to help." }]);
+    const { engine, server } = await chat([
+      { text: "Done, the notes say buy milk." },
+      { text: "Glad to help." },
+    ]);
     const hello = await engine.send("hello");
     expect(hello.result.summary).toMatch(/Hello/);
     expect(server.requests).toHaveLength(0);
