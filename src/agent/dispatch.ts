@@ -1,10 +1,10 @@
 import path from "node:path";
+import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
-import { mainArgument } from "../tools/describe.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 import type { AgentSession } from "./session.js";
@@ -15,6 +15,8 @@ const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_0
 const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 export interface PreparedCall {
   call: ModelToolCall;
+  /** With `args`: the call fits this tool's schema. */
+  tool?: AnyTool;
   args?: unknown;
   error?: string;
 }
@@ -23,11 +25,11 @@ export interface ToolCallResult {
   ok: boolean;
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
-  data?: unknown;
+  data?: ToolData;
 }
 
 export function describeCall(call: PreparedCall): string {
-  const target = mainArgument(call.args);
+  const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
 }
 
@@ -36,13 +38,18 @@ function errorText(error: unknown): string {
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** What the approval policy is asked; a command line goes with it, for the policy to read. */
+/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
 function approvalRequest(session: AgentSession, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
-  const request = { tool: tool.name, permission: tool.permission, summary: describeCall(prepared) };
-  if (tool.permission !== "exec" || typeof args.command !== "string") return request;
-  const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
-  return { ...request, command: { text: args.command, cwd } };
+  const { command, change } = tool.touches?.(prepared.args) ?? {};
+  return {
+    tool: tool.name,
+    permission: tool.permission,
+    summary: describeCall(prepared),
+    ...(command
+      ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
+      : {}),
+    ...(change ? { change } : {}),
+  };
 }
 
 /** The tool context of one call: the network opened for it when it was granted. */
@@ -68,7 +75,7 @@ export function prepareToolCall(session: AgentSession, call: ModelToolCall): Pre
       error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
     };
   }
-  return { call, args: prepared.value };
+  return { call, tool, args: prepared.value };
 }
 
 /**
@@ -91,7 +98,7 @@ export async function executeToolCall(
   const started = performance.now();
   let ok = false;
   let text: string;
-  let data: unknown;
+  let data: ToolData | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";

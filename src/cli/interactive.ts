@@ -209,7 +209,12 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
  * prints with the line renderer; nobody is there to approve, so what needs approval is refused.
  */
 async function lineChat(engine: ChatEngine, color: boolean): Promise<void> {
-  const text = new TextRenderer({ out: process.stdout, color, interactive: false });
+  const text = new TextRenderer({
+    out: process.stdout,
+    color,
+    interactive: false,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
+  });
   engine.subscribe(text.handle);
   for await (const line of createInterface({ input: process.stdin })) {
     if (line.trim()) await engine.send(line.trim());
@@ -301,6 +306,7 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
       workspace: session.workspace,
     }),
     color,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   const leave = () => instance.unmount();

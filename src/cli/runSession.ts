@@ -99,10 +99,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
   process.on("SIGINT", onSigint);
 
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
-  const text =
-    options.outputFormat === "text"
-      ? new TextRenderer({ out: process.stdout, color, interactive: Boolean(process.stdout.isTTY) })
-      : undefined;
+  let text: TextRenderer | undefined;
   const flush = async () => text?.flush();
   const interactive = canAsk(options);
   let closeStore = () => {};
@@ -122,6 +119,14 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
       ...(spec.env ? { env: spec.env } : {}),
       ...(spec.resume ? { resume: spec.resume } : {}),
     });
+    if (options.outputFormat === "text") {
+      text = new TextRenderer({
+        out: process.stdout,
+        color,
+        interactive: Boolean(process.stdout.isTTY),
+        describe: (tool, args) => session.registry.describe(tool, args),
+      });
+    }
     warnUnsandboxed(session);
     // The store first: each event is on disk before any renderer sees it, or the next action starts.
     const store = Store.open(storePath(spec.env ?? process.env));

@@ -73,6 +73,71 @@ export interface RunResult {
   duration_ms: number;
 }
 
+/**
+ * What a tool call produced, for renderers and scripts: one shape per kind of result, told apart
+ * by `kind` (stream-json prints it inside `tool.result` as `data`). A tool from elsewhere (MCP)
+ * may report none.
+ */
+export type ToolData =
+  | { kind: "file_read"; path: string; offset: number; lines: number; total_lines: number | null }
+  /** A file written, edited or appended to; `created` only from write_file, `strategy` only from edit_file. */
+  | { kind: "file_change"; path: string; diff: string; created?: boolean; strategy?: string }
+  | { kind: "file_deleted"; path: string }
+  | { kind: "file_copied"; source: string; destination: string }
+  | { kind: "file_moved"; source: string; destination: string }
+  /** list_files and search_files. */
+  | { kind: "listing"; files: string[]; truncated: boolean }
+  | { kind: "tree"; lines: number; hidden: number; truncated: boolean }
+  | {
+      kind: "grep";
+      hits: Array<{ path: string; line: number; text: string }>;
+      capped: boolean;
+      engine: "ripgrep" | "js";
+    }
+  | {
+      kind: "workspace";
+      root: string;
+      git: { branch: string | null; upstream: string | null; files: number } | null;
+      languages: Record<string, number>;
+      tooling: Record<string, string>;
+      top_level: string[];
+    }
+  | {
+      kind: "command";
+      exit_code: number | null;
+      signal: string | null;
+      timed_out: boolean;
+      cancelled: boolean;
+      duration_ms: number;
+      output_bytes: number;
+      output_truncated: boolean;
+    }
+  | {
+      kind: "git_status";
+      branch: string | null;
+      upstream: string | null;
+      ahead: number;
+      behind: number;
+      /** Porcelain letters: `index` staged, `worktree` not; `??` untracked; `from` the old path of a rename. */
+      files: Array<{ path: string; index: string; worktree: string; from?: string }>;
+    }
+  | { kind: "git_diff"; staged: boolean; truncated?: boolean; bytes?: number }
+  | { kind: "git_log"; commits: Array<{ hash: string; date: string; author: string; subject: string }> }
+  /** git_stage_files: `git diff --cached --name-status` lines after staging. */
+  | { kind: "git_staged"; staged: string[] }
+  | { kind: "git_commit"; hash: string }
+  | { kind: "todos"; todos: TodoItem[] }
+  /** ask_user: `answer` is there when someone answered. */
+  | { kind: "answer"; answered: boolean; answer?: string }
+  /** consult: whether a stronger model was there to ask; the advice is the output. */
+  | { kind: "advice"; available: boolean }
+  /** read_json/_yaml/_ini: the parsed value, or `truncated` when it was too big to carry. */
+  | { kind: "data_read"; path: string; value?: unknown; truncated?: boolean }
+  /** write_json/_yaml/_ini. */
+  | { kind: "data_written"; path: string; bytes: number; created: boolean };
+
+export type ToolDataKind = ToolData["kind"];
+
 export type CairnEvent =
   | {
       type: "session.started";
@@ -109,7 +174,7 @@ export type CairnEvent =
       tool: string;
       ok: boolean;
       output: string;
-      data?: unknown;
+      data?: ToolData;
       /** Workspace paths the call created, changed or deleted. */
       changed_files?: string[];
       duration_ms: number;

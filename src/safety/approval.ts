@@ -6,6 +6,13 @@ import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
 
+/** A file's text as a call would change it: `oldText` null when the call writes it whole. */
+export interface ProposedChange {
+  path: string;
+  oldText: string | null;
+  newText: string;
+}
+
 export interface ApprovalRequest {
   tool: string;
   permission: Permission;
@@ -13,6 +20,8 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
 }
 
 /** What a person is asked. */

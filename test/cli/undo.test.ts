@@ -69,3 +69,37 @@ describe.each([false, true])("cairn undo after cairn do (git repo: %s)", (gitRep
       expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo, encoding: "utf8" })).toBe("");
   });
 });
+
+describe("cairn undo after a command cairn ran", () => {
+  it("puts back what the command changed, created and deleted, though it named no files", async () => {
+    const home = await makeHome();
+    const repo = await makeRepo({ "keep.txt": "original\n", "gone.txt": "delete me\n" });
+    server = await startScriptedServer([
+      {
+        toolCalls: [
+          {
+            name: "run_command",
+            args: {
+              command:
+                "printf 'changed\\n' > keep.txt && rm gone.txt && mkdir -p out && echo x > out/new.txt",
+            },
+          },
+        ],
+      },
+      { text: "Done." },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["do", "shuffle the files", ...args, "--cwd", repo, "--approval", "auto"], {
+      home,
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("changed\n");
+
+    const undone = await runCairn(["undo", "--cwd", repo], { home });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("original\n");
+    expect(await readFile(path.join(repo, "gone.txt"), "utf8")).toBe("delete me\n");
+    expect(existsSync(path.join(repo, "out"))).toBe(false);
+  });
+});
