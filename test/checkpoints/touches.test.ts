@@ -6,12 +6,11 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withCheckpoints } from "../../src/agent/checkpointing.js";
 import { doTask } from "../../src/agent/doTask.js";
-import { createSession } from "../../src/agent/session.js";
-import { configSchema } from "../../src/config/schema.js";
 import { Checkpoints } from "../../src/store/checkpoints.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/types.js";
-import { makeHome, makeRepo } from "../helpers/cli.js";
+import { makeRepo } from "../helpers/cli.js";
+import { scriptedSession } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -43,7 +42,7 @@ const ORIGINAL = "first line\r\nsecond line\r\nno newline at the end";
 
 describe.each([false, true])("a write tool that does not say what it writes (git repo: %s)", (gitRepo) => {
   it("is checkpointed around its call, and undo puts every file back byte for byte", async () => {
-    const [repo, home] = await Promise.all([makeRepo({ "notes.txt": ORIGINAL }), makeHome()]);
+    const repo = await makeRepo({ "notes.txt": ORIGINAL });
     if (gitRepo) {
       // A line-ending rule git would apply on add: the snapshot must keep the bytes as they are.
       await writeFile(path.join(repo, ".gitattributes"), "* text=auto eol=lf\n");
@@ -64,18 +63,8 @@ describe.each([false, true])("a write tool that does not say what it writes (git
       },
       { text: "Saved both." },
     ]);
-    const session = await createSession({
-      config: configSchema.parse({
-        providers: { openai: { base_url: server.openaiBaseUrl } },
-        approval: "auto",
-      }),
-      modelId: "openai/gpt-4o",
-      workspace: repo,
-      mode: "do",
-      signal: new AbortController().signal,
-      env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
-    });
-    const checkpoints = Checkpoints.open(repo, { dataDir: path.join(home, "data", "cairn") });
+    const { session, dataDir } = await scriptedSession(server, repo, { approval: "auto" });
+    const checkpoints = Checkpoints.open(repo, { dataDir });
     session.registry = new ToolRegistry([
       withCheckpoints(
         saveText,

@@ -2,10 +2,9 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
-import { createSession } from "../../src/agent/session.js";
-import { configSchema } from "../../src/config/schema.js";
 import type { ApprovalPrompt } from "../../src/safety/approval.js";
-import { makeHome, makeRepo } from "../helpers/cli.js";
+import { makeRepo } from "../helpers/cli.js";
+import { scriptedSession } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -16,7 +15,7 @@ afterEach(async () => {
 
 describe("an approval prompt", () => {
   it("carries what the tool says its call touches: the text change, the command and its folder", async () => {
-    const [repo, home] = await Promise.all([makeRepo({ "math.js": "return a - b;\n" }), makeHome()]);
+    const repo = await makeRepo({ "math.js": "return a - b;\n" });
     await mkdir(path.join(repo, "sub"));
     server = await startScriptedServer([
       {
@@ -29,16 +28,8 @@ describe("an approval prompt", () => {
       { text: "Nothing was allowed." },
     ]);
     const prompts: ApprovalPrompt[] = [];
-    const session = await createSession({
-      config: configSchema.parse({
-        providers: { openai: { base_url: server.openaiBaseUrl } },
-        approval: "ask",
-      }),
-      modelId: "openai/gpt-4o",
-      workspace: repo,
-      mode: "do",
-      signal: new AbortController().signal,
-      env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
+    const { session } = await scriptedSession(server, repo, {
+      approval: "ask",
       ask: async (prompt) => {
         prompts.push(prompt);
         return { choice: "deny" };
