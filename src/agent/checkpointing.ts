@@ -19,16 +19,19 @@ export function withCheckpoints(
     async execute(args, ctx) {
       const paths = tool.touches?.(args).paths;
       if (paths?.length === 0) return tool.execute(args, ctx);
-      const store = await checkpoints();
       const { session, label } = step();
       if (paths === undefined) {
-        const before = await store.scanWorkspace();
+        // A safety net, not a condition: where the workspace cannot be compared (git is not
+        // installed, say), the call runs as it did before anything was checkpointed around it.
+        const store = await checkpoints().catch(() => undefined);
+        const before = await store?.scanWorkspace().catch(() => undefined);
         try {
           return await tool.execute(args, ctx);
         } finally {
-          if (before) await store.recordChanges(session, label, before);
+          if (before) await store?.recordChanges(session, label, before).catch(() => {});
         }
       }
+      const store = await checkpoints();
       await store.beforeChange(session, label, paths);
       try {
         return await tool.execute(args, ctx);
