@@ -281,7 +281,7 @@ export class Checkpoints {
    * `recordChanges`; undefined when it has too many files to compare.
    */
   scanWorkspace(): Promise<WorkspaceScan | undefined> {
-    return this.serial(() => this.scanner.scan());
+    return this.serial(() => this.scanner.scan(true));
   }
 
   /**
@@ -291,7 +291,7 @@ export class Checkpoints {
    */
   recordChanges(sessionId: string, stepLabel: string, before: WorkspaceScan): Promise<void> {
     return this.serial(async () => {
-      const after = await this.scanner.scan();
+      const after = await this.scanner.scan(false);
       const changes = after ? await this.scanner.changes(before, after) : [];
       if (changes.length === 0) return;
       const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);

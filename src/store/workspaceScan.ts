@@ -20,7 +20,7 @@ export interface WorkspaceScan {
   modes: Map<string, number>;
   /** Every folder holding a listed file. */
   dirs: Set<string>;
-  /** What git ignores (a folder as `name/`): there, but never compared. */
+  /** What git ignores (a folder as `name/`): there, but never compared. Listed only before a call. */
   ignored: Set<string>;
 }
 
@@ -81,14 +81,17 @@ export class WorkspaceScanner {
     this.indexFile = indexFile;
   }
 
-  /** The workspace now, or undefined when it has too many files to compare. */
-  async scan(): Promise<WorkspaceScan | undefined> {
+  /**
+   * The workspace now, or undefined when it has too many files to compare. `before`: the scan
+   * is the one before a call, and lists what git ignores too.
+   */
+  async scan(before: boolean): Promise<WorkspaceScan | undefined> {
     try {
-      return await this.tryScan();
+      return await this.tryScan(before);
     } catch {
       // The index may name objects a prune has collected since it was written: start it afresh.
       await rm(this.indexFile, { force: true });
-      return this.tryScan();
+      return this.tryScan(before);
     }
   }
 
@@ -127,7 +130,7 @@ export class WorkspaceScanner {
     return [...new Set(out.toString().split("\0"))].filter(Boolean);
   }
 
-  private async tryScan(): Promise<WorkspaceScan | undefined> {
+  private async tryScan(before: boolean): Promise<WorkspaceScan | undefined> {
     if (!this.attributesWritten) {
       await mkdir(path.join(this.gitDir, "info"), { recursive: true });
       await writeFile(path.join(this.gitDir, "info", "attributes"), RAW_CONTENT);
@@ -136,7 +139,7 @@ export class WorkspaceScanner {
     // A folder with a repository of its own is listed as `name/`: its files are its own business.
     const listed = (await this.list("--cached", "--others")).filter((file) => !file.endsWith("/"));
     if (listed.length > MAX_FILES) return undefined;
-    const ignored = new Set(await this.list("--others", "--ignored", "--directory"));
+    const ignored = new Set(before ? await this.list("--others", "--ignored", "--directory") : []);
     const modes = new Map<string, number>();
     const dirs = new Set<string>();
     const compared: string[] = [];
