@@ -136,8 +136,6 @@ export type ToolData =
   /** write_json/_yaml/_ini. */
   | { kind: "data_written"; path: string; bytes: number; created: boolean };
 
-export type ToolDataKind = ToolData["kind"];
-
 export type CairnEvent =
   | {
       type: "session.started";

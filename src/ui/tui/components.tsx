@@ -21,7 +21,7 @@ const TONE_COLOR: Record<Tone, string | undefined> = {
 /** Whether colour (and so reverse video) is on: off with NO_COLOR or --no-color. */
 export const ColorContext = createContext(true);
 
-/** Names what a tool call acts on: the session's tool registry, which the App is given. */
+/** Names what a tool call acts on: the session's tool registry, provided by startTui. */
 export const DescribeContext = createContext<ToolDescriber>(() => "");
 
 /** The cursor on the character `at`: in reverse video, or as a bar where there is no colour. */
