@@ -11,7 +11,7 @@ import type { AnyTool } from "../tools/types.js";
 export function withCheckpoints(
   tool: AnyTool,
   checkpoints: () => Promise<Checkpoints>,
-  step: () => { session: string; label: string },
+  session: string,
 ): AnyTool {
   if (tool.permission !== "write" && tool.permission !== "exec") return tool;
   return {
@@ -19,7 +19,6 @@ export function withCheckpoints(
     async execute(args, ctx) {
       const paths = tool.touches?.(args).paths;
       if (paths?.length === 0) return tool.execute(args, ctx);
-      const { session, label } = step();
       if (paths === undefined) {
         // A safety net, not a condition: where the workspace cannot be compared (git is not
         // installed, say), the call runs as it did before anything was checkpointed around it.
@@ -28,15 +27,15 @@ export function withCheckpoints(
         try {
           return await tool.execute(args, ctx);
         } finally {
-          if (before) await store?.recordChanges(session, label, before).catch(() => {});
+          if (before) await store?.recordChanges(session, ctx.step, before).catch(() => {});
         }
       }
       const store = await checkpoints();
-      await store.beforeChange(session, label, paths);
+      await store.beforeChange(session, ctx.step, paths);
       try {
         return await tool.execute(args, ctx);
       } finally {
-        await store.afterChange(session, label, paths);
+        await store.afterChange(session, ctx.step, paths);
       }
     },
   };

@@ -7,7 +7,9 @@ import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
-import type { AgentSession } from "./session.js";
+import { consultStrongModel } from "./modelCall.js";
+import type { Session } from "./session.js";
+import type { Turn } from "./turn.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
 const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
@@ -39,9 +41,10 @@ function errorText(error: unknown): string {
 }
 
 /** What the approval policy is asked: with the command line or the text change the tool says it makes. */
-function approvalRequest(session: AgentSession, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
+function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const { command, change } = tool.touches?.(prepared.args) ?? {};
   return {
+    callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
     summary: describeCall(prepared),
@@ -52,15 +55,35 @@ function approvalRequest(session: AgentSession, tool: AnyTool, prepared: Prepare
   };
 }
 
-/** The tool context of one call: the network opened for it when it was granted. */
-function contextFor(session: AgentSession, network: boolean): ToolContext {
-  const { toolContext } = session;
-  if (!network || !toolContext.sandbox) return toolContext;
-  return { ...toolContext, sandbox: { ...toolContext.sandbox, network: true } };
+/**
+ * What the tools of a turn work with: the session's workspace, sandbox and read tracker, the
+ * turn's cancellation and step, and the network when it was granted for this call.
+ */
+export function toolContextFor(turn: Turn, network = false): ToolContext {
+  const { session } = turn;
+  const sandbox = session.sandbox && network ? { ...session.sandbox, network: true } : session.sandbox;
+  return {
+    workspace: session.workspace,
+    extraRoots: session.extraRoots,
+    signal: turn.signal,
+    step: turn.label,
+    commandTimeoutMs: session.config.commands.timeout_ms,
+    reads: session.reads,
+    ...(sandbox ? { sandbox } : {}),
+    ...(session.attended ? { ask: session.inbox.ask } : {}),
+    consult: (question) => consultStrongModel(turn, question),
+    setTodos: (todos) => {
+      session.todos = todos;
+      session.bus.emit({ type: "todos", todos });
+    },
+  };
 }
 
-/** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: AgentSession, call: ModelToolCall): PreparedCall {
+/**
+ * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
+ * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ */
+export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -68,7 +91,7 @@ export function prepareToolCall(session: AgentSession, call: ModelToolCall): Pre
       error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
     };
   }
-  const prepared = prepareArguments(call.input, tool.schema);
+  const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
       call,
@@ -82,10 +105,8 @@ export function prepareToolCall(session: AgentSession, call: ModelToolCall): Pre
  * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
  * and `tool.result` events. Every failure becomes the call's result for the model to read.
  */
-export async function executeToolCall(
-  session: AgentSession,
-  prepared: PreparedCall,
-): Promise<ToolCallResult> {
+export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promise<ToolCallResult> {
+  const { session } = turn;
   const { call } = prepared;
   const tool = session.registry.get(call.name);
   session.bus.emit({
@@ -95,7 +116,8 @@ export async function executeToolCall(
     args: prepared.args ?? call.input,
     permission: tool?.permission ?? null,
   });
-  const started = performance.now();
+  // The call's own time: the wait for a person's approval is not part of it.
+  let started = performance.now();
   let ok = false;
   let text: string;
   let data: ToolData | undefined;
@@ -103,19 +125,22 @@ export async function executeToolCall(
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
-    const decision = await session.policy.check(approvalRequest(session, tool, prepared));
+    const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
+    started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
+      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
     } else {
+      turn.noteCall(decision.permission);
       try {
-        const output = await tool.execute(prepared.args, contextFor(session, decision.network));
+        const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
         ok = true;
         text = output.text;
         data = output.data;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
-        if (session.signal.aborted) throw error;
+        if (turn.signal.aborted) throw error;
         text = errorText(error);
       }
     }

@@ -80,20 +80,16 @@ function realModelAvailable(
  */
 export async function demoCommand(options: CommonOptions & { recorded?: boolean }): Promise<number> {
   const workspace = makeDemoRepo();
-  const { config } = await loadConfig({
-    cwd: workspace,
-    configFile: options.config,
-    flags: { ...flagsFrom(options), approval: options.approval ?? "auto" },
-  });
+  const flags = { ...flagsFrom(options), approval: options.approval ?? "auto" };
+  const { config } = await loadConfig({ cwd: workspace, configFile: options.config, flags });
   const realModel = realModelAvailable(options, config);
   if (realModel) {
     process.stderr.write(
       `Demo repository: ${workspace}\nModel: ${realModel} (a real run; it costs what the usage line says)\n`,
     );
     return runWithRenderer({
-      config,
-      modelId: realModel,
-      workspace,
+      cwd: workspace,
+      flags: { ...flags, model: realModel },
       mode: "run",
       options,
       run: (session) => runTask(session, TASK),
@@ -109,14 +105,9 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.\n\n",
   );
   try {
-    const recordedConfig = {
-      ...config,
-      providers: { ...config.providers, ollama: { base_url: server.ollamaBaseUrl } },
-    };
     return await runWithRenderer({
-      config: recordedConfig,
-      modelId: RECORDED_MODEL,
-      workspace,
+      cwd: workspace,
+      flags: { ...flags, model: RECORDED_MODEL, baseUrl: server.ollamaBaseUrl },
       mode: "run",
       options,
       run: (session) => runTask(session, TASK),

@@ -1,7 +1,5 @@
 import { doTask } from "../agent/doTask.js";
 import { runTask } from "../agent/runTask.js";
-import { loadConfig } from "../config/load.js";
-import { resolveModelId } from "../model/providers.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -15,17 +13,15 @@ export function flagsFrom(options: CommonOptions) {
     maxTokens: options.maxTokens,
     timeout: options.timeout,
     verify: options.verify,
+    allowUnsandboxed: options.allowUnsandboxed,
   };
 }
 
 /** `cairn do` and `cairn run`: the same set-up, a different loop. */
 export async function taskCommand(mode: "do" | "run", task: string, options: CommonOptions): Promise<number> {
-  const cwd = options.cwd ?? process.cwd();
-  const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
   return runWithRenderer({
-    config,
-    modelId: resolveModelId(config, process.env),
-    workspace: cwd,
+    cwd: options.cwd ?? process.cwd(),
+    flags: flagsFrom(options),
     mode,
     options,
     run: (session) => (mode === "run" ? runTask(session, task) : doTask(session, task)),

@@ -1,19 +1,14 @@
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { Permission } from "../events/types.js";
+import type { ApprovalChoice, ApprovalPromptEvent, Permission, ProposedChange } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
 
-/** A file's text as a call would change it: `oldText` null when the call writes it whole. */
-export interface ProposedChange {
-  path: string;
-  oldText: string | null;
-  newText: string;
-}
-
 export interface ApprovalRequest {
+  /** The tool call asked about. */
+  callId: string;
   tool: string;
   permission: Permission;
   /** One line a person can judge: the command, or the file and action. */
@@ -24,17 +19,8 @@ export interface ApprovalRequest {
   change?: ProposedChange;
 }
 
-/** What a person is asked. */
-export interface ApprovalPrompt extends ApprovalRequest {
-  /** Why the command is dangerous. When there is a reason, "always" is not offered. */
-  dangers: string[];
-  /** The command would get the network, which the sandbox otherwise cuts. */
-  network: boolean;
-  /** What an "always" answer would allow from then on (`npm test`, `edit_file`); absent when not offered. */
-  always?: string[];
-}
-
-export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+/** What a person is asked: the request, with its dangers and what "always" would allow. */
+export type ApprovalPrompt = ApprovalPromptEvent;
 
 export interface ApprovalAnswer {
   choice: ApprovalChoice;
@@ -42,16 +28,23 @@ export interface ApprovalAnswer {
   reason?: string;
 }
 
-/** Asks the person; absent when nobody is there to answer (headless). */
-export type AskApproval = (prompt: ApprovalPrompt) => Promise<ApprovalAnswer>;
+/** Asks the person about a call; absent when nobody is there to answer (headless). */
+export type AskApproval = (prompt: ApprovalPrompt, callId: string) => Promise<ApprovalAnswer>;
 
 export type ApprovalDecision =
   | {
       allowed: true;
+      /** What the call is, judged: a read-only command counts as a read. */
+      permission: Permission;
       /** The person or a rule opened the network for this call, which the sandbox settings keep closed. */
       network: boolean;
     }
-  | { allowed: false; reason: string };
+  | {
+      allowed: false;
+      reason: string;
+      /** Refused only because nobody could be asked: a person, or another mode, would allow it. */
+      unattended?: boolean;
+    };
 
 export interface PolicyOptions {
   mode: ApprovalMode;
@@ -137,11 +130,8 @@ export class ApprovalPolicy {
     }
   }
 
-  private headlessRefusal(
-    { summary: what }: ApprovalRequest,
-    dangers: string[],
-    rule: Rule | undefined,
-  ): string {
+  private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
+    const what = request.summary;
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (
@@ -154,13 +144,21 @@ export class ApprovalPolicy {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
         `(${this.options.sandbox.reason ?? "no sandbox"}), so auto mode asks before them, and ${nobody}. ` +
-        "Continue without it; the user can set sandbox.allow_unsandboxed: true in the config to run commands unsandboxed."
+        "Continue without it; the user can rerun with --allow-unsandboxed (or set sandbox.allow_unsandboxed: true) " +
+        "to run commands unsandboxed on purpose."
       );
     }
-    return (
-      `Refused: ${what} needs approval, and ${nobody}. ` +
-      "Continue without it, or the user can rerun with --approval auto-edit or auto."
-    );
+    return `Refused: ${what} needs approval, and ${nobody}. Continue without it, or the user can rerun with ${this.modeThatAllows(request)}.`;
+  }
+
+  /** The approval mode (or rule) under which this call would run without asking. */
+  private modeThatAllows({ permission, tool, command }: ApprovalRequest): string {
+    if (permission === "write") return "--approval auto-edit (or auto)";
+    const rule = command
+      ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`
+      : `{tool: ${tool}, action: allow}`;
+    const sandboxed = this.confined || this.settings.allow_unsandboxed;
+    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
   }
 
   async check(request: ApprovalRequest): Promise<ApprovalDecision> {
@@ -173,7 +171,7 @@ export class ApprovalPolicy {
     }
     const dangers = command?.dangers ?? [];
     const permission = command?.readOnly && dangers.length === 0 ? "read" : request.permission;
-    if (permission === "read") return { allowed: true, network: false };
+    if (permission === "read") return { allowed: true, network: false, permission };
     if (this.mode === "read-only") {
       return refuse(
         `Refused: ${request.tool} needs ${request.permission} access and cairn is in read-only mode.`,
@@ -186,20 +184,27 @@ export class ApprovalPolicy {
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
-    if (!asks && !network) return { allowed: true, network: verdict.network };
+    if (!asks && !network) return { allowed: true, network: verdict.network, permission };
     const { ask } = this.options;
     if (!ask) {
-      if (asks) return refuse(this.headlessRefusal(request, dangers, verdict.rule));
+      if (asks) {
+        const reason = this.headlessRefusal(request, dangers, verdict.rule);
+        return dangers.length > 0 ? refuse(reason) : { allowed: false, reason, unattended: true };
+      }
       // Nobody can grant the network: the command runs offline, as the sandbox settings say.
-      return { allowed: true, network: false };
+      return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const answer = await ask({
-      ...request,
-      dangers,
-      network,
-      ...(grants.length > 0 ? { always: grants.map((rule) => rule.command ?? rule.tool ?? "") } : {}),
-    });
+    const { callId, ...asked } = request;
+    const answer = await ask(
+      {
+        ...asked,
+        dangers,
+        network,
+        ...(grants.length > 0 ? { always: grants.map((rule) => rule.command ?? rule.tool ?? "") } : {}),
+      },
+      callId,
+    );
     if (answer.choice === "deny") {
       const why = answer.reason?.trim();
       return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
@@ -208,6 +213,6 @@ export class ApprovalPolicy {
       this.rules.add(grants);
       if (answer.choice === "workspace") await this.options.saveRules?.(grants);
     }
-    return { allowed: true, network: network || verdict.network };
+    return { allowed: true, network: network || verdict.network, permission };
   }
 }

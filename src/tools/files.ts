@@ -262,7 +262,7 @@ const writeFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, oldText: null, newText: content } }),
+  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 function describeRanges(display: string, ranges: EditRange[]): string {
@@ -330,6 +330,7 @@ const editFileTool = fileTool({
         path: resolved.display,
         diff: unifiedDiff(resolved.display, file.text, result.newContent),
         strategy: result.strategy,
+        ...(result.repairs.length ? { repairs: result.repairs } : {}),
       },
       changedFiles: [resolved.display],
     };
@@ -337,7 +338,7 @@ const editFileTool = fileTool({
   describe: ({ path }) => path,
   touches: ({ path, old_string, new_string }) => ({
     paths: [path],
-    change: { path, oldText: old_string, newText: new_string },
+    change: { path, old_text: old_string, new_text: new_string },
   }),
 });
 
@@ -383,7 +384,7 @@ const appendFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, oldText: null, newText: content } }),
+  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 const deleteFileTool = fileTool({

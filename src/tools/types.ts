@@ -1,6 +1,5 @@
 import type { z } from "zod";
-import type { Permission, ToolData } from "../events/types.js";
-import type { ProposedChange } from "../safety/approval.js";
+import type { Permission, ProposedChange, ToolData } from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
 import type { ReadTracker } from "./fileText.js";
 
@@ -18,6 +17,8 @@ export interface ToolContext {
   /** Further real roots file tools may touch (config `workspace.extra_roots`). */
   extraRoots: string[];
   signal: AbortSignal;
+  /** The step this call belongs to: file changes are checkpointed under it, so undo goes back a step at a time. */
+  step: string;
   /** Default and ceiling for run_command's timeout. */
   commandTimeoutMs: number;
   /** Asks the person; undefined when nobody can answer (headless). */

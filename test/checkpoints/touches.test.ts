@@ -6,7 +6,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { withCheckpoints } from "../../src/agent/checkpointing.js";
 import { doTask } from "../../src/agent/doTask.js";
-import { Checkpoints } from "../../src/store/checkpoints.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { defineTool } from "../../src/tools/types.js";
 import { makeRepo } from "../helpers/cli.js";
@@ -63,21 +62,17 @@ describe.each([false, true])("a write tool that does not say what it writes (git
       },
       { text: "Saved both." },
     ]);
-    const { session, dataDir } = await scriptedSession(server, repo, { approval: "auto" });
-    const checkpoints = Checkpoints.open(repo, { dataDir });
-    session.registry = new ToolRegistry([
-      withCheckpoints(
-        saveText,
-        () => checkpoints,
-        () => ({ session: session.id, label: session.stepLabel }),
-      ),
+    const session = await scriptedSession(server, repo, { approval: "auto" });
+    // Its only tool, wrapped as the session wraps each of its own (as an MCP server's would be).
+    (session as { registry: ToolRegistry }).registry = new ToolRegistry([
+      withCheckpoints(saveText, () => session.checkpoints(), session.id),
     ]);
 
     const outcome = await doTask(session, "save the notes");
     expect(outcome.exitCode).toBe(0);
     expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("rewritten\n");
 
-    const store = await checkpoints;
+    const store = await session.checkpoints();
     const [checkpoint, ...others] = await store.list(session.id);
     expect(others).toEqual([]);
     expect(checkpoint?.files).toEqual([

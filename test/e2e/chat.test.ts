@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatEngine } from "../../src/agent/chat.js";
-import { createSession } from "../../src/agent/session.js";
+import { Session } from "../../src/agent/session.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { makeHome, makeRepo } from "../helpers/cli.js";
@@ -20,12 +20,12 @@ async function chat(script: Parameters<typeof startScriptedServer>[0]) {
     approval: "auto",
   });
   const engine = await ChatEngine.start((resume) =>
-    createSession({
+    Session.create({
       config,
       modelId: "openai/gpt-4o",
       workspace: repo,
       mode: "chat",
-      signal: new AbortController().signal,
+      attended: false,
       env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: `${home}/data` },
       ...(resume ? { resume } : {}),
     }),
@@ -72,5 +72,20 @@ describe("the chat engine", () => {
     expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "run_command", ok: true });
     await engine.send("did you see that?");
     expect(sent(server, 0)).toContain("from-the-person");
+  });
+
+  it("answers an opening greeting without the model, but sends a later 'thanks' to it", async () => {
+    const { engine, server } = await chat([
+      { text: "Done, the notes say buy milk." },
+      { text: "Glad to help." },
+    ]);
+    const hello = await engine.send("hello");
+    expect(hello.result.summary).toMatch(/Hello/);
+    expect(server.requests).toHaveLength(0);
+    await engine.send("what is in @notes.md?");
+    const thanks = await engine.send("thanks");
+    expect(thanks.result.summary).toBe("Glad to help.");
+    expect(server.requests).toHaveLength(2);
+    expect(sent(server, 1)).toMatch(/buy milk[\s\S]*thanks/);
   });
 });

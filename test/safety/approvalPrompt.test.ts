@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
-import type { ApprovalPrompt } from "../../src/safety/approval.js";
+import type { ApprovalPromptEvent } from "../../src/events/types.js";
 import { makeRepo } from "../helpers/cli.js";
 import { scriptedSession } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -13,8 +13,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe("an approval prompt", () => {
-  it("carries what the tool says its call touches: the text change, the command and its folder", async () => {
+describe("an approval request", () => {
+  it("carries in its event what the tool says its call touches: the text change, the command and its folder", async () => {
     const repo = await makeRepo({ "math.js": "return a - b;\n" });
     await mkdir(path.join(repo, "sub"));
     server = await startScriptedServer([
@@ -27,24 +27,23 @@ describe("an approval prompt", () => {
       },
       { text: "Nothing was allowed." },
     ]);
-    const prompts: ApprovalPrompt[] = [];
-    const { session } = await scriptedSession(server, repo, {
-      approval: "ask",
-      ask: async (prompt) => {
-        prompts.push(prompt);
-        return { choice: "deny" };
-      },
+    const prompts: ApprovalPromptEvent[] = [];
+    const session = await scriptedSession(server, repo, { approval: "ask", attended: true });
+    session.bus.subscribe((event) => {
+      if (event.type !== "approval.requested") return;
+      prompts.push(event.prompt);
+      void session.submit({ type: "approve", request_id: event.request_id, choice: "deny" });
     });
     await doTask(session, "fix the sum");
     expect(prompts.map(({ summary, change, command }) => ({ summary, change, command }))).toEqual([
       {
         summary: "edit_file math.js",
-        change: { path: "math.js", oldText: "a - b", newText: "a + b" },
+        change: { path: "math.js", old_text: "a - b", new_text: "a + b" },
         command: undefined,
       },
       {
         summary: "append_file notes.md",
-        change: { path: "notes.md", oldText: null, newText: "- fixed\n" },
+        change: { path: "notes.md", old_text: null, new_text: "- fixed\n" },
         command: undefined,
       },
       {

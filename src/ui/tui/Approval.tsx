@@ -1,7 +1,8 @@
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
+import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
-import type { ApprovalAnswer, ApprovalChoice, ApprovalPrompt } from "../../safety/approval.js";
+import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 import { Cursor } from "./components.js";
 import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";

@@ -1,6 +1,6 @@
+import type { ProposedChange } from "../../events/types.js";
 import { formatDuration } from "../../platform/format.js";
 import { plural } from "../../platform/text.js";
-import type { ProposedChange } from "../../safety/approval.js";
 import type { ToolDescriber } from "../../tools/registry.js";
 import type { ToolView } from "./state.js";
 
@@ -75,7 +75,7 @@ export function changeLines(change: ProposedChange | undefined): DiffLine[] {
           text: `${mark}${text}`,
         }))
       : [];
-  const removed = lines(change?.oldText, "-");
-  const added = lines(change?.newText, "+").map((line) => ({ ...line, n: line.n + removed.length }));
+  const removed = lines(change?.old_text, "-");
+  const added = lines(change?.new_text, "+").map((line) => ({ ...line, n: line.n + removed.length }));
   return [...removed, ...added];
 }

@@ -279,7 +279,7 @@ describe("an approval prompt", () => {
     dangers: [],
     network: false,
     always: ["edit_file"],
-    change: { path: "math.js", oldText: "a - b", newText: "a + b" },
+    change: { path: "math.js", old_text: "a - b", new_text: "a + b" },
   };
 
   function panel(prompt: ApprovalPrompt = request) {
