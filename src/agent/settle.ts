@@ -64,6 +64,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       cache_write_tokens: totals.cache_write_tokens,
       reasoning_tokens: totals.reasoning_tokens,
       by_phase: session.ledger.phases(),
+      by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
     duration_ms: Date.now() - session.startedAt,

@@ -15,6 +15,8 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** The command runs outside the sandbox even where there is one (an external coding agent). */
+  unconfined?: boolean;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -110,10 +112,10 @@ export class ApprovalPolicy {
     };
   }
 
-  private modeAsks(permission: Permission): boolean {
+  private modeAsks(permission: Permission, unconfined: boolean): boolean {
     switch (this.mode) {
       case "auto":
-        return permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+        return permission === "exec" && (unconfined || !this.confined) && !this.settings.allow_unsandboxed;
       case "auto-edit":
         return permission !== "write";
       default:
@@ -122,7 +124,7 @@ export class ApprovalPolicy {
   }
 
   private headlessRefusal(
-    { summary: what }: ApprovalRequest,
+    { summary: what, command, unconfined }: ApprovalRequest,
     dangers: string[],
     rule: Rule | undefined,
   ): string {
@@ -134,6 +136,13 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (unconfined) {
+      const program = command?.text.split(" ")[0] ?? what;
+      return (
+        `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
+        `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`
+      );
+    }
     if (this.mode === "auto") {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
@@ -166,7 +175,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission));
+      (verdict.action !== "allow" && this.modeAsks(permission, request.unconfined ?? false));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
@@ -178,7 +187,7 @@ export class ApprovalPolicy {
       return { allowed: true, network: false };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const { callId, ...asked } = request;
+    const { callId, unconfined: _, ...asked } = request;
     const answer = await ask(
       {
         ...asked,

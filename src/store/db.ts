@@ -69,6 +69,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX usage_by_ts ON usage (ts);
   CREATE INDEX usage_by_session ON usage (session_id, seq);
   `,
+  // Which agent made each call: `main` for the session's own, a sub-agent or delegate by its name.
+  `
+  ALTER TABLE usage ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+  `,
 ];
 
 /**

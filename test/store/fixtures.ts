@@ -94,6 +94,7 @@ export function finished(sessionId: string, status: "completed" | "failed" = "co
         cache_write_tokens: 0,
         reasoning_tokens: 0,
         by_phase: {},
+        by_agent: {},
       },
       cost_usd: null,
       duration_ms: 5000,
