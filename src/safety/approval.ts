@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type { ApprovalChoice, ApprovalPromptEvent, Permission } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
@@ -137,7 +138,7 @@ export class ApprovalPolicy {
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
     if (unconfined) {
-      const program = command?.text.split(" ")[0] ?? what;
+      const program = command ? path.basename(command.text.split(" ")[0] ?? "") : what;
       return (
         `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
         `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`

@@ -141,14 +141,20 @@ describe("task", () => {
       if (isParent(request)) {
         if (toolAnswers(request).length === 0)
           return {
-            toolCalls: [{ name: "task", args: { agent: "docs-writer", prompt: "Write README.md about parse." } }],
+            toolCalls: [
+              { name: "task", args: { agent: "docs-writer", prompt: "Write README.md about parse." } },
+            ],
           };
         return { text: "The docs writer wrote README.md." };
       }
       const answered = toolAnswers(request).length;
       if (answered === 0) return { toolCalls: [{ name: "run_command", args: { command: "touch hacked" } }] };
       if (answered === 1)
-        return { toolCalls: [{ name: "write_file", args: { path: "README.md", content: "parse(text) reads JSON.\n" } }] };
+        return {
+          toolCalls: [
+            { name: "write_file", args: { path: "README.md", content: "parse(text) reads JSON.\n" } },
+          ],
+        };
       return { text: "Wrote README.md." };
     }, repo);
     expect(run.code, run.stderr).toBe(0);
@@ -158,14 +164,18 @@ describe("task", () => {
 
     const agentRequests = requests.filter((request) => !isParent(request));
     expect(systemOf(agentRequests[0]!)).toMatch(/^You write short, plain documentation\./);
-    expect(toolNames(agentRequests[0]!).sort()).toEqual(["write_file", "write_ini", "write_json", "write_yaml", "read_file"].sort());
+    expect(toolNames(agentRequests[0]!).sort()).toEqual(
+      ["write_file", "write_ini", "write_json", "write_yaml", "read_file"].sort(),
+    );
     const refused = events.find((e) => e.type === "tool.result" && e.tool === "run_command");
     expect(refused).toMatchObject({ ok: false, agent: "docs-writer#1", parent: "main" });
     expect(String(refused?.output)).toMatch(/no tool named run_command/);
     expect(result?.files_changed).toEqual(["README.md"]);
     expect(Object.keys(result?.usage.by_agent).sort()).toEqual(["docs-writer", "main"]);
     const answer = String(toolAnswers(requests.filter(isParent)[1]!)[0]?.content);
-    expect(answer).toMatch(/docs-writer#1 finished \(2 tool calls[\s\S]*Files changed: README\.md[\s\S]*Wrote README\.md\./);
+    expect(answer).toMatch(
+      /docs-writer#1 finished \(2 tool calls[\s\S]*Files changed: README\.md[\s\S]*Wrote README\.md\./,
+    );
   });
 
   it("stops a sub-agent that spends past its max_cost as over budget, and the session goes on", async () => {
@@ -183,7 +193,10 @@ describe("task", () => {
     const { run, events, result, requests } = await cairnDo((request) => {
       if (isParent(request)) {
         if (toolAnswers(request).length === 0)
-          return { toolCalls: [{ name: "task", args: { agent: "spender", prompt: "Read everything." } }], usage: { input: 100, output: 10 } };
+          return {
+            toolCalls: [{ name: "task", args: { agent: "spender", prompt: "Read everything." } }],
+            usage: { input: 100, output: 10 },
+          };
         return { text: "The spender ran out of budget; I stopped there.", usage: { input: 100, output: 10 } };
       }
       return {
