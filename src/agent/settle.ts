@@ -37,6 +37,9 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     model: session.model.id,
     workspace: session.workspace,
   });
+  // An agent file that cannot be read leaves the others working: said once, at the start.
+  for (const problem of session.agents.problems)
+    session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({
       type: "error",

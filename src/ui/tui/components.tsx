@@ -6,7 +6,7 @@ import { firstLine, plural } from "../../platform/text.js";
 import { STATUS_LABEL } from "../format.js";
 import { type DiffLineKind, diffLines, resultSummary, tail, toolTarget } from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
-import type { Item, Tone, ToolView, TuiState } from "./state.js";
+import type { AgentView, Item, Tone, ToolView, TuiState } from "./state.js";
 
 const TONE_COLOR: Record<Tone, string | undefined> = {
   plain: undefined,
@@ -192,6 +192,19 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
     </Box>
   );
 });
+
+/** One running sub-agent or delegate: its id, its job, its model. */
+export function AgentLine({ agent }: { agent: AgentView }) {
+  return (
+    <Box>
+      <Text color="magenta">◆ </Text>
+      <Text wrap="truncate-end">
+        <Text bold>{agent.id}</Text> {agent.task}
+        {agent.model && <Text dimColor>{`  ${agent.model}`}</Text>}
+      </Text>
+    </Box>
+  );
+}
 
 /** A finished item of the conversation, drawn once. */
 export function TranscriptItem({ item, width }: { item: Item; width: number }) {
