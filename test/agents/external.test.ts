@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import { openHostedSession } from "../../src/agent/host.js";
-import type { StampedEvent } from "../../src/events/types.js";
+import type { RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import {
   type RecordedRequest,
@@ -140,7 +140,7 @@ describe("delegating to a real external agent", () => {
       { home, env: { ...env, PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 90_000 },
     );
     const events = streamEvents(run.stdout);
-    const result = events.find((e) => e.type === "result") as Record<string, any> | undefined;
+    const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
     expect(run.code, run.stderr).toBe(0);
     expect(await readFile(path.join(repo, "hello.txt"), "utf8")).toBe("hello from opencode\n");
     expect(result?.files_changed).toEqual(["hello.txt"]);

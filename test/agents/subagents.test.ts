@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { READ_ONLY_TOOLS } from "../../src/agents/builtins.js";
+import type { RunResult } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import {
   type RecordedRequest,
@@ -39,7 +40,7 @@ async function cairnDo(
     { home: await makeHome(), env },
   );
   const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as Record<string, any> | undefined;
+  const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
   return { run, events, result, requests: server.requests };
 }
 
