@@ -6,12 +6,8 @@ import { doTask } from "../../src/agent/doTask.js";
 import { openHostedSession } from "../../src/agent/host.js";
 import type { RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
-import {
-  type RecordedRequest,
-  type ScriptedServer,
-  type ScriptedTurn,
-  startScriptedServer,
-} from "../support/scriptedServer.js";
+import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+import { isCairn, messages, toolAnswers } from "./requests.js";
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -19,11 +15,21 @@ afterEach(async () => {
   server = undefined;
 });
 
-type Message = { role: string; content: unknown };
-const messages = (request: RecordedRequest): Message[] => request.body.messages ?? [];
-const systemOf = (request: RecordedRequest) => String(messages(request)[0]?.content ?? "");
-const toolAnswers = (request: RecordedRequest) => messages(request).filter((m) => m.role === "tool");
-const isCairn = (request: RecordedRequest) => systemOf(request).startsWith("You are cairn");
+/** `cairn do` in a workspace with its config in `.cairn-config.yaml`, printing its events. */
+async function cairnDo(
+  task: string,
+  repo: string,
+  home: string,
+  env: Record<string, string>,
+  timeoutMs: number,
+) {
+  const { args, env: keys } = modelFlags("openai", server!);
+  const run = await runCairn(
+    ["do", task, ...args, "--cwd", repo, "--config", ".cairn-config.yaml", "--output-format", "stream-json"],
+    { home, env: { ...keys, ...env }, timeoutMs },
+  );
+  return { run, events: streamEvents(run.stdout) };
+}
 
 /** A program on a folder of its own, to put on PATH as an agent's command. */
 async function fakeAgent(dir: string, name: string, script: string): Promise<string> {
@@ -124,22 +130,15 @@ describe("delegating to a real external agent", () => {
       path.join(repo, ".cairn-config.yaml"),
       "agents:\n  external:\n    opencode:\n      model: scripted/scripted-model\nrules:\n  - { action: allow, command: opencode }\n",
     );
-    const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(
-      [
-        "do",
-        "make hello.txt greet from opencode",
-        ...args,
-        "--cwd",
-        repo,
-        "--config",
-        ".cairn-config.yaml",
-        "--output-format",
-        "stream-json",
-      ],
-      { home, env: { ...env, PATH: `${bin}:${process.env.PATH}` }, timeoutMs: 90_000 },
+    const { run, events } = await cairnDo(
+      "make hello.txt greet from opencode",
+      repo,
+      home,
+      {
+        PATH: `${bin}:${process.env.PATH}`,
+      },
+      90_000,
     );
-    const events = streamEvents(run.stdout);
     const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
     expect(run.code, run.stderr).toBe(0);
     expect(await readFile(path.join(repo, "hello.txt"), "utf8")).toBe("hello from opencode\n");
@@ -186,24 +185,9 @@ describe("an external agent that fails", () => {
         };
       return { text: "None of the other agents could help; a.txt is unchanged." };
     });
-    const { args, env } = modelFlags("openai", server);
     const started = Date.now();
-    const run = await runCairn(
-      [
-        "do",
-        "tidy a.txt",
-        ...args,
-        "--cwd",
-        repo,
-        "--config",
-        ".cairn-config.yaml",
-        "--output-format",
-        "stream-json",
-      ],
-      { home, env, timeoutMs: 30_000 },
-    );
+    const { run, events } = await cairnDo("tidy a.txt", repo, home, {}, 30_000);
     expect(Date.now() - started).toBeLessThan(20_000);
-    const events = streamEvents(run.stdout);
     expect(run.code, run.stderr).toBe(0);
     expect(events.find((e) => e.type === "result")?.status).toBe("completed");
     const results = events.filter((e) => e.type === "tool.result" && e.tool === "task");

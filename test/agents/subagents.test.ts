@@ -10,6 +10,7 @@ import {
   type ScriptedTurn,
   startScriptedServer,
 } from "../support/scriptedServer.js";
+import { firstUser, isCairn, systemOf, toolAnswers, toolNames } from "./requests.js";
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -17,16 +18,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-type Message = { role: string; content: unknown; tool_call_id?: string };
-
-const messages = (request: RecordedRequest): Message[] => request.body.messages ?? [];
-const systemOf = (request: RecordedRequest) => String(messages(request)[0]?.content ?? "");
-const toolNames = (request: RecordedRequest): string[] =>
-  (request.body.tools ?? []).map((tool: { function: { name: string } }) => tool.function.name);
-const firstUser = (request: RecordedRequest) =>
-  String(messages(request).find((message) => message.role === "user")?.content ?? "");
-const toolAnswers = (request: RecordedRequest) => messages(request).filter((m) => m.role === "tool");
-const isParent = (request: RecordedRequest) => systemOf(request).startsWith("You are cairn");
+const isParent = isCairn;
 
 async function cairnDo(
   script: (request: RecordedRequest) => ScriptedTurn,

@@ -1,12 +1,5 @@
-import {
-  count,
-  type ExternalAgent,
-  field,
-  jsonLines,
-  noTokens,
-  text,
-  UnreadableOutputError,
-} from "./types.js";
+import { emptyCounts } from "../../model/usage.js";
+import { count, type ExternalAgent, field, jsonLines, text, UnreadableOutputError } from "./types.js";
 
 /**
  * OpenAI's Codex CLI: `codex exec --json` prints one event per line; the answer is the last
@@ -30,7 +23,7 @@ export const codex: ExternalAgent = {
   parse(stdout) {
     let answer: string | undefined;
     let error: string | undefined;
-    const counts = noTokens();
+    const counts = emptyCounts();
     let reported = false;
     for (const event of jsonLines(stdout)) {
       const item = field(event, "item");

@@ -1,4 +1,5 @@
-import { count, type ExternalAgent, field, noTokens, text, UnreadableOutputError } from "./types.js";
+import { emptyCounts } from "../../model/usage.js";
+import { count, type ExternalAgent, field, text, UnreadableOutputError } from "./types.js";
 
 /**
  * Google's Gemini CLI: `gemini -p --output-format json` prints one object, `{response, stats,
@@ -32,7 +33,7 @@ export const gemini: ExternalAgent = {
     if (response === undefined && Object.keys(error).length === 0)
       throw new UnreadableOutputError("no response and no error");
     const models = field(field(output, "stats"), "models");
-    const counts = noTokens();
+    const counts = emptyCounts();
     for (const stats of Object.values(models)) {
       const tokens = field(stats, "tokens");
       counts.input_tokens += count(tokens.prompt);

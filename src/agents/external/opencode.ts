@@ -1,12 +1,5 @@
-import {
-  count,
-  type ExternalAgent,
-  field,
-  jsonLines,
-  noTokens,
-  text,
-  UnreadableOutputError,
-} from "./types.js";
+import { emptyCounts } from "../../model/usage.js";
+import { count, type ExternalAgent, field, jsonLines, text, UnreadableOutputError } from "./types.js";
 
 /**
  * opencode: `opencode run --format json` prints one event per line. The answer is the text
@@ -26,7 +19,7 @@ export const opencode: ExternalAgent = {
     prompt,
   ],
   parse(stdout) {
-    const counts = noTokens();
+    const counts = emptyCounts();
     let cost = 0;
     let steps = 0;
     let texts: string[] = [];

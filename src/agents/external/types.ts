@@ -47,17 +47,6 @@ export interface ExternalAgent {
   parse(stdout: string): ExternalReport;
 }
 
-/** No tokens: a starting point for adding up what an agent reports. */
-export function noTokens(): TokenCounts {
-  return {
-    input_tokens: 0,
-    output_tokens: 0,
-    cached_input_tokens: 0,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-  };
-}
-
 type Json = Record<string, unknown>;
 
 /** The JSON objects of a JSON-lines output; lines that are not JSON (a stray warning) are passed over. */
