@@ -117,7 +117,8 @@ export async function executeToolCall(
     args: prepared.args ?? call.input,
     permission: tool?.permission ?? null,
   });
-  const started = performance.now();
+  // The call's own time: the wait for a person's approval is not part of it.
+  let started = performance.now();
   let ok = false;
   let text: string;
   let data: unknown;
@@ -126,9 +127,12 @@ export async function executeToolCall(
     text = prepared.error ?? "unknown tool";
   } else {
     const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
+    started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
+      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
     } else {
+      turn.noteCall(decision.permission);
       try {
         const output = await tool.execute(prepared.args, {
           ...toolContextFor(turn, decision.network),
