@@ -225,14 +225,18 @@ async function runExternalAgent(
   };
   const line = commandText(spec);
   run.begin(settings.command ?? target.agent.command);
+  const summary = `${target.name}: ${firstLine(request.prompt, 120)}`;
   const decision = await turn.policy.check({
     callId: run.id,
     tool: "task",
     permission: "exec",
-    summary: `${target.name}: ${firstLine(request.prompt, 120)}`,
+    summary,
     command: { text: line, cwd: session.workspace },
     unconfined: true,
   });
+  // Booked as any command is, so a task that needed it and could not get it ends saying so.
+  if (decision.allowed) turn.noteCall("exec");
+  else if (decision.unattended) turn.noteCall("exec", summary);
   if (!decision.allowed)
     return run.end({ status: "failed", detail: decision.reason, answer: "", costUsd: 0 });
   const outcome = await runExternal({

@@ -210,6 +210,31 @@ describe("an external agent that fails", () => {
     expect(statuses.map((e) => e.status)).toEqual(["failed", "failed", "failed", "failed"]);
   }, 40_000);
 
+  it("is refused in a headless run without a rule that allows it, with the rule that would, and the task ends not done", async () => {
+    const repo = await gitRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    const marker = path.join(home, "ran");
+    const agent = await fakeAgent(path.join(home, "fake"), "codex", `touch ${marker}`);
+    await writeFile(
+      path.join(repo, ".cairn-config.yaml"),
+      `agents:\n  external:\n    codex: { command: ${agent} }\n`,
+    );
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "task", args: { agent: "agent:codex", prompt: "Tidy a.txt." } }] },
+      { text: "Codex was not allowed to run." },
+    ]);
+    const { run, events } = await cairnDo("tidy a.txt", repo, home, {}, 30_000);
+    expect(run.code).toBe(1);
+    const refusal = String(events.find((e) => e.type === "tool.result" && e.tool === "task")?.output);
+    expect(refusal).toMatch(
+      /Refused: agent:codex: Tidy a\.txt\. runs outside cairn's sandbox, so it needs approval, and nobody can answer in this headless run\..*\{action: allow, command: codex\}/,
+    );
+    await expect(readFile(marker)).rejects.toThrow();
+    const result = events.find((e) => e.type === "result");
+    expect(result?.status).toBe("failed");
+    expect(String(result?.summary)).toMatch(/^Not done: the work needed approval/);
+  });
+
   it("is stopped with its process group when the session is interrupted", async () => {
     const repo = await gitRepo({ "a.txt": "a\n" });
     const home = await makeHome();
