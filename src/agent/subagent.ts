@@ -1,5 +1,5 @@
 import { type AgentCaps, carveCaps } from "../agents/budget.js";
-import { explorePrompt } from "../agents/builtins.js";
+import { EXPLORE, explorePrompt } from "../agents/builtins.js";
 import type { AgentDefinition } from "../agents/definition.js";
 import { commandText, runExternal } from "../agents/external/run.js";
 import { resolveTarget, type Target, UnknownTargetError } from "../agents/targets.js";
@@ -149,7 +149,8 @@ async function runCairnAgent(
   }
   run.begin(model.id);
   const registry = agentRegistry(session.registry, definition);
-  const explorer = request.focus !== undefined && definition.name === "explore";
+  // The built-in explorer's prompt depends on the focus asked for; a project's own `explore` keeps its own.
+  const explorer = definition === EXPLORE;
   const system = buildSystemPrompt({
     role: explorer ? explorePrompt(request.focus ?? "files") : definition.prompt,
     workspace: session.workspace,

@@ -2,6 +2,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { UsageLedger } from "../../src/agent/ledger.js";
+import { carveCaps } from "../../src/agents/budget.js";
 import { costsCommand } from "../../src/cli/costs.js";
 import { EventBus } from "../../src/events/bus.js";
 import type { StampedEvent } from "../../src/events/types.js";
@@ -164,5 +165,30 @@ describe("usage by agent", () => {
     const lines = after.transcript.items.flatMap((item) => (item.kind === "line" ? [item.text] : []));
     expect(lines).toContain("◆ explore#2 over budget: cost cap reached · 1 tool call · $0.0021 · 1.5s");
     expect(after.usage.calls).toBe(3);
+  });
+});
+
+describe("an agent's budget", () => {
+  const own = { maxCostUsd: 0.5, maxToolCalls: 30, timeoutS: 600 };
+
+  it("is its own cap, carved out of what the session has left", () => {
+    expect(carveCaps({ own, session: { spentUsd: 1.8 } })).toEqual({
+      maxCostUsd: 0.5,
+      maxToolCalls: 30,
+      timeoutMs: 600_000,
+    });
+    expect(carveCaps({ own, session: { maxCostUsd: 2, spentUsd: 1.2 } })?.maxCostUsd).toBe(0.5);
+    expect(carveCaps({ own, session: { maxCostUsd: 2, spentUsd: 1.8 } })?.maxCostUsd).toBeCloseTo(0.2, 10);
+    expect(
+      carveCaps({ own: { ...own, maxCostUsd: undefined }, session: { maxCostUsd: 2, spentUsd: 0.5 } })
+        ?.maxCostUsd,
+    ).toBe(1.5);
+    expect(
+      carveCaps({ own: { ...own, maxCostUsd: undefined }, session: { spentUsd: null } })?.maxCostUsd,
+    ).toBeUndefined();
+  });
+
+  it("is nothing once the session's --max-cost is spent", () => {
+    expect(carveCaps({ own, session: { maxCostUsd: 2, spentUsd: 2 } })).toBeUndefined();
   });
 });

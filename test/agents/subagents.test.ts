@@ -130,6 +130,7 @@ describe("task", () => {
       "docs-writer",
       "---\ndescription: Writes the project's documentation\ntools: read_file, write_*\nname: docs-writer\ncolor: blue\n---\nYou write short, plain documentation.\n",
     );
+    await writeAgent(repo, "broken", "---\ndescription: [unclosed\n---\nBody.\n");
     const { run, events, result, requests } = await cairnDo((request) => {
       if (isParent(request)) {
         if (toolAnswers(request).length === 0)
@@ -164,6 +165,13 @@ describe("task", () => {
     expect(refused).toMatchObject({ ok: false, agent: "docs-writer#1", parent: "main" });
     expect(String(refused?.output)).toMatch(/no tool named run_command/);
     expect(result?.files_changed).toEqual(["README.md"]);
+    // The malformed agent file is said once at the start; the others work.
+    expect(events.find((e) => e.type === "error")).toMatchObject({
+      fatal: false,
+      message: expect.stringMatching(
+        /^Skipped: \.cairn\/agents\/broken\.md: invalid YAML in the front matter/,
+      ),
+    });
     expect(Object.keys(result?.usage.by_agent).sort()).toEqual(["docs-writer", "main"]);
     const answer = String(toolAnswers(requests.filter(isParent)[1]!)[0]?.content);
     expect(answer).toMatch(
