@@ -106,6 +106,7 @@ export interface UsageRow {
   ts: string;
   model: string;
   phase: string;
+  agent: string;
   workspace: string;
   input_tokens: number;
   output_tokens: number;
