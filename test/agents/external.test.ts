@@ -1,11 +1,11 @@
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import { openHostedSession } from "../../src/agent/host.js";
 import type { RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { installOpencode } from "../helpers/opencode.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 import { isCairn, messages, toolAnswers } from "./requests.js";
 
@@ -60,30 +60,13 @@ async function ended(pid: number): Promise<boolean> {
   return false;
 }
 
-/** The opencode binary the opencode-ai package installed for this platform. */
-function opencodeBinary(): string {
-  const require = createRequire(import.meta.url);
-  const platform = { darwin: "darwin", linux: "linux", win32: "windows" }[process.platform as string];
-  for (const name of [
-    `opencode-${platform}-${process.arch}`,
-    `opencode-${platform}-${process.arch}-baseline`,
-  ]) {
-    try {
-      return path.join(path.dirname(require.resolve(`${name}/package.json`)), "bin", "opencode");
-    } catch {
-      // Not this build; try the next.
-    }
-  }
-  return path.join(path.dirname(require.resolve("opencode-ai/package.json")), "bin", "opencode.exe");
-}
-
 describe("delegating to a real external agent", () => {
   it("hands a job to opencode, pointed at the scripted server, which changes a file", async () => {
     const repo = await gitRepo({ "hello.txt": "hi\n" });
     const home = await makeHome();
     const bin = path.join(home, "bin");
     await mkdir(bin, { recursive: true });
-    await symlink(opencodeBinary(), path.join(bin, "opencode"));
+    await symlink(await installOpencode(), path.join(bin, "opencode"));
     server = await startScriptedServer((request): ScriptedTurn => {
       if (isCairn(request)) {
         if (toolAnswers(request).length === 0)
@@ -152,7 +135,7 @@ describe("delegating to a real external agent", () => {
     expect(answer).toMatch(
       /agent:opencode#1 finished[\s\S]*Files changed: hello\.txt[\s\S]*greets from opencode/,
     );
-  }, 120_000);
+  }, 400_000);
 });
 
 describe("an external agent that fails", () => {
