@@ -4,7 +4,14 @@ import { emptyUsage } from "../../../src/model/usage.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../../src/safety/approval.js";
 import { liveRows } from "../../../src/ui/tui/App.js";
 import { ApprovalPanel } from "../../../src/ui/tui/Approval.js";
-import { ColorContext, DiffView, StatusLine, TodoPanel, ToolLine } from "../../../src/ui/tui/components.js";
+import {
+  AgentLine,
+  ColorContext,
+  DiffView,
+  StatusLine,
+  TodoPanel,
+  ToolLine,
+} from "../../../src/ui/tui/components.js";
 import { PromptHistory } from "../../../src/ui/tui/history.js";
 import { Prompt } from "../../../src/ui/tui/Prompt.js";
 import { EDIT_DIFF } from "./events.js";
@@ -332,5 +339,16 @@ describe("the live area", () => {
 
   it("keeps the TODO list beside an approval in 80×24", () => {
     expect(liveRows(24, { busy: true, todos: 2, running: 1, asking: 8 }).todos).toBe(2);
+  });
+});
+
+describe("a running agent", () => {
+  it("is one line: its id, its job and its model", () => {
+    const { lastFrame } = mount(
+      <AgentLine
+        agent={{ id: "explore#2", task: "Where is parse defined?", model: "openai/gpt-4o", since: 0 }}
+      />,
+    );
+    expect(lastFrame()).toBe("◆ explore#2 Where is parse defined?  openai/gpt-4o");
   });
 });
