@@ -77,8 +77,11 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
   };
 }
 
-/** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: Session, call: ModelToolCall): PreparedCall {
+/**
+ * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
+ * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ */
+export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -86,7 +89,7 @@ export function prepareToolCall(session: Session, call: ModelToolCall): Prepared
       error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
     };
   }
-  const prepared = prepareArguments(call.input, tool.schema);
+  const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
       call,
