@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
-import { classify, intent, onePlan, ready, runScript } from "../helpers/runScript.js";
+import { classify, FIX_SUM, intent, JS_REPO, onePlan, ready, runScript } from "../helpers/runScript.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -39,18 +39,6 @@ async function cairn(
   const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
   return { run, events, result, requests: server.requests };
 }
-
-const JS_REPO = {
-  "package.json": JSON.stringify({ name: "fixture", type: "module", scripts: { test: "node --test" } }),
-  "src/sum.js": "export function sum(values) {\n  return values.reduce((a, b) => a - b, 0);\n}\n",
-  "test/sum.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
-};
-
-const FIX_SUM = {
-  name: "edit_file",
-  args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
-};
 
 describe("--agent", () => {
   it("cairn do --agent llm:cheap carries out the task on the cheap profile, booked under its name", async () => {
