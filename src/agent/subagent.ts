@@ -7,7 +7,7 @@ import { AGENT_TOOL_NAMES } from "../agents/tools.js";
 import type { ApprovalMode } from "../config/schema.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import type { EventBus } from "../events/bus.js";
-import { type EventOf, MAIN_AGENT } from "../events/types.js";
+import { MAIN_AGENT } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { firstLine } from "../platform/text.js";
 import { redactEvents } from "../safety/redact.js";
@@ -59,7 +59,15 @@ function nextId(session: Session, name: string): string {
   return `${name}#${n}`;
 }
 
-type Ending = Omit<EventOf<"agent.status">, "type" | "name" | "task" | "model">;
+/** How an agent's run ended, as its runner saw it. */
+interface Ending {
+  status: AgentOutcome["status"];
+  detail?: string;
+  answer: string;
+  costUsd: number | null;
+  /** What an external agent changed; undefined when that cannot be known. */
+  files?: string[] | undefined;
+}
 
 /** One running sub-agent: its id, its view of the bus, and what it has done so far. */
 class AgentRun {
@@ -100,9 +108,7 @@ class AgentRun {
    * Emits the agent's last status and says how it went. `files` are what an external agent
    * changed, undefined when that cannot be known; a cairn agent's are the ones its tools reported.
    */
-  end(
-    ending: Ending & { answer: string; costUsd: number | null; files?: string[] | undefined },
-  ): AgentOutcome {
+  end(ending: Ending): AgentOutcome {
     this.stopCounting();
     const durationMs = Date.now() - this.started;
     const files = "files" in ending ? ending.files : [...this.filesChanged].sort();
@@ -119,7 +125,7 @@ class AgentRun {
     });
     return {
       id: this.id,
-      status: ending.status === "running" ? "done" : ending.status,
+      status: ending.status,
       answer: ending.answer,
       ...(ending.detail ? { detail: ending.detail } : {}),
       filesChanged: files,
