@@ -72,9 +72,19 @@ function parseBranchLine(line: string): Omit<GitStatus, "files"> {
   };
 }
 
-/** Branch and changed files, from the stable porcelain format. */
-export async function gitStatus(ctx: ToolContext): Promise<GitStatus> {
-  const records = (await runGit(ctx, ["status", "--porcelain=v1", "--branch", "-z"])).split("\0");
+/**
+ * Branch and changed files, from the stable porcelain format. `eachUntracked` lists every new
+ * file rather than a new folder as one entry.
+ */
+export async function gitStatus(ctx: ToolContext, eachUntracked = false): Promise<GitStatus> {
+  const args = [
+    "status",
+    "--porcelain=v1",
+    "--branch",
+    "-z",
+    ...(eachUntracked ? ["--untracked-files=all"] : []),
+  ];
+  const records = (await runGit(ctx, args)).split("\0");
   const status: GitStatus = { ...parseBranchLine(records[0] ?? ""), files: [] };
   for (let index = 1; index < records.length; index++) {
     const record = records[index]!;

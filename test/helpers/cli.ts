@@ -1,4 +1,4 @@
-import { type ChildProcessByStdio, type StdioOptions, spawn } from "node:child_process";
+import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -84,6 +84,26 @@ export async function makeRepo(files: Record<string, string>): Promise<string> {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);
   }
+  return dir;
+}
+
+/** A folder with the given files, committed to a new git repository. */
+export async function makeGitRepo(files: Record<string, string>): Promise<string> {
+  const dir = await makeRepo(files);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git(
+    "-c",
+    "user.name=cairn test",
+    "-c",
+    "user.email=test@cairn.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "commit",
+    "-qm",
+    "first",
+  );
   return dir;
 }
 
