@@ -1,10 +1,11 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type GrepOptions, grepWithJs, grepWithRipgrep, RipgrepUnusable } from "../../src/tools/grep.js";
 import { findExecutable } from "../../src/tools/processes.js";
+import { RipgrepOutput, type RipgrepRecord } from "../../src/tools/ripgrepOutput.js";
 import { ToolError } from "../../src/tools/types.js";
 
 const hasRipgrep = findExecutable("rg") !== undefined;
@@ -25,7 +26,11 @@ function makeFixture(git: boolean): string {
   write(root, "src/nested/ok.ts", "needle nested\n");
   write(root, "src/nested/keep.log", "needle kept by negation\n");
   write(root, "src/crlf.txt", "first needle\r\nsecond\r\nthird needle\r\n");
-  write(root, "src/long.txt", `${"x".repeat(1000)} needle\n`);
+  write(root, "src/long.txt", `${"x".repeat(1000)} needle ${"y".repeat(1000)}\n`);
+  // Longer than ripgrep is asked to send: these hits are cut from the file itself.
+  write(root, "src/wide.txt", `${"é".repeat(3000)}needle${"→".repeat(3000)}\r\nneedle short\r\n`);
+  write(root, "src/widebom.txt", `\ufeff${"z".repeat(5000)} needle\n`);
+  write(root, "src/emoji.txt", `${"😀".repeat(2000)}needle${"😀".repeat(2000)}`);
   write(root, "src/bom.txt", "\ufeffneedle after bom\n");
   write(root, "ignored.txt", "needle ignored\n");
   write(root, "debug.log", "needle log\n");
@@ -90,17 +95,25 @@ describe.each([
       "src/a.ts",
       "src/bom.txt",
       "src/crlf.txt",
+      "src/emoji.txt",
       "src/long.txt",
       "src/nested/keep.log",
       "src/nested/ok.ts",
       "src/unicode.txt",
+      "src/wide.txt",
+      "src/widebom.txt",
     ]);
     expect(result.capped).toBe(false);
     const hits = result.hits.map((hit) => `${hit.path}:${hit.line}:${hit.text}`);
     expect(hits).toContain("src/a.ts:3:  return needle + 2; // NEEDLE");
     expect(hits).toContain("src/crlf.txt:3:third needle");
     expect(hits).toContain("src/bom.txt:1:needle after bom");
-    expect(hits).toContain(`src/long.txt:1:${"x".repeat(300)}…`);
+    // A long line is cut around its match: 100 characters before it, 200 from it on.
+    expect(hits).toContain(`src/long.txt:1:…${"x".repeat(99)} needle ${"y".repeat(193)}…`);
+    expect(hits).toContain(`src/wide.txt:1:…${"é".repeat(100)}needle${"→".repeat(194)}…`);
+    expect(hits).toContain("src/wide.txt:2:needle short");
+    expect(hits).toContain(`src/widebom.txt:1:…${"z".repeat(99)} needle`);
+    expect(hits).toContain(`src/emoji.txt:1:…${"😀".repeat(50)}needle${"😀".repeat(97)}…`);
   });
 
   it("caps the hits at max_results and says so", async () => {
@@ -160,6 +173,40 @@ describe("grepWithRipgrep", () => {
         const options = { workspace: root, extraRoots: [], pattern };
         await expect(grepWithRipgrep(options, "rg")).rejects.toBeInstanceOf(RipgrepUnusable);
       }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("RipgrepOutput", () => {
+  it.skipIf(!hasRipgrep)("reads the same records however ripgrep's output arrives split", () => {
+    const root = makeFixture(true);
+    try {
+      const args = [
+        "--null",
+        "--line-number",
+        "--column",
+        "--byte-offset",
+        "--no-heading",
+        "--with-filename",
+      ];
+      const run = spawnSync("rg", [...args, "--sort", "path", "--max-columns", "200", "needle", "."], {
+        cwd: root,
+      });
+      const read = (chunks: Buffer[]) => {
+        const records: RipgrepRecord[] = [];
+        const output = new RipgrepOutput();
+        for (const chunk of chunks) output.push(chunk, (record) => records.push(record) > 0);
+        return records;
+      };
+      const whole = read([run.stdout]);
+      const byteByByte = read([...run.stdout].map((byte) => Buffer.from([byte])));
+      expect(byteByByte).toEqual(whole);
+      expect(whole.map((record) => `${record.path}:${record.line}`)).toContain("./src/wide.txt:2");
+      const wide = whole.find((record) => record.path === "./src/wide.txt" && record.line === 1);
+      // Left out for its length, with where the line and its match start to read it back.
+      expect(wide).toMatchObject({ text: undefined, lineOffset: 0, matchInLine: 6000 });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

@@ -1,0 +1,77 @@
+/**
+ * ripgrep's plain output with `--null --line-number --column --byte-offset --no-heading
+ * --with-filename`: one record a matching line, `path NUL line:column:offset:text LF`. It is read
+ * straight from the bytes, a fraction of the work of its JSON output (which spells out every
+ * submatch), and a record is never longer than `--max-columns` allows plus its path.
+ */
+
+export interface RipgrepRecord {
+  path: string;
+  line: number;
+  /** Byte offset of the line's first match within the line. */
+  matchInLine: number;
+  /** Byte offset of the line in the file, not counting a UTF-8 byte-order mark. */
+  lineOffset: number;
+  /** The line's bytes without the line feed; undefined when ripgrep left a long line out. */
+  text: Buffer | undefined;
+}
+
+/** What ripgrep prints instead of a line longer than `--max-columns`. */
+const OMITTED = /^\[Omitted long line with \d+ matches?\]$/;
+const OMITTED_START = Buffer.from("[Omitted long line");
+
+function parseNumber(data: Buffer, start: number, end: number): number {
+  let value = 0;
+  for (let index = start; index < end; index++) value = value * 10 + (data[index]! - 0x30);
+  return value;
+}
+
+export class RipgrepOutput {
+  private rest: Buffer = Buffer.alloc(0);
+  private lastPath: { bytes: Buffer; text: string } | undefined;
+
+  /**
+   * Reads a chunk of ripgrep's stdout, calling `onRecord` for every record it completes, until
+   * `onRecord` returns false. Only the unfinished record is carried over to the next chunk.
+   */
+  push(chunk: Buffer, onRecord: (record: RipgrepRecord) => boolean): void {
+    const data = this.rest.length ? Buffer.concat([this.rest, chunk]) : chunk;
+    let start = 0;
+    for (;;) {
+      // The path ends at the first NUL: a path holds none, and the line may (a file named explicitly).
+      const nul = data.indexOf(0, start);
+      if (nul === -1) break;
+      const end = data.indexOf(0x0a, nul);
+      if (end === -1) break;
+      const record = this.parse(data, start, nul, end);
+      start = end + 1;
+      if (!onRecord(record)) break;
+    }
+    this.rest = data.subarray(start);
+  }
+
+  private parse(data: Buffer, start: number, nul: number, end: number): RipgrepRecord {
+    const lineEnd = data.indexOf(0x3a, nul + 1);
+    const columnEnd = data.indexOf(0x3a, lineEnd + 1);
+    const offsetEnd = data.indexOf(0x3a, columnEnd + 1);
+    const text = data.subarray(offsetEnd + 1, end);
+    const omitted =
+      text.subarray(0, OMITTED_START.length).equals(OMITTED_START) && OMITTED.test(text.toString());
+    return {
+      path: this.pathOf(data.subarray(start, nul)),
+      line: parseNumber(data, nul + 1, lineEnd),
+      matchInLine: parseNumber(data, lineEnd + 1, columnEnd) - 1,
+      lineOffset: parseNumber(data, columnEnd + 1, offsetEnd),
+      // A line that merely reads like the marker is read back from the file, which is still right.
+      text: omitted ? undefined : text,
+    };
+  }
+
+  /** Hits come file by file: the path of the last one is decoded once. */
+  private pathOf(bytes: Buffer): string {
+    if (!this.lastPath?.bytes.equals(bytes)) {
+      this.lastPath = { bytes: Buffer.from(bytes), text: bytes.toString("utf8") };
+    }
+    return this.lastPath.text;
+  }
+}
