@@ -1,15 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Confinement } from "../safety/paths.js";
-import {
-  HIT_CHARS,
-  hitText,
-  type MatchedLine,
-  readMatchedLine,
-  scanLines,
-  splitLine,
-  withoutBreak,
-} from "./grepLines.js";
+import { HIT_CHARS, hitText, readMatchedLine, scanLines, splitLine, withoutBreak } from "./grepLines.js";
 import { findExecutable, spawnGroup } from "./processes.js";
 import { RipgrepOutput, type RipgrepRecord } from "./ripgrepOutput.js";
 import { ToolError } from "./types.js";
@@ -50,7 +42,13 @@ export const DEFAULT_MAX_RESULTS = 100;
  * ripgrep sends a matching line up to this many bytes, and a marker for a longer one, whose hit
  * is then cut from the file: what is read from ripgrep stays small whatever the lines.
  */
-const RIPGREP_MAX_COLUMNS = 4096;
+const RIPGREP_MAX_COLUMNS = 1024;
+/**
+ * How many hits, per hit wanted, the parallel search may collect before the sorted one is the
+ * cheaper way to the first ones: enough that a search with somewhat more hits than wanted
+ * needs only the parallel one, few enough that their memory stays small.
+ */
+const PARALLEL_HITS_PER_WANTED = 10;
 
 /**
  * Syntax ripgrep reads differently from a JS RegExp (POSIX classes, `\A`, `\z`, one-letter
@@ -125,7 +123,7 @@ function ripgrepMatchesScope(scope: Scope): boolean {
 
 function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] {
   const args = ["--null", "--line-number", "--column", "--byte-offset", "--no-heading", "--with-filename"];
-  args.push("--color", "never", "--sort", "path", "--hidden", "--no-config", "--no-messages");
+  args.push("--color", "never", "--hidden", "--no-config", "--no-messages");
   // One hit more than wanted, from any one file, tells that there are more.
   args.push("--max-columns", String(RIPGREP_MAX_COLUMNS), "--max-count", String(max + 1));
   // A file named explicitly is searched whole, NUL bytes and all, as the JS search does.
@@ -145,32 +143,118 @@ function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] 
   return args;
 }
 
-/** A hit from one of ripgrep's records; a line it left out for its length is cut from the file. */
-async function ripgrepHit(workspace: string, record: RipgrepRecord): Promise<GrepHit> {
-  const filePath = record.path.replace(/^\.\//, "");
-  const hit = (line: MatchedLine) => ({ path: filePath, line: record.line, text: hitText(line) });
-  if (!record.text) {
-    try {
-      return hit(
-        await readMatchedLine(path.resolve(workspace, record.path), record.lineOffset, record.matchInLine),
-      );
-    } catch {
-      // Gone or changed since ripgrep read it: the hit stands, without its text.
-      return { path: filePath, line: record.line, text: "…" };
-    }
-  }
-  const text = record.text;
-  const whole = withoutBreak(text.toString("utf8"));
-  if (whole.length <= HIT_CHARS) return { path: filePath, line: record.line, text: whole };
-  return hit({
-    before: text.toString("utf8", 0, record.matchInLine),
-    after: withoutBreak(text.toString("utf8", record.matchInLine)),
-    startKnown: true,
-    endKnown: true,
-  });
+/** A hit, and for a line ripgrep left out for its length, where to cut its text from in the file. */
+interface Found {
+  hit: GrepHit;
+  cut?: RipgrepRecord;
 }
 
-/** The search with ripgrep, stopped as soon as one hit more than wanted has arrived. */
+/** A hit from one of ripgrep's records. */
+function found(record: RipgrepRecord): Found {
+  const { data, textStart, textEnd, matchInLine } = record;
+  if (record.omitted) return { hit: { path: record.path, line: record.line, text: "" }, cut: record };
+  const whole = withoutBreak(data.toString("utf8", textStart, textEnd));
+  const shown =
+    whole.length <= HIT_CHARS
+      ? whole
+      : hitText({
+          before: data.toString("utf8", textStart, textStart + matchInLine),
+          after: withoutBreak(data.toString("utf8", textStart + matchInLine, textEnd)),
+          startKnown: true,
+          endKnown: true,
+        });
+  return { hit: { path: record.path, line: record.line, text: shown } };
+}
+
+/** The text of a hit whose line ripgrep left out, cut from the file around the match. */
+async function cutFromFile(workspace: string, record: RipgrepRecord): Promise<string> {
+  try {
+    return hitText(
+      await readMatchedLine(path.resolve(workspace, record.path), record.lineOffset, record.matchInLine),
+    );
+  } catch {
+    // Gone or changed since ripgrep read it: the hit stands, without its text.
+    return "…";
+  }
+}
+
+/** Paths in the order of ripgrep's `--sort path` and the workspace walk: folder by folder, by name. */
+function comparePaths(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let index = 0; index < length; index++) {
+    const x = a.charCodeAt(index);
+    const y = b.charCodeAt(index);
+    if (x === y) continue;
+    // Where one name ends (a "/") and the other goes on, the shorter name comes first.
+    if (x === 0x2f) return -1;
+    if (y === 0x2f) return 1;
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The hits of a parallel search in path order. ripgrep prints each file's hits together and in
+ * line order, so only the files need sorting.
+ */
+function inPathOrder(hits: Found[]): Found[] {
+  const files: Found[][] = [];
+  for (const one of hits) {
+    const last = files.at(-1);
+    if (last && last[0]!.hit.path === one.hit.path) last.push(one);
+    else files.push([one]);
+  }
+  files.sort((a, b) => comparePaths(a[0]!.hit.path, b[0]!.hit.path) || a[0]!.hit.line - b[0]!.hit.line);
+  return files.flat();
+}
+
+/** Runs ripgrep, keeping its first `limit` hits; `more` when another came, which stops it. */
+async function collectHits(
+  rgPath: string,
+  args: string[],
+  cwd: string,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<{ hits: Found[]; more: boolean }> {
+  const hits: Found[] = [];
+  let more = false;
+  let stderr = "";
+  const output = new RipgrepOutput();
+  const handle = spawnGroup(rgPath, args, {
+    cwd,
+    signal,
+    onStdout: (chunk) => {
+      if (more) return;
+      output.push(chunk, (record) => {
+        if (hits.length === limit) {
+          more = true;
+          handle.stop();
+          return false;
+        }
+        hits.push(found(record));
+        return true;
+      });
+    },
+    onStderr: (chunk) => {
+      stderr += chunk.toString();
+    },
+  });
+  const result = await handle.done;
+  signal?.throwIfAborted();
+  // Exit 2 with hits means some files could not be read; without hits, ripgrep refused the query
+  // (a JS-only regex feature such as a lookahead), which the JS search can still answer.
+  if (!more && result.exitCode !== 0 && result.exitCode !== 1 && hits.length === 0) {
+    throw new RipgrepUnusable(stderr.trim() || `rg exited with ${result.exitCode ?? result.signal}`);
+  }
+  return { hits, more };
+}
+
+/**
+ * The search with ripgrep. It first runs in parallel, as ripgrep does by default, and the hits
+ * are put in path order here. When there are many more hits than wanted, it is stopped, and the
+ * first ones in path order come from a sorted search instead, which ripgrep runs on one thread
+ * but which is stopped as soon as one hit more than wanted has arrived.
+ */
 export async function grepWithRipgrep(
   options: GrepOptions,
   rgPath: string | null = findExecutable("rg") ?? null,
@@ -185,37 +269,15 @@ export async function grepWithRipgrep(
   if (READ_DIFFERENTLY_BY_RIPGREP.test(options.pattern)) {
     throw new RipgrepUnusable("ripgrep reads this pattern's syntax differently from JavaScript");
   }
-  const records: RipgrepRecord[] = [];
-  let capped = false;
-  let stderr = "";
-  const output = new RipgrepOutput();
-  const handle = spawnGroup(rgPath, ripgrepArgs(scope, options, max), {
-    cwd: scope.workspace,
-    signal: options.signal,
-    onStdout: (chunk) => {
-      if (capped) return;
-      output.push(chunk, (record) => {
-        if (records.length === max) {
-          capped = true;
-          handle.stop();
-          return false;
-        }
-        records.push(record);
-        return true;
-      });
-    },
-    onStderr: (chunk) => {
-      stderr += chunk.toString();
-    },
-  });
-  const result = await handle.done;
-  options.signal?.throwIfAborted();
-  // Exit 2 with hits means some files could not be read; without hits, ripgrep refused the query
-  // (a JS-only regex feature such as a lookahead), which the JS search can still answer.
-  if (!capped && result.exitCode !== 0 && result.exitCode !== 1 && records.length === 0) {
-    throw new RipgrepUnusable(stderr.trim() || `rg exited with ${result.exitCode ?? result.signal}`);
+  const args = ripgrepArgs(scope, options, max);
+  const cwd = scope.workspace;
+  let search = await collectHits(rgPath, args, cwd, PARALLEL_HITS_PER_WANTED * (max + 1), options.signal);
+  if (search.more) {
+    search = await collectHits(rgPath, ["--sort", "path", ...args], cwd, max, options.signal);
+  } else {
+    const all = inPathOrder(search.hits);
+    search = { hits: all.slice(0, max), more: all.length > max };
   }
-  const hits: GrepHit[] = [];
-  for (const record of records) hits.push(await ripgrepHit(scope.workspace, record));
-  return { hits, capped };
+  for (const { hit, cut } of search.hits) if (cut) hit.text = await cutFromFile(cwd, cut);
+  return { hits: search.hits.map(({ hit }) => hit), capped: search.more };
 }

@@ -6,19 +6,22 @@
  */
 
 export interface RipgrepRecord {
+  /** As ripgrep printed it, without a leading `./`. */
   path: string;
   line: number;
   /** Byte offset of the line's first match within the line. */
   matchInLine: number;
   /** Byte offset of the line in the file, not counting a UTF-8 byte-order mark. */
   lineOffset: number;
-  /** The line's bytes without the line feed; undefined when ripgrep left a long line out. */
-  text: Buffer | undefined;
+  /** Where the line's bytes are, without the line feed, in `data`; omitted when ripgrep left a long line out. */
+  data: Buffer;
+  textStart: number;
+  textEnd: number;
+  omitted: boolean;
 }
 
 /** What ripgrep prints instead of a line longer than `--max-columns`. */
 const OMITTED = /^\[Omitted long line with \d+ matches?\]$/;
-const OMITTED_START = Buffer.from("[Omitted long line");
 
 function parseNumber(data: Buffer, start: number, end: number): number {
   let value = 0;
@@ -54,24 +57,32 @@ export class RipgrepOutput {
     const lineEnd = data.indexOf(0x3a, nul + 1);
     const columnEnd = data.indexOf(0x3a, lineEnd + 1);
     const offsetEnd = data.indexOf(0x3a, columnEnd + 1);
-    const text = data.subarray(offsetEnd + 1, end);
-    const omitted =
-      text.subarray(0, OMITTED_START.length).equals(OMITTED_START) && OMITTED.test(text.toString());
+    const textStart = offsetEnd + 1;
     return {
-      path: this.pathOf(data.subarray(start, nul)),
+      path: this.pathOf(data, start, nul),
       line: parseNumber(data, nul + 1, lineEnd),
       matchInLine: parseNumber(data, lineEnd + 1, columnEnd) - 1,
       lineOffset: parseNumber(data, columnEnd + 1, offsetEnd),
+      data,
+      textStart,
+      textEnd: end,
       // A line that merely reads like the marker is read back from the file, which is still right.
-      text: omitted ? undefined : text,
+      omitted: data[textStart] === 0x5b && OMITTED.test(data.toString("utf8", textStart, end)),
     };
   }
 
-  /** Hits come file by file: the path of the last one is decoded once. */
-  private pathOf(bytes: Buffer): string {
-    if (!this.lastPath?.bytes.equals(bytes)) {
-      this.lastPath = { bytes: Buffer.from(bytes), text: bytes.toString("utf8") };
+  /** Hits come file by file: the path of the last one is decoded once, and is the same string. */
+  private pathOf(data: Buffer, start: number, end: number): string {
+    const last = this.lastPath;
+    if (
+      last &&
+      last.bytes.length === end - start &&
+      data.compare(last.bytes, 0, last.bytes.length, start, end) === 0
+    ) {
+      return last.text;
     }
+    const bytes = Buffer.from(data.subarray(start, end));
+    this.lastPath = { bytes, text: bytes.toString("utf8").replace(/^\.\//, "") };
     return this.lastPath.text;
   }
 }

@@ -30,6 +30,8 @@ function makeFixture(git: boolean): string {
   // Longer than ripgrep is asked to send: these hits are cut from the file itself.
   write(root, "src/wide.txt", `${"é".repeat(3000)}needle${"→".repeat(3000)}\r\nneedle short\r\n`);
   write(root, "src/widebom.txt", `\ufeff${"z".repeat(5000)} needle\n`);
+  // More hits than ten times a small max_results: ripgrep's sorted search finds the first ones.
+  write(root, "src/many.txt", Array.from({ length: 60 }, (_, i) => `needle ${i}\n`).join(""));
   write(root, "src/emoji.txt", `${"😀".repeat(2000)}needle${"😀".repeat(2000)}`);
   write(root, "src/bom.txt", "\ufeffneedle after bom\n");
   write(root, "ignored.txt", "needle ignored\n");
@@ -69,6 +71,7 @@ const queries: Array<Omit<GrepOptions, "workspace" | "extraRoots">> = [
   { pattern: "needle", path: "node_modules/pkg" },
   { pattern: "needle", maxResults: 3 },
   { pattern: "needle", maxResults: 1, path: "src" },
+  { pattern: "needle", maxResults: 70 },
   { pattern: "nothing matches this" },
   { pattern: "^\\p{Lu}" },
   { pattern: "^.berall" },
@@ -97,6 +100,7 @@ describe.each([
       "src/crlf.txt",
       "src/emoji.txt",
       "src/long.txt",
+      "src/many.txt",
       "src/nested/keep.log",
       "src/nested/ok.ts",
       "src/unicode.txt",
@@ -195,18 +199,23 @@ describe("RipgrepOutput", () => {
         cwd: root,
       });
       const read = (chunks: Buffer[]) => {
-        const records: RipgrepRecord[] = [];
+        const records: Array<Omit<RipgrepRecord, "data" | "textStart" | "textEnd"> & { text: string }> = [];
         const output = new RipgrepOutput();
-        for (const chunk of chunks) output.push(chunk, (record) => records.push(record) > 0);
+        for (const chunk of chunks) {
+          output.push(chunk, ({ data, textStart, textEnd, ...record }) => {
+            records.push({ ...record, text: data.toString("utf8", textStart, textEnd) });
+            return true;
+          });
+        }
         return records;
       };
       const whole = read([run.stdout]);
       const byteByByte = read([...run.stdout].map((byte) => Buffer.from([byte])));
       expect(byteByByte).toEqual(whole);
-      expect(whole.map((record) => `${record.path}:${record.line}`)).toContain("./src/wide.txt:2");
-      const wide = whole.find((record) => record.path === "./src/wide.txt" && record.line === 1);
+      expect(whole.map((record) => `${record.path}:${record.line}`)).toContain("src/wide.txt:2");
+      const wide = whole.find((record) => record.path === "src/wide.txt" && record.line === 1);
       // Left out for its length, with where the line and its match start to read it back.
-      expect(wide).toMatchObject({ text: undefined, lineOffset: 0, matchInLine: 6000 });
+      expect(wide).toMatchObject({ omitted: true, lineOffset: 0, matchInLine: 6000 });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
