@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { addCommonOptions, type CommonOptions } from "./options.js";
+import { addCommonOptions, type CommonOptions, existingFolder } from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -13,6 +13,16 @@ const program = new Command()
   .version(pkg.version)
   .showHelpAfterError()
   .exitOverride();
+
+/** The task as one text; a blank one is bad usage, as a missing one is. */
+function taskText(words: string[]): string {
+  const task = words.join(" ").trim();
+  if (!task)
+    program.error('error: the task is blank: say what to do, e.g. cairn do "fix the failing test"', {
+      exitCode: 2,
+    });
+  return task;
+}
 
 addCommonOptions(
   program.command("chat").description("talk with the agent in the terminal UI (piped: a message a line)"),
@@ -27,8 +37,9 @@ addCommonOptions(
     .description("do one task with a single tool loop, then answer")
     .argument("<task...>", "what to do, in plain words"),
 ).action(async (task: string[], options: CommonOptions) => {
+  const text = taskText(task);
   const { taskCommand } = await import("./task.js");
-  process.exitCode = await taskCommand("do", task.join(" "), options);
+  process.exitCode = await taskCommand("do", text, options);
 });
 
 addCommonOptions(
@@ -44,8 +55,9 @@ addCommonOptions(
     return;
   }
   if (task.length === 0) program.error("error: missing required argument 'task'", { exitCode: 2 });
+  const text = taskText(task);
   const { taskCommand } = await import("./task.js");
-  process.exitCode = await taskCommand("run", task.join(" "), options);
+  process.exitCode = await taskCommand("run", text, options);
 });
 
 addCommonOptions(
@@ -147,7 +159,7 @@ program
   .command("checkpoints")
   .description("the snapshots taken before cairn changed files in this workspace, newest first")
   .argument("[session]", "only this session's (id or unique prefix)")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--json", "print JSON")
   .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
     const { checkpointsCommand } = await import("./checkpoints.js");
@@ -163,7 +175,7 @@ program
   .command("undo")
   .description("restore the files as they were before a checkpoint (default: the latest)")
   .argument("[checkpoint]", "checkpoint id or unique prefix")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--force", "restore even files changed outside cairn since")
   .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
     const { undoCommand } = await import("./checkpoints.js");

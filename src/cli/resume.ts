@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { runDo } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
 import { runRun } from "../agent/runTask.js";
@@ -39,6 +40,11 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
   }
   if (found.status === "completed") {
     throw new StoreError(`session ${found.id} already completed; there is nothing to resume.`);
+  }
+  if (!existsSync(found.workspace)) {
+    throw new StoreError(
+      `session ${found.id} ran in ${found.workspace}, which no longer exists; it can be resumed only there.`,
+    );
   }
   const { config } = await loadConfig({
     cwd: found.workspace,

@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import { ConfigError } from "../config/errors.js";
 
 /** Files a project uses to tell agents how it works, most specific first. */
 const INSTRUCTION_FILES = ["AGENTS.md", ".cairn/AGENTS.md"];
@@ -23,7 +24,12 @@ export async function loadProjectInstructions(workspace: string): Promise<Projec
           : text,
       });
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // Not a file there (`.cairn` may itself be a file, AGENTS.md a folder): no instructions.
+      if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") continue;
+      throw new ConfigError(
+        `${path.join(workspace, name)}: cannot be read (${code ?? (error as Error).message})`,
+      );
     }
   }
   return found;
