@@ -193,19 +193,22 @@ function comparePaths(a: string, b: string): number {
   return a.length - b.length;
 }
 
-/**
- * The hits of a parallel search in path order. ripgrep prints each file's hits together and in
- * line order, so only the files need sorting.
- */
+/** The hits of a parallel search, which come file by file in no set order, in path order. */
 function inPathOrder(hits: Found[]): Found[] {
-  const files: Found[][] = [];
+  const byFile = new Map<string, Found[]>();
+  let currentPath: string | undefined;
+  let current: Found[] = [];
   for (const one of hits) {
-    const last = files.at(-1);
-    if (last && last[0]!.hit.path === one.hit.path) last.push(one);
-    else files.push([one]);
+    if (one.hit.path !== currentPath) {
+      currentPath = one.hit.path;
+      current = byFile.get(currentPath) ?? [];
+      byFile.set(currentPath, current);
+    }
+    current.push(one);
   }
-  files.sort((a, b) => comparePaths(a[0]!.hit.path, b[0]!.hit.path) || a[0]!.hit.line - b[0]!.hit.line);
-  return files.flat();
+  const files = [...byFile].sort(([a], [b]) => comparePaths(a, b));
+  // Each file's hits come in line order; the sort only makes sure of it.
+  return files.flatMap(([, found]) => found.sort((a, b) => a.hit.line - b.hit.line));
 }
 
 /** Runs ripgrep, keeping its first `limit` hits; `more` when another came, which stops it. */
