@@ -1,10 +1,10 @@
 import type { z } from "zod";
+import { commandTools } from "../src/tools/command.js";
 import { dataTools } from "../src/tools/data.js";
 import { exploreTools } from "../src/tools/explore.js";
 import { fileTools } from "../src/tools/files.js";
 import { gitTools } from "../src/tools/git.js";
 import { planTools } from "../src/tools/plan.js";
-import { runTools } from "../src/tools/run.js";
 import { Random } from "./lib/random.js";
 
 export const RECOVERABLE = [
@@ -302,7 +302,7 @@ function acceptedAsIs(raw: string, schema: z.ZodType): boolean {
 export function repairCorpus(samples = SAMPLES.length, seed = 11): RepairCase[] {
   const random = new Random(seed);
   const tools = new Map(
-    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools].map((tool) => [
+    [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) => [
       tool.name,
       tool.schema as z.ZodType,
     ]),

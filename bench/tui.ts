@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { ChatEngine } from "../src/agent/chat.js";
-import { createSession } from "../src/agent/session.js";
+import { Session } from "../src/agent/session.js";
 import { buildResult } from "../src/agent/settle.js";
 import { configSchema } from "../src/config/schema.js";
 import type { CairnEvent } from "../src/events/types.js";
@@ -167,12 +167,12 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
   const terminal = new NullTerminal();
   const frames: number[] = [];
   const engine = await ChatEngine.start(() =>
-    createSession({
+    Session.create({
       config: configSchema.parse({}),
       modelId: "openai/gpt-4o",
       workspace,
       mode: "chat",
-      signal: new AbortController().signal,
+      attended: true,
       env: { OPENAI_API_KEY: "unused: no model is called", HOME: workspace },
     }),
   );
@@ -184,7 +184,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
     {
       engine,
       feed,
-      interactions: new Interactions(),
+      interactions: new Interactions((op) => engine.session.submit(op)),
       commands: [],
       history: new PromptHistory(),
       files: new WorkspaceFileList(workspace),

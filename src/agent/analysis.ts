@@ -1,4 +1,5 @@
-import type { AgentSession } from "./session.js";
+import { toolContextFor } from "./dispatch.js";
+import type { Turn } from "./turn.js";
 
 /** Facts gathered without a model, before the model analyses the task: bounded, so cheap to send. */
 export interface WorkspaceFacts {
@@ -32,11 +33,11 @@ function cap(text: string): string {
 }
 
 /** Runs a read-only tool for its text, or the reason it could not say. */
-async function readFact(session: AgentSession, tool: string, args: Record<string, unknown>): Promise<string> {
-  const found = session.registry.get(tool);
+async function readFact(turn: Turn, tool: string, args: Record<string, unknown>): Promise<string> {
+  const found = turn.session.registry.get(tool);
   if (!found) return `(${tool} is not enabled)`;
   try {
-    return (await found.execute(args, session.toolContext)).text;
+    return (await found.execute(args, toolContextFor(turn))).text;
   } catch (error) {
     return `(${error instanceof Error ? error.message : String(error)})`;
   }
@@ -46,13 +47,13 @@ function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
-export async function gatherFacts(session: AgentSession, task: string): Promise<WorkspaceFacts> {
+export async function gatherFacts(turn: Turn, task: string): Promise<WorkspaceFacts> {
   const terms = codeTerms(task);
   const [tree, gitStatus, tooling, ...hits] = await Promise.all([
-    readFact(session, "file_tree", { depth: 2 }),
-    readFact(session, "git_status", {}),
-    readFact(session, "workspace_info", {}),
-    ...terms.map((term) => readFact(session, "grep", { pattern: escapeRegex(term), max_results: 15 })),
+    readFact(turn, "file_tree", { depth: 2 }),
+    readFact(turn, "git_status", {}),
+    readFact(turn, "workspace_info", {}),
+    ...terms.map((term) => readFact(turn, "grep", { pattern: escapeRegex(term), max_results: 15 })),
   ]);
   const searchHits = terms.map((term, i) => `## ${term}\n${hits[i] ?? ""}`).join("\n\n");
   return {

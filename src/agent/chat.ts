@@ -5,22 +5,19 @@ import type { ApprovalMode } from "../config/schema.js";
 import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
 import type { StampedEvent } from "../events/types.js";
-import { modelInfo } from "../model/catalog.js";
-import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { announce, runDo } from "./doTask.js";
+import { doTask } from "./doTask.js";
 import { answerByPattern } from "./route.js";
-import { runRun } from "./runTask.js";
-import type { AgentSession, ModelHandle } from "./session.js";
-import { type DoOutcome, settle } from "./settle.js";
+import { runTask } from "./runTask.js";
+import type { ModelHandle, ResumedLog, Session } from "./session.js";
+import { announce, type Outcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
+import { Turn } from "./turn.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
-export type SessionFactory = (resume?: { id: string; events: StampedEvent[] }) => Promise<AgentSession>;
-
-const ROLES: readonly ModelRole[] = ["default", "cheap", "strong", "review"];
+export type SessionFactory = (resume?: ResumedLog) => Promise<Session>;
 
 /** The person's own `!command` is approved by their typing it. */
 const typedByThePerson: AskApproval = async () => ({ choice: "once" });
@@ -40,20 +37,20 @@ function mentionedPaths(text: string, workspace: string): string[] {
 
 /**
  * A conversation with the agent: one session and one tool loop, so each message continues the
- * same history (DESIGN.md: chat is a sequence of `do` turns over one history). Each turn is
- * announced and settled like `cairn do`, so it is stored and rendered the same way; /do and
- * /agent run the existing loops on the same session, and what they found is passed on to the
- * conversation. The engine never prints: everything it does is an event.
+ * same history (DESIGN.md: chat is a sequence of `do` turns over one history). Each message is
+ * a turn, announced and settled like `cairn do`, so it is stored and rendered the same way; /do
+ * and /agent run the existing loops on the same session, and what they found is passed on to
+ * the conversation. The engine never prints: everything it does is an event.
  */
 export class ChatEngine {
-  session!: AgentSession;
+  session!: Session;
   private loop!: ToolLoop;
   private readonly newSession: SessionFactory;
   /** Each listener with its subscription to the current session's bus. */
   private readonly listeners = new Map<EventListener, () => void>();
   private approval: ApprovalMode | undefined;
-  private current: { controller: AbortController; done: Promise<unknown> } | undefined;
-  private started = false;
+  private current: Promise<unknown> | undefined;
+  private interrupted = false;
   private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
   private notes: string[] = [];
@@ -64,7 +61,7 @@ export class ChatEngine {
 
   static async start(newSession: SessionFactory): Promise<ChatEngine> {
     const engine = new ChatEngine(newSession);
-    engine.adopt(await newSession(), new History(), false);
+    engine.adopt(await newSession(), new History());
     return engine;
   }
 
@@ -81,13 +78,12 @@ export class ChatEngine {
     };
   }
 
-  private adopt(session: AgentSession, history: History, started: boolean): void {
+  private adopt(session: Session, history: History): void {
     for (const [listener, off] of this.listeners) {
       off();
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
     this.session = session;
-    this.started = started;
     this.notes = [];
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });
     this.loop = new ToolLoop(session, {
@@ -99,25 +95,19 @@ export class ChatEngine {
   }
 
   /**
-   * Runs one piece of work under a signal of its own: Esc stops that work and the chat goes on.
-   * The session's signal is swapped because every model call and tool reads it from there.
+   * Runs one piece of work at a time; an interrupt (Esc) stops it and the chat goes on, told
+   * with the next message that it was interrupted.
    */
-  private async exclusive<T>(label: string, work: () => Promise<T>): Promise<T> {
+  private async exclusive<T>(work: () => Promise<T>): Promise<T> {
     if (this.current) throw new Error("cairn is still working on the last message");
-    // Checkpoints are per step: /undo takes back one message's changes at a time.
-    this.session.stepLabel = `${++this.steps}. ${label.replace(/\s+/g, " ").slice(0, 60)}`;
-    const controller = new AbortController();
-    const { deadline } = this.session;
-    const signal = deadline ? AbortSignal.any([controller.signal, deadline]) : controller.signal;
-    this.session.signal = signal;
-    this.session.toolContext.signal = signal;
     const done = work();
-    this.current = { controller, done };
+    this.current = done;
     try {
       return await done;
     } finally {
       this.current = undefined;
-      if (controller.signal.aborted) {
+      if (this.interrupted) {
+        this.interrupted = false;
         this.notes.push(
           "[The user interrupted what you were doing. What was done until then is kept; the files are as they are now.]",
         );
@@ -125,16 +115,22 @@ export class ChatEngine {
     }
   }
 
+  /** Checkpoints are per step: /undo takes back one message's changes at a time. */
+  private label(text: string): string {
+    return `${++this.steps}. ${text.replace(/\s+/g, " ").slice(0, 60)}`;
+  }
+
   /** Stops the current work, keeping what it did. False when there was nothing to stop. */
   interrupt(): boolean {
     if (!this.current) return false;
-    this.current.controller.abort(new Error("interrupted by the user"));
+    this.interrupted = true;
+    void this.session.submit({ type: "interrupt" });
     return true;
   }
 
   /** Stops whatever runs and waits until it has settled, so its end is stored. */
   async close(): Promise<void> {
-    const running = this.current?.done;
+    const running = this.current;
     this.interrupt();
     await running?.catch(() => undefined);
   }
@@ -149,13 +145,8 @@ export class ChatEngine {
     return notes.length ? `${notes.join("\n\n")}\n\n${text}` : text;
   }
 
-  private begin(task: string): void {
-    this.started = true;
-    announce(this.session, task);
-  }
-
   /** Reads the files and folders a message mentions, as tool calls the person can see. */
-  private async attachments(text: string): Promise<string> {
+  private async attachments(turn: Turn, text: string): Promise<string> {
     const parts: string[] = [];
     for (const [i, mention] of mentionedPaths(text, this.session.workspace).entries()) {
       const folder = statSync(path.resolve(this.session.workspace, mention)).isDirectory();
@@ -164,38 +155,47 @@ export class ChatEngine {
         name: folder ? "file_tree" : "read_file",
         input: { path: mention },
       });
-      const result = await executeToolCall(this.session, call);
+      const result = await executeToolCall(turn, call);
       if (result.ok)
         parts.push(`<attached ${folder ? "folder" : "file"}="${mention}">\n${result.text}\n</attached>`);
     }
     return parts.length ? `\n\n${parts.join("\n\n")}` : "";
   }
 
+  /** A turn of the conversation, announced and settled like `cairn do`. */
+  private turn(label: string, options: { policy?: Turn["policy"] }, work: (turn: Turn) => Promise<Outcome>) {
+    return this.exclusive(() => {
+      announce(this.session, label);
+      return Turn.run(this.session, { label: this.label(label), ...options }, work);
+    });
+  }
+
   /** One message of the conversation: answered with the tools, in the same history as the last. */
-  send(text: string): Promise<DoOutcome> {
-    return this.exclusive(text, () => {
-      this.begin(text);
-      return settle(
-        this.session,
+  send(text: string): Promise<Outcome> {
+    return this.turn(text, {}, (turn) =>
+      settle(
+        turn,
         async () => {
-          const direct = await answerByPattern(this.session, text);
+          const direct = await answerByPattern(turn, text);
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
             return { status: "completed", summary: direct, iterations: 1 };
           }
-          const outcome = await this.loop.run(this.withNotes(text + (await this.attachments(text))));
+          const outcome = await this.loop.run(
+            turn,
+            this.withNotes(text + (await this.attachments(turn, text))),
+          );
           return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };
         },
         () => 1,
-      );
-    });
+      ),
+    );
   }
 
   /** /agent and /do: the autonomous or one-shot loop on a task, told to the conversation after. */
-  runTask(kind: "agent" | "do", task: string): Promise<DoOutcome> {
-    return this.exclusive(`/${kind} ${task}`, async () => {
-      this.started = true;
-      const outcome = await (kind === "agent" ? runRun : runDo)(this.session, task);
+  runTask(kind: "agent" | "do", task: string): Promise<Outcome> {
+    return this.exclusive(async () => {
+      const outcome = await (kind === "agent" ? runTask : doTask)(this.session, task);
       this.notes.push(
         `[Meanwhile the user had you run /${kind} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );
@@ -207,73 +207,53 @@ export class ChatEngine {
    * `!command`: the person runs a command themselves, as a turn of its own so it is stored and
    * shown like any other; the model sees it with the next message.
    */
-  shell(command: string): Promise<DoOutcome> {
-    const line = `!${command}`;
-    return this.exclusive(line, () => {
-      this.begin(line);
-      return settle(
-        this.session,
+  shell(command: string): Promise<Outcome> {
+    const policy = this.session.policy.with({ mode: "ask", ask: typedByThePerson });
+    return this.turn(`!${command}`, { policy }, (turn) =>
+      settle(
+        turn,
         async () => {
-          const { policy } = this.session;
           const call = prepareToolCall(this.session, {
             id: `user-${Date.now()}`,
             name: "run_command",
             input: { command },
           });
-          this.session.policy = policy.with({ mode: "ask", ask: typedByThePerson });
-          try {
-            const result = await executeToolCall(this.session, call);
-            this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
-            return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
-          } finally {
-            this.session.policy = policy;
-          }
+          const result = await executeToolCall(turn, call);
+          this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
+          return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
         },
         () => 1,
-      );
-    });
+      ),
+    );
   }
 
   /** /model: a role of the config (cheap, strong, …) or any provider/model id. */
   async switchModel(ref: string): Promise<ModelHandle> {
-    const role = ROLES.find((r) => r === ref);
-    const handle: ModelHandle = role
-      ? await this.session.modelFor(role)
-      : {
-          id: ref,
-          model: await createLanguageModel(ref, this.session.config),
-          info: modelInfo(ref, this.session.config),
-        };
-    const from = this.session.model.id;
-    this.session.model = handle;
-    this.loop.model = handle;
-    // Before the first message there is no session in the store for an event to belong to.
-    if (this.started && from !== handle.id)
-      this.session.bus.emit({ type: "escalation", from, to: handle.id, reason: "switched by the user" });
-    return handle;
+    await this.session.submit({ type: "override", model: ref });
+    return this.session.model;
   }
 
   setApproval(mode: ApprovalMode): void {
     this.approval = mode;
-    this.session.policy = this.session.policy.with({ mode });
+    void this.session.submit({ type: "override", approval: mode });
   }
 
   /** /compact: shrinks the conversation now instead of when the window fills. */
   compact(): Promise<CompactionStats | undefined> {
-    return this.exclusive("/compact", async () => {
-      if (!this.started) return undefined;
-      return this.loop.compact();
+    return this.exclusive(async () => {
+      if (!this.session.announced) return undefined;
+      return Turn.run(this.session, { label: "/compact" }, (turn) => this.loop.compact(turn));
     });
   }
 
   /** /clear: a new conversation, in a new session. */
   async clear(): Promise<void> {
-    this.adopt(await this.newSession(), new History(), false);
+    this.adopt(await this.newSession(), new History());
   }
 
   /** /resume: continues a stored conversation, its history rebuilt from its events. */
   async resume(id: string, events: StampedEvent[]): Promise<void> {
-    this.adopt(await this.newSession({ id, events }), historyFromEvents(events), true);
+    this.adopt(await this.newSession({ id, events }), historyFromEvents(events));
   }
 }
 

@@ -17,7 +17,7 @@ function pathsChangedBy(tool: string, args: Record<string, unknown>): string[] {
 export function withCheckpoints(
   tool: AnyTool,
   checkpoints: () => Promise<Checkpoints>,
-  step: () => { session: string; label: string },
+  session: string,
 ): AnyTool {
   if (tool.permission !== "write" || tool.name.startsWith("git_")) return tool;
   return {
@@ -26,12 +26,11 @@ export function withCheckpoints(
       const paths = pathsChangedBy(tool.name, args as Record<string, unknown>);
       if (paths.length === 0) return tool.execute(args, ctx);
       const store = await checkpoints();
-      const { session, label } = step();
-      await store.beforeChange(session, label, paths);
+      await store.beforeChange(session, ctx.step, paths);
       try {
         return await tool.execute(args, ctx);
       } finally {
-        await store.afterChange(session, label, paths);
+        await store.afterChange(session, ctx.step, paths);
       }
     },
   };

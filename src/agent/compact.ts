@@ -9,7 +9,7 @@ import {
 import type { History } from "../context/history.js";
 import { loadTokenCounter } from "../context/tokens.js";
 import { callAndBook } from "./modelCall.js";
-import type { AgentSession } from "./session.js";
+import type { Turn } from "./turn.js";
 
 /** Model turns kept verbatim through a compaction. */
 const KEEP_TURNS = 3;
@@ -30,18 +30,22 @@ export interface CompactionStats {
  * summarised again until new turns have been added since the last time, so it never loops.
  */
 export class Compactor {
-  private readonly session: AgentSession;
   private readonly history: History;
   private summarizedAtLength = -1;
 
-  constructor(session: AgentSession, history: History) {
-    this.session = session;
+  constructor(history: History) {
     this.history = history;
   }
 
   /** `overhead`: tokens of the system prompt and tool definitions sent with every request. */
-  async maybeCompact(window: number, overhead: number, force = false): Promise<CompactionStats | undefined> {
-    const limit = Math.floor(window * this.session.config.context.compact_at);
+  async maybeCompact(
+    turn: Turn,
+    window: number,
+    overhead: number,
+    force = false,
+  ): Promise<CompactionStats | undefined> {
+    const { session } = turn;
+    const limit = Math.floor(window * session.config.context.compact_at);
     // The estimate is free; the tokenizer is paid for only when the history may be near the limit.
     if (!force && overhead + this.history.estimatedTokens() < limit * NEAR_LIMIT) return undefined;
     const count = await loadTokenCounter();
@@ -57,8 +61,9 @@ export class Compactor {
     if ((force || after > limit) && grewSinceSummary) {
       const keepFrom = recentStart(candidate, KEEP_TURNS);
       if (keepFrom > 1) {
-        const snapshot = await this.summarize(candidate.slice(1, keepFrom));
-        const compacted = assembleCompacted(candidate, keepFrom, snapshot, this.todoText());
+        const snapshot = await this.summarize(turn, candidate.slice(1, keepFrom));
+        const todos = session.todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
+        const compacted = assembleCompacted(candidate, keepFrom, snapshot, todos);
         const size = overhead + countMessages(count, compacted);
         if (size < after) {
           candidate = compacted;
@@ -71,7 +76,7 @@ export class Compactor {
     this.history.replace(candidate);
     if (summarized) this.summarizedAtLength = this.history.all().length;
     const stats = { before, after, pruned: pruned.pruned, summarized };
-    this.session.bus.emit({
+    session.bus.emit({
       type: "compaction",
       before_tokens: before,
       after_tokens: after,
@@ -81,15 +86,11 @@ export class Compactor {
     return stats;
   }
 
-  private todoText(): string {
-    return this.session.todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
-  }
-
-  private async summarize(old: Parameters<typeof transcript>[0]): Promise<string> {
-    const cheap = await this.session.modelFor("cheap");
+  private async summarize(turn: Turn, old: Parameters<typeof transcript>[0]): Promise<string> {
+    const cheap = await turn.session.modelFor("cheap");
     // A quarter of the cheap model's window for the transcript leaves room for the answer.
     const maxChars = Math.floor(cheap.info.contextWindow * 0.25 * 3.5);
-    const reply = await callAndBook(this.session, cheap, "compaction", {
+    const reply = await callAndBook(turn, cheap, "compaction", {
       system: SNAPSHOT_INSTRUCTIONS,
       messages: [{ role: "user", content: transcript(old, maxChars) }],
     });

@@ -1,11 +1,15 @@
 import path from "node:path";
 import type { ModelToolCall } from "../model/stream.js";
+import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
+import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { mainArgument } from "../tools/describe.js";
-import { type TruncateLimits, truncateHeadTail } from "../tools/truncate.js";
-import { type AnyTool, type ToolContext, ToolError } from "../tools/types.js";
-import type { AgentSession } from "./session.js";
+import { ToolError } from "../tools/toolError.js";
+import type { AnyTool, ToolContext } from "../tools/types.js";
+import { consultStrongModel } from "./modelCall.js";
+import type { Session } from "./session.js";
+import type { Turn } from "./turn.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
 const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
@@ -30,28 +34,50 @@ export function describeCall(call: PreparedCall): string {
 }
 
 function errorText(error: unknown): string {
-  if (error instanceof ToolError) return error.message;
+  if (error instanceof ToolError || error instanceof PathError) return error.message;
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
 /** What the approval policy is asked; a command line goes with it, for the policy to read. */
-function approvalRequest(session: AgentSession, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
+function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
-  const request = { tool: tool.name, permission: tool.permission, summary: describeCall(prepared) };
+  const request = {
+    callId: prepared.call.id,
+    tool: tool.name,
+    permission: tool.permission,
+    summary: describeCall(prepared),
+  };
   if (tool.permission !== "exec" || typeof args.command !== "string") return request;
   const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
   return { ...request, command: { text: args.command, cwd } };
 }
 
-/** The tool context of one call: the network opened for it when it was granted. */
-function contextFor(session: AgentSession, network: boolean): ToolContext {
-  const { toolContext } = session;
-  if (!network || !toolContext.sandbox) return toolContext;
-  return { ...toolContext, sandbox: { ...toolContext.sandbox, network: true } };
+/**
+ * What the tools of a turn work with: the session's workspace, sandbox and read tracker, the
+ * turn's cancellation and step, and the network when it was granted for this call.
+ */
+export function toolContextFor(turn: Turn, network = false): ToolContext {
+  const { session } = turn;
+  const sandbox = session.sandbox && network ? { ...session.sandbox, network: true } : session.sandbox;
+  return {
+    workspace: session.workspace,
+    extraRoots: session.extraRoots,
+    signal: turn.signal,
+    step: turn.label,
+    commandTimeoutMs: session.config.commands.timeout_ms,
+    reads: session.reads,
+    ...(sandbox ? { sandbox } : {}),
+    ...(session.attended ? { ask: session.inbox.ask } : {}),
+    consult: (question) => consultStrongModel(turn, question),
+    setTodos: (todos) => {
+      session.todos = todos;
+      session.bus.emit({ type: "todos", todos });
+    },
+  };
 }
 
 /** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: AgentSession, call: ModelToolCall): PreparedCall {
+export function prepareToolCall(session: Session, call: ModelToolCall): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -73,10 +99,8 @@ export function prepareToolCall(session: AgentSession, call: ModelToolCall): Pre
  * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
  * and `tool.result` events. Every failure becomes the call's result for the model to read.
  */
-export async function executeToolCall(
-  session: AgentSession,
-  prepared: PreparedCall,
-): Promise<ToolCallResult> {
+export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promise<ToolCallResult> {
+  const { session } = turn;
   const { call } = prepared;
   const tool = session.registry.get(call.name);
   session.bus.emit({
@@ -94,19 +118,19 @@ export async function executeToolCall(
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
-    const decision = await session.policy.check(approvalRequest(session, tool, prepared));
+    const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
     if (!decision.allowed) {
       text = decision.reason;
     } else {
       try {
-        const output = await tool.execute(prepared.args, contextFor(session, decision.network));
+        const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
         ok = true;
         text = output.text;
         data = output.data;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
-        if (session.signal.aborted) throw error;
+        if (turn.signal.aborted) throw error;
         text = errorText(error);
       }
     }

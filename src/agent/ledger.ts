@@ -1,6 +1,6 @@
-import type { Price } from "../config/schema.js";
 import type { EventBus } from "../events/bus.js";
 import type { Phase, StampedEvent, TokenCounts, UsageTotals } from "../events/types.js";
+import type { Price } from "../model/cost.js";
 import { costOf } from "../model/cost.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 

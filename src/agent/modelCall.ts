@@ -1,6 +1,7 @@
 import type { Phase } from "../events/types.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
-import type { AgentSession, ModelHandle } from "./session.js";
+import type { ModelHandle } from "./session.js";
+import type { Turn } from "./turn.js";
 
 export type TurnRequest = Pick<
   ModelCallRequest,
@@ -8,27 +9,28 @@ export type TurnRequest = Pick<
 >;
 
 /**
- * One model call as a session makes it: its cancellation, timeouts and retry policy, each retry
+ * One model call as a turn makes it: its cancellation, timeouts and retry policy, each retry
  * an event, and the call's tokens and dollars booked under `phase` as soon as it ends.
  */
 export async function callAndBook(
-  session: AgentSession,
+  turn: Turn,
   model: ModelHandle,
   phase: Phase,
   request: TurnRequest,
 ): Promise<ModelCallResult> {
+  const { config, bus, ledger } = turn.session;
   const reply = await callModel({
     ...request,
     model: model.model,
     modelId: model.id,
-    signal: session.signal,
-    timeoutMs: session.config.request_timeout_ms,
-    maxRetries: session.config.retries.max,
-    retryBaseMs: session.config.retries.base_ms,
+    signal: turn.signal,
+    timeoutMs: config.request_timeout_ms,
+    maxRetries: config.retries.max,
+    retryBaseMs: config.retries.base_ms,
     onRetry: ({ attempt, delayMs, reason }) =>
-      session.bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
+      bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
   });
-  session.ledger.record({
+  ledger.record({
     phase,
     modelId: model.id,
     counts: reply.usage,
@@ -37,4 +39,18 @@ export async function callAndBook(
     generationMs: reply.generationMs,
   });
   return reply;
+}
+
+const ADVISOR =
+  "You are a senior engineer advising an autonomous coding agent in the middle of a task. " +
+  "Answer its question directly and concretely; say what you would check or change, and why.";
+
+/** The `consult` tool: one question to the strong model, booked under execution. */
+export async function consultStrongModel(turn: Turn, question: string): Promise<string> {
+  const strong = await turn.session.modelFor("strong");
+  const reply = await callAndBook(turn, strong, "execution", {
+    system: ADVISOR,
+    messages: [{ role: "user", content: question }],
+  });
+  return reply.text;
 }

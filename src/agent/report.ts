@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { Phase, UsageTotals } from "../events/types.js";
-import { formatCost, formatDuration, formatTokens } from "../ui/format.js";
-import type { ValidationReport } from "../verify/run.js";
+import { PHASES, type Phase, type UsageTotals } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
-import type { AgentSession } from "./session.js";
+import type { Session } from "./session.js";
 import type { Ending } from "./settle.js";
 
 export interface ReportInput {
@@ -18,22 +18,10 @@ export interface ReportInput {
   notes: string;
 }
 
-const PHASE_ORDER: Phase[] = [
-  "routing",
-  "analysis",
-  "planning",
-  "execution",
-  "validation",
-  "review",
-  "progress",
-  "summary",
-  "compaction",
-];
-
 function costTable(byPhase: Partial<Record<Phase, UsageTotals>>, total: UsageTotals): string {
   const row = (name: string, u: UsageTotals) =>
     `| ${name} | ${u.calls} | ${formatTokens(u.input_tokens)} | ${formatTokens(u.cached_input_tokens)} | ${formatTokens(u.output_tokens)} | ${formatCost(u.cost_usd)} |`;
-  const rows = PHASE_ORDER.flatMap((phase) => {
+  const rows = PHASES.flatMap((phase) => {
     const usage = byPhase[phase];
     return usage ? [row(phase, usage)] : [];
   });
@@ -75,7 +63,7 @@ function reviewSection(context: IterationContext): string {
  * The run's Markdown summary: what changed, how it was checked, what the reviewer said and what
  * each phase cost. Written to `.cairn/reports/<session>.md` and returned as the result summary.
  */
-export async function writeReport(session: AgentSession, input: ReportInput): Promise<string> {
+export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
   const markdown = [

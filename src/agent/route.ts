@@ -1,8 +1,8 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import type { AgentSession } from "./session.js";
 import { ToolLoop } from "./toolLoop.js";
+import type { Turn } from "./turn.js";
 
 /**
  * Tier 0 of routing: messages whose intent is plain from the text, handled without a model, or
@@ -40,16 +40,17 @@ export function routeByPattern(task: string, workspace: string): PatternRoute | 
   return undefined;
 }
 
-async function runTool(session: AgentSession, name: string, args: Record<string, unknown>) {
+async function runTool(turn: Turn, name: string, args: Record<string, unknown>) {
   const call = { id: `route-${name}`, name, input: args };
-  return executeToolCall(session, prepareToolCall(session, call));
+  return executeToolCall(turn, prepareToolCall(turn.session, call));
 }
 
 /**
  * Handles a tier-0 task and returns the answer, or undefined when the task needs the loop.
  * The route and its reason are recorded as an event either way it goes.
  */
-export async function answerByPattern(session: AgentSession, task: string): Promise<string | undefined> {
+export async function answerByPattern(turn: Turn, task: string): Promise<string | undefined> {
+  const { session } = turn;
   const route = routeByPattern(task, session.workspace);
   if (!route) return undefined;
   session.bus.emit({ type: "route", tier: 0, decision: route.kind, reason: route.reason });
@@ -61,17 +62,17 @@ export async function answerByPattern(session: AgentSession, task: string): Prom
         : "Hello! Tell me what to do in this repository: fix a bug, add a feature, explain some code.";
       break;
     case "read": {
-      const result = await runTool(session, "read_file", { path: route.path });
+      const result = await runTool(turn, "read_file", { path: route.path });
       answer = result.ok ? `\`${route.path}\`:\n\n\`\`\`\n${result.text}\n\`\`\`` : result.text;
       break;
     }
     case "command": {
-      const result = await runTool(session, "run_command", { command: route.command });
+      const result = await runTool(turn, "run_command", { command: route.command });
       answer = `\`${route.command}\`:\n\n\`\`\`\n${result.text}\n\`\`\``;
       break;
     }
     case "explain": {
-      const result = await runTool(session, "read_file", { path: route.path });
+      const result = await runTool(turn, "read_file", { path: route.path });
       if (!result.ok) return result.text;
       const loop = new ToolLoop(session, {
         phase: "execution",
@@ -79,7 +80,10 @@ export async function answerByPattern(session: AgentSession, task: string): Prom
         announcePlan: false,
         noTools: true,
       });
-      const outcome = await loop.run(`${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`);
+      const outcome = await loop.run(
+        turn,
+        `${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`,
+      );
       return outcome.answer;
     }
   }

@@ -1,10 +1,10 @@
 import type { EventOf, TodoItem } from "../events/types.js";
+import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
-import { runValidation, toValidationSummary, type ValidationReport } from "../verify/run.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
-import { announce } from "./doTask.js";
+import { decide } from "./guards.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -19,10 +19,11 @@ import {
   type Review,
   reviewSchema,
 } from "./schemas.js";
-import type { AgentSession, ModelHandle } from "./session.js";
-import { type DoOutcome, type Ending, settle } from "./settle.js";
+import type { ModelHandle, Session } from "./session.js";
+import { announce, type Ending, type Outcome, settle } from "./settle.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
+import { Turn } from "./turn.js";
 import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
@@ -53,7 +54,9 @@ function signatureOf(report: ValidationReport | undefined, review: Review | unde
 }
 
 class RunLoop {
-  private readonly session: AgentSession;
+  private readonly session: Session;
+  /** The whole run's turn: its cancellation; each step runs in a turn within it. */
+  private readonly turn: Turn;
   private readonly task: string;
   private readonly context = new IterationContext();
   private readonly loop: ToolLoop;
@@ -68,8 +71,10 @@ class RunLoop {
   /** Stops observing the bus: a chat runs many of these on one session. */
   readonly unsubscribe: () => void;
 
-  constructor(session: AgentSession, task: string, resume?: ResumePoint) {
+  constructor(turn: Turn, task: string, resume?: ResumePoint) {
+    const { session } = turn;
     this.session = session;
+    this.turn = turn;
     this.task = task;
     this.resume = resume;
     this.model = session.model;
@@ -90,7 +95,7 @@ class RunLoop {
 
   private async classify(): Promise<Classification> {
     const cheap = await this.session.modelFor("cheap");
-    return askStructured(this.session, {
+    return askStructured(this.turn, {
       phase: "routing",
       model: cheap,
       name: "classification",
@@ -102,8 +107,8 @@ class RunLoop {
   }
 
   private async analyse(): Promise<Intent> {
-    const facts = await gatherFacts(this.session, this.task);
-    const intent = await askStructured(this.session, {
+    const facts = await gatherFacts(this.turn, this.task);
+    const intent = await askStructured(this.turn, {
       phase: "analysis",
       model: this.model,
       name: "intent",
@@ -125,7 +130,7 @@ class RunLoop {
 
   private async plan(intent: Intent): Promise<Plan> {
     const revising = this.iteration > 1;
-    const plan = await askStructured(this.session, {
+    const plan = await askStructured(this.turn, {
       phase: "planning",
       model: this.model,
       name: "plan",
@@ -168,7 +173,7 @@ class RunLoop {
     for (const [index, step] of plan.steps.entries()) {
       if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
-      this.session.stepLabel = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
+      const label = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
       const prompt = [
         `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
@@ -180,8 +185,11 @@ class RunLoop {
         .filter(Boolean)
         .join("\n");
       const first = index === startAt && (note !== "" || this.iteration === 1);
-      const outcome = await this.loop.run(
-        first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
+      const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
+        this.loop.run(
+          turn,
+          first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
+        ),
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
@@ -198,7 +206,7 @@ class RunLoop {
     const { session } = this;
     session.bus.emit({ type: "status", status: "validating" });
     const plan = await validationPlanFor(session);
-    const options = checkOptions(session);
+    const options = checkOptions(this.turn);
     let report = await runValidation(plan, options);
     if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
       report = await tryFixers(plan, report, {
@@ -223,7 +231,7 @@ class RunLoop {
         [...this.context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
         {
           cwd: session.workspace,
-          signal: session.signal,
+          signal: this.turn.signal,
           validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
           onAttempt: (attempt) =>
             session.bus.emit({
@@ -252,7 +260,7 @@ class RunLoop {
     const { session } = this;
     session.bus.emit({ type: "status", status: "reviewing" });
     const reviewer = await session.modelFor("review");
-    const review = await askStructured(session, {
+    const review = await askStructured(this.turn, {
       phase: "review",
       model: reviewer,
       name: "review",
@@ -277,16 +285,14 @@ class RunLoop {
     const strong = await this.session.modelFor("strong");
     this.session.bus.emit({ type: "escalation", from: this.model.id, to: strong.id, reason });
     this.model = strong;
-    this.loop.model = strong;
     this.escalated = true;
   }
 
-  /** Asks the person how to get unstuck; undefined when nobody can answer. */
+  /** Asks the person how to get unstuck; undefined when they give no answer. */
   private async askForHelp(): Promise<string | undefined> {
-    const ask = this.session.toolContext.ask;
-    if (!ask) return undefined;
+    const { session } = this;
     const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
-    const answer = (await ask(question))?.trim() || undefined;
+    const answer = (await session.inbox.ask(question))?.trim() || undefined;
     this.session.bus.emit({ type: "question", question, answer: answer ?? null });
     return answer;
   }
@@ -300,7 +306,7 @@ class RunLoop {
     const { session } = this;
     const point = this.resume;
     if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
-    const direct = await answerByPattern(session, this.task);
+    const direct = await answerByPattern(this.turn, this.task);
     if (direct) return { status: "completed", summary: direct, iterations: 0 };
 
     const classification = await this.classify();
@@ -317,7 +323,7 @@ class RunLoop {
         maxToolCalls: session.config.max_tool_calls,
         announcePlan: true,
         noTools: !classification.needs_tools,
-      }).run(this.task);
+      }).run(this.turn, this.task);
       return this.ending(outcome.status, outcome.answer || outcome.reason || "");
     }
     session.bus.emit({
@@ -352,13 +358,6 @@ class RunLoop {
     const { session } = this;
     for (;;) {
       this.iteration++;
-      if (this.iteration > session.config.max_iterations) {
-        this.iteration--;
-        return this.finish(
-          "max_iterations",
-          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
-        );
-      }
       if (resumed) {
         await this.execute(resumed.plan, resumed.startAt, resumed.note);
         resumed = undefined;
@@ -366,11 +365,19 @@ class RunLoop {
         await this.execute(await this.plan(intent));
       }
       const report = await this.validate();
-      const changed = session.filesChanged.size > 0;
-      const review = changed ? await this.review(report) : undefined;
-      const validationOk = report.passed !== false;
-      if (validationOk && (review?.ready ?? true)) return this.finish("completed", "");
-
+      const review = session.filesChanged.size > 0 ? await this.review(report) : undefined;
+      const signature = signatureOf(report, review);
+      const move = decide({
+        iteration: this.iteration,
+        maxIterations: session.config.max_iterations,
+        validationPassed: report.passed,
+        reviewReady: review?.ready,
+        sameFailureAgain: signature === this.lastSignature,
+        escalated: this.escalated,
+        canAsk: session.attended,
+      });
+      this.lastSignature = signature;
+      if (move === "completed") return this.finish("completed", "");
       this.context.pendingIssues = [
         ...(report.passed === false
           ? [
@@ -381,22 +388,23 @@ class RunLoop {
           (i) => `[${i.severity}] ${i.file ? `${i.file}: ` : ""}${i.description}`,
         ),
       ];
-      const signature = signatureOf(report, review);
-      if (signature === this.lastSignature) {
-        if (!this.escalated) {
-          await this.escalate("the same failure came back after a revision");
-        } else {
-          const advice = await this.askForHelp();
-          if (!advice) {
-            return this.finish(
-              "stuck",
-              "Stuck: the same failure came back after escalating to the strong model.",
-            );
-          }
-          this.context.pendingIssues.push(`The user says: ${advice}`);
-        }
+      if (move === "max_iterations") {
+        return this.finish(
+          "max_iterations",
+          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
+        );
       }
-      this.lastSignature = signature;
+      if (move === "escalate") await this.escalate("the same failure came back after a revision");
+      if (move === "ask" || move === "stuck") {
+        const advice = move === "ask" ? await this.askForHelp() : undefined;
+        if (!advice) {
+          return this.finish(
+            "stuck",
+            "Stuck: the same failure came back after escalating to the strong model.",
+          );
+        }
+        this.context.pendingIssues.push(`The user says: ${advice}`);
+      }
     }
   }
 
@@ -425,17 +433,19 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runRun(session: AgentSession, task: string, resume?: ResumePoint): Promise<DoOutcome> {
+export async function runTask(session: Session, task: string, resume?: ResumePoint): Promise<Outcome> {
   announce(session, task, resume);
-  const run = new RunLoop(session, task, resume);
-  try {
-    return await settle(
-      session,
-      () => run.run(),
-      () => run.iteration,
-      (ending) => run.report(ending),
-    );
-  } finally {
-    run.unsubscribe();
-  }
+  return Turn.run(session, { label: "task" }, async (turn) => {
+    const run = new RunLoop(turn, task, resume);
+    try {
+      return await settle(
+        turn,
+        () => run.run(),
+        () => run.iteration,
+        (ending) => run.report(ending),
+      );
+    } finally {
+      run.unsubscribe();
+    }
+  });
 }

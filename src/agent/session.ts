@@ -2,21 +2,21 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { LanguageModel } from "ai";
-import { ConfigError } from "../config/errors.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
-import type { Config } from "../config/schema.js";
-import { loadProjectInstructions } from "../context/instructions.js";
+import type { ApprovalMode, Config } from "../config/schema.js";
+import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
-import type { Mode, StampedEvent, TodoItem } from "../events/types.js";
-import { modelInfo } from "../model/catalog.js";
-import { createLanguageModel, type ModelRole } from "../model/providers.js";
-import { ApprovalPolicy, type AskApproval } from "../safety/approval.js";
+import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { type ModelInfo, modelInfo } from "../model/catalog.js";
+import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
+import { ConfigError } from "../platform/errors.js";
+import { ApprovalPolicy } from "../safety/approval.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
 import { Checkpoints } from "../store/checkpoints.js";
+import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
 import { fileTools } from "../tools/files.js";
@@ -24,16 +24,21 @@ import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
-import { runTools } from "../tools/run.js";
-import type { ToolContext } from "../tools/types.js";
+import type { CommandSandbox } from "../tools/types.js";
 import { withCheckpoints } from "./checkpointing.js";
-import { consultStrongModel } from "./consult.js";
+import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
 
 export interface ModelHandle {
   id: string;
-  model: LanguageModel;
-  info: ReturnType<typeof modelInfo>;
+  model: ChatModel;
+  info: ModelInfo;
+}
+
+/** A stored session to continue: same id, its event sequence, its spending and changed files. */
+export interface ResumedLog {
+  id: string;
+  events: StampedEvent[];
 }
 
 export interface SessionOptions {
@@ -41,13 +46,27 @@ export interface SessionOptions {
   modelId: string;
   workspace: string;
   mode: Mode;
-  signal: AbortSignal;
-  ask?: AskApproval;
-  /** Answers the model's ask_user; absent when nobody is there. */
-  askUser?: (question: string) => Promise<string | undefined>;
+  /** A person is there to answer approvals and questions (a terminal, an editor, the dashboard). */
+  attended: boolean;
   env?: NodeJS.ProcessEnv;
-  /** Continue this stored session: same id, its event sequence, its spending and changed files. */
-  resume?: { id: string; events: StampedEvent[] };
+  resume?: ResumedLog;
+}
+
+/**
+ * What a session is told from outside, by whatever front end drives it (the terminal, the TUI,
+ * an editor over ACP, the HTTP API): the one way in, as events are the one way out.
+ */
+export type SessionOp =
+  | { type: "approve"; request_id: string; choice: ApprovalChoice; reason?: string }
+  | { type: "answer"; request_id: string; answer: string | null }
+  /** Stops what runs now, keeping its work; whatever waits for an answer is declined. */
+  | { type: "interrupt"; reason?: string }
+  /** From now on: another model (a role of the config or a provider/model id), another approval mode. */
+  | { type: "override"; model?: string; approval?: ApprovalMode };
+
+/** Work that an interrupt stops: the turns running now. */
+export interface Interruptible {
+  abort(reason: Error): void;
 }
 
 /** An extra root as a real path; one that does not exist is a configuration mistake, said as one. */
@@ -67,32 +86,7 @@ export function newSessionId(now = new Date()): string {
   return `${stamp}-${randomBytes(3).toString("hex")}`;
 }
 
-/** Everything one run needs, built once: model, tools, prompt, policy, ledger, events. */
-export interface AgentSession {
-  id: string;
-  mode: Mode;
-  config: Config;
-  workspace: string;
-  /** Redacts every event; also for what is written outside the event stream (the report). */
-  redact: Redactor;
-  bus: EventBus;
-  ledger: UsageLedger;
-  model: ModelHandle;
-  registry: ToolRegistry;
-  policy: ApprovalPolicy;
-  toolContext: ToolContext;
-  system: string;
-  signal: AbortSignal;
-  /** Aborted when the wall-time cap (`timeout_s`) is reached; part of `signal`. */
-  deadline: AbortSignal | undefined;
-  filesChanged: Set<string>;
-  todos: TodoItem[];
-  /** The step file changes are checkpointed under: undo goes back a step at a time. */
-  stepLabel: string;
-  startedAt: number;
-  /** The model for a role (cheap, strong, review), built on first use. */
-  modelFor: (role: ModelRole) => Promise<ModelHandle>;
-}
+const ROLES: readonly ModelRole[] = ["default", "cheap", "strong", "review"];
 
 async function buildModel(modelId: string, config: Config, env: NodeJS.ProcessEnv): Promise<ModelHandle> {
   return {
@@ -102,52 +96,90 @@ async function buildModel(modelId: string, config: Config, env: NodeJS.ProcessEn
   };
 }
 
-export async function createSession(options: SessionOptions): Promise<AgentSession> {
-  const env = options.env ?? process.env;
-  const workspace = realpathSync(path.resolve(options.workspace));
-  const config = options.config;
-  const id = options.resume?.id ?? newSessionId();
-  const redact = createRedactor({ env, config });
-  const bus = new EventBus(id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(redact));
-  const sandbox = detectSandbox();
-  const deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
-  const signal = deadline ? AbortSignal.any([options.signal, deadline]) : options.signal;
-  const model = await buildModel(options.modelId, config, env);
-  const byId = new Map<string, Promise<ModelHandle>>([[model.id, Promise.resolve(model)]]);
-  // The chosen model stands in for every role the config leaves unset.
-  const modelFor = (role: ModelRole): Promise<ModelHandle> => {
-    const id = role === "default" ? model.id : (config.profiles[role] ?? model.id);
-    let handle = byId.get(id);
-    if (!handle) {
-      handle = buildModel(id, config, env);
-      byId.set(id, handle);
-    }
-    return handle;
-  };
-  let checkpoints: Promise<Checkpoints> | undefined;
-  const openCheckpoints = () => {
-    checkpoints ??= Checkpoints.open(workspace, { dataDir: dataDir(env) });
-    return checkpoints;
-  };
-  const registry = new ToolRegistry(
-    [...fileTools, ...exploreTools, ...runTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
-      withCheckpoints(tool, openCheckpoints, () => ({ session: id, label: session.stepLabel })),
-    ),
-    config.tools,
-  );
-  const session: AgentSession = {
-    id,
-    mode: options.mode,
-    config,
-    workspace,
-    redact,
-    bus,
-    ledger: new UsageLedger(bus, { maxCostUsd: config.max_cost_usd, maxTokens: config.max_tokens }),
-    model,
-    registry,
-    policy: new ApprovalPolicy({
-      mode: config.approval ?? (options.ask ? "ask" : "auto-edit"),
-      ask: options.ask,
+/**
+ * What lives as long as the conversation or task: its id, events, spending, tools, model choice
+ * and approval policy. Each piece of work on it runs as a `Turn` (a do, a step of a run, a chat
+ * message, a sub-agent), which carries its own cancellation, model and checkpoint label.
+ */
+export class Session {
+  readonly id: string;
+  readonly mode: Mode;
+  readonly config: Config;
+  readonly workspace: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** Redacts every event; also for what is written outside the event stream (the report). */
+  readonly redact: Redactor;
+  readonly bus: EventBus;
+  readonly ledger: UsageLedger;
+  readonly registry: ToolRegistry;
+  readonly inbox: Inbox;
+  readonly attended: boolean;
+  readonly system: string;
+  readonly startedAt = Date.now();
+  /** Aborted when the wall-time cap (`timeout_s`) is reached; every turn's signal includes it. */
+  readonly deadline: AbortSignal | undefined;
+  readonly filesChanged = new Set<string>();
+  /** What the file tools last saw of each file, so that none is edited blindly after a change. */
+  readonly reads = new ReadTracker();
+  readonly extraRoots: string[];
+  /** How commands are confined; absent where no sandbox works. */
+  readonly sandbox: CommandSandbox | undefined;
+  todos: TodoItem[] = [];
+  /** The model turns use unless given another; `override` switches it. */
+  model: ModelHandle;
+  /** The approval policy turns ask unless given another; `override` changes its mode. */
+  policy: ApprovalPolicy;
+  /** Whether the session has announced itself (its first event is stored). */
+  announced = false;
+  readonly running = new Set<Interruptible>();
+  private readonly models = new Map<string, Promise<ModelHandle>>();
+  private checkpointStore: Promise<Checkpoints> | undefined;
+
+  private constructor(
+    options: SessionOptions,
+    model: ModelHandle,
+    workspace: string,
+    instructions: ProjectInstructions[],
+  ) {
+    const { config } = options;
+    const env = options.env ?? process.env;
+    this.id = options.resume?.id ?? newSessionId();
+    this.mode = options.mode;
+    this.config = config;
+    this.workspace = workspace;
+    this.env = env;
+    this.attended = options.attended;
+    this.redact = createRedactor({ env, config });
+    this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    this.ledger = new UsageLedger(this.bus, {
+      maxCostUsd: config.max_cost_usd,
+      maxTokens: config.max_tokens,
+    });
+    this.inbox = new Inbox(this.bus);
+    this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
+    this.model = model;
+    this.models.set(model.id, Promise.resolve(model));
+    this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
+    const sandbox = detectSandbox();
+    this.sandbox =
+      sandbox.kind === "none"
+        ? undefined
+        : {
+            sandbox,
+            tmpDir: sessionTmpDir(),
+            network: config.sandbox.network,
+            // Approval rules and sandbox settings: a command must not loosen them for later sessions.
+            readOnly: [path.dirname(projectConfigFile(workspace))],
+          };
+    this.registry = new ToolRegistry(
+      [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
+        withCheckpoints(tool, () => this.checkpoints(), this.id),
+      ),
+      config.tools,
+    );
+    this.policy = new ApprovalPolicy({
+      mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
+      ask: options.attended ? this.inbox.approve : undefined,
       rules: config.rules,
       workspace,
       home: env.HOME || os.homedir(),
@@ -156,55 +188,93 @@ export async function createSession(options: SessionOptions): Promise<AgentSessi
       saveRules: (rules) =>
         saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
-          bus.emit({
+          this.bus.emit({
             type: "error",
             message: `Could not save the rule in the workspace config: ${why}`,
             fatal: false,
           });
         }),
-    }),
-    toolContext: {
+    });
+    this.system = buildSystemPrompt({
       workspace,
-      extraRoots: config.workspace.extra_roots.map((root) => extraRoot(workspace, root)),
-      signal,
-      commandTimeoutMs: config.commands.timeout_ms,
-      ...(sandbox.kind === "none"
-        ? {}
-        : {
-            sandbox: {
-              sandbox,
-              tmpDir: sessionTmpDir(),
-              network: config.sandbox.network,
-              // Approval rules and sandbox settings: a command must not loosen them for later sessions.
-              readOnly: [path.dirname(projectConfigFile(workspace))],
-            },
-          }),
-      reads: new ReadTracker(),
-      ...(options.askUser ? { ask: options.askUser } : {}),
-      consult: (question) => consultStrongModel(session, question),
-      setTodos: (todos) => {
-        session.todos = todos;
-        bus.emit({ type: "todos", todos });
-      },
-    },
-    system: buildSystemPrompt({
-      workspace,
-      instructions: await loadProjectInstructions(workspace),
-      ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
-    }),
-    signal,
-    deadline,
-    filesChanged: new Set(),
-    todos: [],
-    stepLabel: "task",
-    startedAt: Date.now(),
-    modelFor,
-  };
-  for (const event of options.resume?.events ?? []) {
-    if (event.type === "tool.result")
-      for (const file of event.changed_files ?? []) session.filesChanged.add(file);
-    if (event.type === "todos") session.todos = event.todos;
+      instructions,
+      ...(model.info.toolCalls === "text" ? { textTools: this.registry } : {}),
+    });
+    for (const event of options.resume?.events ?? []) {
+      if (event.type === "tool.result")
+        for (const file of event.changed_files ?? []) this.filesChanged.add(file);
+      if (event.type === "todos") this.todos = event.todos;
+    }
+    this.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
+    this.announced = Boolean(options.resume);
   }
-  session.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
-  return session;
+
+  static async create(options: SessionOptions): Promise<Session> {
+    const env = options.env ?? process.env;
+    const workspace = realpathSync(path.resolve(options.workspace));
+    const model = await buildModel(options.modelId, options.config, env);
+    return new Session(options, model, workspace, await loadProjectInstructions(workspace));
+  }
+
+  /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
+  modelFor(ref: ModelRole | string): Promise<ModelHandle> {
+    const role = ROLES.find((r) => r === ref);
+    // The session's model stands in for every role the config leaves unset.
+    const id =
+      role === "default" ? this.model.id : role ? (this.config.profiles[role] ?? this.model.id) : ref;
+    let handle = this.models.get(id);
+    if (!handle) {
+      handle = buildModel(id, this.config, this.env);
+      // A model that cannot be built (no key, bad id) is not remembered: the next ask says why again.
+      handle.catch(() => this.models.delete(id));
+      this.models.set(id, handle);
+    }
+    return handle;
+  }
+
+  /** The shadow repository file changes are checkpointed in, opened on the first change. */
+  checkpoints(): Promise<Checkpoints> {
+    this.checkpointStore ??= Checkpoints.open(this.workspace, { dataDir: dataDir(this.env) });
+    return this.checkpointStore;
+  }
+
+  /**
+   * The one way in. Approvals and answers resolve what the session is waiting for (an
+   * `AnswerError` when nothing by that id waits, or the choice was not offered); an interrupt
+   * stops every running turn and declines what waits; an override applies from the next call on.
+   */
+  async submit(op: SessionOp): Promise<void> {
+    switch (op.type) {
+      case "approve":
+        return this.inbox.answerApproval(op.request_id, {
+          choice: op.choice,
+          ...(op.reason !== undefined ? { reason: op.reason } : {}),
+        });
+      case "answer":
+        return this.inbox.answerQuestion(op.request_id, op.answer);
+      case "interrupt": {
+        const reason = op.reason ?? "interrupted by the user";
+        this.inbox.dismissAll(reason);
+        for (const turn of [...this.running]) turn.abort(new Error(reason));
+        return;
+      }
+      case "override":
+        if (op.approval) this.policy = this.policy.with({ mode: op.approval });
+        if (op.model) await this.switchModel(op.model);
+        return;
+      default: {
+        const unknown: never = op;
+        throw new Error(`unknown session op ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  private async switchModel(ref: string): Promise<void> {
+    const handle = await this.modelFor(ref);
+    const from = this.model.id;
+    this.model = handle;
+    // Before the first message there is no session in the store for an event to belong to.
+    if (this.announced && from !== handle.id)
+      this.bus.emit({ type: "escalation", from, to: handle.id, reason: "switched by the user" });
+  }
 }

@@ -1,8 +1,10 @@
 import type { RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { BudgetExceededError } from "./ledger.js";
-import type { AgentSession } from "./session.js";
+import type { ResumePoint } from "./resume.js";
+import type { Session } from "./session.js";
 import { StructuredOutputError } from "./structured.js";
+import type { Turn } from "./turn.js";
 
 export interface Ending {
   status: RunStatus;
@@ -11,13 +13,42 @@ export interface Ending {
   validation?: ValidationSummary | null;
 }
 
-export interface DoOutcome {
+export interface Outcome {
   result: RunResult;
   /** DESIGN.md's exit codes: 0 completed, 1 not completed, 2 bad usage or configuration. */
   exitCode: 0 | 1 | 2;
 }
 
-export function buildResult(session: AgentSession, ending: Ending): RunResult {
+/** The first event of a session, or of its continuation after an interruption. */
+export function announce(session: Session, task: string, resume?: ResumePoint): void {
+  session.announced = true;
+  if (resume) {
+    session.bus.emit({
+      type: "session.resumed",
+      after_seq: resume.events.at(-1)?.seq ?? 0,
+      interrupted_calls: resume.interrupted.map((call) => call.tool),
+    });
+    return;
+  }
+  session.bus.emit({
+    type: "session.started",
+    mode: session.mode,
+    task,
+    model: session.model.id,
+    workspace: session.workspace,
+  });
+  if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
+    session.bus.emit({
+      type: "error",
+      fatal: false,
+      message:
+        `The price of ${session.model.id} is unknown, so --max-cost cannot stop this session. ` +
+        `Set models.${session.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
+    });
+  }
+}
+
+export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
   return {
     session_id: session.id,
@@ -40,11 +71,7 @@ export function buildResult(session: AgentSession, ending: Ending): RunResult {
 }
 
 /** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
-function endingFor(
-  session: AgentSession,
-  error: unknown,
-  iterations: number,
-): { ending: Ending; exitCode: 1 | 2 } {
+function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
   const end = (status: RunStatus, summary: string, exitCode: 1 | 2 = 1) => ({
     ending: { status, summary, iterations },
     exitCode,
@@ -52,10 +79,10 @@ function endingFor(
   if (error instanceof BudgetExceededError) {
     return end("budget_exceeded", `Stopped: ${error.message}. The work done so far is kept.`);
   }
-  if (session.deadline?.aborted) {
+  if (turn.timedOut) {
     return end("budget_exceeded", "Stopped: the time cap was reached. The work done so far is kept.");
   }
-  if (session.signal.aborted) return end("cancelled", "Cancelled by the user; changes made so far are kept.");
+  if (turn.signal.aborted) return end("cancelled", "Cancelled by the user; changes made so far are kept.");
   if (error instanceof ProviderError) return end("failed", error.message, error.isConfiguration ? 2 : 1);
   if (error instanceof StructuredOutputError) return end("failed", error.message);
   throw error;
@@ -66,23 +93,24 @@ function endingFor(
  * carrying the result, whether the work completed, hit a cap, lost its provider or was cancelled.
  */
 export async function settle(
-  session: AgentSession,
+  turn: Turn,
   work: () => Promise<Ending>,
   iterationsSoFar: () => number,
   /** Completes an ending reached through an error (the run's report), as a finished run's is. */
   finalize?: (ending: Ending) => Promise<Ending>,
-): Promise<DoOutcome> {
+): Promise<Outcome> {
+  const { session } = turn;
   let ending: Ending;
   let exitCode: 0 | 1 | 2;
   try {
     ending = await work();
     exitCode = ending.status === "completed" ? 0 : 1;
   } catch (error) {
-    const mapped = endingFor(session, error, iterationsSoFar());
+    const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true });
-    if (finalize && !session.signal.aborted) ending = await finalize(ending);
+    if (finalize && !turn.signal.aborted) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "session.finished", result });

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Phase } from "../events/types.js";
 import { prepareArguments } from "../tools/args.js";
 import { callAndBook } from "./modelCall.js";
-import type { AgentSession, ModelHandle } from "./session.js";
+import type { ModelHandle } from "./session.js";
+import type { Turn } from "./turn.js";
 
 export interface StructuredRequest<S extends z.ZodType> {
   phase: Phase;
@@ -34,7 +35,7 @@ export class StructuredOutputError extends Error {
  * it does not fit.
  */
 export async function askStructured<S extends z.ZodType>(
-  session: AgentSession,
+  turn: Turn,
   request: StructuredRequest<S>,
 ): Promise<z.infer<S>> {
   const schema = z.toJSONSchema(request.schema, { io: "input" }) as Record<string, unknown>;
@@ -44,7 +45,7 @@ export async function askStructured<S extends z.ZodType>(
   ];
   let problem = "";
   for (let attempt = 1; attempt <= request.attempts; attempt++) {
-    const reply = await callAndBook(session, request.model, request.phase, {
+    const reply = await callAndBook(turn, request.model, request.phase, {
       system,
       messages,
       responseSchema: { name: request.name, schema },

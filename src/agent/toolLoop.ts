@@ -6,7 +6,8 @@ import { parseTextToolCalls } from "../tools/textCalls.js";
 import { type CompactionStats, Compactor } from "./compact.js";
 import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
-import type { AgentSession, ModelHandle } from "./session.js";
+import type { Session } from "./session.js";
+import type { Turn } from "./turn.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
 const MAX_REASKS = 3;
@@ -46,28 +47,34 @@ function argsForHistory(call: PreparedCall): unknown {
   return input && typeof input === "object" && !Array.isArray(input) ? input : { _unparsed: String(input) };
 }
 
+/**
+ * The conversation with the model and its tools, kept across the turns that continue it (the
+ * steps of a run, the messages of a chat); each `run` is one turn's part of it.
+ */
+/** Models without native tool calling read tools from the prompt and write calls as text. */
+function textMode(turn: Turn): boolean {
+  return turn.model.info.toolCalls === "text";
+}
+
 export class ToolLoop {
-  private readonly session: AgentSession;
+  private readonly session: Session;
   private readonly options: ToolLoopOptions;
   readonly history: History;
   readonly compactor: Compactor;
   private measuredToolTokens: number | undefined;
-  /** The model answering; the run loop swaps in the strong model when it escalates. */
-  model: ModelHandle;
   private toolCalls = 0;
 
-  constructor(session: AgentSession, options: ToolLoopOptions) {
+  constructor(session: Session, options: ToolLoopOptions) {
     this.session = session;
     this.options = options;
     this.history = options.history ?? new History();
-    this.compactor = new Compactor(session, this.history);
-    this.model = session.model;
+    this.compactor = new Compactor(this.history);
   }
 
   /** Compacts the conversation now (`/compact`), whatever its size. */
-  compact(): Promise<CompactionStats | undefined> {
+  compact(turn: Turn): Promise<CompactionStats | undefined> {
     const overhead = estimateTokens(this.session.system) + this.toolTokens;
-    return this.compactor.maybeCompact(this.model.info.contextWindow, overhead, true);
+    return this.compactor.maybeCompact(turn, turn.model.info.contextWindow, overhead, true);
   }
 
   /** The tool definitions' size, sent with every request: measured once. */
@@ -76,33 +83,30 @@ export class ToolLoop {
     return this.measuredToolTokens;
   }
 
-  private get textMode(): boolean {
-    return this.model.info.toolCalls === "text";
-  }
-
-  private async modelTurn(withTools: boolean): Promise<ModelCallResult> {
+  private async modelTurn(turn: Turn, withTools: boolean): Promise<ModelCallResult> {
     const { session } = this;
     session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
-    const info = this.model.info;
+    const info = turn.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
     const toolTokens = withTools ? this.toolTokens : 0;
     const overhead = estimateTokens(session.system) + toolTokens;
-    if (session.config.context.compaction) await this.compactor.maybeCompact(info.contextWindow, overhead);
+    if (session.config.context.compaction)
+      await this.compactor.maybeCompact(turn, info.contextWindow, overhead);
     const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));
-    return callAndBook(session, this.model, this.options.phase, {
+    return callAndBook(turn, turn.model, this.options.phase, {
       system: session.system,
       messages,
-      ...(withTools && !this.textMode ? { tools: session.registry } : {}),
+      ...(withTools && !textMode(turn) ? { tools: session.registry.jsonSchemas() } : {}),
       onTextDelta: (text) => session.bus.emit({ type: "message.delta", text }),
     });
   }
 
   /** Read-only calls in a row run together; anything that writes or runs waits its turn. */
-  private async executeAll(calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
+  private async executeAll(turn: Turn, calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
     const results: Array<{ ok: boolean; text: string }> = [];
     let batch: PreparedCall[] = [];
     const flush = async () => {
-      results.push(...(await Promise.all(batch.map((call) => executeToolCall(this.session, call)))));
+      results.push(...(await Promise.all(batch.map((call) => executeToolCall(turn, call)))));
       batch = [];
     };
     for (const call of calls) {
@@ -112,19 +116,20 @@ export class ToolLoop {
         continue;
       }
       await flush();
-      results.push(await executeToolCall(this.session, call));
+      results.push(await executeToolCall(turn, call));
     }
     await flush();
     return results;
   }
 
   private recordTurn(
+    text: boolean,
     reply: ModelCallResult,
     prose: string,
     calls: PreparedCall[],
     results: Array<{ text: string; ok: boolean }>,
   ) {
-    if (this.textMode) {
+    if (text) {
       this.history.add({ role: "assistant", content: reply.text });
       const report = calls
         .map(
@@ -157,7 +162,7 @@ export class ToolLoop {
   }
 
   /** Runs the model and its tools until it answers without calling one. */
-  async run(prompt: string): Promise<ToolLoopOutcome> {
+  async run(turn: Turn, prompt: string): Promise<ToolLoopOutcome> {
     const { session } = this;
     this.history.add({ role: "user", content: prompt } satisfies ModelMessage);
     // The tool-call budget is per run: in `cairn run`, per plan step.
@@ -165,7 +170,7 @@ export class ToolLoop {
     let planAnnounced = !this.options.announcePlan;
     let invalidTurns = 0;
     for (;;) {
-      if (session.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
+      if (turn.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
       const withTools = !this.options.noTools && this.toolCalls < this.options.maxToolCalls;
       const budgetSpent = !this.options.noTools && !withTools;
       if (budgetSpent) {
@@ -174,8 +179,8 @@ export class ToolLoop {
           content: `You have used all ${this.options.maxToolCalls} tool calls allowed for this task. Answer now with what you have done and what is left.`,
         });
       }
-      const reply = await this.modelTurn(withTools);
-      const parsed = this.textMode && withTools ? parseTextToolCalls(reply.text) : undefined;
+      const reply = await this.modelTurn(turn, withTools);
+      const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
       const rawCalls: ModelToolCall[] = parsed
         ? parsed.calls.map((call, i) => ({
@@ -198,9 +203,9 @@ export class ToolLoop {
         planAnnounced = true;
       }
       session.bus.emit({ type: "status", status: "running_tools" });
-      const results = await this.executeAll(calls);
+      const results = await this.executeAll(turn, calls);
       this.toolCalls += calls.length;
-      this.recordTurn(reply, prose, calls, results);
+      this.recordTurn(textMode(turn), reply, prose, calls, results);
       invalidTurns = calls.every((call) => call.error !== undefined) ? invalidTurns + 1 : 0;
       if (invalidTurns > MAX_REASKS) {
         const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;

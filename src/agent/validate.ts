@@ -1,17 +1,19 @@
-import { confinedCommand } from "../tools/run.js";
-import { type RunOptions, runValidation, type ValidationReport } from "../verify/run.js";
+import { confinedCommand } from "../tools/command.js";
+import { type CheckOptions, runValidation, type ValidationReport } from "../verify/check.js";
 import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
-import type { AgentSession } from "./session.js";
+import { toolContextFor } from "./dispatch.js";
+import type { Session } from "./session.js";
+import type { Turn } from "./turn.js";
 
 /** What to run for this session's changes: `--verify` / config `verify`, else what the project has. */
-export function validationPlanFor(session: AgentSession): Promise<ValidationPlan> {
+export function validationPlanFor(session: Session): Promise<ValidationPlan> {
   return detectValidation(session.workspace, {
     ...(session.config.verify ? { verifyCommand: session.config.verify } : {}),
     changedFiles: [...session.filesChanged],
   });
 }
 
-export function emitValidation(session: AgentSession, report: ValidationReport): void {
+export function emitValidation(session: Session, report: ValidationReport): void {
   session.bus.emit({
     type: "validation",
     ran: report.ran,
@@ -31,17 +33,19 @@ export function emitValidation(session: AgentSession, report: ValidationReport):
  * How checks run for a session: cancelled with it, and confined by its sandbox like any command
  * the model runs, since the model may have written the scripts they call.
  */
-export function checkOptions(session: AgentSession): RunOptions {
+export function checkOptions(turn: Turn): CheckOptions {
+  const context = toolContextFor(turn);
   return {
-    signal: session.signal,
-    spawnFor: (command) => confinedCommand(session.toolContext, command),
+    signal: turn.signal,
+    spawnFor: (command) => confinedCommand(context, command),
   };
 }
 
 /** `cairn do --verify`: run the checks once, no repair, and report them. */
-export async function validateOnce(session: AgentSession): Promise<ValidationReport> {
+export async function validateOnce(turn: Turn): Promise<ValidationReport> {
+  const { session } = turn;
   session.bus.emit({ type: "status", status: "validating" });
-  const report = await runValidation(await validationPlanFor(session), checkOptions(session));
+  const report = await runValidation(await validationPlanFor(session), checkOptions(turn));
   emitValidation(session, report);
   return report;
 }

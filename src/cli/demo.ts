@@ -2,10 +2,10 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runRun } from "../agent/runTask.js";
-import { ConfigError } from "../config/errors.js";
+import { runTask } from "../agent/runTask.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
+import { ConfigError } from "../platform/errors.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 import { flagsFrom } from "./task.js";
@@ -80,23 +80,19 @@ function realModelAvailable(
  */
 export async function demoCommand(options: CommonOptions & { recorded?: boolean }): Promise<number> {
   const workspace = makeDemoRepo();
-  const { config } = await loadConfig({
-    cwd: workspace,
-    configFile: options.config,
-    flags: { ...flagsFrom(options), approval: options.approval ?? "auto" },
-  });
+  const flags = { ...flagsFrom(options), approval: options.approval ?? "auto" };
+  const { config } = await loadConfig({ cwd: workspace, configFile: options.config, flags });
   const realModel = realModelAvailable(options, config);
   if (realModel) {
     process.stderr.write(
       `Demo repository: ${workspace}\nModel: ${realModel} (a real run; it costs what the usage line says)\n`,
     );
     return runWithRenderer({
-      config,
-      modelId: realModel,
-      workspace,
+      cwd: workspace,
+      flags: { ...flags, model: realModel },
       mode: "run",
       options,
-      run: (session) => runRun(session, TASK),
+      run: (session) => runTask(session, TASK),
     });
   }
   const { startScriptedServer } = await import("../../test/support/scriptedServer.js");
@@ -109,17 +105,12 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.\n\n",
   );
   try {
-    const recordedConfig = {
-      ...config,
-      providers: { ...config.providers, ollama: { base_url: server.ollamaBaseUrl } },
-    };
     return await runWithRenderer({
-      config: recordedConfig,
-      modelId: RECORDED_MODEL,
-      workspace,
+      cwd: workspace,
+      flags: { ...flags, model: RECORDED_MODEL, baseUrl: server.ollamaBaseUrl },
       mode: "run",
       options,
-      run: (session) => runRun(session, TASK),
+      run: (session) => runTask(session, TASK),
     });
   } finally {
     await server.close();

@@ -1,5 +1,5 @@
-import { ConfigError } from "../config/errors.js";
 import { ProviderError } from "../model/errors.js";
+import { ConfigError } from "../platform/errors.js";
 import { createRedactor } from "../safety/redact.js";
 import { StoreError } from "../store/db.js";
 

@@ -1,15 +1,12 @@
-import path from "node:path";
 import { createInterface } from "node:readline";
 import { Writable } from "node:stream";
-import { ChatEngine, type SessionFactory } from "../agent/chat.js";
-import { createSession } from "../agent/session.js";
-import { dataDir, loadConfig } from "../config/load.js";
+import { ChatEngine } from "../agent/chat.js";
+import { openHost } from "../agent/host.js";
+import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
-import { resolveModelId } from "../model/providers.js";
-import type { AskApproval } from "../safety/approval.js";
 import { Checkpoints } from "../store/checkpoints.js";
-import { StoreError, storePath } from "../store/db.js";
-import { Store } from "../store/sessions.js";
+import { StoreError } from "../store/db.js";
+import type { Store } from "../store/sessions.js";
 import { costTable } from "../ui/table.js";
 import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
@@ -222,29 +219,24 @@ async function lineChat(engine: ChatEngine, color: boolean): Promise<void> {
  * as it happens. Returns the exit code.
  */
 export async function interactiveCommand(options: CommonOptions): Promise<number> {
-  const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
-  const modelId = resolveModelId(config, process.env);
   const color = options.color && !process.env.NO_COLOR;
   const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
-
-  const interactions = new Interactions();
-  const ask: AskApproval | undefined = tty ? interactions.approve : undefined;
-  const newSession: SessionFactory = (resume) =>
-    createSession({
-      config,
-      modelId,
-      workspace: cwd,
-      mode: "chat",
-      // Each message gets a signal of its own from the engine; the session's is never used.
-      signal: new AbortController().signal,
-      ...(ask ? { ask, askUser: interactions.ask } : {}),
-      ...(resume ? { resume } : {}),
-    });
-  const engine = await ChatEngine.start(newSession);
-  const store = Store.open(storePath());
-  // The store first: each event is on disk before anything draws it.
-  engine.subscribe((event) => store.appendEvent(event));
+  const host = await openHost({
+    cwd: options.cwd ?? process.cwd(),
+    configFile: options.config,
+    flags: flagsFrom(options),
+    mode: "chat",
+    attended: tty,
+  });
+  const { store } = host;
+  let engine: ChatEngine;
+  try {
+    engine = await ChatEngine.start((resume) => host.open(resume));
+  } catch (error) {
+    host.close();
+    throw error;
+  }
+  const interactions = new Interactions((op) => engine.session.submit(op));
   try {
     if (!tty) {
       await lineChat(engine, color && Boolean(process.stdout.isTTY));
@@ -257,7 +249,7 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
     return 0;
   } finally {
     await engine.close();
-    store.close();
+    host.close();
   }
 }
 
@@ -281,6 +273,8 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
   const { session } = engine;
   const feed = new ActionFeed();
   engine.subscribe(feed.push);
+  // After the feed: the call being approved is in the feed before its approval is drawn.
+  engine.subscribe(interactions.handle);
   const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands));
   feed.push({
     type: "ui.line",

@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
-import { runDo } from "../agent/doTask.js";
+import { doTask } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
-import { runRun } from "../agent/runTask.js";
-import { loadConfig } from "../config/load.js";
+import { runTask } from "../agent/runTask.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
 import type { CommonOptions } from "./options.js";
@@ -46,20 +45,14 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
       `session ${found.id} ran in ${found.workspace}, which no longer exists; it can be resumed only there.`,
     );
   }
-  const { config } = await loadConfig({
-    cwd: found.workspace,
-    configFile: options.config,
-    flags: { ...flagsFrom(options), model: options.model ?? found.model },
-  });
   const point = resumePoint(events);
   return runWithRenderer({
-    config,
-    modelId: options.model ?? found.model,
-    workspace: found.workspace,
+    cwd: found.workspace,
+    flags: { ...flagsFrom(options), model: options.model ?? found.model },
     mode: found.mode,
     options,
     resume: { id: found.id, events },
     run: (session) =>
-      found.mode === "run" ? runRun(session, found.task, point) : runDo(session, found.task, point),
+      found.mode === "run" ? runTask(session, found.task, point) : doTask(session, found.task, point),
   });
 }

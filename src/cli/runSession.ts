@@ -1,26 +1,24 @@
-import path from "node:path";
 import { createInterface } from "node:readline/promises";
-import { type AgentSession, createSession } from "../agent/session.js";
-import type { DoOutcome } from "../agent/settle.js";
-import type { Config } from "../config/schema.js";
-import type { Mode, StampedEvent } from "../events/types.js";
-import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
+import { openHostedSession } from "../agent/host.js";
+import type { ResumedLog, Session } from "../agent/session.js";
+import type { Outcome } from "../agent/settle.js";
+import type { ConfigFlags } from "../config/load.js";
+import type { EventOf, Mode } from "../events/types.js";
+import type { ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
-import { storePath } from "../store/db.js";
-import { Store } from "../store/sessions.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { CommonOptions } from "./options.js";
 
 export interface SessionRun {
-  config: Config;
-  modelId: string;
-  workspace: string;
+  /** The workspace. */
+  cwd: string;
+  flags: ConfigFlags;
   mode: Mode;
   options: CommonOptions;
   env?: NodeJS.ProcessEnv;
-  resume?: { id: string; events: StampedEvent[] };
-  run: (session: AgentSession) => Promise<DoOutcome>;
+  resume?: ResumedLog;
+  run: (session: Session) => Promise<Outcome>;
 }
 
 /** A person is there to answer only in a text session on a terminal. */
@@ -32,8 +30,7 @@ function canAsk(options: CommonOptions): boolean {
  * Asks about one tool call. Enter means yes, except for a dangerous command, which takes a typed
  * "y"; a no can carry a reason, which the model is told.
  */
-async function askOnTerminal(prompt: ApprovalPrompt, flush: () => Promise<void>): Promise<ApprovalAnswer> {
-  await flush();
+async function askOnTerminal({ prompt, options }: EventOf<"approval.requested">): Promise<ApprovalAnswer> {
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
     const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
@@ -42,14 +39,14 @@ async function askOnTerminal(prompt: ApprovalPrompt, flush: () => Promise<void>)
     if (always) lines.push(`  "always" allows from now on: ${always}`);
     const choices = [
       "[y] yes, once",
-      ...(always ? ["[s] always this session", "[w] always in this workspace"] : []),
+      ...(options.includes("session") ? ["[s] always this session", "[w] always in this workspace"] : []),
     ];
     lines.push(`${[...choices, "[n] no, and say why"].join("  ")}  `);
     const key = (await rl.question(lines.join("\n"))).trim().toLowerCase();
     if (key === "y" || key === "yes" || (key === "" && prompt.dangers.length === 0))
       return { choice: "once" };
-    if (always && (key === "s" || key === "a")) return { choice: "session" };
-    if (always && key === "w") return { choice: "workspace" };
+    if (options.includes("session") && (key === "s" || key === "a")) return { choice: "session" };
+    if (options.includes("workspace") && key === "w") return { choice: "workspace" };
     const reason = await rl.question("Why not? The model is told (Enter to skip): ");
     return { choice: "deny", reason };
   } finally {
@@ -57,10 +54,40 @@ async function askOnTerminal(prompt: ApprovalPrompt, flush: () => Promise<void>)
   }
 }
 
+async function answerOnTerminal(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(`\n${question}\n> `);
+  } finally {
+    rl.close();
+  }
+}
+
+/**
+ * The terminal's side of the session's requests: each approval or question the session asks
+ * (as an event) is asked at the prompt, one at a time, and answered through `submit`.
+ */
+function answerAtTerminal(session: Session, flush: () => Promise<void>) {
+  let queue = Promise.resolve();
+  return (event: EventOf<"approval.requested"> | EventOf<"question.asked">): void => {
+    queue = queue.then(async () => {
+      if (!session.inbox.pending().includes(event.request_id)) return;
+      await flush();
+      if (event.type === "approval.requested") {
+        const answer = await askOnTerminal(event);
+        await session.submit({ type: "approve", request_id: event.request_id, ...answer });
+      } else {
+        const answer = await answerOnTerminal(event.question);
+        await session.submit({ type: "answer", request_id: event.request_id, answer });
+      }
+    });
+  };
+}
+
 let sandboxWarned = false;
 
 /** Once per process: commands will run unconfined, and what that does to `auto`. */
-function warnUnsandboxed(session: AgentSession): void {
+function warnUnsandboxed(session: Session): void {
   const sandbox = detectSandbox();
   if (sandboxWarned || sandbox.kind !== "none" || session.policy.mode === "read-only") return;
   sandboxWarned = true;
@@ -72,70 +99,53 @@ function warnUnsandboxed(session: AgentSession): void {
   process.stderr.write(`cairn: warning: ${sandbox.reason}${effect}\n`);
 }
 
-async function askUserOnTerminal(question: string, flush: () => Promise<void>): Promise<string | undefined> {
-  await flush();
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    return await rl.question(`\n${question}\n> `);
-  } finally {
-    rl.close();
-  }
-}
-
 /**
- * Builds the session, wires the renderer for the chosen output format and Ctrl-C, runs, and
- * returns the exit code. Ctrl-C once cancels the current action and ends the session cleanly;
- * twice exits at once.
+ * Opens the hosted session, wires the renderer for the chosen output format, the terminal's
+ * answers and Ctrl-C, runs, and returns the exit code. Ctrl-C once interrupts the session (the
+ * current action stops and the session ends cleanly); twice exits at once.
  */
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
-  const controller = new AbortController();
-  let interrupts = 0;
-  const onSigint = () => {
-    interrupts++;
-    if (interrupts > 1) process.exit(130);
-    controller.abort(new Error("cancelled by the user"));
-  };
-  process.on("SIGINT", onSigint);
-
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
   const text =
     options.outputFormat === "text"
       ? new TextRenderer({ out: process.stdout, color, interactive: Boolean(process.stdout.isTTY) })
       : undefined;
   const flush = async () => text?.flush();
-  const interactive = canAsk(options);
-  let closeStore = () => {};
-  try {
-    const session = await createSession({
-      config: spec.config,
-      modelId: spec.modelId,
-      workspace: path.resolve(spec.workspace),
-      mode: spec.mode,
-      signal: controller.signal,
-      ...(interactive
-        ? {
-            ask: (prompt: ApprovalPrompt) => askOnTerminal(prompt, flush),
-            askUser: (question: string) => askUserOnTerminal(question, flush),
-          }
-        : {}),
-      ...(spec.env ? { env: spec.env } : {}),
-      ...(spec.resume ? { resume: spec.resume } : {}),
-    });
-    warnUnsandboxed(session);
-    // The store first: each event is on disk before any renderer sees it, or the next action starts.
-    const store = Store.open(storePath(spec.env ?? process.env));
-    closeStore = () => store.close();
-    session.bus.subscribe((event) => store.appendEvent(event));
-    session.bus.subscribe(
+  const attended = canAsk(options);
+  const { session, close } = await openHostedSession({
+    cwd: spec.cwd,
+    configFile: options.config,
+    flags: spec.flags,
+    mode: spec.mode,
+    attended,
+    ...(spec.env ? { env: spec.env } : {}),
+    ...(spec.resume ? { resume: spec.resume } : {}),
+    adapters: [
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
-    );
+    ],
+  });
+  let interrupts = 0;
+  const onSigint = () => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    void session.submit({ type: "interrupt", reason: "cancelled by the user" });
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    warnUnsandboxed(session);
+    if (attended) {
+      const answer = answerAtTerminal(session, flush);
+      session.bus.subscribe((event) => {
+        if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
+      });
+    }
     const outcome = await spec.run(session);
     await flush();
     return outcome.exitCode;
   } finally {
-    closeStore();
+    close();
     process.off("SIGINT", onSigint);
   }
 }

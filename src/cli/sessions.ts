@@ -1,7 +1,7 @@
 import path from "node:path";
+import { formatTokens } from "../platform/format.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { formatTokens } from "../ui/format.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
 import { clip, costTable, costText, homePath, localTime, renderTable } from "../ui/table.js";
 

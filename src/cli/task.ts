@@ -1,7 +1,5 @@
-import { runDo } from "../agent/doTask.js";
-import { runRun } from "../agent/runTask.js";
-import { loadConfig } from "../config/load.js";
-import { resolveModelId } from "../model/providers.js";
+import { doTask } from "../agent/doTask.js";
+import { runTask } from "../agent/runTask.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -20,14 +18,11 @@ export function flagsFrom(options: CommonOptions) {
 
 /** `cairn do` and `cairn run`: the same set-up, a different loop. */
 export async function taskCommand(mode: "do" | "run", task: string, options: CommonOptions): Promise<number> {
-  const cwd = options.cwd ?? process.cwd();
-  const { config } = await loadConfig({ cwd, configFile: options.config, flags: flagsFrom(options) });
   return runWithRenderer({
-    config,
-    modelId: resolveModelId(config, process.env),
-    workspace: cwd,
+    cwd: options.cwd ?? process.cwd(),
+    flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => (mode === "run" ? runRun(session, task) : runDo(session, task)),
+    run: (session) => (mode === "run" ? runTask(session, task) : doTask(session, task)),
   });
 }

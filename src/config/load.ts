@@ -4,7 +4,9 @@ import path from "node:path";
 import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseModelId, resolveModelId } from "../model/providers.js";
-import { ConfigError, closest, describeIssue, expectation } from "./errors.js";
+import { ConfigError } from "../platform/errors.js";
+import { describeIssue, expectation } from "../platform/issues.js";
+import { closest } from "../platform/text.js";
 import { type Config, configSchema } from "./schema.js";
 
 /** The common command-line flags that carry settings, as commander names them. */

@@ -1,39 +1,15 @@
 import { z } from "zod";
-import { splitCommandLine } from "../safety/commands.js";
-import { closest, expectation } from "./errors.js";
-
-export const PROVIDERS = [
-  "openai",
-  "anthropic",
-  "google",
-  "openrouter",
-  "ollama",
-  "openai-compatible",
-] as const;
-export type ProviderName = (typeof PROVIDERS)[number];
+import type { Price } from "../model/cost.js";
+import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
+import { splitCommandLine } from "../platform/shell/split.js";
 
 export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** `provider/model`; the model part may itself contain slashes (openrouter/google/gemini-2.5-flash). */
 export const modelIdSchema = z.string().superRefine((id, ctx) => {
-  const slash = id.indexOf("/");
-  const provider = id.slice(0, slash);
-  if (slash <= 0 || slash === id.length - 1) {
-    ctx.addIssue({
-      code: "custom",
-      input: id,
-      message: expectation("provider/model, e.g. anthropic/claude-sonnet-4-5", id),
-    });
-  } else if (!(PROVIDERS as readonly string[]).includes(provider)) {
-    const near = closest(provider, PROVIDERS);
-    const expected = `a known provider before the "/" (${PROVIDERS.join(", ")})`;
-    ctx.addIssue({
-      code: "custom",
-      input: id,
-      message: expectation(expected, id, near && `${near}${id.slice(slash)}`),
-    });
-  }
+  const problem = modelIdProblem(id);
+  if (problem) ctx.addIssue({ code: "custom", input: id, message: problem });
 });
 
 /** USD per million tokens. */
@@ -44,7 +20,7 @@ const ratesSchema = {
   cache_write: z.number().nonnegative().optional(),
 };
 
-const priceSchema = z.strictObject({
+const priceSchema: z.ZodType<Price> = z.strictObject({
   ...ratesSchema,
   /**
    * Rates that replace the ones above for a whole call once its input exceeds
@@ -102,7 +78,9 @@ export const configSchema = z.strictObject({
       review: modelIdSchema.optional(),
     })
     .default({}),
-  providers: z.partialRecord(z.enum(PROVIDERS), providerSchema).default({}),
+  providers: z
+    .partialRecord(z.enum(PROVIDERS as [ProviderName, ...ProviderName[]]), providerSchema)
+    .default({}),
   models: z.record(modelIdSchema, modelEntrySchema).default({}),
   approval: z.enum(APPROVAL_MODES).optional(),
   /** Approval rules, global first then the project's: the last one matching a call decides. */
@@ -168,5 +146,4 @@ export const configSchema = z.strictObject({
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
-export type Price = z.infer<typeof priceSchema>;
 export type Rule = z.infer<typeof ruleSchema>;

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { ConfigError } from "../config/errors.js";
+import { ConfigError } from "../platform/errors.js";
 
 /** Files a project uses to tell agents how it works, most specific first. */
 const INSTRUCTION_FILES = ["AGENTS.md", ".cairn/AGENTS.md"];

@@ -6,17 +6,20 @@
 
 export type Status = "thinking" | "running_tools" | "validating" | "reviewing" | "summarizing";
 
-/** Where a model call's tokens are booked. */
-export type Phase =
-  | "routing"
-  | "analysis"
-  | "planning"
-  | "execution"
-  | "validation"
-  | "review"
-  | "progress"
-  | "summary"
-  | "compaction";
+/** Where a model call's tokens are booked: the loop's phases, in the order they run. */
+export const PHASES = [
+  "routing",
+  "analysis",
+  "planning",
+  "execution",
+  "validation",
+  "review",
+  "progress",
+  "summary",
+  "compaction",
+] as const;
+
+export type Phase = (typeof PHASES)[number];
 
 export type Mode = "do" | "run" | "chat";
 
@@ -71,6 +74,25 @@ export interface RunResult {
   usage: TokenCounts & { by_phase: Partial<Record<Phase, UsageTotals>> };
   cost_usd: number | null;
   duration_ms: number;
+}
+
+/** How a person may answer an approval request. */
+export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+
+/** What a person is asked to approve: one tool call, said so it can be judged. */
+export interface ApprovalPromptEvent {
+  tool: string;
+  permission: Permission;
+  /** One line a person can judge: the command, or the file and action. */
+  summary: string;
+  /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
+  command?: { text: string; cwd: string };
+  /** Why the command is dangerous. When there is a reason, "always" is not offered. */
+  dangers: string[];
+  /** The command would get the network, which the sandbox otherwise cuts. */
+  network: boolean;
+  /** What an "always" answer would allow from then on (`npm test`, `edit_file`). */
+  always?: string[];
 }
 
 export type CairnEvent =
@@ -158,6 +180,17 @@ export type CairnEvent =
       pruned_outputs: number;
       summarized_messages: number;
     }
+  | {
+      type: "approval.requested";
+      request_id: string;
+      /** The tool call waiting for the answer. */
+      call_id: string;
+      prompt: ApprovalPromptEvent;
+      options: ApprovalChoice[];
+    }
+  | { type: "approval.resolved"; request_id: string; choice: ApprovalChoice; reason?: string }
+  | { type: "question.asked"; request_id: string; question: string }
+  | { type: "question.answered"; request_id: string; answer: string | null }
   | { type: "question"; question: string; answer: string | null }
   | { type: "error"; message: string; fatal: boolean }
   | { type: "session.finished"; result: RunResult };

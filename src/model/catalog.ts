@@ -1,6 +1,6 @@
 import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
-import type { Config, Price, ProviderName } from "../config/schema.js";
-import { parseModelId } from "./providers.js";
+import type { Price } from "./cost.js";
+import { PROVIDER_SPECS, type ProviderName, type ProviderSpec, parseModelId } from "./providers.js";
 
 export interface ModelInfo {
   contextWindow: number;
@@ -11,11 +11,14 @@ export interface ModelInfo {
   toolCalls: "native" | "text";
 }
 
-/**
- * Local servers (Ollama, vLLM, LM Studio, llama.cpp) are often started with small contexts, so
- * an unknown one is guessed low there; hosted models rarely have less than 128k today.
- */
-const LOCAL: ReadonlySet<ProviderName> = new Set(["ollama", "openai-compatible"]);
+/** What the config's `models.<id>` may say of a model, each key winning over the price list. */
+export interface ModelOverride {
+  context_window?: number | undefined;
+  price?: Price | undefined;
+  tool_calls?: "native" | "text" | undefined;
+}
+
+/** An unknown window is guessed low on local servers, which are often started with small ones. */
 const LOCAL_CONTEXT_GUESS = 32_768;
 const HOSTED_CONTEXT_GUESS = 128_000;
 
@@ -61,31 +64,25 @@ function priceFrom(prices: ModelPrice): Price | null {
   return price;
 }
 
-/**
- * Ollama runs on the person's own machine: no per-token bill. An openai-compatible endpoint may
- * be a paid proxy, so its price stays unknown until the config gives one.
- */
-const OLLAMA_PRICE: Price = { input: 0, output: 0 };
-
 /** The price list's entry for a hosted model, at today's prices; local providers are not in it. */
 function listed(provider: ProviderName, model: string) {
-  return LOCAL.has(provider) ? null : calcPrice({}, model, { providerId: provider });
+  return PROVIDER_SPECS[provider].local ? null : calcPrice({}, model, { providerId: provider });
 }
 
 /**
  * Context window, price and tool-call style of a model: from the maintained price list
  * (@pydantic/genai-prices), with `models.<id>` in the config winning key by key.
  */
-export function modelInfo(modelId: string, config: Config): ModelInfo {
+export function modelInfo(modelId: string, overrides: { models: Record<string, ModelOverride> }): ModelInfo {
   const { provider, model } = parseModelId(modelId);
-  const entry = config.models[modelId];
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  const entry = overrides.models[modelId];
   const found = listed(provider, model);
   const contextWindow = entry?.context_window ?? found?.model.context_window;
   return {
-    contextWindow: contextWindow ?? (LOCAL.has(provider) ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
+    contextWindow: contextWindow ?? (spec.local ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
     contextWindowKnown: contextWindow !== undefined,
-    price:
-      entry?.price ?? (found ? priceFrom(found.model_price) : provider === "ollama" ? OLLAMA_PRICE : null),
+    price: entry?.price ?? (found ? priceFrom(found.model_price) : (spec.price ?? null)),
     toolCalls: entry?.tool_calls ?? "native",
   };
 }

@@ -1,5 +1,21 @@
-import type { Price } from "../config/schema.js";
 import type { TokenCounts } from "../events/types.js";
+
+/** USD per million tokens. */
+export interface Rates {
+  input: number;
+  output: number;
+  cached_input?: number | undefined;
+  cache_write?: number | undefined;
+}
+
+/** A model's price; the config's `models.<id>.price` has this shape. */
+export interface Price extends Rates {
+  /**
+   * Rates that replace the ones above for a whole call once its input exceeds
+   * `above_input_tokens` (the long-context tiers of e.g. Claude Sonnet 4.5 and Gemini 2.5 Pro).
+   */
+  long_context?: (Rates & { above_input_tokens: number }) | undefined;
+}
 
 /**
  * What one model call cost in USD, or null when the price is unknown (never a silent 0).

@@ -1,12 +1,15 @@
 import { APICallError } from "ai";
-import { API_KEY_ENV } from "./providers.js";
+import { PROVIDER_SPECS } from "./providers.js";
 
 function providerOf(modelId: string): string {
   return modelId.split("/")[0] ?? modelId;
 }
 
 function keyVariable(provider: string): string {
-  return (API_KEY_ENV as Record<string, string>)[provider] ?? "the provider's API key variable";
+  return (
+    (PROVIDER_SPECS as Record<string, { keyEnv: string }>)[provider]?.keyEnv ??
+    "the provider's API key variable"
+  );
 }
 
 function hintFor(status: number | undefined, modelId: string): string {

@@ -1,134 +1,113 @@
 import type { LanguageModel } from "ai";
-import { ConfigError, describeIssue } from "../config/errors.js";
-import { type Config, modelIdSchema, type ProviderName } from "../config/schema.js";
+import { ConfigError } from "../platform/errors.js";
+import { expectation } from "../platform/issues.js";
+import { closest } from "../platform/text.js";
+import type { Price } from "./cost.js";
 
 /** A model object ready for `streamText`, never a bare id string for the SDK's global registry. */
 export type ChatModel = Exclude<LanguageModel, string>;
 
-/** Where each provider looks for its key by default; `providers.<name>.api_key_env` renames it. */
-export const API_KEY_ENV: Readonly<Record<ProviderName, string>> = {
-  openai: "OPENAI_API_KEY",
-  anthropic: "ANTHROPIC_API_KEY",
-  google: "GOOGLE_GENERATIVE_AI_API_KEY",
-  openrouter: "OPENROUTER_API_KEY",
-  // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded vLLM.
-  ollama: "OLLAMA_API_KEY",
-  "openai-compatible": "OPENAI_COMPATIBLE_API_KEY",
-};
+interface Connection {
+  model: string;
+  apiKey: string | undefined;
+  baseURL: string | undefined;
+}
 
-const KEYLESS: ReadonlySet<ProviderName> = new Set(["ollama", "openai-compatible"]);
+/**
+ * Everything cairn knows about one provider, in one place: adding a provider is one entry here.
+ * Any other OpenAI-compatible endpoint is configuration (`openai-compatible` with a base URL),
+ * not code.
+ */
+export interface ProviderSpec {
+  /** Where the key is looked for; `providers.<name>.api_key_env` renames it. */
+  keyEnv: string;
+  /**
+   * Runs on the person's own machine or network (Ollama, vLLM, LM Studio, llama.cpp): no key
+   * needed, not in the price list, and a context window guessed low, as such servers are often
+   * started with small ones.
+   */
+  local: boolean;
+  /** The model used when none is chosen and this provider's key is set. */
+  defaultModel?: string;
+  /** The price when the list has none and the config sets none. */
+  price?: Price;
+  /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
+  cacheBreakpoints?: boolean;
+  /** Builds the SDK model; provider packages are imported only here, when a model is built. */
+  create(connection: Connection, modelId: string): Promise<ChatModel>;
+}
 
 export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/api";
 
 /**
- * The model used when none is configured, by the first provider that has a key, in this order.
+ * With no model chosen, the first provider (in this order) whose key is set gives the model.
  * OpenRouter comes first because one key reaches every vendor; its Gemini Flash is the newest
  * Flash OpenRouter lists in the bundled price data. The others are each vendor's current
  * general model that both the installed SDK and the price data know (so cost is never unknown
  * by default): Claude Sonnet 5, GPT-6 Sol (OpenAI's "complex coding and agentic workflows"
  * model) and Gemini 3.8 Flash.
  */
-export const DEFAULT_MODELS: readonly { provider: ProviderName; modelId: string }[] = [
-  { provider: "openrouter", modelId: "openrouter/google/gemini-3.5-flash" },
-  { provider: "anthropic", modelId: "anthropic/claude-sonnet-5" },
-  { provider: "openai", modelId: "openai/gpt-6-sol" },
-  { provider: "google", modelId: "google/gemini-3.8-flash" },
-];
-
-export type ModelRole = "default" | "cheap" | "strong" | "review";
-
-export function parseModelId(modelId: string): { provider: ProviderName; model: string } {
-  const result = modelIdSchema.safeParse(modelId, { reportInput: true });
-  if (!result.success) throw new ConfigError(`model: ${describeIssue(result.error.issues[0]!)}`);
-  const slash = modelId.indexOf("/");
-  return { provider: modelId.slice(0, slash) as ProviderName, model: modelId.slice(slash + 1) };
-}
-
-function keyVariable(provider: ProviderName, config: Config): string {
-  return config.providers[provider]?.api_key_env ?? API_KEY_ENV[provider];
-}
-
-function keyFrom(variable: string, env: NodeJS.ProcessEnv): string | undefined {
-  return env[variable] || undefined;
-}
-
-/** The model a run uses: the chosen one, else the default profile, else one a key in env can reach. */
-export function resolveModelId(config: Config, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = config.model ?? config.profiles.default;
-  if (chosen) return chosen;
-  const reachable = DEFAULT_MODELS.find(({ provider }) => keyFrom(keyVariable(provider, config), env));
-  if (reachable) return reachable.modelId;
-  const width = Math.max(...DEFAULT_MODELS.map(({ provider }) => keyVariable(provider, config).length));
-  const options = DEFAULT_MODELS.map(
-    ({ provider, modelId }) =>
-      `  ${keyVariable(provider, config).padEnd(width)}  (then cairn uses ${modelId})`,
-  );
-  throw new ConfigError(
-    [
-      "No model chosen and no API key found. Set one of these environment variables:",
-      ...options,
-      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
-      "A local Ollama needs no key: --model ollama/<name>.",
-    ].join("\n"),
-  );
-}
-
-/** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
-export function profileModelId(
-  config: Config,
-  role: ModelRole,
-  env: NodeJS.ProcessEnv = process.env,
-): string {
-  return config.profiles[role] ?? resolveModelId(config, env);
-}
-
-/**
- * Provider packages are imported only here and only when a model is built: together they take
- * hundreds of milliseconds to load, which `cairn --help` and config errors should not pay.
- */
-export async function createLanguageModel(
-  modelId: string,
-  config: Config,
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<ChatModel> {
-  const { provider, model } = parseModelId(modelId);
-  const settings = config.providers[provider];
-  const variable = keyVariable(provider, config);
-  const apiKey = keyFrom(variable, env);
-  // A renamed key variable says the person expects a key there, even for a local server.
-  if (!apiKey && (!KEYLESS.has(provider) || settings?.api_key_env)) {
-    throw new ConfigError(`${modelId} needs an API key: set the environment variable ${variable}.`);
-  }
-  const baseURL = settings?.base_url;
-  switch (provider) {
-    case "openai": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
-      // Chat Completions rather than Responses: it is the wire format every OpenAI-style server
-      // (and the scripted test server) speaks, so one code path serves them all.
-      return createOpenAI({ apiKey, baseURL }).chat(model);
-    }
-    case "anthropic": {
-      const { createAnthropic } = await import("@ai-sdk/anthropic");
-      return createAnthropic({ apiKey, baseURL }).messages(model);
-    }
-    case "google": {
-      const { createGoogle } = await import("@ai-sdk/google");
-      return createGoogle({ apiKey, baseURL }).languageModel(model);
-    }
-    case "openrouter": {
+export const PROVIDER_SPECS = {
+  openrouter: {
+    keyEnv: "OPENROUTER_API_KEY",
+    local: false,
+    defaultModel: "openrouter/google/gemini-3.5-flash",
+    async create({ model, apiKey, baseURL }) {
       const { createOpenRouter } = await import("@openrouter/ai-sdk-provider");
       // "strict" asks for usage in streamed replies; the default mode leaves it out, and then
       // every call's tokens and cost would be unknown.
       return createOpenRouter({ apiKey, baseURL, compatibility: "strict" }).chat(model);
-    }
-    case "ollama": {
+    },
+  },
+  anthropic: {
+    keyEnv: "ANTHROPIC_API_KEY",
+    local: false,
+    defaultModel: "anthropic/claude-sonnet-5",
+    cacheBreakpoints: true,
+    async create({ model, apiKey, baseURL }) {
+      const { createAnthropic } = await import("@ai-sdk/anthropic");
+      return createAnthropic({ apiKey, baseURL }).messages(model);
+    },
+  },
+  openai: {
+    keyEnv: "OPENAI_API_KEY",
+    local: false,
+    defaultModel: "openai/gpt-6-sol",
+    async create({ model, apiKey, baseURL }) {
+      const { createOpenAI } = await import("@ai-sdk/openai");
+      // Chat Completions rather than Responses: it is the wire format every OpenAI-style server
+      // (and the scripted test server) speaks, so one code path serves them all.
+      return createOpenAI({ apiKey, baseURL }).chat(model);
+    },
+  },
+  google: {
+    keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
+    local: false,
+    defaultModel: "google/gemini-3.8-flash",
+    async create({ model, apiKey, baseURL }) {
+      const { createGoogle } = await import("@ai-sdk/google");
+      return createGoogle({ apiKey, baseURL }).languageModel(model);
+    },
+  },
+  ollama: {
+    // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded server.
+    keyEnv: "OLLAMA_API_KEY",
+    local: true,
+    // Ollama runs on the person's own machine: no per-token bill.
+    price: { input: 0, output: 0 },
+    async create({ model, apiKey, baseURL }) {
       const { createOllama } = await import("ollama-ai-provider-v2");
       return createOllama({
         baseURL: baseURL ?? OLLAMA_BASE_URL,
         ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
       })(model);
-    }
-    case "openai-compatible": {
+    },
+  },
+  // May be a paid proxy as well as a local server, so its price stays unknown until configured.
+  "openai-compatible": {
+    keyEnv: "OPENAI_COMPATIBLE_API_KEY",
+    local: true,
+    async create({ model, apiKey, baseURL }, modelId) {
       if (!baseURL) {
         throw new ConfigError(
           `${modelId} needs the server's address: pass --base-url or set providers.openai-compatible.base_url ` +
@@ -143,6 +122,116 @@ export async function createLanguageModel(
         apiKey,
         includeUsage: true,
       }).chatModel(model);
-    }
+    },
+  },
+} as const satisfies Record<string, ProviderSpec>;
+
+export type ProviderName = keyof typeof PROVIDER_SPECS;
+
+export const PROVIDERS = Object.keys(PROVIDER_SPECS) as ProviderName[];
+
+export function providerSpec(provider: ProviderName): ProviderSpec {
+  return PROVIDER_SPECS[provider];
+}
+
+/** A provider's connection settings, as the config's `providers.<name>` gives them. */
+export interface ProviderSettings {
+  api_key_env?: string | undefined;
+  base_url?: string | undefined;
+}
+
+/** The parts of the configuration that choose and reach a model. */
+export interface ModelChoice {
+  model?: string | undefined;
+  profiles: Partial<Record<ModelRole, string | undefined>>;
+  providers: Partial<Record<ProviderName, ProviderSettings>>;
+}
+
+export type ModelRole = "default" | "cheap" | "strong" | "review";
+
+/** What is wrong with a `provider/model` id, or undefined when nothing is. */
+export function modelIdProblem(id: string): string | undefined {
+  const slash = id.indexOf("/");
+  if (slash <= 0 || slash === id.length - 1) {
+    return expectation("provider/model, e.g. anthropic/claude-sonnet-4-5", id);
   }
+  const provider = id.slice(0, slash);
+  if ((PROVIDERS as readonly string[]).includes(provider)) return undefined;
+  const near = closest(provider, PROVIDERS);
+  return expectation(
+    `a known provider before the "/" (${PROVIDERS.join(", ")})`,
+    id,
+    near && `${near}${id.slice(slash)}`,
+  );
+}
+
+/** `provider/model`; the model part may itself contain slashes (openrouter/google/gemini-2.5-flash). */
+export function parseModelId(modelId: string): { provider: ProviderName; model: string } {
+  const problem = modelIdProblem(modelId);
+  if (problem) throw new ConfigError(`model: ${problem}`);
+  const slash = modelId.indexOf("/");
+  return { provider: modelId.slice(0, slash) as ProviderName, model: modelId.slice(slash + 1) };
+}
+
+export function keyVariable(provider: ProviderName, choice: Pick<ModelChoice, "providers">): string {
+  return choice.providers[provider]?.api_key_env ?? PROVIDER_SPECS[provider].keyEnv;
+}
+
+/** The providers that name a default model, in the order one is picked. */
+export const DEFAULT_MODELS: readonly { provider: ProviderName; modelId: string }[] = PROVIDERS.flatMap(
+  (provider) => {
+    const spec: ProviderSpec = PROVIDER_SPECS[provider];
+    return spec.defaultModel ? [{ provider, modelId: spec.defaultModel }] : [];
+  },
+);
+
+/** The model a run uses: the chosen one, else the default profile, else one a key in env can reach. */
+export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): string {
+  const chosen = choice.model ?? choice.profiles.default;
+  if (chosen) return chosen;
+  const reachable = DEFAULT_MODELS.find(({ provider }) => env[keyVariable(provider, choice)]);
+  if (reachable) return reachable.modelId;
+  const width = Math.max(...DEFAULT_MODELS.map(({ provider }) => keyVariable(provider, choice).length));
+  const options = DEFAULT_MODELS.map(
+    ({ provider, modelId }) =>
+      `  ${keyVariable(provider, choice).padEnd(width)}  (then cairn uses ${modelId})`,
+  );
+  throw new ConfigError(
+    [
+      "No model chosen and no API key found. Set one of these environment variables:",
+      ...options,
+      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
+      "A local Ollama needs no key: --model ollama/<name>.",
+    ].join("\n"),
+  );
+}
+
+/** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
+export function profileModelId(
+  choice: ModelChoice,
+  role: ModelRole,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  return choice.profiles[role] ?? resolveModelId(choice, env);
+}
+
+/**
+ * Provider packages are imported only when a model is built: together they take hundreds of
+ * milliseconds to load, which `cairn --help` and config errors should not pay.
+ */
+export async function createLanguageModel(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ChatModel> {
+  const { provider, model } = parseModelId(modelId);
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  const settings = choice.providers[provider];
+  const variable = keyVariable(provider, choice);
+  const apiKey = env[variable] || undefined;
+  // A renamed key variable says the person expects a key there, even for a local server.
+  if (!apiKey && (!spec.local || settings?.api_key_env)) {
+    throw new ConfigError(`${modelId} needs an API key: set the environment variable ${variable}.`);
+  }
+  return spec.create({ model, apiKey, baseURL: settings?.base_url }, modelId);
 }

@@ -9,8 +9,8 @@ import {
   type ToolSet,
 } from "ai";
 import type { TokenCounts } from "../events/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import { ProviderError } from "./errors.js";
+import { PROVIDER_SPECS, type ProviderSpec, parseModelId } from "./providers.js";
 import { usageFromSdk } from "./usage.js";
 
 export interface ModelToolCall {
@@ -20,13 +20,20 @@ export interface ModelToolCall {
   input: unknown;
 }
 
+/** A tool as the model is offered it: name, description and the JSON Schema of its arguments. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
 export interface ModelCallRequest {
   model: LanguageModel;
   modelId: string;
   system: string;
   messages: ModelMessage[];
   /** Native tool calling; omitted for text-mode models, whose tools are described in `system`. */
-  tools?: ToolRegistry;
+  tools?: readonly ToolDefinition[];
   /** Ask for JSON of this shape; providers that can enforce it (json_schema) are told to. */
   responseSchema?: { name: string; schema: Record<string, unknown> };
   signal: AbortSignal;
@@ -61,7 +68,8 @@ function withCacheBreakpoints(
   system: string,
   messages: ModelMessage[],
 ): { system: string | SystemModelMessage; messages: ModelMessage[] } {
-  if (!modelId.startsWith("anthropic/")) return { system, messages };
+  const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(modelId).provider];
+  if (!spec.cacheBreakpoints) return { system, messages };
   const last = messages.at(-1);
   return {
     system: { role: "system", content: system, providerOptions: EPHEMERAL },
@@ -69,21 +77,22 @@ function withCacheBreakpoints(
   };
 }
 
-const sdkTools = new WeakMap<ToolRegistry, ToolSet>();
+/** Converted once per list: a session offers the same list, the same object, on every turn. */
+const sdkTools = new WeakMap<readonly ToolDefinition[], ToolSet>();
 
-function toSdkTools(registry: ToolRegistry): ToolSet {
-  let tools = sdkTools.get(registry);
+function toSdkTools(definitions: readonly ToolDefinition[]): ToolSet {
+  let tools = sdkTools.get(definitions);
   if (tools) return tools;
   tools = {};
   // No execute and no validate: cairn repairs and validates arguments itself, so a broken call
   // reaches the dispatcher with its raw text instead of being dropped by the SDK.
-  for (const schema of registry.jsonSchemas()) {
+  for (const schema of definitions) {
     tools[schema.name] = {
       description: schema.description,
       inputSchema: jsonSchema(schema.parameters as Parameters<typeof jsonSchema>[0]),
     };
   }
-  sdkTools.set(registry, tools);
+  sdkTools.set(definitions, tools);
   return tools;
 }
 

@@ -1,11 +1,14 @@
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { Permission } from "../events/types.js";
+import type { ApprovalChoice, ApprovalPromptEvent, Permission } from "../events/types.js";
+import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
-import { assessCommand, type CommandPart, splitCommandLine } from "./commands.js";
+import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
 
 export interface ApprovalRequest {
+  /** The tool call asked about. */
+  callId: string;
   tool: string;
   permission: Permission;
   /** One line a person can judge: the command, or the file and action. */
@@ -14,17 +17,8 @@ export interface ApprovalRequest {
   command?: { text: string; cwd: string };
 }
 
-/** What a person is asked. */
-export interface ApprovalPrompt extends ApprovalRequest {
-  /** Why the command is dangerous. When there is a reason, "always" is not offered. */
-  dangers: string[];
-  /** The command would get the network, which the sandbox otherwise cuts. */
-  network: boolean;
-  /** What an "always" answer would allow from then on (`npm test`, `edit_file`); absent when not offered. */
-  always?: string[];
-}
-
-export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+/** What a person is asked: the request, with its dangers and what "always" would allow. */
+export type ApprovalPrompt = ApprovalPromptEvent;
 
 export interface ApprovalAnswer {
   choice: ApprovalChoice;
@@ -32,8 +26,8 @@ export interface ApprovalAnswer {
   reason?: string;
 }
 
-/** Asks the person; absent when nobody is there to answer (headless). */
-export type AskApproval = (prompt: ApprovalPrompt) => Promise<ApprovalAnswer>;
+/** Asks the person about a call; absent when nobody is there to answer (headless). */
+export type AskApproval = (prompt: ApprovalPrompt, callId: string) => Promise<ApprovalAnswer>;
 
 export type ApprovalDecision =
   | {
@@ -184,12 +178,16 @@ export class ApprovalPolicy {
       return { allowed: true, network: false };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const answer = await ask({
-      ...request,
-      dangers,
-      network,
-      ...(grants.length > 0 ? { always: grants.map((rule) => rule.command ?? rule.tool ?? "") } : {}),
-    });
+    const { callId, ...asked } = request;
+    const answer = await ask(
+      {
+        ...asked,
+        dangers,
+        network,
+        ...(grants.length > 0 ? { always: grants.map((rule) => rule.command ?? rule.tool ?? "") } : {}),
+      },
+      callId,
+    );
     if (answer.choice === "deny") {
       const why = answer.reason?.trim();
       return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);

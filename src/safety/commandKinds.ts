@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { CommandPart } from "./commands.js";
+import type { CommandPart } from "../platform/shell/split.js";
 
 function words(list: string): Set<string> {
   return new Set(list.split(" "));

@@ -1,6 +1,14 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import { ToolError } from "../tools/types.js";
+import { isInside } from "../platform/text.js";
+
+/**
+ * A path the model gave that cannot be used: outside the workspace, or malformed. The model is
+ * told, and can correct it, as with a tool's own errors.
+ */
+export class PathError extends Error {
+  override name = "PathError";
+}
 
 export interface Confinement {
   workspace: string;
@@ -12,11 +20,6 @@ export interface ResolvedPath {
   absolute: string;
   /** Path relative to the workspace, `/`-separated, for messages and events. */
   display: string;
-}
-
-function isInside(root: string, target: string): boolean {
-  const rel = path.relative(root, target);
-  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
 /**
@@ -50,12 +53,12 @@ export function resolveInWorkspace(
   requested: string,
   access: "read" | "write",
 ): ResolvedPath {
-  if (requested.includes("\0")) throw new ToolError(`Invalid path ${JSON.stringify(requested)}.`);
+  if (requested.includes("\0")) throw new PathError(`Invalid path ${JSON.stringify(requested)}.`);
   const absolute = realpathAllowingMissing(path.resolve(confinement.workspace, requested));
   const roots = [confinement.workspace, ...confinement.extraRoots];
   const root = roots.find((candidate) => isInside(candidate, absolute));
   if (!root) {
-    throw new ToolError(
+    throw new PathError(
       `Refused: ${requested} is outside the workspace (${confinement.workspace}). ` +
         "Use a path inside it, or add the folder to workspace.extra_roots in the config.",
     );
@@ -63,13 +66,13 @@ export function resolveInWorkspace(
   if (access === "write") {
     const rel = path.relative(root, absolute).split(path.sep);
     if (rel.includes(".git")) {
-      throw new ToolError(
+      throw new PathError(
         `Refused: ${requested} is inside .git; use the git tools to change the repository.`,
       );
     }
     // The approval rules and sandbox settings of later sessions are the person's to change.
     if (root === confinement.workspace && rel[0] === ".cairn") {
-      throw new ToolError(
+      throw new PathError(
         `Refused: ${requested} is inside .cairn, cairn's own configuration and reports; only the user changes them.`,
       );
     }

@@ -3,9 +3,9 @@ import path from "node:path";
 import { isSeq, parseDocument, type YAMLSeq } from "yaml";
 import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
-import { writeFileAtomic } from "../tools/fileText.js";
+import { writeFileAtomic } from "../platform/atomicFile.js";
+import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
-import { type CommandPart, splitCommandLine } from "./commands.js";
 
 /** `*` matches any run of characters; nothing else is special. */
 function glob(pattern: string): RegExp {

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { findExecutable } from "../tools/processes.js";
+import { findExecutable } from "../platform/processes.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
 

@@ -17,7 +17,8 @@ import {
   writeFile,
 } from "node:fs/promises";
 import path from "node:path";
-import { writeFileAtomic } from "../tools/fileText.js";
+import { writeFileAtomic } from "../platform/atomicFile.js";
+import { isInside } from "../platform/text.js";
 
 /**
  * A file's state as cairn saw it. `blob` is the git object id of the content (a link's target
@@ -237,10 +238,6 @@ function byPath(a: { path: string }, b: { path: string }): number {
   return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
 }
 
-function isUnder(child: string, parent: string): boolean {
-  return child.startsWith(`${parent}/`);
-}
-
 function info(manifest: Manifest): CheckpointInfo {
   return {
     id: manifest.id,
@@ -364,7 +361,7 @@ export class Checkpoints {
           });
         }
         for (const entry of manifest.files) {
-          if (entry.path !== key && !isUnder(entry.path, key)) continue;
+          if (!isInside(key, entry.path)) continue;
           entry.after = asState(found.get(entry.path)?.seen ?? { kind: "absent" });
         }
       }
@@ -640,7 +637,7 @@ export class Checkpoints {
   }
 
   private async removeEmptyDirs(file: string, createdDir: string): Promise<void> {
-    for (let dir = path.posix.dirname(file); dir === createdDir || isUnder(dir, createdDir); ) {
+    for (let dir = path.posix.dirname(file); isInside(createdDir, dir); ) {
       try {
         await rmdir(this.absolute(dir));
       } catch (error) {

@@ -4,10 +4,11 @@ import ini from "ini";
 import { jsonrepair } from "jsonrepair";
 import YAML from "yaml";
 import { z } from "zod";
+import { writeFileAtomic } from "../platform/atomicFile.js";
+import { truncateHeadTail } from "../platform/truncate.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
-import { writeFileAtomic } from "./fileText.js";
-import { truncateHeadTail } from "./truncate.js";
-import { defineTool, type ToolContext, ToolError, type ToolOutput } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { defineTool, type ToolContext, type ToolOutput } from "./types.js";
 
 interface Parsed {
   value: unknown;

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
+import { plural } from "../platform/text.js";
 import { type GitStatus, gitStatus } from "./git.js";
 import {
   DEFAULT_MAX_RESULTS,
@@ -10,7 +11,8 @@ import {
   grepWithRipgrep,
   RipgrepUnusable,
 } from "./grep.js";
-import { defineTool, type ToolContext, ToolError, type ToolOutput } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { defineTool, type ToolContext, type ToolOutput } from "./types.js";
 import {
   compileGlob,
   listDirectory,
@@ -76,8 +78,6 @@ const searchFilesTool = defineTool({
 
 const TREE_MAX_LINES = 400;
 const TREE_MAX_PER_FOLDER = 60;
-
-const plural = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
 
 function describeCounts(entries: WorkspaceEntry[]): string {
   const folders = entries.filter((entry) => entry.dir).length;

@@ -3,6 +3,8 @@ import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { createPatch } from "diff";
 import { z } from "zod";
+import { copyFileAtomic, writeFileAtomic } from "../platform/atomicFile.js";
+import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
 import {
   type EditRange,
@@ -13,16 +15,15 @@ import {
   withLineEnding,
 } from "./editMatch.js";
 import {
-  copyFileAtomic,
   encodeText,
   readPage,
   readTextFile,
   type TextFile,
   type TextFormat,
   textFormatOf,
-  writeFileAtomic,
 } from "./fileText.js";
-import { type AnyTool, defineTool, type Tool, type ToolContext, ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { type AnyTool, defineTool, type Tool, type ToolContext } from "./types.js";
 
 const DEFAULT_LIMIT = 2000;
 /** Files are rewritten in memory; past this size a command is the better tool. */
@@ -140,10 +141,6 @@ function countLines(text: string): number {
   if (text === "") return 0;
   const breaks = text.split("\n").length - 1;
   return text.endsWith("\n") ? breaks : breaks + 1;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function span(from: number, to: number): string {

@@ -3,9 +3,10 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
+import { truncateHeadTail } from "../platform/truncate.js";
 import { resolveInWorkspace } from "../safety/paths.js";
-import { truncateHeadTail } from "./truncate.js";
-import { defineTool, type ToolContext, ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { defineTool, type ToolContext } from "./types.js";
 
 const execFileAsync = promisify(execFile);
 

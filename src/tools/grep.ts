@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { findExecutable, spawnGroup } from "../platform/processes.js";
 import type { Confinement } from "../safety/paths.js";
 import { HIT_CHARS, hitText, readMatchedLine, scanLines, splitLine, withoutBreak } from "./grepLines.js";
-import { findExecutable, spawnGroup } from "./processes.js";
 import { RipgrepOutput, type RipgrepRecord } from "./ripgrepOutput.js";
-import { ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
 import { compileGlob, normalizeGlob, type Scope, scopeFor, walkFiles } from "./workspaceFiles.js";
 
 export interface GrepOptions extends Confinement {

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineTool, type TodoInput, ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { defineTool, type TodoInput } from "./types.js";
 
 const todoSchema = z.object({
   id: z.string().min(1).describe("Stable id of the item, kept across updates"),

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { ToolDefinition } from "../model/stream.js";
 import type { AnyTool } from "./types.js";
 
 export interface ToolFilter {
@@ -11,12 +12,6 @@ function matches(pattern: string, name: string): boolean {
   const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
   const regex = new RegExp(`^${escaped.join(".*")}$`);
   return regex.test(name);
-}
-
-export interface ToolSchema {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
 }
 
 export class ToolRegistry {
@@ -44,10 +39,10 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
-  private schemas: ToolSchema[] | undefined;
+  private schemas: ToolDefinition[] | undefined;
 
   /** JSON Schema of each tool's parameters, as providers receive them; converted once, as tools never change. */
-  jsonSchemas(): ToolSchema[] {
+  jsonSchemas(): ToolDefinition[] {
     this.schemas ??= this.list().map((tool) => ({
       name: tool.name,
       description: tool.description,

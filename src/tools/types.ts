@@ -11,27 +11,14 @@ export interface ToolOutput {
   changedFiles?: string[];
 }
 
-/**
- * A failure the model should see and can correct (bad path, ambiguous edit, missing file).
- * The dispatcher turns it into that call's error result; any other exception is a bug and is
- * reported as an internal error.
- */
-export class ToolError extends Error {
-  readonly data?: unknown;
-
-  constructor(message: string, data?: unknown) {
-    super(message);
-    this.name = "ToolError";
-    this.data = data;
-  }
-}
-
 export interface ToolContext {
   /** Real (symlink-resolved) absolute path of the workspace root. */
   workspace: string;
   /** Further real roots file tools may touch (config `workspace.extra_roots`). */
   extraRoots: string[];
   signal: AbortSignal;
+  /** The step this call belongs to: file changes are checkpointed under it, so undo goes back a step at a time. */
+  step: string;
   /** Default and ceiling for run_command's timeout. */
   commandTimeoutMs: number;
   /** Asks the person; undefined when nobody can answer (headless). */

@@ -4,7 +4,7 @@ import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
 import { type Confinement, resolveInWorkspace } from "../safety/paths.js";
-import { ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
 
 /**
  * The one definition of "the files of the workspace" that list_files, file_tree, search_files,

@@ -1,23 +1,5 @@
 import type { Status, UsageTotals } from "../events/types.js";
-
-const integer = new Intl.NumberFormat("en-US");
-
-export function formatCost(cost: number | null): string {
-  if (cost === null) return "cost unknown";
-  if (cost === 0) return "$0.00";
-  return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
-}
-
-export function formatTokens(n: number): string {
-  return integer.format(n);
-}
-
-export function formatDuration(ms: number): string {
-  if (ms < 1000) return `${Math.round(ms)}ms`;
-  const seconds = ms / 1000;
-  if (seconds < 60) return `${seconds.toFixed(1)}s`;
-  return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
-}
+import { formatCost, formatTokens } from "../platform/format.js";
 
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {

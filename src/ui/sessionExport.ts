@@ -1,6 +1,6 @@
 import type { EventOf, StampedEvent } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { formatCost, formatDuration, formatTokens } from "./format.js";
 import { type Column, clip, costTable, costText, localTime, renderTable, type TableStyle } from "./table.js";
 
 export type ExportFormat = "md" | "json";

@@ -1,7 +1,7 @@
 import os from "node:os";
 import path from "node:path";
+import { formatCost, formatTokens } from "../platform/format.js";
 import { type CostRow, type CostTotals, sumCostTotals } from "../store/sessions.js";
-import { formatCost, formatTokens } from "./format.js";
 
 export interface Column<Row> {
   header: string;

@@ -1,7 +1,9 @@
 import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import { formatDuration } from "../platform/format.js";
+import { firstLine } from "../platform/text.js";
 import { mainArgument } from "../tools/describe.js";
-import { formatDuration, STATUS_LABEL, usageLine } from "./format.js";
+import { STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 export interface TextRendererOptions {
@@ -14,11 +16,6 @@ export interface TextRendererOptions {
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
-
-function firstLine(text: string, max = 160): string {
-  const line = text.split("\n").find((l) => l.trim()) ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
 
 function argSummary(args: unknown): string {
   return mainArgument(args) ?? firstLine(JSON.stringify(args) ?? "", 100);
@@ -124,7 +121,7 @@ export class TextRenderer {
         break;
       case "question":
         this.line(
-          `${this.style("bold", "Asked:")} ${firstLine(event.question)} → ${event.answer ?? "(no answer)"}`,
+          `${this.style("bold", "Asked:")} ${firstLine(event.question, 160)} → ${event.answer ?? "(no answer)"}`,
         );
         break;
       case "todos":
@@ -196,14 +193,14 @@ export class TextRenderer {
   private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
     const time = this.style("dim", formatDuration(event.duration_ms));
     if (!event.ok) {
-      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output)} ${time}`);
+      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output, 160)} ${time}`);
       return;
     }
     // What a read returns is content, not a message: its size says more than its first line.
     const lines = event.output.split("\n").length;
     const summary = this.readTools.has(event.call_id)
       ? `${lines} line${lines === 1 ? "" : "s"}`
-      : firstLine(event.output);
+      : firstLine(event.output, 160);
     this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
     const diff = (event.data as { diff?: unknown } | undefined)?.diff;
     if (typeof diff === "string" && diff) this.renderDiff(diff);

@@ -6,7 +6,7 @@
  */
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
-import { truncateHeadTail } from "../tools/truncate.js";
+import { truncateHeadTail } from "../platform/truncate.js";
 
 export interface Failure {
   /** Which tool's output this was read from: tsc, eslint, biome, vitest, jest, node:test, ... */

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { type CheckResult, type RunOptions, reportFrom, runCheck, type ValidationReport } from "./run.js";
+import { type CheckOptions, type CheckResult, reportFrom, runCheck, type ValidationReport } from "./check.js";
 import type { ValidationPlan } from "./strategy.js";
 
 export interface FixerAttempt {
@@ -40,7 +40,7 @@ export type RepairAttempt = FixerAttempt | MutationAttempt;
 export async function tryFixers(
   plan: ValidationPlan,
   report: ValidationReport,
-  options: RunOptions & { onAttempt?: (attempt: FixerAttempt) => void } = {},
+  options: CheckOptions & { onAttempt?: (attempt: FixerAttempt) => void } = {},
 ): Promise<ValidationReport> {
   const cwd = options.cwd ?? plan.workspace;
   const runOptions = { ...options, cwd, goModule: plan.go_module };

@@ -5,7 +5,7 @@
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
-import { findExecutable, spawnGroup } from "../tools/processes.js";
+import { findExecutable, spawnGroup } from "../platform/processes.js";
 
 export type CheckKind = "test" | "typecheck" | "build" | "lint" | "format" | "expected_output";
 

@@ -1,6 +1,6 @@
 // Bad flags, tasks and config files (issue 15): each is refused before anything runs, in one
 // clear line, with exit 2 (bad usage or configuration), never a stack trace.
-import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliRun, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";

@@ -2,8 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
 import { type ConfigFlags, dataDir, globalConfigFile, loadConfig } from "../../src/config/load.js";
+import { ConfigError } from "../../src/platform/errors.js";
 
 let root: string;
 let home: string;
@@ -197,7 +197,7 @@ describe("loadConfig errors name the file, the key, what was expected and what w
     const error = await failure(load());
     expect(error.message).toBe(
       `${projectFile()}: model: expected a known provider before the "/" ` +
-        '(openai, anthropic, google, openrouter, ollama, openai-compatible) (got "opnai/gpt-4o"; did you mean "openai/gpt-4o"?)',
+        '(openrouter, anthropic, openai, google, ollama, openai-compatible) (got "opnai/gpt-4o"; did you mean "openai/gpt-4o"?)',
     );
   });
 

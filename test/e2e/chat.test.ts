@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ChatEngine } from "../../src/agent/chat.js";
-import { createSession } from "../../src/agent/session.js";
+import { Session } from "../../src/agent/session.js";
 import { configSchema } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { makeHome, makeRepo } from "../helpers/cli.js";
@@ -20,12 +20,12 @@ async function chat(script: Parameters<typeof startScriptedServer>[0]) {
     approval: "auto",
   });
   const engine = await ChatEngine.start((resume) =>
-    createSession({
+    Session.create({
       config,
       modelId: "openai/gpt-4o",
       workspace: repo,
       mode: "chat",
-      signal: new AbortController().signal,
+      attended: false,
       env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: `${home}/data` },
       ...(resume ? { resume } : {}),
     }),

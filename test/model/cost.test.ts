@@ -1,8 +1,9 @@
 import type { LanguageModelUsage } from "ai";
 import { describe, expect, it } from "vitest";
-import { configSchema, type Price } from "../../src/config/schema.js";
+import { configSchema } from "../../src/config/schema.js";
 import type { TokenCounts, UsageTotals } from "../../src/events/types.js";
 import { modelInfo } from "../../src/model/catalog.js";
+import type { Price } from "../../src/model/cost.js";
 import { costOf } from "../../src/model/cost.js";
 import { addCall, addUsage, emptyUsage, usageFromSdk } from "../../src/model/usage.js";
 

@@ -1,7 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConfigError } from "../../src/config/errors.js";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import {
   createLanguageModel,
@@ -10,6 +9,7 @@ import {
   profileModelId,
   resolveModelId,
 } from "../../src/model/providers.js";
+import { ConfigError } from "../../src/platform/errors.js";
 
 const config = (input: ConfigInput = {}) => configSchema.parse(input);
 

@@ -12,8 +12,8 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { spawnGroup } from "../../src/platform/processes.js";
 import { detectSandbox, wrapCommand } from "../../src/safety/sandbox.js";
-import { spawnGroup } from "../../src/tools/processes.js";
 import { connectCommand, loopbackGreeter } from "../faults/harness.js";
 
 const sandbox = detectSandbox();

@@ -11,9 +11,11 @@ import {
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PathError } from "../../src/safety/paths.js";
 import { dataTools } from "../../src/tools/data.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
-import { type AnyTool, type ToolContext, ToolError } from "../../src/tools/types.js";
+import { ToolError } from "../../src/tools/toolError.js";
+import type { AnyTool, ToolContext } from "../../src/tools/types.js";
 
 let workspace: string;
 let ctx: ToolContext;
@@ -113,7 +115,7 @@ describe("data tools", () => {
 
   it("refuses paths outside the workspace and writes into .git", async () => {
     mkdirSync(path.join(workspace, ".git"));
-    await expect(call("write_json", { path: "../out.json", data: {} })).rejects.toBeInstanceOf(ToolError);
+    await expect(call("write_json", { path: "../out.json", data: {} })).rejects.toBeInstanceOf(PathError);
     await expect(call("write_json", { path: ".git/config.json", data: {} })).rejects.toThrow(/inside \.git/);
   });
 });

@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findExecutable } from "../../src/platform/processes.js";
+import { PathError } from "../../src/safety/paths.js";
 import { exploreTools } from "../../src/tools/explore.js";
-import { findExecutable } from "../../src/tools/processes.js";
-import { type AnyTool, type ToolContext, ToolError } from "../../src/tools/types.js";
+import type { AnyTool, ToolContext } from "../../src/tools/types.js";
 
 let workspace: string;
 let ctx: ToolContext;
@@ -75,7 +76,7 @@ describe("list_files", () => {
   });
 
   it("refuses paths outside the workspace and reports missing ones", async () => {
-    await expect(call("list_files", { path: "../" })).rejects.toBeInstanceOf(ToolError);
+    await expect(call("list_files", { path: "../" })).rejects.toBeInstanceOf(PathError);
     await expect(call("list_files", { path: "nope" })).rejects.toThrow(/nope does not exist/);
   });
 });

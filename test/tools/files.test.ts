@@ -13,8 +13,10 @@ import {
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PathError } from "../../src/safety/paths.js";
 import { fileTools } from "../../src/tools/files.js";
-import { type ToolContext, ToolError, type ToolOutput } from "../../src/tools/types.js";
+import { ToolError } from "../../src/tools/toolError.js";
+import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
 
 let root: string;
 let ctx: ToolContext;
@@ -35,13 +37,18 @@ async function run(name: string, args: Record<string, unknown>): Promise<ToolOut
   return tool.execute(tool.schema.parse(args), ctx);
 }
 
-async function failure(name: string, args: Record<string, unknown>): Promise<ToolError> {
+/** The error a call fails with, which must be one the model is shown: a tool's own, or a refused path. */
+async function failure(
+  name: string,
+  args: Record<string, unknown>,
+  kind: typeof ToolError | typeof PathError = ToolError,
+): Promise<Error> {
   const error = await run(name, args).then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ToolError);
-  return error as ToolError;
+  expect(error).toBeInstanceOf(kind);
+  return error as Error;
 }
 
 const file = (name: string) => path.join(root, name);
@@ -167,22 +174,28 @@ describe("confinement", () => {
   it("refuses paths outside the workspace, including through a symlink", async () => {
     await symlink("/etc", file("etc-link"));
     for (const outside of ["../x", "/etc/passwd", "etc-link/passwd"]) {
-      expect((await failure("read_file", { path: outside })).message).toContain("outside the workspace");
-      expect((await failure("write_file", { path: outside, content: "x" })).message).toContain(
+      expect((await failure("read_file", { path: outside }, PathError)).message).toContain(
+        "outside the workspace",
+      );
+      expect((await failure("write_file", { path: outside, content: "x" }, PathError)).message).toContain(
         "outside the workspace",
       );
     }
     expect(
-      (await failure("edit_file", { path: "etc-link/hostname", old_string: "a", new_string: "b" })).message,
+      (await failure("edit_file", { path: "etc-link/hostname", old_string: "a", new_string: "b" }, PathError))
+        .message,
     ).toContain("outside the workspace");
   });
 
   it("refuses writes inside .git", async () => {
     await mkdir(file(".git"));
     await writeFile(file(".git/config"), "[core]\n");
-    expect((await failure("write_file", { path: ".git/config", content: "x" })).message).toContain(".git");
+    expect((await failure("write_file", { path: ".git/config", content: "x" }, PathError)).message).toContain(
+      ".git",
+    );
     expect(
-      (await failure("edit_file", { path: ".git/config", old_string: "core", new_string: "x" })).message,
+      (await failure("edit_file", { path: ".git/config", old_string: "core", new_string: "x" }, PathError))
+        .message,
     ).toContain(".git");
     expect(await text(".git/config")).toBe("[core]\n");
   });
@@ -447,7 +460,7 @@ describe("copy_file and move_file", () => {
   it("refuses a destination outside the workspace", async () => {
     await writeFile(file("a.txt"), "a");
     expect(
-      (await failure("move_file", { source: "a.txt", destination: "../escaped.txt" })).message,
+      (await failure("move_file", { source: "a.txt", destination: "../escaped.txt" }, PathError)).message,
     ).toContain("outside the workspace");
     expect(await listing()).toEqual(["a.txt"]);
   });

@@ -3,8 +3,9 @@ import { mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PathError } from "../../src/safety/paths.js";
 import { gitTools } from "../../src/tools/git.js";
-import { type AnyTool, type ToolContext, ToolError } from "../../src/tools/types.js";
+import type { AnyTool, ToolContext } from "../../src/tools/types.js";
 
 let workspace: string;
 let ctx: ToolContext;
@@ -90,7 +91,7 @@ describe("git tools on a real repository", () => {
   });
 
   it("refuses paths outside the workspace", async () => {
-    await expect(call("git_stage_files", { paths: ["../elsewhere"] })).rejects.toBeInstanceOf(ToolError);
+    await expect(call("git_stage_files", { paths: ["../elsewhere"] })).rejects.toBeInstanceOf(PathError);
   });
 });
 

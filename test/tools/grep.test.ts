@@ -3,10 +3,10 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findExecutable } from "../../src/platform/processes.js";
 import { type GrepOptions, grepWithJs, grepWithRipgrep, RipgrepUnusable } from "../../src/tools/grep.js";
-import { findExecutable } from "../../src/tools/processes.js";
 import { RipgrepOutput, type RipgrepRecord } from "../../src/tools/ripgrepOutput.js";
-import { ToolError } from "../../src/tools/types.js";
+import { ToolError } from "../../src/tools/toolError.js";
 
 const hasRipgrep = findExecutable("rg") !== undefined;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { planTools } from "../../src/tools/plan.js";
-import { type AnyTool, type TodoInput, type ToolContext, ToolError } from "../../src/tools/types.js";
+import { ToolError } from "../../src/tools/toolError.js";
+import type { AnyTool, TodoInput, ToolContext } from "../../src/tools/types.js";
 
 const base: ToolContext = {
   workspace: "/nonexistent",

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { findExecutable } from "../../src/tools/processes.js";
+import { findExecutable } from "../../src/platform/processes.js";
 import { formatFailure, parseFailures, summarizeFailures } from "../../src/verify/failures.js";
 import { BIN, workspace } from "./workspace.js";
 

@@ -1,6 +1,7 @@
 import { chmod, readdir, readFile, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { runValidation } from "../../src/verify/check.js";
 import {
   type FixerAttempt,
   type MutationAttempt,
@@ -8,7 +9,6 @@ import {
   tryFixers,
   tryMutations,
 } from "../../src/verify/repair.js";
-import { runValidation } from "../../src/verify/run.js";
 import { detectValidation } from "../../src/verify/strategy.js";
 import { REPO_ROOT, workspace } from "./workspace.js";
 

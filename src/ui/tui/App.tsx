@@ -200,7 +200,6 @@ export function App(props: AppProps) {
       const now = Date.now();
       if (now - lastCtrlC.current < DOUBLE_PRESS_MS) return quit();
       lastCtrlC.current = now;
-      interactions.dismissAll();
       engine.interrupt();
       setQueue([]);
       setNotice("Ctrl-C again to exit");
@@ -217,7 +216,6 @@ export function App(props: AppProps) {
     if (key.escape) {
       if (detail !== undefined) return setDetail(undefined);
       if (interactions.current || working) {
-        interactions.dismissAll();
         engine.interrupt();
         setQueue([]);
       }

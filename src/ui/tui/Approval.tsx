@@ -1,8 +1,10 @@
 import { Box, Text, useInput } from "ink";
 import { useState } from "react";
-import type { ApprovalAnswer, ApprovalChoice, ApprovalPrompt } from "../../safety/approval.js";
+import type { ApprovalChoice } from "../../events/types.js";
+import { plural } from "../../platform/text.js";
+import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 import { Cursor } from "./components.js";
-import { plural, proposedChange } from "./describe.js";
+import { proposedChange } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
 import type { ToolView } from "./state.js";
 

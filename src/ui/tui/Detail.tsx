@@ -1,6 +1,7 @@
 import { Box, Text } from "ink";
+import { plural } from "../../platform/text.js";
 import { DiffView } from "./components.js";
-import { numbered, plural, resultSummary, tail, toolTarget } from "./describe.js";
+import { numbered, resultSummary, tail, toolTarget } from "./describe.js";
 import type { ToolView } from "./state.js";
 
 /**

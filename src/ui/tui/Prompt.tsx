@@ -1,8 +1,9 @@
 import { Box, type Key, Text, useInput, usePaste } from "ink";
 import { useRef, useState } from "react";
+import { plural } from "../../platform/text.js";
 import type { Suggestion } from "./complete.js";
 import { Cursor } from "./components.js";
-import { numbered, plural } from "./describe.js";
+import { numbered } from "./describe.js";
 import {
   backspace,
   deleteForward,

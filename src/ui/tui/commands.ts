@@ -1,5 +1,5 @@
-import { closest } from "../../config/errors.js";
 import type { StampedEvent } from "../../events/types.js";
+import { closest } from "../../platform/text.js";
 import type { Tone } from "./state.js";
 
 /** What a slash command can do to the screen. */

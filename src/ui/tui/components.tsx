@@ -1,16 +1,10 @@
 import { Box, Text } from "ink";
 import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
-import { formatCost, formatDuration, STATUS_LABEL } from "../format.js";
-import {
-  type DiffLineKind,
-  diffLines,
-  firstLine,
-  plural,
-  resultSummary,
-  tail,
-  toolTarget,
-} from "./describe.js";
+import { formatCost, formatDuration } from "../../platform/format.js";
+import { firstLine, plural } from "../../platform/text.js";
+import { STATUS_LABEL } from "../format.js";
+import { type DiffLineKind, diffLines, resultSummary, tail, toolTarget } from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
 import type { Item, Tone, ToolView, TuiState } from "./state.js";
 

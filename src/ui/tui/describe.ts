@@ -1,4 +1,5 @@
-import { formatDuration } from "../format.js";
+import { formatDuration } from "../../platform/format.js";
+import { plural } from "../../platform/text.js";
 import type { ToolView } from "./state.js";
 
 /** What a tool call is about, in a few words: its command, path, pattern or question. */
@@ -26,10 +27,6 @@ export function toolTarget(args: unknown): string {
 
 const lineCount = (text: string): number => text.split("\n").length;
 
-export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
-}
-
 /** Read-only tools whose output is a message, not content to measure. */
 const MESSAGE_TOOLS = new Set(["todo_write", "ask_user", "consult"]);
 
@@ -46,15 +43,6 @@ export function resultSummary(call: ToolView): string {
     return `${plural(lineCount(call.output), "line")} · ${took}`;
   }
   return took;
-}
-
-export function firstLine(text: string): string {
-  return (
-    text
-      .split("\n")
-      .find((l) => l.trim())
-      ?.trim() ?? ""
-  );
 }
 
 /** A line of text with its number, which keys it when drawn. */

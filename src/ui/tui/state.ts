@@ -1,6 +1,6 @@
 import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
-import { formatDuration } from "../format.js";
+import { formatDuration } from "../../platform/format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**

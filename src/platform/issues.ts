@@ -1,47 +1,9 @@
+/**
+ * Validation messages in one shape, "expected …, (got …; did you mean …?)", for people (config,
+ * flags) and for the model (tool arguments) alike.
+ */
 import type { z } from "zod";
-
-/**
- * A configuration the run cannot start with. The CLI exits with `exitCode` (2: bad usage or
- * configuration, DESIGN.md "Command line") and prints the message as it is, so the message must
- * say where (file, variable or flag), which key, what was expected and what was found.
- */
-export class ConfigError extends Error {
-  readonly exitCode = 2;
-  override name = "ConfigError";
-}
-
-/** Edit distance counting a swap of neighbours as one edit, since that is the commonest typo. */
-function editDistance(a: string, b: string): number {
-  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
-      }
-      rows[i]![j] = best;
-    }
-  }
-  return rows[a.length]![b.length]!;
-}
-
-/**
- * The candidate closest to what was typed, if it is close enough to be a plausible typo.
- * Case, `-` and `_` are ignored so `maxIterations` finds `max_iterations`.
- */
-export function closest(typed: string, candidates: readonly string[]): string | undefined {
-  const normal = (word: string) => word.toLowerCase().replace(/[-_]/g, "");
-  let best: { word: string; distance: number } | undefined;
-  for (const word of candidates) {
-    const distance = editDistance(normal(typed), normal(word));
-    if (distance <= Math.max(1, Math.floor(word.length / 3)) && (!best || distance < best.distance)) {
-      best = { word, distance };
-    }
-  }
-  return best?.word;
-}
+import { closest } from "./text.js";
 
 /** A found value as a person reads it in a message: strings quoted, containers by kind. */
 export function shown(value: unknown): string {

@@ -3,10 +3,11 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runTools } from "../../src/tools/run.js";
-import { type ToolContext, ToolError } from "../../src/tools/types.js";
+import { PathError } from "../../src/safety/paths.js";
+import { commandTools } from "../../src/tools/command.js";
+import type { ToolContext } from "../../src/tools/types.js";
 
-const runCommand = runTools.find((tool) => tool.name === "run_command")!;
+const runCommand = commandTools.find((tool) => tool.name === "run_command")!;
 
 let workspace: string;
 let ctx: ToolContext;
@@ -46,7 +47,7 @@ describe("run_command", () => {
   });
 
   it("refuses a cwd outside the workspace or missing", async () => {
-    await expect(run({ command: "pwd", cwd: ".." })).rejects.toBeInstanceOf(ToolError);
+    await expect(run({ command: "pwd", cwd: ".." })).rejects.toBeInstanceOf(PathError);
     await expect(run({ command: "pwd", cwd: "missing" })).rejects.toThrow(/not an existing folder/);
   });
 

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
-import { findExecutable, spawnGroup } from "../../src/tools/processes.js";
+import { findExecutable, spawnGroup } from "../../src/platform/processes.js";
 
 /** Live (non-zombie) processes whose command line contains `marker`. */
 function running(marker: string): string[] {

@@ -1,7 +1,7 @@
 import { chmod } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { runValidation, toValidationSummary } from "../../src/verify/run.js";
+import { runValidation, toValidationSummary } from "../../src/verify/check.js";
 import { detectValidation } from "../../src/verify/strategy.js";
 import { workspace } from "./workspace.js";
 

@@ -1,12 +1,13 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
+import { spawnGroup } from "../platform/processes.js";
+import { splitCommandLine } from "../platform/shell/split.js";
+import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
-import { splitCommandLine } from "../safety/commands.js";
 import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
-import { spawnGroup } from "./processes.js";
-import { HeadTailBuffer } from "./truncate.js";
-import { defineTool, type ToolContext, ToolError } from "./types.js";
+import { ToolError } from "./toolError.js";
+import { defineTool, type ToolContext } from "./types.js";
 
 /** How long a stopped command gets to clean up after SIGTERM before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
@@ -116,4 +117,4 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
   });
 }
 
-export const runTools = [runCommandTool];
+export const commandTools = [runCommandTool];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { assessCommand } from "../../src/safety/commands.js";
+import { assessCommand } from "../../src/safety/dangerousCommands.js";
 
 const workspace = "/home/dev/project";
 const home = "/home/dev";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HeadTailBuffer, truncateHeadTail } from "../../src/tools/truncate.js";
+import { HeadTailBuffer, truncateHeadTail } from "../../src/platform/truncate.js";
 
 const MARKER = /^\.\.\. \[(\d+) lines \/ (\d+) bytes cut\] \.\.\.$/m;
 

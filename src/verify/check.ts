@@ -13,12 +13,12 @@ import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { createTwoFilesPatch } from "diff";
 import type { ValidationSummary } from "../events/types.js";
-import { findExecutable, type ProcessResult, spawnGroup } from "../tools/processes.js";
-import { HeadTailBuffer, truncateHeadTail } from "../tools/truncate.js";
+import { findExecutable, type ProcessResult, spawnGroup } from "../platform/processes.js";
+import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
 import type { Check, ValidationPlan } from "./strategy.js";
 
-export interface RunOptions {
+export interface CheckOptions {
   /** Where the checks run; the plan's workspace when not given. */
   cwd?: string;
   signal?: AbortSignal;
@@ -152,7 +152,7 @@ function checkFields({ name, command, kind, fixer, expected_file }: Check): Chec
 /** Runs one check to completion, never throwing for the check's own failure. */
 export async function runCheck(
   check: Check,
-  options: RunOptions & { cwd: string; goModule?: string },
+  options: CheckOptions & { cwd: string; goModule?: string },
 ): Promise<CheckResult> {
   const combined = new HeadTailBuffer(PARSE_LIMITS);
   const stdout: Buffer[] = [];
@@ -257,7 +257,7 @@ export function reportFrom(checks: CheckResult[]): ValidationReport {
 
 export async function runValidation(
   plan: ValidationPlan,
-  options: RunOptions = {},
+  options: CheckOptions = {},
 ): Promise<ValidationReport> {
   if (plan.checks.length === 0) {
     const reason = plan.reason ?? "nothing to validate";

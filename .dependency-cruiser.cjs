@@ -1,0 +1,56 @@
+/**
+ * Dependencies point one way (docs/development.md, "Layers"): a folder may import its own layer
+ * and the layers before it, never one after. `npm run lint` fails on an upward import or a cycle.
+ */
+const LAYERS = [
+  ["platform"],
+  ["events"],
+  ["model"],
+  ["config"],
+  ["safety"],
+  ["store"],
+  ["verify"],
+  ["tools", "web", "mcp"],
+  ["context"],
+  ["agents"],
+  ["agent"],
+  ["ui"],
+  ["cli", "acp", "server", "batch", "eval"],
+];
+
+/** Exposing cairn as an MCP server drives the agent, so it sits with the front ends. */
+const FRONT_END_FILES = ["src/mcp/serve"];
+
+const folders = (names) => `^src/(${names.join("|")})/`;
+const frontEnds = `^(${FRONT_END_FILES.join("|")})`;
+
+const upward = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `no-upward-from-${layer.join("-")}`,
+  comment: `${layer.join(", ")} may not import ${LAYERS.slice(i + 1)
+    .flat()
+    .join(", ")}`,
+  severity: "error",
+  from: { path: folders(layer), pathNot: frontEnds },
+  to: { path: folders(LAYERS.slice(i + 1).flat()) },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: "no-circular",
+      comment: "An import cycle, type imports included.",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    ...upward,
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    tsPreCompilationDeps: true,
+    // TypeScript 7 has no JavaScript API for dependency-cruiser to parse with; swc reads the sources.
+    parser: "swc",
+    tsConfig: { fileName: "tsconfig.json" },
+    exclude: { path: "^(test|bench|dist)/" },
+  },
+};

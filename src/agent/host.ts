@@ -1,0 +1,83 @@
+import path from "node:path";
+import { type ConfigFlags, loadConfig } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import type { EventListener } from "../events/bus.js";
+import type { Mode } from "../events/types.js";
+import { resolveModelId } from "../model/providers.js";
+import { storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
+import { type ResumedLog, Session } from "./session.js";
+
+export interface HostOptions {
+  /** The workspace. */
+  cwd: string;
+  /** `--config <file>`. */
+  configFile?: string | undefined;
+  flags?: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+  mode: Mode;
+  /** A person can answer approvals and questions; otherwise what would be asked is refused. */
+  attended: boolean;
+  /** Listens to every event after the store has it: renderers, protocol bridges. */
+  adapters?: EventListener[];
+}
+
+/** Sessions on one workspace and configuration, each stored as it runs. */
+export interface Host {
+  config: Config;
+  store: Store;
+  /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
+  open(resume?: ResumedLog): Promise<Session>;
+  close(): void;
+}
+
+/**
+ * The one way a front end (the CLI, the terminal UI, an editor, the HTTP server, a batch worker)
+ * gets sessions: the configuration loaded and merged for the workspace, the model resolved, and
+ * the store subscribed before anything else, so every event is on disk before it is shown or
+ * acted on.
+ */
+export async function openHost(options: HostOptions): Promise<Host> {
+  const env = options.env ?? process.env;
+  const cwd = path.resolve(options.cwd);
+  const { config } = await loadConfig({
+    cwd,
+    ...(options.configFile ? { configFile: options.configFile } : {}),
+    ...(options.flags ? { flags: options.flags } : {}),
+    env,
+  });
+  const modelId = resolveModelId(config, env);
+  const store = Store.open(storePath(env));
+  return {
+    config,
+    store,
+    async open(resume) {
+      const session = await Session.create({
+        config,
+        modelId,
+        workspace: cwd,
+        mode: options.mode,
+        attended: options.attended,
+        env,
+        ...(resume ? { resume } : {}),
+      });
+      session.bus.subscribe((event) => store.appendEvent(event));
+      for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
+      return session;
+    },
+    close: () => store.close(),
+  };
+}
+
+/** One session, hosted: what `cairn do`, `cairn run` and a resume need. */
+export async function openHostedSession(
+  options: HostOptions & { resume?: ResumedLog },
+): Promise<{ session: Session; store: Store; close: () => void }> {
+  const host = await openHost(options);
+  try {
+    return { session: await host.open(options.resume), store: host.store, close: host.close };
+  } catch (error) {
+    host.close();
+    throw error;
+  }
+}

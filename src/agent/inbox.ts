@@ -1,0 +1,94 @@
+import { randomUUID } from "node:crypto";
+import type { EventBus } from "../events/bus.js";
+import type { ApprovalChoice } from "../events/types.js";
+import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
+
+type Waiting =
+  | { kind: "approval"; options: ApprovalChoice[]; resolve: (answer: ApprovalAnswer) => void }
+  | { kind: "question"; resolve: (answer: string | undefined) => void };
+
+/** An answer that does not fit a request: unknown, already answered, or a choice not offered. */
+export class AnswerError extends Error {
+  override name = "AnswerError";
+}
+
+/**
+ * What the session is waiting for a person to answer. Each request is an event
+ * (`approval.requested`, `question.asked`) and so is each answer, so any front end that reads
+ * the event stream — the terminal, the TUI, an editor, the HTTP API — can show it and answer it
+ * through `Session.submit`, and the store keeps both.
+ */
+export class Inbox {
+  private readonly waiting = new Map<string, Waiting>();
+  private readonly bus: EventBus;
+
+  constructor(bus: EventBus) {
+    this.bus = bus;
+  }
+
+  /** Asks for approval of one tool call; resolves when someone answers. */
+  approve = (prompt: ApprovalPrompt, callId: string): Promise<ApprovalAnswer> =>
+    new Promise((resolve) => {
+      const request_id = randomUUID();
+      const options: ApprovalChoice[] = prompt.always
+        ? ["once", "session", "workspace", "deny"]
+        : ["once", "deny"];
+      // Waiting before the event goes out: a listener may answer while it is being delivered.
+      this.waiting.set(request_id, { kind: "approval", options, resolve });
+      this.bus.emit({ type: "approval.requested", request_id, call_id: callId, prompt, options });
+    });
+
+  /** Asks the person a question; resolves with their answer, or undefined when they give none. */
+  ask = (question: string): Promise<string | undefined> =>
+    new Promise((resolve) => {
+      const request_id = randomUUID();
+      this.waiting.set(request_id, { kind: "question", resolve });
+      this.bus.emit({ type: "question.asked", request_id, question });
+    });
+
+  /** The requests not answered yet, oldest first. */
+  pending(): string[] {
+    return [...this.waiting.keys()];
+  }
+
+  answerApproval(requestId: string, answer: ApprovalAnswer): void {
+    const waiting = this.take(requestId, "approval");
+    if (!waiting.options.includes(answer.choice)) {
+      this.waiting.set(requestId, waiting);
+      throw new AnswerError(
+        `${answer.choice} is not one of the choices offered (${waiting.options.join(", ")}).`,
+      );
+    }
+    const reason = answer.reason?.trim();
+    this.bus.emit({
+      type: "approval.resolved",
+      request_id: requestId,
+      choice: answer.choice,
+      ...(reason ? { reason } : {}),
+    });
+    waiting.resolve(answer);
+  }
+
+  answerQuestion(requestId: string, answer: string | null): void {
+    const waiting = this.take(requestId, "question");
+    this.bus.emit({ type: "question.answered", request_id: requestId, answer });
+    waiting.resolve(answer ?? undefined);
+  }
+
+  /** Everything waiting is declined (approvals) or left unanswered (questions), so the work can end. */
+  dismissAll(reason: string): void {
+    for (const [requestId, waiting] of [...this.waiting]) {
+      if (waiting.kind === "approval") this.answerApproval(requestId, { choice: "deny", reason });
+      else this.answerQuestion(requestId, null);
+    }
+  }
+
+  private take<K extends Waiting["kind"]>(requestId: string, kind: K): Extract<Waiting, { kind: K }> {
+    const waiting = this.waiting.get(requestId);
+    if (!waiting || waiting.kind !== kind) {
+      throw new AnswerError(`No ${kind} request ${requestId} is waiting for an answer.`);
+    }
+    this.waiting.delete(requestId);
+    return waiting as Extract<Waiting, { kind: K }>;
+  }
+}

@@ -1,0 +1,72 @@
+import type { ApprovalPolicy } from "../safety/approval.js";
+import type { Interruptible, ModelHandle, Session } from "./session.js";
+
+export interface TurnOptions {
+  /** The step file changes are checkpointed under: undo goes back a step at a time. */
+  label: string;
+  /** The model answering in this turn; the session's otherwise. */
+  model?: ModelHandle;
+  /** A policy of the turn's own (the person's own `!command`); the session's, read live, otherwise. */
+  policy?: ApprovalPolicy;
+  /** Ends this turn too when it ends: the run a step belongs to. */
+  within?: Turn;
+}
+
+/**
+ * One piece of work on a session — a `cairn do`, a step of `cairn run`, a chat message — with
+ * what belongs to it alone: its cancellation, its model, its checkpoint label. The session's
+ * `interrupt` aborts every open turn; the wall-time cap ends them all.
+ */
+export class Turn implements Interruptible {
+  readonly session: Session;
+  readonly label: string;
+  readonly model: ModelHandle;
+  readonly signal: AbortSignal;
+  private readonly controller = new AbortController();
+  private readonly ownPolicy: ApprovalPolicy | undefined;
+
+  private constructor(session: Session, options: TurnOptions) {
+    this.session = session;
+    this.label = options.label;
+    this.model = options.model ?? options.within?.model ?? session.model;
+    this.ownPolicy = options.policy ?? options.within?.ownPolicy;
+    const signals = [this.controller.signal, options.within?.signal, session.deadline].filter(
+      (signal): signal is AbortSignal => signal !== undefined,
+    );
+    this.signal = signals.length === 1 ? this.controller.signal : AbortSignal.any(signals);
+  }
+
+  /** Opens a turn on the session; `close` it when its work is done. */
+  static open(session: Session, options: TurnOptions): Turn {
+    const turn = new Turn(session, options);
+    session.running.add(turn);
+    return turn;
+  }
+
+  get policy(): ApprovalPolicy {
+    return this.ownPolicy ?? this.session.policy;
+  }
+
+  /** The work ran into the wall-time cap rather than being stopped by someone. */
+  get timedOut(): boolean {
+    return this.session.deadline?.aborted ?? false;
+  }
+
+  abort(reason: Error): void {
+    this.controller.abort(reason);
+  }
+
+  close(): void {
+    this.session.running.delete(this);
+  }
+
+  /** Runs `work` in a turn opened for it, closed however the work ends. */
+  static async run<T>(session: Session, options: TurnOptions, work: (turn: Turn) => Promise<T>): Promise<T> {
+    const turn = Turn.open(session, options);
+    try {
+      return await work(turn);
+    } finally {
+      turn.close();
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from "node:crypto";
+import { copyFile, mkdir, open, rename, unlink } from "node:fs/promises";
+import path from "node:path";
+
+/**
+ * Fills a temporary file beside `target`, flushes it to disk and renames it over `target`, so
+ * that readers (and a crash) see either the old file or the new one, never half of one.
+ */
+async function replaceAtomically(target: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  const dir = path.dirname(target);
+  await mkdir(dir, { recursive: true });
+  const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.cairn-tmp`);
+  try {
+    await fill(temp);
+    await rename(temp, target);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await syncDirectory(dir);
+}
+
+/** The rename itself is only durable once the directory is flushed; not every platform allows it. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {}
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Writes `data` to `target` atomically; `mode` defaults to a new file's (0o666 less the umask). */
+export async function writeFileAtomic(target: string, data: Uint8Array, mode?: number): Promise<void> {
+  await replaceAtomically(target, async (temp) => {
+    const handle = await open(temp, "wx");
+    try {
+      await handle.writeFile(data);
+      // Set explicitly: the mode given to open() is reduced by the umask.
+      if (mode !== undefined) await handle.chmod(mode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** Copies `source` to `target` atomically, keeping its mode. */
+export async function copyFileAtomic(source: string, target: string): Promise<void> {
+  await replaceAtomically(target, async (temp) => {
+    await copyFile(source, temp);
+    await syncFile(temp);
+  });
+}

@@ -1,0 +1,9 @@
+/**
+ * A configuration the run cannot start with. The CLI exits with `exitCode` (2: bad usage or
+ * configuration, DESIGN.md "Command line") and prints the message as it is, so the message must
+ * say where (file, variable or flag), which key, what was expected and what was found.
+ */
+export class ConfigError extends Error {
+  readonly exitCode = 2;
+  override name = "ConfigError";
+}

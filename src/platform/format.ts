@@ -1,0 +1,19 @@
+/** Numbers as people read them in every renderer and report. */
+const integer = new Intl.NumberFormat("en-US");
+
+export function formatCost(cost: number | null): string {
+  if (cost === null) return "cost unknown";
+  if (cost === 0) return "$0.00";
+  return cost < 0.01 ? `$${cost.toFixed(4)}` : `$${cost.toFixed(2)}`;
+}
+
+export function formatTokens(n: number): string {
+  return integer.format(n);
+}
+
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  const seconds = ms / 1000;
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  return `${Math.floor(seconds / 60)}m${Math.round(seconds % 60)}s`;
+}

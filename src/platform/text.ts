@@ -1,0 +1,55 @@
+import path from "node:path";
+
+/** `1 file`, `2 files`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** The first line with something on it, trimmed; cut with an ellipsis past `max` characters. */
+export function firstLine(text: string, max = Number.POSITIVE_INFINITY): string {
+  const line =
+    text
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim() ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** `target` is `root` or below it; both absolute, or both relative to the same folder. */
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(root, target);
+  return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
+}
+
+/** Edit distance counting a swap of neighbours as one edit, since that is the commonest typo. */
+function editDistance(a: string, b: string): number {
+  const rows = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) rows[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(rows[i - 1]![j]! + 1, rows[i]![j - 1]! + 1, rows[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        best = Math.min(best, rows[i - 2]![j - 2]! + 1);
+      }
+      rows[i]![j] = best;
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+/**
+ * The candidate closest to what was typed, if it is close enough to be a plausible typo.
+ * Case, `-` and `_` are ignored so `maxIterations` finds `max_iterations`.
+ */
+export function closest(typed: string, candidates: readonly string[]): string | undefined {
+  const normal = (word: string) => word.toLowerCase().replace(/[-_]/g, "");
+  let best: { word: string; distance: number } | undefined;
+  for (const word of candidates) {
+    const distance = editDistance(normal(typed), normal(word));
+    if (distance <= Math.max(1, Math.floor(word.length / 3)) && (!best || distance < best.distance)) {
+      best = { word, distance };
+    }
+  }
+  return best?.word;
+}
