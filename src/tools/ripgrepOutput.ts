@@ -20,8 +20,8 @@ export interface RipgrepRecord {
   omitted: boolean;
 }
 
-/** What ripgrep prints instead of a line longer than `--max-columns`. */
-const OMITTED = /^\[Omitted long line with \d+ matches?\]$/;
+/** What ripgrep prints instead of a line longer than `--max-columns` (the second without match counts). */
+const OMITTED = /^\[Omitted long (?:line with \d+ matches?|matching line)\]$/;
 
 function parseNumber(data: Buffer, start: number, end: number): number {
   let value = 0;
