@@ -68,15 +68,19 @@ describe("the task", () => {
     ["do", ""],
     ["run", " \t "],
     ["do", " ", "  "],
-  ])("%s with a blank task is bad usage and never reaches the model", async (...command) => {
-    const { args, env } = await silentModel();
-    const run = await runCairn([...command, ...args, "--cwd", await makeRepo({})], {
-      home: await makeHome(),
-      env,
-    });
-    expectRefused(run, "error: the task is blank: say what to do");
-    expect(server?.requests).toHaveLength(0);
-  });
+    ["-p", "  "],
+  ])(
+    "%s with a blank task and nothing piped in is bad usage and never reaches the model",
+    async (...command) => {
+      const { args, env } = await silentModel();
+      const run = await runCairn([...command, ...args, "--cwd", await makeRepo({})], {
+        home: await makeHome(),
+        env,
+      });
+      expectRefused(run, /^cairn: the task is empty: say what to do/);
+      expect(server?.requests).toHaveLength(0);
+    },
+  );
 });
 
 describe("config files", () => {
@@ -153,13 +157,17 @@ describe("resume", () => {
     const { args, env } = modelFlags("openai", server);
     const home = await makeHome();
     const repo = await makeRepo({ "a.txt": "a\n" });
-    const failed = await runCairn(["do", "fix it", ...args, "--cwd", repo], { home, env });
+    const failed = await runCairn(["do", "fix it", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+    });
     expect(failed.code).not.toBe(0);
+    const { session_id: id } = JSON.parse(failed.stdout) as { session_id: string };
     await rm(repo, { recursive: true });
-    const run = await runCairn(["resume", "--last", ...args], { home, env });
+    const run = await runCairn(["resume", id, ...args], { home, env });
     expectRefused(
       run,
-      /^cairn: session \S+ ran in .*, which no longer exists; it can be resumed only there\.$/,
+      `cairn: session ${id} ran in ${repo}, which no longer exists; it can be resumed only there.`,
     );
   });
 });
