@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const servers: ScriptedServer[] = [];
@@ -16,27 +16,16 @@ afterEach(async () => {
 
 const STACK_FRAME = /^\s+at .+:\d+:\d+\)?$/m;
 
-/** One `cairn do` session against a script: its exit, its tool results, and nothing on stderr but notes. */
+/** One `cairn do` session against a script: its exit, its tool results, and no stack trace. */
 async function session(repo: string, script: ScriptedTurn[], home?: string) {
   const server = await startScriptedServer(script);
   servers.push(server);
-  const { args, env } = modelFlags("openai", server);
-  const run = await runCairn(
-    [
-      "do",
-      "work on the files",
-      ...args,
-      "--cwd",
-      repo,
-      "--approval",
-      "auto",
-      "--output-format",
-      "stream-json",
-    ],
-    { home: home ?? (await makeHome()), env },
-  );
+  const { run, events, result } = await doSession(server, {
+    repo,
+    task: "work on the files",
+    ...(home ? { home } : {}),
+  });
   expect(run.stderr).not.toMatch(STACK_FRAME);
-  const events = streamEvents(run.stdout);
   const results = events.filter((event) => event.type === "tool.result") as Array<{
     tool: string;
     ok: boolean;
@@ -44,7 +33,7 @@ async function session(repo: string, script: ScriptedTurn[], home?: string) {
   }>;
   // Calls of one turn may finish in any order.
   const of = (tool: string) => results.find((r) => r.tool === tool);
-  return { run, results, of, result: events.find((event) => event.type === "result") };
+  return { run, results, of, result };
 }
 
 function git(cwd: string, ...args: string[]): string {
