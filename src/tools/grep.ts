@@ -143,27 +143,18 @@ function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] 
   return args;
 }
 
-/** A hit, and for a line ripgrep left out for its length, where to cut its text from in the file. */
-interface Found {
-  hit: GrepHit;
-  cut?: RipgrepRecord;
-}
-
-/** A hit from one of ripgrep's records. */
-function found(record: RipgrepRecord): Found {
+/** The text a record's hit shows; undefined for a line ripgrep left out, cut from the file later. */
+function shownText(record: RipgrepRecord): string | undefined {
   const { data, textStart, textEnd, matchInLine } = record;
-  if (record.omitted) return { hit: { path: record.path, line: record.line, text: "" }, cut: record };
+  if (record.omitted) return undefined;
   const whole = withoutBreak(data.toString("utf8", textStart, textEnd));
-  const shown =
-    whole.length <= HIT_CHARS
-      ? whole
-      : hitText({
-          before: data.toString("utf8", textStart, textStart + matchInLine),
-          after: withoutBreak(data.toString("utf8", textStart + matchInLine, textEnd)),
-          startKnown: true,
-          endKnown: true,
-        });
-  return { hit: { path: record.path, line: record.line, text: shown } };
+  if (whole.length <= HIT_CHARS) return whole;
+  return hitText({
+    before: data.toString("utf8", textStart, textStart + matchInLine),
+    after: withoutBreak(data.toString("utf8", textStart + matchInLine, textEnd)),
+    startKnown: true,
+    endKnown: true,
+  });
 }
 
 /** The text of a hit whose line ripgrep left out, cut from the file around the match. */
@@ -178,48 +169,49 @@ async function cutFromFile(workspace: string, record: RipgrepRecord): Promise<st
   }
 }
 
-/** Paths in the order of ripgrep's `--sort path` and the workspace walk: folder by folder, by name. */
-function comparePaths(a: string, b: string): number {
-  const length = Math.min(a.length, b.length);
-  for (let index = 0; index < length; index++) {
-    const x = a.charCodeAt(index);
-    const y = b.charCodeAt(index);
-    if (x === y) continue;
-    // Where one name ends (a "/") and the other goes on, the shorter name comes first.
-    if (x === 0x2f) return -1;
-    if (y === 0x2f) return 1;
-    return x - y;
-  }
-  return a.length - b.length;
-}
-
 /** The hits of a parallel search, which come file by file in no set order, in path order. */
-function inPathOrder(hits: Found[]): Found[] {
-  const byFile = new Map<string, Found[]>();
+function inPathOrder(hits: GrepHit[]): GrepHit[] {
+  const byFile = new Map<string, GrepHit[]>();
   let currentPath: string | undefined;
-  let current: Found[] = [];
-  for (const one of hits) {
-    if (one.hit.path !== currentPath) {
-      currentPath = one.hit.path;
+  let current: GrepHit[] = [];
+  for (const hit of hits) {
+    if (hit.path !== currentPath) {
+      currentPath = hit.path;
       current = byFile.get(currentPath) ?? [];
       byFile.set(currentPath, current);
     }
-    current.push(one);
+    current.push(hit);
   }
-  const files = [...byFile].sort(([a], [b]) => comparePaths(a, b));
-  // Each file's hits come in line order; the sort only makes sure of it.
-  return files.flatMap(([, found]) => found.sort((a, b) => a.hit.line - b.hit.line));
+  // With "/" as the lowest character, plain string order is the walk's and ripgrep's `--sort
+  // path`: folder by folder, by name.
+  const files = [...byFile.values()].map((found) => ({ key: found[0]!.path.replaceAll("/", "\0"), found }));
+  files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const ordered: GrepHit[] = [];
+  for (const { found } of files) {
+    // Each file's hits come in line order; the sort only makes sure of it.
+    for (const hit of found.sort((a, b) => a.line - b.line)) ordered.push(hit);
+  }
+  return ordered;
 }
 
-/** Runs ripgrep, keeping its first `limit` hits; `more` when another came, which stops it. */
+interface Collected {
+  hits: GrepHit[];
+  /** Hits on lines ripgrep left out for their length, and where in the file to cut their text. */
+  cuts: Map<GrepHit, RipgrepRecord>;
+  /** More hits came than the limit, which stopped ripgrep. */
+  more: boolean;
+}
+
+/** Runs ripgrep, keeping its first `limit` hits. */
 async function collectHits(
   rgPath: string,
   args: string[],
   cwd: string,
   limit: number,
   signal: AbortSignal | undefined,
-): Promise<{ hits: Found[]; more: boolean }> {
-  const hits: Found[] = [];
+): Promise<Collected> {
+  const hits: GrepHit[] = [];
+  const cuts = new Map<GrepHit, RipgrepRecord>();
   let more = false;
   let stderr = "";
   const output = new RipgrepOutput();
@@ -234,7 +226,10 @@ async function collectHits(
           handle.stop();
           return false;
         }
-        hits.push(found(record));
+        const text = shownText(record);
+        const hit = { path: record.path, line: record.line, text: text ?? "" };
+        if (text === undefined) cuts.set(hit, record);
+        hits.push(hit);
         return true;
       });
     },
@@ -249,7 +244,7 @@ async function collectHits(
   if (!more && result.exitCode !== 0 && result.exitCode !== 1 && hits.length === 0) {
     throw new RipgrepUnusable(stderr.trim() || `rg exited with ${result.exitCode ?? result.signal}`);
   }
-  return { hits, more };
+  return { hits, cuts, more };
 }
 
 /**
@@ -279,8 +274,11 @@ export async function grepWithRipgrep(
     search = await collectHits(rgPath, ["--sort", "path", ...args], cwd, max, options.signal);
   } else {
     const all = inPathOrder(search.hits);
-    search = { hits: all.slice(0, max), more: all.length > max };
+    search = { ...search, hits: all.slice(0, max), more: all.length > max };
   }
-  for (const { hit, cut } of search.hits) if (cut) hit.text = await cutFromFile(cwd, cut);
-  return { hits: search.hits.map(({ hit }) => hit), capped: search.more };
+  for (const hit of search.hits) {
+    const record = search.cuts.get(hit);
+    if (record) hit.text = await cutFromFile(cwd, record);
+  }
+  return { hits: search.hits, capped: search.more };
 }
