@@ -18,6 +18,11 @@ const CHARS_AFTER = HIT_CHARS - CHARS_BEFORE;
 const WINDOW_BYTES = 4 * HIT_CHARS + 4;
 /** ripgrep reads in blocks of this size and drops the block a NUL byte shows up in. */
 const BLOCK_BYTES = 64 * 1024;
+/**
+ * The longest line the JS search holds to match; past it (JavaScript strings stop at about half
+ * a gigabyte anyway) the rest of that file is not searched, rather than memory running out.
+ */
+const MAX_LINE_BYTES = 128 * 1024 * 1024;
 
 /** A matching line split where its first match starts; each side may be all of it or a stretch. */
 export interface MatchedLine {
@@ -115,6 +120,7 @@ export async function scanLines(
   try {
     // Pieces of a line that began in an earlier block; joined once, when the line ends.
     let pieces: Buffer[] = [];
+    let piecesBytes = 0;
     let number = 0;
     for (let position = 0; ; ) {
       const block = Buffer.allocUnsafe(BLOCK_BYTES);
@@ -129,10 +135,15 @@ export async function scanLines(
         const piece = data.subarray(start, end);
         const line = pieces.length ? Buffer.concat([...pieces, piece]) : piece;
         pieces = [];
+        piecesBytes = 0;
         start = end + 1;
         if (!onLine(line, ++number)) return;
       }
-      if (start < data.length) pieces.push(data.subarray(start));
+      if (start < data.length) {
+        pieces.push(data.subarray(start));
+        piecesBytes += data.length - start;
+        if (piecesBytes > MAX_LINE_BYTES) return;
+      }
     }
     if (pieces.length) onLine(Buffer.concat(pieces), ++number);
   } finally {
