@@ -1,10 +1,10 @@
 import path from "node:path";
+import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
-import { mainArgument } from "../tools/describe.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext } from "../tools/types.js";
 import { consultStrongModel } from "./modelCall.js";
@@ -17,6 +17,8 @@ const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_0
 const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 export interface PreparedCall {
   call: ModelToolCall;
+  /** With `args`: the call fits this tool's schema. */
+  tool?: AnyTool;
   args?: unknown;
   error?: string;
 }
@@ -25,11 +27,11 @@ export interface ToolCallResult {
   ok: boolean;
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
-  data?: unknown;
+  data?: ToolData;
 }
 
 export function describeCall(call: PreparedCall): string {
-  const target = mainArgument(call.args);
+  const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
 }
 
@@ -38,18 +40,19 @@ function errorText(error: unknown): string {
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** What the approval policy is asked; a command line goes with it, for the policy to read. */
+/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
 function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
-  const request = {
+  const { command, change } = tool.touches?.(prepared.args) ?? {};
+  return {
     callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
     summary: describeCall(prepared),
+    ...(command
+      ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
+      : {}),
+    ...(change ? { change } : {}),
   };
-  if (tool.permission !== "exec" || typeof args.command !== "string") return request;
-  const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
-  return { ...request, command: { text: args.command, cwd } };
 }
 
 /**
@@ -76,8 +79,11 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
   };
 }
 
-/** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: Session, call: ModelToolCall): PreparedCall {
+/**
+ * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
+ * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ */
+export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -85,14 +91,14 @@ export function prepareToolCall(session: Session, call: ModelToolCall): Prepared
       error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
     };
   }
-  const prepared = prepareArguments(call.input, tool.schema);
+  const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
       call,
       error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
     };
   }
-  return { call, args: prepared.value };
+  return { call, tool, args: prepared.value };
 }
 
 /**
@@ -110,18 +116,22 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     args: prepared.args ?? call.input,
     permission: tool?.permission ?? null,
   });
-  const started = performance.now();
+  // The call's own time: the wait for a person's approval is not part of it.
+  let started = performance.now();
   let ok = false;
   let text: string;
-  let data: unknown;
+  let data: ToolData | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
     const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
+    started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
+      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
     } else {
+      turn.noteCall(decision.permission);
       try {
         const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
         ok = true;

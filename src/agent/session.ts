@@ -132,6 +132,7 @@ export class Session {
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   readonly running = new Set<Interruptible>();
+  private readonly warned = new Set<string>();
   private readonly models = new Map<string, Promise<ModelHandle>>();
   private checkpointStore: Promise<Checkpoints> | undefined;
 
@@ -230,6 +231,13 @@ export class Session {
       this.models.set(id, handle);
     }
     return handle;
+  }
+
+  /** A warning the person should see once in the session however often it recurs (an ignored setting). */
+  warnOnce(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.bus.emit({ type: "error", message, fatal: false });
   }
 
   /** The shadow repository file changes are checkpointed in, opened on the first change. */
