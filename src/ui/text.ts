@@ -241,7 +241,9 @@ export class TextRenderer {
     const summary = this.readTools.has(event.call_id)
       ? `${lines} line${lines === 1 ? "" : "s"}`
       : firstLine(event.output, 160);
-    this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
+    // A command that ran but failed (tests that fail, a build that breaks) is not a success.
+    const failed = event.data?.kind === "command" && event.data.exit_code !== 0;
+    this.line(`  ${failed ? this.style("red", "✗") : this.style("green", "✓")} ${summary} ${time}`);
     if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
   }
 
@@ -264,7 +266,7 @@ export class TextRenderer {
   private async renderAnswer(text: string): Promise<void> {
     if (!text) return;
     const width = Math.min(this.options.out.columns ?? 100, 120);
-    const body = this.options.interactive ? await renderMarkdown(text, width) : text;
+    const body = this.options.interactive ? await renderMarkdown(text, width, this.options.color) : text;
     this.line(`\n${body}\n`);
   }
 

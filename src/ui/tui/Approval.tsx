@@ -1,5 +1,5 @@
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
@@ -60,22 +60,31 @@ function useLineInput(active: boolean, onSubmit: (text: string) => void): Editor
  * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
  * and Enter. Esc is handled above it: it refuses and interrupts.
  */
+/** Keys arriving this soon after an approval is drawn were typed before it: they are ignored. */
+export const APPROVAL_GUARD_MS = 500;
+
 export function ApprovalPanel({
   request,
   previewLines,
   onAnswer,
+  guardMs = APPROVAL_GUARD_MS,
 }: {
   request: ApprovalPrompt;
   /** Lines of the preview of what the call would change that fit on the screen. */
   previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
+  /** Keys this soon after the panel is drawn are ignored. */
+  guardMs?: number;
 }) {
   const choices = choicesFor(request);
   const [selected, setSelected] = useState(0);
   const [why, setWhy] = useState(false);
+  const shownAt = useRef(Date.now());
   const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
   useInput(
     (input, key) => {
+      // Keys typed ahead, meant for the prompt, must not answer a question the person has not seen.
+      if (Date.now() - shownAt.current < guardMs) return;
       const choose = (index: number) => {
         const choice = choices[index];
         if (!choice) return;

@@ -286,7 +286,8 @@ describe("an approval prompt", () => {
   function panel(prompt: ApprovalPrompt = request) {
     const answers: ApprovalAnswer[] = [];
     const view = mount(
-      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} />,
+      // No guard time here: the terminal tests show that keys typed ahead are ignored.
+      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} guardMs={0} />,
     );
     return { ...view, answers };
   }
