@@ -34,7 +34,8 @@ function choicesFor(request: ApprovalPrompt): Choice[] {
 
 /** Rows an approval panel takes besides its preview: borders, title, dangers, choices, "… more". */
 export function approvalChrome(request: ApprovalPrompt): number {
-  return 4 + request.dangers.length + choicesFor(request).length;
+  // Borders, the title, and the lines that say more of the preview is above or below.
+  return 5 + request.dangers.length + choicesFor(request).length;
 }
 
 /** Rows a question panel takes besides the question: borders, title, the answer line. */
@@ -77,8 +78,11 @@ export function ApprovalPanel({
   guardMs?: number;
 }) {
   const choices = choicesFor(request);
+  const preview = changeLines(request.change);
   const [selected, setSelected] = useState(0);
   const [why, setWhy] = useState(false);
+  /** The first line of the preview shown: a long change is scrolled through before it is judged. */
+  const [offset, setOffset] = useState(0);
   const shownAt = useRef(Date.now());
   const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
   useInput(
@@ -91,7 +95,10 @@ export function ApprovalPanel({
         if (choice.choice === "deny") setWhy(true);
         else onAnswer({ choice: choice.choice });
       };
-      if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
+      const lastOffset = Math.max(0, preview.length - previewLines);
+      if (key.pageDown) setOffset((o) => Math.min(lastOffset, o + Math.max(1, previewLines - 1)));
+      else if (key.pageUp) setOffset((o) => Math.max(0, o - Math.max(1, previewLines - 1)));
+      else if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
       else if (key.downArrow || key.tab) setSelected((s) => (s + 1) % choices.length);
       else if (key.return) choose(selected);
       else {
@@ -101,7 +108,6 @@ export function ApprovalPanel({
     },
     { isActive: !why },
   );
-  const preview = changeLines(request.change);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text wrap="truncate-end">
@@ -118,13 +124,14 @@ export function ApprovalPanel({
           ! {danger}
         </Text>
       ))}
-      {preview.slice(0, previewLines).map((line) => (
+      {offset > 0 && <Text dimColor>… {plural(offset, "line")} above (PgUp)</Text>}
+      {preview.slice(offset, offset + previewLines).map((line) => (
         <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">
           {line.text || " "}
         </Text>
       ))}
-      {preview.length > previewLines && (
-        <Text dimColor>… {plural(preview.length - previewLines, "more line")}</Text>
+      {preview.length > offset + previewLines && (
+        <Text dimColor>… {plural(preview.length - offset - previewLines, "more line")} (PgDn to read on)</Text>
       )}
       {why ? (
         <Text>

@@ -302,6 +302,22 @@ describe("an approval prompt", () => {
     );
   });
 
+  it("scrolls a long change with PgDn and PgUp, so it can be read in full before it is approved", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
+    const { stdin, lastFrame } = panel({
+      ...request,
+      change: { path: "big.js", old_text: null, new_text: lines },
+    });
+    expect(lastFrame()).toContain("+line 10");
+    expect(lastFrame()).not.toContain("+line 11");
+    expect(lastFrame()).toContain("20 more lines (PgDn to read on)");
+    await type(stdin, "\x1b[6~", "\x1b[6~", "\x1b[6~", "\x1b[6~");
+    expect(lastFrame()).toContain("+line 30");
+    expect(lastFrame()).toContain("20 lines above (PgUp)");
+    await type(stdin, "\x1b[5~");
+    expect(lastFrame()).toContain("+line 12");
+  });
+
   it("answers with one key", async () => {
     const { stdin, answers } = panel();
     await type(stdin, "s");
