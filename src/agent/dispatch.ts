@@ -6,7 +6,7 @@ import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { mainArgument } from "../tools/describe.js";
 import { ToolError } from "../tools/toolError.js";
-import type { AnyTool, ToolContext } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
 import type { Turn } from "./turn.js";
@@ -26,6 +26,8 @@ export interface ToolCallResult {
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
   data?: unknown;
+  /** For a model that takes images in tool results; `text` describes them for the others. */
+  images?: ToolImage[];
 }
 
 export function describeCall(call: PreparedCall): string {
@@ -38,14 +40,24 @@ function errorText(error: unknown): string {
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
+/**
+ * The tool a call is judged as: itself, or for a tool that calls another (call_mcp_tool), the
+ * one it calls, so that its class, its rules and its server's hints apply.
+ */
+export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
+  return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
+}
+
 /** What the approval policy is asked; a command line goes with it, for the policy to read. */
-function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
+function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
+  const tool = judgedTool(called, prepared);
   const request = {
     callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
-    summary: describeCall(prepared),
+    summary: tool === called ? describeCall(prepared) : `${tool.name} (through ${called.name})`,
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
   };
   if (tool.permission !== "exec" || typeof args.command !== "string") return request;
   const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
@@ -108,12 +120,13 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     call_id: call.id,
     tool: call.name,
     args: prepared.args ?? call.input,
-    permission: tool?.permission ?? null,
+    permission: tool ? judgedTool(tool, prepared).permission : null,
   });
   const started = performance.now();
   let ok = false;
   let text: string;
   let data: unknown;
+  let images: ToolImage[] | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
@@ -127,6 +140,7 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
         ok = true;
         text = output.text;
         data = output.data;
+        images = output.images;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
@@ -145,5 +159,5 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
-  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
+  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text, ...(images ? { images } : {}) };
 }

@@ -8,6 +8,7 @@ import { loadProjectInstructions, type ProjectInstructions } from "../context/in
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -25,6 +26,7 @@ import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox } from "../tools/types.js";
+import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
@@ -112,6 +114,8 @@ export class Session {
   readonly bus: EventBus;
   readonly ledger: UsageLedger;
   readonly registry: ToolRegistry;
+  /** The configured MCP servers, started with the first request that offers tools. */
+  readonly mcp: McpTools;
   readonly inbox: Inbox;
   readonly attended: boolean;
   readonly system: string;
@@ -171,11 +175,25 @@ export class Session {
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
           };
+    // MCP servers' tools come and go as the servers start, change their lists and stop.
+    this.mcp = new McpTools({
+      servers: config.mcp_servers,
+      workspace,
+      env,
+      report: (event) => this.bus.emit(event),
+    });
     this.registry = new ToolRegistry(
-      [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
-        withCheckpoints(tool, () => this.checkpoints(), this.id),
-      ),
+      [
+        ...fileTools,
+        ...exploreTools,
+        ...commandTools,
+        ...gitTools,
+        ...dataTools,
+        ...planTools,
+        ...webTools(config.web, env),
+      ].map((tool) => withCheckpoints(tool, () => this.checkpoints(), this.id)),
       config.tools,
+      [this.mcp],
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
@@ -230,6 +248,11 @@ export class Session {
       this.models.set(id, handle);
     }
     return handle;
+  }
+
+  /** Stops what the session started outside itself: its MCP servers. */
+  close(): Promise<void> {
+    return this.registry.close();
   }
 
   /** The shadow repository file changes are checkpointed in, opened on the first change. */

@@ -233,7 +233,7 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
   try {
     engine = await ChatEngine.start((resume) => host.open(resume));
   } catch (error) {
-    host.close();
+    await host.close();
     throw error;
   }
   const interactions = new Interactions((op) => engine.session.submit(op));
@@ -249,7 +249,7 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
     return 0;
   } finally {
     await engine.close();
-    host.close();
+    await host.close();
   }
 }
 

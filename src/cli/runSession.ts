@@ -145,7 +145,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     await flush();
     return outcome.exitCode;
   } finally {
-    close();
     process.off("SIGINT", onSigint);
+    await close();
   }
 }

@@ -79,6 +79,13 @@ export interface RunResult {
 /** How a person may answer an approval request. */
 export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
 
+/** What an MCP server says of one of its tools (its `readOnlyHint`, `destructiveHint`, `openWorldHint`). */
+export interface ToolAnnotations {
+  read_only?: boolean;
+  destructive?: boolean;
+  open_world?: boolean;
+}
+
 /** What a person is asked to approve: one tool call, said so it can be judged. */
 export interface ApprovalPromptEvent {
   tool: string;
@@ -93,6 +100,8 @@ export interface ApprovalPromptEvent {
   network: boolean;
   /** What an "always" answer would allow from then on (`npm test`, `edit_file`). */
   always?: string[];
+  /** What the tool's MCP server says of it; a hint from the server, not a guarantee. */
+  annotations?: ToolAnnotations;
 }
 
 export type CairnEvent =
@@ -192,6 +201,11 @@ export type CairnEvent =
   | { type: "question.asked"; request_id: string; question: string }
   | { type: "question.answered"; request_id: string; answer: string | null }
   | { type: "question"; question: string; answer: string | null }
+  /**
+   * An MCP server's tools arrived (`ready`, again after it announced a new list), or it failed to
+   * start, crashed or timed out (`failed`, once; its tools are withdrawn and the session goes on).
+   */
+  | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
   | { type: "session.finished"; result: RunResult };
 

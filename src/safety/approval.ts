@@ -1,5 +1,5 @@
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { ApprovalChoice, ApprovalPromptEvent, Permission } from "../events/types.js";
+import type { ApprovalChoice, ApprovalPromptEvent, Permission, ToolAnnotations } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
@@ -15,6 +15,8 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** What the tool's MCP server says of it. */
+  annotations?: ToolAnnotations;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -110,10 +112,11 @@ export class ApprovalPolicy {
     };
   }
 
-  private modeAsks(permission: Permission): boolean {
+  /** `command`: the call runs a command line, which the sandbox would confine in `auto`. */
+  private modeAsks(permission: Permission, command: boolean): boolean {
     switch (this.mode) {
       case "auto":
-        return permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+        return command && permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
       case "auto-edit":
         return permission !== "write";
       default:
@@ -166,7 +169,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission));
+      (verdict.action !== "allow" && this.modeAsks(permission, command !== undefined));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
