@@ -169,6 +169,8 @@ export async function searchWeb(
   } catch (error) {
     if (signal.aborted) throw error;
     const why = error instanceof Error ? error.message : String(error);
-    throw new ToolError(`web_search failed: ${backend.label} (${baseText}): ${why.replace(/\.$/, "")}.`);
+    throw new ToolError(
+      `web_search failed: ${backend.label} (${baseText}): ${/[.?]$/.test(why) ? why : `${why}.`}`,
+    );
   }
 }

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import type { EventOf } from "../../src/events/types.js";
-import { closeAll, EVERYTHING, lastToolResult, mcpSession, stdio } from "./harness.js";
+import { closeAll, hostedSession, lastToolResult } from "../helpers/session.js";
+import { EVERYTHING, stdio } from "./servers.js";
 
 afterEach(closeAll);
 
@@ -10,7 +11,7 @@ const requested = (events: { type: string }[]) =>
 
 describe("approving MCP tools", () => {
   it("asks before an untrusted server's tool in ask mode, showing the server's hints; a trusted server's tools just run", async () => {
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [
         { toolCalls: [{ name: "everything__echo", args: { message: "asked" } }] },
         { toolCalls: [{ name: "docs__echo", args: { message: "trusted" } }] },
@@ -63,7 +64,7 @@ describe("approving MCP tools", () => {
   });
 
   it("judges call_mcp_tool as the tool it calls: its rules apply, and headless it is refused, not waited for", async () => {
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [
         {
           toolCalls: [
@@ -110,13 +111,13 @@ describe("approving MCP tools", () => {
       { text: "A tiny image." },
     ];
     const config = { mcp_servers: { everything: stdio(EVERYTHING) } };
-    const anthropic = await mcpSession(script, { config, format: "anthropic" });
+    const anthropic = await hostedSession(script, { config, format: "anthropic" });
     await doTask(anthropic.session, "show me the image");
     const content = JSON.stringify(anthropic.server.requests[1]?.body.messages.at(-1));
     expect(content).toContain('"type":"image"');
     expect(content).toContain("image/png");
 
-    const openai = await mcpSession(script, { config });
+    const openai = await hostedSession(script, { config });
     await doTask(openai.session, "show me the image");
     const text = lastToolResult(openai.server.requests[1]?.body);
     expect(text).toMatch(/\[image 1: from the tool, image\/png, [\d.]+ (bytes|KB)\]/);

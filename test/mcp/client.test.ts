@@ -1,17 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import type { EventOf } from "../../src/events/types.js";
-import {
-  closeAll,
-  EVERYTHING,
-  FILESYSTEM,
-  lastToolResult,
-  mcpSession,
-  offeredTools,
-  startHttpEverything,
-  stdio,
-  UNLOCK,
-} from "./harness.js";
+import { closeAll, hostedSession, lastToolResult, offeredTools } from "../helpers/session.js";
+import { EVERYTHING, FILESYSTEM, startHttpEverything, stdio, UNLOCK } from "./servers.js";
 
 afterEach(closeAll);
 
@@ -20,7 +11,7 @@ const mcpEvents = (events: { type: string }[]) =>
 
 describe("MCP servers from npm, driven through a session", () => {
   it("offers a stdio server's tools as <server>__<tool>, calls one and reads a resource, with the results back to the model", async () => {
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [
         { toolCalls: [{ name: "everything__echo", args: { message: "hello from cairn" } }] },
         {
@@ -66,7 +57,7 @@ describe("MCP servers from npm, driven through a session", () => {
   });
 
   it("passes an isError result back as the call's error, and validates arguments against the server's schema first", async () => {
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [
         { toolCalls: [{ name: "files__read_text_file", args: { path: "/etc/hostname" } }] },
         { toolCalls: [{ name: "files__read_text_file", args: { path: 7 } }] },
@@ -107,7 +98,7 @@ describe("MCP servers from npm, driven through a session", () => {
       startHttpEverything("streamableHttp"),
       startHttpEverything("sse"),
     ]);
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [
         {
           toolCalls: [
@@ -147,7 +138,7 @@ describe("MCP servers from npm, driven through a session", () => {
         everything: { ...stdio(EVERYTHING), env: { UNUSED: "1" }, alwaysAllow: ["echo"] },
       },
     };
-    const { session, server, events } = await mcpSession(
+    const { session, server, events } = await hostedSession(
       [{ toolCalls: [{ name: "everything__echo", args: { message: "still here" } }] }, { text: "Done." }],
       {
         files: { ".mcp.json": JSON.stringify(mcpJson) },
@@ -184,7 +175,7 @@ describe("MCP servers from npm, driven through a session", () => {
   });
 
   it("refreshes the tools when a server announces a new list, in time for the next request", async () => {
-    const { session, server } = await mcpSession(
+    const { session, server } = await hostedSession(
       [
         { toolCalls: [{ name: "unlock__unlock", args: {} }] },
         { toolCalls: [{ name: "unlock__secret", args: { name: "cairn" } }] },

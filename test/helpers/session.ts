@@ -1,25 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { parse, stringify } from "yaml";
 import { openHostedSession } from "../../src/agent/host.js";
 import type { ConfigInput } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { makeHome, makeRepo } from "../helpers/cli.js";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
-
-const here = (relative: string) => fileURLToPath(new URL(relative, import.meta.url));
-
-/** The reference servers from npm, and a fixture whose tools change. */
-export const EVERYTHING = here("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
-export const FILESYSTEM = here("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-export const UNLOCK = here("./fixtures/unlockServer.mjs");
-
-/** A local server started with this very Node. */
-export const stdio = (script: string, ...args: string[]) => ({
-  command: process.execPath,
-  args: [script, ...args],
-});
+import { makeHome, makeRepo } from "./cli.js";
 
 /** Adds settings to the global config of a home made by makeHome (which may already hold some). */
 export async function addGlobalConfig(home: string, config: ConfigInput): Promise<void> {
@@ -31,6 +17,11 @@ export async function addGlobalConfig(home: string, config: ConfigInput): Promis
 
 const servers: ScriptedServer[] = [];
 const closers: Array<() => Promise<void>> = [];
+
+/** Something closeAll should stop: a server a test started. */
+export function closeLater(close: () => Promise<void>): void {
+  closers.push(close);
+}
 
 /** Closes the sessions and scripted servers of the tests so far; for afterEach. */
 export async function closeAll(): Promise<void> {
@@ -48,7 +39,7 @@ export interface SessionSetup {
 }
 
 /** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
-export async function mcpSession(script: Script, setup: SessionSetup = {}) {
+export async function hostedSession(script: Script, setup: SessionSetup = {}) {
   const server = await startScriptedServer(script);
   servers.push(server);
   const [repo, home] = await Promise.all([makeRepo(setup.files ?? { "README.md": "hello\n" }), makeHome()]);
@@ -85,37 +76,3 @@ export const offeredTools = (body: {
 /** What the model was sent as the result of its last tool call (OpenAI chat format). */
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are the provider's JSON
 export const lastToolResult = (body: any): string => String(body.messages.at(-1)?.content ?? "");
-
-/** server-everything in one of its HTTP modes on a free port, until `close`. */
-export async function startHttpEverything(mode: "streamableHttp" | "sse") {
-  const { spawn } = await import("node:child_process");
-  const { createServer } = await import("node:net");
-  const port = await new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-  const child = spawn(process.execPath, [EVERYTHING, mode], {
-    env: { PATH: process.env.PATH ?? "", PORT: String(port) },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let said = "";
-    const listen = (chunk: Buffer) => {
-      said += chunk;
-      if (/listening|running on/i.test(said)) resolve();
-    };
-    child.stdout.on("data", listen);
-    child.stderr.on("data", listen);
-    child.once("exit", (code) => reject(new Error(`server-everything ${mode} exited (${code}): ${said}`)));
-  });
-  const close = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once("exit", () => resolve());
-      child.kill();
-    });
-  closers.push(close);
-  return { base: `http://127.0.0.1:${port}`, close };
-}
