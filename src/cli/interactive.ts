@@ -12,6 +12,7 @@ import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import { checkpointsCommand, undoCommand } from "./checkpoints.js";
+import { serverTable } from "./mcp.js";
 import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { flagsFrom } from "./task.js";
@@ -180,6 +181,18 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       async run(screen) {
         await engine.clear();
         screen.restart();
+      },
+    },
+    {
+      name: "mcp",
+      summary: "the MCP servers: status and tool count",
+      anytime: true,
+      run(screen) {
+        const { mcp } = engine.session;
+        const waiting = mcp.servers.some((s) => s.status === "not started")
+          ? "\nServers start with the first message that needs tools."
+          : "";
+        screen.show("mcp", `${serverTable(mcp)}${waiting}`);
       },
     },
     {

@@ -6,6 +6,7 @@ import type { ConfigFlags } from "../config/load.js";
 import type { EventOf, Mode } from "../events/types.js";
 import type { ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
+import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { CommonOptions } from "./options.js";
@@ -35,6 +36,8 @@ async function askOnTerminal({ prompt, options }: EventOf<"approval.requested">)
   try {
     const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
     for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
+    const hints = annotationsLine(prompt.annotations);
+    if (hints) lines.push(`  ${hints}`);
     const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
     if (always) lines.push(`  "always" allows from now on: ${always}`);
     const choices = [

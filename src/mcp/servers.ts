@@ -14,6 +14,10 @@ export type McpLaunch =
 export interface McpServerSpec {
   name: string;
   enabled: boolean;
+  /** `stdio`, `http` or `sse`. */
+  transport: McpLaunch["transport"];
+  /** The command line or URL as the config writes it, `${VAR}` unexpanded: safe to show. */
+  display: string;
   launch: McpLaunch | undefined;
   /** Why it cannot start, said so the person can fix the config. */
   problem: string | undefined;
@@ -59,6 +63,10 @@ function expandAll(
   );
 }
 
+/** The transport a server's settings ask for: `type`, else a URL's is `http` and a command's `stdio`. */
+const transportOf = (server: McpServerConfig): McpLaunch["transport"] =>
+  server.type ?? (server.url !== undefined ? "http" : "stdio");
+
 function launchOf(
   name: string,
   server: McpServerConfig,
@@ -66,7 +74,7 @@ function launchOf(
   env: NodeJS.ProcessEnv,
 ): McpLaunch | string {
   const key = `mcp_servers.${name}`;
-  const type = server.type ?? (server.url !== undefined ? "http" : "stdio");
+  const type = transportOf(server);
   if (type === "stdio") {
     if (!server.command) return `${key} has no command: set command (a local server) or url (a remote one).`;
     return {
@@ -106,9 +114,15 @@ export function serverSpecs(
         launch = `${error.where} needs the environment variable ${error.variable}, which is not set.`;
       }
       const read = server.tools?.read ?? [];
+      const transport = transportOf(server);
       return {
         name,
         enabled: server.enabled ?? true,
+        transport,
+        display:
+          transport === "stdio"
+            ? [server.command ?? "", ...(server.args ?? [])].join(" ").trim()
+            : (server.url ?? ""),
         launch: typeof launch === "string" ? undefined : launch,
         problem: typeof launch === "string" ? launch : undefined,
         timeoutMs: server.timeout ?? DEFAULT_MCP_TIMEOUT_MS,

@@ -1,6 +1,7 @@
 import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
+import { mcpServerLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -265,6 +266,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         { ...state, model: event.to },
         line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn"),
       );
+    case "mcp.server":
+      return push(state, line(mcpServerLine(event), event.status === "failed" ? "warn" : "dim"));
     case "compaction":
       return push(
         state,
