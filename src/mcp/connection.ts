@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
+  ErrorCode,
   ListRootsRequestSchema,
   type Tool as McpTool,
   type ReadResourceResult,
@@ -55,8 +56,9 @@ function pickPath(env: NodeJS.ProcessEnv): Record<string, string> {
 export function describeFailure(error: unknown, launch: McpLaunch | undefined, timeoutMs: number): string {
   const err = error as Error & { code?: unknown };
   if (err?.code === "ENOENT" && launch?.transport === "stdio") return `${launch.command}: command not found`;
-  if (err?.code === -32001 || /timed out/i.test(String(err?.message)))
-    return `no answer within ${timeoutMs} ms`;
+  if (err?.code === ErrorCode.RequestTimeout) return `no answer within ${timeoutMs} ms`;
+  if (err?.code === ErrorCode.ConnectionClosed)
+    return launch?.transport === "stdio" ? "the server exited" : "the connection closed";
   const message = err instanceof Error ? err.message : String(error);
   return message.replace(/^MCP error -?\d+: /, "");
 }

@@ -188,4 +188,25 @@ describe("MCP servers from npm, driven through a session", () => {
     expect(offeredTools(server.requests[1]?.body)).toContain("unlock__secret");
     expect(lastToolResult(server.requests[2]?.body)).toContain("The secret for cairn is 42.");
   });
+
+  it("withdraws the tools of a server that crashes mid-session, says so once, and goes on", async () => {
+    const { session, server, events } = await hostedSession(
+      [
+        { toolCalls: [{ name: "unlock__crash", args: {} }] },
+        { toolCalls: [{ name: "unlock__unlock", args: {} }] },
+        { text: "The server is gone." },
+      ],
+      { config: { mcp_servers: { unlock: stdio(UNLOCK) } } },
+    );
+    const outcome = await doTask(session, "crash it");
+    expect(outcome.result.status).toBe("completed");
+    const results = events.filter((e) => e.type === "tool.result") as EventOf<"tool.result">[];
+    expect(results[0]).toMatchObject({ ok: false, output: expect.stringMatching(/^unlock\/crash failed: the server exited/) });
+    const failed = mcpEvents(events).filter((e) => e.status === "failed");
+    expect(failed).toHaveLength(1);
+    expect(failed[0]?.message).toMatch(/it stopped: .*segmentation fault \(simulated\)/);
+    // The next request offers none of its tools; a call to one gets the list of tools that exist.
+    expect(offeredTools(server.requests[1]?.body).filter((name) => name.startsWith("unlock__"))).toEqual([]);
+    expect(results[1]?.output).toMatch(/^There is no tool named unlock__unlock\./);
+  });
 });
