@@ -201,7 +201,10 @@ describe("MCP servers from npm, driven through a session", () => {
     const outcome = await doTask(session, "crash it");
     expect(outcome.result.status).toBe("completed");
     const results = events.filter((e) => e.type === "tool.result") as EventOf<"tool.result">[];
-    expect(results[0]).toMatchObject({ ok: false, output: expect.stringMatching(/^unlock\/crash failed: the server exited/) });
+    expect(results[0]).toMatchObject({
+      ok: false,
+      output: expect.stringMatching(/^unlock\/crash failed: the server exited/),
+    });
     const failed = mcpEvents(events).filter((e) => e.status === "failed");
     expect(failed).toHaveLength(1);
     expect(failed[0]?.message).toMatch(/it stopped: .*segmentation fault \(simulated\)/);

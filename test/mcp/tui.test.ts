@@ -23,12 +23,22 @@ describe.skipIf(!hasTmux)("MCP in the terminal UI", () => {
       },
     });
     const server = await startScriptedServer([
-      { text: "Plan: echo it.", toolCalls: [{ name: "everything__echo", args: { message: "from the TUI" } }] },
+      {
+        text: "Plan: echo it.",
+        toolCalls: [{ name: "everything__echo", args: { message: "from the TUI" } }],
+      },
       { text: "The server said: Echo: from the TUI" },
     ]);
     closeLater(server.close);
     const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env, columns: 120, rows: 30 });
+    terminal = Terminal.start({
+      args: ["chat", ...args, "--approval", "ask"],
+      cwd: repo,
+      home,
+      env,
+      columns: 120,
+      rows: 30,
+    });
     const t = terminal;
 
     await t.waitFor("Ask cairn");
