@@ -1,6 +1,6 @@
 import { findEdit } from "../src/tools/editMatch.js";
 import { EDIT_CATEGORIES, type EditCase, editCorpus } from "./editCorpus.js";
-import type { BenchResult } from "./lib/report.js";
+import { type BenchResult, type Breakdown, type KindCounts, kindRow } from "./lib/report.js";
 import { nowMs } from "./lib/stats.js";
 
 export interface EditOptions {
@@ -15,13 +15,14 @@ function stripTrailing(text: string): string {
 
 /**
  * Right when the file reads as meant. Trailing blanks on the edited lines may differ (a matcher
- * that tolerates them has no way to know which the model wanted), but nothing outside them may.
+ * that tolerates them has no way to know which the model wanted), but nothing outside them may;
+ * a case without a known region (the small files of the peer cases) is compared whole.
  */
 export function judge(edit: EditCase, result: string | null): EditOutcome {
   if (edit.expected === null) return result === null ? "refused" : "wrong";
   if (result === null) return "missed";
   if (result === edit.expected) return "applied";
-  const [start, end] = edit.region!;
+  const [start, end] = edit.region ?? [0, edit.content.length];
   const untouched =
     result.startsWith(edit.content.slice(0, start)) && result.endsWith(edit.content.slice(end));
   return untouched && stripTrailing(result) === stripTrailing(edit.expected) ? "applied" : "wrong";
@@ -41,21 +42,55 @@ function cairnEdit(edit: EditCase): string | null {
 
 type Tally = Record<EditOutcome, number>;
 const emptyTally = (): Tally => ({ applied: 0, refused: 0, wrong: 0, missed: 0 });
+const totalOf = (tally: Tally) => tally.applied + tally.refused + tally.wrong + tally.missed;
+const countsOf = (tally: Tally): KindCounts => ({
+  right: tally.applied + tally.refused,
+  missed: tally.missed,
+  wrong: tally.wrong,
+  total: totalOf(tally),
+});
 
 /** Share of the cases judged right (applied as meant, or refused when they had to be), in per cent. */
 function correct(tally: Tally): number {
-  const total = tally.applied + tally.refused + tally.wrong + tally.missed;
-  return (100 * (tally.applied + tally.refused)) / total;
+  return (100 * (tally.applied + tally.refused)) / totalOf(tally);
+}
+
+/** One row per kind of case: how many cairn got right, refused when it should have applied, or got wrong. */
+function byKindTable(
+  corpus: readonly EditCase[],
+  byCategory: Record<string, { cairn: Tally; exact: Tally }>,
+): Breakdown {
+  const rows = EDIT_CATEGORIES.flatMap((category) => {
+    const tallies = byCategory[category];
+    if (!tallies) return [];
+    const cases = corpus.filter((edit) => edit.category === category);
+    const peers = cases.filter((edit) => edit.language === "peer tests").length;
+    const must = cases[0]!.expected === null ? "refuse" : "apply";
+    return [
+      kindRow(
+        [category, must, `${cases.length - peers} + ${peers}`],
+        countsOf(tallies.cairn),
+        countsOf(tallies.exact),
+      ),
+    ];
+  });
+  return {
+    title: "4. edit robustness, per kind (cases: generated + translated from other agents' tests)",
+    columns: ["kind", "must", "cases", "right", "wrongly refused", "wrong", "exact match: right"],
+    rows,
+  };
 }
 
 /**
  * A corpus of edits made from real files in several languages, with the slips models make,
- * through cairn's matcher and through plain exact replacement.
+ * and of cases translated from other agents' edit tests, through cairn's matcher and through
+ * plain exact replacement.
  */
 export async function benchEdits(options: EditOptions): Promise<BenchResult> {
   const started = nowMs();
   const corpus = editCorpus(options.perCategory);
   const tallies = { cairn: emptyTally(), exact: emptyTally() };
+  const peerTallies = { cairn: emptyTally(), exact: emptyTally() };
   const byCategory: Record<string, { cairn: Tally; exact: Tally }> = {};
   const byLanguage: Record<string, number> = {};
   const wrong: Array<{ id: string; source: string; who: string }> = [];
@@ -69,12 +104,14 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
     for (const who of ["cairn", "exact"] as const) {
       tallies[who][outcomes[who]]++;
       byCategory[edit.category]![who][outcomes[who]]++;
+      if (edit.language === "peer tests") peerTallies[who][outcomes[who]]++;
       if (outcomes[who] === "wrong") wrong.push({ id: edit.id, source: edit.source, who });
     }
   }
   const toApply = corpus.filter((edit) => edit.expected !== null).length;
   const toRefuse = corpus.length - toApply;
   const percent = (n: number, of: number) => (100 * n) / of;
+  const exactMatch = (value: number) => ({ name: "exact match", value });
   return {
     id: "edits",
     title: "4. edit robustness",
@@ -83,28 +120,36 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
         name: `cases right, of ${corpus.length}`,
         value: correct(tallies.cairn),
         unit: "%",
-        baseline: { name: "exact match", value: correct(tallies.exact) },
+        baseline: exactMatch(correct(tallies.exact)),
+        target: { on: "value", op: ">=", limit: 97 },
       },
       {
         name: `applied as meant, of ${toApply}`,
         value: percent(tallies.cairn.applied, toApply),
         unit: "%",
-        baseline: { name: "exact match", value: percent(tallies.exact.applied, toApply) },
+        baseline: exactMatch(percent(tallies.exact.applied, toApply)),
       },
       {
         name: `refused as they must be, of ${toRefuse}`,
         value: percent(tallies.cairn.refused, toRefuse),
         unit: "%",
-        baseline: { name: "exact match", value: percent(tallies.exact.refused, toRefuse) },
+        baseline: exactMatch(percent(tallies.exact.refused, toRefuse)),
+      },
+      {
+        name: `cases from other agents' tests right, of ${totalOf(peerTallies.cairn)}`,
+        value: correct(peerTallies.cairn),
+        unit: "%",
+        baseline: exactMatch(correct(peerTallies.exact)),
       },
       {
         name: "wrong applications",
         value: tallies.cairn.wrong,
         unit: "count",
-        baseline: { name: "exact match", value: tallies.exact.wrong },
+        baseline: exactMatch(tallies.exact.wrong),
         target: { on: "value", op: "<=", limit: 0 },
       },
     ],
+    breakdowns: [byKindTable(corpus, byCategory)],
     details: {
       cases: corpus.length,
       categories: EDIT_CATEGORIES,

@@ -18,6 +18,7 @@ export const RECOVERABLE = [
   "extra_fields",
   "null_optional",
   "missing_close",
+  "missing_close_after_comma",
   "prose_around",
   "double_encoded",
   "several_slips",
@@ -25,6 +26,8 @@ export const RECOVERABLE = [
 
 export const UNRECOVERABLE = [
   "cut_mid_value",
+  "cut_inside_value",
+  "cut_at_length",
   "missing_required",
   "wrong_type",
   "invalid_value",
@@ -41,6 +44,8 @@ export interface RepairCase {
   schema: z.ZodType;
   /** What the model wrote as the call's arguments. */
   raw: string;
+  /** How the provider said the model's output ended (the AI SDK's names). */
+  finishReason: string;
   /** The arguments it meant, as the schema parses them. */
   intended: unknown;
   /** Nothing in what it wrote says what it meant, so the call must go back to the model. */
@@ -247,6 +252,9 @@ const RECOVERABLE_MAKERS: Record<(typeof RECOVERABLE)[number], Maker> = {
     return optional.length ? json({ ...args, [random.pick(optional)]: null }) : undefined;
   },
   missing_close: (args) => json(args).slice(0, -1),
+  // The model ended the call itself after a trailing comma, every value complete.
+  missing_close_after_comma: (args, _schema, random) =>
+    json(args).slice(0, -1) + random.pick([",", ", ", ",\n"]),
   prose_around: (args, _schema, random) =>
     `${random.pick(["Here are the arguments:", "I'll call the tool with", "Sure."])} ${json(args)}${random.pick(["", " Let me know if that works.", "\n"])}`,
   double_encoded: (args) => JSON.stringify(json(args)),
@@ -262,6 +270,15 @@ const UNRECOVERABLE_MAKERS: Record<(typeof UNRECOVERABLE)[number], Maker> = {
     const contentEnd = text.replace(/["\]}]+$/, "").length;
     return text.slice(0, random.int(Math.floor(text.length * 0.4), contentEnd - 1));
   },
+  // A value cut inside a string or a literal: refused even when the provider says the model ended.
+  cut_inside_value: (args, _schema, random) => {
+    const text = json(args);
+    const cuts = insideValues(text);
+    return cuts.length ? text.slice(0, random.pick(cuts)) : undefined;
+  },
+  // Only the closing brace missing (after a comma or not), but the output hit its length limit:
+  // more may have followed.
+  cut_at_length: (args, _schema, random) => json(args).slice(0, -1) + random.pick(["", ","]),
   missing_required: (args, schema, random) => {
     const required = requiredKeys(schema, args);
     if (required.length === 0) return undefined;
@@ -287,9 +304,44 @@ const UNRECOVERABLE_MAKERS: Record<(typeof UNRECOVERABLE)[number], Maker> = {
     ]),
 };
 
+/** Where JSON text can be cut so that it ends inside a string value or inside `true`/`false`. */
+function insideValues(text: string): number[] {
+  const cuts: number[] = [];
+  const open: string[] = [];
+  let previous = "";
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i]!;
+    if (char === '"') {
+      // A string is a value after a colon, or anywhere in an array; otherwise it is a key.
+      const isValue = previous === ":" || open.at(-1) === "[";
+      let j = i + 1;
+      for (; text[j] !== '"'; j++) {
+        if (isValue) cuts.push(j);
+        if (text[j] === "\\") j++;
+      }
+      if (isValue) cuts.push(j);
+      i = j;
+    } else if (char === "{" || char === "[") {
+      open.push(char);
+    } else if (char === "}" || char === "]") {
+      open.pop();
+    } else if (text.startsWith("true", i) || text.startsWith("false", i)) {
+      const word = text.startsWith("true", i) ? 4 : 5;
+      for (let k = 1; k < word; k++) cuts.push(i + k);
+      i += word - 1;
+    }
+    previous = text[i]!;
+  }
+  return cuts;
+}
+
+/** Cut by the output limit, where the provider says so; otherwise ended by the model. */
+const FINISH: Partial<Record<RepairKind, string>> = { cut_mid_value: "length", cut_at_length: "length" };
+
+/** Valid as written; an empty argument text is a call without arguments, as providers send it. */
 function acceptedAsIs(raw: string, schema: z.ZodType): boolean {
   try {
-    return schema.safeParse(JSON.parse(raw)).success;
+    return schema.safeParse(raw.trim() === "" ? {} : JSON.parse(raw)).success;
   } catch {
     return false;
   }
@@ -316,7 +368,17 @@ export function repairCorpus(samples = SAMPLES.length, seed = 11): RepairCase[] 
       const raw = maker(sample.args, schema, random, sample.tool);
       // A case meant to be refused that the schema accepts as written would test nothing.
       if (raw === undefined || (mustReject && acceptedAsIs(raw, schema))) return;
-      cases.push({ id: `${kind}-${s}`, kind, tool: sample.tool, schema, raw, intended, mustReject });
+      const finishReason = FINISH[kind] ?? "tool-calls";
+      cases.push({
+        id: `${kind}-${s}`,
+        kind,
+        tool: sample.tool,
+        schema,
+        raw,
+        finishReason,
+        intended,
+        mustReject,
+      });
     };
     for (const kind of RECOVERABLE) add(kind, RECOVERABLE_MAKERS[kind], false);
     for (const kind of UNRECOVERABLE) add(kind, UNRECOVERABLE_MAKERS[kind], true);

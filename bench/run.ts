@@ -6,7 +6,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCHMARKS, FULL, SMOKE } from "./benchmarks.js";
 import { ROOT } from "./lib/paths.js";
-import { type BenchResult, markdownTable, rowsOf, textTable } from "./lib/report.js";
+import { type BenchResult, breakdowns, markdownTable, rowsOf, textTable } from "./lib/report.js";
 import { nowMs } from "./lib/stats.js";
 
 const { values } = parseArgs({
@@ -33,8 +33,9 @@ for (const id of ids) {
 }
 const durationMs = nowMs() - started;
 const rows = rowsOf(results);
+const details = breakdowns(results, "text");
 process.stdout.write(
-  `\n${textTable(rows)}\n\nAll in ${(durationMs / 1000).toFixed(0)} s; load average ${loadAverage.toFixed(1)} on ${os.cpus().length} CPUs at the start.\n`,
+  `\n${textTable(rows)}\n${details ? `\n${details}\n` : ""}\nAll in ${(durationMs / 1000).toFixed(0)} s; load average ${loadAverage.toFixed(1)} on ${os.cpus().length} CPUs at the start.\n`,
 );
 
 // Only a whole run at full size is a set of figures worth comparing with another.
@@ -52,6 +53,7 @@ if (!values.only && !values.smoke) {
     results,
   };
   writeFileSync(path.join(dir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
-  writeFileSync(path.join(dir, "latest.md"), `${markdownTable(rows)}\n`);
+  const markdown = breakdowns(results, "markdown");
+  writeFileSync(path.join(dir, "latest.md"), `${markdownTable(rows)}\n${markdown ? `\n${markdown}\n` : ""}`);
   process.stdout.write("Wrote bench/results/latest.json and latest.md.\n");
 }

@@ -1,10 +1,42 @@
 #!/usr/bin/env node
-// node:sqlite (the session store) is stable in use but still flagged experimental on Node 22;
-// its one-line warning on every command would only alarm people.
-const emitWarning = process.emitWarning;
-process.emitWarning = (warning, ...rest) => {
-  const text = typeof warning === "string" ? warning : warning?.message;
-  if (typeof text === "string" && text.includes("SQLite")) return;
-  return emitWarning.call(process, warning, ...rest);
-};
-await import("../dist/src/cli/main.js");
+// Kept to syntax every Node since 14 reads, so that on an older Node it can say what to do
+// instead of dying on an import it does not have.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { constants } from "node:os";
+import { fileURLToPath } from "node:url";
+
+/** The oldest Node cairn runs on: node:sqlite (the session store) and the AI SDK need it. */
+const NEEDED = [22, 12];
+const [major, minor] = process.versions.node.split(".").map(Number);
+const oldNode = major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1]);
+
+if (oldNode) {
+  // A clone installed with `npm install` (and linked with `npm link` or `npm i -g .`) has its
+  // own Node 22 in node_modules: cairn starts again on it.
+  const bundled = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
+  if (!existsSync(bundled)) {
+    process.stderr.write(
+      `cairn: cairn needs Node ${NEEDED.join(".")} or newer, and this is Node ${process.versions.node}.\n` +
+        "Install a newer Node (https://nodejs.org, or `nvm install 22`), or run `npm install` in the cairn\n" +
+        "folder, which brings its own Node 22 for cairn to use.\n",
+    );
+    process.exit(2);
+  }
+  const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+  });
+  // Ctrl-C reaches both processes; cairn on the new Node decides what it means.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
+  child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+} else {
+  // node:sqlite is stable in use but still flagged experimental on Node 22; its one-line
+  // warning on every command would only alarm people.
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    const text = typeof warning === "string" ? warning : warning?.message;
+    if (typeof text === "string" && text.includes("SQLite")) return;
+    return emitWarning.call(process, warning, ...rest);
+  };
+  await import("../dist/src/cli/main.js");
+}

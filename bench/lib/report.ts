@@ -17,10 +17,33 @@ export interface Figure {
   note?: string;
 }
 
+/** A table of counts behind the figures (per kind of case, say), printed after the main table. */
+export interface Breakdown {
+  title: string;
+  columns: string[];
+  rows: string[][];
+}
+
+/** How one kind of case came out for one harness. */
+export interface KindCounts {
+  right: number;
+  /** Should have worked and was sent back. */
+  missed: number;
+  wrong: number;
+  total: number;
+}
+
+/** A row of a per-kind table: what names the kind, then cairn's right / wrongly refused / wrong, then the baseline's right. */
+export function kindRow(label: readonly string[], cairn: KindCounts, baseline: KindCounts): string[] {
+  const right = (counts: KindCounts) => `${counts.right}/${counts.total}`;
+  return [...label, right(cairn), String(cairn.missed), String(cairn.wrong), right(baseline)];
+}
+
 export interface BenchResult {
   id: string;
   title: string;
   figures: Figure[];
+  breakdowns?: Breakdown[];
   /** Everything behind the figures (per-category counts, per-pattern timings…), for the JSON file. */
   details: Record<string, unknown>;
   durationMs: number;
@@ -108,27 +131,46 @@ const COLUMNS: Array<[keyof Row, string]> = [
   ["ok", "ok"],
 ];
 
-/** A plain-text table for the terminal. */
-export function textTable(rows: readonly Row[]): string {
-  const widths = COLUMNS.map(([key, title]) => Math.max(title.length, ...rows.map((row) => row[key].length)));
-  const line = (cells: string[]) =>
+function gridText(headers: readonly string[], rows: readonly string[][]): string {
+  const widths = headers.map((title, i) => Math.max(title.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) =>
     cells
       .map((cell, i) => cell.padEnd(widths[i]!))
       .join("  ")
       .trimEnd();
+  return [line(headers), line(widths.map((width) => "-".repeat(width))), ...rows.map(line)].join("\n");
+}
+
+function gridMarkdown(headers: readonly string[], rows: readonly string[][]): string {
+  const cellText = (cell: string) => cell.replace(/\|/g, "\\|");
   return [
-    line(COLUMNS.map(([, title]) => title)),
-    line(widths.map((width) => "-".repeat(width))),
-    ...rows.map((row) => line(COLUMNS.map(([key]) => row[key]))),
+    `| ${headers.join(" | ")} |`,
+    `| ${headers.map(() => "---").join(" | ")} |`,
+    ...rows.map((row) => `| ${row.map(cellText).join(" | ")} |`),
   ].join("\n");
+}
+
+const cellsOf = (rows: readonly Row[]) => rows.map((row) => COLUMNS.map(([key]) => row[key]));
+const TITLES = COLUMNS.map(([, title]) => title);
+
+/** A plain-text table for the terminal. */
+export function textTable(rows: readonly Row[]): string {
+  return gridText(TITLES, cellsOf(rows));
 }
 
 /** The same table in Markdown, for docs/benchmarks.md. */
 export function markdownTable(rows: readonly Row[]): string {
-  const cellText = (cell: string) => cell.replace(/\|/g, "\\|");
-  return [
-    `| ${COLUMNS.map(([, title]) => title).join(" | ")} |`,
-    `| ${COLUMNS.map(() => "---").join(" | ")} |`,
-    ...rows.map((row) => `| ${COLUMNS.map(([key]) => cellText(row[key])).join(" | ")} |`),
-  ].join("\n");
+  return gridMarkdown(TITLES, cellsOf(rows));
+}
+
+/** Every breakdown of the results, as plain text or Markdown, each under its title. */
+export function breakdowns(results: readonly BenchResult[], format: "text" | "markdown"): string {
+  return results
+    .flatMap((result) => result.breakdowns ?? [])
+    .map((table) =>
+      format === "text"
+        ? `${table.title}\n${gridText(table.columns, table.rows)}`
+        : `**${table.title}**\n\n${gridMarkdown(table.columns, table.rows)}`,
+    )
+    .join("\n\n");
 }

@@ -178,7 +178,10 @@ export class ChatEngine {
       settle(
         turn,
         async () => {
-          const direct = await answerByPattern(turn, text);
+          // Patterns that need no model are for opening a conversation: inside one, "ok" or
+          // "thanks" may carry meaning only the model can read in context.
+          const opening = this.loop.history.all().length === 0;
+          const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
             return { status: "completed", summary: direct, iterations: 1 };

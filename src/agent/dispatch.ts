@@ -88,8 +88,11 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
   };
 }
 
-/** A tool call checked against its tool's schema, or the reason it cannot run. */
-export function prepareToolCall(session: Session, call: ModelToolCall): PreparedCall {
+/**
+ * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
+ * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ */
+export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
   const tool = session.registry.get(call.name);
   if (!tool) {
     return {
@@ -97,7 +100,7 @@ export function prepareToolCall(session: Session, call: ModelToolCall): Prepared
       error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
     };
   }
-  const prepared = prepareArguments(call.input, tool.schema);
+  const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
       call,
@@ -122,7 +125,8 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     args: prepared.args ?? call.input,
     permission: tool ? judgedTool(tool, prepared).permission : null,
   });
-  const started = performance.now();
+  // The call's own time: the wait for a person's approval is not part of it.
+  let started = performance.now();
   let ok = false;
   let text: string;
   let data: unknown;
@@ -132,9 +136,12 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     text = prepared.error ?? "unknown tool";
   } else {
     const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
+    started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
+      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
     } else {
+      turn.noteCall(decision.permission);
       try {
         const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
         ok = true;

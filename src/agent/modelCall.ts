@@ -30,6 +30,7 @@ export async function callAndBook(
     onRetry: ({ attempt, delayMs, reason }) =>
       bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
   });
+  for (const warning of reply.warnings) turn.session.warnOnce(`${model.id}: ${warning}`);
   ledger.record({
     phase,
     modelId: model.id,

@@ -136,6 +136,7 @@ export class Session {
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   readonly running = new Set<Interruptible>();
+  private readonly warned = new Set<string>();
   private readonly models = new Map<string, Promise<ModelHandle>>();
   private checkpointStore: Promise<Checkpoints> | undefined;
 
@@ -253,6 +254,13 @@ export class Session {
   /** Stops what the session started outside itself: its MCP servers. */
   close(): Promise<void> {
     return this.registry.close();
+  }
+
+  /** A warning the person should see once in the session however often it recurs (an ignored setting). */
+  warnOnce(message: string): void {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    this.bus.emit({ type: "error", message, fatal: false });
   }
 
   /** The shadow repository file changes are checkpointed in, opened on the first change. */

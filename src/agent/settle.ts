@@ -89,6 +89,24 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
 }
 
 /**
+ * A task "completed" whose needed calls were all refused for want of approval (headless) was not
+ * done, whatever the model's last words say; checks that passed prove otherwise.
+ */
+function blockedEnding(turn: Turn, ending: Ending): Ending {
+  if (ending.status !== "completed" || ending.validation?.passed === true) return ending;
+  const blocked = turn.blockedCalls();
+  if (blocked.length === 0) return ending;
+  const calls = [...new Set(blocked)].slice(0, 5).join("; ");
+  return {
+    ...ending,
+    status: "failed",
+    summary:
+      `Not done: the work needed approval that nobody could give in this run (refused: ${calls}). ` +
+      `Rerun where a person can approve, or with the mode or rule the refusal names.\n\n${ending.summary}`.trim(),
+  };
+}
+
+/**
  * Runs a session's work and ends it the one way every mode ends: a `session.finished` event
  * carrying the result, whether the work completed, hit a cap, lost its provider or was cancelled.
  */
@@ -103,7 +121,7 @@ export async function settle(
   let ending: Ending;
   let exitCode: 0 | 1 | 2;
   try {
-    ending = await work();
+    ending = blockedEnding(turn, await work());
     exitCode = ending.status === "completed" ? 0 : 1;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());

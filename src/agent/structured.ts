@@ -50,7 +50,7 @@ export async function askStructured<S extends z.ZodType>(
       messages,
       responseSchema: { name: request.name, schema },
     });
-    const parsed = prepareArguments(reply.text, request.schema);
+    const parsed = prepareArguments(reply.text, request.schema, reply.finishReason);
     problem = parsed.ok ? (request.check?.(parsed.value as z.infer<S>) ?? "") : parsed.message;
     if (parsed.ok && !problem) return parsed.value as z.infer<S>;
     messages.push(

@@ -224,7 +224,7 @@ export class ToolLoop {
           ? { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" }
           : { status: "completed", answer, toolCalls: this.toolCalls };
       }
-      const calls = rawCalls.map((call) => prepareToolCall(this.session, call));
+      const calls = rawCalls.map((call) => prepareToolCall(this.session, call, reply.finishReason));
       if (!planAnnounced) {
         session.bus.emit({ type: "plan", summary: planSummary(prose, calls) });
         planAnnounced = true;

@@ -1,3 +1,4 @@
+import type { Permission } from "../events/types.js";
 import type { ApprovalPolicy } from "../safety/approval.js";
 import type { Interruptible, ModelHandle, Session } from "./session.js";
 
@@ -24,9 +25,15 @@ export class Turn implements Interruptible {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private readonly ownPolicy: ApprovalPolicy | undefined;
+  private readonly within: Turn | undefined;
+  /** Calls refused only because nobody could approve them, with their permission. */
+  private readonly unattended: Array<{ permission: Permission; summary: string }> = [];
+  /** Permissions of the calls that ran. */
+  private readonly ran = new Set<Permission>();
 
   private constructor(session: Session, options: TurnOptions) {
     this.session = session;
+    this.within = options.within;
     this.label = options.label;
     this.model = options.model ?? options.within?.model ?? session.model;
     this.ownPolicy = options.policy ?? options.within?.ownPolicy;
@@ -50,6 +57,24 @@ export class Turn implements Interruptible {
   /** The work ran into the wall-time cap rather than being stopped by someone. */
   get timedOut(): boolean {
     return this.session.deadline?.aborted ?? false;
+  }
+
+  /** Books a tool call's fate here and in the turns this one is part of. */
+  noteCall(permission: Permission, refusedUnattended?: string): void {
+    for (let turn: Turn | undefined = this; turn; turn = turn.within) {
+      if (refusedUnattended === undefined) turn.ran.add(permission);
+      else turn.unattended.push({ permission, summary: refusedUnattended });
+    }
+  }
+
+  /**
+   * The calls the work needed and could not get: refused for want of someone to approve them,
+   * of a kind (commands, writes) of which not one ran. Empty when the work found its way.
+   */
+  blockedCalls(): string[] {
+    return this.unattended
+      .filter(({ permission }) => !this.ran.has(permission))
+      .map(({ summary }) => summary);
   }
 
   abort(reason: Error): void {

@@ -1,9 +1,10 @@
-import { createInterface } from "node:readline";
+import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import { ChatEngine } from "../agent/chat.js";
 import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import type { StampedEvent } from "../events/types.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { StoreError } from "../store/db.js";
 import type { Store } from "../store/sessions.js";
@@ -15,6 +16,7 @@ import { checkpointsCommand, undoCommand } from "./checkpoints.js";
 import { serverTable } from "./mcp.js";
 import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
+import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
 
 interface Chat {
@@ -215,23 +217,67 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
 }
 
 /**
- * Without a terminal to draw on, the chat reads one message a line from standard input and
- * prints with the line renderer; nobody is there to approve, so what needs approval is refused.
+ * Without a terminal to draw on, the chat takes one message — the first message given, with
+ * whatever was piped in, or the piped input alone (a stack trace is one message, not one a
+ * line) — and prints with the line renderer; nobody is there to approve, so what needs
+ * approval is refused.
  */
-async function lineChat(engine: ChatEngine, color: boolean): Promise<void> {
+async function lineChat(
+  engine: ChatEngine,
+  color: boolean,
+  firstMessage: string | undefined,
+): Promise<number> {
   const text = new TextRenderer({ out: process.stdout, color, interactive: false });
   engine.subscribe(text.handle);
-  for await (const line of createInterface({ input: process.stdin })) {
-    if (line.trim()) await engine.send(line.trim());
-    await text.flush();
+  const piped = await pipedMessage();
+  const message = [firstMessage, piped].filter(Boolean).join("\n\n");
+  if (!message) return 0;
+  const outcome = await engine.send(message);
+  await text.flush();
+  return outcome.exitCode;
+}
+
+/** How a chat starts: on a first message, or continuing a stored session. */
+export interface ChatStart {
+  firstMessage?: string;
+  /** `last`: this folder's newest session; `pick`: chosen from this folder's; else an id or prefix. */
+  resume?: "last" | "pick" | string;
+}
+
+/** Asks which of this folder's sessions to continue; undefined when there is none or no choice. */
+async function pickSession(store: Store, workspace: string): Promise<string | undefined> {
+  const sessions = store.listSessions({ workspace, limit: 10 });
+  if (sessions.length === 0) return undefined;
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const lines = sessions.map(
+      (s, i) =>
+        `  ${String(i + 1).padStart(2)}  ${s.id}  ${s.mode.padEnd(4)}  ${s.task.replace(/\s+/g, " ").slice(0, 50)}`,
+    );
+    const answer = await rl.question(
+      `Sessions in ${workspace}:\n${lines.join("\n")}\nWhich one (1-${sessions.length}, Enter for 1)? `,
+    );
+    const index = answer.trim() === "" ? 0 : Number(answer.trim()) - 1;
+    return sessions[index]?.id;
+  } finally {
+    rl.close();
   }
+}
+
+/** The session a chat continues, as `-c` or `-r` asked; undefined (said so) when there is none. */
+async function sessionToResume(store: Store, workspace: string, resume: string): Promise<string | undefined> {
+  if (resume === "pick") return pickSession(store, workspace);
+  if (resume !== "last") return store.requireSession(resume).id;
+  const last = store.lastSession(workspace);
+  if (!last) process.stderr.write(`cairn: no earlier session in ${workspace}; starting a new one.\n`);
+  return last?.id;
 }
 
 /**
  * `cairn` and `cairn chat`: a conversation with the agent in the terminal UI, every turn stored
  * as it happens. Returns the exit code.
  */
-export async function interactiveCommand(options: CommonOptions): Promise<number> {
+export async function interactiveCommand(options: CommonOptions, start: ChatStart = {}): Promise<number> {
   const color = options.color && !process.env.NO_COLOR;
   const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
   const host = await openHost({
@@ -251,11 +297,16 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
   }
   const interactions = new Interactions((op) => engine.session.submit(op));
   try {
-    if (!tty) {
-      await lineChat(engine, color && Boolean(process.stdout.isTTY));
-      return 0;
-    }
-    await runInTerminal({ engine, store, dataDir: dataDir() }, interactions, color);
+    const resumed = start.resume
+      ? await sessionToResume(store, engine.session.workspace, start.resume)
+      : undefined;
+    const replay = resumed ? store.events(resumed) : [];
+    if (resumed) await engine.resume(resumed, replay);
+    if (!tty) return await lineChat(engine, color && Boolean(process.stdout.isTTY), start.firstMessage);
+    await runInTerminal({ engine, store, dataDir: dataDir() }, interactions, color, {
+      replay,
+      ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
+    });
     process.stdout.write(
       `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
     );
@@ -266,7 +317,12 @@ export async function interactiveCommand(options: CommonOptions): Promise<number
   }
 }
 
-async function runInTerminal(chat: Chat, interactions: Interactions, color: boolean): Promise<void> {
+async function runInTerminal(
+  chat: Chat,
+  interactions: Interactions,
+  color: boolean,
+  opening: { replay: StampedEvent[]; firstMessage?: string },
+): Promise<void> {
   const [
     { startTui },
     { ActionFeed },
@@ -294,8 +350,14 @@ async function runInTerminal(chat: Chat, interactions: Interactions, color: bool
     text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
     tone: "dim",
   });
+  if (opening.replay.length) {
+    for (const event of opening.replay) feed.push(event);
+    feed.push({ type: "ui.replayed" });
+    feed.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
+  }
   const instance = startTui({
     engine,
+    ...(opening.firstMessage ? { firstMessage: opening.firstMessage } : {}),
     feed,
     interactions,
     commands,

@@ -12,10 +12,50 @@ const program = new Command()
   .description("An autonomous coding agent: plans, edits, runs your tests, and reports what it cost.")
   .version(pkg.version)
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  // Flags after a command are that command's: `cairn do --model x` as much as `cairn --model x`.
+  .enablePositionalOptions();
+
+interface RootOptions extends CommonOptions {
+  print?: boolean;
+  continue?: boolean;
+  resume?: string | true;
+}
+
+/**
+ * `cairn [message]`: the terminal UI, opened on a first message when one is given; `-p` runs
+ * the message headless and prints the answer (piped input is appended, or is the message);
+ * `-c` continues this folder's last session, `-r [id]` a chosen one.
+ */
+addCommonOptions(program)
+  .argument("[message...]", "a first message for the agent")
+  .option("-p, --print", "run the message headless (one tool loop, like cairn do) and print the answer")
+  .option("-c, --continue", "continue the last session of this folder")
+  .option("-r, --resume [id]", "continue a session: the one named, or pick from this folder's")
+  .action(async (message: string[], options: RootOptions) => {
+    if (options.print) {
+      const [{ taskCommand }, { taskWithInput }] = await Promise.all([
+        import("./task.js"),
+        import("./stdin.js"),
+      ]);
+      process.exitCode = await taskCommand("do", await taskWithInput(message), options);
+      return;
+    }
+    // Without a terminal there is nobody to talk to: the help says what else there is.
+    if (!process.stdout.isTTY && message.length === 0 && !options.continue && !options.resume) {
+      program.outputHelp();
+      return;
+    }
+    const { interactiveCommand } = await import("./interactive.js");
+    process.exitCode = await interactiveCommand(options, {
+      ...(message.length ? { firstMessage: message.join(" ") } : {}),
+      ...(options.continue ? { resume: "last" as const } : {}),
+      ...(options.resume ? { resume: options.resume === true ? ("pick" as const) : options.resume } : {}),
+    });
+  });
 
 addCommonOptions(
-  program.command("chat").description("talk with the agent in the terminal UI (piped: a message a line)"),
+  program.command("chat").description("talk with the agent in the terminal UI (piped: one message)"),
 ).action(async (options: CommonOptions) => {
   const { interactiveCommand } = await import("./interactive.js");
   process.exitCode = await interactiveCommand(options);
@@ -25,17 +65,17 @@ addCommonOptions(
   program
     .command("do")
     .description("do one task with a single tool loop, then answer")
-    .argument("<task...>", "what to do, in plain words"),
+    .argument("[task...]", "what to do, in plain words; - reads it from standard input"),
 ).action(async (task: string[], options: CommonOptions) => {
-  const { taskCommand } = await import("./task.js");
-  process.exitCode = await taskCommand("do", task.join(" "), options);
+  const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
+  process.exitCode = await taskCommand("do", await taskWithInput(task), options);
 });
 
 addCommonOptions(
   program
     .command("run")
     .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
-    .argument("[task...]", "what to do, in plain words")
+    .argument("[task...]", "what to do, in plain words; - reads it from standard input")
     .option("--resume <id>", "continue an interrupted session instead of starting one"),
 ).action(async (task: string[], options: CommonOptions & { resume?: string }) => {
   if (options.resume) {
@@ -43,9 +83,8 @@ addCommonOptions(
     process.exitCode = await resumeCommand(options.resume, options);
     return;
   }
-  if (task.length === 0) program.error("error: missing required argument 'task'", { exitCode: 2 });
-  const { taskCommand } = await import("./task.js");
-  process.exitCode = await taskCommand("run", task.join(" "), options);
+  const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
+  process.exitCode = await taskCommand("run", await taskWithInput(task), options);
 });
 
 addCommonOptions(
@@ -242,9 +281,7 @@ mcp
   });
 
 try {
-  // `cairn` alone is the terminal UI for a person at a terminal; anywhere else it prints the help.
-  if (process.argv.length <= 2 && process.stdout.isTTY) await program.parseAsync([...process.argv, "chat"]);
-  else await program.parseAsync(process.argv);
+  await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CommanderError) {
     // Help and version are not errors; everything else commander rejects is bad usage.

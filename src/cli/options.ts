@@ -11,6 +11,7 @@ export interface CommonOptions {
   maxTokens?: number;
   timeout?: number;
   verify?: string;
+  allowUnsandboxed?: boolean;
   outputFormat: "text" | "json" | "stream-json";
   color: boolean;
 }
@@ -54,6 +55,10 @@ export function addCommonOptions(command: Command): Command {
     )
     .option("--timeout <seconds>", "stop when the session has run this long", positiveNumber)
     .option("--verify <command>", 'command that checks the work (e.g. "npm test")')
+    .option(
+      "--allow-unsandboxed",
+      "where no sandbox works (no bubblewrap), let --approval auto run commands unconfined, on purpose",
+    )
     .addOption(
       new Option("--output-format <format>", "text for people; json or stream-json for scripts")
         .choices(["text", "json", "stream-json"])

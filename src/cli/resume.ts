@@ -1,3 +1,5 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import { doTask } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
 import { runTask } from "../agent/runTask.js";
@@ -16,8 +18,13 @@ function findSession(store: Store, ref: string | undefined, options: ResumeOptio
   if (ref) return store.requireSession(ref);
   if (!options.last)
     throw new StoreError("name the session to resume, or pass --last; `cairn sessions` lists them.");
-  const session = store.lastSession(options.cwd ?? process.cwd()) ?? store.lastSession();
-  if (!session) throw new StoreError("there is no session to resume yet.");
+  const workspace = realpathSync(path.resolve(options.cwd ?? process.cwd()));
+  const session = store.lastSession(workspace);
+  if (!session) {
+    throw new StoreError(
+      `there is no session in ${workspace} to resume; \`cairn sessions\` lists them all, and \`cairn resume <id>\` continues one from anywhere.`,
+    );
+  }
   return session;
 }
 
@@ -35,6 +42,11 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
     events = store.events(found.id);
   } finally {
     store.close();
+  }
+  // A conversation can always be continued: in the terminal UI, where it happened.
+  if (found.mode === "chat") {
+    const { interactiveCommand } = await import("./interactive.js");
+    return interactiveCommand({ ...options, cwd: found.workspace }, { resume: found.id });
   }
   if (found.status === "completed") {
     throw new StoreError(`session ${found.id} already completed; there is nothing to resume.`);

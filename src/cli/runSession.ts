@@ -97,7 +97,7 @@ function warnUnsandboxed(session: Session): void {
   const degraded = session.policy.mode === "auto" && !session.config.sandbox.allow_unsandboxed;
   const effect = degraded
     ? " So --approval auto asks before each command, as auto-edit does (and refuses them when nobody can answer);" +
-      " set sandbox.allow_unsandboxed: true in the config to run them unsandboxed anyway."
+      " pass --allow-unsandboxed (or sandbox.allow_unsandboxed: true in the config) to run them unsandboxed anyway."
     : "";
   process.stderr.write(`cairn: warning: ${sandbox.reason}${effect}\n`);
 }

@@ -13,6 +13,7 @@ export function flagsFrom(options: CommonOptions) {
     maxTokens: options.maxTokens,
     timeout: options.timeout,
     verify: options.verify,
+    allowUnsandboxed: options.allowUnsandboxed,
   };
 }
 

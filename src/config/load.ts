@@ -19,6 +19,7 @@ export interface ConfigFlags {
   maxTokens?: string | number;
   timeout?: string | number;
   verify?: string;
+  allowUnsandboxed?: boolean;
 }
 
 export interface LoadConfigOptions {
@@ -37,7 +38,8 @@ export interface LoadedConfig {
 }
 
 interface Override {
-  key: keyof Config | "base_url";
+  /** A key of the config, dotted for a nested one (`sandbox.allow_unsandboxed`). */
+  key: keyof Config | "base_url" | "sandbox.allow_unsandboxed";
   variable: string;
   flag?: keyof ConfigFlags;
   about: string;
@@ -68,6 +70,12 @@ export const OVERRIDES: readonly Override[] = [
   { key: "timeout_s", variable: "CAIRN_TIMEOUT", flag: "timeout", about: "wall-time cap in seconds" },
   { key: "verify", variable: "CAIRN_VERIFY", flag: "verify", about: "command that verifies the work" },
   { key: "max_tool_calls", variable: "CAIRN_MAX_TOOL_CALLS", about: "tool calls per turn or plan step" },
+  {
+    key: "sandbox.allow_unsandboxed",
+    variable: "CAIRN_ALLOW_UNSANDBOXED",
+    flag: "allowUnsandboxed",
+    about: "where no sandbox works, let auto run commands unsandboxed",
+  },
   { key: "request_timeout_ms", variable: "CAIRN_REQUEST_TIMEOUT_MS", about: "timeout of one model request" },
 ];
 
@@ -283,11 +291,19 @@ async function mcpJsonLayer(cwd: string, env: NodeJS.ProcessEnv): Promise<Layer 
  * Environment and flags carry text. Numeric settings are converted only when the text is a
  * number, so a bad value is reported as it was typed.
  */
-function settingValue(key: Override["key"], value: string | number): unknown {
-  if (typeof value === "number" || key === "base_url" || !(schemaAt([key]) instanceof z.ZodNumber))
-    return value;
+function settingValue(key: Override["key"], value: string | number | boolean): unknown {
+  if (typeof value !== "string" || key === "base_url") return value;
+  const schema = schemaAt(key.split("."));
   const text = value.trim();
+  if (schema instanceof z.ZodBoolean)
+    return text === "true" || text === "1" ? true : text === "false" || text === "0" ? false : value;
+  if (!(schema instanceof z.ZodNumber)) return value;
   return text !== "" && Number.isFinite(Number(text)) ? Number(text) : value;
+}
+
+/** `{sandbox: {allow_unsandboxed: value}}` for the key `sandbox.allow_unsandboxed`. */
+function nested(key: string, value: unknown): Mapping {
+  return key.split(".").reduceRight<unknown>((inner, part) => ({ [part]: inner }), value) as Mapping;
 }
 
 interface Setting {
@@ -346,7 +362,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const baseUrls = settings.filter(({ override }) => override.key === "base_url");
   for (const setting of settings) {
     if (setting.override.key !== "base_url")
-      layers.push(settingLayer(setting, { [setting.override.key]: setting.value }));
+      layers.push(settingLayer(setting, nested(setting.override.key, setting.value)));
   }
   checked(layers);
   let config = combined(layers);

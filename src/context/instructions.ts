@@ -1,30 +1,66 @@
-import { readFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
 
-/** Files a project uses to tell agents how it works, most specific first. */
-const INSTRUCTION_FILES = ["AGENTS.md", ".cairn/AGENTS.md"];
+/**
+ * Files a project uses to tell agents how it works, in each folder from the repository's root
+ * down to the workspace: AGENTS.md (the shared convention) and CLAUDE.md (what many
+ * repositories have instead); then the workspace's own `.cairn/AGENTS.md`.
+ */
+const INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+const CAIRN_INSTRUCTIONS = ".cairn/AGENTS.md";
 const MAX_INSTRUCTION_CHARS = 20_000;
 
 export interface ProjectInstructions {
+  /** Where it was found, relative to the workspace (`AGENTS.md`, `../CLAUDE.md`). */
   file: string;
   text: string;
 }
 
+/** The folders from the git root (or the workspace itself, outside a repository) down to the workspace. */
+function foldersFromRoot(workspace: string): string[] {
+  const folders: string[] = [];
+  for (let dir = workspace; ; dir = path.dirname(dir)) {
+    folders.unshift(dir);
+    if (existsSync(path.join(dir, ".git"))) return folders;
+    if (path.dirname(dir) === dir) return [workspace];
+  }
+}
+
+async function readInstructions(file: string, shown: string): Promise<ProjectInstructions | undefined> {
+  try {
+    const text = await readFile(file, "utf8");
+    const cut = text.length > MAX_INSTRUCTION_CHARS;
+    return {
+      file: shown,
+      text: cut
+        ? `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[... ${shown} cut at ${MAX_INSTRUCTION_CHARS} characters]`
+        : text,
+    };
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "EISDIR") return undefined;
+    throw error;
+  }
+}
+
+/**
+ * The project's instructions, the most general first (the repository root's) and the most
+ * specific last (the workspace's own), each file once even when one links to the other.
+ */
 export async function loadProjectInstructions(workspace: string): Promise<ProjectInstructions[]> {
+  const candidates = [
+    ...foldersFromRoot(workspace).flatMap((dir) => INSTRUCTION_FILES.map((name) => path.join(dir, name))),
+    path.join(workspace, CAIRN_INSTRUCTIONS),
+  ];
   const found: ProjectInstructions[] = [];
-  for (const name of INSTRUCTION_FILES) {
-    try {
-      const text = await readFile(path.join(workspace, name), "utf8");
-      const cut = text.length > MAX_INSTRUCTION_CHARS;
-      found.push({
-        file: name,
-        text: cut
-          ? `${text.slice(0, MAX_INSTRUCTION_CHARS)}\n[... ${name} cut at ${MAX_INSTRUCTION_CHARS} characters]`
-          : text,
-      });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
+  const seen = new Set<string>();
+  for (const file of candidates) {
+    const real = await realpath(file).catch(() => undefined);
+    if (!real || seen.has(real)) continue;
+    seen.add(real);
+    const instructions = await readInstructions(file, path.relative(workspace, file));
+    if (instructions) found.push(instructions);
   }
   return found;
 }

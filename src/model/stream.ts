@@ -6,6 +6,7 @@ import {
   Output,
   type SystemModelMessage,
   streamText,
+  type TextStreamPart,
   type ToolSet,
 } from "ai";
 import type { TokenCounts } from "../events/types.js";
@@ -46,6 +47,8 @@ export interface ModelCallRequest {
 }
 
 export interface ModelCallResult {
+  /** What the SDK noted about the request (a setting the provider ignores), as sentences. */
+  warnings: string[];
   text: string;
   toolCalls: ModelToolCall[];
   usage: TokenCounts;
@@ -53,6 +56,33 @@ export interface ModelCallResult {
   durationMs: number;
   /** Time spent producing output, from the first streamed token to the end. */
   generationMs: number;
+}
+
+// The SDK would print its warnings on stderr, over the terminal UI; they come back with each
+// call's result instead, for the session to report once each as its own events.
+(globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
+
+type SdkWarning = Extract<TextStreamPart<ToolSet>, { type: "start-step" }>["warnings"][number];
+
+/**
+ * A server without JSON-schema output ignores the schema; that concerns nobody, as the schema is
+ * in the prompt too and every structured answer is repaired and validated anyway.
+ */
+function isResponseFormat(warning: SdkWarning): boolean {
+  return warning.type === "unsupported" && warning.feature === "responseFormat";
+}
+
+function describeWarning(warning: SdkWarning): string {
+  switch (warning.type) {
+    case "unsupported":
+      return `${warning.feature} is not supported by this model or server${warning.details ? `: ${warning.details}` : ""}; it was left out.`;
+    case "compatibility":
+      return `${warning.feature} runs in a compatibility mode${warning.details ? `: ${warning.details}` : ""}.`;
+    case "deprecated":
+      return `${warning.setting} is deprecated: ${warning.message}`;
+    default:
+      return "message" in warning ? String(warning.message) : JSON.stringify(warning);
+  }
 }
 
 const EPHEMERAL = { anthropic: { cacheControl: { type: "ephemeral" } } };
@@ -200,6 +230,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         ...(request.providerOptions ? { providerOptions: request.providerOptions as never } : {}),
       });
       const toolCalls: ModelToolCall[] = [];
+      const warnings: string[] = [];
       let finishReason = "unknown";
       let usage: TokenCounts | undefined;
       for await (const part of result.fullStream) {
@@ -223,6 +254,13 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
           case "reasoning-delta":
             firstTokenAt ??= performance.now();
             break;
+          case "start-step":
+            warnings.push(
+              ...part.warnings
+                .filter((w) => !(request.responseSchema && isResponseFormat(w)))
+                .map(describeWarning),
+            );
+            break;
           case "tool-call":
             toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
             break;
@@ -239,6 +277,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       clearTimeout(idleTimer);
       const ended = performance.now();
       return {
+        warnings,
         text,
         toolCalls,
         usage: usage ?? usageFromSdk(await result.usage),

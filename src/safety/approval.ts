@@ -34,10 +34,17 @@ export type AskApproval = (prompt: ApprovalPrompt, callId: string) => Promise<Ap
 export type ApprovalDecision =
   | {
       allowed: true;
+      /** What the call is, judged: a read-only command counts as a read. */
+      permission: Permission;
       /** The person or a rule opened the network for this call, which the sandbox settings keep closed. */
       network: boolean;
     }
-  | { allowed: false; reason: string };
+  | {
+      allowed: false;
+      reason: string;
+      /** Refused only because nobody could be asked: a person, or another mode, would allow it. */
+      unattended?: boolean;
+    };
 
 export interface PolicyOptions {
   mode: ApprovalMode;
@@ -124,11 +131,8 @@ export class ApprovalPolicy {
     }
   }
 
-  private headlessRefusal(
-    { summary: what }: ApprovalRequest,
-    dangers: string[],
-    rule: Rule | undefined,
-  ): string {
+  private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
+    const what = request.summary;
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (
@@ -141,13 +145,22 @@ export class ApprovalPolicy {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
         `(${this.options.sandbox.reason ?? "no sandbox"}), so auto mode asks before them, and ${nobody}. ` +
-        "Continue without it; the user can set sandbox.allow_unsandboxed: true in the config to run commands unsandboxed."
+        "Continue without it; the user can rerun with --allow-unsandboxed (or set sandbox.allow_unsandboxed: true) " +
+        "to run commands unsandboxed on purpose."
       );
     }
-    return (
-      `Refused: ${what} needs approval, and ${nobody}. ` +
-      "Continue without it, or the user can rerun with --approval auto-edit or auto."
-    );
+    return `Refused: ${what} needs approval, and ${nobody}. Continue without it, or the user can rerun with ${this.modeThatAllows(request)}.`;
+  }
+
+  /** The approval mode (or rule) under which this call would run without asking. */
+  private modeThatAllows({ permission, tool, command }: ApprovalRequest): string {
+    if (permission === "write") return "--approval auto-edit (or auto)";
+    const rule = command
+      ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`
+      : `{tool: ${tool}, action: allow}`;
+    // Only commands run in the sandbox; other tools (an MCP server's) run in auto as they are.
+    const sandboxed = !command || this.confined || this.settings.allow_unsandboxed;
+    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
   }
 
   async check(request: ApprovalRequest): Promise<ApprovalDecision> {
@@ -160,7 +173,7 @@ export class ApprovalPolicy {
     }
     const dangers = command?.dangers ?? [];
     const permission = command?.readOnly && dangers.length === 0 ? "read" : request.permission;
-    if (permission === "read") return { allowed: true, network: false };
+    if (permission === "read") return { allowed: true, network: false, permission };
     if (this.mode === "read-only") {
       return refuse(
         `Refused: ${request.tool} needs ${request.permission} access and cairn is in read-only mode.`,
@@ -173,12 +186,15 @@ export class ApprovalPolicy {
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
-    if (!asks && !network) return { allowed: true, network: verdict.network };
+    if (!asks && !network) return { allowed: true, network: verdict.network, permission };
     const { ask } = this.options;
     if (!ask) {
-      if (asks) return refuse(this.headlessRefusal(request, dangers, verdict.rule));
+      if (asks) {
+        const reason = this.headlessRefusal(request, dangers, verdict.rule);
+        return dangers.length > 0 ? refuse(reason) : { allowed: false, reason, unattended: true };
+      }
       // Nobody can grant the network: the command runs offline, as the sandbox settings say.
-      return { allowed: true, network: false };
+      return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
     const { callId, ...asked } = request;
@@ -199,6 +215,6 @@ export class ApprovalPolicy {
       this.rules.add(grants);
       if (answer.choice === "workspace") await this.options.saveRules?.(grants);
     }
-    return { allowed: true, network: network || verdict.network };
+    return { allowed: true, network: network || verdict.network, permission };
   }
 }

@@ -8,17 +8,36 @@ export type ArgumentsResult =
 const FENCE = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/;
 
 /**
- * Why text that stops with brackets still open was cut off mid-value, if it was: inside a string,
- * after a key, or on a number or word that may have had more. Closing such text would run a call
- * with half its content (a command cut short, half a file), so it is refused; text that lacks
- * only its closing brackets is safe to close.
+ * How the model's output ended, from the provider's finish reason (the AI SDK's names): the
+ * model closed its turn itself, or its output hit the length limit, or the provider did not say.
  */
-function cutMidValue(text: string): string | undefined {
+type OutputEnd = "model" | "limit" | "unknown";
+
+function outputEnd(finishReason: string): OutputEnd {
+  if (finishReason === "stop" || finishReason === "tool-calls") return "model";
+  return finishReason === "length" ? "limit" : "unknown";
+}
+
+/** A JSON number or literal that is whole as it stands; `1.`, `-`, `tru` are not. */
+const WHOLE_VALUE = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|True|False|None)$/;
+
+/**
+ * Why text that stops with brackets still open was cut off, if it was. Inside a string, after a
+ * key, or on a word or number that is not whole, a value itself was cut: closing the text would
+ * run a call with half its content (a command cut short, half a file), so it is refused whatever
+ * the provider says. Otherwise it depends on how the output ended: cut by the length limit, it
+ * is refused too, as more items may have followed; ended by the model itself, every value is
+ * complete and only the closing brackets are missing (after a trailing comma too), so it is
+ * closed. When the provider did not say, text after a comma or on a number is refused, as it may
+ * have gone on.
+ */
+function cutOff(text: string, end: OutputEnd): string | undefined {
   const open: string[] = [];
   let quote = "";
   let escaped = false;
   let expectKey = false;
   let stringIsKey = false;
+  let token = "";
   let last: "open" | "close" | "colon" | "comma" | "key" | "value" | "bare" = "open";
   for (const char of text) {
     if (quote) {
@@ -30,7 +49,10 @@ function cutMidValue(text: string): string | undefined {
       }
       continue;
     }
-    if (/\s/.test(char)) continue;
+    if (/\s/.test(char)) {
+      if (last === "bare") token += " ";
+      continue;
+    }
     if (char === '"' || char === "'") {
       quote = char;
       stringIsKey = open.at(-1) === "{" && expectKey;
@@ -49,34 +71,42 @@ function cutMidValue(text: string): string | undefined {
       expectKey = open.at(-1) === "{";
       last = "comma";
     } else {
+      token = last === "bare" ? token + char : char;
       last = "bare";
     }
   }
   if (quote) return "they end inside a string";
   if (open.length === 0) return undefined;
-  switch (last) {
-    case "key":
-    case "colon":
-      return "they end after a key, before its value";
-    case "comma":
-      return "they end after a comma, before the next item";
-    case "bare":
-      return "they end on a value that may be incomplete";
-    default:
-      return undefined;
+  if (last === "key" || last === "colon") return "they end after a key, before its value";
+  if (last === "bare" && (end !== "model" || !WHOLE_VALUE.test(token.trim()))) {
+    return "they end on a value that may be incomplete";
   }
+  if (end === "limit") {
+    return 'the model\'s output reached its length limit (finish reason "length") before the call was closed';
+  }
+  if (last === "comma" && end === "unknown") return "they end after a comma, before the next item";
+  return undefined;
 }
 
 /** Text a model wrote as tool arguments, made into a value: parsed as is, else repaired. */
-function parseArgumentText(text: string): { value: unknown; repaired: boolean } | { error: string } {
+function parseArgumentText(
+  text: string,
+  ending: OutputEnd,
+): { value: unknown; repaired: boolean } | { error: string } {
   const trimmed = text.trim();
   if (trimmed === "") return { value: {}, repaired: false };
   try {
     return { value: JSON.parse(trimmed), repaired: false };
   } catch {
     const unfenced = FENCE.exec(trimmed)?.[1] ?? trimmed;
-    const cut = cutMidValue(unfenced);
-    if (cut) return { error: `the arguments look cut off: ${cut}. Send the whole call again` };
+    const cut = cutOff(unfenced, ending);
+    if (cut) {
+      return {
+        error:
+          `the arguments are cut off: ${cut}. Send the whole call again; ` +
+          "a long text can be written in parts, with write_file and then append_file",
+      };
+    }
     // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
     const start = unfenced.indexOf("{");
     const end = unfenced.lastIndexOf("}");
@@ -160,13 +190,16 @@ const MAX_COERCION_ROUNDS = 5;
 
 /**
  * Repairs (broken JSON) and validates a tool call's arguments against the tool's schema before
- * anything runs. `raw` is the provider's parsed input, or the raw text when it did not parse.
+ * anything runs. `raw` is the provider's parsed input, or the raw text when it did not parse;
+ * `finishReason` is how the provider said the model's output ended (the AI SDK's "stop",
+ * "tool-calls", "length", …), which decides whether text missing its closing brace is closed.
  */
-export function prepareArguments(raw: unknown, schema: z.ZodType): ArgumentsResult {
+export function prepareArguments(raw: unknown, schema: z.ZodType, finishReason = "unknown"): ArgumentsResult {
+  const ending = outputEnd(finishReason);
   let value: unknown;
   let repaired = false;
   if (typeof raw === "string") {
-    const parsed = parseArgumentText(raw);
+    const parsed = parseArgumentText(raw, ending);
     if ("error" in parsed) return { ok: false, message: parsed.error };
     ({ value, repaired } = parsed);
   } else {
@@ -174,7 +207,7 @@ export function prepareArguments(raw: unknown, schema: z.ZodType): ArgumentsResu
   }
   // A model that double-encodes its arguments sends a JSON string holding the object.
   if (typeof value === "string") {
-    const inner = parseArgumentText(value);
+    const inner = parseArgumentText(value, ending);
     if (!("error" in inner)) {
       value = inner.value;
       repaired = true;

@@ -278,8 +278,10 @@ const editFileTool = fileTool({
   description:
     "Replace text in a file: old_string must occur exactly once (copy it from read_file without the line " +
     "numbers, with enough surrounding lines to be unique), or set replace_all to change every occurrence. " +
-    "When there is no exact match, differences only in line endings, trailing whitespace, uniform " +
-    "indentation or typographic quotes/dashes are tolerated and reported; nothing fuzzier is. If old_string " +
+    "When there is no exact match, differences only in line endings, trailing whitespace, indentation (tabs " +
+    "or spaces, shifted or line by line), runs of spaces inside lines or typographic quotes/dashes are " +
+    "tolerated and reported, and so are read_file's line numbers, escaping applied twice and blank lines " +
+    "around old_string; nothing fuzzier is, and new_string is re-indented to fit. If old_string " +
     "is not found, the error shows the closest lines. An empty old_string creates a file that does not " +
     "exist yet. The file keeps its line endings, encoding, final newline and permissions.",
   permission: "write",
@@ -326,6 +328,7 @@ const editFileTool = fileTool({
         path: resolved.display,
         diff: unifiedDiff(resolved.display, file.text, result.newContent),
         strategy: result.strategy,
+        ...(result.repairs.length ? { repairs: result.repairs } : {}),
       },
       changedFiles: [resolved.display],
     };

@@ -141,4 +141,23 @@ describe("Session.submit", () => {
     expect(events).toContainEqual(expect.objectContaining({ type: "question.answered", answer: "b.txt" }));
     expect(JSON.stringify(server?.requests[1]?.body.messages.at(-1))).toContain("b.txt");
   });
+
+  it("times a call from its approval: the wait for the person is not the tool's duration", async () => {
+    const { session, events } = await attendedSession([
+      { toolCalls: [{ name: "run_command", args: { command: "true" } }] },
+      { text: "Ran it." },
+    ]);
+    const WAIT_MS = 1_500;
+    session.bus.subscribe((event) => {
+      if (event.type === "approval.requested")
+        setTimeout(
+          () => void session.submit({ type: "approve", request_id: event.request_id, choice: "once" }),
+          WAIT_MS,
+        );
+    });
+    await doTask(session, "run true");
+    const result = events.find((e) => e.type === "tool.result") as EventOf<"tool.result">;
+    expect(result.ok).toBe(true);
+    expect(result.duration_ms).toBeLessThan(WAIT_MS);
+  });
 });

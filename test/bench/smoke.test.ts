@@ -57,9 +57,16 @@ describe("the corpora", () => {
     expect(slips.every((entry) => judgeRepair(entry, plainParse) !== "wrong")).toBe(true);
   });
 
-  it("reject tool calls cut off mid-value", () => {
-    const cut = repairCorpus(SMOKE.repairSamples).filter((entry) => entry.kind === "cut_mid_value");
-    expect(cut.length).toBeGreaterThan(0);
-    expect(cut.filter((entry) => judgeRepair(entry, prepareArguments) === "wrong")).toEqual([]);
+  it("reject tool calls cut off mid-value or at the length limit", () => {
+    const cutKinds = ["cut_mid_value", "cut_inside_value", "cut_at_length"];
+    const cut = repairCorpus(SMOKE.repairSamples).filter((entry) => cutKinds.includes(entry.kind));
+    expect(new Set(cut.map((entry) => entry.kind))).toEqual(new Set(cutKinds));
+    expect(cut.filter((entry) => judgeRepair(entry, prepareArguments) !== "rejected")).toEqual([]);
+  });
+
+  it("name the other agent's test each translated edit case comes from", () => {
+    const peers = editCorpus(SMOKE.editsPerCategory).filter((edit) => edit.language === "peer tests");
+    expect(peers.length).toBeGreaterThan(50);
+    for (const edit of peers) expect(edit.source).toMatch(/^[\w.-]+\/[\w.-]+ .*\S/);
   });
 });

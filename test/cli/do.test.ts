@@ -210,6 +210,49 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
   });
 });
 
+describe.each<Format>(["openai", "anthropic"])(
+  "an edit_file call missing its closing brace, over the %s wire format",
+  (format) => {
+    // Every value complete, a trailing comma, no closing brace: what models send, and what
+    // only the finish reason tells apart from a call cut short.
+    const unclosed = '{"path": "src/format.js", "old_string": "a", "new_string": "b",';
+    const file = "export const x = a;\n";
+
+    it("runs when the model ended the call itself", async () => {
+      const repo = await makeRepo({ "src/format.js": file });
+      const { run, events, requests } = await cairnDo(
+        format,
+        [{ toolCalls: [{ name: "edit_file", args: unclosed }] }, { text: "Replaced a with b." }],
+        repo,
+        "replace a with b in src/format.js",
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe("export const x = b;\n");
+      expect(events.filter((e) => e.type === "tool.result").map((e) => e.ok)).toEqual([true]);
+      expect(requests).toHaveLength(2);
+    });
+
+    it("is refused, and the model told why, when the output hit its length limit", async () => {
+      const repo = await makeRepo({ "src/format.js": file });
+      const { run, events, requests } = await cairnDo(
+        format,
+        [
+          { toolCalls: [{ name: "edit_file", args: unclosed }], finish: "length" },
+          { text: "The call was cut off; I will send it again." },
+        ],
+        repo,
+        "replace a with b in src/format.js",
+      );
+      expect(run.code, run.stderr).toBe(0);
+      expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe(file);
+      const results = events.filter((e) => e.type === "tool.result");
+      expect(results.map((e) => e.ok)).toEqual([false]);
+      expect(String(results[0]?.output)).toMatch(/cut off: the model's output reached its length limit/);
+      expect(JSON.stringify(requests[1]?.body)).toContain("length limit");
+    });
+  },
+);
+
 describe("cairn do, whatever the wire format", () => {
   it("kills a command that hangs at its timeout and carries on", async () => {
     const repo = await makeRepo({ "x.txt": "x\n" });

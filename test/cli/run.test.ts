@@ -308,3 +308,34 @@ describe("cairn run fast path and consultation", () => {
     expect(answer?.output).toMatch(/identity of addition/);
   });
 });
+
+describe("cairn run on an OpenAI-compatible server (vLLM, LM Studio, llama.cpp)", () => {
+  it("prints nothing of the AI SDK's own on stderr", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    server = await startScriptedServer([
+      { text: JSON.stringify(classify()) },
+      { text: JSON.stringify(intent(["a.txt"])) },
+      { text: JSON.stringify(onePlan("Change a.txt", ["a.txt"])) },
+      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "b\n" } }] },
+      { text: "Changed it." },
+      { text: JSON.stringify(ready) },
+    ]);
+    const run = await runCairn(
+      [
+        "run",
+        "change a.txt to b",
+        "--model",
+        "openai-compatible/local",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--cwd",
+        repo,
+        "--approval",
+        "auto",
+      ],
+      { home: await makeHome(), env: {}, timeoutMs: 60_000 },
+    );
+    expect(run.stderr).not.toMatch(/AI SDK|Warning/);
+    expect(run.code, run.stdout).toBe(0);
+  });
+});

@@ -73,4 +73,19 @@ describe("the chat engine", () => {
     await engine.send("did you see that?");
     expect(sent(server, 0)).toContain("from-the-person");
   });
+
+  it("answers an opening greeting without the model, but sends a later 'thanks' to it", async () => {
+    const { engine, server } = await chat([
+      { text: "Done, the notes say buy milk." },
+      { text: "Glad to help." },
+    ]);
+    const hello = await engine.send("hello");
+    expect(hello.result.summary).toMatch(/Hello/);
+    expect(server.requests).toHaveLength(0);
+    await engine.send("what is in @notes.md?");
+    const thanks = await engine.send("thanks");
+    expect(thanks.result.summary).toBe("Glad to help.");
+    expect(server.requests).toHaveLength(2);
+    expect(sent(server, 1)).toMatch(/buy milk[\s\S]*thanks/);
+  });
 });

@@ -133,11 +133,12 @@ describe("without a sandbox", () => {
   it("auto asks before commands as auto-edit does, so headless refuses them, after one clear warning", async () => {
     const repo = await makeRepo({});
     const run = await runFaulty(repo, "run it", script, { env: noSandbox });
-    expect(run.code, run.stderr).toBe(0);
+    // The one command the task needed was refused: the task was not done.
+    expect(run.code, run.stderr).toBe(1);
     const warnings = run.stderr.split("\n").filter((line) => line.startsWith("cairn: warning:"));
     expect(warnings).toEqual([
       expect.stringMatching(
-        /bubblewrap \(bwrap\) is not installed.*--approval auto asks before each command.*sandbox\.allow_unsandboxed: true/,
+        /bubblewrap \(bwrap\) is not installed.*--approval auto asks before each command.*--allow-unsandboxed \(or sandbox\.allow_unsandboxed: true in the config\)/,
       ),
     ]);
     expect(toolResults(run.events)[0]?.output).toMatch(

@@ -1,4 +1,5 @@
 import { type ChildProcessByStdio, type StdioOptions, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -7,7 +8,19 @@ import { fileURLToPath } from "node:url";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
 
-export const CAIRN_BIN = fileURLToPath(new URL("../../bin/cairn.js", import.meta.url));
+/** The repository root, whether this runs from source (vitest) or compiled into dist/ (the benchmarks). */
+function repositoryRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) throw new Error(`no package.json above ${from}`);
+  }
+}
+
+export const CAIRN_BIN = path.join(
+  repositoryRoot(path.dirname(fileURLToPath(import.meta.url))),
+  "bin",
+  "cairn.js",
+);
 
 /**
  * Starts the built CLI as a user would, with its own XDG folders under `home` so no real config

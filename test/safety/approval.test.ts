@@ -50,7 +50,7 @@ describe("approval modes", () => {
   it("never asks for reads, nor for commands that only read inside the workspace", async () => {
     const { ask, asked } = asking([]);
     const ruled = policy("ask", { ask });
-    expect(await ruled.check(read)).toEqual({ allowed: true, network: false });
+    expect(await ruled.check(read)).toEqual({ allowed: true, network: false, permission: "read" });
     for (const command of ["git status", "ls -la src && cat package.json | head -20", "grep -rn TODO src"]) {
       expect((await ruled.check(run(command))).allowed, command).toBe(true);
     }
@@ -87,7 +87,7 @@ describe("approval modes", () => {
   it("auto-edit lets edits through and asks before commands", async () => {
     const { ask, asked } = asking([{ choice: "deny", reason: "run the unit tests only" }]);
     const ruled = policy("auto-edit", { ask });
-    expect(await ruled.check(write)).toEqual({ allowed: true, network: false });
+    expect(await ruled.check(write)).toEqual({ allowed: true, network: false, permission: "write" });
     expect(await ruled.check(run("npm run e2e"))).toEqual({
       allowed: false,
       reason: "The user declined run_command npm run e2e: run the unit tests only",
@@ -97,7 +97,11 @@ describe("approval modes", () => {
 
   it("auto runs commands in the sandbox without asking", async () => {
     const { ask, asked } = asking([]);
-    expect(await policy("auto", { ask }).check(run("npm test"))).toEqual({ allowed: true, network: false });
+    expect(await policy("auto", { ask }).check(run("npm test"))).toEqual({
+      allowed: true,
+      network: false,
+      permission: "exec",
+    });
     expect(asked).toEqual([]);
   });
 
@@ -108,7 +112,7 @@ describe("approval modes", () => {
     expect((await policy("auto", { sandbox: none }).check(write)).allowed).toBe(true);
     const headless = await policy("auto", { sandbox: none }).check(run("npm test"));
     expect(!headless.allowed && headless.reason).toMatch(
-      /not sandboxed here \(Commands run unsandboxed: bubblewrap.*sandbox\.allow_unsandboxed: true/,
+      /not sandboxed here \(Commands run unsandboxed: bubblewrap.*--allow-unsandboxed \(or set sandbox\.allow_unsandboxed: true\)/,
     );
     const opted = policy("auto", { sandbox: none, settings: { network: false, allow_unsandboxed: true } });
     expect((await opted.check(run("npm test"))).allowed).toBe(true);
@@ -117,7 +121,19 @@ describe("approval modes", () => {
   it("refuses instead of hanging when nobody can answer", async () => {
     const decision = await policy("ask").check(write);
     expect(decision.allowed).toBe(false);
-    expect(!decision.allowed && decision.reason).toMatch(/headless.*--approval auto-edit or auto/);
+    expect(!decision.allowed && decision.reason).toMatch(/headless.*--approval auto-edit \(or auto\)/);
+    expect(!decision.allowed && decision.unattended).toBe(true);
+  });
+
+  it("advises what would let a refused command run: auto, or a rule naming it", async () => {
+    const sandboxed = await policy("auto-edit").check(run("npm test"));
+    expect(!sandboxed.allowed && sandboxed.reason).toContain(
+      '--approval auto, or a rule {command: "npm test", action: allow} in .cairn/config.yaml',
+    );
+    const unconfined = await policy("ask", { sandbox: none }).check(run("npm test"));
+    expect(!unconfined.allowed && unconfined.reason).toContain(
+      "--approval auto --allow-unsandboxed, or a rule",
+    );
   });
 });
 
@@ -235,13 +251,21 @@ describe("network in the sandbox", () => {
   it("is asked for when a command needs it, and granted for that call only", async () => {
     const { ask, asked } = asking([{ choice: "once" }]);
     const ruled = policy("auto", { ask });
-    expect(await ruled.check(run("npm install left-pad"))).toEqual({ allowed: true, network: true });
+    expect(await ruled.check(run("npm install left-pad"))).toEqual({
+      allowed: true,
+      network: true,
+      permission: "exec",
+    });
     expect(asked[0]).toMatchObject({ network: true, always: ["npm install left-pad"] });
-    expect(await ruled.check(run("npm test"))).toEqual({ allowed: true, network: false });
+    expect(await ruled.check(run("npm test"))).toEqual({ allowed: true, network: false, permission: "exec" });
   });
 
   it("stays off headless: the command runs offline rather than not at all", async () => {
-    expect(await policy("auto").check(run("npm install"))).toEqual({ allowed: true, network: false });
+    expect(await policy("auto").check(run("npm install"))).toEqual({
+      allowed: true,
+      network: false,
+      permission: "exec",
+    });
   });
 
   it("is given without asking by a rule that says so, or by the config", async () => {
@@ -250,6 +274,7 @@ describe("network in the sandbox", () => {
     expect(await policy("auto-edit", { ask, rules }).check(run("npm install"))).toEqual({
       allowed: true,
       network: true,
+      permission: "exec",
     });
     const open = policy("auto", { ask, settings: { network: true, allow_unsandboxed: false } });
     expect((await open.check(run("curl -sO https://example.com/a.tgz"))).allowed).toBe(true);

@@ -247,6 +247,16 @@ describe.each(Object.entries(cases))("%s", (_name, c) => {
     expect(ofType(parts, "tool-error")[0]?.toolCallId).toBe(calls[0]?.toolCallId);
   });
 
+  it("reports an output stopped at its length limit as finish reason length", async () => {
+    const s = await start([{ text: "A long answer that stops", finish: "length" }]);
+    const { parts, thrown } = await drive(c.model(s));
+
+    expect(thrown).toBeUndefined();
+    expect(textOf(parts)).toBe("A long answer that stops");
+    // Text only: with tool calls in the answer, Ollama's provider reports tool-calls whatever the wire says.
+    expect(ofType(parts, "finish")[0]?.finishReason).toBe("length");
+  });
+
   it("surfaces HTTP 429 with Retry-After and HTTP 401 as APICallError parts", async () => {
     const s = await start([
       { error: { status: 429, headers: { "retry-after": "7" } } },

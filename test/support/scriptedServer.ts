@@ -32,6 +32,11 @@ export interface ScriptedTurn {
   hang?: boolean;
   /** Start streaming, then destroy the socket mid-text or mid-tool-call arguments. */
   cut?: "text" | "tool";
+  /**
+   * Say the output stopped at its length limit (OpenAI `length`, Responses `incomplete` for
+   * max_output_tokens, Anthropic `max_tokens`, Ollama `length`) instead of ending normally.
+   */
+  finish?: "length";
   /** Destroy the socket before any response. */
   resetConnection?: boolean;
   /** Wait before the first byte. */
@@ -212,6 +217,7 @@ interface Answer {
   id: string;
   text: string;
   reasoning: string;
+  cutAtLimit: boolean;
   toolCalls: { id: string; name: string; args: string; parsed: unknown }[];
   usage: { input: number; output: number; cached: number; cacheWrite: number | undefined; reasoning: number };
 }
@@ -237,7 +243,7 @@ function normalise(turn: ScriptedTurn, request: RecordedRequest, index: number):
     cacheWrite: turn.usage?.cacheWrite,
     reasoning: reasoningTokens,
   };
-  return { id: `scripted-${index}`, text, reasoning, toolCalls, usage };
+  return { id: `scripted-${index}`, text, reasoning, cutAtLimit: turn.finish === "length", toolCalls, usage };
 }
 
 function wantsStream(format: WireFormat, body: { stream?: unknown } | undefined): boolean {
@@ -319,6 +325,11 @@ function chatUsage(u: Answer["usage"]) {
   };
 }
 
+function chatFinishReason(answer: Answer): string {
+  if (answer.cutAtLimit) return "length";
+  return answer.toolCalls.length > 0 ? "tool_calls" : "stop";
+}
+
 function chatFrames(answer: Answer, usageAsked: boolean): Frame[] {
   const base = { id: answer.id, object: "chat.completion.chunk", created: created(), model: MODEL };
   const chunk = (delta: object, finish: string | null = null) =>
@@ -338,7 +349,7 @@ function chatFrames(answer: Answer, usageAsked: boolean): Frame[] {
       frames.push({ data: chunk({ tool_calls: [{ index, function: { arguments: piece } }] }), kind: "tool" });
     }
   });
-  frames.push({ data: chunk({}, answer.toolCalls.length > 0 ? "tool_calls" : "stop") });
+  frames.push({ data: chunk({}, chatFinishReason(answer)) });
   if (usageAsked) frames.push({ data: sse({ ...base, choices: [], usage: chatUsage(answer.usage) }) });
   frames.push({ data: "data: [DONE]\n\n" });
   return frames;
@@ -367,7 +378,7 @@ function chatBody(answer: Answer) {
         index: 0,
         message,
         logprobs: null,
-        finish_reason: answer.toolCalls.length > 0 ? "tool_calls" : "stop",
+        finish_reason: chatFinishReason(answer),
       },
     ],
     usage: chatUsage(answer.usage),
@@ -420,17 +431,18 @@ function responsesItems(answer: Answer) {
   return items;
 }
 
+/** `completed` stands for how the answer ends: completed, or incomplete at the length limit. */
 function responsesBody(answer: Answer, status: "in_progress" | "completed") {
   const done = status === "completed";
   return {
     id: `resp_${answer.id}`,
     object: "response",
     created_at: created(),
-    status,
+    status: done && answer.cutAtLimit ? "incomplete" : status,
     model: MODEL,
     output: done ? responsesItems(answer) : [],
     usage: done ? responsesUsage(answer.usage) : null,
-    incomplete_details: null,
+    incomplete_details: done && answer.cutAtLimit ? { reason: "max_output_tokens" } : null,
     error: null,
   };
 }
@@ -534,7 +546,8 @@ function responsesFrames(answer: Answer): Frame[] {
     }
     frames.push(event("response.output_item.done", { output_index, item }));
   });
-  frames.push(event("response.completed", { response: responsesBody(answer, "completed") }));
+  const last = answer.cutAtLimit ? "response.incomplete" : "response.completed";
+  frames.push(event(last, { response: responsesBody(answer, "completed") }));
   return frames;
 }
 
@@ -564,6 +577,11 @@ function anthropicContent(answer: Answer) {
   return content;
 }
 
+function anthropicStopReason(answer: Answer): string {
+  if (answer.cutAtLimit) return "max_tokens";
+  return answer.toolCalls.length > 0 ? "tool_use" : "end_turn";
+}
+
 function anthropicBody(answer: Answer) {
   return {
     id: `msg_${answer.id}`,
@@ -571,7 +589,7 @@ function anthropicBody(answer: Answer) {
     role: "assistant",
     model: MODEL,
     content: anthropicContent(answer),
-    stop_reason: answer.toolCalls.length > 0 ? "tool_use" : "end_turn",
+    stop_reason: anthropicStopReason(answer),
     stop_sequence: null,
     usage: anthropicUsage(answer.usage),
   };
@@ -631,7 +649,7 @@ function anthropicFrames(answer: Answer): Frame[] {
   }
   frames.push(
     event("message_delta", {
-      delta: { stop_reason: answer.toolCalls.length > 0 ? "tool_use" : "end_turn", stop_sequence: null },
+      delta: { stop_reason: anthropicStopReason(answer), stop_sequence: null },
       usage,
     }),
   );
@@ -662,7 +680,7 @@ function ollamaLine(
   };
   if (part.done) {
     Object.assign(line, {
-      done_reason: "stop",
+      done_reason: answer.cutAtLimit ? "length" : "stop",
       total_duration: 1,
       load_duration: 1,
       prompt_eval_count: answer.usage.input,

@@ -108,3 +108,52 @@ describe("braces inside strings", () => {
     });
   });
 });
+
+describe("arguments missing their closing brace, by how the model's output ended", () => {
+  const edit = z.object({ path: z.string(), old_string: z.string(), new_string: z.string() });
+  const unclosed = '{"path": "src/format.js", "old_string": "a", "new_string": "b",';
+
+  it.each(["tool-calls", "stop"])(
+    "are closed and run when the model ended the call itself (%s)",
+    (reason) => {
+      expect(prepareArguments(unclosed, edit, reason)).toEqual({
+        ok: true,
+        value: { path: "src/format.js", old_string: "a", new_string: "b" },
+        repaired: true,
+      });
+      expect(prepareArguments('{"path": "a.ts", "limit": 12', schema, reason)).toMatchObject({
+        ok: true,
+        value: { path: "a.ts", limit: 12 },
+      });
+      expect(prepareArguments('{"path": "a.ts", "replace_all": true', schema, reason)).toMatchObject({
+        ok: true,
+        value: { path: "a.ts", replace_all: true },
+      });
+    },
+  );
+
+  it("are refused when the output hit its length limit, saying so", () => {
+    for (const raw of [unclosed, '{"path": "src/format.js", "old_string": "a", "new_string": "b"']) {
+      const result = prepareArguments(raw, edit, "length");
+      expect(result.ok).toBe(false);
+      expect(!result.ok && result.message).toMatch(/length limit \(finish reason "length"\)/);
+    }
+  });
+
+  it.each([
+    ["inside a string", '{"path": "a.ts", "content": "export const'],
+    ["after a key", '{"path": "a.ts", "limit"'],
+    ["on a literal cut short", '{"path": "a.ts", "replace_all": tru'],
+    ["on a number cut short", '{"path": "a.ts", "limit": 1.'],
+  ])("are refused when a value itself is cut (%s), however the output ended", (_where, raw) => {
+    const result = prepareArguments(raw, schema, "tool-calls");
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/cut off/);
+  });
+
+  it("still need every required field", () => {
+    const result = prepareArguments('{"path": "src/format.js", "old_string": "a",', edit, "tool-calls");
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.message).toMatch(/new_string/);
+  });
+});

@@ -99,8 +99,17 @@ describe("trailing whitespace", () => {
     expect(result.newContent).toBe("A\nB\nc\n");
   });
 
-  it("does not treat spaces at the end of old_string as trailing when the file's line goes on", () => {
-    expect(refused(findEdit("call();next\n", "call();  ", "x")).reason).toBe("not_found");
+  it("does not read spaces at the end of old_string as trailing when the file's line goes on", () => {
+    // Only setting them aside as whitespace around old_string the file lacks matches it.
+    const result = applied(findEdit("call();next\n", "call();  ", "x"));
+    expect(result.strategy).toBe("exact");
+    expect(result.repairs).toEqual(["outer_whitespace"]);
+    expect(result.newContent).toBe("xnext\n");
+  });
+
+  it("does not write old_string's dropped trailing blanks onto the lines around the edit", () => {
+    const result = applied(findEdit("a\nb\nc\n", "  \nb ", "  \nB "));
+    expect(result.newContent).toBe("a\nB\nc\n");
   });
 });
 
@@ -138,8 +147,42 @@ describe("indentation", () => {
     expect(result.newContent).toBe("  a();\r\n\r\n  c();\r\n");
   });
 
-  it("does not match when the indentation differs unevenly", () => {
-    expect(refused(findEdit("    a\n      b\n", "a\nb", "x")).reason).toBe("not_found");
+  it("takes new_string as written when it already has the file's indentation (no double indentation)", () => {
+    // gemini-cli's regression test: old_string lacks the indentation, new_string has it.
+    const content = "  // c\n\n  function oldFunc() {}";
+    const result = applied(findEdit(content, "\nfunction oldFunc() {}", "\n  function newFunc() {}"));
+    expect(result.newContent).toBe("  // c\n\n  function newFunc() {}");
+    expect(result.note).toContain("already had the file's indentation");
+  });
+
+  it("indents a new_string written at column 0 when old_string started after a line's indentation", () => {
+    const content = "\n  function oldFunc() {\n    // some code\n  }";
+    const result = applied(
+      findEdit(
+        content,
+        "function  oldFunc() {\n    // some code\n  }",
+        "function newFunc() {\n  // new code\n}",
+      ),
+    );
+    expect(result.newContent).toBe("\n  function newFunc() {\n    // new code\n  }");
+  });
+
+  it("matches spaces against tabs and writes new_string with the file's tabs", () => {
+    const tabbed = "func main() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
+    const result = applied(
+      findEdit(tabbed, "  if ok {\n    run()\n  }", "  if ok {\n    run()\n    done()\n  }"),
+    );
+    expect(result.strategy).toBe("indentation");
+    expect(result.note).toContain("the file indents with tabs where old_string has spaces");
+    expect(result.newContent).toBe("func main() {\n\tif ok {\n\t\trun()\n\t\tdone()\n\t}\n}\n");
+  });
+
+  it("matches indentation that differs line by line, each line keeping its own", () => {
+    const result = applied(findEdit("    a\n      b\n", "a\nb", "x\ny\nz"));
+    expect(result.strategy).toBe("indentation_per_line");
+    expect(result.note).toContain("differs from line to line");
+    // z, inserted after b, is indented like b.
+    expect(result.newContent).toBe("    x\n      y\n      z\n");
   });
 
   it("refuses a shifted match found at two places", () => {
@@ -152,6 +195,81 @@ describe("indentation", () => {
   it("refuses new_string that cannot be re-indented by the shift", () => {
     const result = refused(findEdit("a\nb\n", "    a\n    b\n", "    a\n  b\n"));
     expect(result.reason).toBe("unsafe_reindent");
+  });
+});
+
+describe("runs of spaces inside lines", () => {
+  it("matches a run typed wider or narrower than the file has it", () => {
+    const content = "function sum(a, b) {\n    return a + b;\n}";
+    const wider = applied(findEdit(content, "return    a  +  b;", "return a + b + 1;"));
+    expect(wider.strategy).toBe("inner_whitespace");
+    expect(wider.newContent).toBe("function sum(a, b) {\n    return a + b + 1;\n}");
+    const narrower = applied(findEdit("x  =  1;\n", "x = 1;", "x = 2;"));
+    expect(narrower.newContent).toBe("x = 2;\n");
+  });
+
+  it("does not also set indentation aside: a line differing in both is another place", () => {
+    // The struct old_string was copied from has changed; a handler's own struct, aligned its own
+    // way at another depth, is not what was meant.
+    const content =
+      'type Note struct {\n\tBodyText string `json:"body"`\n}\n\nfunc h() {\n\t\tvar in struct {\n\t\t\tBody  string   `json:"body"`\n\t\t}\n}\n';
+    expect(
+      refused(findEdit(content, '\tBody    string    `json:"body"`', '\tBody []byte `json:"body"`')).reason,
+    ).toBe("not_found");
+  });
+
+  it("refuses old_string with no space where the file has one: tokens would join", () => {
+    expect(refused(findEdit("if (a) {\n  go();\n}\n", "if(a){", "if (b) {")).reason).toBe("not_found");
+  });
+});
+
+describe("repaired arguments", () => {
+  it("removes read_file's line-number prefixes, blank numbered lines included", () => {
+    const content = "def f():\n    a = 1\n\n    return a\n";
+    const result = applied(
+      findEdit(content, "     2\t    a = 1\n     3\n     4\t    return a\n", "     2\t    return 1\n"),
+    );
+    expect(result.repairs).toEqual(["line_numbers"]);
+    expect(result.newContent).toBe("def f():\n    return 1\n");
+    expect(result.note).toContain("line-number prefixes");
+  });
+
+  it("removes other tools' `N | ` prefixes, and keeps the file's CRLF", () => {
+    const result = applied(findEdit("one\r\ntwo\r\n", "1 | one\n2 | two", "1 | one\n2 | 2"));
+    expect(result.newContent).toBe("one\r\n2\r\n");
+  });
+
+  it("leaves numbers alone unless every line is numbered, one after the other", () => {
+    expect(refused(findEdit("a\nb\n", "     1\ta\n     3\tb", "x")).reason).toBe("not_found");
+  });
+
+  it("undoes one level of escaping in old_string and new_string alike", () => {
+    const quoted = applied(findEdit('say("hi");\n', 'say(\\"hi\\");', 'say(\\"bye\\");'));
+    expect(quoted.repairs).toEqual(["over_escaped"]);
+    expect(quoted.newContent).toBe('say("bye");\n');
+    const template = applied(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a JavaScript template literal, as file content
+      findEdit("const s = `${a}`;\nnext();\n", "const s = \\`\\${a}\\`;\\nnext();", "next();"),
+    );
+    expect(template.newContent).toBe("next();\n");
+  });
+
+  it("sets aside blank lines and spaces around old_string that the file lacks", () => {
+    const result = applied(
+      findEdit("    line1\n    line2\n    line3\n", "\n  line1\n  line2\n", "  new1\n  new2\n"),
+    );
+    expect(result.repairs).toEqual(["outer_whitespace"]);
+    expect(result.newContent).toBe("    new1\n    new2\n    line3\n");
+    expect(applied(findEdit("hello world", "  hello  ", "  goodbye  ")).newContent).toBe("goodbye world");
+  });
+});
+
+describe("what stays refused", () => {
+  it("refuses another letter case, similar text and the first of several matches", () => {
+    expect(refused(findEdit("Hello World\n", "hello", "hi")).reason).toBe("not_found");
+    const config = "const c = {\n  a: true,\n  b: 3\n};\n";
+    expect(refused(findEdit(config, "const c = {\n  a: true\n  b: 3\n};", "x")).reason).toBe("not_found");
+    expect(refused(findEdit("test test test", "test", "exam")).reason).toBe("ambiguous");
   });
 });
 

@@ -291,6 +291,21 @@ describe("edit_file", () => {
     expect(await text("i.py")).toBe("class A:\n    def f(self):\n        x = 1\n        return x\n");
   });
 
+  it("takes old_string copied from read_file's own listing, line numbers and all", async () => {
+    await writeFile(file("l.py"), "def f():\n\tx = 1\n\n\treturn x\n");
+    const listing = (await run("read_file", { path: "l.py" })).text.split("\n");
+    const copied = listing.slice(1, 4).join("\n");
+    expect(copied).toBe("     2\t\tx = 1\n     3\t\n     4\t\treturn x");
+    const out = await run("edit_file", {
+      path: "l.py",
+      old_string: copied,
+      new_string: "     2\t\treturn 1",
+    });
+    expect(out.text).toContain("line-number prefixes");
+    expect((out.data as { repairs: string[] }).repairs).toEqual(["line_numbers"]);
+    expect(await text("l.py")).toBe("def f():\n\treturn 1\n");
+  });
+
   it("tolerates typographic quotes and dashes", async () => {
     await writeFile(file("doc.md"), "He said \u201Cyes\u201D \u2014 twice.\n");
     const out = await run("edit_file", {

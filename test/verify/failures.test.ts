@@ -12,7 +12,11 @@ function run(command: string, args: string[], cwd: string): string {
 }
 
 const hasPytest = spawnSync("python3", ["-c", "import pytest"]).status === 0;
-const hasCargo = findExecutable("cargo") !== undefined;
+/** A working Rust toolchain, not only a `cargo` on PATH (rustup's proxy answers without one set up). */
+const hasCargo =
+  findExecutable("cargo") !== undefined &&
+  spawnSync("cargo", ["--version"], { encoding: "utf8" }).status === 0 &&
+  spawnSync("rustc", ["--version"], { encoding: "utf8" }).status === 0;
 
 describe("parseFailures on real tool output", () => {
   it("reads tsc errors in both its plain and its pretty format", async () => {

@@ -23,6 +23,8 @@ export interface AppProps {
   files: WorkspaceFileList;
   initial: TuiState;
   color: boolean;
+  /** Sent as soon as the UI is up: `cairn "fix the failing test"`. */
+  firstMessage?: string;
 }
 
 /** A second Ctrl-C within this long exits. */
@@ -100,7 +102,7 @@ export function App(props: AppProps) {
   const [state, dispatch] = useReducer(reduceBatch, props.initial);
   const [pending, setPending] = useState<Pending | undefined>();
   const [working, setWorking] = useState(false);
-  const [queue, setQueue] = useState<string[]>([]);
+  const [queue, setQueue] = useState<string[]>(props.firstMessage ? [props.firstMessage] : []);
   const [detail, setDetail] = useState<number | undefined>();
   const [notice, setNotice] = useState<string | undefined>();
   const [, setFilesListed] = useState(0);

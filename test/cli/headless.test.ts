@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const runTests = { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] };
+
+async function headless(script: Parameters<typeof startScriptedServer>[0], extra: string[] = []) {
+  server = await startScriptedServer(script);
+  const [repo, home] = await Promise.all([
+    makeRepo({ "package.json": '{"scripts":{"test":"node -e 0"}}\n' }),
+    makeHome(),
+  ]);
+  const { args, env } = modelFlags("openai", server);
+  const run = await runCairn(
+    [
+      "do",
+      "run the tests",
+      ...args,
+      "--cwd",
+      repo,
+      "--output-format",
+      "json",
+      "--approval",
+      "auto-edit",
+      ...extra,
+    ],
+    { home, env },
+  );
+  return { run, result: JSON.parse(run.stdout) };
+}
+
+describe("a headless run whose needed commands are refused", () => {
+  it("tells the model the advice that works, and ends failed with exit 1", async () => {
+    const { run, result } = await headless([runTests, { text: "I could not run the tests." }]);
+    const refusal = JSON.stringify(server?.requests[1]?.body.messages.at(-1));
+    expect(refusal).toContain("--approval auto");
+    expect(refusal).toMatch(/or a rule \{command: \W+npm test\W+, action: allow\} in \.cairn\/config\.yaml/);
+    expect(refusal).not.toContain("--approval auto-edit");
+    expect(result.status).toBe("failed");
+    expect(result.summary).toContain("Not done: the work needed approval");
+    expect(result.summary).toContain("run_command npm test");
+    expect(run.code).toBe(1);
+  });
+
+  it("counts a read-only command that ran as a read: the refused npm test still blocked the work", async () => {
+    const { run, result } = await headless([
+      runTests,
+      { toolCalls: [{ name: "read_file", args: { path: "package.json" } }] },
+      { toolCalls: [{ name: "run_command", args: { command: "ls" } }] },
+      { text: "The test script is node -e 0; nothing to run." },
+    ]);
+    expect(result.status).toBe("failed");
+    expect(run.code).toBe(1);
+  });
+
+  it("completes when commands may run: --approval auto in the sandbox", async () => {
+    const { run, result } = await headless(
+      [runTests, { text: "Tests pass." }],
+      ["--approval", "auto", "--allow-unsandboxed"],
+    );
+    expect(result.status).toBe("completed");
+    expect(run.code).toBe(0);
+  });
+});

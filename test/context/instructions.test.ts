@@ -1,0 +1,44 @@
+import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadProjectInstructions } from "../../src/context/instructions.js";
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-instructions-")));
+  for (const [file, text] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+  }
+  return root;
+}
+
+describe("project instructions", () => {
+  it("reads CLAUDE.md as well as AGENTS.md, from the git root down to the workspace", async () => {
+    const root = await tree({
+      ".git/HEAD": "ref: refs/heads/main\n",
+      "CLAUDE.md": "Use pnpm.",
+      "packages/app/AGENTS.md": "Tests: pnpm test.",
+      "packages/app/.cairn/AGENTS.md": "Be brief.",
+    });
+    const found = await loadProjectInstructions(path.join(root, "packages/app"));
+    expect(found).toEqual([
+      { file: path.join("..", "..", "CLAUDE.md"), text: "Use pnpm." },
+      { file: "AGENTS.md", text: "Tests: pnpm test." },
+      { file: path.join(".cairn", "AGENTS.md"), text: "Be brief." },
+    ]);
+  });
+
+  it("reads a file once when CLAUDE.md links to AGENTS.md", async () => {
+    const root = await tree({ ".git/HEAD": "x", "AGENTS.md": "One set of rules." });
+    await symlink("AGENTS.md", path.join(root, "CLAUDE.md"));
+    expect(await loadProjectInstructions(root)).toEqual([{ file: "AGENTS.md", text: "One set of rules." }]);
+  });
+
+  it("outside a repository, reads only the workspace's own", async () => {
+    const root = await tree({ "AGENTS.md": "Parent's.", "work/CLAUDE.md": "Mine." });
+    expect(await loadProjectInstructions(path.join(root, "work"))).toEqual([
+      { file: "CLAUDE.md", text: "Mine." },
+    ]);
+  });
+});
