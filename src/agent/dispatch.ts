@@ -139,7 +139,7 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
-      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
+      if (decision.unattended) turn.noteCall(judgedTool(tool, prepared).permission, describeCall(prepared));
     } else {
       turn.noteCall(decision.permission);
       try {

@@ -164,7 +164,8 @@ describe("cairn mcp serve", () => {
     );
     closeLater(() => client.close());
     const result = await client.callTool({ name: "cairn_do", arguments: { task: "run a command" } });
-    expect(result.structuredContent).toMatchObject({ status: "completed", files_changed: [] });
+    // Not waited for: refused at once, and the task, blocked by it, ends failed with the reason.
+    expect(result.structuredContent).toMatchObject({ status: "failed", files_changed: [] });
     expect(JSON.stringify(model.requests[1]?.body.messages.at(-1))).toContain(
       "needs approval, and nobody can answer",
     );
