@@ -43,6 +43,12 @@ const resultShape = {
   duration_ms: z.number(),
 };
 
+/** What both tools take first: the task, and where. */
+const taskFields = {
+  task: z.string().min(1).describe("What to do, in plain words"),
+  cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
+};
+
 /** What a client is told while cairn works: the plan, each tool call, the checks, the review. */
 function progressMessage(event: StampedEvent): string | undefined {
   switch (event.type) {
@@ -148,8 +154,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
         "Hand a coding task to cairn, an autonomous coding agent: it works in the repository with its own tools " +
         "(one tool loop, like `cairn do`) and returns the result: status, summary, files changed, cost.",
       inputSchema: {
-        task: z.string().min(1).describe("What to do, in plain words"),
-        cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
+        ...taskFields,
         model: z.string().optional().describe("A provider/model id, or a profile of cairn's config"),
       },
       outputSchema: resultShape,
@@ -165,8 +170,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
         "Hand a coding task to cairn to take to a verified finish (like `cairn run`): it plans, edits, runs the " +
         "project's checks, reviews its work and revises until the checks pass, then returns the result.",
       inputSchema: {
-        task: z.string().min(1).describe("What to do, in plain words"),
-        cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
+        ...taskFields,
         verify: z.string().optional().describe('The command that checks the work, e.g. "npm test"'),
         max_cost: z
           .number()

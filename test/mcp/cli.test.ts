@@ -5,7 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterEach, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { closeAll, closeLater } from "../helpers/session.js";
-import { startScriptedServer } from "../support/scriptedServer.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { EVERYTHING } from "./servers.js";
 
 afterEach(closeAll);
@@ -72,6 +72,28 @@ describe("cairn mcp add, list and remove", () => {
   });
 });
 
+/** `cairn mcp serve` in `cwd`, its model the scripted one, with the SDK's own client connected to it. */
+async function serveClient(cwd: string, home: string, model: ScriptedServer): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [CAIRN_BIN, "mcp", "serve", "--cwd", cwd],
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, "config"),
+      XDG_DATA_HOME: path.join(home, "data"),
+      OPENAI_API_KEY: "sk-test",
+      CAIRN_MODEL: "openai/gpt-4o",
+      CAIRN_BASE_URL: model.openaiBaseUrl,
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(transport);
+  closeLater(() => client.close());
+  return client;
+}
+
 describe("cairn mcp serve", () => {
   it("serves cairn_do to the SDK's own client: the task runs on the repository, with progress, and the result object comes back", async () => {
     const repo = await makeRepo({ "greeting.txt": "hello\n" });
@@ -84,23 +106,7 @@ describe("cairn mcp serve", () => {
       { text: "Rewrote greeting.txt." },
     ]);
     closeLater(model.close);
-    const transport = new StdioClientTransport({
-      command: node,
-      args: [CAIRN_BIN, "mcp", "serve", "--cwd", path.dirname(repo)],
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        XDG_CONFIG_HOME: path.join(home, "config"),
-        XDG_DATA_HOME: path.join(home, "data"),
-        OPENAI_API_KEY: "sk-test",
-        CAIRN_MODEL: "openai/gpt-4o",
-        CAIRN_BASE_URL: model.openaiBaseUrl,
-      },
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "test-client", version: "1.0.0" });
-    await client.connect(transport);
-    closeLater(() => client.close());
+    const client = await serveClient(path.dirname(repo), home, model);
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["cairn_do", "cairn_run"]);
@@ -145,24 +151,7 @@ describe("cairn mcp serve", () => {
       { text: "Could not run it." },
     ]);
     closeLater(model.close);
-    const client = new Client({ name: "test-client", version: "1.0.0" });
-    await client.connect(
-      new StdioClientTransport({
-        command: node,
-        args: [CAIRN_BIN, "mcp", "serve", "--cwd", repo],
-        env: {
-          PATH: process.env.PATH ?? "",
-          HOME: home,
-          XDG_CONFIG_HOME: path.join(home, "config"),
-          XDG_DATA_HOME: path.join(home, "data"),
-          OPENAI_API_KEY: "sk-test",
-          CAIRN_MODEL: "openai/gpt-4o",
-          CAIRN_BASE_URL: model.openaiBaseUrl,
-        },
-        stderr: "pipe",
-      }),
-    );
-    closeLater(() => client.close());
+    const client = await serveClient(repo, home, model);
     const result = await client.callTool({ name: "cairn_do", arguments: { task: "run a command" } });
     // Not waited for: refused at once, and the task, blocked by it, ends failed with the reason.
     expect(result.structuredContent).toMatchObject({ status: "failed", files_changed: [] });

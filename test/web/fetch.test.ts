@@ -1,23 +1,14 @@
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
-import { ToolError } from "../../src/tools/toolError.js";
-import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import type { AnyTool } from "../../src/tools/types.js";
 import { webTools } from "../../src/web/tools.js";
-import { ARTICLE, html, json, redirect, type Site, startSite } from "./site.js";
+import { ARTICLE, html, json, redirect, type Site, startSite, toolContext, toolFailure } from "./site.js";
 
 let site: Site | undefined;
 afterEach(async () => {
   await site?.close();
   site = undefined;
-});
-
-const context = (): ToolContext => ({
-  workspace: "/tmp",
-  extraRoots: [],
-  signal: new AbortController().signal,
-  step: "test",
-  commandTimeoutMs: 10_000,
 });
 
 function fetchTool(web: ConfigInput["web"] = {}): AnyTool {
@@ -26,16 +17,7 @@ function fetchTool(web: ConfigInput["web"] = {}): AnyTool {
 }
 
 const fetchPage = (url: string, web?: ConfigInput["web"], maxChars?: number) =>
-  fetchTool(web).execute({ url, ...(maxChars ? { max_chars: maxChars } : {}) }, context());
-
-async function refusal(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ToolError);
-  return (error as ToolError).message;
-}
+  fetchTool(web).execute({ url, ...(maxChars ? { max_chars: maxChars } : {}) }, toolContext());
 
 describe("fetch_webpage against a server on 127.0.0.1", () => {
   it("turns an HTML page into Markdown of its article, links made absolute, after following a redirect", async () => {
@@ -67,15 +49,15 @@ describe("fetch_webpage against a server on 127.0.0.1", () => {
     });
     expect((await fetchPage(`${site.base}/api`)).text).toContain('{"name":"widget","versions":[1,2]}');
     expect((await fetchPage(`${site.base}/notes.txt`)).text).toContain("plain words");
-    expect(await refusal(fetchPage(`${site.base}/logo.png`))).toMatch(
+    expect(await toolFailure(fetchPage(`${site.base}/logo.png`))).toMatch(
       /^Refused: .*\/logo\.png is image\/png \(7 bytes\), not something fetch_webpage reads/,
     );
   });
 
   it("says which status a page answered with", async () => {
     site = await startSite({ "/gone": (_req, res) => res.writeHead(410, "Gone").end("gone") });
-    expect(await refusal(fetchPage(`${site.base}/gone`))).toMatch(/\/gone answered HTTP 410 Gone\.$/);
-    expect(await refusal(fetchPage(`${site.base}/nowhere`))).toContain("answered HTTP 404");
+    expect(await toolFailure(fetchPage(`${site.base}/gone`))).toMatch(/\/gone answered HTTP 410 Gone\.$/);
+    expect(await toolFailure(fetchPage(`${site.base}/nowhere`))).toContain("answered HTTP 404");
   });
 
   it("refuses the machine itself and private addresses unless web.allow_private lists them, on every redirect too", async () => {
@@ -85,17 +67,17 @@ describe("fetch_webpage against a server on 127.0.0.1", () => {
       "/intranet": redirect("http://10.1.2.3/admin"),
     });
     const notAllowed = fetchTool({ allow_private: [] });
-    expect(await refusal(notAllowed.execute({ url: `${site.base}/notes` }, context()))).toMatch(
+    expect(await toolFailure(notAllowed.execute({ url: `${site.base}/notes` }, toolContext()))).toMatch(
       /^Refused: 127\.0\.0\.1 is a loopback, link-local or private address.*web\.allow_private/,
     );
-    expect(await refusal(fetchPage(`${site.base}/metadata`))).toMatch(
+    expect(await toolFailure(fetchPage(`${site.base}/metadata`))).toMatch(
       /^Refused: 169\.254\.169\.254 is a loopback, link-local or private address/,
     );
-    expect(await refusal(fetchPage(`${site.base}/intranet`))).toMatch(/^Refused: 10\.1\.2\.3 is/);
+    expect(await toolFailure(fetchPage(`${site.base}/intranet`))).toMatch(/^Refused: 10\.1\.2\.3 is/);
     // A name is resolved first: localhost is the machine itself.
     expect(
-      await refusal(
-        notAllowed.execute({ url: `http://localhost:${new URL(site.base).port}/notes` }, context()),
+      await toolFailure(
+        notAllowed.execute({ url: `http://localhost:${new URL(site.base).port}/notes` }, toolContext()),
       ),
     ).toMatch(/^Refused: localhost \((127\.0\.0\.1|::1)\) is a loopback/);
     // A range allows what is in it.
@@ -121,7 +103,7 @@ describe("fetch_webpage against a server on 127.0.0.1", () => {
         res.write("<html><body><p>Loading");
       },
     });
-    expect(await refusal(fetchPage(`${site.base}/loop`, { max_redirects: 3 }))).toMatch(
+    expect(await toolFailure(fetchPage(`${site.base}/loop`, { max_redirects: 3 }))).toMatch(
       /^Stopped after 3 redirects, at .*\/loop\.$/,
     );
 
@@ -138,7 +120,7 @@ describe("fetch_webpage against a server on 127.0.0.1", () => {
     expect(huge.text).toContain("[Cut at 20000 of 100000 characters.");
 
     const started = Date.now();
-    expect(await refusal(fetchPage(`${site.base}/slow`, { timeout_ms: 400 }))).toMatch(
+    expect(await toolFailure(fetchPage(`${site.base}/slow`, { timeout_ms: 400 }))).toMatch(
       /^Timed out after 400 ms fetching .*\/slow\.$/,
     );
     expect(Date.now() - started).toBeLessThan(5_000);

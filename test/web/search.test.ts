@@ -1,22 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { type ConfigInput, configSchema } from "../../src/config/schema.js";
-import { ToolError } from "../../src/tools/toolError.js";
-import type { ToolContext } from "../../src/tools/types.js";
 import { webTools } from "../../src/web/tools.js";
-import { html, json, type Site, startSite } from "./site.js";
+import { html, json, type Site, startSite, toolContext, toolFailure } from "./site.js";
 
 let site: Site | undefined;
 afterEach(async () => {
   await site?.close();
   site = undefined;
-});
-
-const context = (): ToolContext => ({
-  workspace: "/tmp",
-  extraRoots: [],
-  signal: new AbortController().signal,
-  step: "test",
-  commandTimeoutMs: 10_000,
 });
 
 function search(
@@ -27,16 +17,7 @@ function search(
 ) {
   const tools = webTools(configSchema.parse({ web: { search: searchConfig, timeout_ms: 2_000 } }).web, env);
   const tool = tools.find((t) => t.name === "web_search")!;
-  return tool.execute({ query, ...(max ? { max_results: max } : {}) }, context());
-}
-
-async function failure(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ToolError);
-  return (error as ToolError).message;
+  return tool.execute({ query, ...(max ? { max_results: max } : {}) }, toolContext());
 }
 
 const DUCKDUCKGO_PAGE = `<html><body>
@@ -122,17 +103,17 @@ describe("web_search backends, each against a fake at a configured base URL", ()
       "/res/v1/web/search": (_req, res) => res.writeHead(401, "Unauthorized").end(),
       "/searx/search": (_req, res) => res.writeHead(503, "Service Unavailable").end(),
     });
-    expect(await failure(search({ backend: "brave", base_url: site.base }, {}, "x"))).toBe(
+    expect(await toolFailure(search({ backend: "brave", base_url: site.base }, {}, "x"))).toBe(
       "web_search uses Brave Search, which needs an API key in BRAVE_API_KEY, and it is not set. " +
         "The user can set it, or choose another backend with web.search.backend (duckduckgo needs no key).",
     );
     expect(
-      await failure(search({ backend: "brave", base_url: site.base }, { BRAVE_API_KEY: "wrong" }, "x")),
+      await toolFailure(search({ backend: "brave", base_url: site.base }, { BRAVE_API_KEY: "wrong" }, "x")),
     ).toBe(`web_search failed: Brave Search (${site.base}): HTTP 401 Unauthorized; is BRAVE_API_KEY right?`);
-    expect(await failure(search({ backend: "searxng", base_url: `${site.base}/searx` }, {}, "x"))).toBe(
+    expect(await toolFailure(search({ backend: "searxng", base_url: `${site.base}/searx` }, {}, "x"))).toBe(
       `web_search failed: SearXNG (${site.base}/searx): HTTP 503 Service Unavailable.`,
     );
-    expect(await failure(search({ backend: "searxng" }, {}, "x"))).toBe(
+    expect(await toolFailure(search({ backend: "searxng" }, {}, "x"))).toBe(
       "web_search uses SearXNG, which needs its address: set web.search.base_url in the config.",
     );
   });

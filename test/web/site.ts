@@ -1,5 +1,27 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { expect } from "vitest";
+import { ToolError } from "../../src/tools/toolError.js";
+import type { ToolContext } from "../../src/tools/types.js";
+
+/** What a web tool needs of a turn: a signal (the rest is for file tools). */
+export const toolContext = (): ToolContext => ({
+  workspace: "/tmp",
+  extraRoots: [],
+  signal: new AbortController().signal,
+  step: "test",
+  commandTimeoutMs: 10_000,
+});
+
+/** The message of the ToolError a call ends with: what the model is told. */
+export async function toolFailure(promise: Promise<unknown>): Promise<string> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ToolError);
+  return (error as ToolError).message;
+}
 
 /** A page of a site: navigation and a footer around an article, as real pages have. */
 export const ARTICLE = `<!doctype html>
