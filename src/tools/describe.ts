@@ -6,7 +6,13 @@ export function mainArgument(args: unknown): string | undefined {
   if (!args || typeof args !== "object") return undefined;
   const record = args as Record<string, unknown>;
   const main =
-    record.command ?? record.path ?? record.pattern ?? record.source ?? record.question ?? record.url;
+    record.command ??
+    record.path ??
+    record.pattern ??
+    record.source ??
+    record.question ??
+    record.url ??
+    record.query;
   if (main === undefined) return undefined;
   const destination = record.destination !== undefined ? ` → ${String(record.destination)}` : "";
   return `${String(main)}${destination}`;
