@@ -6,12 +6,12 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
-  ErrorCode,
   ListRootsRequestSchema,
   type Tool as McpTool,
   type ReadResourceResult,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
+import { describeFailure } from "./results.js";
 import type { McpLaunch, McpServerSpec } from "./servers.js";
 
 /** How cairn introduces itself to servers. */
@@ -50,17 +50,6 @@ function transportFor(launch: McpLaunch, env: NodeJS.ProcessEnv, sse: boolean): 
 /** The session's PATH, which may differ from the process's (tests, a shell that changed it). */
 function pickPath(env: NodeJS.ProcessEnv): Record<string, string> {
   return env.PATH ? { PATH: env.PATH } : {};
-}
-
-/** What went wrong, in the words a person needs: a missing program, a refused connection, a timeout. */
-export function describeFailure(error: unknown, launch: McpLaunch | undefined, timeoutMs: number): string {
-  const err = error as Error & { code?: unknown };
-  if (err?.code === "ENOENT" && launch?.transport === "stdio") return `${launch.command}: command not found`;
-  if (err?.code === ErrorCode.RequestTimeout) return `no answer within ${timeoutMs} ms`;
-  if (err?.code === ErrorCode.ConnectionClosed)
-    return launch?.transport === "stdio" ? "the server exited" : "the connection closed";
-  const message = err instanceof Error ? err.message : String(error);
-  return message.replace(/^MCP error -?\d+: /, "");
 }
 
 /** One live connection to one MCP server over the official SDK's client. */

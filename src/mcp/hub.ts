@@ -5,9 +5,9 @@ import type { EventOf } from "../events/types.js";
 import { passes } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolSource } from "../tools/types.js";
-import { describeFailure, McpConnection } from "./connection.js";
+import type { McpConnection } from "./connection.js";
 import { type CatalogServer, genericTools, type McpCatalog } from "./generic.js";
-import { resourceOutput, toolOutput } from "./results.js";
+import { describeFailure, resourceOutput, toolOutput } from "./results.js";
 import { type McpServerSpec, serverSpecs } from "./servers.js";
 
 /**
@@ -103,6 +103,8 @@ export class McpTools implements ToolSource, McpCatalog {
     if (!spec.launch) return this.fail(state, spec.problem ?? "it cannot start");
     state.status = "starting";
     try {
+      // The SDK's client is loaded with the first server: a session without servers never needs it.
+      const { McpConnection } = await import("./connection.js");
       const connection = await McpConnection.open(spec, spec.launch, {
         workspace: this.options.workspace,
         env: this.options.env,

@@ -3,8 +3,13 @@ import { truncateHeadTail } from "../platform/truncate.js";
 import { describeSize } from "../tools/fileText.js";
 import { ToolError } from "../tools/toolError.js";
 import type { ToolImage, ToolOutput } from "../tools/types.js";
+import type { McpLaunch } from "./servers.js";
 
 type ResourceContents = ReadResourceResult["contents"][number];
+
+/** The SDK's error codes for a request that timed out and a connection that closed (its `ErrorCode`). */
+const REQUEST_TIMEOUT = -32001;
+const CONNECTION_CLOSED = -32000;
 
 /** Bytes a base64 text stands for. */
 const decodedSize = (base64: string): number => Math.floor((base64.length * 3) / 4);
@@ -81,4 +86,15 @@ export function resourceOutput(result: ReadResourceResult, server: string, uri: 
   const parts = new Parts();
   for (const contents of result.contents) parts.resource(contents);
   return parts.output({ server, uri });
+}
+
+/** What went wrong, in the words a person needs: a missing program, a refused connection, a timeout. */
+export function describeFailure(error: unknown, launch: McpLaunch | undefined, timeoutMs: number): string {
+  const err = error as Error & { code?: unknown };
+  if (err?.code === "ENOENT" && launch?.transport === "stdio") return `${launch.command}: command not found`;
+  if (err?.code === REQUEST_TIMEOUT) return `no answer within ${timeoutMs} ms`;
+  if (err?.code === CONNECTION_CLOSED)
+    return launch?.transport === "stdio" ? "the server exited" : "the connection closed";
+  const message = err instanceof Error ? err.message : String(error);
+  return message.replace(/^MCP error -?\d+: /, "");
 }

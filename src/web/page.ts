@@ -1,6 +1,3 @@
-import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
-import TurndownService from "turndown";
 import { describeSize } from "../tools/fileText.js";
 import { ToolError } from "../tools/toolError.js";
 import type { WebResponse } from "./http.js";
@@ -51,18 +48,41 @@ function decode(body: Buffer, charset: string): string {
   }
 }
 
-const turndown = new TurndownService({
-  headingStyle: "atx",
-  codeBlockStyle: "fenced",
-  bulletListMarker: "-",
-});
-turndown.remove(["script", "style", "noscript", "iframe"]);
+/** The HTML libraries, loaded with the first page: most sessions fetch none. */
+let htmlLibraries:
+  | Promise<{
+      parseHTML: typeof import("linkedom").parseHTML;
+      Readability: typeof import("@mozilla/readability").Readability;
+      turndown: import("turndown");
+    }>
+  | undefined;
+
+function loadHtmlLibraries() {
+  htmlLibraries ??= Promise.all([
+    import("linkedom"),
+    import("@mozilla/readability"),
+    import("turndown"),
+  ]).then(([{ parseHTML }, { Readability }, { default: TurndownService }]) => {
+    const turndown = new TurndownService({
+      headingStyle: "atx",
+      codeBlockStyle: "fenced",
+      bulletListMarker: "-",
+    });
+    turndown.remove(["script", "style", "noscript", "iframe"]);
+    return { parseHTML, Readability, turndown };
+  });
+  return htmlLibraries;
+}
 
 /**
  * The readable part of a page as Markdown: Readability picks the article out of navigation,
  * ads and footers; a page that is no article (a listing, an index) is converted whole.
  */
-function htmlToMarkdown(html: string, url: string): { title: string | undefined; text: string } {
+async function htmlToMarkdown(
+  html: string,
+  url: string,
+): Promise<{ title: string | undefined; text: string }> {
+  const { parseHTML, Readability, turndown } = await loadHtmlLibraries();
   const { document } = parseHTML(html);
   // Readability makes links absolute against the document's base.
   if (!document.querySelector("base[href]") && document.head) {
@@ -78,11 +98,14 @@ function htmlToMarkdown(html: string, url: string): { title: string | undefined;
 }
 
 /** A fetched body as text the model can read, or a refusal of what is not text. */
-export function readPage(response: WebResponse): Page {
+export async function readPage(response: WebResponse): Promise<Page> {
   const media = mediaType(response);
   const type = media.type || sniff(response.body);
   if (HTML_TYPES.has(type)) {
-    return { ...htmlToMarkdown(decode(response.body, media.charset), response.url), contentType: type };
+    return {
+      ...(await htmlToMarkdown(decode(response.body, media.charset), response.url)),
+      contentType: type,
+    };
   }
   if (isTextual(type))
     return { title: undefined, text: decode(response.body, media.charset), contentType: type };

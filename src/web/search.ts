@@ -1,4 +1,3 @@
-import { parseHTML } from "linkedom";
 import type { SearchBackend, WebConfig } from "../config/schema.js";
 import { ToolError } from "../tools/toolError.js";
 import { type WebResponse, webRequest, webUrl } from "./http.js";
@@ -9,8 +8,12 @@ export interface SearchResult {
   snippet: string;
 }
 
+type ParseHtml = typeof import("linkedom").parseHTML;
+
 interface SearchCall {
   query: string;
+  /** linkedom's parser, loaded with the first search. */
+  parseHTML: ParseHtml;
   max: number;
   base: URL;
   key: string | undefined;
@@ -29,7 +32,8 @@ interface Backend {
   search(call: SearchCall): Promise<SearchResult[]>;
 }
 
-const stripTags = (html: string): string =>
+/** The text of an HTML snippet (`Widget <strong>docs</strong> &amp; more`). */
+const stripTags = (parseHTML: ParseHtml, html: string): string =>
   parseHTML(`<p>${html}</p>`).document.querySelector("p")?.textContent?.trim() ?? "";
 
 function json(response: WebResponse): unknown {
@@ -42,12 +46,12 @@ function json(response: WebResponse): unknown {
 
 type Listed = { title?: unknown; url?: unknown; content?: unknown; description?: unknown };
 
-function listed(items: unknown, snippet: "content" | "description"): SearchResult[] {
+function listed(parseHTML: ParseHtml, items: unknown, snippet: "content" | "description"): SearchResult[] {
   if (!Array.isArray(items)) throw new Error("the answer has no list of results");
   return (items as Listed[]).map((item) => ({
-    title: stripTags(String(item.title ?? "")),
+    title: stripTags(parseHTML, String(item.title ?? "")),
     url: String(item.url ?? ""),
-    snippet: stripTags(String(item[snippet] ?? "")),
+    snippet: stripTags(parseHTML, String(item[snippet] ?? "")),
   }));
 }
 
@@ -61,7 +65,7 @@ const BACKENDS: Record<SearchBackend, Backend> = {
   duckduckgo: {
     label: "DuckDuckGo",
     base: "https://html.duckduckgo.com",
-    async search({ query, base, send }) {
+    async search({ query, base, send, parseHTML }) {
       const response = await send(new URL("/html/", base), {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -91,35 +95,39 @@ const BACKENDS: Record<SearchBackend, Backend> = {
     label: "Brave Search",
     base: "https://api.search.brave.com",
     keyEnv: "BRAVE_API_KEY",
-    async search({ query, max, base, key, send }) {
+    async search({ query, max, base, key, send, parseHTML }) {
       const url = new URL("/res/v1/web/search", base);
       url.search = new URLSearchParams({ q: query, count: String(max) }).toString();
       const response = await send(url, {
         headers: { accept: "application/json", "x-subscription-token": key ?? "" },
       });
-      return listed((json(response) as { web?: { results?: unknown } }).web?.results ?? [], "description");
+      return listed(
+        parseHTML,
+        (json(response) as { web?: { results?: unknown } }).web?.results ?? [],
+        "description",
+      );
     },
   },
   tavily: {
     label: "Tavily",
     base: "https://api.tavily.com",
     keyEnv: "TAVILY_API_KEY",
-    async search({ query, max, base, key, send }) {
+    async search({ query, max, base, key, send, parseHTML }) {
       const response = await send(new URL("/search", base), {
         method: "POST",
         headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
         body: JSON.stringify({ query, max_results: max }),
       });
-      return listed((json(response) as { results?: unknown }).results, "content");
+      return listed(parseHTML, (json(response) as { results?: unknown }).results, "content");
     },
   },
   searxng: {
     label: "SearXNG",
-    async search({ query, base, send }) {
+    async search({ query, base, send, parseHTML }) {
       const url = new URL("search", base.href.endsWith("/") ? base : `${base.href}/`);
       url.search = new URLSearchParams({ q: query, format: "json" }).toString();
       const response = await send(url, { headers: { accept: "application/json" } });
-      return listed((json(response) as { results?: unknown }).results, "content");
+      return listed(parseHTML, (json(response) as { results?: unknown }).results, "content");
     },
   },
 };
@@ -164,7 +172,8 @@ export async function searchWeb(
     return response;
   };
   try {
-    const results = await backend.search({ query, max, base: webUrl(baseText), key, send });
+    const { parseHTML } = await import("linkedom");
+    const results = await backend.search({ query, max, base: webUrl(baseText), key, send, parseHTML });
     return results.filter((result) => result.url).slice(0, max);
   } catch (error) {
     if (signal.aborted) throw error;

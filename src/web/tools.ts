@@ -47,7 +47,7 @@ function fetchWebpage(config: WebConfig) {
           `${response.url} answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}.`,
         );
       }
-      const page = readPage(response);
+      const page = await readPage(response);
       const limit = max_chars ?? DEFAULT_CHARS;
       const shown = page.text.slice(0, limit);
       const lines = [
