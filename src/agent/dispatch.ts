@@ -1,10 +1,10 @@
 import path from "node:path";
+import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
-import { mainArgument } from "../tools/describe.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
 import { consultStrongModel } from "./modelCall.js";
@@ -17,6 +17,8 @@ const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_0
 const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 export interface PreparedCall {
   call: ModelToolCall;
+  /** With `args`: the call fits this tool's schema. */
+  tool?: AnyTool;
   args?: unknown;
   error?: string;
 }
@@ -25,13 +27,13 @@ export interface ToolCallResult {
   ok: boolean;
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
-  data?: unknown;
+  data?: ToolData;
   /** For a model that takes images in tool results; `text` describes them for the others. */
   images?: ToolImage[];
 }
 
 export function describeCall(call: PreparedCall): string {
-  const target = mainArgument(call.args);
+  const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
 }
 
@@ -48,20 +50,21 @@ export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
   return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
 }
 
-/** What the approval policy is asked; a command line goes with it, for the policy to read. */
+/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
   const tool = judgedTool(called, prepared);
-  const request = {
+  const { command, change } = called.touches?.(prepared.args) ?? {};
+  return {
     callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
     summary: tool === called ? describeCall(prepared) : `${tool.name} (through ${called.name})`,
+    ...(command
+      ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
+      : {}),
+    ...(change ? { change } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
   };
-  if (tool.permission !== "exec" || typeof args.command !== "string") return request;
-  const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
-  return { ...request, command: { text: args.command, cwd } };
 }
 
 /**
@@ -107,7 +110,7 @@ export function prepareToolCall(session: Session, call: ModelToolCall, finishRea
       error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
     };
   }
-  return { call, args: prepared.value };
+  return { call, tool, args: prepared.value };
 }
 
 /**
@@ -129,7 +132,7 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
   let started = performance.now();
   let ok = false;
   let text: string;
-  let data: unknown;
+  let data: ToolData | undefined;
   let images: ToolImage[] | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {

@@ -192,9 +192,9 @@ export class Session {
         ...dataTools,
         ...planTools,
         ...webTools(config.web, env),
-      ].map((tool) => withCheckpoints(tool, () => this.checkpoints(), this.id)),
+      ],
       config.tools,
-      [this.mcp],
+      { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),

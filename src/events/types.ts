@@ -76,6 +76,82 @@ export interface RunResult {
   duration_ms: number;
 }
 
+/**
+ * What a tool call produced, for renderers and scripts: one shape per kind of result, told apart
+ * by `kind` (stream-json prints it inside `tool.result` as `data`). A tool from elsewhere (MCP)
+ * may report none.
+ */
+export type ToolData =
+  | { kind: "file_read"; path: string; offset: number; lines: number; total_lines: number | null }
+  /** A file written, edited or appended to; `created` only from write_file, `strategy` only from edit_file. */
+  | { kind: "file_change"; path: string; diff: string; created?: boolean; strategy?: string }
+  | { kind: "file_deleted"; path: string }
+  | { kind: "file_copied"; source: string; destination: string }
+  | { kind: "file_moved"; source: string; destination: string }
+  /** list_files and search_files. */
+  | { kind: "listing"; files: string[]; truncated: boolean }
+  | { kind: "tree"; lines: number; hidden: number; truncated: boolean }
+  | {
+      kind: "grep";
+      hits: Array<{ path: string; line: number; text: string }>;
+      capped: boolean;
+      engine: "ripgrep" | "js";
+    }
+  | {
+      kind: "workspace";
+      root: string;
+      git: { branch: string | null; upstream: string | null; files: number } | null;
+      languages: Record<string, number>;
+      tooling: Record<string, string>;
+      top_level: string[];
+    }
+  | {
+      kind: "command";
+      exit_code: number | null;
+      signal: string | null;
+      timed_out: boolean;
+      cancelled: boolean;
+      duration_ms: number;
+      output_bytes: number;
+      output_truncated: boolean;
+    }
+  | {
+      kind: "git_status";
+      branch: string | null;
+      upstream: string | null;
+      ahead: number;
+      behind: number;
+      /** Porcelain letters: `index` staged, `worktree` not; `??` untracked; `from` the old path of a rename. */
+      files: Array<{ path: string; index: string; worktree: string; from?: string }>;
+    }
+  | { kind: "git_diff"; staged: boolean; truncated?: boolean; bytes?: number }
+  | { kind: "git_log"; commits: Array<{ hash: string; date: string; author: string; subject: string }> }
+  /** git_stage_files: `git diff --cached --name-status` lines after staging. */
+  | { kind: "git_staged"; staged: string[] }
+  | { kind: "git_commit"; hash: string }
+  | { kind: "todos"; todos: TodoItem[] }
+  /** ask_user: `answer` is there when someone answered. */
+  | { kind: "answer"; answered: boolean; answer?: string }
+  /** consult: whether a stronger model was there to ask; the advice is the output. */
+  | { kind: "advice"; available: boolean }
+  /** read_json/_yaml/_ini: the parsed value, or `truncated` when it was too big to carry. */
+  | { kind: "data_read"; path: string; value?: unknown; truncated?: boolean }
+  /** write_json/_yaml/_ini. */
+  | { kind: "data_written"; path: string; bytes: number; created: boolean }
+  /** fetch_webpage: where the content came from (after redirects), and whether it was cut. */
+  | { kind: "web_page"; url: string; status: number; content_type: string; chars: number; cut: boolean }
+  /** web_search. */
+  | { kind: "web_search"; backend: string; results: Array<{ title: string; url: string; snippet: string }> }
+  /** A tool of an MCP server (directly or through call_mcp_tool), or a resource read; `images` it returned. */
+  | { kind: "mcp"; server: string; tool?: string; uri?: string; images: number };
+
+/** A file's text as a call would change it (its tool says so): `old_text` null when it writes the file whole. */
+export interface ProposedChange {
+  path: string;
+  old_text: string | null;
+  new_text: string;
+}
+
 /** How a person may answer an approval request. */
 export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
 
@@ -94,6 +170,8 @@ export interface ApprovalPromptEvent {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
   /** Why the command is dangerous. When there is a reason, "always" is not offered. */
   dangers: string[];
   /** The command would get the network, which the sandbox otherwise cuts. */
@@ -140,7 +218,7 @@ export type CairnEvent =
       tool: string;
       ok: boolean;
       output: string;
-      data?: unknown;
+      data?: ToolData;
       /** Workspace paths the call created, changed or deleted. */
       changed_files?: string[];
       duration_ms: number;

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { prepareArguments } from "../tools/args.js";
+import { toolDescription } from "../tools/descriptions.js";
 import { ToolError } from "../tools/toolError.js";
 import { type AnyTool, defineTool, type ToolOutput } from "../tools/types.js";
 
@@ -71,10 +72,10 @@ export function genericTools(
 ): AnyTool[] {
   const listTools = defineTool({
     name: "list_mcp_tools",
-    description:
-      "List the MCP servers and their tools. With a server: each tool's description and arguments, and the server's resources.",
+    description: toolDescription("list_mcp_tools"),
     schema: z.object({ server: z.string().optional().describe("One server's tools in full") }),
     permission: "read",
+    describe: ({ server }) => server ?? "",
     async execute({ server }, ctx): Promise<ToolOutput> {
       if (server) return { text: await details(catalog, catalog.available(server), ctx.signal) };
       const servers = catalog.catalog();
@@ -84,8 +85,7 @@ export function genericTools(
 
   const callTool = defineTool({
     name: "call_mcp_tool",
-    description:
-      "Call a tool of an MCP server by name, with its arguments (see list_mcp_tools for each tool's arguments).",
+    description: toolDescription("call_mcp_tool"),
     schema: z.object({
       server: z.string().min(1),
       tool: z.string().min(1).describe("The tool's name on the server, without the server prefix"),
@@ -93,6 +93,11 @@ export function genericTools(
     }),
     // Judged as the tool it calls; only a call to no tool at all is judged as this.
     permission: "read",
+    describe: ({ server, tool, arguments: args }) => {
+      const target = catalog.find(server, tool);
+      const what = target && args ? target.describe(args) : "";
+      return `${server}/${tool}${what ? ` ${what}` : ""}`;
+    },
     actsAs: ({ server, tool }) => catalog.find(server, tool),
     async execute({ server, tool, arguments: args }, ctx) {
       const target = catalog.available(server).tools.get(tool);
@@ -113,9 +118,10 @@ export function genericTools(
 
   const readResource = defineTool({
     name: "read_mcp_resource",
-    description: "Read a resource of an MCP server by its URI (list_mcp_tools with the server lists them).",
+    description: toolDescription("read_mcp_resource"),
     schema: z.object({ server: z.string().min(1), uri: z.string().min(1) }),
     permission: "read",
+    describe: ({ server, uri }) => `${server} ${uri}`,
     execute: ({ server, uri }, ctx) => catalog.readResource(server, uri, ctx.signal),
   });
 

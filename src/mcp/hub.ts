@@ -31,6 +31,14 @@ function validator(schema: McpTool["inputSchema"]): z.ZodType {
   }
 }
 
+/** A call of a server's tool, titled by its first text argument (a path, a query, a message). */
+function describeArguments(args: unknown): string {
+  const first = Object.values((args ?? {}) as Record<string, unknown>).find(
+    (value) => typeof value === "string",
+  );
+  return typeof first === "string" ? first.replace(/\s+/g, " ").slice(0, 80) : "";
+}
+
 export type ServerStatus = "disabled" | "not started" | "starting" | "ready" | "failed";
 
 export interface ServerState {
@@ -174,6 +182,9 @@ export class McpTools implements ToolSource, McpCatalog {
       parameters: tool.inputSchema as Record<string, unknown>,
       permission: spec.trusted(tool.name) ? "read" : "exec",
       ...(Object.keys(annotations).length ? { annotations } : {}),
+      describe: describeArguments,
+      // A remote server cannot change the work tree; a local one may, so its calls are checkpointed.
+      ...(spec.transport === "stdio" ? {} : { touches: () => ({ paths: [] }) }),
       execute: (args, ctx) =>
         this.callTool(state.spec.name, tool.name, args as Record<string, unknown>, ctx.signal),
     };

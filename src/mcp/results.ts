@@ -1,4 +1,5 @@
 import type { CallToolResult, ContentBlock, ReadResourceResult } from "@modelcontextprotocol/sdk/types.js";
+import type { ToolData } from "../events/types.js";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { describeSize } from "../tools/fileText.js";
 import { ToolError } from "../tools/toolError.js";
@@ -64,8 +65,9 @@ class Parts {
   }
 
   /** Long text keeps its start and end, as run_command's output does. */
-  output(data: unknown): ToolOutput {
+  output(about: { server: string; tool?: string; uri?: string }): ToolOutput {
     const text = truncateHeadTail(this.texts.join("\n\n") || "(no content)").text;
+    const data: ToolData = { kind: "mcp", ...about, images: this.images.length };
     return { text, data, ...(this.images.length ? { images: this.images } : {}) };
   }
 }
@@ -76,7 +78,7 @@ export function toolOutput(result: CallToolResult, server: string, tool: string)
   for (const block of result.content ?? []) parts.block(block);
   if (parts.texts.length === 0 && result.structuredContent !== undefined)
     parts.texts.push(JSON.stringify(result.structuredContent, null, 2));
-  const output = parts.output({ server, tool, ...(result.isError ? { is_error: true } : {}) });
+  const output = parts.output({ server, tool });
   if (result.isError) throw new ToolError(`${server}/${tool} returned an error: ${output.text}`);
   return output;
 }

@@ -11,7 +11,7 @@ import type { ConfigFlags } from "../config/load.js";
 import type { Mode, RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
-import { mainArgument } from "../tools/describe.js";
+import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -50,12 +50,12 @@ const taskFields = {
 };
 
 /** What a client is told while cairn works: the plan, each tool call, the checks, the review. */
-function progressMessage(event: StampedEvent): string | undefined {
+function progressMessage(event: StampedEvent, describe: ToolDescriber): string | undefined {
   switch (event.type) {
     case "plan":
       return `Plan: ${event.summary.replace(/^plan:\s*/i, "")}`;
     case "tool.call": {
-      const target = mainArgument(event.args);
+      const target = describe(event.tool, event.args);
       return target ? `${event.tool} ${target}` : event.tool;
     }
     case "validation":
@@ -99,8 +99,11 @@ async function runForClient(
   if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) return failure(`cwd ${cwd} is not a folder.`);
   let progress = 0;
   const token = extra._meta?.progressToken;
+  // The session's tools title the calls; there is no session until it has opened.
+  let tools: ToolRegistry | undefined;
+  const describe: ToolDescriber = (tool, args) => tools?.describe(tool, args) ?? "";
   const report = (event: StampedEvent) => {
-    const message = token === undefined ? undefined : progressMessage(event);
+    const message = token === undefined ? undefined : progressMessage(event, describe);
     if (message === undefined || token === undefined) return;
     void extra
       .sendNotification({
@@ -125,6 +128,7 @@ async function runForClient(
     throw error;
   }
   const { session, close } = hosted;
+  tools = session.registry;
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {

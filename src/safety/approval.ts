@@ -1,5 +1,11 @@
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { ApprovalChoice, ApprovalPromptEvent, Permission, ToolAnnotations } from "../events/types.js";
+import type {
+  ApprovalChoice,
+  ApprovalPromptEvent,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+} from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
@@ -15,6 +21,8 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
   /** What the tool's MCP server says of it. */
   annotations?: ToolAnnotations;
 }

@@ -1,5 +1,6 @@
 import { jsonrepair } from "jsonrepair";
 import type { z } from "zod";
+import { describeIssue } from "../platform/issues.js";
 
 export type ArgumentsResult =
   | { ok: true; value: unknown; repaired: boolean }
@@ -180,9 +181,10 @@ function setAt(root: unknown, pathKeys: PropertyKey[], value: unknown): unknown 
   return root;
 }
 
+/** The schema's complaints in the words people get for a bad config: "expected …, (got …)". */
 function describeIssues(error: z.ZodError): string {
   return error.issues
-    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${issue.message}`)
+    .map((issue) => `${issue.path.length ? issue.path.join(".") : "(arguments)"}: ${describeIssue(issue)}`)
     .join("; ");
 }
 
@@ -215,7 +217,7 @@ export function prepareArguments(raw: unknown, schema: z.ZodType, finishReason =
   }
   value = structuredClone(value);
   for (let round = 0; ; round++) {
-    const result = schema.safeParse(value);
+    const result = schema.safeParse(value, { reportInput: true });
     if (result.success) return { ok: true, value: result.data, repaired };
     let changed = false;
     for (const issue of result.error.issues) {

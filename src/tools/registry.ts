@@ -2,6 +2,9 @@ import { z } from "zod";
 import type { ToolDefinition } from "../model/stream.js";
 import type { AnyTool, ToolSource } from "./types.js";
 
+/** Names what a call acts on, in a few words: how renderers title tool calls. */
+export type ToolDescriber = (tool: string, args: unknown) => string;
+
 export interface ToolFilter {
   allow?: string[] | undefined;
   deny?: string[] | undefined;
@@ -32,16 +35,27 @@ export class ToolRegistry {
   private readonly sources: ToolSource[];
   private schemas: ToolDefinition[] | undefined;
 
-  constructor(tools: AnyTool[], filter: ToolFilter = {}, sources: ToolSource[] = []) {
+  private readonly wrap: (tool: AnyTool) => AnyTool;
+
+  /**
+   * `sources`: where tools that come and go are found; `wrap`: what every tool, fixed or not, is
+   * wrapped in (checkpoints around the calls that may change files).
+   */
+  constructor(
+    tools: AnyTool[],
+    filter: ToolFilter = {},
+    options: { sources?: ToolSource[]; wrap?: (tool: AnyTool) => AnyTool } = {},
+  ) {
     this.filter = filter;
-    this.sources = sources;
-    this.fixed = tools.filter((tool) => passes(filter, tool.name));
+    this.sources = options.sources ?? [];
+    this.wrap = options.wrap ?? ((tool) => tool);
+    this.fixed = tools.filter((tool) => passes(filter, tool.name)).map(this.wrap);
     const names = new Set<string>();
     for (const tool of this.fixed) {
       if (names.has(tool.name)) throw new Error(`Two tools are named ${tool.name}.`);
       names.add(tool.name);
     }
-    for (const source of sources) source.subscribe(() => this.refresh());
+    for (const source of this.sources) source.subscribe(() => this.refresh());
     this.refresh();
   }
 
@@ -49,7 +63,7 @@ export class ToolRegistry {
   private refresh(): void {
     const byName = new Map(this.fixed.map((tool) => [tool.name, tool]));
     for (const tool of this.sources.flatMap((source) => source.tools())) {
-      if (!byName.has(tool.name) && passes(this.filter, tool.name)) byName.set(tool.name, tool);
+      if (!byName.has(tool.name) && passes(this.filter, tool.name)) byName.set(tool.name, this.wrap(tool));
     }
     this.byName = byName;
     this.schemas = undefined;
@@ -71,6 +85,16 @@ export class ToolRegistry {
 
   names(): string[] {
     return [...this.byName.keys()];
+  }
+
+  /**
+   * How a call is titled wherever it is shown: its tool's own `describe`, or "" for a tool not
+   * here or arguments that do not fit its schema (a call the model got wrong).
+   */
+  describe(name: string, args: unknown): string {
+    const tool = this.byName.get(name);
+    const parsed = tool?.schema.safeParse(args);
+    return tool && parsed?.success ? tool.describe(parsed.data) : "";
   }
 
   /**

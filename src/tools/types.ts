@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Permission, ToolAnnotations } from "../events/types.js";
+import type { Permission, ProposedChange, ToolAnnotations, ToolData } from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
 import type { ReadTracker } from "./fileText.js";
 
@@ -12,7 +12,7 @@ export interface ToolImage {
 /** What a tool hands back: text for the model, structured data for events and renderers. */
 export interface ToolOutput {
   text: string;
-  data?: unknown;
+  data?: ToolData;
   /** Workspace-relative paths this call created, changed or deleted: the run's files_changed. */
   changedFiles?: string[];
   /**
@@ -61,8 +61,23 @@ export interface TodoInput {
   priority?: "high" | "medium" | "low";
 }
 
+/** What one call acts on, said by the tool itself so that nothing else guesses from argument names. */
+export interface ToolTouches {
+  /**
+   * Workspace-relative paths the call writes (a write tool) or reads. For a write tool, `[]` says
+   * it changes no file in the work tree (git_commit); absent, it cannot say, and every changed
+   * file of the workspace is checkpointed around the call.
+   */
+  paths?: string[];
+  /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
+  command?: { text: string; cwd?: string };
+  /** The text change an edit or a write proposes, for approval previews. */
+  change?: ProposedChange;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
+  /** What the model reads about the tool: kept in a Markdown file beside the code (descriptions/). */
   description: string;
   schema: S;
   /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
@@ -76,6 +91,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   actsAs?(args: z.infer<S>): AnyTool | undefined;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
+  describe(args: z.infer<S>): string;
+  /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
+  touches?(args: z.infer<S>): ToolTouches;
 }
 
 /**

@@ -2,7 +2,7 @@ import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
-import { mainArgument } from "../tools/describe.js";
+import type { ToolDescriber } from "../tools/registry.js";
 import { mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -11,15 +11,13 @@ export interface TextRendererOptions {
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
+  /** Names what each tool call acts on (the session's tool registry). */
+  describe: ToolDescriber;
 }
 
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
-
-function argSummary(args: unknown): string {
-  return mainArgument(args) ?? firstLine(JSON.stringify(args) ?? "", 100);
-}
 
 /**
  * The line-by-line renderer: what `cairn do` prints in a terminal, in a pipe and in CI. It
@@ -136,7 +134,7 @@ export class TextRenderer {
         break;
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
-        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${argSummary(event.args)}`);
+        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -164,6 +162,10 @@ export class TextRenderer {
         this.renderFinish(event.result);
         break;
     }
+  }
+
+  private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
+    return this.options.describe(tool, args) || firstLine(JSON.stringify(args) ?? "", 100);
   }
 
   /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
@@ -205,8 +207,7 @@ export class TextRenderer {
       ? `${lines} line${lines === 1 ? "" : "s"}`
       : firstLine(event.output, 160);
     this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
-    const diff = (event.data as { diff?: unknown } | undefined)?.diff;
-    if (typeof diff === "string" && diff) this.renderDiff(diff);
+    if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
   }
 
   private renderDiff(diff: string): void {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { WebConfig } from "../config/schema.js";
+import { toolDescription } from "../tools/descriptions.js";
 import { ToolError } from "../tools/toolError.js";
 import { type AnyTool, defineTool } from "../tools/types.js";
 import { AddressGuard } from "./address.js";
@@ -17,10 +18,7 @@ function fetchWebpage(config: WebConfig) {
   const guard = new AddressGuard(config.allow_private);
   return defineTool({
     name: "fetch_webpage",
-    description:
-      "Fetch a web page (HTTP GET) and return its readable content: HTML as Markdown (the article, " +
-      "without navigation and ads), JSON and text as they are. Binary files are refused. Pages on " +
-      "the local network and the machine itself are refused. Long pages are cut at max_chars.",
+    description: toolDescription("fetch_webpage"),
     schema: z.object({
       url: z.string().min(1).describe("The full http:// or https:// address"),
       max_chars: z
@@ -32,6 +30,7 @@ function fetchWebpage(config: WebConfig) {
         .describe(`Characters of content to return (default ${DEFAULT_CHARS}, at most ${MAX_CHARS})`),
     }),
     permission: "network",
+    describe: ({ url }) => url,
     async execute({ url, max_chars }, ctx) {
       const start = webUrl(url);
       const response = await webRequest(start, {
@@ -71,6 +70,7 @@ function fetchWebpage(config: WebConfig) {
       return {
         text: lines.join("\n"),
         data: {
+          kind: "web_page",
           url: response.url,
           status: response.status,
           content_type: page.contentType,
@@ -85,9 +85,7 @@ function fetchWebpage(config: WebConfig) {
 function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
   return defineTool({
     name: "web_search",
-    description:
-      "Search the web. Returns up to max_results results, each with its title, URL and a snippet; " +
-      "read a result with fetch_webpage.",
+    description: toolDescription("web_search"),
     schema: z.object({
       query: z.string().min(1).describe("What to search for"),
       max_results: z
@@ -99,13 +97,15 @@ function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
         .describe(`How many results (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
     }),
     permission: "network",
+    describe: ({ query }) => query,
     async execute({ query, max_results }, ctx) {
       const results = await searchWeb(config, env, query, max_results ?? DEFAULT_RESULTS, ctx.signal);
-      if (results.length === 0) return { text: `No results for "${query}".`, data: { results } };
+      const data = { kind: "web_search" as const, backend: config.search.backend, results };
+      if (results.length === 0) return { text: `No results for "${query}".`, data };
       const text = results
         .map((r, i) => `${i + 1}. ${r.title || r.url}\n   ${r.url}${r.snippet ? `\n   ${r.snippet}` : ""}`)
         .join("\n");
-      return { text, data: { backend: config.search.backend, results } };
+      return { text, data };
     },
   });
 }

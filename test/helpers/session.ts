@@ -2,10 +2,34 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
 import { openHostedSession } from "../../src/agent/host.js";
-import type { ConfigInput } from "../../src/config/schema.js";
+import { Session } from "../../src/agent/session.js";
+import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { makeHome, makeRepo } from "./cli.js";
+
+/**
+ * A real `cairn do` session in `workspace`, its model the scripted server, with a home of its own:
+ * for tests that drive the engine without the CLI around it.
+ */
+export async function scriptedSession(
+  server: ScriptedServer,
+  workspace: string,
+  options: { approval: ApprovalMode; attended?: boolean },
+): Promise<Session> {
+  const home = await makeHome();
+  return Session.create({
+    config: configSchema.parse({
+      providers: { openai: { base_url: server.openaiBaseUrl } },
+      approval: options.approval,
+    }),
+    modelId: "openai/gpt-4o",
+    workspace,
+    mode: "do",
+    attended: options.attended ?? false,
+    env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
+  });
+}
 
 /** Adds settings to the global config of a home made by makeHome (which may already hold some). */
 export async function addGlobalConfig(home: string, config: ConfigInput): Promise<void> {

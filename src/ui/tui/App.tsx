@@ -259,7 +259,6 @@ export function App(props: AppProps) {
     asking: pending && (pending.kind === "approval" ? approvalChrome(pending.request) : QUESTION_CHROME),
   });
   const detailCall = detail === undefined ? undefined : state.recentTools[detail];
-  const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
 
   return (
     <ColorContext value={color}>
@@ -291,7 +290,6 @@ export function App(props: AppProps) {
             {pending?.kind === "approval" && (
               <ApprovalPanel
                 request={pending.request}
-                call={approvalCall}
                 previewLines={budget.body}
                 onAnswer={(reply) => interactions.answerApproval(reply)}
               />

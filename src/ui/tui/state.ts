@@ -1,4 +1,11 @@
-import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
+import type {
+  Permission,
+  StampedEvent,
+  Status,
+  TodoItem,
+  ToolData,
+  UsageTotals,
+} from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
 import { mcpServerLine } from "../format.js";
@@ -21,6 +28,8 @@ export interface ToolView {
   output?: string;
   diff?: string;
   exitCode?: number | null;
+  /** The output is a message (a TODO list, an answer, advice), not content to measure. */
+  message?: boolean;
   durationMs?: number;
 }
 
@@ -124,18 +133,53 @@ type Stamped<T extends StampedEvent["type"]> = Extract<StampedEvent, { type: T }
 
 const timeOf = (event: StampedEvent): number => Date.parse(event.ts);
 
+/** What a tool line shows of a result's data: an edit's diff, a command's exit code. */
+function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCode" | "message"> {
+  if (!data) return {};
+  switch (data.kind) {
+    case "file_change":
+      return data.diff ? { diff: data.diff } : {};
+    case "command":
+      return { exitCode: data.exit_code };
+    case "todos":
+    case "answer":
+    case "advice":
+      return { message: true };
+    case "file_read":
+    case "file_deleted":
+    case "file_copied":
+    case "file_moved":
+    case "listing":
+    case "tree":
+    case "grep":
+    case "workspace":
+    case "git_status":
+    case "git_diff":
+    case "git_log":
+    case "git_staged":
+    case "git_commit":
+    case "data_read":
+    case "data_written":
+    case "web_page":
+    case "web_search":
+    case "mcp":
+      return {};
+    default: {
+      // A kind added to ToolData and not handled above fails to compile here.
+      const _: never = data;
+      return {};
+    }
+  }
+}
+
 function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   const started = state.running.find((call) => call.callId === event.call_id);
-  const data = event.data as { diff?: unknown; exit_code?: unknown } | undefined;
   const call: ToolView = {
     ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
     ok: event.ok,
     output: event.output,
     durationMs: event.duration_ms,
-    ...(typeof data?.diff === "string" && data.diff ? { diff: data.diff } : {}),
-    ...(typeof data?.exit_code === "number" || data?.exit_code === null
-      ? { exitCode: data.exit_code as number | null }
-      : {}),
+    ...resultView(event.data),
   };
   const files = [...new Set([...state.turnFiles, ...(event.changed_files ?? [])])];
   const next = {
