@@ -1,3 +1,6 @@
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import type { EventOf } from "../../src/events/types.js";
@@ -211,5 +214,43 @@ describe("MCP servers from npm, driven through a session", () => {
     // The next request offers none of its tools; a call to one gets the list of tools that exist.
     expect(offeredTools(server.requests[1]?.body).filter((name) => name.startsWith("unlock__"))).toEqual([]);
     expect(results[1]?.output).toMatch(/^There is no tool named unlock__unlock\./);
+  });
+
+  it("checkpoints what a local server's tool changes, so undo puts it back, through call_mcp_tool too", async () => {
+    const { session, repo } = await hostedSession(
+      [
+        { toolCalls: [{ name: "files__write_file", args: { path: "notes.txt", content: "overwritten\n" } }] },
+        {
+          toolCalls: [
+            {
+              name: "call_mcp_tool",
+              args: {
+                server: "files",
+                tool: "write_file",
+                arguments: { path: "made.txt", content: "new\n" },
+              },
+            },
+          ],
+        },
+        { text: "Written." },
+      ],
+      {
+        files: { "notes.txt": "original\n" },
+        config: (repo) => ({ mcp_servers: { files: stdio(FILESYSTEM, repo) } }),
+      },
+    );
+    await doTask(session, "write the notes");
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("overwritten\n");
+    const store = await session.checkpoints();
+    const checkpoints = await store.list(session.id);
+    expect(checkpoints.flatMap((c) => c.files)).toEqual(
+      expect.arrayContaining([
+        { path: "notes.txt", existed: true },
+        { path: "made.txt", existed: false },
+      ]),
+    );
+    for (const checkpoint of checkpoints) await store.undo(checkpoint.id);
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("original\n");
+    expect(existsSync(path.join(repo, "made.txt"))).toBe(false);
   });
 });
