@@ -7,6 +7,7 @@ import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
+import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
 import type { Turn } from "./turn.js";
@@ -115,9 +116,15 @@ export function prepareToolCall(session: Session, call: ModelToolCall, finishRea
 
 /**
  * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
- * and `tool.result` events. Every failure becomes the call's result for the model to read.
+ * and `tool.result` events. Every failure becomes the call's result for the model to read, but
+ * a cancellation and the session's spending cap, which end the work. `extra` is what the caller
+ * adds to the tools' context (the tool loop: starting sub-agents).
  */
-export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promise<ToolCallResult> {
+export async function executeToolCall(
+  turn: Turn,
+  prepared: PreparedCall,
+  extra: Partial<ToolContext> = {},
+): Promise<ToolCallResult> {
   const { session } = turn;
   const { call } = prepared;
   const tool = session.registry.get(call.name);
@@ -146,7 +153,10 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     } else {
       turn.noteCall(decision.permission);
       try {
-        const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
+        const output = await tool.execute(prepared.args, {
+          ...toolContextFor(turn, decision.network),
+          ...extra,
+        });
         ok = true;
         text = output.text;
         data = output.data;
@@ -154,7 +164,7 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
-        if (turn.signal.aborted) throw error;
+        if (turn.signal.aborted || error instanceof BudgetExceededError) throw error;
         text = errorText(error);
       }
     }

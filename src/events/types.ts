@@ -64,6 +64,12 @@ export interface ValidationSummary {
   output?: string;
 }
 
+/** Where a sub-agent or delegate stands: its line in the renderers, its ending in the log. */
+export type AgentRunStatus = "running" | "done" | "failed" | "over_budget";
+
+/** The name usage is booked under for the session's own agent; sub-agents go by theirs. */
+export const MAIN_AGENT = "main";
+
 export interface RunResult {
   session_id: string;
   status: RunStatus;
@@ -71,7 +77,11 @@ export interface RunResult {
   iterations: number;
   files_changed: string[];
   validation: ValidationSummary | null;
-  usage: TokenCounts & { by_phase: Partial<Record<Phase, UsageTotals>> };
+  usage: TokenCounts & {
+    by_phase: Partial<Record<Phase, UsageTotals>>;
+    /** By agent name: `main` for the session's own, then each sub-agent and delegate by its name. */
+    by_agent: Record<string, UsageTotals>;
+  };
   cost_usd: number | null;
   duration_ms: number;
 }
@@ -285,11 +295,49 @@ export type CairnEvent =
    */
   | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
+  /**
+   * A sub-agent or delegate started or ended. Emitted by the agent itself, so it carries the
+   * agent's `agent` and `parent` ids like everything else it emits.
+   */
+  | {
+      type: "agent.status";
+      /** The agent's name: a built-in (`explore`), an agent file's name, or a target (`agent:codex`). */
+      name: string;
+      /** The model it runs on (cairn's own loop), or the program (an external agent). */
+      model?: string;
+      status: AgentRunStatus;
+      /** The job it was given, first line. */
+      task: string;
+      /** Why it failed or stopped. */
+      detail?: string;
+      tool_calls?: number;
+      files_changed?: string[];
+      cost_usd?: number | null;
+      duration_ms?: number;
+    }
   | { type: "session.finished"; result: RunResult };
 
 export type CairnEventType = CairnEvent["type"];
 
-/** An event as it travels: stamped with its session, order and time by the bus. */
-export type StampedEvent = CairnEvent & { session_id: string; seq: number; ts: string };
+/** Which agent emitted an event: absent for the session's own agent. */
+export interface AgentStamp {
+  /** The sub-agent's id in this session: its name and a number, `explore#2`. */
+  agent: string;
+  /** The id of the agent that started it; `main` for the session's own agent. */
+  parent: string;
+}
+
+/**
+ * An event as it travels: stamped with its session, order and time by the bus, and with the
+ * sub-agent that emitted it, when one did.
+ */
+export type StampedEvent = CairnEvent & { session_id: string; seq: number; ts: string } & Partial<AgentStamp>;
+
+/** The agent name an event's usage is booked under: the part of its agent id before `#`. */
+export function agentNameOf(event: Partial<AgentStamp>): string {
+  if (!event.agent) return MAIN_AGENT;
+  const hash = event.agent.lastIndexOf("#");
+  return hash > 0 ? event.agent.slice(0, hash) : event.agent;
+}
 
 export type EventOf<T extends CairnEventType> = Extract<CairnEvent, { type: T }>;

@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type {
   ApprovalChoice,
@@ -25,6 +26,8 @@ export interface ApprovalRequest {
   change?: ProposedChange;
   /** What the tool's MCP server says of it. */
   annotations?: ToolAnnotations;
+  /** The command runs outside the sandbox even where there is one (an external coding agent). */
+  unconfined?: boolean;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -127,11 +130,17 @@ export class ApprovalPolicy {
     };
   }
 
-  /** `command`: the call runs a command line, which the sandbox would confine in `auto`. */
-  private modeAsks(permission: Permission, command: boolean): boolean {
+  /**
+   * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
+   * a command where no sandbox works, an external agent always. A tool that runs no command line
+   * (an MCP server's) runs as it is.
+   */
+  private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
     switch (this.mode) {
-      case "auto":
-        return command && permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+      case "auto": {
+        const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
+        return permission === "exec" && outside && !this.settings.allow_unsandboxed;
+      }
       case "auto-edit":
         return permission !== "write";
       default:
@@ -140,7 +149,7 @@ export class ApprovalPolicy {
   }
 
   private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
-    const what = request.summary;
+    const { summary: what, command, unconfined } = request;
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (
@@ -149,6 +158,13 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (unconfined) {
+      const program = command ? path.basename(command.text.split(" ")[0] ?? "") : what;
+      return (
+        `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
+        `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`
+      );
+    }
     if (this.mode === "auto") {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
@@ -190,7 +206,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission, command !== undefined));
+      (verdict.action !== "allow" && this.modeAsks(permission, request));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
@@ -205,7 +221,7 @@ export class ApprovalPolicy {
       return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const { callId, ...asked } = request;
+    const { callId, unconfined: _, ...asked } = request;
     const answer = await ask(
       {
         ...asked,

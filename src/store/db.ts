@@ -89,6 +89,10 @@ export const MIGRATIONS: readonly string[] = [
     AND json_type(data, '$.data.kind') IS NULL
     AND data ->> '$.tool' IN (SELECT tool FROM kinds);
   `,
+  // Which agent made each call: `main` for the session's own, a sub-agent or delegate by its name.
+  `
+  ALTER TABLE usage ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+  `,
 ];
 
 /**

@@ -1,5 +1,11 @@
 import type { z } from "zod";
-import type { Permission, ProposedChange, ToolAnnotations, ToolData } from "../events/types.js";
+import type {
+  AgentRunStatus,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+  ToolData,
+} from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
 import type { ReadTracker } from "./fileText.js";
 
@@ -42,6 +48,32 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** What the file tools last saw of each file, so that none is edited blindly after a change. */
   reads?: ReadTracker;
+  /** Hands a job to a sub-agent or another coding agent and waits for its answer (explore_codebase, task). */
+  runAgent?: (request: AgentRequest) => Promise<AgentOutcome>;
+}
+
+/** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
+export interface AgentRequest {
+  agent: string;
+  prompt: string;
+  /** For the built-in explorer: where to look, or how it works. */
+  focus?: "files" | "analysis";
+}
+
+/** How an agent's job went, as the agent that handed it over reads it. */
+export interface AgentOutcome {
+  /** Its id in the session, `explore#2`. */
+  id: string;
+  status: Exclude<AgentRunStatus, "running">;
+  /** Its final answer; what it managed before it stopped, when it did not finish. */
+  answer: string;
+  /** Why it failed or stopped. */
+  detail?: string;
+  /** Workspace paths it changed; undefined when they cannot be known (not a git repository). */
+  filesChanged: string[] | undefined;
+  toolCalls: number;
+  costUsd: number | null;
+  durationMs: number;
 }
 
 export interface CommandSandbox {

@@ -3,7 +3,7 @@ import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
-import { mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 export interface TextRendererOptions {
@@ -71,7 +71,46 @@ export class TextRenderer {
     this.pending = this.pending.then(() => this.render(event));
   };
 
+  /**
+   * A sub-agent's events: its status, its tool calls under its id, its errors. Its streamed text
+   * and answer are its own business: what it found reaches the main answer through its caller.
+   */
+  private renderSubAgent(event: StampedEvent, id: string): void {
+    const tag = this.style("magenta", id);
+    switch (event.type) {
+      case "agent.status":
+        this.renderAgentStatus(event, tag);
+        break;
+      case "tool.call":
+        this.line(this.style("dim", `  ${id} ● ${event.tool} ${this.argSummary(event)}`));
+        break;
+      case "error":
+        this.line(`  ${tag} ${this.style("red", `✗ ${event.message}`)}`);
+        break;
+      case "usage":
+        this.countUsage(event);
+        break;
+    }
+  }
+
+  private countUsage(event: Extract<StampedEvent, { type: "usage" }>): void {
+    this.outputTokens += event.output_tokens;
+    if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+  }
+
+  private renderAgentStatus(event: Extract<StampedEvent, { type: "agent.status" }>, tag: string): void {
+    if (event.status === "running") {
+      const model = event.model ? this.style("dim", ` (${event.model})`) : "";
+      this.line(`${this.style("magenta", "◆")} ${tag} ${event.task}${model}`);
+      return;
+    }
+    const style: Style =
+      event.status === "done" ? "green" : event.status === "over_budget" ? "yellow" : "red";
+    this.line(`${this.style(style, "◆")} ${tag} ${this.style(style, agentEnding(event))}`);
+  }
+
   private async render(event: StampedEvent): Promise<void> {
+    if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
       case "session.started":
         this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
@@ -143,8 +182,7 @@ export class TextRenderer {
         await this.renderAnswer(event.text);
         break;
       case "usage":
-        this.outputTokens += event.output_tokens;
-        if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+        this.countUsage(event);
         break;
       case "retry":
         this.line(

@@ -7,7 +7,7 @@ import type { ToolDescriber } from "../../tools/registry.js";
 import { STATUS_LABEL } from "../format.js";
 import { callTarget, type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
-import type { Item, Tone, ToolView, TuiState } from "./state.js";
+import type { AgentView, Item, Tone, ToolView, TuiState } from "./state.js";
 
 const TONE_COLOR: Record<Tone, string | undefined> = {
   plain: undefined,
@@ -196,6 +196,19 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
     </Box>
   );
 });
+
+/** One running sub-agent or delegate: its id, its job, its model. */
+export function AgentLine({ agent }: { agent: AgentView }) {
+  return (
+    <Box>
+      <Text color="magenta">◆ </Text>
+      <Text wrap="truncate-end">
+        <Text bold>{agent.id}</Text> {agent.task}
+        {agent.model && <Text dimColor>{`  ${agent.model}`}</Text>}
+      </Text>
+    </Box>
+  );
+}
 
 /** A finished item of the conversation, drawn once. */
 export function TranscriptItem({ item, width }: { item: Item; width: number }) {

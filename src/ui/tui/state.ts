@@ -8,7 +8,7 @@ import type {
 } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
-import { mcpServerLine } from "../format.js";
+import { agentEnding, mcpServerLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -31,6 +31,14 @@ export interface ToolView {
   /** The output is a message (a TODO list, an answer, advice), not content to measure. */
   message?: boolean;
   durationMs?: number;
+}
+
+/** A sub-agent or delegate at work: one live line each. */
+export interface AgentView {
+  id: string;
+  task: string;
+  model?: string;
+  since: number;
 }
 
 export type Item =
@@ -70,6 +78,8 @@ export interface TuiState {
   streamed: number;
   /** Tool calls started and not yet finished. */
   running: ToolView[];
+  /** Sub-agents and delegates running now. */
+  agents: AgentView[];
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
   status: { status: Status; since: number } | null;
@@ -99,6 +109,7 @@ export function initialState(info: {
     stream: emptyStream,
     streamed: 0,
     running: [],
+    agents: [],
     recentTools: [],
     status: null,
     busy: false,
@@ -207,10 +218,40 @@ function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiSta
       result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
     next = push(next, line(`${result.status}${changed}${took}`, tone));
   }
-  return { ...next, busy: false, status: null, running: [], turnStartedAt: null };
+  return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
+}
+
+/**
+ * A sub-agent's events: a live line while it runs, a transcript line when it ends, its spending
+ * in the totals. Its tool calls and text stay its own; its caller reports what it found.
+ */
+function reduceSubAgent(state: TuiState, event: StampedEvent, id: string): TuiState {
+  switch (event.type) {
+    case "agent.status": {
+      if (event.status === "running") {
+        const view = {
+          id,
+          task: event.task,
+          since: timeOf(event),
+          ...(event.model ? { model: event.model } : {}),
+        };
+        return { ...state, agents: [...state.agents, view] };
+      }
+      const rest = { ...state, agents: state.agents.filter((agent) => agent.id !== id) };
+      const tone: Tone = event.status === "done" ? "ok" : event.status === "over_budget" ? "warn" : "error";
+      return push(rest, line(`◆ ${id} ${agentEnding(event)}`, tone));
+    }
+    case "usage":
+      return { ...state, usage: addCall(state.usage, event, event.cost_usd) };
+    case "error":
+      return push(state, line(`◆ ${id} ✗ ${event.message}`, "error"));
+    default:
+      return state;
+  }
 }
 
 function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
+  if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
       return push(
@@ -352,7 +393,14 @@ export function reduce(state: TuiState, action: Action): TuiState {
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
       };
     case "ui.replayed":
-      return { ...flushStream(state), busy: false, status: null, running: [], turnStartedAt: null };
+      return {
+        ...flushStream(state),
+        busy: false,
+        status: null,
+        running: [],
+        agents: [],
+        turnStartedAt: null,
+      };
     case "ui.reset": {
       const { model, approval, sessionId, workspace } = state;
       return {

@@ -9,6 +9,7 @@ import { ToolRegistry } from "../../../src/tools/registry.js";
 import { liveRows } from "../../../src/ui/tui/App.js";
 import { ApprovalPanel } from "../../../src/ui/tui/Approval.js";
 import {
+  AgentLine,
   ColorContext,
   DescribeContext,
   DiffView,
@@ -382,5 +383,16 @@ describe("the live area", () => {
 
   it("keeps the TODO list beside an approval in 80×24", () => {
     expect(liveRows(24, { busy: true, todos: 2, running: 1, asking: 8 }).todos).toBe(2);
+  });
+});
+
+describe("a running agent", () => {
+  it("is one line: its id, its job and its model", () => {
+    const { lastFrame } = mount(
+      <AgentLine
+        agent={{ id: "explore#2", task: "Where is parse defined?", model: "openai/gpt-4o", since: 0 }}
+      />,
+    );
+    expect(lastFrame()).toBe("◆ explore#2 Where is parse defined?  openai/gpt-4o");
   });
 });
