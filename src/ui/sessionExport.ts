@@ -1,7 +1,7 @@
 import type { EventOf, StampedEvent } from "../events/types.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { agentEnding } from "./format.js";
+import { agentEnding, mcpServerLine } from "./format.js";
 import { type Column, clip, costTable, costText, localTime, renderTable, type TableStyle } from "./table.js";
 
 export type ExportFormat = "md" | "json";
@@ -57,6 +57,8 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
       };
     case "error":
       return { event: event.fatal ? "fatal" : "error", detail: clip(event.message, DETAIL) };
+    case "mcp.server":
+      return { event: "mcp", detail: clip(mcpServerLine(event), DETAIL) };
     case "session.finished":
       return {
         event: "finish",

@@ -3,7 +3,7 @@ import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
-import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -163,6 +163,9 @@ export class TextRenderer {
       }
       case "escalation":
         this.line(this.style("yellow", `↑ escalating to ${event.to}: ${event.reason}`));
+        break;
+      case "mcp.server":
+        this.line(this.style(event.status === "failed" ? "yellow" : "dim", mcpServerLine(event)));
         break;
       case "question":
         this.line(

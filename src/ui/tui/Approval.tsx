@@ -3,6 +3,7 @@ import { useRef, useState } from "react";
 import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
+import { annotationsLine } from "../format.js";
 import { Cursor } from "./components.js";
 import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
@@ -32,10 +33,11 @@ function choicesFor(request: ApprovalPrompt): Choice[] {
   ];
 }
 
-/** Rows an approval panel takes besides its preview: borders, title, dangers, choices, "… more". */
+/** Rows an approval panel takes besides its preview: borders, title, dangers, hints, choices, "… more". */
 export function approvalChrome(request: ApprovalPrompt): number {
   // Borders, the title, and the lines that say more of the preview is above or below.
-  return 5 + request.dangers.length + choicesFor(request).length;
+  const hints = annotationsLine(request.annotations) ? 1 : 0;
+  return 5 + request.dangers.length + hints + choicesFor(request).length;
 }
 
 /** Rows a question panel takes besides the question: borders, title, the answer line. */
@@ -108,6 +110,7 @@ export function ApprovalPanel({
     },
     { isActive: !why },
   );
+  const hints = annotationsLine(request.annotations);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text wrap="truncate-end">
@@ -124,6 +127,14 @@ export function ApprovalPanel({
           ! {danger}
         </Text>
       ))}
+      {hints && (
+        <Text
+          color={request.annotations?.destructive ? "red" : undefined}
+          dimColor={!request.annotations?.destructive}
+        >
+          {hints}
+        </Text>
+      )}
       {offset > 0 && <Text dimColor>… {plural(offset, "line")} above (PgUp)</Text>}
       {preview.slice(offset, offset + previewLines).map((line) => (
         <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">

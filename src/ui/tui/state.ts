@@ -8,7 +8,7 @@ import type {
 } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
-import { agentEnding } from "../format.js";
+import { agentEnding, mcpServerLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -171,6 +171,9 @@ function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCo
     case "git_commit":
     case "data_read":
     case "data_written":
+    case "web_page":
+    case "web_search":
+    case "mcp":
       return {};
     default: {
       // A kind added to ToolData and not handled above fails to compile here.
@@ -348,6 +351,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         { ...state, model: event.to },
         line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn"),
       );
+    case "mcp.server":
+      return push(state, line(mcpServerLine(event), event.status === "failed" ? "warn" : "dim"));
     case "compaction":
       return push(
         state,
