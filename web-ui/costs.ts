@@ -8,8 +8,11 @@ declare global {
   }
 }
 
-/** The groupings each day's dollars are stacked by, one plot each. */
-const STACKS = ["model", "phase"] as const;
+/**
+ * The groupings each day's dollars are stacked by, one plot each: those the server's store has
+ * (the agent of each call comes with sub-agents).
+ */
+const STACKS = ["model", "phase", "agent"];
 const SPANS = [
   ["7d", "last 7 days"],
   ["30d", "last 30 days"],
@@ -214,15 +217,17 @@ export async function costsPage(root: HTMLElement, signal: AbortSignal): Promise
   const body = h("div", { class: "plots" });
   fill(root, h("div", { class: "title-row" }, h("h1", {}, "Costs"), span), body);
   const charts: ChartClass[] = [];
+  const { cost_groups } = await api.info();
+  const stacks = STACKS.filter((group) => (cost_groups as string[]).includes(group));
   const draw = async () => {
     const Chart = await chartLibrary();
     const since: Record<string, string> = span.value ? { since: span.value } : {};
-    const [byModel, byPhase, byDay, byWorkspace] = await Promise.all([
-      ...STACKS.map((split) => api.costs({ by: "day", split, ...since })),
+    const [byDay, byWorkspace, ...stacked] = await Promise.all([
       api.costs({ by: "day", ...since }),
       api.costs({ by: "workspace", ...since }),
+      ...stacks.map((split) => api.costs({ by: "day", split, ...since })),
     ]);
-    if (signal.aborted || !byModel || !byPhase || !byDay || !byWorkspace) return;
+    if (signal.aborted || !byDay || !byWorkspace) return;
     for (const chart of charts.splice(0)) chart.destroy();
     const labels = days(
       byDay.groups.map((row) => row.key),
@@ -230,8 +235,10 @@ export async function costsPage(root: HTMLElement, signal: AbortSignal): Promise
     );
     const total = byDay.total;
     const plots = [
-      { ...plot("Dollars per day, by model", "by-model"), config: stackedDollars(byModel, labels) },
-      { ...plot("Dollars per day, by phase", "by-phase"), config: stackedDollars(byPhase, labels) },
+      ...stacked.map((costs, i) => ({
+        ...plot(`Dollars per day, by ${stacks[i]}`, `by-${stacks[i]}`),
+        config: stackedDollars(costs, labels),
+      })),
       {
         ...plot("Tokens per day, and the share of input read from the cache", "tokens"),
         config: tokens(byDay, labels),

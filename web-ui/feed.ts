@@ -65,10 +65,12 @@ export class Feed {
     this.actions = actions;
   }
 
+  /** Appends an item; a reader at the bottom of the page is kept there, one who scrolled up is left alone. */
   private add(kind: string, ...children: Array<Node | string | null>): HTMLElement {
+    const following = window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 40;
     const item = h("li", { class: `item ${kind}` }, ...children);
     this.element.append(item);
-    item.scrollIntoView({ block: "nearest" });
+    if (following) item.scrollIntoView({ block: "nearest" });
     return item;
   }
 
