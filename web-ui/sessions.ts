@@ -1,17 +1,6 @@
-import { api, type Info, type SessionView } from "./api.js";
+import { api, type Info, type SessionView, type StartRequest } from "./api.js";
 import { age, dollars, fill, h, shortPath, statusBadge } from "./dom.js";
 
-const STATUSES = [
-  "running",
-  "interrupted",
-  "completed",
-  "failed",
-  "stuck",
-  "max_iterations",
-  "budget_exceeded",
-  "cancelled",
-];
-const MODES = ["do", "run", "chat"];
 const REFRESH_MS = 3000;
 
 function select(name: string, label: string, options: string[], all = "any"): HTMLSelectElement {
@@ -62,7 +51,7 @@ function newSessionForm(info: Info): HTMLElement {
       h(
         "select",
         { name: "mode", "aria-label": "mode" },
-        ...["do", "run", "chat"].map((m) => h("option", { value: m }, m)),
+        ...info.modes.map((m) => h("option", { value: m }, m)),
       ),
       h(
         "select",
@@ -72,7 +61,7 @@ function newSessionForm(info: Info): HTMLElement {
       h(
         "select",
         { name: "approval", "aria-label": "approval" },
-        ...["ask", "auto-edit", "auto", "read-only"].map((a) => h("option", { value: a }, `approval: ${a}`)),
+        ...info.approval_modes.map((a) => h("option", { value: a }, `approval: ${a}`)),
       ),
       h("input", { name: "model", placeholder: "model (default from config)", "aria-label": "model" }),
       h("button", { type: "submit", class: "primary" }, "Start"),
@@ -85,10 +74,10 @@ function newSessionForm(info: Info): HTMLElement {
     const text = (name: string) => String(data.get(name) ?? "").trim();
     try {
       const { session } = await api.start({
-        mode: text("mode") as "do" | "run" | "chat",
+        mode: text("mode") as StartRequest["mode"],
         task: text("task"),
         workspace: text("workspace"),
-        approval: text("approval") as "ask",
+        approval: text("approval") as StartRequest["approval"],
         ...(text("model") ? { model: text("model") } : {}),
       });
       location.hash = `#/sessions/${session.id}`;
@@ -105,8 +94,8 @@ export async function sessionsPage(root: HTMLElement, signal: AbortSignal): Prom
   const filters = h(
     "form",
     { class: "filters", role: "search" },
-    select("status", "status", STATUSES),
-    select("mode", "mode", MODES),
+    select("status", "status", info.statuses),
+    select("mode", "mode", info.modes),
     h("input", { name: "q", type: "search", placeholder: "task contains…", "aria-label": "task contains" }),
     h("input", {
       name: "workspace",

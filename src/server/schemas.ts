@@ -209,6 +209,10 @@ export const infoSchema = z
     version: z.string(),
     workspaces: z.array(z.string()),
     cost_groups: z.array(z.enum(COST_GROUPS)),
+    /** What a session's fields may hold, for a client to offer as choices. */
+    modes: z.array(z.enum(MODES)),
+    statuses: z.array(z.enum(SESSION_STATUSES)),
+    approval_modes: z.array(z.enum(APPROVAL_MODES)),
   })
   .openapi("Info");
 

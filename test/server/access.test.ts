@@ -111,6 +111,9 @@ describe("cairn serve: access", () => {
       version: expect.any(String),
       workspaces: [harness.workspace, harness.other],
       cost_groups: expect.arrayContaining(["day", "model", "phase", "workspace"]),
+      modes: ["do", "run", "chat"],
+      statuses: expect.arrayContaining(["running", "interrupted", "completed", "cancelled"]),
+      approval_modes: ["ask", "auto-edit", "auto", "read-only"],
     });
   });
 

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { dataDir } from "../../config/load.js";
+import { APPROVAL_MODES } from "../../config/schema.js";
 import { parseSince } from "../../platform/since.js";
 import { CheckpointError, Checkpoints, UndoRefused } from "../../store/checkpoints.js";
 import { COST_GROUPS, sumCostTotals } from "../../store/sessions.js";
@@ -11,6 +12,8 @@ import {
   costsSchema,
   errorSchema,
   infoSchema,
+  MODES,
+  SESSION_STATUSES,
   undoneSchema,
   undoSchema,
 } from "../schemas.js";
@@ -114,7 +117,14 @@ export function recordRoutes(state: ServerState) {
     })
     .openapi(info, (c) =>
       c.json(
-        { version: state.version, workspaces: state.workspaces.roots, cost_groups: [...COST_GROUPS] },
+        {
+          version: state.version,
+          workspaces: state.workspaces.roots,
+          cost_groups: [...COST_GROUPS],
+          modes: [...MODES],
+          statuses: [...SESSION_STATUSES],
+          approval_modes: [...APPROVAL_MODES],
+        },
         200,
       ),
     );
