@@ -8,11 +8,8 @@ declare global {
   }
 }
 
-/**
- * The groupings each day's dollars are stacked by, one plot each: those the server's store has
- * (the agent of each call comes with sub-agents).
- */
-const STACKS = ["model", "phase", "agent"];
+/** The groupings each day's dollars are stacked by, one plot each. */
+const STACKS = ["model", "phase", "agent"] as const;
 const SPANS = [
   ["7d", "last 7 days"],
   ["30d", "last 30 days"],
@@ -206,7 +203,7 @@ function workspaceTable(costs: CostsView): HTMLElement {
   );
 }
 
-/** Where the money went: dollars per day by model and by phase, tokens and cache share, and by workspace. */
+/** Where the money went: dollars per day by model, phase and agent, tokens and cache share, and by workspace. */
 export async function costsPage(root: HTMLElement, signal: AbortSignal): Promise<void> {
   const span = h(
     "select",
@@ -217,15 +214,13 @@ export async function costsPage(root: HTMLElement, signal: AbortSignal): Promise
   const body = h("div", { class: "plots" });
   fill(root, h("div", { class: "title-row" }, h("h1", {}, "Costs"), span), body);
   const charts: ChartClass[] = [];
-  const { cost_groups } = await api.info();
-  const stacks = STACKS.filter((group) => (cost_groups as string[]).includes(group));
   const draw = async () => {
     const Chart = await chartLibrary();
     const since: Record<string, string> = span.value ? { since: span.value } : {};
     const [byDay, byWorkspace, ...stacked] = await Promise.all([
       api.costs({ by: "day", ...since }),
       api.costs({ by: "workspace", ...since }),
-      ...stacks.map((split) => api.costs({ by: "day", split, ...since })),
+      ...STACKS.map((split) => api.costs({ by: "day", split, ...since })),
     ]);
     if (signal.aborted || !byDay || !byWorkspace) return;
     for (const chart of charts.splice(0)) chart.destroy();
@@ -236,7 +231,7 @@ export async function costsPage(root: HTMLElement, signal: AbortSignal): Promise
     const total = byDay.total;
     const plots = [
       ...stacked.map((costs, i) => ({
-        ...plot(`Dollars per day, by ${stacks[i]}`, `by-${stacks[i]}`),
+        ...plot(`Dollars per day, by ${STACKS[i]}`, `by-${STACKS[i]}`),
         config: stackedDollars(costs, labels),
       })),
       {

@@ -4,6 +4,8 @@ import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
+import { executeThrough } from "./delegation.js";
+import type { TaskOptions } from "./doTask.js";
 import { decide } from "./guards.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
@@ -68,15 +70,18 @@ class RunLoop {
   private lastAnswer = "";
 
   private readonly resume: ResumePoint | undefined;
+  /** Who carries out the steps instead of cairn's tool loop: `--agent`, or the router's pick. */
+  private delegateTo: string | undefined;
   /** Stops observing the bus: a chat runs many of these on one session. */
   readonly unsubscribe: () => void;
 
-  constructor(turn: Turn, task: string, resume?: ResumePoint) {
+  constructor(turn: Turn, task: string, resume?: ResumePoint, options: TaskOptions = {}) {
     const { session } = turn;
     this.session = session;
     this.turn = turn;
     this.task = task;
     this.resume = resume;
+    this.delegateTo = options.agent;
     this.model = session.model;
     this.loop = new ToolLoop(session, {
       phase: "execution",
@@ -103,6 +108,22 @@ class RunLoop {
       prompt: this.task,
       schema: classificationSchema,
       attempts: STRUCTURED_ATTEMPTS,
+    });
+  }
+
+  /**
+   * The router's delegation (Codur's `{action: delegate, agent}`): when `agents.preferences` names
+   * a target for the task's category, that target carries out the execution. `--agent` wins.
+   */
+  private pickDelegate(classification: Classification): void {
+    const preferred = this.session.config.agents.preferences[classification.category];
+    if (this.delegateTo || !preferred) return;
+    this.delegateTo = preferred;
+    this.session.bus.emit({
+      type: "route",
+      tier: 1,
+      decision: `delegate to ${preferred}`,
+      reason: `agents.preferences sends ${classification.category} tasks to ${preferred}`,
     });
   }
 
@@ -185,11 +206,9 @@ class RunLoop {
         .filter(Boolean)
         .join("\n");
       const first = index === startAt && (note !== "" || this.iteration === 1);
+      const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
-        this.loop.run(
-          turn,
-          first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
-        ),
+        this.delegateTo ? executeThrough(turn, this.delegateTo, stepPrompt) : this.loop.run(turn, stepPrompt),
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
@@ -310,6 +329,7 @@ class RunLoop {
     if (direct) return { status: "completed", summary: direct, iterations: 0 };
 
     const classification = await this.classify();
+    this.pickDelegate(classification);
     if (fastPath(classification)) {
       session.bus.emit({
         type: "route",
@@ -318,12 +338,14 @@ class RunLoop {
         reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
       });
       this.iteration = 1;
-      const outcome = await new ToolLoop(session, {
-        phase: "execution",
-        maxToolCalls: session.config.max_tool_calls,
-        announcePlan: true,
-        noTools: !classification.needs_tools,
-      }).run(this.turn, this.task);
+      const outcome = this.delegateTo
+        ? await executeThrough(this.turn, this.delegateTo, this.task)
+        : await new ToolLoop(session, {
+            phase: "execution",
+            maxToolCalls: session.config.max_tool_calls,
+            announcePlan: true,
+            noTools: !classification.needs_tools,
+          }).run(this.turn, this.task);
       return this.ending(outcome.status, outcome.answer || outcome.reason || "");
     }
     session.bus.emit({
@@ -433,10 +455,15 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runTask(session: Session, task: string, resume?: ResumePoint): Promise<Outcome> {
+export async function runTask(
+  session: Session,
+  task: string,
+  resume?: ResumePoint,
+  options: TaskOptions = {},
+): Promise<Outcome> {
   announce(session, task, resume);
   return Turn.run(session, { label: "task" }, async (turn) => {
-    const run = new RunLoop(turn, task, resume);
+    const run = new RunLoop(turn, task, resume, options);
     try {
       return await settle(
         turn,

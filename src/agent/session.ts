@@ -2,6 +2,9 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type AgentCatalog, loadAgents } from "../agents/files.js";
+import { unknownExternalAgents } from "../agents/targets.js";
+import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
@@ -125,6 +128,12 @@ export class Session {
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
   todos: TodoItem[] = [];
+  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
+  readonly instructions: ProjectInstructions[];
+  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
+  readonly agents: AgentCatalog;
+  /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
+  readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
   model: ModelHandle;
   /** The approval policy turns ask unless given another; `override` changes its mode. */
@@ -141,6 +150,7 @@ export class Session {
     model: ModelHandle,
     workspace: string,
     instructions: ProjectInstructions[],
+    agents: AgentCatalog,
   ) {
     const { config } = options;
     const env = options.env ?? process.env;
@@ -150,6 +160,8 @@ export class Session {
     this.workspace = workspace;
     this.env = env;
     this.attended = options.attended;
+    this.instructions = instructions;
+    this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
     this.ledger = new UsageLedger(this.bus, {
@@ -173,9 +185,15 @@ export class Session {
             readOnly: [path.dirname(projectConfigFile(workspace))],
           };
     this.registry = new ToolRegistry(
-      [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
-        withCheckpoints(tool, () => this.checkpoints(), this.id),
-      ),
+      [
+        ...fileTools,
+        ...exploreTools,
+        ...commandTools,
+        ...gitTools,
+        ...dataTools,
+        ...planTools,
+        ...agentTools,
+      ].map((tool) => withCheckpoints(tool, () => this.checkpoints(), this.id)),
       config.tools,
     );
     this.policy = new ApprovalPolicy({
@@ -214,7 +232,11 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    return new Session(options, model, workspace, await loadProjectInstructions(workspace));
+    const [instructions, agents] = await Promise.all([
+      loadProjectInstructions(workspace),
+      loadAgents(workspace, env),
+    ]);
+    return new Session(options, model, workspace, instructions, agents);
   }
 
   /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */

@@ -3,14 +3,25 @@ import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
 import type { ModelCallResult, ModelToolCall } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
+import type { AgentOutcome, AgentRequest } from "../tools/types.js";
 import { type CompactionStats, Compactor } from "./compact.js";
 import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
 import type { Session } from "./session.js";
+import { runAgent, type StartLoop } from "./subagent.js";
 import type { Turn } from "./turn.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
 const MAX_REASKS = 3;
+
+/** A sub-agent's loop: its own history and tool-call cap, no plan announced. */
+const startAgentLoop: StartLoop = (session, maxToolCalls) =>
+  new ToolLoop(session, { phase: "execution", maxToolCalls, announcePlan: false });
+
+/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn. */
+export function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+  return runAgent(turn, request, startAgentLoop);
+}
 
 export interface ToolLoopOptions {
   phase: Phase;
@@ -105,8 +116,10 @@ export class ToolLoop {
   private async executeAll(turn: Turn, calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
     const results: Array<{ ok: boolean; text: string }> = [];
     let batch: PreparedCall[] = [];
+    // The tools that start agents start them within this turn.
+    const agents = { runAgent: (request: AgentRequest) => delegate(turn, request) };
     const flush = async () => {
-      results.push(...(await Promise.all(batch.map((call) => executeToolCall(turn, call)))));
+      results.push(...(await Promise.all(batch.map((call) => executeToolCall(turn, call, agents)))));
       batch = [];
     };
     for (const call of calls) {
@@ -116,7 +129,7 @@ export class ToolLoop {
         continue;
       }
       await flush();
-      results.push(await executeToolCall(turn, call));
+      results.push(await executeToolCall(turn, call, agents));
     }
     await flush();
     return results;

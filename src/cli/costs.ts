@@ -11,7 +11,7 @@ export interface CostsOptions {
   now?: Date;
 }
 
-/** `cairn costs`: every model call's tokens and dollars, summed by day, model, phase or workspace. */
+/** `cairn costs`: every model call's tokens and dollars, summed by day, model, phase, agent or workspace. */
 export function costsCommand(store: Store, options: CostsOptions, io: CommandIo): number {
   const by = options.by ?? "day";
   if (!COST_GROUPS.includes(by as CostGroup))

@@ -214,7 +214,12 @@ async function lineChat(
   color: boolean,
   firstMessage: string | undefined,
 ): Promise<number> {
-  const text = new TextRenderer({ out: process.stdout, color, interactive: false });
+  const text = new TextRenderer({
+    out: process.stdout,
+    color,
+    interactive: false,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
+  });
   engine.subscribe(text.handle);
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
@@ -357,6 +362,7 @@ async function runInTerminal(
       workspace: session.workspace,
     }),
     color,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   const leave = () => instance.unmount();

@@ -1,10 +1,14 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { addCommonOptions, type CommonOptions } from "./options.js";
+import { addCommonOptions, type CommonOptions, existingFolder } from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
 };
+
+const AGENT_FLAG = "--agent <target>";
+const AGENT_HELP =
+  "carry out the execution through another agent: a named agent, agent:codex, agent:claude-code, agent:gemini, agent:opencode, agent:ollama or llm:<profile>";
 
 /** Commands load their modules when run, so `--help` and `--version` start fast. */
 const program = new Command()
@@ -65,8 +69,9 @@ addCommonOptions(
   program
     .command("do")
     .description("do one task with a single tool loop, then answer")
-    .argument("[task...]", "what to do, in plain words; - reads it from standard input"),
-).action(async (task: string[], options: CommonOptions) => {
+    .argument("[task...]", "what to do, in plain words; - reads it from standard input")
+    .option(AGENT_FLAG, AGENT_HELP),
+).action(async (task: string[], options: CommonOptions & { agent?: string }) => {
   const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
   process.exitCode = await taskCommand("do", await taskWithInput(task), options);
 });
@@ -76,8 +81,9 @@ addCommonOptions(
     .command("run")
     .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
     .argument("[task...]", "what to do, in plain words; - reads it from standard input")
-    .option("--resume <id>", "continue an interrupted session instead of starting one"),
-).action(async (task: string[], options: CommonOptions & { resume?: string }) => {
+    .option("--resume <id>", "continue an interrupted session instead of starting one")
+    .option(AGENT_FLAG, AGENT_HELP),
+).action(async (task: string[], options: CommonOptions & { resume?: string; agent?: string }) => {
   if (options.resume) {
     const { resumeCommand } = await import("./resume.js");
     process.exitCode = await resumeCommand(options.resume, options);
@@ -165,13 +171,26 @@ sessions
 
 program
   .command("costs")
-  .description("tokens and dollars spent, by day, model, phase or workspace")
+  .description("tokens and dollars spent, by day, model, phase, agent or workspace")
   .option("--since <when>", "a span (12h, 7d, 2w), a day (2026-11-01) or an ISO date-time")
-  .option("--by <group>", "day, model, phase or workspace", "day")
+  .option("--by <group>", "day, model, phase, agent or workspace", "day")
   .option("--json", "print JSON")
   .action(async (options) => {
     const { costsCommand } = await import("./costs.js");
     await withStore((store) => costsCommand(store, options, io));
+  });
+
+program
+  .command("agents")
+  .description(
+    "the agents task and --agent can name, where each came from, and the external agents installed",
+  )
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
+    const { agentsCommand } = await import("./agents.js");
+    process.exitCode = await agentsCommand(options, io);
   });
 
 async function openCheckpoints(cwd: string | undefined) {
@@ -186,7 +205,7 @@ program
   .command("checkpoints")
   .description("the snapshots taken before cairn changed files in this workspace, newest first")
   .argument("[session]", "only this session's (id or unique prefix)")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--json", "print JSON")
   .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
     const { checkpointsCommand } = await import("./checkpoints.js");
@@ -202,7 +221,7 @@ program
   .command("undo")
   .description("restore the files as they were before a checkpoint (default: the latest)")
   .argument("[checkpoint]", "checkpoint id or unique prefix")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--force", "restore even files changed outside cairn since")
   .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
     const { undoCommand } = await import("./checkpoints.js");
@@ -231,7 +250,7 @@ program
     "127.0.0.1",
   )
   .option("--token <token>", "the access token (default: a random one, printed); also CAIRN_SERVER_TOKEN")
-  .option("--cwd <dir>", "the folder sessions may run in (default: the current folder)")
+  .option("--cwd <dir>", "the folder sessions may run in (default: the current folder)", existingFolder)
   .option("--config <file>", "extra config file, applied over the global and project ones")
   .action(async (options) => {
     const { serveCommand } = await import("./serve.js");

@@ -6,6 +6,7 @@ import type { ConfigFlags } from "../config/load.js";
 import type { EventOf, Mode } from "../events/types.js";
 import type { ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { CommonOptions } from "./options.js";
@@ -107,9 +108,16 @@ function warnUnsandboxed(session: Session): void {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  // Calls are titled by the session's own tools, known once it is open (before any call).
+  let tools: ToolRegistry | undefined;
   const text =
     options.outputFormat === "text"
-      ? new TextRenderer({ out: process.stdout, color, interactive: Boolean(process.stdout.isTTY) })
+      ? new TextRenderer({
+          out: process.stdout,
+          color,
+          interactive: Boolean(process.stdout.isTTY),
+          describe: (tool, args) => tools?.describe(tool, args) ?? "",
+        })
       : undefined;
   const flush = async () => text?.flush();
   const attended = canAsk(options);
@@ -126,6 +134,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
     ],
   });
+  tools = session.registry;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;

@@ -68,6 +68,40 @@ const ruleSchema = z
     message: "a rule needs a tool, a command, or both",
   });
 
+/** How cairn runs one external coding agent (`agent:codex` and the others). */
+const externalAgentSchema = z.strictObject({
+  /** The program, found on PATH or as a path; the agent's usual name by default. */
+  command: z.string().min(1).optional(),
+  /** Passed to it as its model flag. */
+  model: z.string().min(1).optional(),
+  /** Added to its command line, before the prompt. */
+  args: z.array(z.string()).default([]),
+  /** Stops it after this many seconds. */
+  timeout_s: z.number().positive().optional(),
+});
+
+/** Caps every sub-agent and delegate gets unless its own definition says otherwise. */
+const agentCapsSchema = {
+  /** Dollars one sub-agent may spend; never more than the session has left. */
+  max_cost: z.number().positive().optional(),
+  max_tool_calls: z.number().int().positive().default(30),
+  /** Wall time of one sub-agent or delegate, in seconds. */
+  timeout_s: z.number().positive().default(600),
+};
+
+const agentsSchema = z.strictObject({
+  ...agentCapsSchema,
+  /** Task category (fix, feature, docs, ...) to the target `cairn run` delegates its execution to. */
+  preferences: z.record(z.string(), z.string().min(1)).default({}),
+  /** Settings of each external agent, by the name after `agent:` (codex, claude-code, gemini, opencode). */
+  external: z.record(z.string(), externalAgentSchema).default({}),
+  /** `agent:ollama`: cairn's own loop on this Ollama model. */
+  ollama: z.strictObject({ model: modelIdSchema.optional() }).optional(),
+});
+
+export type AgentsConfig = z.infer<typeof agentsSchema>;
+export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
+
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
   profiles: z
@@ -131,6 +165,8 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
+  /** Sub-agents and delegation to other coding agents (docs/agents.md). */
+  agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
   /** `cairn serve`. */
   server: z
     .strictObject({

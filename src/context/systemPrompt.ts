@@ -6,6 +6,8 @@ export interface SystemPromptInput {
   instructions: ProjectInstructions[];
   /** Set for models without native tool calling: the tools are described in the prompt. */
   textTools?: ToolRegistry;
+  /** Who the model is and how it works; cairn's own role unless a sub-agent brings its own. */
+  role?: string;
 }
 
 const ROLE = `You are cairn, an autonomous coding agent working in a developer's repository.
@@ -44,7 +46,10 @@ ${tools}`;
  * byte-identical, so anything that varies per turn belongs in the messages, not here.
  */
 export function buildSystemPrompt(input: SystemPromptInput): string {
-  const sections = [ROLE, `# Workspace\nThe workspace root is ${input.workspace}. Paths are relative to it.`];
+  const sections = [
+    input.role ?? ROLE,
+    `# Workspace\nThe workspace root is ${input.workspace}. Paths are relative to it.`,
+  ];
   for (const instruction of input.instructions) {
     sections.push(`# Project instructions (${instruction.file})\n${instruction.text.trim()}`);
   }

@@ -23,16 +23,19 @@ export function usageFromSdk(usage: LanguageModelUsage): TokenCounts {
   };
 }
 
-export function emptyUsage(): UsageTotals {
+/** No tokens of any kind: where adding up a call's or an agent's counts starts. */
+export function emptyCounts(): TokenCounts {
   return {
     input_tokens: 0,
     output_tokens: 0,
     cached_input_tokens: 0,
     cache_write_tokens: 0,
     reasoning_tokens: 0,
-    cost_usd: 0,
-    calls: 0,
   };
+}
+
+export function emptyUsage(): UsageTotals {
+  return { ...emptyCounts(), cost_usd: 0, calls: 0 };
 }
 
 /** Sum of two totals. One unknown cost makes the sum unknown: a partial sum would understate the bill. */

@@ -154,9 +154,9 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
   return { stop, done };
 }
 
-/** The absolute path of an executable found on PATH, or undefined. */
-export function findExecutable(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+/** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */
+export function findExecutable(name: string, searchPath = process.env.PATH): string | undefined {
+  for (const dir of (searchPath ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     try {

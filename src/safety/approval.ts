@@ -1,5 +1,6 @@
+import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { ApprovalChoice, ApprovalPromptEvent, Permission } from "../events/types.js";
+import type { ApprovalChoice, ApprovalPromptEvent, Permission, ProposedChange } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
@@ -15,6 +16,10 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
+  /** The command runs outside the sandbox even where there is one (an external coding agent). */
+  unconfined?: boolean;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -117,10 +122,10 @@ export class ApprovalPolicy {
     };
   }
 
-  private modeAsks(permission: Permission): boolean {
+  private modeAsks(permission: Permission, unconfined: boolean): boolean {
     switch (this.mode) {
       case "auto":
-        return permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+        return permission === "exec" && (unconfined || !this.confined) && !this.settings.allow_unsandboxed;
       case "auto-edit":
         return permission !== "write";
       default:
@@ -129,7 +134,7 @@ export class ApprovalPolicy {
   }
 
   private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
-    const what = request.summary;
+    const { summary: what, command, unconfined } = request;
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (
@@ -138,6 +143,13 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (unconfined) {
+      const program = command ? path.basename(command.text.split(" ")[0] ?? "") : what;
+      return (
+        `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
+        `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`
+      );
+    }
     if (this.mode === "auto") {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
@@ -178,7 +190,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission));
+      (verdict.action !== "allow" && this.modeAsks(permission, request.unconfined ?? false));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
@@ -193,7 +205,7 @@ export class ApprovalPolicy {
       return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const { callId, ...asked } = request;
+    const { callId, unconfined: _, ...asked } = request;
     const answer = await ask(
       {
         ...asked,

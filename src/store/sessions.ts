@@ -1,5 +1,11 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
-import type { Mode, RunStatus, StampedEvent, UsageTotals } from "../events/types.js";
+import {
+  agentNameOf,
+  type Mode,
+  type RunStatus,
+  type StampedEvent,
+  type UsageTotals,
+} from "../events/types.js";
 import { addUsage, emptyUsage } from "../model/usage.js";
 import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 
@@ -41,7 +47,7 @@ export interface SessionInfo {
   usage: CostTotals;
 }
 
-export const COST_GROUPS = ["day", "model", "phase", "workspace"] as const;
+export const COST_GROUPS = ["day", "model", "phase", "agent", "workspace"] as const;
 
 export type CostGroup = (typeof COST_GROUPS)[number];
 
@@ -54,7 +60,7 @@ export interface CostQuery {
 }
 
 export interface CostRow extends CostTotals {
-  /** The day (local, YYYY-MM-DD), model id, phase or workspace. */
+  /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
   key: string;
   /** The `splitBy` group's key, when the query has one. */
   split?: string;
@@ -75,6 +81,7 @@ const GROUP_KEY: Record<CostGroup, string> = {
   day: "date(u.ts, 'localtime')",
   model: "u.model",
   phase: "u.phase",
+  agent: "u.agent",
   workspace: "s.workspace",
 };
 
@@ -160,8 +167,8 @@ export class Store {
       "INSERT INTO events (session_id, seq, type, ts, data) VALUES (:session_id, :seq, :type, :ts, :data)",
     );
     this.insertUsage = db.prepare(
-      `INSERT INTO usage (session_id, seq, ts, model, phase, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
-       VALUES (:session_id, :seq, :ts, :model, :phase, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
+      `INSERT INTO usage (session_id, seq, ts, model, phase, agent, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
+       VALUES (:session_id, :seq, :ts, :model, :phase, :agent, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
     );
     // Totals grow with each call, so a session killed halfway still shows what it has cost. The
     // process that last wrote owns the session, so one resumed elsewhere is running, not interrupted.
@@ -219,6 +226,7 @@ export class Store {
           ts,
           model: usage.model,
           phase: usage.phase,
+          agent: agentNameOf(usage),
           ...Object.fromEntries(TOKEN_KINDS.map((k) => [k, usage[k]])),
           cost_usd: usage.cost_usd,
           duration_ms: usage.duration_ms,
@@ -300,8 +308,9 @@ export class Store {
   }
 
   /**
-   * Model calls summed by day, model, phase or workspace (and within each, by `splitBy`), from
-   * the usage rows themselves. A group's `cost_usd` is null when any of its calls had no known price.
+   * Model calls summed by day, model, phase, agent or workspace (and within each, by `splitBy`),
+   * from the usage rows themselves. A group's `cost_usd` is null when any of its calls had no
+   * known price.
    */
   costs(query: CostQuery): CostRow[] {
     const key = GROUP_KEY[query.groupBy];

@@ -1,12 +1,12 @@
 import type { z } from "zod";
-import type { Permission } from "../events/types.js";
+import type { AgentRunStatus, Permission, ProposedChange, ToolData } from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
 import type { ReadTracker } from "./fileText.js";
 
 /** What a tool hands back: text for the model, structured data for events and renderers. */
 export interface ToolOutput {
   text: string;
-  data?: unknown;
+  data?: ToolData;
   /** Workspace-relative paths this call created, changed or deleted: the run's files_changed. */
   changedFiles?: string[];
 }
@@ -31,6 +31,32 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** What the file tools last saw of each file, so that none is edited blindly after a change. */
   reads?: ReadTracker;
+  /** Hands a job to a sub-agent or another coding agent and waits for its answer (explore_codebase, task). */
+  runAgent?: (request: AgentRequest) => Promise<AgentOutcome>;
+}
+
+/** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
+export interface AgentRequest {
+  agent: string;
+  prompt: string;
+  /** For the built-in explorer: where to look, or how it works. */
+  focus?: "files" | "analysis";
+}
+
+/** How an agent's job went, as the agent that handed it over reads it. */
+export interface AgentOutcome {
+  /** Its id in the session, `explore#2`. */
+  id: string;
+  status: Exclude<AgentRunStatus, "running">;
+  /** Its final answer; what it managed before it stopped, when it did not finish. */
+  answer: string;
+  /** Why it failed or stopped. */
+  detail?: string;
+  /** Workspace paths it changed; undefined when they cannot be known (not a git repository). */
+  filesChanged: string[] | undefined;
+  toolCalls: number;
+  costUsd: number | null;
+  durationMs: number;
 }
 
 export interface CommandSandbox {
@@ -50,12 +76,31 @@ export interface TodoInput {
   priority?: "high" | "medium" | "low";
 }
 
+/** What one call acts on, said by the tool itself so that nothing else guesses from argument names. */
+export interface ToolTouches {
+  /**
+   * Workspace-relative paths the call writes (a write tool) or reads. For a write tool, `[]` says
+   * it changes no file in the work tree (git_commit); absent, it cannot say, and every changed
+   * file of the workspace is checkpointed around the call.
+   */
+  paths?: string[];
+  /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
+  command?: { text: string; cwd?: string };
+  /** The text change an edit or a write proposes, for approval previews. */
+  change?: ProposedChange;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
+  /** What the model reads about the tool: kept in a Markdown file beside the code (descriptions/). */
   description: string;
   schema: S;
   permission: Permission;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
+  describe(args: z.infer<S>): string;
+  /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
+  touches?(args: z.infer<S>): ToolTouches;
 }
 
 /** Keeps each tool's argument type while letting the registry hold them in one list. */

@@ -1,5 +1,6 @@
-import type { Status, UsageTotals } from "../events/types.js";
-import { formatCost, formatTokens } from "../platform/format.js";
+import type { EventOf, Status, UsageTotals } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { firstLine, plural } from "../platform/text.js";
 
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {
@@ -20,3 +21,17 @@ export const STATUS_LABEL: Record<Status, string> = {
   reviewing: "reviewing",
   summarizing: "summarizing",
 };
+
+type AgentStatusEvent = EventOf<"agent.status">;
+
+/** How a sub-agent's ending reads: what it did, what it cost, how long it took. */
+export function agentEnding(event: AgentStatusEvent): string {
+  const word = event.status === "over_budget" ? "over budget" : event.status;
+  const why = event.detail ? `: ${firstLine(event.detail, 160)}` : "";
+  const facts = [
+    plural(event.tool_calls ?? 0, "tool call"),
+    formatCost(event.cost_usd ?? null),
+    formatDuration(event.duration_ms ?? 0),
+  ];
+  return `${word}${why} · ${facts.join(" · ")}`;
+}

@@ -1,6 +1,7 @@
 import type { EventOf, StampedEvent } from "../events/types.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
+import { agentEnding } from "./format.js";
 import { type Column, clip, costTable, costText, localTime, renderTable, type TableStyle } from "./table.js";
 
 export type ExportFormat = "md" | "json";
@@ -61,24 +62,38 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
         event: "finish",
         detail: `${event.result.status} after ${event.result.iterations} iteration(s), ${event.result.files_changed.length} file(s) changed`,
       };
+    case "agent.status":
+      return {
+        event: "agent",
+        detail: clip(event.status === "running" ? `running: ${event.task}` : agentEnding(event), DETAIL),
+      };
     case "status":
     case "message.delta":
       return undefined;
   }
 }
 
+/** An event of a sub-agent reads with its id in front, so its tool calls are not taken for the main agent's. */
+function described(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | undefined {
+  const entry = describe(event);
+  if (!entry || !event.agent) return entry;
+  return { ...entry, detail: clip(`${event.agent} · ${entry.detail}`, DETAIL) };
+}
+
 /**
  * The events worth reading, in order. Streamed text is joined into one entry per model turn,
  * unless the turn ended in an answer, which says it whole; a turn cut off by a kill still shows
- * what the model had said.
+ * what the model had said. A sub-agent's entries start with its id.
  */
-export function timeline(events: StampedEvent[]): TimelineEntry[] {
+export function timeline(all: StampedEvent[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
+  // A sub-agent's streamed text is only its way to its answer, which its caller reports.
+  const events = all.filter((event) => !(event.agent && event.type === "message.delta"));
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
     if (event.type !== "message.delta") {
-      const described = describe(event);
-      if (described) entries.push({ seq: event.seq, ts: event.ts, ...described });
+      const entry = described(event);
+      if (entry) entries.push({ seq: event.seq, ts: event.ts, ...entry });
       continue;
     }
     let text = "";
@@ -138,6 +153,8 @@ function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): s
   lines.push("", "## Timeline", "", timelineTable(events, "markdown"));
   const phases = store.costs({ groupBy: "phase", sessionId: session.id });
   if (phases.length) lines.push("", "## Usage by phase", "", costTable(phases, "phase", "markdown"));
+  const agents = store.costs({ groupBy: "agent", sessionId: session.id });
+  if (agents.length > 1) lines.push("", "## Usage by agent", "", costTable(agents, "agent", "markdown"));
   return `${lines.join("\n")}\n`;
 }
 
@@ -148,6 +165,9 @@ function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): s
 export function exportSession(store: Store, ref: string, format: ExportFormat): string {
   const session = store.requireSession(ref);
   const events = store.events(session.id);
-  if (format === "json") return `${JSON.stringify({ session, events }, null, 2)}\n`;
+  if (format === "json") {
+    const byAgent = store.costs({ groupBy: "agent", sessionId: session.id });
+    return `${JSON.stringify({ session, usage_by_agent: byAgent, events }, null, 2)}\n`;
+  }
   return markdown(store, session, events);
 }

@@ -2,8 +2,8 @@ import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
-import { mainArgument } from "../tools/describe.js";
-import { STATUS_LABEL, usageLine } from "./format.js";
+import type { ToolDescriber } from "../tools/registry.js";
+import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 export interface TextRendererOptions {
@@ -11,15 +11,13 @@ export interface TextRendererOptions {
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
+  /** Names what each tool call acts on (the session's tool registry). */
+  describe: ToolDescriber;
 }
 
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
-
-function argSummary(args: unknown): string {
-  return mainArgument(args) ?? firstLine(JSON.stringify(args) ?? "", 100);
-}
 
 /**
  * The line-by-line renderer: what `cairn do` prints in a terminal, in a pipe and in CI. It
@@ -73,7 +71,46 @@ export class TextRenderer {
     this.pending = this.pending.then(() => this.render(event));
   };
 
+  /**
+   * A sub-agent's events: its status, its tool calls under its id, its errors. Its streamed text
+   * and answer are its own business: what it found reaches the main answer through its caller.
+   */
+  private renderSubAgent(event: StampedEvent, id: string): void {
+    const tag = this.style("magenta", id);
+    switch (event.type) {
+      case "agent.status":
+        this.renderAgentStatus(event, tag);
+        break;
+      case "tool.call":
+        this.line(this.style("dim", `  ${id} ● ${event.tool} ${this.argSummary(event)}`));
+        break;
+      case "error":
+        this.line(`  ${tag} ${this.style("red", `✗ ${event.message}`)}`);
+        break;
+      case "usage":
+        this.countUsage(event);
+        break;
+    }
+  }
+
+  private countUsage(event: Extract<StampedEvent, { type: "usage" }>): void {
+    this.outputTokens += event.output_tokens;
+    if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+  }
+
+  private renderAgentStatus(event: Extract<StampedEvent, { type: "agent.status" }>, tag: string): void {
+    if (event.status === "running") {
+      const model = event.model ? this.style("dim", ` (${event.model})`) : "";
+      this.line(`${this.style("magenta", "◆")} ${tag} ${event.task}${model}`);
+      return;
+    }
+    const style: Style =
+      event.status === "done" ? "green" : event.status === "over_budget" ? "yellow" : "red";
+    this.line(`${this.style(style, "◆")} ${tag} ${this.style(style, agentEnding(event))}`);
+  }
+
   private async render(event: StampedEvent): Promise<void> {
+    if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
       case "session.started":
         this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
@@ -133,7 +170,7 @@ export class TextRenderer {
         break;
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
-        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${argSummary(event.args)}`);
+        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -142,8 +179,7 @@ export class TextRenderer {
         await this.renderAnswer(event.text);
         break;
       case "usage":
-        this.outputTokens += event.output_tokens;
-        if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+        this.countUsage(event);
         break;
       case "retry":
         this.line(
@@ -161,6 +197,10 @@ export class TextRenderer {
         this.renderFinish(event.result);
         break;
     }
+  }
+
+  private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
+    return this.options.describe(tool, args) || firstLine(JSON.stringify(args) ?? "", 100);
   }
 
   /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
@@ -202,8 +242,7 @@ export class TextRenderer {
       ? `${lines} line${lines === 1 ? "" : "s"}`
       : firstLine(event.output, 160);
     this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
-    const diff = (event.data as { diff?: unknown } | undefined)?.diff;
-    if (typeof diff === "string" && diff) this.renderDiff(diff);
+    if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
   }
 
   private renderDiff(diff: string): void {

@@ -3,7 +3,7 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { type Format, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { doSession, type Format, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const FORMATS: Format[] = ["openai", "anthropic", "ollama"];
@@ -22,14 +22,7 @@ async function cairnDo(
   extra: string[] = [],
 ) {
   server = await startScriptedServer(script);
-  const { args, env } = modelFlags(format, server);
-  const run = await runCairn(
-    ["do", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
-    { home: await makeHome(), env },
-  );
-  const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
-  return { run, events, result, requests: server.requests };
+  return doSession(server, { format, repo, task, extra });
 }
 
 /** Every tool result the model was sent, in the order it was sent, as text. */

@@ -6,7 +6,9 @@ import type { RunResult, TodoItem } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import {
   classify,
+  FIX_SUM,
   intent,
+  JS_REPO,
   notReady,
   onePlan,
   type RunScriptParts,
@@ -33,18 +35,6 @@ async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra
   const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
   return { run, events, result, requests: server.requests };
 }
-
-const JS_REPO = {
-  "package.json": JSON.stringify({ name: "fixture", type: "module", scripts: { test: "node --test" } }),
-  "src/sum.js": "export function sum(values) {\n  return values.reduce((a, b) => a - b, 0);\n}\n",
-  "test/sum.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
-};
-
-const FIX_SUM = {
-  name: "edit_file",
-  args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
-};
 
 describe("cairn run", () => {
   it("fixes a JS repo with a failing npm test: validated, reviewed, completed", async () => {

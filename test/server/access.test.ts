@@ -26,15 +26,19 @@ function rawGet(route: string, headers: Record<string, string>): Promise<{ statu
   });
 }
 
+async function errorOf(response: Response): Promise<string> {
+  return ((await response.json()) as { error: string }).error;
+}
+
 describe("cairn serve: access", () => {
   it("refuses a request without the token, or with a wrong one, saying which", async () => {
     const missing = await harness.call("GET", "/api/sessions", undefined, { authorization: "" });
     expect(missing.status).toBe(401);
-    expect((await missing.json()).error).toMatch(/missing token.*Authorization: Bearer/);
+    expect(await errorOf(missing)).toMatch(/missing token.*Authorization: Bearer/);
 
     const wrong = await harness.call("GET", "/api/sessions", undefined, { authorization: "Bearer nope" });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error).toBe("wrong token.");
+    expect(await errorOf(wrong)).toBe("wrong token.");
 
     const page = await harness.call("GET", "/", undefined, { authorization: "" });
     expect(page.status).toBe(401);
@@ -194,7 +198,7 @@ describe("cairn serve: bad input", () => {
       body: "mode=do",
     });
     expect(notJson.status).toBe(415);
-    expect((await notJson.json()).error).toMatch(/Content-Type: application\/json/);
+    expect(await errorOf(notJson)).toMatch(/Content-Type: application\/json/);
 
     const unknown = await harness.json("GET", "/api/nothing");
     expect(unknown).toMatchObject({ status: 404, body: { error: "no such endpoint: GET /api/nothing" } });

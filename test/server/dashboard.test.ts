@@ -165,19 +165,17 @@ describe("the dashboard in Chromium", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-session.png"), fullPage: true });
   });
 
-  it("plots the costs: one series per model, per phase, and the token kinds with the cache share", async () => {
+  it("plots the costs: one series per model, per phase, per agent, and the token kinds with the cache share", async () => {
     await page.goto(`${new URL(printedUrl).origin}/#/costs`);
     await page.locator("canvas[data-plot=tokens]").waitFor();
+    // Evaluated in the page, where Chart.js is loaded: the number of series the plot draws.
     const series = (name: string) =>
-      page.evaluate((plot) => {
-        const chart = (
-          window as unknown as { Chart: { getChart(c: Element): { data: { datasets: unknown[] } } } }
-        ).Chart;
-        const canvas = document.querySelector(`canvas[data-plot="${plot}"]`);
-        return canvas ? chart.getChart(canvas).data.datasets.length : -1;
-      }, name);
+      page.evaluate<number>(
+        `Chart.getChart(document.querySelector('canvas[data-plot="${name}"]')).data.datasets.length`,
+      );
     expect(await series("by-model")).toBe(2);
     expect(await series("by-phase")).toBe(1);
+    expect(await series("by-agent")).toBe(1);
     expect(await series("tokens")).toBe(4);
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-costs.png"), fullPage: true });
   });
@@ -187,13 +185,13 @@ describe("the dashboard in Chromium", () => {
     await page.emulateMedia({ colorScheme: "dark" });
     await page.goto(`${new URL(printedUrl).origin}/#/`);
     await expect.poll(() => page.locator("tr.session-row").count()).toBe(3);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
-    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
     expect(background).toBe("rgb(21, 23, 26)");
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-phone-sessions.png"), fullPage: true });
     await page.locator("tr.session-row td.task a").first().click();
     await page.locator(".item.finished").waitFor();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-phone-session.png"), fullPage: true });
     expect(problems).toEqual([]);
   });

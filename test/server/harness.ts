@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import type { StampedEvent } from "../../src/events/types.js";
 import { type RunningServer, startServer } from "../../src/server/start.js";
 import { makeHome, makeRepo } from "../helpers/cli.js";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -140,10 +141,18 @@ export async function readEvents(
 }
 
 /** The events (not the end marker) of a stream, parsed. */
-export function eventsOf(
+export function eventsOf(messages: SseMessage[]): StampedEvent[] {
+  return messages.filter((m) => m.event === undefined).map((m) => JSON.parse(m.data) as StampedEvent);
+}
+
+/** The last event of a stream, which must be of the type given. */
+export function lastOf<T extends StampedEvent["type"]>(
   messages: SseMessage[],
-): Array<Record<string, unknown> & { type: string; seq: number }> {
-  return messages.filter((m) => m.event === undefined).map((m) => JSON.parse(m.data));
+  type: T,
+): Extract<StampedEvent, { type: T }> {
+  const last = eventsOf(messages).at(-1);
+  if (last?.type !== type) throw new Error(`the stream ended with ${last?.type}, not ${type}`);
+  return last as Extract<StampedEvent, { type: T }>;
 }
 
 /** Waits until the session has left the server (its stream ends), and returns it as the API shows it then. */

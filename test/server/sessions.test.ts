@@ -5,7 +5,7 @@ import { storePath } from "../../src/store/db.js";
 import { Store } from "../../src/store/sessions.js";
 import { classify, intent, onePlan, ready, runScript } from "../helpers/runScript.js";
 import type { Script, ScriptedTurn } from "../support/scriptedServer.js";
-import { eventsOf, readEvents, settled, startTestServer, type TestServer } from "./harness.js";
+import { eventsOf, lastOf, readEvents, settled, startTestServer, type TestServer } from "./harness.js";
 
 let harness: TestServer | undefined;
 afterEach(async () => {
@@ -70,7 +70,7 @@ describe("cairn serve: sessions", () => {
     const first = await readEvents(await stream(h, session.id), (m) =>
       m.data.includes('"approval.requested"'),
     );
-    const asked = eventsOf(first).at(-1) as { request_id: string; prompt: { tool: string } };
+    const asked = lastOf(first, "approval.requested");
     expect(asked.prompt.tool).toBe("edit_file");
     const shown = await h.json<{ pending: Array<{ request_id: string }> }>(
       "GET",
@@ -139,7 +139,7 @@ describe("cairn serve: sessions", () => {
     const seen = eventsOf(live);
     expectContiguous(seen.map((e) => e.seq));
     expect(seen.map((e) => e.type)).toContain("message.delta");
-    const asked = seen.at(-1) as { request_id: string; seq: number };
+    const asked = lastOf(live, "approval.requested");
     // The stream is gone (readEvents cancelled it); the session waits for its answer regardless.
     await h.json("POST", `/api/sessions/${session.id}/approvals/${asked.request_id}`, { choice: "once" });
 
@@ -179,7 +179,7 @@ describe("cairn serve: sessions", () => {
     const sent = await h.json("POST", `/api/sessions/${session.id}/messages`, { text: "what is in a.txt?" });
     expect(sent).toEqual({ status: 202, body: { ok: true } });
     const both = eventsOf(await readEvents(await stream(h, session.id), untilFinished(2)));
-    expect(both.filter((e) => e.type === "message").map((e) => e.text)).toContain("It says old.");
+    expect(both.flatMap((e) => (e.type === "message" ? [e.text] : []))).toContain("It says old.");
     expect(JSON.stringify(h.model.requests[0]?.body)).toContain("what is in a.txt?");
 
     const { body } = await h.json<{ sessions: Session[] }>("GET", "/api/sessions?mode=chat");
@@ -197,9 +197,10 @@ describe("cairn serve: sessions", () => {
       { text: "Thanks." },
     ]);
     const session = await start(h, { mode: "do", task: "ask me which file" });
-    const asked = eventsOf(
+    const asked = lastOf(
       await readEvents(await stream(h, session.id), (m) => m.data.includes('"question.asked"')),
-    ).at(-1) as { request_id: string; question: string };
+      "question.asked",
+    );
     expect(asked.question).toBe("Which file?");
     const wrongKind = await h.json("POST", `/api/sessions/${session.id}/approvals/${asked.request_id}`, {
       choice: "once",

@@ -191,6 +191,7 @@ const KEY: Record<CostGroup, (row: UsageRow) => string> = {
   day: (row) => localDay(row.ts),
   model: (row) => row.model,
   phase: (row) => row.phase,
+  agent: (row) => row.agent,
   workspace: (row) => row.workspace,
 };
 

@@ -52,7 +52,7 @@ describe("data tools", () => {
     const written = await call(`write_${format}`, { path: file, data: sample });
     expect(written.text).toMatch(/^Created config\/deep\/settings\.\w+ \(\d+ bytes\)\.$/);
     const back = await call(`read_${format}`, { path: file });
-    expect(back.data).toEqual({ path: file, value: sample });
+    expect(back.data).toEqual({ kind: "data_read", path: file, value: sample });
     expect(JSON.parse(back.text)).toEqual(sample);
     expect(readdirSync(path.join(workspace, "config/deep"))).toEqual([`settings.${format}`]);
   });
@@ -79,7 +79,11 @@ describe("data tools", () => {
     const data = { top: "level", server: { host: "localhost", port: "8080" }, flags: { debug: true } };
     await call("write_ini", { path: "app.ini", data });
     expect(read("app.ini")).toContain("[server]\nhost = localhost\nport = 8080\n");
-    expect((await call("read_ini", { path: "app.ini" })).data).toEqual({ path: "app.ini", value: data });
+    expect((await call("read_ini", { path: "app.ini" })).data).toEqual({
+      kind: "data_read",
+      path: "app.ini",
+      value: data,
+    });
   });
 
   it("refuses INI data that is not an object", async () => {
@@ -103,14 +107,14 @@ describe("data tools", () => {
     writeFileSync(path.join(workspace, "tsconfig.json"), '{\n  // strict mode\n  "strict": true,\n}\n');
     const result = await call("read_json", { path: "tsconfig.json" });
     expect(result.text).toMatch(/^Not strict JSON .*read leniently\./);
-    expect(result.data).toEqual({ path: "tsconfig.json", value: { strict: true } });
+    expect(result.data).toEqual({ kind: "data_read", path: "tsconfig.json", value: { strict: true } });
   });
 
   it("shows every document of a multi-document YAML file", async () => {
     writeFileSync(path.join(workspace, "multi.yaml"), "a: 1\n---\nb: 2\n");
     const result = await call("read_yaml", { path: "multi.yaml" });
     expect(result.text).toMatch(/^The file holds 2 YAML documents/);
-    expect(result.data).toEqual({ path: "multi.yaml", value: [{ a: 1 }, { b: 2 }] });
+    expect(result.data).toEqual({ kind: "data_read", path: "multi.yaml", value: [{ a: 1 }, { b: 2 }] });
   });
 
   it("refuses paths outside the workspace and writes into .git", async () => {

@@ -59,7 +59,7 @@ describe("ask_user", () => {
   it("tells the model to go on by itself when nobody can answer", async () => {
     const result = await call("ask_user", { question: "Which port?" });
     expect(result.text).toMatch(/Nobody can answer.*best judgement.*state the assumption/s);
-    expect(result.data).toEqual({ answered: false });
+    expect(result.data).toEqual({ kind: "answer", answered: false });
   });
 
   it("returns the person's answer", async () => {
@@ -78,7 +78,7 @@ describe("consult", () => {
   it("says clearly when no stronger model is configured", async () => {
     const result = await call("consult", { question: "How?" });
     expect(result.text).toMatch(/No stronger model is configured/);
-    expect(result.data).toEqual({ available: false });
+    expect(result.data).toEqual({ kind: "advice", available: false });
   });
 
   it("returns the stronger model's advice", async () => {

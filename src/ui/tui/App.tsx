@@ -5,7 +5,7 @@ import type { StampedEvent } from "../../events/types.js";
 import { ApprovalPanel, approvalChrome, QUESTION_CHROME, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
 import { MAX_SUGGESTIONS, rankPaths, type Suggestion, type WorkspaceFileList } from "./complete.js";
-import { ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
+import { AgentLine, ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
 import { DetailView } from "./Detail.js";
 import { type EditorState, wordAtCursor } from "./editor.js";
 import type { ActionFeed } from "./feed.js";
@@ -252,14 +252,14 @@ export function App(props: AppProps) {
   const waiting = pending !== undefined;
   const busy = state.busy || working;
   const running = state.running.slice(-3);
+  const agents = state.agents.slice(-4);
   const budget = liveRows(rows, {
     busy,
     todos: state.todos.length,
-    running: running.length,
+    running: running.length + agents.length,
     asking: pending && (pending.kind === "approval" ? approvalChrome(pending.request) : QUESTION_CHROME),
   });
   const detailCall = detail === undefined ? undefined : state.recentTools[detail];
-  const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
 
   return (
     <ColorContext value={color}>
@@ -280,6 +280,9 @@ export function App(props: AppProps) {
           />
         ) : (
           <>
+            {agents.map((agent) => (
+              <AgentLine key={agent.id} agent={agent} />
+            ))}
             {running.map((call) => (
               <ToolLine key={call.callId} call={call} />
             ))}
@@ -291,7 +294,6 @@ export function App(props: AppProps) {
             {pending?.kind === "approval" && (
               <ApprovalPanel
                 request={pending.request}
-                call={approvalCall}
                 previewLines={budget.body}
                 onAnswer={(reply) => interactions.answerApproval(reply)}
               />

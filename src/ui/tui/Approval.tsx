@@ -4,9 +4,8 @@ import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 import { Cursor } from "./components.js";
-import { proposedChange } from "./describe.js";
+import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
-import type { ToolView } from "./state.js";
 
 interface Choice {
   key: string;
@@ -63,14 +62,11 @@ function useLineInput(active: boolean, onSubmit: (text: string) => void): Editor
  */
 export function ApprovalPanel({
   request,
-  call,
   previewLines,
   onAnswer,
 }: {
   request: ApprovalPrompt;
-  /** The call being approved, for a preview of what it would change. */
-  call?: ToolView | undefined;
-  /** Lines of that preview that fit on the screen. */
+  /** Lines of the preview of what the call would change that fit on the screen. */
   previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
 }) {
@@ -96,7 +92,7 @@ export function ApprovalPanel({
     },
     { isActive: !why },
   );
-  const preview = call ? proposedChange(call.tool, call.args) : [];
+  const preview = changeLines(request.change);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text wrap="truncate-end">

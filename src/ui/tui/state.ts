@@ -1,6 +1,14 @@
-import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
+import type {
+  Permission,
+  StampedEvent,
+  Status,
+  TodoItem,
+  ToolData,
+  UsageTotals,
+} from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
+import { agentEnding } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -20,7 +28,17 @@ export interface ToolView {
   output?: string;
   diff?: string;
   exitCode?: number | null;
+  /** The output is a message (a TODO list, an answer, advice), not content to measure. */
+  message?: boolean;
   durationMs?: number;
+}
+
+/** A sub-agent or delegate at work: one live line each. */
+export interface AgentView {
+  id: string;
+  task: string;
+  model?: string;
+  since: number;
 }
 
 export type Item =
@@ -60,6 +78,8 @@ export interface TuiState {
   streamed: number;
   /** Tool calls started and not yet finished. */
   running: ToolView[];
+  /** Sub-agents and delegates running now. */
+  agents: AgentView[];
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
   status: { status: Status; since: number } | null;
@@ -89,6 +109,7 @@ export function initialState(info: {
     stream: emptyStream,
     streamed: 0,
     running: [],
+    agents: [],
     recentTools: [],
     status: null,
     busy: false,
@@ -123,18 +144,50 @@ type Stamped<T extends StampedEvent["type"]> = Extract<StampedEvent, { type: T }
 
 const timeOf = (event: StampedEvent): number => Date.parse(event.ts);
 
+/** What a tool line shows of a result's data: an edit's diff, a command's exit code. */
+function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCode" | "message"> {
+  if (!data) return {};
+  switch (data.kind) {
+    case "file_change":
+      return data.diff ? { diff: data.diff } : {};
+    case "command":
+      return { exitCode: data.exit_code };
+    case "todos":
+    case "answer":
+    case "advice":
+      return { message: true };
+    case "file_read":
+    case "file_deleted":
+    case "file_copied":
+    case "file_moved":
+    case "listing":
+    case "tree":
+    case "grep":
+    case "workspace":
+    case "git_status":
+    case "git_diff":
+    case "git_log":
+    case "git_staged":
+    case "git_commit":
+    case "data_read":
+    case "data_written":
+      return {};
+    default: {
+      // A kind added to ToolData and not handled above fails to compile here.
+      const _: never = data;
+      return {};
+    }
+  }
+}
+
 function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   const started = state.running.find((call) => call.callId === event.call_id);
-  const data = event.data as { diff?: unknown; exit_code?: unknown } | undefined;
   const call: ToolView = {
     ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
     ok: event.ok,
     output: event.output,
     durationMs: event.duration_ms,
-    ...(typeof data?.diff === "string" && data.diff ? { diff: data.diff } : {}),
-    ...(typeof data?.exit_code === "number" || data?.exit_code === null
-      ? { exitCode: data.exit_code as number | null }
-      : {}),
+    ...resultView(event.data),
   };
   const files = [...new Set([...state.turnFiles, ...(event.changed_files ?? [])])];
   const next = {
@@ -162,10 +215,40 @@ function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiSta
       result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
     next = push(next, line(`${result.status}${changed}${took}`, tone));
   }
-  return { ...next, busy: false, status: null, running: [], turnStartedAt: null };
+  return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
+}
+
+/**
+ * A sub-agent's events: a live line while it runs, a transcript line when it ends, its spending
+ * in the totals. Its tool calls and text stay its own; its caller reports what it found.
+ */
+function reduceSubAgent(state: TuiState, event: StampedEvent, id: string): TuiState {
+  switch (event.type) {
+    case "agent.status": {
+      if (event.status === "running") {
+        const view = {
+          id,
+          task: event.task,
+          since: timeOf(event),
+          ...(event.model ? { model: event.model } : {}),
+        };
+        return { ...state, agents: [...state.agents, view] };
+      }
+      const rest = { ...state, agents: state.agents.filter((agent) => agent.id !== id) };
+      const tone: Tone = event.status === "done" ? "ok" : event.status === "over_budget" ? "warn" : "error";
+      return push(rest, line(`◆ ${id} ${agentEnding(event)}`, tone));
+    }
+    case "usage":
+      return { ...state, usage: addCall(state.usage, event, event.cost_usd) };
+    case "error":
+      return push(state, line(`◆ ${id} ✗ ${event.message}`, "error"));
+    default:
+      return state;
+  }
 }
 
 function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
+  if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
       return push(
@@ -305,7 +388,14 @@ export function reduce(state: TuiState, action: Action): TuiState {
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
       };
     case "ui.replayed":
-      return { ...flushStream(state), busy: false, status: null, running: [], turnStartedAt: null };
+      return {
+        ...flushStream(state),
+        busy: false,
+        status: null,
+        running: [],
+        agents: [],
+        turnStartedAt: null,
+      };
     case "ui.reset": {
       const { model, approval, sessionId, workspace } = state;
       return {
