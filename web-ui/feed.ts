@@ -2,8 +2,8 @@
  * A session's events drawn as a feed: the answer as it streams, each tool call with its result
  * (and its diff), plans, checks, reviews, errors, approvals and questions.
  */
-import type { ApprovalChoice, StampedEvent, TodoItem } from "../src/events/types.js";
-import { fill, h } from "./dom.js";
+import type { ApprovalChoice, ProposedChange, StampedEvent, TodoItem } from "../src/events/types.js";
+import { dollars, fill, h } from "./dom.js";
 
 export interface FeedActions {
   approve(requestId: string, choice: ApprovalChoice, reason?: string): Promise<void>;
@@ -11,6 +11,14 @@ export interface FeedActions {
   /** Whether a person can still answer here (the session runs in this server). */
   canAnswer(): boolean;
 }
+
+/** A sub-agent's requests wait for a person like the session's own. */
+const REQUESTS = new Set<StampedEvent["type"]>([
+  "approval.requested",
+  "approval.resolved",
+  "question.asked",
+  "question.answered",
+]);
 
 const CHOICE_WORDS: Record<ApprovalChoice, string> = {
   once: "Allow once",
@@ -46,9 +54,29 @@ function diffView(diff: string): HTMLElement {
   );
 }
 
-function diffOf(data: unknown): string | undefined {
-  if (data && typeof data === "object" && "diff" in data && typeof data.diff === "string") return data.diff;
-  return undefined;
+/** At most this many lines of each side of a proposed change are shown. */
+const CHANGE_LINES = 60;
+
+function capped(text: string, mark: string): string[] {
+  const lines = text.replace(/\n$/, "").split("\n");
+  const shown = lines.slice(0, CHANGE_LINES).map((line) => `${mark}${line}`);
+  if (lines.length > CHANGE_LINES) shown.push(` … ${lines.length - CHANGE_LINES} more line(s)`);
+  return shown;
+}
+
+/** What an edit or a write would do, drawn as a diff: the text it replaces, then the text it puts in. */
+function proposedChange(change: ProposedChange): HTMLElement {
+  const before = change.old_text === null ? [] : capped(change.old_text, "-");
+  return diffView(
+    [`--- ${change.path}`, `+++ ${change.path}`, ...before, ...capped(change.new_text, "+")].join("\n"),
+  );
+}
+
+/** How a sub-agent's run ended, with what it did and cost. */
+function agentEnding(event: Extract<StampedEvent, { type: "agent.status" }>): string {
+  const word = event.status === "over_budget" ? "over budget" : event.status;
+  const why = event.detail ? `: ${event.detail.split("\n")[0]}` : "";
+  return `${word}${why} · ${event.tool_calls ?? 0} tool call(s) · ${dollars(event.cost_usd ?? null)}`;
 }
 
 export class Feed {
@@ -82,6 +110,7 @@ export class Feed {
   show(event: StampedEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
+    if (event.agent && !REQUESTS.has(event.type)) return this.showSubAgent(event, event.agent);
     switch (event.type) {
       case "session.started":
         this.add(
@@ -187,6 +216,39 @@ export class Feed {
     }
   }
 
+  /**
+   * A sub-agent's events: its start and end, its tool calls under its id, its errors. Its own
+   * text and answer reach the main answer through the call that started it.
+   */
+  private showSubAgent(event: StampedEvent, id: string): void {
+    switch (event.type) {
+      case "agent.status":
+        if (event.status === "running")
+          this.note("agent", `◆ ${id}`, `${event.task}${event.model ? ` (${event.model})` : ""}`);
+        else this.note(event.status === "done" ? "agent good" : "agent bad", `◆ ${id}`, agentEnding(event));
+        return;
+      case "tool.call":
+        this.calls.set(
+          event.call_id,
+          this.add(
+            "tool sub running",
+            h("span", { class: "label" }, `${id} · ${event.tool}`),
+            " ",
+            h("code", {}, args(event.args)),
+          ),
+        );
+        return;
+      case "tool.result":
+        this.toolResult(event);
+        return;
+      case "error":
+        this.note("bad", id, event.message);
+        return;
+      default:
+        return;
+    }
+  }
+
   /** Text streamed without a closing message (a turn cut off) stays as it was said. */
   private endStream(): void {
     this.streaming?.classList.remove("streaming");
@@ -197,7 +259,7 @@ export class Feed {
     const item = this.calls.get(event.call_id) ?? this.add("tool", h("span", { class: "label" }, event.tool));
     item.classList.remove("running");
     item.classList.add(event.ok ? "ok" : "failed");
-    const diff = diffOf(event.data);
+    const diff = event.data?.kind === "file_change" ? event.data.diff : undefined;
     const output = event.output.length > 4000 ? `${event.output.slice(0, 4000)}\n…` : event.output;
     if (diff) item.append(diffView(diff));
     item.append(h("details", {}, h("summary", {}, event.ok ? "output" : "error"), h("pre", {}, output)));
@@ -249,6 +311,7 @@ export class Feed {
       ),
       ...prompt.dangers.map((danger) => h("p", { class: "bad" }, `! ${danger}`)),
       prompt.command ? h("pre", {}, `$ ${prompt.command.text}\n(in ${prompt.command.cwd})`) : null,
+      prompt.change ? proposedChange(prompt.change) : null,
       prompt.always?.length
         ? h("p", { class: "muted" }, `"Always" allows from now on: ${prompt.always.join(", ")}`)
         : null,

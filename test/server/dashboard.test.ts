@@ -148,6 +148,8 @@ describe("the dashboard in Chromium", () => {
     const allow = page.locator('.approval button[data-choice="once"]');
     await allow.waitFor();
     expect(await page.locator(".approval").textContent()).toContain("greeting.txt");
+    // What the write would put in the file, before it is allowed.
+    expect(await page.locator(".approval pre.diff .add").allTextContents()).toEqual(["+hello\n"]);
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-approval.png") });
     await allow.click();
 
@@ -159,7 +161,7 @@ describe("the dashboard in Chromium", () => {
     expect(await page.locator(".approval .outcome, .settled .outcome").first().textContent()).toBe(
       "Allow once",
     );
-    await expect.poll(() => page.locator(".item.tool.ok pre.diff").count()).toBe(1);
+    await expect.poll(() => page.locator(".item.tool.ok > pre.diff").count()).toBe(1);
     await expect.poll(() => page.locator(".facts .badge").textContent()).toBe("completed");
     expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello\n");
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-session.png"), fullPage: true });
