@@ -110,7 +110,10 @@ export class Feed {
   show(event: StampedEvent): void {
     if (event.seq <= this.lastSeq) return;
     this.lastSeq = event.seq;
-    if (event.agent && !REQUESTS.has(event.type)) return this.showSubAgent(event, event.agent);
+    if (event.agent && !REQUESTS.has(event.type)) {
+      this.showSubAgent(event, event.agent);
+      return;
+    }
     switch (event.type) {
       case "session.started":
         this.add(
@@ -141,15 +144,7 @@ export class Feed {
         return;
       case "tool.call":
         this.endStream();
-        this.calls.set(
-          event.call_id,
-          this.add(
-            "tool running",
-            h("span", { class: "label" }, event.tool),
-            " ",
-            h("code", {}, args(event.args)),
-          ),
-        );
+        this.toolCall(event, "tool running", event.tool);
         return;
       case "tool.result":
         this.toolResult(event);
@@ -228,15 +223,7 @@ export class Feed {
         else this.note(event.status === "done" ? "agent good" : "agent bad", `◆ ${id}`, agentEnding(event));
         return;
       case "tool.call":
-        this.calls.set(
-          event.call_id,
-          this.add(
-            "tool sub running",
-            h("span", { class: "label" }, `${id} · ${event.tool}`),
-            " ",
-            h("code", {}, args(event.args)),
-          ),
-        );
+        this.toolCall(event, "tool sub running", `${id} · ${event.tool}`);
         return;
       case "tool.result":
         this.toolResult(event);
@@ -253,6 +240,14 @@ export class Feed {
   private endStream(): void {
     this.streaming?.classList.remove("streaming");
     this.streaming = undefined;
+  }
+
+  /** A call as it starts: its name and arguments; its result is added to it when it comes. */
+  private toolCall(event: Extract<StampedEvent, { type: "tool.call" }>, kind: string, label: string): void {
+    this.calls.set(
+      event.call_id,
+      this.add(kind, h("span", { class: "label" }, label), " ", h("code", {}, args(event.args))),
+    );
   }
 
   private toolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
