@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { addCommonOptions, type CommonOptions, existingFolder } from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
@@ -297,6 +297,30 @@ mcp
   .action(async (options: { cwd?: string; config?: string }) => {
     const { serveMcp } = await import("../mcp/serve.js");
     await serveMcp({ cwd: options.cwd ?? process.cwd(), configFile: options.config });
+  });
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError("expected a port number from 0 (any free port) to 65535.");
+  return n;
+}
+
+program
+  .command("serve")
+  .description("the HTTP API and the web dashboard: sessions, live events, approvals, costs (docs/server.md)")
+  .option("--port <n>", "port to listen on (0: any free port)", port, 4517)
+  .option(
+    "--host <address>",
+    "address to listen on; other than loopback needs a token you choose",
+    "127.0.0.1",
+  )
+  .option("--token <token>", "the access token (default: a random one, printed); also CAIRN_SERVER_TOKEN")
+  .option("--cwd <dir>", "the folder sessions may run in (default: the current folder)", existingFolder)
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (options) => {
+    const { serveCommand } = await import("./serve.js");
+    process.exitCode = await serveCommand(options, io);
   });
 
 try {

@@ -243,6 +243,16 @@ export const configSchema = z.strictObject({
     .default({ compact_at: 0.8, compaction: true }),
   /** Sub-agents and delegation to other coding agents (docs/agents.md). */
   agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
+  /** `cairn serve`. */
+  server: z
+    .strictObject({
+      /**
+       * Folders (and everything under them) where sessions may be started over HTTP, besides the
+       * folder the server was started in. `~/` is the home folder; relative paths are from that folder.
+       */
+      workspaces: z.array(z.string().min(1)).default([]),
+    })
+    .default({ workspaces: [] }),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */

@@ -53,6 +53,8 @@ export type CostGroup = (typeof COST_GROUPS)[number];
 
 export interface CostQuery {
   groupBy: CostGroup;
+  /** A second grouping within each group: each day's spending by model, say, to stack in a plot. */
+  splitBy?: CostGroup;
   since?: Date;
   sessionId?: string;
 }
@@ -60,6 +62,8 @@ export interface CostQuery {
 export interface CostRow extends CostTotals {
   /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
   key: string;
+  /** The `splitBy` group's key, when the query has one. */
+  split?: string;
 }
 
 type Row = Record<string, SQLOutputValue>;
@@ -282,11 +286,11 @@ export class Store {
     return session;
   }
 
-  /** Its events in the order they happened, as they were emitted. */
-  events(sessionId: string): StampedEvent[] {
+  /** Its events in the order they happened, as they were emitted; only those after `afterSeq` if given. */
+  events(sessionId: string, afterSeq = 0): StampedEvent[] {
     return this.db
-      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? ORDER BY seq")
-      .all(sessionId)
+      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq")
+      .all(sessionId, afterSeq)
       .map(
         (row) =>
           ({
@@ -304,23 +308,29 @@ export class Store {
   }
 
   /**
-   * Model calls summed by day, model, phase, agent or workspace, from the usage rows themselves. A
-   * group's `cost_usd` is null when any of its calls had no known price.
+   * Model calls summed by day, model, phase, agent or workspace (and within each, by `splitBy`),
+   * from the usage rows themselves. A group's `cost_usd` is null when any of its calls had no
+   * known price.
    */
   costs(query: CostQuery): CostRow[] {
     const key = GROUP_KEY[query.groupBy];
+    const split = query.splitBy ? GROUP_KEY[query.splitBy] : undefined;
     const order = query.groupBy === "day" ? "key" : "known_cost_usd DESC, calls DESC, key";
     const rows = this.db
       .prepare(
-        `SELECT ${key} AS key, count(*) AS calls,
+        `SELECT ${key} AS key, ${split ? `${split} AS split,` : ""} count(*) AS calls,
            ${TOKEN_KINDS.map((k) => `sum(u.${k}) AS ${k}`).join(", ")},
            total(u.cost_usd) AS known_cost_usd,
            sum(u.cost_usd IS NULL) AS unknown_cost_calls
          FROM usage u JOIN sessions s ON s.id = u.session_id
          WHERE (:since IS NULL OR u.ts >= :since) AND (:session IS NULL OR u.session_id = :session)
-         GROUP BY 1 ORDER BY ${order}`,
+         GROUP BY ${split ? "1, 2" : "1"} ORDER BY ${order}${split ? ", split" : ""}`,
       )
       .all({ since: query.since?.toISOString() ?? null, session: query.sessionId ?? null });
-    return rows.map((row) => ({ key: String(row.key), ...costTotals(row) }));
+    return rows.map((row) => ({
+      key: String(row.key),
+      ...(split ? { split: String(row.split) } : {}),
+      ...costTotals(row),
+    }));
   }
 }

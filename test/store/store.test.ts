@@ -63,6 +63,7 @@ describe("a session in the store", () => {
 
     expect(seenByOtherConnection.every((missing) => missing === 0)).toBe(true);
     expect(reader.events(bus.sessionId)).toEqual(emitted);
+    expect(reader.events(bus.sessionId, 9)).toEqual(emitted.slice(9));
 
     const session = reader.getSession(bus.sessionId);
     expect(session).toMatchObject({
@@ -296,5 +297,19 @@ describe("costs", () => {
       "ollama/qwen3",
     ]);
     expect(store.costs({ groupBy: "day", since: new Date(2027, 0, 1) })).toEqual([]);
+  });
+
+  it("splits each group by a second one, each cell the sum of its rows", async () => {
+    const store = await spending();
+    const cells = store.costs({ groupBy: "day", splitBy: "model" });
+    const rows = usageRows(store);
+    const expected = new Map<string, number>();
+    for (const row of rows) {
+      const cell = `${KEY.day(row)} ${row.model}`;
+      expected.set(cell, (expected.get(cell) ?? 0) + 1);
+    }
+    expect(new Map(cells.map((cell) => [`${cell.key} ${cell.split}`, cell.calls]))).toEqual(expected);
+    expect(cells.map((cell) => cell.key)).toEqual([...cells.map((cell) => cell.key)].sort());
+    expect(store.costs({ groupBy: "day" }).every((row) => row.split === undefined)).toBe(true);
   });
 });
