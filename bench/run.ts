@@ -1,16 +1,23 @@
 // `npm run bench`: every benchmark at full size, the table on stdout, the figures in
-// bench/results/latest.json. `--only startup,edits` runs some; `--smoke` runs all at smoke size.
-import { mkdirSync, writeFileSync } from "node:fs";
+// bench/results/latest.json. `--only startup,edits` runs some; `--smoke` runs all at smoke size;
+// `--cpu-prof DIR` has every cairn session write a CPU profile to DIR/<benchmark>, summarised after.
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { BENCHMARKS, FULL, SMOKE } from "./benchmarks.js";
 import { ROOT } from "./lib/paths.js";
+import { formatSummary, readProfiles, summarize } from "./lib/profile.js";
 import { type BenchResult, breakdowns, markdownTable, rowsOf, textTable } from "./lib/report.js";
+import { CPU_PROFILE_DIR } from "./lib/session.js";
 import { nowMs } from "./lib/stats.js";
 
 const { values } = parseArgs({
-  options: { only: { type: "string" }, smoke: { type: "boolean", default: false } },
+  options: {
+    only: { type: "string" },
+    smoke: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
+  },
 });
 const ids = values.only ? values.only.split(",") : Object.keys(BENCHMARKS);
 const unknown = ids.filter((id) => !(id in BENCHMARKS));
@@ -27,10 +34,18 @@ const started = nowMs();
 const results: BenchResult[] = [];
 for (const id of ids) {
   process.stderr.write(`${id}… `);
+  const profileDir = values["cpu-prof"] ? path.resolve(values["cpu-prof"], id) : undefined;
+  if (profileDir) process.env[CPU_PROFILE_DIR] = profileDir;
   const result = await BENCHMARKS[id]!(scale);
   process.stderr.write(`${(result.durationMs / 1000).toFixed(1)} s\n`);
   results.push(result);
+  if (profileDir && existsSync(profileDir)) {
+    process.stderr.write(
+      `CPU profiles of cairn in ${profileDir}\n${formatSummary(summarize(readProfiles(profileDir)))}\n`,
+    );
+  }
 }
+delete process.env[CPU_PROFILE_DIR];
 const durationMs = nowMs() - started;
 const rows = rowsOf(results);
 const details = breakdowns(results, "text");
@@ -39,7 +54,7 @@ process.stdout.write(
 );
 
 // Only a whole run at full size is a set of figures worth comparing with another.
-if (!values.only && !values.smoke) {
+if (!values.only && !values.smoke && !values["cpu-prof"]) {
   const dir = path.join(ROOT, "bench", "results");
   mkdirSync(dir, { recursive: true });
   const report = {

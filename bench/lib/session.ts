@@ -11,6 +11,9 @@ import {
 } from "../../test/support/scriptedServer.js";
 import { nowMs } from "./stats.js";
 
+/** Set by `npm run bench -- --cpu-prof DIR`: the folder where each cairn session writes a CPU profile. */
+export const CPU_PROFILE_DIR = "CAIRN_BENCH_CPU_PROF";
+
 export type Script = (request: RecordedRequest, index: number) => ScriptedTurn;
 
 export interface SessionSpec {
@@ -154,6 +157,9 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
       spec.script,
       (server) => {
         const { args, env } = modelFlags("openai", server);
+        const profileDir = process.env[CPU_PROFILE_DIR];
+        // Sampled every 100 µs: a turn takes a few milliseconds.
+        if (profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}`;
         return spawnCairn(
           [
             spec.command,
