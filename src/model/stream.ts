@@ -1,18 +1,18 @@
 import {
   APICallError,
+  type Experimental_LanguageModelStreamPart,
+  experimental_streamLanguageModelCall,
   jsonSchema,
   type LanguageModel,
   type ModelMessage,
   Output,
   type SystemModelMessage,
-  streamText,
-  type TextStreamPart,
   type ToolSet,
 } from "ai";
 import type { TokenCounts } from "../events/types.js";
 import { ProviderError } from "./errors.js";
 import { PROVIDER_SPECS, type ProviderSpec, parseModelId } from "./providers.js";
-import { usageFromSdk } from "./usage.js";
+import { emptyCounts, usageFromSdk } from "./usage.js";
 
 export interface ModelToolCall {
   id: string;
@@ -62,7 +62,10 @@ export interface ModelCallResult {
 // call's result instead, for the session to report once each as its own events.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
-type SdkWarning = Extract<TextStreamPart<ToolSet>, { type: "start-step" }>["warnings"][number];
+type SdkWarning = Extract<
+  Experimental_LanguageModelStreamPart<ToolSet>,
+  { type: "model-call-start" }
+>["warnings"][number];
 
 /**
  * A server without JSON-schema output ignores the schema; that concerns nobody, as the schema is
@@ -209,7 +212,10 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     let firstTokenAt: number | undefined;
     let text = "";
     try {
-      const result = streamText({
+      // One call, not streamText's loop of steps: the same prompt conversion, request and
+      // tool-call parsing, without the layers for steps, tool execution and telemetry around
+      // them, which cost a few milliseconds of every turn.
+      const { stream } = await experimental_streamLanguageModelCall({
         model: request.model,
         system: prompt.system,
         messages: prompt.messages,
@@ -222,18 +228,14 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
               }),
             }
           : {}),
-        maxRetries: 0,
         abortSignal: signal,
-        // Failures arrive as stream parts or exceptions and are handled below; the SDK would
-        // otherwise also print them.
-        onError: () => {},
         ...(request.providerOptions ? { providerOptions: request.providerOptions as never } : {}),
       });
       const toolCalls: ModelToolCall[] = [];
       const warnings: string[] = [];
       let finishReason = "unknown";
       let usage: TokenCounts | undefined;
-      for await (const part of result.fullStream) {
+      for await (const part of stream) {
         stillAlive();
         switch (part.type) {
           case "text-delta": {
@@ -254,7 +256,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
           case "reasoning-delta":
             firstTokenAt ??= performance.now();
             break;
-          case "start-step":
+          case "model-call-start":
             warnings.push(
               ...part.warnings
                 .filter((w) => !(request.responseSchema && isResponseFormat(w)))
@@ -264,23 +266,22 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
           case "tool-call":
             toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
             break;
-          case "finish-step":
+          case "model-call-end":
             usage = usageFromSdk(part.usage);
             finishReason = part.finishReason;
             break;
           case "error":
             throw part.error;
-          case "abort":
-            throw signal.reason ?? new Error("aborted");
         }
       }
+      if (signal.aborted) throw signal.reason ?? new Error("aborted");
       clearTimeout(idleTimer);
       const ended = performance.now();
       return {
         warnings,
         text,
         toolCalls,
-        usage: usage ?? usageFromSdk(await result.usage),
+        usage: usage ?? emptyCounts(),
         finishReason,
         durationMs: ended - started,
         generationMs: ended - (firstTokenAt ?? started),
