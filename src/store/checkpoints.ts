@@ -1,84 +1,39 @@
 import { createHash, randomBytes } from "node:crypto";
-import {
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  rename,
-  rm,
-  rmdir,
-  stat,
-  symlink,
-  unlink,
-  utimes,
-  writeFile,
-} from "node:fs/promises";
+import { mkdir, readdir, realpath, rename, rm, rmdir, symlink, unlink } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { isInside } from "../platform/text.js";
-import { isMissing, runGit, type State } from "./shadowGit.js";
+import { asState, byPath, look, type Seen, same } from "./fileState.js";
+import { RefMoved } from "./gitObjects.js";
+import {
+  CheckpointError,
+  type CheckpointInfo,
+  type Conflict,
+  conflictReason,
+  type Entry,
+  findCheckpoint,
+  info,
+  latestOf,
+  type Manifest,
+  planUndo,
+  type Stored,
+  sessionOf,
+  type UndoneFile,
+  UndoRefused,
+  type UndoResult,
+} from "./manifest.js";
+import type { State } from "./shadowGit.js";
+import { ShadowRepo } from "./shadowRepo.js";
 import { type WorkspaceScan, WorkspaceScanner } from "./workspaceScan.js";
 
-/** What is at a path now: directories and special files are never stored, only seen. */
-type Seen = State | { kind: "dir" } | { kind: "other" };
-
-interface Entry {
-  /** Relative to the workspace with `/` separators; absolute for a file in an extra root. */
-  path: string;
-  before: State;
-  /** What cairn left there; missing when the step was interrupted before it could be recorded. */
-  after?: State;
-  /** The topmost folder that did not exist yet when the file was absent, removed again on undo if empty. */
-  created_dir?: string;
-}
-
-/** Stored as the message of the checkpoint's commit, so one `for-each-ref` reads every checkpoint. */
-interface Manifest {
-  v: 1;
-  id: string;
-  session: string;
-  step: string;
-  /** Order within the session: undo goes back through every later checkpoint of it. */
-  seq: number;
-  created_at: string;
-  files: Entry[];
-}
-
-interface Stored {
-  commit: string;
-  manifest: Manifest;
-}
-
-export interface CheckpointInfo {
-  id: string;
-  session: string;
-  step: string;
-  created_at: string;
-  /** Each file snapshotted, and whether it existed before the step (false: the step created it). */
-  files: Array<{ path: string; existed: boolean }>;
-}
-
-export interface UndoneFile {
-  path: string;
-  /** `unchanged`: it already was as before the step (a change that was reverted, or never made). */
-  action: "restored" | "deleted" | "unchanged";
-}
-
-export interface UndoResult {
-  /** The checkpoint asked for: the workspace is now as it was before its step. */
-  checkpoint: CheckpointInfo;
-  /** It and every later checkpoint of its session, oldest first; all are gone from the list now. */
-  undone: CheckpointInfo[];
-  files: UndoneFile[];
-}
-
-export interface Conflict {
-  path: string;
-  /** Why undoing would lose work, in words: "modified since cairn changed it". */
-  reason: string;
-}
+export {
+  CheckpointError,
+  type CheckpointInfo,
+  type Conflict,
+  type UndoneFile,
+  UndoRefused,
+  type UndoResult,
+} from "./manifest.js";
 
 export interface OpenOptions {
   /** cairn's data folder (`dataDir(env)`); the shadow repositories live in `checkpoints/` under it. */
@@ -99,104 +54,8 @@ export interface PruneResult {
   removedWorkspaces: number;
 }
 
-/** A checkpoint id or session that fits nothing, or several; or nothing to undo. */
-export class CheckpointError extends Error {
-  override name = "CheckpointError";
-}
-
-/** Undo would overwrite changes made after cairn's own; nothing was touched. */
-export class UndoRefused extends Error {
-  override name = "UndoRefused";
-  readonly checkpoint: CheckpointInfo;
-  readonly conflicts: Conflict[];
-
-  constructor(checkpoint: CheckpointInfo, conflicts: Conflict[]) {
-    super(
-      `${conflicts.length} file(s) changed outside cairn since checkpoint ${checkpoint.id}: ` +
-        conflicts.map((c) => `${c.path} (${c.reason})`).join(", "),
-    );
-    this.checkpoint = checkpoint;
-    this.conflicts = conflicts;
-  }
-}
-
 const DAY_MS = 86_400_000;
 const DEFAULTS = { maxAgeDays: 14, maxBytes: 500 * 1024 * 1024 } as const;
-const REF_PREFIX = "refs/cairn/";
-const PRUNE_STAMP = "cairn-pruned";
-/** The private indexes of workspace scans, one per open Checkpoints (so, per session). */
-const SCAN_INDEX = /^scan-[0-9a-f]+\.index$/;
-/**
- * Unreachable objects younger than this survive gc: another process in the same workspace may
- * have written a snapshot's blobs and not yet the commit that holds them.
- */
-const OBJECT_GRACE_MS = 3_600_000;
-
-/** Git's object id of a blob, so a file can be compared with a snapshot without writing anything. */
-function blobId(content: Buffer): string {
-  return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
-}
-
-/** What is at `file` now, with the bytes a snapshot would store. */
-async function look(file: string): Promise<{ seen: Seen; content?: Buffer }> {
-  let info: Awaited<ReturnType<typeof lstat>>;
-  try {
-    info = await lstat(file);
-  } catch (error) {
-    if (isMissing(error)) return { seen: { kind: "absent" } };
-    throw error;
-  }
-  if (info.isDirectory()) return { seen: { kind: "dir" } };
-  if (info.isSymbolicLink()) {
-    const content = await readlink(file, { encoding: "buffer" });
-    return { seen: { kind: "link", blob: blobId(content) }, content };
-  }
-  if (!info.isFile()) return { seen: { kind: "other" } };
-  const content = await readFile(file);
-  return { seen: { kind: "file", blob: blobId(content), mode: info.mode & 0o7777 }, content };
-}
-
-function same(a: Seen, b: Seen): boolean {
-  if (a.kind !== b.kind) return false;
-  if (a.kind === "file" && b.kind === "file") return a.blob === b.blob && a.mode === b.mode;
-  if (a.kind === "link" && b.kind === "link") return a.blob === b.blob;
-  return true;
-}
-
-function asState(seen: Seen): State {
-  return seen.kind === "dir" || seen.kind === "other" ? { kind: "absent" } : seen;
-}
-
-/** In code point order, as git and `ls` in the C locale list files: the same everywhere. */
-function byPath(a: { path: string }, b: { path: string }): number {
-  return a.path < b.path ? -1 : a.path > b.path ? 1 : 0;
-}
-
-function info(manifest: Manifest): CheckpointInfo {
-  return {
-    id: manifest.id,
-    session: manifest.session,
-    step: manifest.step,
-    created_at: manifest.created_at,
-    files: manifest.files.map((entry) => ({ path: entry.path, existed: entry.before.kind !== "absent" })),
-  };
-}
-
-function snapshotBlobs(manifest: Manifest): string[] {
-  return manifest.files.flatMap((entry) => (entry.before.kind === "absent" ? [] : [entry.before.blob]));
-}
-
-/** By sequence, not time: a clock set back must not make an older step look newer. */
-function latestOf(all: Stored[], session: string): Stored | undefined {
-  return all
-    .filter((stored) => stored.manifest.session === session)
-    .reduce<Stored | undefined>((a, b) => (a && a.manifest.seq > b.manifest.seq ? a : b), undefined);
-}
-
-function newestFirst(a: Stored, b: Stored): number {
-  const [x, y] = [a.manifest, b.manifest];
-  return y.created_at.localeCompare(x.created_at) || y.seq - x.seq;
-}
 
 /**
  * Snapshots of the files cairn is about to change, in a shadow git repository under the data
@@ -210,15 +69,23 @@ export class Checkpoints {
   readonly workspace: string;
   /** The shadow repository. */
   readonly gitDir: string;
+  private readonly repo: ShadowRepo;
   private readonly clock: () => Date;
   private readonly scanner: WorkspaceScanner;
   /** One operation at a time: tool calls run in parallel, and each rewrites its checkpoint. */
   private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * Each session's newest checkpoint as this process last read or wrote it, so that a change
+   * costs no git process. A ref moved by another process since (an undo, a prune) makes the
+   * next save fail, and the operation runs again on what git has then.
+   */
+  private readonly newest = new Map<string, Stored | undefined>();
 
   private constructor(workspace: string, gitDir: string, clock: () => Date) {
     this.workspace = workspace;
     this.gitDir = gitDir;
     this.clock = clock;
+    this.repo = new ShadowRepo(gitDir, workspace);
     const index = path.join(gitDir, `scan-${randomBytes(4).toString("hex")}.index`);
     this.scanner = new WorkspaceScanner(gitDir, workspace, index);
   }
@@ -232,8 +99,9 @@ export class Checkpoints {
       path.join(options.dataDir, "checkpoints", `${name}.git`),
       options.clock ?? (() => new Date()),
     );
-    await checkpoints.init();
-    if (await checkpoints.pruneDue()) await checkpoints.prune();
+    const now = checkpoints.clock();
+    await checkpoints.repo.init(now);
+    if (await checkpoints.repo.pruneDue(now)) await checkpoints.prune();
     return checkpoints;
   }
 
@@ -244,21 +112,22 @@ export class Checkpoints {
    * the state before the step. A folder stands for every file in it.
    */
   beforeChange(sessionId: string, stepLabel: string, paths: string[]): Promise<CheckpointInfo> {
-    return this.serial(async () => {
-      const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
-      const known = new Set(manifest.files.map((entry) => entry.path));
-      const snapshotted = known.size;
-      for (const key of paths.map((requested) => this.key(requested))) {
-        for (const [file, { seen, content }] of await this.files(key)) {
-          if (known.has(file)) continue;
-          known.add(file);
-          manifest.files.push(await this.snapshot(file, seen, content));
+    return this.serial(() =>
+      this.afresh(sessionId, async () => {
+        const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
+        const known = new Set(manifest.files.map((entry) => entry.path));
+        const snapshotted = known.size;
+        for (const key of paths.map((requested) => this.key(requested))) {
+          for (const [file, { seen, content }] of await this.files(key)) {
+            if (known.has(file)) continue;
+            known.add(file);
+            manifest.files.push(await this.snapshot(file, seen, content));
+          }
         }
-      }
-      if (commit && known.size === snapshotted) return info(manifest);
-      await this.save(manifest, commit);
-      return info(manifest);
-    });
+        if (commit === undefined || known.size !== snapshotted) await this.save(manifest, commit);
+        return info(manifest);
+      }),
+    );
   }
 
   /**
@@ -266,14 +135,16 @@ export class Checkpoints {
    * left there, so that undo can tell a later change by someone else from cairn's own.
    */
   afterChange(sessionId: string, stepLabel: string, paths: string[]): Promise<void> {
-    return this.serial(async () => {
-      const current = latestOf(await this.readAll(), sessionId);
-      if (current?.manifest.step !== stepLabel) return;
-      const { manifest } = current;
-      const recorded = JSON.stringify(manifest);
-      await this.recordAfter(manifest, paths);
-      if (JSON.stringify(manifest) !== recorded) await this.save(manifest, current.commit);
-    });
+    return this.serial(() =>
+      this.afresh(sessionId, async () => {
+        const current = await this.latest(sessionId);
+        if (current?.manifest.step !== stepLabel) return;
+        const { manifest } = current;
+        const recorded = JSON.stringify(manifest);
+        await this.recordAfter(manifest, paths);
+        if (JSON.stringify(manifest) !== recorded) await this.save(manifest, current.commit);
+      }),
+    );
   }
 
   /**
@@ -294,73 +165,29 @@ export class Checkpoints {
       const after = await this.scanner.scan(false);
       const changes = after ? await this.scanner.changes(before, after) : [];
       if (changes.length === 0) return;
-      const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
-      for (const change of changes) {
-        if (manifest.files.some((entry) => entry.path === change.path)) continue;
-        const { path: file, before: state, createdDir } = change;
-        manifest.files.push({
-          path: file,
-          before: state,
-          ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
-        });
-      }
-      await this.recordAfter(
-        manifest,
-        changes.map((change) => change.path),
-      );
-      await this.save(manifest, commit);
+      await this.afresh(sessionId, async () => {
+        const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
+        for (const change of changes) {
+          if (manifest.files.some((entry) => entry.path === change.path)) continue;
+          const { path: file, before: state, createdDir } = change;
+          manifest.files.push({
+            path: file,
+            before: state,
+            ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
+          });
+        }
+        await this.recordAfter(
+          manifest,
+          changes.map((change) => change.path),
+        );
+        await this.save(manifest, commit);
+      });
     });
-  }
-
-  /** The checkpoint of this step: the session's newest if it has the same step label, else a new one. */
-  private async stepCheckpoint(
-    sessionId: string,
-    stepLabel: string,
-  ): Promise<{ manifest: Manifest; commit?: string }> {
-    const latest = latestOf(await this.readAll(), sessionId);
-    if (latest?.manifest.step === stepLabel) return latest;
-    return {
-      manifest: {
-        v: 1,
-        id: randomBytes(4).toString("hex"),
-        session: sessionId,
-        step: stepLabel,
-        seq: (latest?.manifest.seq ?? 0) + 1,
-        created_at: this.clock().toISOString(),
-        files: [],
-      },
-    };
-  }
-
-  /** What is at `paths` now becomes the `after` of their entries, and files new under them are added. */
-  private async recordAfter(manifest: Manifest, paths: string[]): Promise<void> {
-    for (const key of paths.map((requested) => this.key(requested))) {
-      const found = await this.files(key);
-      const own = manifest.files.find((entry) => entry.path === key);
-      // A path that was absent and is a folder now (a folder moved there): the files in it
-      // carry its absence from here on, and undo removes the folder with them.
-      if (own?.before.kind === "absent" && !found.has(key)) {
-        manifest.files.splice(manifest.files.indexOf(own), 1);
-      }
-      const createdDir = own?.before.kind === "absent" ? (own.created_dir ?? key) : undefined;
-      for (const [file, { seen }] of found) {
-        if (seen.kind === "absent" || manifest.files.some((entry) => entry.path === file)) continue;
-        manifest.files.push({
-          path: file,
-          before: { kind: "absent" },
-          ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
-        });
-      }
-      for (const entry of manifest.files) {
-        if (!isInside(key, entry.path)) continue;
-        entry.after = asState(found.get(entry.path)?.seen ?? { kind: "absent" });
-      }
-    }
   }
 
   /** Checkpoints newest first; only those of one session (an id or its unique prefix) when given. */
   async list(sessionId?: string): Promise<CheckpointInfo[]> {
-    const all = await this.readAll();
+    const all = await this.repo.readAll();
     if (sessionId === undefined) return all.map((stored) => info(stored.manifest));
     const session = sessionOf(all, sessionId);
     return all.filter((stored) => stored.manifest.session === session).map((stored) => info(stored.manifest));
@@ -373,7 +200,7 @@ export class Checkpoints {
    */
   undo(checkpointId?: string, options: { force?: boolean } = {}): Promise<UndoResult> {
     return this.serial(async () => {
-      const all = await this.readAll();
+      const all = await this.repo.readAll();
       const target = checkpointId === undefined ? all[0] : findCheckpoint(all, checkpointId);
       if (!target) throw new CheckpointError(`nothing to undo: no checkpoints in ${this.workspace}.`);
       const chain = all
@@ -439,22 +266,16 @@ export class Checkpoints {
       const maxAgeDays = options.maxAgeDays ?? DEFAULTS.maxAgeDays;
       const maxBytes = options.maxBytes ?? DEFAULTS.maxBytes;
       const now = this.clock();
-      const all = await this.readAll();
+      const all = await this.repo.readAll();
       const cutoff = new Date(now.getTime() - maxAgeDays * DAY_MS).toISOString();
       const young = all.filter((stored) => stored.manifest.created_at >= cutoff);
-      const kept = await this.newestWithin(young, maxBytes);
-      const keep = new Set(kept);
+      const keep = new Set(await this.repo.newestWithin(young, maxBytes));
       const removed = all.filter((stored) => !keep.has(stored));
       await this.dropRefs(removed);
-      const graceEnd = new Date(now.getTime() - OBJECT_GRACE_MS).toISOString();
-      await this.git(["gc", "--quiet", `--prune=${graceEnd}`]);
-      await this.removeStaleScanIndexes(now.getTime() - DAY_MS);
-      const stamp = path.join(this.gitDir, PRUNE_STAMP);
-      await writeFile(stamp, "");
-      await utimes(stamp, now, now);
+      await this.repo.collect(now);
       return {
         removed: removed.map((stored) => info(stored.manifest)),
-        removedWorkspaces: await this.removeAbandoned(now.getTime() - (maxAgeDays + 1) * DAY_MS),
+        removedWorkspaces: await this.repo.removeAbandoned(now.getTime() - (maxAgeDays + 1) * DAY_MS),
       };
     });
   }
@@ -465,129 +286,79 @@ export class Checkpoints {
     return run;
   }
 
-  private git(args: string[], input?: Buffer | string): Promise<Buffer> {
-    return runGit([`--git-dir=${this.gitDir}`, ...args], input === undefined ? {} : { input });
-  }
-
-  /** Scan indexes of sessions long gone: each is a copy of the workspace's file list. */
-  private async removeStaleScanIndexes(unusedSince: number): Promise<void> {
-    for (const name of await readdir(this.gitDir)) {
-      if (!SCAN_INDEX.test(name)) continue;
-      const file = path.join(this.gitDir, name);
-      const used = await stat(file).then(
-        (info) => info.mtimeMs,
-        () => Number.POSITIVE_INFINITY,
-      );
-      if (used < unusedSince) await rm(file, { force: true });
-    }
-  }
-
-  private async init(): Promise<void> {
+  /** Runs `work` again on what git has now when its save found the session's ref moved. */
+  private async afresh<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
     try {
-      await stat(path.join(this.gitDir, "HEAD"));
-      return;
+      return await work();
     } catch (error) {
-      if (!isMissing(error)) throw error;
-    }
-    await mkdir(path.dirname(this.gitDir), { recursive: true });
-    // No template: no sample hooks, nothing from the user's init.templateDir.
-    await runGit(["init", "--bare", "--quiet", "--template=", "--object-format=sha1", this.gitDir]);
-    await writeFile(path.join(this.gitDir, "cairn-workspace"), `${this.workspace}\n`);
-  }
-
-  private async pruneDue(): Promise<boolean> {
-    try {
-      const { mtimeMs } = await stat(path.join(this.gitDir, PRUNE_STAMP));
-      return this.clock().getTime() - mtimeMs > DAY_MS;
-    } catch (error) {
-      if (isMissing(error)) return true;
-      throw error;
+      if (!(error instanceof RefMoved)) throw error;
+      this.newest.delete(sessionId);
+      return work();
     }
   }
 
-  /**
-   * A repository whose prune stamp is older than the age limit plus the day between prunes has
-   * not been opened since, so every checkpoint in it is past the age limit.
-   */
-  private async removeAbandoned(stampedBefore: number): Promise<number> {
-    const parent = path.dirname(this.gitDir);
-    let removed = 0;
-    for (const name of await readdir(parent)) {
-      const repo = path.join(parent, name);
-      if (repo === this.gitDir || !name.endsWith(".git")) continue;
-      try {
-        if ((await stat(path.join(repo, PRUNE_STAMP))).mtimeMs >= stampedBefore) continue;
-      } catch (error) {
-        // No stamp yet: being created by another process right now.
-        if (isMissing(error)) continue;
-        throw error;
-      }
-      await rm(repo, { recursive: true, force: true });
-      removed += 1;
-    }
-    return removed;
+  /** The session's newest checkpoint, a copy to change and save. */
+  private async latest(sessionId: string): Promise<Stored | undefined> {
+    if (!this.newest.has(sessionId))
+      this.newest.set(sessionId, latestOf(await this.repo.readAll(), sessionId));
+    const stored = this.newest.get(sessionId);
+    return stored && structuredClone(stored);
   }
 
-  /** All checkpoints, newest first. */
-  private async readAll(): Promise<Stored[]> {
-    const out = await this.git(["for-each-ref", "--format=%(objectname)%00%(contents)", REF_PREFIX]);
-    return out
-      .toString()
-      .split("\n")
-      .filter((line) => line.includes("\0"))
-      .map((line) => {
-        const [commit = "", message = ""] = line.split("\0");
-        return { commit, manifest: JSON.parse(message) as Manifest };
-      })
-      .sort(newestFirst);
-  }
-
-  private async save(manifest: Manifest, previousCommit?: string): Promise<void> {
-    // The tree holds every snapshot blob, so that gc keeps them as long as the checkpoint's ref.
-    const blobs = new Set(snapshotBlobs(manifest));
-    const listing = [...blobs].map((blob) => `100644 blob ${blob}\t${blob}\n`).join("");
-    const tree = (await this.git(["mktree"], listing)).toString().trim();
-    const commit = (await this.git(["commit-tree", tree], JSON.stringify(manifest))).toString().trim();
-    // The old value makes the update fail rather than lose a concurrent writer's snapshot.
-    await this.git(["update-ref", `${REF_PREFIX}${manifest.id}`, commit, previousCommit ?? ""]);
+  private async save(manifest: Manifest, previousCommit: string | undefined): Promise<void> {
+    const commit = await this.repo.save(manifest, previousCommit);
+    this.newest.set(manifest.session, { commit, manifest: structuredClone(manifest) });
   }
 
   private async dropRefs(checkpoints: Stored[]): Promise<void> {
-    if (checkpoints.length === 0) return;
-    const commands = checkpoints.map((s) => `delete ${REF_PREFIX}${s.manifest.id} ${s.commit}\n`).join("");
-    await this.git(["update-ref", "--stdin"], commands);
+    await this.repo.dropRefs(checkpoints);
+    for (const stored of checkpoints) this.newest.delete(stored.manifest.session);
   }
 
-  /** The newest checkpoints whose snapshots together fit in `maxBytes` on disk. */
-  private async newestWithin(checkpoints: Stored[], maxBytes: number): Promise<Stored[]> {
-    const blobs = [...new Set(checkpoints.flatMap((stored) => snapshotBlobs(stored.manifest)))];
-    if (blobs.length === 0) return checkpoints;
-    const sizes = new Map(
-      (
-        await this.git(
-          ["cat-file", "--batch-check=%(objectname) %(objectsize:disk)"],
-          `${blobs.join("\n")}\n`,
-        )
-      )
-        .toString()
-        .trim()
-        .split("\n")
-        .map((line) => {
-          const [blob = "", size = "0"] = line.split(" ");
-          return [blob, Number(size)] as const;
-        }),
-    );
-    const counted = new Set<string>();
-    let total = 0;
-    for (const [index, stored] of checkpoints.entries()) {
-      for (const blob of snapshotBlobs(stored.manifest)) {
-        if (counted.has(blob)) continue;
-        counted.add(blob);
-        total += sizes.get(blob) ?? 0;
+  /** The checkpoint of this step: the session's newest if it has the same step label, else a new one. */
+  private async stepCheckpoint(
+    sessionId: string,
+    stepLabel: string,
+  ): Promise<{ manifest: Manifest; commit?: string }> {
+    const latest = await this.latest(sessionId);
+    if (latest?.manifest.step === stepLabel) return latest;
+    return {
+      manifest: {
+        v: 1,
+        id: randomBytes(4).toString("hex"),
+        session: sessionId,
+        step: stepLabel,
+        seq: (latest?.manifest.seq ?? 0) + 1,
+        created_at: this.clock().toISOString(),
+        files: [],
+      },
+    };
+  }
+
+  /** What is at `paths` now becomes the `after` of their entries, and files new under them are added. */
+  private async recordAfter(manifest: Manifest, paths: string[]): Promise<void> {
+    for (const key of paths.map((requested) => this.key(requested))) {
+      const found = await this.files(key);
+      const own = manifest.files.find((entry) => entry.path === key);
+      // A path that was absent and is a folder now (a folder moved there): the files in it
+      // carry its absence from here on, and undo removes the folder with them.
+      if (own?.before.kind === "absent" && !found.has(key)) {
+        manifest.files.splice(manifest.files.indexOf(own), 1);
       }
-      if (total > maxBytes) return checkpoints.slice(0, index);
+      const createdDir = own?.before.kind === "absent" ? (own.created_dir ?? key) : undefined;
+      for (const [file, { seen }] of found) {
+        if (seen.kind === "absent" || manifest.files.some((entry) => entry.path === file)) continue;
+        manifest.files.push({
+          path: file,
+          before: { kind: "absent" },
+          ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
+        });
+      }
+      for (const entry of manifest.files) {
+        if (!isInside(key, entry.path)) continue;
+        entry.after = asState(found.get(entry.path)?.seen ?? { kind: "absent" });
+      }
     }
-    return checkpoints;
   }
 
   private key(requested: string): string {
@@ -625,7 +396,7 @@ export class Checkpoints {
     if (seen.kind === "dir" || seen.kind === "other" || content === undefined) {
       throw new CheckpointError(`${file} is neither a file nor a symlink; cairn can't snapshot it.`);
     }
-    const blob = (await this.git(["hash-object", "-w", "--stdin"], content)).toString().trim();
+    const blob = await this.repo.writeBlob(content);
     return { path: file, before: { ...seen, blob } };
   }
 
@@ -654,7 +425,7 @@ export class Checkpoints {
   }
 
   private async restore(file: string, prior: Exclude<State, { kind: "absent" }>): Promise<void> {
-    const content = await this.git(["cat-file", "blob", prior.blob]);
+    const content = await this.repo.readBlob(prior.blob);
     const target = this.absolute(file);
     if (prior.kind === "file") {
       await writeFileAtomic(target, content, prior.mode);
@@ -673,54 +444,4 @@ export class Checkpoints {
       throw error;
     }
   }
-}
-
-function conflictReason(now: Seen, expected: State): string {
-  if (now.kind === "dir") return "replaced by a folder";
-  if (now.kind === "absent") return "deleted since cairn changed it";
-  if (expected.kind === "absent") return "created after cairn removed it";
-  return "modified since cairn changed it";
-}
-
-/**
- * Per file over a chain of checkpoints (oldest first): the state to restore is its first
- * snapshot; the state it is expected in, unless someone else changed it, is the one cairn last
- * left (or, when that step was interrupted, the one just before it, as the tool may never have run).
- */
-function planUndo(chain: Manifest[]): Map<string, { prior: State; createdDir?: string; expected: State }> {
-  const plan = new Map<string, { prior: State; createdDir?: string; expected: State }>();
-  for (const manifest of chain) {
-    for (const entry of manifest.files) {
-      const expected = entry.after ?? entry.before;
-      const known = plan.get(entry.path);
-      if (known) known.expected = expected;
-      else
-        plan.set(entry.path, {
-          prior: entry.before,
-          expected,
-          ...(entry.created_dir !== undefined ? { createdDir: entry.created_dir } : {}),
-        });
-    }
-  }
-  return plan;
-}
-
-function findCheckpoint(all: Stored[], ref: string): Stored {
-  const exact = all.find((stored) => stored.manifest.id === ref);
-  if (exact) return exact;
-  const matches = ref ? all.filter((stored) => stored.manifest.id.startsWith(ref)) : [];
-  if (matches.length > 1)
-    throw new CheckpointError(`"${ref}" fits ${matches.length} checkpoints; give more of the id.`);
-  if (!matches[0])
-    throw new CheckpointError(`no checkpoint matches "${ref}"; \`cairn checkpoints\` lists them.`);
-  return matches[0];
-}
-
-function sessionOf(all: Stored[], ref: string): string {
-  const sessions = new Set(all.map((stored) => stored.manifest.session));
-  if (sessions.has(ref)) return ref;
-  const matches = [...sessions].filter((session) => session.startsWith(ref));
-  if (matches.length > 1)
-    throw new CheckpointError(`"${ref}" fits ${matches.length} sessions; give more of the id.`);
-  return matches[0] ?? ref;
 }

@@ -253,6 +253,51 @@ describe("checkpoints", () => {
     }
   });
 
+  it("writes snapshots git reads as its own, before and after gc packs them", async () => {
+    const fixture = await workspace("plain folder");
+    const original = await tree(fixture.workspace);
+    const checkpoints = await open(fixture);
+    const at = (file: string) => path.join(fixture.workspace, file);
+    await tool(checkpoints, S1, "1", ["README.md", "image.bin"], async () => {
+      await writeFile(at("README.md"), "changed\n");
+      await writeFile(at("image.bin"), binary(20_000));
+    });
+    const fsck = () =>
+      execFileSync("git", [`--git-dir=${checkpoints.gitDir}`, "fsck", "--strict", "--no-dangling"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+    expect(fsck()).toBe("");
+    // gc packs the objects and the checkpoint's ref; the same step then goes on changing files.
+    await checkpoints.prune();
+    await tool(checkpoints, S1, "1", ["run.sh"], () => writeFile(at("run.sh"), "#!/bin/sh\n"));
+    expect(fsck()).toBe("");
+    expect((await checkpoints.list()).map((c) => c.files.map((f) => f.path))).toEqual([
+      ["README.md", "image.bin", "run.sh"],
+    ]);
+    await checkpoints.undo();
+    expect(await tree(fixture.workspace)).toEqual(original);
+  });
+
+  it("goes on checkpointing a session after another process undid its last step", async () => {
+    const fixture = await workspace("plain folder");
+    const at = (file: string) => path.join(fixture.workspace, file);
+    const running = await open(fixture);
+    await tool(running, S1, "1", ["README.md"], () => writeFile(at("README.md"), "one\n"));
+    await tool(running, S1, "2", ["README.md"], () => writeFile(at("README.md"), "two\n"));
+    await (await open(fixture)).undo();
+    expect(await readFile(at("README.md"), "utf8")).toBe("one\n");
+
+    await tool(running, S1, "2", ["src/main.ts"], () => writeFile(at("src/main.ts"), "changed\n"));
+    expect((await running.list()).map((c) => [c.step, c.files.map((f) => f.path)])).toEqual([
+      ["2", ["src/main.ts"]],
+      ["1", ["README.md"]],
+    ]);
+    await running.undo();
+    expect(await readFile(at("src/main.ts"), "utf8")).toBe("export const x = 1;\n");
+    expect(await readFile(at("README.md"), "utf8")).toBe("one\n");
+  });
+
   it("works on parallel calls from one session without losing a snapshot", async () => {
     const fixture = await workspace("plain folder");
     const original = await tree(fixture.workspace);
