@@ -1,10 +1,7 @@
 #!/usr/bin/env node
 // Kept to syntax every Node since 14 reads, so that on an older Node it can say what to do
 // instead of dying on an import it does not have.
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { constants } from "node:os";
-import { fileURLToPath } from "node:url";
+import module from "node:module";
 
 /** The oldest Node cairn runs on: node:sqlite (the session store) and the AI SDK need it. */
 const NEEDED = [22, 12];
@@ -12,6 +9,13 @@ const [major, minor] = process.versions.node.split(".").map(Number);
 const oldNode = major < NEEDED[0] || (major === NEEDED[0] && minor < NEEDED[1]);
 
 if (oldNode) {
+  // Imported here only: every command on a current Node would pay for loading them.
+  const [{ spawn }, { existsSync }, { constants }, { fileURLToPath }] = await Promise.all([
+    import("node:child_process"),
+    import("node:fs"),
+    import("node:os"),
+    import("node:url"),
+  ]);
   // A clone installed with `npm install` (and linked with `npm link` or `npm i -g .`) has its
   // own Node 22 in node_modules: cairn starts again on it.
   const bundled = fileURLToPath(new URL("../node_modules/node/bin/node", import.meta.url));
@@ -30,6 +34,10 @@ if (oldNode) {
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
   child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else {
+  // V8's compiled code for cairn's modules and its dependencies, kept on disk (in the system's
+  // temporary folder, or NODE_COMPILE_CACHE) from one run to the next: a session loads a few
+  // hundred modules, and compiling them was most of the time before its first model request.
+  module.enableCompileCache();
   // node:sqlite is stable in use but still flagged experimental on Node 22; its one-line
   // warning on every command would only alarm people.
   const emitWarning = process.emitWarning;

@@ -1,5 +1,8 @@
-/** Numbers as people read them in every renderer and report. */
-const integer = new Intl.NumberFormat("en-US");
+/**
+ * Numbers as people read them in every renderer and report. Made on first use: loading the
+ * locale's data costs tens of milliseconds, which a session's start should not pay.
+ */
+let integer: Intl.NumberFormat | undefined;
 
 export function formatCost(cost: number | null): string {
   if (cost === null) return "cost unknown";
@@ -8,6 +11,7 @@ export function formatCost(cost: number | null): string {
 }
 
 export function formatTokens(n: number): string {
+  integer ??= new Intl.NumberFormat("en-US");
   return integer.format(n);
 }
 
