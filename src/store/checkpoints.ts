@@ -86,8 +86,7 @@ export class Checkpoints {
     this.gitDir = gitDir;
     this.clock = clock;
     this.repo = new ShadowRepo(gitDir, workspace);
-    const index = path.join(gitDir, `scan-${randomBytes(4).toString("hex")}.index`);
-    this.scanner = new WorkspaceScanner(gitDir, workspace, index);
+    this.scanner = new WorkspaceScanner(gitDir, workspace);
   }
 
   /** Opens (creating it the first time) the workspace's shadow repository, pruning it once a day. */
@@ -163,7 +162,7 @@ export class Checkpoints {
   recordChanges(sessionId: string, stepLabel: string, before: WorkspaceScan): Promise<void> {
     return this.serial(async () => {
       const after = await this.scanner.scan(false);
-      const changes = after ? await this.scanner.changes(before, after) : [];
+      const changes = after ? this.scanner.changes(before, after) : [];
       if (changes.length === 0) return;
       await this.afresh(sessionId, async () => {
         const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { deflate } from "node:zlib";
@@ -24,7 +24,11 @@ export function blobId(content: Buffer): string {
   return createHash("sha1").update(header("blob", content.length)).update(content).digest("hex");
 }
 
-/** Writes one object as `git hash-object -w` does: zlib-compressed, under `objects/xx/`, via a temporary file. */
+/**
+ * Writes one object as `git hash-object -w` does: zlib-compressed, under `objects/xx/`, via a
+ * temporary file. A loose copy already there is only given a new time, as git does, which keeps
+ * it from gc as long as a fresh one would be.
+ */
 async function writeObject(
   gitDir: string,
   type: "blob" | "tree" | "commit",
@@ -33,11 +37,17 @@ async function writeObject(
   const head = header(type, content.length);
   const id = createHash("sha1").update(head).update(content).digest("hex");
   const dir = path.join(gitDir, "objects", id.slice(0, 2));
+  const file = path.join(dir, id.slice(2));
+  const now = new Date();
+  const freshened = await utimes(file, now, now).then(
+    () => true,
+    () => false,
+  );
+  if (freshened) return id;
   await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
   await writeFile(temp, await compress(Buffer.concat([head, content])), { mode: 0o444 });
-  // Over an existing copy too: its new time keeps it from gc as long as a fresh one would be.
-  await rename(temp, path.join(dir, id.slice(2)));
+  await rename(temp, file);
   return id;
 }
 

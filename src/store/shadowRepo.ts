@@ -6,9 +6,9 @@ import { isMissing, runGit } from "./shadowGit.js";
 
 const DAY_MS = 86_400_000;
 const REF_PREFIX = "refs/cairn/";
-const PRUNE_STAMP = "cairn-pruned";
-/** The private indexes of workspace scans, one per open Checkpoints (so, per session). */
-export const SCAN_INDEX = /^scan-[0-9a-f]+\.index$/;
+export const PRUNE_STAMP = "cairn-pruned";
+/** The private git indexes earlier versions of cairn kept for workspace scans, one per session. */
+const SCAN_INDEX = /^scan-[0-9a-f]+\.index$/;
 /**
  * Unreachable objects younger than this survive gc: another process in the same workspace may
  * have written a snapshot's blobs and not yet the commit that holds them.
@@ -140,8 +140,8 @@ export class ShadowRepo {
   }
 
   /**
-   * Lets git collect what no checkpoint holds any more, drops scan indexes of sessions long
-   * gone, and stamps the repository as pruned now.
+   * Lets git collect what no checkpoint holds any more, drops the scan indexes earlier versions
+   * left, and stamps the repository as pruned now.
    */
   async collect(now: Date): Promise<void> {
     const graceEnd = new Date(now.getTime() - OBJECT_GRACE_MS).toISOString();
@@ -150,7 +150,7 @@ export class ShadowRepo {
     await this.stamp(now);
   }
 
-  /** Scan indexes of sessions long gone: each is a copy of the workspace's file list. */
+  /** Scan indexes unused for a day: each is a copy of the workspace's file list. */
   private async removeStaleScanIndexes(unusedSince: number): Promise<void> {
     for (const name of await readdir(this.gitDir)) {
       if (!SCAN_INDEX.test(name)) continue;

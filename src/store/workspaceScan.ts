@@ -1,21 +1,29 @@
-import { lstat, mkdir, rm, writeFile } from "node:fs/promises";
+import { lstat, readFile, readlink, stat } from "node:fs/promises";
 import path from "node:path";
+import { byPath } from "./fileState.js";
+import { blobId, writeBlob } from "./gitObjects.js";
 import { isMissing, runGit, type State } from "./shadowGit.js";
+import { PRUNE_STAMP } from "./shadowRepo.js";
 
 /** Past this many files a workspace is not compared around a call: the comparison would cost more than the call. */
 const MAX_FILES = 20_000;
 /** Bigger files are left out of the comparison, and so out of undo: data or build output, not source. */
 const MAX_FILE_BYTES = 16 * 1024 * 1024;
 /**
- * The workspace's own .gitattributes must not apply: a line-ending or filter rule would store
- * other bytes than the file's, and undo would put those back. These take precedence over it.
+ * A file changed this shortly before a scan may change again without its times moving (file
+ * times are as coarse as the kernel's clock tick, two seconds on some file systems): its
+ * content is read again rather than trusted from the earlier scan.
  */
-const RAW_CONTENT = "* -text -crlf -filter -ident !eol !working-tree-encoding\n";
+const RACY_MS = 2_000;
+/** Files read at once: a first scan reads every file, and each read holds a file descriptor. */
+const PARALLEL_READS = 64;
+
+type Stored = Exclude<State, { kind: "absent" }>;
 
 /** The workspace as one scan saw it. */
 export interface WorkspaceScan {
-  /** A tree in the shadow repository holding every file compared. */
-  tree: string;
+  /** Every file compared, with what was in it; its content is in the shadow repository. */
+  files: Map<string, Stored>;
   /** Every file listed, compared or not (too big), with its permission bits. */
   modes: Map<string, number>;
   /** Every folder holding a listed file. */
@@ -32,27 +40,28 @@ export interface ScannedChange {
   createdDir?: string;
 }
 
+/** A file's stat data: when it is the same as at the last scan, so is its content. */
+interface Seen {
+  key: string;
+  state: Stored;
+}
+
 function parentDirs(file: string): string[] {
   const dirs: string[] = [];
   for (let dir = path.posix.dirname(file); dir !== "."; dir = path.posix.dirname(dir)) dirs.push(dir);
   return dirs;
 }
 
-/** One line of `git diff-tree`: a changed file and what it was, or undefined when undo cannot know. */
-function changeFrom(
-  file: string,
-  status: string,
-  oldMode: string,
-  oldBlob: string,
-  before: WorkspaceScan,
-): ScannedChange | undefined {
-  if (status !== "A") {
-    if (oldMode === "120000") return { path: file, before: { kind: "link", blob: oldBlob } };
-    const mode = before.modes.get(file) ?? (oldMode === "100755" ? 0o755 : 0o644);
-    return { path: file, before: { kind: "file", blob: oldBlob, mode } };
-  }
-  // New to the comparison, but there before (too big then, or ignored until the call changed
-  // .gitignore): undo must not delete what it never saw.
+/** Equal as git would compare them, as undo restores them: the content, a link, the executable bit. */
+function sameContent(a: Stored, b: Stored): boolean {
+  if (a.kind === "link" || b.kind === "link") return a.kind === b.kind && a.blob === b.blob;
+  return a.blob === b.blob && (a.mode & 0o100) === (b.mode & 0o100);
+}
+
+/** A file new to the comparison, or undefined when undo must leave it alone. */
+function addition(file: string, before: WorkspaceScan): ScannedChange | undefined {
+  // There before (too big then, or ignored until the call changed .gitignore): undo must not
+  // delete what it never saw.
   if (before.modes.has(file) || before.ignored.has(file)) return undefined;
   if (parentDirs(file).some((dir) => before.ignored.has(`${dir}/`))) return undefined;
   let createdDir: string | undefined;
@@ -65,20 +74,21 @@ function changeFrom(
 
 /**
  * Compares the whole workspace before and after a call whose effect is not known (a command, a
- * tool from elsewhere), using a private index of the shadow repository: git hashes only the
- * files whose size or time changed since the last scan. The files compared are those git would
- * not ignore (.gitignore honoured; .git and node_modules skipped), in a git repository or not.
+ * tool from elsewhere). Git lists the files it would not ignore (.gitignore honoured; .git and
+ * node_modules skipped), in a git repository or not; the rest is done here: a file whose size,
+ * times, inode and mode are what the last scan saw is taken as unchanged, and only the others are
+ * read and stored in the shadow repository, so that undo can put back what a call changed.
  */
 export class WorkspaceScanner {
   private readonly gitDir: string;
   private readonly workspace: string;
-  private readonly indexFile: string;
-  private attributesWritten = false;
+  /** What the last scan saw, valid while no prune has collected objects since. */
+  private known = new Map<string, Seen>();
+  private knownSince: number | undefined;
 
-  constructor(gitDir: string, workspace: string, indexFile: string) {
+  constructor(gitDir: string, workspace: string) {
     this.gitDir = gitDir;
     this.workspace = workspace;
-    this.indexFile = indexFile;
   }
 
   /**
@@ -86,83 +96,103 @@ export class WorkspaceScanner {
    * is the one before a call, and lists what git ignores too.
    */
   async scan(before: boolean): Promise<WorkspaceScan | undefined> {
-    try {
-      return await this.tryScan(before);
-    } catch {
-      // The index may name objects a prune has collected since it was written: start it afresh.
-      await rm(this.indexFile, { force: true });
-      return this.tryScan(before);
+    const started = Date.now();
+    const [listed, ignored] = await Promise.all([
+      this.list("--others"),
+      before ? this.list("--others", "--ignored", "--directory") : [],
+    ]);
+    // A file compared before stays compared, even if ignored now (a call changed .gitignore).
+    const files = [...new Set([...listed.filter((file) => !file.endsWith("/")), ...this.known.keys()])];
+    if (files.length > MAX_FILES) return undefined;
+    await this.forgetIfPruned();
+    const scan: WorkspaceScan = {
+      files: new Map(),
+      modes: new Map(),
+      dirs: new Set(),
+      ignored: new Set(ignored),
+    };
+    const seen = new Map<string, Seen>();
+    for (let at = 0; at < files.length; at += PARALLEL_READS) {
+      const batch = files.slice(at, at + PARALLEL_READS);
+      const found = await Promise.all(batch.map((file) => this.look(file, started)));
+      batch.forEach((file, i) => {
+        const look = found[i];
+        if (!look) return;
+        scan.modes.set(file, look.mode);
+        for (const dir of parentDirs(file)) scan.dirs.add(dir);
+        if (look.seen) {
+          seen.set(file, look.seen);
+          scan.files.set(file, look.seen.state);
+        }
+      });
     }
+    this.known = seen;
+    return scan;
   }
 
-  /** What changed from one scan to the next, with each file's state before. */
-  async changes(before: WorkspaceScan, after: WorkspaceScan): Promise<ScannedChange[]> {
-    if (before.tree === after.tree) return [];
-    const out = await this.git(["diff-tree", "-r", "-z", "--no-renames", before.tree, after.tree]);
-    const fields = out.toString().split("\0");
+  /** What changed from one scan to the next, with each file's state before, in path order. */
+  changes(before: WorkspaceScan, after: WorkspaceScan): ScannedChange[] {
     const changes: ScannedChange[] = [];
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      // ":<old mode> <new mode> <old blob> <new blob> <status>", then the path.
-      const [oldMode = "", , oldBlob = "", , status = ""] = fields[i]!.slice(1).split(" ");
-      const file = fields[i + 1]!;
-      const change = changeFrom(file, status, oldMode, oldBlob, before);
+    for (const [file, state] of before.files) {
+      const now = after.files.get(file);
+      if (!now || !sameContent(state, now)) changes.push({ path: file, before: state });
+    }
+    for (const file of after.files.keys()) {
+      if (before.files.has(file)) continue;
+      const change = addition(file, before);
       if (change) changes.push(change);
     }
-    return changes;
+    return changes.sort(byPath);
   }
 
-  private git(args: string[], input?: string): Promise<Buffer> {
-    return runGit([`--git-dir=${this.gitDir}`, `--work-tree=${this.workspace}`, ...args], {
-      cwd: this.workspace,
-      indexFile: this.indexFile,
-      ...(input !== undefined ? { input } : {}),
-    });
-  }
-
+  /** Files git does not ignore (or, with `--ignored`, does), relative to the workspace. */
   private async list(...options: string[]): Promise<string[]> {
-    const out = await this.git([
-      "ls-files",
-      "-z",
-      "--exclude-standard",
-      "--exclude=node_modules/",
-      ...options,
-    ]);
+    const out = await runGit(
+      [
+        `--git-dir=${this.gitDir}`,
+        `--work-tree=${this.workspace}`,
+        "ls-files",
+        "-z",
+        "--exclude-standard",
+        "--exclude=node_modules/",
+        ...options,
+      ],
+      { cwd: this.workspace },
+    );
     return [...new Set(out.toString().split("\0"))].filter(Boolean);
   }
 
-  private async tryScan(before: boolean): Promise<WorkspaceScan | undefined> {
-    if (!this.attributesWritten) {
-      await mkdir(path.join(this.gitDir, "info"), { recursive: true });
-      await writeFile(path.join(this.gitDir, "info", "attributes"), RAW_CONTENT);
-      this.attributesWritten = true;
-    }
-    // A folder with a repository of its own is listed as `name/`: its files are its own business.
-    const listed = (await this.list("--cached", "--others")).filter((file) => !file.endsWith("/"));
-    if (listed.length > MAX_FILES) return undefined;
-    const ignored = new Set(before ? await this.list("--others", "--ignored", "--directory") : []);
-    const modes = new Map<string, number>();
-    const dirs = new Set<string>();
-    const compared: string[] = [];
-    const dropped: string[] = [];
-    await Promise.all(
-      listed.map(async (file) => {
-        const info = await lstat(path.join(this.workspace, file)).catch((error: unknown) => {
-          if (isMissing(error)) return undefined;
-          throw error;
-        });
-        if (info && (info.isFile() || info.isSymbolicLink())) {
-          modes.set(file, info.mode & 0o7777);
-          for (const dir of parentDirs(file)) dirs.add(dir);
-        }
-        const comparable = info?.isSymbolicLink() || (info?.isFile() && info.size <= MAX_FILE_BYTES);
-        (comparable ? compared : dropped).push(file);
-      }),
+  /** A prune may have collected the objects of files that no checkpoint holds: read them all again. */
+  private async forgetIfPruned(): Promise<void> {
+    const pruned = await stat(path.join(this.gitDir, PRUNE_STAMP)).then(
+      (info) => info.mtimeMs,
+      () => undefined,
     );
-    if (compared.length)
-      await this.git(["update-index", "--add", "--replace", "-z", "--stdin"], compared.join("\0"));
-    if (dropped.length)
-      await this.git(["update-index", "--force-remove", "-z", "--stdin"], dropped.join("\0"));
-    const tree = (await this.git(["write-tree"])).toString().trim();
-    return { tree, modes, dirs, ignored };
+    if (pruned !== this.knownSince) this.known.clear();
+    this.knownSince = pruned;
+  }
+
+  /** A listed file's mode, and its content's state when it is compared; undefined when it is gone. */
+  private async look(file: string, scanStarted: number): Promise<{ mode: number; seen?: Seen } | undefined> {
+    const absolute = path.join(this.workspace, file);
+    const info = await lstat(absolute, { bigint: true }).catch((error: unknown) => {
+      if (isMissing(error)) return undefined;
+      throw error;
+    });
+    if (!info || !(info.isFile() || info.isSymbolicLink())) return undefined;
+    const mode = Number(info.mode & 0o7777n);
+    if (info.isFile() && info.size > MAX_FILE_BYTES) return { mode };
+    const key = `${info.size}:${info.mtimeNs}:${info.ctimeNs}:${info.ino}:${info.mode}`;
+    const known = this.known.get(file);
+    const settled = Number(info.ctimeNs / 1_000_000n) < scanStarted - RACY_MS;
+    if (known?.key === key && settled) return { mode, seen: known };
+    const content = info.isSymbolicLink()
+      ? await readlink(absolute, { encoding: "buffer" })
+      : await readFile(absolute);
+    const blob = blobId(content);
+    // Stored now, whether or not it changes: the state before a call must be restorable.
+    if (known?.state.blob !== blob) await writeBlob(this.gitDir, content);
+    const state: Stored = info.isSymbolicLink() ? { kind: "link", blob } : { kind: "file", blob, mode };
+    return { mode, seen: { key, state } };
   }
 }

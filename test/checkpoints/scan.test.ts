@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, symlink, unlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, symlink, unlink, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Checkpoints } from "../../src/store/checkpoints.js";
@@ -82,6 +82,37 @@ describe("comparing the workspace", () => {
     expect(await readFile(at("old.log"), "utf8")).toBe("changed\n");
     expect(await readFile(at("build/out.js"), "utf8")).toBe("rebuilt\n");
     expect(await readFile(at("node_modules/dep/index.js"), "utf8")).toBe("updated\n");
+  });
+
+  it("finds a change that kept the file's size and time, and undoes it", async () => {
+    const fixture = await workspace("plain folder");
+    const readme = path.join(fixture.workspace, "README.md");
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(readme, hourAgo, hourAgo);
+    const original = await readFile(readme);
+    const checkpoints = await open(fixture);
+    await unannounced(checkpoints, "1", async () => {});
+    await unannounced(checkpoints, "2", async () => {
+      await writeFile(readme, Buffer.from(original.toString().toUpperCase()));
+      await utimes(readme, hourAgo, hourAgo);
+    });
+    expect((await checkpoints.list())[0]?.files).toEqual([{ path: "README.md", existed: true }]);
+    await checkpoints.undo();
+    expect(await readFile(readme)).toEqual(original);
+  });
+
+  it("stores what a file held before a command again after a prune collected it", async () => {
+    const fixture = await workspace("plain folder");
+    const main = path.join(fixture.workspace, "src/main.ts");
+    let now = Date.now();
+    const checkpoints = await open(fixture, () => new Date(now));
+    await unannounced(checkpoints, "1", async () => {});
+    // Hours later: the snapshots of the first scan are unreachable and old enough to collect.
+    now += 3 * 3_600_000;
+    await checkpoints.prune();
+    await unannounced(checkpoints, "2", () => writeFile(main, "changed by a command\n"));
+    await checkpoints.undo();
+    expect(await readFile(main, "utf8")).toBe("export const x = 1;\n");
   });
 
   it("makes no checkpoint when nothing changed, and joins the step's checkpoint when something did", async () => {
