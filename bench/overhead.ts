@@ -116,6 +116,7 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
     script: fromTurns(script),
     files,
     config: { max_tool_calls: options.turns },
+    countGit: true,
   });
   completed(session);
   if (session.requests.length !== options.turns) {
@@ -133,6 +134,9 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
     byTool[tool] = [...(byTool[tool] ?? []), ms];
   });
   const baseline = (value: number | null) => ({ name: "bare fetch client", value });
+  const edits = byTool.edit_file ?? [];
+  const others = Object.entries(byTool).flatMap(([tool, ms]) => (tool === "edit_file" ? [] : ms));
+  const gitProcesses = session.gitProcesses ?? [];
   return {
     id: "overhead",
     title: "2. harness overhead per turn",
@@ -145,11 +149,35 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
         target: { on: "value", op: "<=", limit: 5 },
       },
       {
+        name: `non-edit turns (read, list, TODO), median of ${others.length}`,
+        value: median(others),
+        unit: "ms",
+        baseline: baseline(median(floor.turnMs)),
+        target: { on: "value", op: "<=", limit: 3 },
+      },
+      {
+        name: `edit turns with their checkpoint, median of ${edits.length}`,
+        value: median(edits),
+        unit: "ms",
+        baseline: baseline(median(floor.turnMs)),
+        target: { on: "value", op: "<=", limit: 10 },
+      },
+      {
         name: "CPU time in cairn per turn, mean",
         value: cairn.cpuPerTurnMs,
         unit: "ms",
         baseline: baseline(floor.cpuPerTurnMs),
         ...(cairn.cpuPerTurnMs === null ? { note: "no /proc here" } : {}),
+      },
+      {
+        name: `git processes started in the session (${edits.length} edits)`,
+        value: gitProcesses.length,
+        unit: "count",
+      },
+      {
+        name: "events stored per turn (one transaction each)",
+        value: session.events.length / options.turns,
+        unit: "count",
       },
       {
         name: "RSS at the end",
@@ -168,6 +196,10 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
         first_10: cairn.turnMs.slice(0, 10),
         last_10: cairn.turnMs.slice(-10),
       },
+      git_processes: Object.fromEntries(
+        [...new Set(gitProcesses)].map((sub) => [sub, gitProcesses.filter((g) => g === sub).length]),
+      ),
+      events_per_turn: session.events.length / options.turns,
       median_turn_ms_by_tool: Object.fromEntries(
         Object.entries(byTool).map(([tool, ms]) => [tool, median(ms)]),
       ),

@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, spawnSync } from "node:child_process";
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { makeHome, makeRepo, modelFlags, spawnCairn, streamEvents } from "../../test/helpers/cli.js";
@@ -26,6 +26,8 @@ export interface SessionSpec {
   /** cairn configuration, passed with --config. */
   config?: Record<string, unknown>;
   timeoutMs?: number;
+  /** Count the git processes cairn starts (through a `git` on its PATH that notes each one). */
+  countGit?: boolean;
 }
 
 export interface RequestTiming {
@@ -82,6 +84,31 @@ export interface ProcessRecord {
 
 export interface SessionRecord extends ProcessRecord {
   events: StreamEvent[];
+  /** The git processes cairn started, by subcommand, when the spec asked to count them. */
+  gitProcesses?: string[];
+}
+
+/** The real git on this PATH, for the counting stand-in to run. */
+function realGit(): string {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    const candidate = path.join(dir, "git");
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  throw new Error("git is not on the PATH");
+}
+
+/** A folder with a `git` that writes its subcommand to `log`, then runs the real one. */
+function gitCounter(home: string, log: string): string {
+  const dir = path.join(home, "git-counter");
+  mkdirSync(dir);
+  const script = path.join(dir, "git");
+  // The subcommand is the first argument that is not an option (cairn puts -c and --git-dir first).
+  writeFileSync(
+    script,
+    `#!/bin/sh\nfor a in "$@"; do case "$a" in -c) ;; -*) ;; *=*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec '${realGit()}' "$@"\n`,
+  );
+  chmodSync(script, 0o755);
+  return dir;
 }
 
 /**
@@ -153,10 +180,13 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
       writeFileSync(file, JSON.stringify(spec.config));
       configArgs.push("--config", file);
     }
+    const gitLog = path.join(home, "git-processes.log");
+    const counter = spec.countGit ? gitCounter(home, gitLog) : undefined;
     const record = await serveProcess(
       spec.script,
       (server) => {
         const { args, env } = modelFlags("openai", server);
+        if (counter) env.PATH = `${counter}${path.delimiter}${process.env.PATH ?? ""}`;
         const profileDir = process.env[CPU_PROFILE_DIR];
         // Sampled every 100 µs: a turn takes a few milliseconds.
         if (profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}`;
@@ -178,7 +208,12 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
       },
       spec.timeoutMs,
     );
-    return { ...record, events: streamEvents(record.stdout) };
+    const gitProcesses = counter
+      ? existsSync(gitLog)
+        ? readFileSync(gitLog, "utf8").split("\n").filter(Boolean)
+        : []
+      : undefined;
+    return { ...record, events: streamEvents(record.stdout), ...(gitProcesses ? { gitProcesses } : {}) };
   } finally {
     rmSync(repo, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
