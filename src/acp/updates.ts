@@ -116,7 +116,10 @@ export class UpdateTranslator {
     const tool = this.registry().get(event.tool);
     const parsed = tool?.schema.safeParse(event.args);
     const touches = parsed?.success ? tool?.touches?.(parsed.data) : undefined;
-    const locations = (touches?.paths ?? []).map((file) => ({ path: this.absolute(file) }));
+    // The workspace itself (a search of all of it) is no place to follow the agent to.
+    const locations = (touches?.paths ?? [])
+      .map((file) => ({ path: this.absolute(file) }))
+      .filter((location) => location.path !== this.workspace());
     const content: ToolCallContent[] = [];
     const { change, command } = touches ?? {};
     if (change && tool?.permission === "write") {
@@ -213,6 +216,8 @@ export class UpdateTranslator {
         this.streamed = false;
         return streamed ? [] : text("agent_message_chunk", event.text);
       }
+      case "reasoning":
+        return event.agent ? [] : text("agent_thought_chunk", event.text);
       case "tool.call":
         return [this.startCall(event)];
       case "tool.result": {
@@ -229,8 +234,6 @@ export class UpdateTranslator {
           },
         ];
       }
-      case "approval.resolved":
-        return [];
       case "todos":
         return [
           {

@@ -204,6 +204,7 @@ export class ToolLoop {
         });
       }
       const reply = await this.modelTurn(turn, withTools);
+      if (reply.reasoning.trim()) session.bus.emit({ type: "reasoning", text: reply.reasoning });
       const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
       const rawCalls: ModelToolCall[] = parsed

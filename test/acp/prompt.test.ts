@@ -1,23 +1,14 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { storePath } from "../../src/store/db.js";
 import { Store } from "../../src/store/sessions.js";
-import { type AcpEditor, openSession, startEditor, waitFor } from "../helpers/acp.js";
+import { openSession, stagePerTest, text, waitFor } from "../helpers/acp.js";
 import { makeGitRepo, makeHome } from "../helpers/cli.js";
 import { FIX_SUM, JS_REPO } from "../helpers/runScript.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
-let server: ScriptedServer | undefined;
-let editor: AcpEditor | undefined;
-afterEach(async () => {
-  await editor?.close();
-  await server?.close();
-  editor = server = undefined;
-});
-
-const text = (value: string) => [{ type: "text" as const, text: value }];
+const stage = stagePerTest();
 
 /** The diff blocks among a tool call's content. */
 const diffs = (content: ToolCallContent[] | null | undefined) =>
@@ -25,14 +16,14 @@ const diffs = (content: ToolCallContent[] | null | undefined) =>
 
 describe("cairn acp: a prompt", () => {
   it("reads, edits (a diff in the update), runs the tests, streams the answer and ends the turn", async () => {
-    server = await startScriptedServer([
+    const server = await stage.serve([
       { text: "Let me look.", toolCalls: [{ name: "read_file", args: { path: "src/sum.js" } }] },
       { toolCalls: [FIX_SUM] },
       { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] },
       { text: "Fixed: sum adds now, and the test passes.", usage: { input: 1200, output: 30 } },
     ]);
     const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
-    editor = startEditor({ server, home, args: ["--approval", "auto"] });
+    const editor = stage.start({ server, home, args: ["--approval", "auto"] });
     const { init, session } = await openSession(editor, repo);
     expect(init.agentCapabilities).toMatchObject({
       loadSession: true,
@@ -41,7 +32,12 @@ describe("cairn acp: a prompt", () => {
     });
     expect(init.authMethods).toEqual([]);
     expect(session.modes?.currentModeId).toBe("auto");
-    expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual(["ask", "auto-edit", "auto", "read-only"]);
+    expect(session.modes?.availableModes.map((mode) => mode.id)).toEqual([
+      "ask",
+      "auto-edit",
+      "auto",
+      "read-only",
+    ]);
     const { sessionId } = session;
 
     const response = await editor.agent.request("session/prompt", { sessionId, prompt: text("fix the sum") });
@@ -75,7 +71,9 @@ describe("cairn acp: a prompt", () => {
     expect(answer).toContain("Fixed: sum adds now, and the test passes.");
 
     // Usage: in the response and the context meter, and in the store whatever the editor shows.
-    expect(response._meta).toMatchObject({ cairn: { usage: { calls: 4, input_tokens: expect.any(Number) } } });
+    expect(response._meta).toMatchObject({
+      cairn: { usage: { calls: 4, input_tokens: expect.any(Number) } },
+    });
     const usage = editor.updatesOf(sessionId, "usage_update").at(-1);
     expect(usage).toMatchObject({ used: 1230, size: expect.any(Number) });
     const store = Store.open(storePath({ XDG_DATA_HOME: path.join(home, "data"), HOME: home }));
@@ -86,24 +84,31 @@ describe("cairn acp: a prompt", () => {
     }
 
     // The slash commands are offered, and run without a model call.
-    await waitFor(() => editor?.updatesOf(sessionId, "available_commands_update").length === 1, "commands");
-    const [{ availableCommands }] = editor.updatesOf(sessionId, "available_commands_update") as [
-      { availableCommands: Array<{ name: string }> },
-    ];
-    expect(availableCommands.map((command) => command.name)).toEqual(["model", "agent", "cost", "undo", "compact"]);
+    await waitFor(() => editor.updatesOf(sessionId, "available_commands_update").length === 1, "commands");
+    const [offered] = editor.updatesOf(sessionId, "available_commands_update");
+    expect(offered?.availableCommands.map((command) => command.name)).toEqual([
+      "model",
+      "agent",
+      "cost",
+      "undo",
+      "compact",
+    ]);
     const before = editor.updatesOf(sessionId, "agent_message_chunk").length;
     const cost = await editor.agent.request("session/prompt", { sessionId, prompt: text("/cost") });
     expect(cost.stopReason).toBe("end_turn");
-    expect(JSON.stringify(editor.updatesOf(sessionId, "agent_message_chunk").slice(before))).toContain("execution");
+    expect(JSON.stringify(editor.updatesOf(sessionId, "agent_message_chunk").slice(before))).toContain(
+      "execution",
+    );
     expect(server.requests).toHaveLength(4);
 
     // stdout carried the protocol and nothing else.
-    for (const line of editor.stdout.filter(Boolean)) expect(JSON.parse(line)).toHaveProperty("jsonrpc", "2.0");
+    for (const line of editor.stdout.filter(Boolean))
+      expect(JSON.parse(line)).toHaveProperty("jsonrpc", "2.0");
     expect(await editor.close()).toBe(0);
   });
 
   it("asks in ask mode: allow always is not asked again, and a rejection reaches the model", async () => {
-    server = await startScriptedServer([
+    const server = await stage.serve([
       { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "one\n" } }] },
       { toolCalls: [{ name: "write_file", args: { path: "more.txt", content: "two\n" } }] },
       { toolCalls: [{ name: "run_command", args: { command: "touch made.txt" } }] },
@@ -111,7 +116,7 @@ describe("cairn acp: a prompt", () => {
     ]);
     const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
     const answers = ["session", "deny"];
-    editor = startEditor({ server, home, args: ["--approval", "ask"], answer: () => answers.shift() });
+    const editor = stage.start({ server, home, args: ["--approval", "ask"], answer: () => answers.shift() });
     const { session } = await openSession(editor, repo);
     const { sessionId } = session;
 
@@ -143,9 +148,9 @@ describe("cairn acp: a prompt", () => {
   });
 
   it("cancels a hanging model call within a second, keeping the edit already made", async () => {
-    server = await startScriptedServer([{ toolCalls: [FIX_SUM] }, { hang: true }]);
+    const server = await stage.serve([{ toolCalls: [FIX_SUM] }, { hang: true }]);
     const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
-    editor = startEditor({ server, home, args: ["--approval", "auto-edit"] });
+    const editor = stage.start({ server, home, args: ["--approval", "auto-edit"] });
     const { session } = await openSession(editor, repo);
     const { sessionId } = session;
 

@@ -5,14 +5,16 @@ import {
   type ClientCapabilities,
   type ClientConnection,
   type ClientContext,
+  type ContentBlock,
   client,
   ndJsonStream,
   type RequestPermissionRequest,
   type SessionNotification,
   type SessionUpdate,
 } from "@agentclientprotocol/sdk";
-import type { ScriptedServer } from "../support/scriptedServer.js";
-import { modelFlags, spawnCairn } from "./cli.js";
+import { afterEach } from "vitest";
+import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { type Format, modelFlags, spawnCairn } from "./cli.js";
 
 /** How the test's editor answers a permission request: the option id to pick, or undefined to cancel. */
 export type PermissionAnswer = (request: RequestPermissionRequest) => string | undefined;
@@ -41,6 +43,8 @@ export interface AcpEditor {
 export interface AcpEditorOptions {
   server: ScriptedServer;
   home: string;
+  /** The wire format the model speaks (default OpenAI's). */
+  format?: Format;
   /** Flags after `cairn acp` (the model flags are added). */
   args?: string[];
   answer?: PermissionAnswer;
@@ -53,11 +57,15 @@ export interface AcpEditorOptions {
  * server, and the ACP SDK's own client connected to it, which records what cairn sends.
  */
 export function startEditor(options: AcpEditorOptions): AcpEditor {
-  const model = modelFlags("openai", options.server);
-  const child = spawnCairn(["acp", ...model.args, ...(options.args ?? [])], {
-    home: options.home,
-    env: model.env,
-  }, ["pipe", "pipe", "pipe"]) as ChildProcessByStdio<Writable, Readable, Readable>;
+  const model = modelFlags(options.format ?? "openai", options.server);
+  const child = spawnCairn(
+    ["acp", ...model.args, ...(options.args ?? [])],
+    {
+      home: options.home,
+      env: model.env,
+    },
+    ["pipe", "pipe", "pipe"],
+  ) as ChildProcessByStdio<Writable, Readable, Readable>;
   let stderr = "";
   child.stderr.on("data", (chunk) => {
     stderr += chunk;
@@ -127,7 +135,43 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 15
 
 /** Initializes as an editor with these capabilities and opens a session in `cwd`. */
 export async function openSession(editor: AcpEditor, cwd: string, capabilities: ClientCapabilities = {}) {
-  const init = await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: capabilities });
+  const init = await editor.agent.request("initialize", {
+    protocolVersion: 1,
+    clientCapabilities: capabilities,
+  });
   const session = await editor.agent.request("session/new", { cwd, mcpServers: [] });
   return { init, session };
 }
+
+/** What a test started, closed after it whatever became of it: the editor, then the model server. */
+export class Stage {
+  private server: ScriptedServer | undefined;
+  private editor: AcpEditor | undefined;
+
+  async serve(script: Script): Promise<ScriptedServer> {
+    this.server = await startScriptedServer(script);
+    return this.server;
+  }
+
+  /** An editor (cairn acp); a test that reopens one has the last one closed after it. */
+  start(options: AcpEditorOptions): AcpEditor {
+    this.editor = startEditor(options);
+    return this.editor;
+  }
+
+  async close(): Promise<void> {
+    await this.editor?.close();
+    await this.server?.close();
+    this.editor = this.server = undefined;
+  }
+}
+
+/** A stage for each test of the file. */
+export function stagePerTest(): Stage {
+  const stage = new Stage();
+  afterEach(() => stage.close());
+  return stage;
+}
+
+/** A prompt of one text block. */
+export const text = (value: string): ContentBlock[] => [{ type: "text", text: value }];
