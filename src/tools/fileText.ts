@@ -131,6 +131,11 @@ export interface TextFile {
   mode: number;
 }
 
+/** The editor's text of a file; undefined without an editor that reads, or where it could not (outside its project, say). */
+async function bufferText(file: string, editor: EditorFiles | undefined): Promise<string | undefined> {
+  return editor?.read ? editor.read(file).catch(() => undefined) : undefined;
+}
+
 /**
  * A whole text file, decoded strictly: a file that doesn't decode cleanly is refused, because
  * writing back a lossy decoding would corrupt the bytes nobody asked to change.
@@ -151,7 +156,8 @@ export async function readTextFile(
   if (editor?.read) {
     // What kind of file it is comes from the disk; its text from the buffer, unsaved changes included.
     const format = await textFormatOf(file, display, info.size);
-    return { text: await editor.read(file), format, mode: info.mode & 0o7777 };
+    const text = await bufferText(file, editor);
+    if (text !== undefined) return { text, format, mode: info.mode & 0o7777 };
   }
   const bytes = await readFile(file);
   const sniffed = sniff(bytes.subarray(0, SNIFF_BYTES));
@@ -310,7 +316,7 @@ class Pager {
  * Lines `first` to `first + count - 1` (1-based) of a text file, streamed: only the bytes up to
  * the end of the page are read (plus a bounded stretch to count the rest), and a line is never
  * held beyond MAX_LINE_CHARS characters, so a huge file or a huge line costs little memory.
- * Through an editor, the page is cut from its buffer instead.
+ * Through an editor, the page is cut from its buffer instead, where it has the file.
  */
 export async function readPage(
   file: string,
@@ -321,8 +327,9 @@ export async function readPage(
   editor?: EditorFiles,
 ): Promise<Page> {
   const pager = new Pager(first, count);
-  if (editor?.read) {
-    pager.consume(await editor.read(file));
+  const buffer = await bufferText(file, editor);
+  if (buffer !== undefined) {
+    pager.consume(buffer);
     return pager.finish();
   }
   const { size } = await stat(file);
