@@ -62,7 +62,9 @@ async function agentFiles(dir: string): Promise<string[]> {
   try {
     return (await readdir(dir)).filter((file) => file.endsWith(".md")).sort();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    // No folder (or `.cairn` is a file, not a folder): no agent files there.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return [];
     throw error;
   }
 }

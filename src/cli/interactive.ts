@@ -157,6 +157,7 @@ async function lineChat(
 ): Promise<number> {
   const text = new TextRenderer({
     out: process.stdout,
+    progress: process.stderr,
     color,
     interactive: false,
     describe: (tool, args) => engine.session.registry.describe(tool, args),

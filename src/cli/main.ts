@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { addCommonOptions, type CommonOptions } from "./options.js";
+import { addCommonOptions, type CommonOptions, existingFolder } from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -214,7 +214,7 @@ program
   .command("checkpoints")
   .description("the snapshots taken before cairn changed files in this workspace, newest first")
   .argument("[session]", "only this session's (id or unique prefix)")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--json", "print JSON")
   .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
     const { checkpointsCommand } = await import("./checkpoints.js");
@@ -230,7 +230,7 @@ program
   .command("undo")
   .description("restore the files as they were before a checkpoint (default: the latest)")
   .argument("[checkpoint]", "checkpoint id or unique prefix")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--force", "restore even files changed outside cairn since")
   .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
     const { undoCommand } = await import("./checkpoints.js");

@@ -113,9 +113,11 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const text =
     options.outputFormat === "text"
       ? new TextRenderer({
+          // The answer on stdout, for whatever reads it; the plan, tool lines and status on stderr.
           out: process.stdout,
+          progress: process.stderr,
           color,
-          interactive: Boolean(process.stdout.isTTY),
+          interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;

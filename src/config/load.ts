@@ -190,6 +190,25 @@ function problemsIn(layer: Layer): string[] {
   );
 }
 
+/** Why a config file could not be read, and what to do about it. */
+function unreadable(shown: string, required: boolean, error: NodeJS.ErrnoException): ConfigError {
+  const named = required ? `--config ${shown}` : shown;
+  switch (error.code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new ConfigError(`${named}: no such file`);
+    case "EISDIR":
+      return new ConfigError(
+        `${named}: is a folder, not a config file; ${required ? "give --config a YAML file" : "remove the folder, or make it a YAML file"}`,
+      );
+    case "EACCES":
+    case "EPERM":
+      return new ConfigError(`${named}: cannot be read (permission denied); make it readable or remove it`);
+    default:
+      return new ConfigError(`${named}: cannot be read (${error.code ?? error.message})`);
+  }
+}
+
 async function fileLayer(
   file: string,
   required: boolean,
@@ -201,12 +220,9 @@ async function fileLayer(
     text = await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && !required) return undefined;
-    throw new ConfigError(
-      code === "ENOENT"
-        ? `--config ${shown}: no such file`
-        : `${shown}: cannot read the file (${(error as Error).message})`,
-    );
+    // An optional file that isn't there, even because a folder on its way is a file, is no layer.
+    if ((code === "ENOENT" || code === "ENOTDIR") && !required) return undefined;
+    throw unreadable(shown, required, error as NodeJS.ErrnoException);
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });

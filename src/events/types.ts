@@ -93,8 +93,18 @@ export interface RunResult {
  */
 export type ToolData =
   | { kind: "file_read"; path: string; offset: number; lines: number; total_lines: number | null }
-  /** A file written, edited or appended to; `created` only from write_file, `strategy` only from edit_file. */
-  | { kind: "file_change"; path: string; diff: string; created?: boolean; strategy?: string }
+  /**
+   * A file written, edited or appended to; `created` only from write_file; `strategy` (how old_string
+   * matched) and `repairs` (what was fixed in the arguments first) only from edit_file.
+   */
+  | {
+      kind: "file_change";
+      path: string;
+      diff: string;
+      created?: boolean;
+      strategy?: string;
+      repairs?: string[];
+    }
   | { kind: "file_deleted"; path: string }
   | { kind: "file_copied"; source: string; destination: string }
   | { kind: "file_moved"; source: string; destination: string }

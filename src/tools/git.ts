@@ -1,4 +1,6 @@
 import { type ExecFileException, execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { truncateHeadTail } from "../platform/truncate.js";
@@ -31,6 +33,13 @@ async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
     if (failure.code === "ENOENT") throw new ToolError("git is not installed (not found on PATH).");
     const said = `${failure.stderr ?? ""}\n${failure.stdout ?? ""}`.trim();
     if (/not a git repository/i.test(said)) {
+      // A .git that git does not recognise is a damaged repository, which `git init` would not mend.
+      if (existsSync(path.join(ctx.workspace, ".git"))) {
+        throw new ToolError(
+          `${ctx.workspace} has a .git, but git cannot read it as a repository (${said.split("\n")[0]}): ` +
+            "it looks damaged. Tell the user; don't run git init or other git commands over it.",
+        );
+      }
       throw new ToolError(
         `${ctx.workspace} is not a git repository. If it should be one, run \`git init\` with run_command.`,
       );

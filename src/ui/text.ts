@@ -6,8 +6,13 @@ import type { ToolDescriber } from "../tools/registry.js";
 import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
+type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 export interface TextRendererOptions {
-  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** Where the answer goes: what a script that runs cairn reads. */
+  out: Output;
+  /** Where everything else goes (the plan, tool lines, status, the closing line); `out` if absent. */
+  progress?: Output;
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
@@ -34,8 +39,11 @@ export class TextRenderer {
   private readonly readTools = new Set<string>();
   private readonly todoStates = new Map<string, TodoItem["status"]>();
 
+  private readonly progress: Output;
+
   constructor(options: TextRendererOptions) {
     this.options = options;
+    this.progress = options.progress ?? options.out;
   }
 
   private style(format: Style, text: string): string {
@@ -44,7 +52,7 @@ export class TextRenderer {
 
   private clearStatus(): void {
     if (this.statusShown) {
-      this.options.out.write("\r\x1b[2K");
+      this.progress.write("\r\x1b[2K");
       this.statusShown = false;
     }
   }
@@ -52,13 +60,13 @@ export class TextRenderer {
   private showStatus(): void {
     if (!this.options.interactive || !this.statusText) return;
     const tokens = this.streamedChars > 0 ? ` · ~${Math.ceil(this.streamedChars / 4)} tokens` : "";
-    this.options.out.write(`\r\x1b[2K${this.style("dim", `${this.statusText}…${tokens}`)}`);
+    this.progress.write(`\r\x1b[2K${this.style("dim", `${this.statusText}…${tokens}`)}`);
     this.statusShown = true;
   }
 
-  private line(text: string): void {
+  private line(text: string, to: Output = this.progress): void {
     this.clearStatus();
-    this.options.out.write(`${text}\n`);
+    to.write(`${text}\n`);
     this.showStatus();
   }
 
@@ -241,7 +249,9 @@ export class TextRenderer {
     const summary = this.readTools.has(event.call_id)
       ? `${lines} line${lines === 1 ? "" : "s"}`
       : firstLine(event.output, 160);
-    this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
+    // A command that ran but failed (tests that fail, a build that breaks) is not a success.
+    const failed = event.data?.kind === "command" && event.data.exit_code !== 0;
+    this.line(`  ${failed ? this.style("red", "✗") : this.style("green", "✓")} ${summary} ${time}`);
     if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
   }
 
@@ -264,8 +274,8 @@ export class TextRenderer {
   private async renderAnswer(text: string): Promise<void> {
     if (!text) return;
     const width = Math.min(this.options.out.columns ?? 100, 120);
-    const body = this.options.interactive ? await renderMarkdown(text, width) : text;
-    this.line(`\n${body}\n`);
+    const body = this.options.interactive ? await renderMarkdown(text, width, this.options.color) : text;
+    this.line(`\n${body}\n`, this.options.out);
   }
 
   private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {

@@ -147,6 +147,35 @@ export function modelFlags(
   }
 }
 
+/**
+ * `cairn do` against the scripted server as most end-to-end tests run it: unattended (`--approval
+ * auto`) in `repo`, printing its events; the run, the events, the result line and what was sent.
+ */
+export async function doSession(
+  server: ScriptedServer,
+  options: { repo: string; task: string; format?: Format; extra?: string[]; home?: string },
+) {
+  const { args, env } = modelFlags(options.format ?? "openai", server);
+  const run = await runCairn(
+    [
+      "do",
+      options.task,
+      ...args,
+      "--cwd",
+      options.repo,
+      "--approval",
+      "auto",
+      "--output-format",
+      "stream-json",
+      ...(options.extra ?? []),
+    ],
+    { home: options.home ?? (await makeHome()), env },
+  );
+  const events = streamEvents(run.stdout);
+  const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
+  return { run, events, result, requests: server.requests };
+}
+
 /** Parses `--output-format stream-json` output into its events. */
 export function streamEvents(stdout: string): Array<Record<string, unknown> & { type: string }> {
   return stdout
