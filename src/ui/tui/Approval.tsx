@@ -131,7 +131,9 @@ export function ApprovalPanel({
         </Text>
       ))}
       {preview.length > offset + previewLines && (
-        <Text dimColor>… {plural(preview.length - offset - previewLines, "more line")} (PgDn to read on)</Text>
+        <Text dimColor>
+          … {plural(preview.length - offset - previewLines, "more line")} (PgDn to read on)
+        </Text>
       )}
       {why ? (
         <Text>
