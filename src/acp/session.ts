@@ -10,15 +10,14 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { ChatEngine, type ChatOutcome } from "../agent/chat.js";
 import { type Host, openHost } from "../agent/host.js";
-import type { Outcome } from "../agent/settle.js";
 import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
-import type { EventOf, StampedEvent, UsageTotals } from "../events/types.js";
+import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
 import { parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
-import { editorAccess } from "./editor.js";
+import { editorAccess, type TerminalStarted } from "./editor.js";
 import { readPrompt } from "./prompt.js";
 import { UpdateTranslator } from "./updates.js";
 
@@ -71,6 +70,8 @@ export class AcpSession {
   /** The model calls of the prompt being answered, sub-agents' included. */
   private turnUsage: UsageTotals = emptyUsage();
   private lastCall: EventOf<"usage"> | undefined;
+  /** How the prompt's work ended (a message, /agent): its `session.finished`. */
+  private ended: RunResult | undefined;
   private cancelled = false;
 
   private constructor(id: string, host: Host, engine: ChatEngine, options: AcpSessionOptions) {
@@ -103,18 +104,19 @@ export class AcpSession {
     });
     try {
       let id = resume?.id;
-      let editorShows: ((terminalId: string, callId: string | undefined) => void) | undefined;
+      // The session's editor access is made before the AcpSession that shows its terminals.
+      let showTerminal: TerminalStarted | undefined;
       const engine = await ChatEngine.start(async (log) => {
         const session = await host.open(log);
         id ??= session.id;
         session.editor = editorAccess(options.client, id, options.capabilities, (terminalId, callId) =>
-          editorShows?.(terminalId, callId),
+          showTerminal?.(terminalId, callId),
         );
         return session;
       });
       if (resume) await engine.resume(resume.id, resume.events);
       const acp = new AcpSession(id ?? engine.session.id, host, engine, options);
-      editorShows = acp.showTerminal;
+      showTerminal = acp.showTerminal;
       return acp;
     } catch (error) {
       host.close();
@@ -127,7 +129,7 @@ export class AcpSession {
   }
 
   private readonly showTerminal = (terminalId: string, callId: string | undefined): void => {
-    const toolCallId = callId && this.translator.callId(callId);
+    const toolCallId = callId && this.translator.call(callId)?.id;
     if (!toolCallId) return;
     this.terminals.set(toolCallId, terminalId);
     this.send({
@@ -152,6 +154,9 @@ export class AcpSession {
       case "question.asked":
         askQuestion(this.asker, event).catch((error: unknown) => this.options.log(String(error)));
         return;
+      case "session.finished":
+        if (!event.agent) this.ended = event.result;
+        return;
       case "retry":
         this.options.log(`retrying in ${event.delay_ms} ms (${event.reason}, attempt ${event.attempt})`);
         return;
@@ -162,7 +167,7 @@ export class AcpSession {
   };
 
   private async approve(event: EventOf<"approval.requested">): Promise<void> {
-    const view = this.translator.callWaitingFor(event.call_id);
+    const view = this.translator.call(event.call_id);
     const toolCallId = view?.id ?? event.call_id;
     try {
       const choice = await askPermission(this.asker, event, {
@@ -220,16 +225,14 @@ export class AcpSession {
     this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   }
 
-  /** How the turn ended, in the protocol's words. */
-  private stopReason(outcome: ChatOutcome | Outcome | undefined): StopReason {
-    if (this.cancelled || outcome?.result.status === "cancelled") return "cancelled";
-    if (outcome && "cut" in outcome) {
-      if (outcome.cut === "length") return "max_tokens";
-      if (outcome.cut === "content_filter") return "refusal";
-      if (outcome.cut === "tool_calls") return "max_turn_requests";
-    }
+  /** How the turn ended, in the protocol's words; `cut`, why the chat's answer is not a whole one. */
+  private stopReason(cut: ChatOutcome["cut"]): StopReason {
+    if (this.cancelled || this.ended?.status === "cancelled") return "cancelled";
+    if (cut === "length") return "max_tokens";
+    if (cut === "content_filter") return "refusal";
+    if (cut === "tool_calls") return "max_turn_requests";
     const { config, ledger } = this.engine.session;
-    switch (outcome?.result.status) {
+    switch (this.ended?.status) {
       case "max_iterations":
         return "max_turn_requests";
       case "budget_exceeded": {
@@ -257,15 +260,16 @@ export class AcpSession {
   /** `session/prompt`: a message (or a slash command) as one turn of the chat. */
   async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
     this.cancelled = false;
+    this.ended = undefined;
     this.turnUsage = emptyUsage();
     const message = readPrompt(blocks, this.engine.session.workspace);
     const parsed = message.attachments.length === 0 ? parseCommand(message.text) : undefined;
     const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
-    let outcome: ChatOutcome | Outcome | undefined;
+    let cut: ChatOutcome["cut"];
     if (command && parsed) await this.runCommand(command, parsed.arg);
-    else outcome = await this.engine.send(message.text, message.attachments);
+    else ({ cut } = await this.engine.send(message.text, message.attachments));
     this.reportUsage();
-    return { stopReason: this.stopReason(outcome), _meta: { cairn: { usage: this.turnUsage } } };
+    return { stopReason: this.stopReason(cut), _meta: { cairn: { usage: this.turnUsage } } };
   }
 
   /** `session/cancel`: stops the model call and any running command now, keeping what was done. */

@@ -99,13 +99,11 @@ export class UpdateTranslator {
     return path.resolve(this.workspace(), file);
   }
 
-  /** The editor's id of the call cairn knows by this id (in this sub-agent, when one made it). */
-  callId(callId: string, agent?: string): string | undefined {
-    return this.calls.get(agent ? `${agent}/${callId}` : callId)?.id;
-  }
-
-  /** The call an approval is for: asked on the session's behalf, so without the sub-agent's stamp. */
-  callWaitingFor(callId: string): CallView | undefined {
+  /**
+   * A call by the id its tool context or its approval carries, which says nothing of the
+   * sub-agent that made it: the session's own call by that id, else a sub-agent's.
+   */
+  call(callId: string): CallView | undefined {
     const own = this.calls.get(callId);
     if (own) return own;
     return [...this.calls].find(([key]) => key.endsWith(`/${callId}`))?.[1];

@@ -148,7 +148,11 @@ describe("cairn acp: a prompt", () => {
   });
 
   it("cancels a hanging model call within a second, keeping the edit already made", async () => {
-    const server = await stage.serve([{ toolCalls: [FIX_SUM] }, { hang: true }]);
+    const server = await stage.serve([
+      { toolCalls: [FIX_SUM] },
+      { hang: true },
+      { text: "The fix is in, and", finish: "length" },
+    ]);
     const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
     const editor = stage.start({ server, home, args: ["--approval", "auto-edit"] });
     const { session } = await openSession(editor, repo);
@@ -162,5 +166,10 @@ describe("cairn acp: a prompt", () => {
     expect(Date.now() - cancelled).toBeLessThan(1000);
     expect(response.stopReason).toBe("cancelled");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
+
+    // The session goes on, the model told; an answer cut at the output limit ends as max_tokens.
+    const next = await editor.agent.request("session/prompt", { sessionId, prompt: text("go on") });
+    expect(next.stopReason).toBe("max_tokens");
+    expect(JSON.stringify(server.requests[2]?.body.messages.at(-1))).toContain("The user interrupted");
   });
 });
