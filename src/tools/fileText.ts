@@ -184,10 +184,19 @@ export function encodeText(text: string, format: TextFormat): Buffer {
   return format.encoding === "utf16be" ? bytes.swap16() : bytes;
 }
 
+/** Whether the file on disk holds `text`, in whatever line endings and byte-order mark it was saved with. */
+async function holds(file: string, text: string, format: TextFormat): Promise<boolean> {
+  const saved = await readFile(file).catch(() => undefined);
+  if (!saved) return false;
+  const lines = (value: string) => value.replace(/\r\n/g, "\n");
+  return lines(new TextDecoder(DECODER_LABEL[format.encoding]).decode(saved)) === lines(text);
+}
+
 /**
  * Writes a text file whole, in its format. Through an editor the text goes into its buffer, and
  * the disk must hold it as well: commands and checks read the disk, and checkpoints record it. So
- * what the editor did not save (or could not take) is written to the disk here.
+ * what the editor did not save (or could not take) is written to the disk here; what it saved is
+ * left as it saved it (an editor keeps a file's line endings in the file, not in its buffer).
  */
 export async function writeTextFile(
   file: string,
@@ -196,15 +205,14 @@ export async function writeTextFile(
   mode: number | undefined,
   editor?: EditorFiles,
 ): Promise<void> {
-  const bytes = encodeText(text, format);
   if (editor?.write) {
     const written = await editor.write(file, text).then(
       () => true,
       () => false,
     );
-    if (written && (await readFile(file).catch(() => undefined))?.equals(bytes)) return;
+    if (written && (await holds(file, text, format))) return;
   }
-  await writeFileAtomic(file, bytes, mode);
+  await writeFileAtomic(file, encodeText(text, format), mode);
 }
 
 /**

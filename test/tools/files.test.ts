@@ -518,6 +518,22 @@ describe("through an editor's buffers (cairn acp)", () => {
     expect(await text("b.js")).toBe("new\n");
   });
 
+  it("leaves what the editor saved as it saved it: its line endings stay the file's", async () => {
+    await writeFile(file("dos.txt"), "one\r\ntwo\r\n");
+    const buffers = new Map([[file("dos.txt"), "one\ntwo\n"]]);
+    ctx.editor = {
+      files: {
+        read: async (name) => buffers.get(name) ?? "",
+        write: async (name, content) => {
+          buffers.set(name, content);
+          await writeFile(name, content.replace(/\n/g, "\r\n"));
+        },
+      },
+    };
+    await run("edit_file", { path: "dos.txt", old_string: "two", new_string: "three" });
+    expect(await text("dos.txt")).toBe("one\r\nthree\r\n");
+  });
+
   it("reads the disk where the editor cannot read the file", async () => {
     await writeFile(file("a.js"), "on disk\n");
     editor(new Map(), new Set([file("a.js")]));
