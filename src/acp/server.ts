@@ -1,4 +1,4 @@
-import { statSync } from "node:fs";
+import { realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -43,6 +43,15 @@ function asRequestError(error: unknown): unknown {
   if (error instanceof ConfigError || error instanceof StoreError || error instanceof ProviderError)
     return new RequestError(-32603, error.message);
   return error;
+}
+
+/** A folder by its real path, where it exists. */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
 }
 
 /** The editor's project folder, which must be an absolute path to a folder. */
@@ -174,7 +183,9 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       handle(async ({ params }): Promise<ListSessionsResponse> => {
         const store = Store.open(storePath(env));
         try {
-          const all = store.listSessions(params.cwd ? { workspace: params.cwd } : {});
+          // Sessions are stored under the workspace's real path, which a symlinked folder is not.
+          const workspace = params.cwd && realFolder(params.cwd);
+          const all = store.listSessions(workspace ? { workspace } : {});
           const from = Number(params.cursor ?? 0) || 0;
           const page = all.slice(from, from + PAGE);
           return {
