@@ -84,6 +84,7 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     reads: session.reads,
     ...(sandbox ? { sandbox } : {}),
     ...(session.attended ? { ask: session.inbox.ask } : {}),
+    ...(session.editor ? { editor: session.editor } : {}),
     consult: (question) => consultStrongModel(turn, question),
     setTodos: (todos) => {
       session.todos = todos;
@@ -155,6 +156,7 @@ export async function executeToolCall(
       try {
         const output = await tool.execute(prepared.args, {
           ...toolContextFor(turn, decision.network),
+          callId: call.id,
           ...extra,
         });
         ok = true;

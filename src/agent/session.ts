@@ -28,7 +28,7 @@ import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
-import type { CommandSandbox } from "../tools/types.js";
+import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
@@ -131,6 +131,8 @@ export class Session {
   readonly extraRoots: string[];
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
+  /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
+  editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];

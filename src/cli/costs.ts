@@ -1,6 +1,8 @@
+import { costTable } from "../model/costTable.js";
+import { sumCostTotals } from "../model/usage.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
-import { COST_GROUPS, type CostGroup, type Store, sumCostTotals } from "../store/sessions.js";
-import { costTable, homePath, localTime } from "../ui/table.js";
+import { COST_GROUPS, type CostGroup, type Store } from "../store/sessions.js";
+import { homePath, localTime } from "../ui/table.js";
 import { type CommandIo, usageError } from "./sessions.js";
 
 export interface CostsOptions {

@@ -5,7 +5,8 @@ import { type McpServerConfig, mcpServerSchema } from "../config/schema.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
 import { McpTools } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
-import { clip, homePath, renderTable } from "../ui/table.js";
+import { clip, renderTable } from "../platform/table.js";
+import { homePath } from "../ui/table.js";
 import { type CommandIo, usageError } from "./sessions.js";
 
 export interface McpListOptions {

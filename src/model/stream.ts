@@ -50,6 +50,8 @@ export interface ModelCallResult {
   /** What the SDK noted about the request (a setting the provider ignores), as sentences. */
   warnings: string[];
   text: string;
+  /** What the model thought before it answered, where the provider sends it ("" where not). */
+  reasoning: string;
   toolCalls: ModelToolCall[];
   usage: TokenCounts;
   finishReason: string;
@@ -211,6 +213,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     const started = performance.now();
     let firstTokenAt: number | undefined;
     let text = "";
+    let reasoning = "";
     try {
       // One call, not streamText's loop of steps: the same prompt conversion, request and
       // tool-call parsing, without the layers for steps, tool execution and telemetry around
@@ -252,8 +255,11 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
             }
             break;
           }
-          case "tool-input-start":
           case "reasoning-delta":
+            reasoning += part.text;
+            firstTokenAt ??= performance.now();
+            break;
+          case "tool-input-start":
             firstTokenAt ??= performance.now();
             break;
           case "model-call-start":
@@ -280,6 +286,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       return {
         warnings,
         text,
+        reasoning,
         toolCalls,
         usage: usage ?? emptyCounts(),
         finishReason,

@@ -1,12 +1,6 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
-import {
-  agentNameOf,
-  type Mode,
-  type RunStatus,
-  type StampedEvent,
-  type UsageTotals,
-} from "../events/types.js";
-import { addUsage, emptyUsage } from "../model/usage.js";
+import { agentNameOf, type Mode, type RunStatus, type StampedEvent } from "../events/types.js";
+import type { CostRow, CostTotals } from "../model/usage.js";
 import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 
 /**
@@ -16,12 +10,6 @@ import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 export type SessionStatus = RunStatus | "running" | "interrupted";
 
 /** Usage totals that also say how much of the cost is known, so a partly priced total is not a guess. */
-export interface CostTotals extends UsageTotals {
-  /** The sum of the calls whose price is known: a lower bound when `unknown_cost_calls` > 0. */
-  known_cost_usd: number;
-  unknown_cost_calls: number;
-}
-
 export interface NewSession {
   id: string;
   workspace: string;
@@ -59,13 +47,6 @@ export interface CostQuery {
   sessionId?: string;
 }
 
-export interface CostRow extends CostTotals {
-  /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
-  key: string;
-  /** The `splitBy` group's key, when the query has one. */
-  split?: string;
-}
-
 type Row = Record<string, SQLOutputValue>;
 
 const TOKEN_KINDS = [
@@ -86,17 +67,6 @@ const GROUP_KEY: Record<CostGroup, string> = {
 };
 
 /** The sum of several totals; one unknown cost makes the sum's `cost_usd` unknown. */
-export function sumCostTotals(list: CostTotals[]): CostTotals {
-  return list.reduce<CostTotals>(
-    (sum, next) => ({
-      ...addUsage(sum, next),
-      known_cost_usd: sum.known_cost_usd + next.known_cost_usd,
-      unknown_cost_calls: sum.unknown_cost_calls + next.unknown_cost_calls,
-    }),
-    { ...emptyUsage(), known_cost_usd: 0, unknown_cost_calls: 0 },
-  );
-}
-
 function costTotals(row: Row): CostTotals {
   const known = Number(row.known_cost_usd);
   const unknown = Number(row.unknown_cost_calls);

@@ -51,14 +51,18 @@ const runCommandTool = defineTool({
     const collect = (chunk: Buffer): void => output.push(chunk);
     // stderr joins stdout inside the shell, so the two stay in the order they were written.
     const spawned = confinedCommand(ctx, `exec 2>&1; ${command}`);
-    const handle = spawnGroup(spawned.file, spawned.args, {
+    const options = {
       cwd: dir.absolute,
       timeoutMs,
       signal: ctx.signal,
       graceMs: KILL_GRACE_MS,
       onStdout: collect,
       onStderr: collect,
-    });
+    };
+    const terminal = ctx.editor?.terminal;
+    const handle = terminal
+      ? terminal(spawned, options, ctx.callId)
+      : spawnGroup(spawned.file, spawned.args, options);
     const result = await handle.done;
     const cut = output.finish();
     let status: string;

@@ -3,7 +3,8 @@ import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
-import { agentEnding, mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
+import { describeEvent, type Tone } from "./eventLines.js";
+import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -23,6 +24,14 @@ export interface TextRendererOptions {
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
+
+const TONE_STYLE: Record<Exclude<Tone, "plain">, Style> = {
+  dim: "dim",
+  ok: "green",
+  warn: "yellow",
+  error: "red",
+  accent: "bold",
+};
 
 /**
  * The line-by-line renderer: what `cairn do` prints in a terminal, in a pipe and in CI. It
@@ -129,49 +138,6 @@ export class TextRenderer {
         this.clearStatus();
         this.showStatus();
         break;
-      case "route":
-        this.line(this.style("dim", `route: tier ${event.tier}, ${event.decision} (${event.reason})`));
-        break;
-      case "intent":
-        this.line(
-          this.style(
-            "dim",
-            `intent: ${event.complexity} ${event.category}${event.estimated_files.length ? `; files ${event.estimated_files.join(", ")}` : ""}`,
-          ),
-        );
-        break;
-      case "plan": {
-        const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
-        this.line(`${this.style("bold", `Plan${round}:`)} ${event.summary.replace(/^plan:\s*/i, "")}`);
-        break;
-      }
-      case "validation":
-        this.renderValidation(event);
-        break;
-      case "repair":
-        this.line(
-          `  ${this.style(event.passed ? "green" : "dim", event.passed ? "✓" : "·")} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
-        );
-        break;
-      case "review": {
-        const verdict = event.ready ? this.style("green", "ready") : this.style("yellow", "not ready");
-        this.line(`${this.style("bold", "Review:")} ${verdict}, quality ${event.quality}/10`);
-        for (const issue of event.issues) {
-          this.line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`);
-        }
-        break;
-      }
-      case "escalation":
-        this.line(this.style("yellow", `↑ escalating to ${event.to}: ${event.reason}`));
-        break;
-      case "mcp.server":
-        this.line(this.style(event.status === "failed" ? "yellow" : "dim", mcpServerLine(event)));
-        break;
-      case "question":
-        this.line(
-          `${this.style("bold", "Asked:")} ${firstLine(event.question, 160)} → ${event.answer ?? "(no answer)"}`,
-        );
-        break;
       case "todos":
         this.renderTodos(event.todos);
         break;
@@ -192,22 +158,17 @@ export class TextRenderer {
       case "usage":
         this.countUsage(event);
         break;
-      case "retry":
-        this.line(
-          this.style(
-            "yellow",
-            `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
-          ),
-        );
-        break;
-      case "error":
-        this.line(this.style("red", `✗ ${event.message}`));
-        break;
       case "session.finished":
         this.statusText = "";
         this.renderFinish(event.result);
         break;
+      default:
+        for (const { text, tone } of describeEvent(event) ?? []) this.line(this.toned(tone, text));
     }
+  }
+
+  private toned(tone: Tone, text: string): string {
+    return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
   }
 
   private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
@@ -224,20 +185,6 @@ export class TextRenderer {
       this.todoStates.set(todo.id, todo.status);
       const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
       this.line(`  ${mark} ${todo.content}`);
-    }
-  }
-
-  private renderValidation(event: Extract<StampedEvent, { type: "validation" }>): void {
-    if (!event.ran) {
-      this.line(this.style("dim", `validation skipped: ${event.reason ?? "nothing to run"}`));
-      return;
-    }
-    for (const check of event.checks) {
-      const mark = check.passed ? this.style("green", "✓") : this.style("red", "✗");
-      this.line(`${mark} ${check.command} ${this.style("dim", formatDuration(check.duration_ms))}`);
-    }
-    if (event.passed === false) {
-      for (const l of event.summary.split("\n").slice(0, 12)) this.line(this.style("dim", `    ${l}`));
     }
   }
 

@@ -1,9 +1,10 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { dataDir } from "../../config/load.js";
 import { APPROVAL_MODES } from "../../config/schema.js";
+import { sumCostTotals } from "../../model/usage.js";
 import { parseSince } from "../../platform/since.js";
 import { CheckpointError, Checkpoints, UndoRefused } from "../../store/checkpoints.js";
-import { COST_GROUPS, sumCostTotals } from "../../store/sessions.js";
+import { COST_GROUPS } from "../../store/sessions.js";
 import { ApiError } from "../apiError.js";
 import {
   checkpointsQuerySchema,
