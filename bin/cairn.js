@@ -33,6 +33,12 @@ if (oldNode) {
   // Ctrl-C reaches both processes; cairn on the new Node decides what it means.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
   child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
+} else if (process.argv.length === 3 && ["--version", "-V"].includes(process.argv[2])) {
+  // The version alone needs no argument parser: loading commander (and the child_process,
+  // net and stream modules it pulls in) is most of what any other command takes to start.
+  const { readFileSync } = await import("node:fs");
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  process.stdout.write(`${pkg.version}\n`);
 } else {
   // V8's compiled code for cairn's modules and its dependencies, kept on disk (in the system's
   // temporary folder, or NODE_COMPILE_CACHE) from one run to the next: a session loads a few
