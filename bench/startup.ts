@@ -2,10 +2,10 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { makeHome, makeRepo, modelFlags, spawnCairn } from "../test/helpers/cli.js";
+import { makeHome, makeRepo } from "../test/helpers/cli.js";
 import { CAIRN_BIN, ROOT } from "./lib/paths.js";
 import type { BenchResult, Figure } from "./lib/report.js";
-import { serveProcess } from "./lib/session.js";
+import { serveProcess, spawnTask } from "./lib/session.js";
 import { median, nowMs } from "./lib/stats.js";
 
 export interface StartupOptions {
@@ -73,22 +73,8 @@ async function timeToFirstRequest(runs: number): Promise<number[]> {
       const record = await serveProcess(
         () => ({ text: "Done." }),
         (server) => {
-          const { args, env } = modelFlags("openai", server);
           started = nowMs();
-          return spawnCairn(
-            [
-              "do",
-              "say done",
-              ...args,
-              "--cwd",
-              repo,
-              "--approval",
-              "auto",
-              "--output-format",
-              "stream-json",
-            ],
-            { home, env },
-          );
+          return spawnTask(server, { command: "do", task: "say done", repo, home });
         },
       );
       const first = record.timings[0];

@@ -167,6 +167,39 @@ export async function serveProcess(
 }
 
 /**
+ * `cairn <command> <task>` in `repo` against the scripted server (OpenAI chat completions),
+ * unattended, printing its events as `--output-format stream-json` does.
+ */
+export function spawnTask(
+  server: ScriptedServer,
+  spec: {
+    command: string;
+    task: string;
+    repo: string;
+    home: string;
+    extraArgs?: string[];
+    env?: Record<string, string>;
+  },
+): ChildProcessByStdio<Writable | null, Readable, Readable> {
+  const { args, env } = modelFlags("openai", server);
+  return spawnCairn(
+    [
+      spec.command,
+      spec.task,
+      ...args,
+      ...(spec.extraArgs ?? []),
+      "--cwd",
+      spec.repo,
+      "--approval",
+      "auto",
+      "--output-format",
+      "stream-json",
+    ],
+    { home: spec.home, env: { ...env, ...spec.env } },
+  );
+}
+
+/**
  * Runs the built CLI on a fresh workspace against the scripted server (OpenAI chat completions),
  * as a user would with `--output-format stream-json`.
  */
@@ -185,26 +218,12 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
     const record = await serveProcess(
       spec.script,
       (server) => {
-        const { args, env } = modelFlags("openai", server);
+        const env: Record<string, string> = {};
         if (counter) env.PATH = `${counter}${path.delimiter}${process.env.PATH ?? ""}`;
         const profileDir = process.env[CPU_PROFILE_DIR];
         // Sampled every 100 µs: a turn takes a few milliseconds.
         if (profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}`;
-        return spawnCairn(
-          [
-            spec.command,
-            spec.task,
-            ...args,
-            ...configArgs,
-            "--cwd",
-            repo,
-            "--approval",
-            "auto",
-            "--output-format",
-            "stream-json",
-          ],
-          { home, env },
-        );
+        return spawnTask(server, { ...spec, repo, home, extraArgs: configArgs, env });
       },
       spec.timeoutMs,
     );
