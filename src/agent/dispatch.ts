@@ -41,9 +41,13 @@ function errorText(error: unknown): string {
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
+/**
+ * What the approval policy is asked: with the files, the command line or the text change the
+ * tool says it touches, runs or makes.
+ */
 function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const { command, change } = tool.touches?.(prepared.args) ?? {};
+  const { command, change, paths = [], reads = [] } = tool.touches?.(prepared.args) ?? {};
+  const touched = [...paths, ...reads].map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
     tool: tool.name,
@@ -53,6 +57,7 @@ function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall
       ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
       : {}),
     ...(change ? { change } : {}),
+    ...(touched.length > 0 ? { paths: touched } : {}),
   };
 }
 
@@ -70,6 +75,8 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     step: turn.label,
     commandTimeoutMs: session.config.commands.timeout_ms,
     reads: session.reads,
+    env: session.commandEnv,
+    secrets: session.secrets,
     ...(sandbox ? { sandbox } : {}),
     ...(session.attended ? { ask: session.inbox.ask } : {}),
     consult: (question) => consultStrongModel(turn, question),
@@ -142,6 +149,8 @@ export async function executeToolCall(
       try {
         const output = await tool.execute(prepared.args, {
           ...toolContextFor(turn, decision.network),
+          // The secret files a person let this call read are not left out of it.
+          ...(decision.secrets?.length ? { secrets: session.secrets.allowing(decision.secrets) } : {}),
           ...extra,
         });
         ok = true;

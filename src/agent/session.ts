@@ -15,9 +15,11 @@ import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
+import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { SecretFiles } from "../safety/secretFiles.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
@@ -127,6 +129,11 @@ export class Session {
   readonly extraRoots: string[];
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
+  /** What the model's commands, checks and git get of `env`: everything but its secrets. */
+  readonly commandEnv: Record<string, string>;
+  /** Which files look like secrets, and which of them the config lets the model read. */
+  readonly secrets: SecretFiles;
+  private readonly envPolicy: EnvironmentPolicy;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];
@@ -173,6 +180,9 @@ export class Session {
     this.model = model;
     this.models.set(model.id, Promise.resolve(model));
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
+    this.envPolicy = environmentPolicy(config);
+    this.commandEnv = this.environmentFor();
+    this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
     this.sandbox =
       sandbox.kind === "none"
@@ -204,6 +214,7 @@ export class Session {
       home: env.HOME || os.homedir(),
       sandbox,
       settings: config.sandbox,
+      secrets: this.secrets,
       saveRules: (rules) =>
         saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
@@ -253,6 +264,15 @@ export class Session {
       this.models.set(id, handle);
     }
     return handle;
+  }
+
+  /**
+   * The environment for a program cairn starts on the model's behalf: cairn's own without its
+   * secrets, plus the variables in `pass` (an external agent's own provider keys). An MCP server
+   * over stdio gets this too, with the variables its config names in `pass`.
+   */
+  environmentFor(pass: string[] = []): Record<string, string> {
+    return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

@@ -77,7 +77,18 @@ const QUOTED = String.raw`"(?:[^"\\\n]|\\.)*"|'[^'\n]*'`;
 const EQUALS_VALUE = String.raw`${QUOTED}|[^\s"'\`,;&()[\]{}<>]+(?=[\s,;&#)\]}]|$)`;
 /** After `:`: a quoted string, or the rest of the line up to a comment or a quote. */
 const COLON_VALUE = String.raw`${QUOTED}|[^\s"'\`#,{[(][^\n#"'\`]*`;
-const ASSIGNMENT = String.raw`(?<![\w.])(["']?)(${MAY_BE_SECRET}${NAME})\1([ \t]*(?:=[ \t]*(?:${EQUALS_VALUE})|:[ \t]*(?:${COLON_VALUE})))`;
+/** `=` with blanks after it only when there are some before (`NAME = value`): `NAME= OTHER=x` assigns nothing. */
+const EQUALS = String.raw`(?:=|[ \t]+=[ \t]*)`;
+const ASSIGNMENT = String.raw`(?<![\w.])(["']?)(${MAY_BE_SECRET}${NAME})\1((?:${EQUALS}(?:${EQUALS_VALUE})|[ \t]*:[ \t]*(?:${COLON_VALUE})))`;
+
+/**
+ * Whether `name` before this separator holds a secret. Before `:` a dotted name is a file
+ * (`secrets.yaml: …`, `token.ts:12:` in grep output), not a key; before `=` it is a
+ * property (`spring.datasource.password=…`).
+ */
+function assignsSecret(name: string, separator: string): boolean {
+  return isSecretName(name) && !(name.includes(".") && separator.trimStart().startsWith(":"));
+}
 
 /** Values that name a kind or a state, not a secret: `primary_key=True`, `password: string`. */
 const PLAIN_VALUES = new Set(
@@ -94,7 +105,7 @@ function hidesSecret(value: string): boolean {
   return (
     value.length >= MIN_ASSIGNED_LENGTH &&
     !value.startsWith("$") &&
-    !value.startsWith(REDACTED) &&
+    !value.startsWith("[REDACTED") &&
     !PLAIN_VALUES.has(value.toLowerCase())
   );
 }
@@ -134,7 +145,7 @@ function hideAssigned(match: string, quote: string, name: string, rest: string):
   const quoted = raw[0] === '"' || raw[0] === "'";
   // A statement's `;` or a list's `,` ends an unquoted value: `apiKey: string;`.
   const inner = quoted ? raw.slice(1, -1) : raw.replace(/[\s;,]+$/, "");
-  if (!isSecretName(name) || !hidesSecret(inner)) {
+  if (!assignsSecret(name, separator) || !hidesSecret(inner)) {
     // Not a secret itself, but what follows may hold one: `key: x, password: y`.
     return `${match.slice(0, match.length - raw.length)}${redactAssignments(raw)}`;
   }
@@ -197,7 +208,7 @@ const KEY_BLOCK_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
 
 /** An assignment on the last line whose value may still be arriving: to the line's end after `:`. */
 const OPEN_ASSIGNMENT = new RegExp(
-  String.raw`(?<![\w.])["']?(${NAME})["']?[ \t]*(?:=[ \t]*(?:"[^"\n]*|'[^'\n]*|\S*)|:[^\n]*)$`,
+  String.raw`(?<![\w.])["']?(${NAME})["']?((?:${EQUALS}(?:"[^"\n]*|'[^'\n]*|\S*)|[ \t]*:[^\n]*))$`,
   "g",
 );
 
@@ -209,7 +220,7 @@ function openAssignment(text: string): number | undefined {
     OPEN_ASSIGNMENT.lastIndex = 0;
     const match = OPEN_ASSIGNMENT.exec(line.slice(start));
     if (!match) return undefined;
-    if (isSecretName(match[1]!)) return lineStart + start + match.index;
+    if (assignsSecret(match[1]!, match[2]!)) return lineStart + start + match.index;
     start += match.index + 1;
   }
   return undefined;

@@ -4,6 +4,7 @@ import { spawnGroup } from "../platform/processes.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
+import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
 import { toolDescription } from "./descriptions.js";
@@ -53,6 +54,7 @@ const runCommandTool = defineTool({
     const spawned = confinedCommand(ctx, `exec 2>&1; ${command}`);
     const handle = spawnGroup(spawned.file, spawned.args, {
       cwd: dir.absolute,
+      env: commandEnvironment(ctx),
       timeoutMs,
       signal: ctx.signal,
       graceMs: KILL_GRACE_MS,
@@ -99,6 +101,11 @@ const runCommandTool = defineTool({
   // What a command changes is not known before it runs: no paths, so it is checkpointed whole.
   touches: ({ command, cwd }) => ({ command: { text: command, ...(cwd !== undefined ? { cwd } : {}) } }),
 });
+
+/** What the model's commands get of cairn's environment: the session's, or the default policy's. */
+export function commandEnvironment(ctx: Pick<ToolContext, "env">): Record<string, string> {
+  return ctx.env ?? cleanEnvironment(process.env, environmentPolicy());
+}
 
 /**
  * The process to spawn for a shell command under the session's sandbox: every command cairn runs

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AgentRunStatus, Permission, ProposedChange, ToolData } from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
+import type { SecretFiles } from "../safety/secretFiles.js";
 import type { ReadTracker } from "./fileText.js";
 
 /** What a tool hands back: text for the model, structured data for events and renderers. */
@@ -33,6 +34,13 @@ export interface ToolContext {
   reads?: ReadTracker;
   /** Hands a job to a sub-agent or another coding agent and waits for its answer (explore_codebase, task). */
   runAgent?: (request: AgentRequest) => Promise<AgentOutcome>;
+  /**
+   * The environment of what the model runs (commands, git): cairn's own without its secrets
+   * (safety/environment.ts). Absent, it is made from cairn's environment by the default policy.
+   */
+  env?: Record<string, string>;
+  /** Which files look like secrets: grep, the listings and git_diff leave them out unless allowed. */
+  secrets?: SecretFiles;
 }
 
 /** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
@@ -84,6 +92,11 @@ export interface ToolTouches {
    * file of the workspace is checkpointed around the call.
    */
   paths?: string[];
+  /**
+   * Paths a write tool reads without writing them (copy_file's source): with `paths`, what the
+   * approval policy looks through for files that look like secrets.
+   */
+  reads?: string[];
   /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
   command?: { text: string; cwd?: string };
   /** The text change an edit or a write proposes, for approval previews. */
