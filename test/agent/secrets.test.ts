@@ -1,17 +1,14 @@
-import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
-import { openHostedSession } from "../../src/agent/host.js";
 import type { EventOf, StampedEvent } from "../../src/events/types.js";
-import { makeHome, makeRepo } from "../helpers/cli.js";
+import { makeRepo } from "../helpers/cli.js";
+import { scriptedSession } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-let closeHost: (() => void) | undefined;
 afterEach(async () => {
-  closeHost?.();
   await server?.close();
-  server = closeHost = undefined;
+  server = undefined;
 });
 
 const PASSWORD = "correct-horse-battery-staple";
@@ -22,22 +19,15 @@ async function readEnvAsked(choice: "once" | "deny") {
     { toolCalls: [{ name: "read_file", args: { path: ".env" } }] },
     { text: "Read it." },
   ]);
-  const [repo, home] = await Promise.all([makeRepo({ ".env": `DB_PASSWORD=${PASSWORD}\n` }), makeHome()]);
-  const hosted = await openHostedSession({
-    cwd: repo,
-    flags: { model: "openai/gpt-4o", baseUrl: server.openaiBaseUrl, approval: "ask" },
-    mode: "do",
-    attended: true,
-    env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
-  });
-  closeHost = hosted.close;
+  const repo = await makeRepo({ ".env": `DB_PASSWORD=${PASSWORD}\n` });
+  const session = await scriptedSession(server, repo, { approval: "ask", attended: true });
   const events: StampedEvent[] = [];
-  hosted.session.bus.subscribe((event) => {
+  session.bus.subscribe((event) => {
     events.push(event);
     if (event.type === "approval.requested")
-      void hosted.session.submit({ type: "approve", request_id: event.request_id, choice });
+      void session.submit({ type: "approve", request_id: event.request_id, choice });
   });
-  await doTask(hosted.session, "read the database settings");
+  await doTask(session, "read the database settings");
   const requested = events.find((e) => e.type === "approval.requested") as EventOf<"approval.requested">;
   const sent = server.requests.at(-1)?.rawBody ?? "";
   return { requested, sent, events };
