@@ -4,23 +4,35 @@ import picomatch from "picomatch";
 import { isInside } from "../platform/text.js";
 
 /**
- * File names that say a file holds secrets (docs/security.md, "Secret files"). Templates of a
- * `.env` (`.env.example`, `.env.sample`, `.env.template`) are committed to be read, and public
- * keys (`*.pub`) are public.
+ * File names that say a file holds secrets (docs/security.md, "Secret files"), as globs on the
+ * name, in any case. Templates of a `.env` are committed to be read, and public keys are public.
  */
-const SECRET_FILE_NAMES = [
-  /^\.env$/,
-  /^\.env\..+$/,
-  /^\.envrc$/,
-  /\.(?:pem|key|p12|pfx|jks|keystore)$/i,
-  /^id_(?:rsa|dsa|ecdsa|ed25519)/,
-  /^credentials(?:.*\.json)?$/i,
-  /\.tfvars(?:\.json)?$/,
-  /\.tfstate(?:\.backup)?$/,
-  /^secrets\.[^.]+$/i,
-  /^\.(?:git-credentials|pgpass|htpasswd)$/,
+export const SECRET_FILE_NAMES = [
+  ".env",
+  ".env.*",
+  ".envrc",
+  "*.{pem,key,p12,pfx,jks,keystore}",
+  "id_{rsa,dsa,ecdsa,ed25519}*",
+  "credentials",
+  "credentials*.json",
+  "*.tfvars",
+  "*.tfvars.json",
+  "*.tfstate",
+  "*.tfstate.backup",
+  "secrets.*",
+  ".git-credentials",
+  ".pgpass",
+  ".htpasswd",
+  // Secret only when they hold a credential (CREDENTIAL_FILES).
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  "_netrc",
 ];
-const NOT_SECRET = [/^\.env(?:\..+)?\.(?:example|sample|template)$/, /\.pub$/];
+const NOT_SECRET_NAMES = [".env.{example,sample,template}", ".env.*.{example,sample,template}", "*.pub"];
+const NAME_OPTIONS = { dot: true, nocase: true };
+const secretName = picomatch(SECRET_FILE_NAMES, NAME_OPTIONS);
+const notSecretName = picomatch(NOT_SECRET_NAMES, NAME_OPTIONS);
 
 /** Configuration files that are secret only when they hold a credential, not a reference to one. */
 const CREDENTIAL_FILES = new Set([".npmrc", ".pypirc", ".netrc", "_netrc"]);
@@ -32,8 +44,7 @@ const CREDENTIAL_SCAN_BYTES = 64 * 1024;
 /** Whether a file's name alone says it may hold secrets (an `.npmrc` only when it does, see SecretFiles). */
 export function hasSecretName(file: string): boolean {
   const name = path.basename(file);
-  if (CREDENTIAL_FILES.has(name)) return true;
-  return SECRET_FILE_NAMES.some((pattern) => pattern.test(name)) && !NOT_SECRET.some((p) => p.test(name));
+  return secretName(name) && !notSecretName(name);
 }
 
 function holdsCredential(file: string): boolean {

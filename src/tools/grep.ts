@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { findExecutable, spawnGroup } from "../platform/processes.js";
 import type { Confinement } from "../safety/paths.js";
-import type { SecretFiles } from "../safety/secretFiles.js";
+import { SECRET_FILE_NAMES, type SecretFiles } from "../safety/secretFiles.js";
 import { HIT_CHARS, hitText, readMatchedLine, scanLines, splitLine, withoutBreak } from "./grepLines.js";
 import { RipgrepOutput, type RipgrepRecord } from "./ripgrepOutput.js";
 import { ToolError } from "./toolError.js";
@@ -178,9 +178,15 @@ function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] 
   return args;
 }
 
+/** A glob matching names in any case, as ripgrep's types have no such option: `[pP][eE][mM]`. */
+function anyCase(glob: string): string {
+  return glob.replace(/[a-z]/gi, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`);
+}
+
 /**
  * How many files of the search look like secrets, from ripgrep's list of the files it would
- * search: a count that says nothing of what they hold, so no pattern can probe them.
+ * search with a name that may be secret: a count that says nothing of what they hold, so no
+ * pattern can probe them.
  */
 async function countSecretsWithRipgrep(
   rgPath: string,
@@ -193,7 +199,10 @@ async function countSecretsWithRipgrep(
   const take = (names: string[]) => {
     for (const name of names) if (name && secrets.isSecret(path.resolve(scope.workspace, name))) count++;
   };
-  const args = ["--files", "--null", ...ripgrepFilters(scope, options), "--", ripgrepTarget(scope)];
+  // Only files whose names may be secret are listed: a type, unlike a glob, keeps .gitignore.
+  const types = SECRET_FILE_NAMES.flatMap((glob) => ["--type-add", `secret:${anyCase(glob)}`]);
+  const args = ["--files", "--null", ...ripgrepFilters(scope, options), ...types, "--type", "secret"];
+  args.push("--", ripgrepTarget(scope));
   await spawnGroup(rgPath, args, {
     cwd: scope.workspace,
     signal: options.signal,

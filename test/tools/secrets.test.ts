@@ -39,6 +39,9 @@ beforeAll(() => {
   write(".env.example", "API_KEY=\n");
   write("config/secrets.yaml", `api_key: ${PLANTED}\n`);
   write("config/allowed.pem", "KEY allowed-to-read\n");
+  write(".gitignore", "ignored/\n");
+  write("ignored/.env", `API_KEY=${PLANTED}\n`);
+  write("Config/Backup.PEM", `KEY ${PLANTED}\n`);
   git("init", "-q", "-b", "main");
   git("add", "-A");
   git("commit", "-qm", "first");
@@ -65,12 +68,29 @@ describe("tools that look through many files leave secret files out, and say how
         const result = await grep({ workspace, extraRoots: [], pattern, secrets: ctx.secrets! });
         expect(JSON.stringify(result.hits)).not.toContain(PLANTED);
         expect(result.hits.map((hit) => hit.path)).not.toContain(".env");
-        // The same count whether or not they match: it tells nothing of what they hold.
-        expect(result.secrets, pattern).toBe(2);
+        // The same count whether or not they match: it tells nothing of what they hold. What
+        // .gitignore leaves out is not searched anyway, and not counted; names in any case are.
+        expect(result.secrets, pattern).toBe(3);
       }
       const hits = (await grep({ workspace, extraRoots: [], pattern: "API_KEY", secrets: ctx.secrets! }))
         .hits;
       expect(hits.map((hit) => hit.path).sort()).toEqual([".env.example", "README.md", "app.js"]);
+      const yaml = await grep({
+        workspace,
+        extraRoots: [],
+        pattern: "KEY",
+        glob: "*.yaml",
+        secrets: ctx.secrets!,
+      });
+      expect(yaml).toMatchObject({ hits: [], secrets: 1 });
+      const ignored = await grep({
+        workspace,
+        extraRoots: [],
+        pattern: "KEY",
+        path: "ignored",
+        secrets: ctx.secrets!,
+      });
+      expect(ignored).toMatchObject({ hits: [], secrets: 1 });
       const allowed = await grep({ workspace, extraRoots: [], pattern: "allowed-to", secrets: ctx.secrets! });
       expect(allowed.hits.map((hit) => hit.path)).toEqual(["config/allowed.pem"]);
     },
@@ -80,31 +100,31 @@ describe("tools that look through many files leave secret files out, and say how
     const result = await call("grep", { pattern: "KEY" });
     expect(result.text).not.toContain(PLANTED);
     expect(result.text).toMatch(
-      /\n\(2 files that look like secrets \(\.env, keys\) were not searched; the user can allow such files with files\.allow_secrets in the config\)$/,
+      /\n\(3 files that look like secrets \(\.env, keys\) were not searched; the user can allow such files with files\.allow_secrets in the config\)$/,
     );
     const none = await call("grep", { pattern: "hunter2" });
     expect(none.text).toMatch(
-      /^No matches for \/hunter2\/ in the workspace\.\n\(2 files that look like secrets/,
+      /^No matches for \/hunter2\/ in the workspace\.\n\(3 files that look like secrets/,
     );
   });
 
   it("list_files, search_files, file_tree and workspace_info do not show them", async () => {
     const listed = await call("list_files");
     expect(listed.data).toMatchObject({
-      files: [".env.example", "README.md", "app.js", "config/allowed.pem"],
+      files: [".env.example", ".gitignore", "README.md", "app.js", "config/allowed.pem"],
     });
-    expect(listed.text).toMatch(/\(2 files that look like secrets \(\.env, keys\) were not listed;/);
+    expect(listed.text).toMatch(/\(3 files that look like secrets \(\.env, keys\) were not listed;/);
     const searched = await call("search_files", { pattern: ".env*" });
     expect(searched.data).toMatchObject({ files: [".env.example"] });
     expect(searched.text).toMatch(/\(1 file that looks like a secret \(\.env, a key\) was not listed;/);
     const tree = await call("file_tree");
     expect(tree.text).not.toMatch(/^ *\.env$/m);
     expect(tree.text).not.toMatch(/secrets\.yaml/);
-    expect(tree.text).toMatch(/\(2 files that look like secrets/);
+    expect(tree.text).toMatch(/\(3 files that look like secrets/);
     const info = await call("workspace_info");
     expect(info.text, info.text).not.toMatch(/[ ,]\.env[,\s]/);
     expect(info.text).toMatch(
-      /Top level: config\/, \.env\.example, README\.md, app\.js \(\+1 ignored\) \(1 file that looks like a secret/,
+      /Top level: Config\/, config\/, \.env\.example, \.gitignore, README\.md, app\.js \(\+2 ignored\) \(1 file that looks like a secret/,
     );
   });
 
