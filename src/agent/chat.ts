@@ -83,6 +83,8 @@ export class ChatEngine {
       off();
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
+    // The conversation left behind needs its MCP servers no more.
+    void this.session?.close();
     this.session = session;
     this.notes = [];
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });

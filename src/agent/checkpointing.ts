@@ -13,11 +13,15 @@ export function withCheckpoints(
   checkpoints: () => Promise<Checkpoints>,
   session: string,
 ): AnyTool {
-  if (tool.permission !== "write" && tool.permission !== "exec") return tool;
+  const changes = (t: AnyTool) => t.permission === "write" || t.permission === "exec";
+  // A tool that calls another (call_mcp_tool) is checkpointed as the one it calls.
+  if (!changes(tool) && !tool.actsAs) return tool;
   return {
     ...tool,
     async execute(args, ctx) {
-      const paths = tool.touches?.(args).paths;
+      const judged = tool.actsAs?.(args) ?? tool;
+      if (!changes(judged)) return tool.execute(args, ctx);
+      const paths = judged.touches?.(args).paths;
       if (paths?.length === 0) return tool.execute(args, ctx);
       if (paths === undefined) {
         // A safety net, not a condition: where the workspace cannot be compared (git is not

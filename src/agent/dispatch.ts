@@ -1,4 +1,5 @@
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
@@ -6,7 +7,7 @@ import type { ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { ToolError } from "../tools/toolError.js";
-import type { AnyTool, ToolContext } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
 import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
@@ -29,6 +30,8 @@ export interface ToolCallResult {
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
   data?: ToolData;
+  /** For a model that takes images in tool results; `text` describes them for the others. */
+  images?: ToolImage[];
 }
 
 export function describeCall(call: PreparedCall): string {
@@ -42,21 +45,51 @@ function errorText(error: unknown): string {
 }
 
 /**
+ * The tool a call is judged as: itself, or for a tool that calls another (call_mcp_tool), the
+ * one it calls, so that its class, its rules and its server's hints apply.
+ */
+export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
+  return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
+}
+
+/** Every string in a tool's arguments, however deep. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/** A `file://` URI as the path it names; anything else as it is. */
+function asPath(text: string): string {
+  try {
+    return text.startsWith("file://") ? fileURLToPath(text) : text;
+  } catch {
+    return text;
+  }
+}
+
+/**
  * What the approval policy is asked: with the files, the command line or the text change the
  * tool says it touches, runs or makes.
  */
-function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const { command, change, paths = [], reads = [] } = tool.touches?.(prepared.args) ?? {};
-  const touched = [...paths, ...reads].map((file) => path.resolve(session.workspace, file));
+function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
+  const tool = judgedTool(called, prepared);
+  const touches = called.touches?.(prepared.args);
+  const { command, change, paths = [], reads = [] } = touches ?? {};
+  // A tool that does not say (a local MCP server's) may touch any file its arguments name.
+  const named = touches ? [...paths, ...reads] : stringsIn(prepared.args).map(asPath);
+  const touched = named.map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
-    summary: describeCall(prepared),
+    summary: tool === called ? describeCall(prepared) : `${tool.name} (through ${called.name})`,
     ...(command
       ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
       : {}),
     ...(change ? { change } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(touched.length > 0 ? { paths: touched } : {}),
   };
 }
@@ -128,13 +161,14 @@ export async function executeToolCall(
     call_id: call.id,
     tool: call.name,
     args: prepared.args ?? call.input,
-    permission: tool?.permission ?? null,
+    permission: tool ? judgedTool(tool, prepared).permission : null,
   });
   // The call's own time: the wait for a person's approval is not part of it.
   let started = performance.now();
   let ok = false;
   let text: string;
   let data: ToolData | undefined;
+  let images: ToolImage[] | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
@@ -143,7 +177,7 @@ export async function executeToolCall(
     started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
-      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
+      if (decision.unattended) turn.noteCall(judgedTool(tool, prepared).permission, describeCall(prepared));
     } else {
       turn.noteCall(decision.permission);
       try {
@@ -156,6 +190,7 @@ export async function executeToolCall(
         ok = true;
         text = output.text;
         data = output.data;
+        images = output.images;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
@@ -174,5 +209,5 @@ export async function executeToolCall(
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
-  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
+  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text, ...(images ? { images } : {}) };
 }

@@ -11,6 +11,7 @@ import { loadProjectInstructions, type ProjectInstructions } from "../context/in
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -30,6 +31,7 @@ import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox } from "../tools/types.js";
+import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
@@ -117,6 +119,8 @@ export class Session {
   readonly bus: EventBus;
   readonly ledger: UsageLedger;
   readonly registry: ToolRegistry;
+  /** The configured MCP servers, started with the first request that offers tools. */
+  readonly mcp: McpTools;
   readonly inbox: Inbox;
   readonly attended: boolean;
   readonly system: string;
@@ -194,6 +198,14 @@ export class Session {
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
           };
+    // MCP servers' tools come and go as the servers start, change their lists and stop.
+    this.mcp = new McpTools({
+      servers: config.mcp_servers,
+      workspace,
+      env,
+      serverEnv: this.commandEnv,
+      report: (event) => this.bus.emit(event),
+    });
     this.registry = new ToolRegistry(
       [
         ...fileTools,
@@ -203,8 +215,10 @@ export class Session {
         ...dataTools,
         ...planTools,
         ...agentTools,
-      ].map((tool) => withCheckpoints(tool, () => this.checkpoints(), this.id)),
+        ...webTools(config.web, env),
+      ],
       config.tools,
+      { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
@@ -268,11 +282,16 @@ export class Session {
 
   /**
    * The environment for a program cairn starts on the model's behalf: cairn's own without its
-   * secrets, plus the variables in `pass` (an external agent's own provider keys). An MCP server
-   * over stdio gets this too, with the variables its config names in `pass`.
+   * secrets, plus the variables in `pass` (an external agent's own provider keys). MCP servers
+   * over stdio start from it too, with the `env` their config gives on top.
    */
   environmentFor(pass: string[] = []): Record<string, string> {
     return cleanEnvironment(this.env, this.envPolicy, pass);
+  }
+
+  /** Stops what the session started outside itself: its MCP servers. */
+  close(): Promise<void> {
+    return this.registry.close();
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

@@ -4,7 +4,8 @@ import { loadAgents } from "../agents/files.js";
 import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
 import { loadConfig } from "../config/load.js";
 import { findExecutable } from "../platform/processes.js";
-import { clip, homePath, renderTable } from "../ui/table.js";
+import { clip, renderTable } from "../platform/table.js";
+import { homePath } from "../ui/table.js";
 import type { CommandIo } from "./sessions.js";
 
 export interface AgentsOptions {

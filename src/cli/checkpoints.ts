@@ -1,5 +1,6 @@
+import { clip, renderTable } from "../platform/table.js";
 import { CheckpointError, type CheckpointInfo, type Checkpoints, UndoRefused } from "../store/checkpoints.js";
-import { clip, localTime, renderTable } from "../ui/table.js";
+import { localTime } from "../ui/table.js";
 import { type CommandIo, usageError } from "./sessions.js";
 
 /** The command did not do what was asked (DESIGN.md: the task did not complete). */

@@ -5,14 +5,15 @@ import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { costTable } from "../model/costTable.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { StoreError } from "../store/db.js";
 import type { Store } from "../store/sessions.js";
-import { costTable } from "../ui/table.js";
 import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import { checkpointsCommand, undoCommand } from "./checkpoints.js";
+import { serverTable } from "./mcp.js";
 import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
@@ -185,6 +186,18 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       },
     },
     {
+      name: "mcp",
+      summary: "the MCP servers: status and tool count",
+      anytime: true,
+      run(screen) {
+        const { mcp } = engine.session;
+        const waiting = mcp.servers.some((s) => s.status === "not started")
+          ? "\nServers start with the first message that needs tools."
+          : "";
+        screen.show("mcp", `${serverTable(mcp)}${waiting}`);
+      },
+    },
+    {
       name: "approval",
       args: "[ask|auto-edit|auto|read-only]",
       summary: "what may run without asking",
@@ -216,6 +229,7 @@ async function lineChat(
 ): Promise<number> {
   const text = new TextRenderer({
     out: process.stdout,
+    progress: process.stderr,
     color,
     interactive: false,
     describe: (tool, args) => engine.session.registry.describe(tool, args),
@@ -284,7 +298,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
   try {
     engine = await ChatEngine.start((resume) => host.open(resume));
   } catch (error) {
-    host.close();
+    await host.close();
     throw error;
   }
   const interactions = new Interactions((op) => engine.session.submit(op));
@@ -305,7 +319,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     return 0;
   } finally {
     await engine.close();
-    host.close();
+    await host.close();
   }
 }
 

@@ -94,8 +94,18 @@ export interface RunResult {
  */
 export type ToolData =
   | { kind: "file_read"; path: string; offset: number; lines: number; total_lines: number | null }
-  /** A file written, edited or appended to; `created` only from write_file, `strategy` only from edit_file. */
-  | { kind: "file_change"; path: string; diff: string; created?: boolean; strategy?: string }
+  /**
+   * A file written, edited or appended to; `created` only from write_file; `strategy` (how old_string
+   * matched) and `repairs` (what was fixed in the arguments first) only from edit_file.
+   */
+  | {
+      kind: "file_change";
+      path: string;
+      diff: string;
+      created?: boolean;
+      strategy?: string;
+      repairs?: string[];
+    }
   | { kind: "file_deleted"; path: string }
   | { kind: "file_copied"; source: string; destination: string }
   | { kind: "file_moved"; source: string; destination: string }
@@ -148,7 +158,13 @@ export type ToolData =
   /** read_json/_yaml/_ini: the parsed value, or `truncated` when it was too big to carry. */
   | { kind: "data_read"; path: string; value?: unknown; truncated?: boolean }
   /** write_json/_yaml/_ini. */
-  | { kind: "data_written"; path: string; bytes: number; created: boolean };
+  | { kind: "data_written"; path: string; bytes: number; created: boolean }
+  /** fetch_webpage: where the content came from (after redirects), and whether it was cut. */
+  | { kind: "web_page"; url: string; status: number; content_type: string; chars: number; cut: boolean }
+  /** web_search. */
+  | { kind: "web_search"; backend: string; results: Array<{ title: string; url: string; snippet: string }> }
+  /** A tool of an MCP server (directly or through call_mcp_tool), or a resource read; `images` it returned. */
+  | { kind: "mcp"; server: string; tool?: string; uri?: string; images: number };
 
 /** A file's text as a call would change it (its tool says so): `old_text` null when it writes the file whole. */
 export interface ProposedChange {
@@ -159,6 +175,13 @@ export interface ProposedChange {
 
 /** How a person may answer an approval request. */
 export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+
+/** What an MCP server says of one of its tools (its `readOnlyHint`, `destructiveHint`, `openWorldHint`). */
+export interface ToolAnnotations {
+  read_only?: boolean;
+  destructive?: boolean;
+  open_world?: boolean;
+}
 
 /** What a person is asked to approve: one tool call, said so it can be judged. */
 export interface ApprovalPromptEvent {
@@ -176,6 +199,8 @@ export interface ApprovalPromptEvent {
   network: boolean;
   /** What an "always" answer would allow from then on (`npm test`, `edit_file`). */
   always?: string[];
+  /** What the tool's MCP server says of it; a hint from the server, not a guarantee. */
+  annotations?: ToolAnnotations;
 }
 
 export type CairnEvent =
@@ -275,6 +300,11 @@ export type CairnEvent =
   | { type: "question.asked"; request_id: string; question: string }
   | { type: "question.answered"; request_id: string; answer: string | null }
   | { type: "question"; question: string; answer: string | null }
+  /**
+   * An MCP server's tools arrived (`ready`, again after it announced a new list), or it failed to
+   * start, crashed or timed out (`failed`, once; its tools are withdrawn and the session goes on).
+   */
+  | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
   /**
    * A sub-agent or delegate started or ended. Emitted by the agent itself, so it carries the

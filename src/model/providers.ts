@@ -33,6 +33,8 @@ export interface ProviderSpec {
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
   cacheBreakpoints?: boolean;
+  /** Tool results may carry images (Chat Completions' tool messages, for one, are text only). */
+  images?: boolean;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
 }
@@ -64,6 +66,7 @@ export const PROVIDER_SPECS = {
     local: false,
     defaultModel: "anthropic/claude-sonnet-5",
     cacheBreakpoints: true,
+    images: true,
     async create({ model, apiKey, baseURL }) {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey, baseURL }).messages(model);

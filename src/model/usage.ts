@@ -55,3 +55,30 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
 export function addCall(total: UsageTotals, counts: TokenCounts, cost: number | null): UsageTotals {
   return addUsage(total, { ...counts, cost_usd: cost, calls: 1 });
 }
+
+/** Usage summed over many calls, some of which may have had no known price. */
+export interface CostTotals extends UsageTotals {
+  /** The sum of the calls whose price is known: a lower bound when `unknown_cost_calls` > 0. */
+  known_cost_usd: number;
+  unknown_cost_calls: number;
+}
+
+/** One group of a cost report. */
+export interface CostRow extends CostTotals {
+  /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
+  key: string;
+  /** The `splitBy` group's key, when the query has one. */
+  split?: string;
+}
+
+/** Costs added up: the known dollars, and how many calls had no price. */
+export function sumCostTotals(list: CostTotals[]): CostTotals {
+  return list.reduce<CostTotals>(
+    (sum, next) => ({
+      ...addUsage(sum, next),
+      known_cost_usd: sum.known_cost_usd + next.known_cost_usd,
+      unknown_cost_calls: sum.unknown_cost_calls + next.unknown_cost_calls,
+    }),
+    { ...emptyUsage(), known_cost_usd: 0, unknown_cost_calls: 0 },
+  );
+}

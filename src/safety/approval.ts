@@ -1,7 +1,13 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { ApprovalChoice, ApprovalPromptEvent, Permission, ProposedChange } from "../events/types.js";
+import type {
+  ApprovalChoice,
+  ApprovalPromptEvent,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+} from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { plural } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
@@ -22,6 +28,8 @@ export interface ApprovalRequest {
   command?: { text: string; cwd: string };
   /** For an edit or a write: the text it would put in, to judge before approving. */
   change?: ProposedChange;
+  /** What the tool's MCP server says of it. */
+  annotations?: ToolAnnotations;
   /** The command runs outside the sandbox even where there is one (an external coding agent). */
   unconfined?: boolean;
   /** Absolute paths the call reads or changes, as its tool says: a secret file among them makes it class `secret`. */
@@ -213,10 +221,17 @@ export class ApprovalPolicy {
     };
   }
 
-  private modeAsks(permission: Permission, unconfined: boolean): boolean {
+  /**
+   * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
+   * a command where no sandbox works, an external agent always. A tool that runs no command line
+   * (an MCP server's) runs as it is.
+   */
+  private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
     switch (this.mode) {
-      case "auto":
-        return permission === "exec" && (unconfined || !this.confined) && !this.settings.allow_unsandboxed;
+      case "auto": {
+        const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
+        return permission === "exec" && outside && !this.settings.allow_unsandboxed;
+      }
       case "auto-edit":
         return permission !== "write";
       default:
@@ -258,7 +273,8 @@ export class ApprovalPolicy {
     const rule = command
       ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`
       : `{tool: ${tool}, action: allow}`;
-    const sandboxed = this.confined || this.settings.allow_unsandboxed;
+    // Only commands run in the sandbox; other tools (an MCP server's) run in auto as they are.
+    const sandboxed = !command || this.confined || this.settings.allow_unsandboxed;
     return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
   }
 
@@ -283,7 +299,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission, request.unconfined ?? false));
+      (verdict.action !== "allow" && this.modeAsks(permission, request));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);

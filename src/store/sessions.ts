@@ -6,7 +6,7 @@ import {
   type StampedEvent,
   type UsageTotals,
 } from "../events/types.js";
-import { addUsage, emptyUsage } from "../model/usage.js";
+import { addUsage, type CostRow, type CostTotals, emptyUsage } from "../model/usage.js";
 import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 
 /**
@@ -16,12 +16,6 @@ import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 export type SessionStatus = RunStatus | "running" | "interrupted";
 
 /** Usage totals that also say how much of the cost is known, so a partly priced total is not a guess. */
-export interface CostTotals extends UsageTotals {
-  /** The sum of the calls whose price is known: a lower bound when `unknown_cost_calls` > 0. */
-  known_cost_usd: number;
-  unknown_cost_calls: number;
-}
-
 export interface NewSession {
   id: string;
   workspace: string;
@@ -53,13 +47,10 @@ export type CostGroup = (typeof COST_GROUPS)[number];
 
 export interface CostQuery {
   groupBy: CostGroup;
+  /** A second grouping within each group: each day's spending by model, say, to stack in a plot. */
+  splitBy?: CostGroup;
   since?: Date;
   sessionId?: string;
-}
-
-export interface CostRow extends CostTotals {
-  /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
-  key: string;
 }
 
 type Row = Record<string, SQLOutputValue>;
@@ -82,17 +73,6 @@ const GROUP_KEY: Record<CostGroup, string> = {
 };
 
 /** The sum of several totals; one unknown cost makes the sum's `cost_usd` unknown. */
-export function sumCostTotals(list: CostTotals[]): CostTotals {
-  return list.reduce<CostTotals>(
-    (sum, next) => ({
-      ...addUsage(sum, next),
-      known_cost_usd: sum.known_cost_usd + next.known_cost_usd,
-      unknown_cost_calls: sum.unknown_cost_calls + next.unknown_cost_calls,
-    }),
-    { ...emptyUsage(), known_cost_usd: 0, unknown_cost_calls: 0 },
-  );
-}
-
 function costTotals(row: Row): CostTotals {
   const known = Number(row.known_cost_usd);
   const unknown = Number(row.unknown_cost_calls);
@@ -282,11 +262,11 @@ export class Store {
     return session;
   }
 
-  /** Its events in the order they happened, as they were emitted. */
-  events(sessionId: string): StampedEvent[] {
+  /** Its events in the order they happened, as they were emitted; only those after `afterSeq` if given. */
+  events(sessionId: string, afterSeq = 0): StampedEvent[] {
     return this.db
-      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? ORDER BY seq")
-      .all(sessionId)
+      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq")
+      .all(sessionId, afterSeq)
       .map(
         (row) =>
           ({
@@ -304,23 +284,29 @@ export class Store {
   }
 
   /**
-   * Model calls summed by day, model, phase, agent or workspace, from the usage rows themselves. A
-   * group's `cost_usd` is null when any of its calls had no known price.
+   * Model calls summed by day, model, phase, agent or workspace (and within each, by `splitBy`),
+   * from the usage rows themselves. A group's `cost_usd` is null when any of its calls had no
+   * known price.
    */
   costs(query: CostQuery): CostRow[] {
     const key = GROUP_KEY[query.groupBy];
+    const split = query.splitBy ? GROUP_KEY[query.splitBy] : undefined;
     const order = query.groupBy === "day" ? "key" : "known_cost_usd DESC, calls DESC, key";
     const rows = this.db
       .prepare(
-        `SELECT ${key} AS key, count(*) AS calls,
+        `SELECT ${key} AS key, ${split ? `${split} AS split,` : ""} count(*) AS calls,
            ${TOKEN_KINDS.map((k) => `sum(u.${k}) AS ${k}`).join(", ")},
            total(u.cost_usd) AS known_cost_usd,
            sum(u.cost_usd IS NULL) AS unknown_cost_calls
          FROM usage u JOIN sessions s ON s.id = u.session_id
          WHERE (:since IS NULL OR u.ts >= :since) AND (:session IS NULL OR u.session_id = :session)
-         GROUP BY 1 ORDER BY ${order}`,
+         GROUP BY ${split ? "1, 2" : "1"} ORDER BY ${order}${split ? ", split" : ""}`,
       )
       .all({ since: query.since?.toISOString() ?? null, session: query.sessionId ?? null });
-    return rows.map((row) => ({ key: String(row.key), ...costTotals(row) }));
+    return rows.map((row) => ({
+      key: String(row.key),
+      ...(split ? { split: String(row.split) } : {}),
+      ...costTotals(row),
+    }));
   }
 }

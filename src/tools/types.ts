@@ -1,8 +1,20 @@
 import type { z } from "zod";
-import type { AgentRunStatus, Permission, ProposedChange, ToolData } from "../events/types.js";
+import type {
+  AgentRunStatus,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+  ToolData,
+} from "../events/types.js";
 import type { Sandbox } from "../safety/sandbox.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
 import type { ReadTracker } from "./fileText.js";
+
+/** An image a tool returns (an MCP tool's screenshot), base64-encoded. */
+export interface ToolImage {
+  data: string;
+  mediaType: string;
+}
 
 /** What a tool hands back: text for the model, structured data for events and renderers. */
 export interface ToolOutput {
@@ -10,6 +22,11 @@ export interface ToolOutput {
   data?: ToolData;
   /** Workspace-relative paths this call created, changed or deleted: the run's files_changed. */
   changedFiles?: string[];
+  /**
+   * Sent to a model that takes images in tool results; `text` describes each, for the others
+   * and for the event stream.
+   */
+  images?: ToolImage[];
 }
 
 export interface ToolContext {
@@ -108,12 +125,35 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** What the model reads about the tool: kept in a Markdown file beside the code (descriptions/). */
   description: string;
   schema: S;
+  /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
+  parameters?: Record<string, unknown>;
   permission: Permission;
+  /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
+  annotations?: ToolAnnotations;
+  /**
+   * For a tool that calls another (call_mcp_tool): the tool a call really runs, so the approval
+   * policy judges that one (its name, class and rules) in its place.
+   */
+  actsAs?(args: z.infer<S>): AnyTool | undefined;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
   /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
   describe(args: z.infer<S>): string;
   /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
   touches?(args: z.infer<S>): ToolTouches;
+}
+
+/**
+ * Tools that come and go while a session runs: the tools of MCP servers, which start when tools
+ * are first needed, may crash, and may announce a new list.
+ */
+export interface ToolSource {
+  /** The tools now, in an order that stays put while they do. */
+  tools(): AnyTool[];
+  /** Resolves once the source has its tools or has given up on them. */
+  ready(): Promise<void>;
+  /** Calls `listener` whenever `tools()` changes; returns what stops it. */
+  subscribe(listener: () => void): () => void;
+  close(): Promise<void>;
 }
 
 /** Keeps each tool's argument type while letting the registry hold them in one list. */

@@ -1,8 +1,10 @@
 import type { EventOf, StampedEvent } from "../events/types.js";
+import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { agentEnding } from "./format.js";
-import { type Column, clip, costTable, costText, localTime, renderTable, type TableStyle } from "./table.js";
+import { localTime } from "../ui/table.js";
+import { describeEvent } from "./eventLines.js";
 
 export type ExportFormat = "md" | "json";
 
@@ -17,6 +19,16 @@ export interface TimelineEntry {
 }
 
 const DETAIL = 160;
+
+/** Event types by the short names the timeline's narrow column uses. */
+const SHORT_NAMES: Partial<Record<StampedEvent["type"], string>> = {
+  "agent.status": "agent",
+  "mcp.server": "mcp",
+  "approval.requested": "asks",
+  "approval.resolved": "approval",
+  "question.asked": "asks",
+  "question.answered": "answer",
+};
 
 function todosDetail(event: EventOf<"todos">): string {
   const done = event.todos.filter((todo) => todo.status === "completed").length;
@@ -47,14 +59,6 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
         event: "usage",
         detail: `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
       };
-    case "retry":
-      return {
-        event: "retry",
-        detail: clip(
-          `attempt ${event.attempt} after ${formatDuration(event.delay_ms)}: ${event.reason}`,
-          DETAIL,
-        ),
-      };
     case "error":
       return { event: event.fatal ? "fatal" : "error", detail: clip(event.message, DETAIL) };
     case "session.finished":
@@ -62,14 +66,15 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
         event: "finish",
         detail: `${event.result.status} after ${event.result.iterations} iteration(s), ${event.result.files_changed.length} file(s) changed`,
       };
-    case "agent.status":
-      return {
-        event: "agent",
-        detail: clip(event.status === "running" ? `running: ${event.task}` : agentEnding(event), DETAIL),
-      };
     case "status":
     case "message.delta":
       return undefined;
+    default: {
+      // Everything else reads as it does in the terminal.
+      const lines = describeEvent(event);
+      const detail = lines && clip(lines.map((l) => l.text.trim()).join(" · "), DETAIL);
+      return detail === undefined ? undefined : { event: SHORT_NAMES[event.type] ?? event.type, detail };
+    }
   }
 }
 

@@ -129,8 +129,8 @@ describe("delegating to a real external agent", () => {
     const done = events.find((e) => e.type === "agent.status" && e.status === "done");
     expect(done).toMatchObject({ agent: "agent:opencode#1", parent: "main", files_changed: ["hello.txt"] });
     const usage = result?.usage.by_agent["agent:opencode"];
-    expect(usage.input_tokens).toBeGreaterThanOrEqual(900);
-    expect(usage.cost_usd).toBeNull();
+    expect(usage?.input_tokens).toBeGreaterThanOrEqual(900);
+    expect(usage?.cost_usd).toBeNull();
     const answer = String(toolAnswers(server.requests.filter(isCairn)[1]!)[0]?.content);
     expect(answer).toMatch(
       /agent:opencode#1 finished[\s\S]*Files changed: hello\.txt[\s\S]*greets from opencode/,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { costsCommand, parseSince } from "../../src/cli/costs.js";
+import { costsCommand } from "../../src/cli/costs.js";
+import { parseSince } from "../../src/platform/since.js";
 import type { Store } from "../../src/store/sessions.js";
 import { localTime } from "../../src/ui/table.js";
 import { captureIo, sessionWriter, started, tempStore, usage, usageRows } from "../store/fixtures.js";

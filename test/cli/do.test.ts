@@ -395,7 +395,7 @@ describe("cairn do, whatever the wire format", () => {
     );
   });
 
-  it("prints the plan, each tool call and a closing usage line in text mode", async () => {
+  it("prints the plan, each tool call and a closing usage line on stderr, the answer alone on stdout", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([
       {
@@ -410,10 +410,11 @@ describe("cairn do, whatever the wire format", () => {
       env,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Plan: read the file and report\./);
-    expect(run.stdout).toMatch(/● read_file a\.txt/);
-    expect(run.stdout).toMatch(/It contains \*\*a\*\*\./);
-    expect(run.stdout).toMatch(/usage: [\d,]+ in \([\d,]+ cached\) · [\d,]+ out · .*(\$|cost unknown)/);
+    expect(run.stderr).toMatch(/Plan: read the file and report\./);
+    expect(run.stderr).toMatch(/● read_file a\.txt/);
+    expect(run.stderr).toMatch(/usage: [\d,]+ in \([\d,]+ cached\) · [\d,]+ out · .*(\$|cost unknown)/);
+    // What a script reading cairn's output gets: the answer, and nothing else.
+    expect(run.stdout.trim()).toBe("It contains **a**.");
   });
 
   it("stops with exit 2 and says which variable to set when no model is configured", async () => {

@@ -6,6 +6,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
+import { toolResults } from "../faults/harness.js";
 import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -26,11 +27,7 @@ async function session(repo: string, script: ScriptedTurn[], home?: string) {
     ...(home ? { home } : {}),
   });
   expect(run.stderr).not.toMatch(STACK_FRAME);
-  const results = events.filter((event) => event.type === "tool.result") as Array<{
-    tool: string;
-    ok: boolean;
-    output: string;
-  }>;
+  const results = toolResults(events);
   // Calls of one turn may finish in any order.
   const of = (tool: string) => results.find((r) => r.tool === tool);
   return { run, results, of, result };

@@ -16,20 +16,21 @@ import { dataTools } from "../../src/tools/data.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
 let ctx: ToolContext;
 
-function call(name: string, args: Record<string, unknown>) {
+function call(name: string, args: Record<string, unknown>, context = ctx) {
   const tool: AnyTool = dataTools.find((candidate) => candidate.name === name)!;
-  return tool.execute(tool.schema.parse(args), ctx);
+  return tool.execute(tool.schema.parse(args), context);
 }
 
 const read = (file: string) => readFileSync(path.join(workspace, file), "utf8");
 
 beforeEach(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-data-")));
-  ctx = { workspace, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
@@ -133,12 +134,10 @@ describe("data writers as file writers", () => {
   it("refuse to overwrite a file changed on disk since it was read", async () => {
     const tracked = { ...ctx, reads: new ReadTracker() };
     writeFileSync(path.join(workspace, "app.json"), '{"a": 1}\n');
-    const tool = dataTools.find((candidate) => candidate.name === "read_json")!;
-    await tool.execute({ path: "app.json" }, tracked);
+    await call("read_json", { path: "app.json" }, tracked);
     await new Promise((resolve) => setTimeout(resolve, 20));
     writeFileSync(path.join(workspace, "app.json"), '{"a": 2, "by": "hand"}\n');
-    const writer = dataTools.find((candidate) => candidate.name === "write_json")!;
-    await expect(writer.execute({ path: "app.json", data: { a: 3 } }, tracked)).rejects.toThrow(
+    await expect(call("write_json", { path: "app.json", data: { a: 3 } }, tracked)).rejects.toThrow(
       /changed since/,
     );
     expect(read("app.json")).toContain("by");

@@ -17,13 +17,14 @@ import { PathError } from "../../src/safety/paths.js";
 import { fileTools } from "../../src/tools/files.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let root: string;
 let ctx: ToolContext;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-files-")));
-  ctx = { workspace: root, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(root);
 });
 
 afterEach(async () => {
@@ -38,6 +39,12 @@ async function run(name: string, args: Record<string, unknown>): Promise<ToolOut
 }
 
 /** The error a call fails with, which must be one the model is shown: a tool's own, or a refused path. */
+async function failure(name: string, args: Record<string, unknown>): Promise<ToolError>;
+async function failure(
+  name: string,
+  args: Record<string, unknown>,
+  kind: typeof PathError,
+): Promise<PathError>;
 async function failure(
   name: string,
   args: Record<string, unknown>,
@@ -302,7 +309,7 @@ describe("edit_file", () => {
       new_string: "     2\t\treturn 1",
     });
     expect(out.text).toContain("line-number prefixes");
-    expect((out.data as { repairs: string[] }).repairs).toEqual(["line_numbers"]);
+    expect(out.data).toMatchObject({ kind: "file_change", repairs: ["line_numbers"] });
     expect(await text("l.py")).toBe("def f():\n\treturn 1\n");
   });
 

@@ -2,13 +2,9 @@ import { describe, expect, it } from "vitest";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, TodoInput, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
-const base: ToolContext = {
-  workspace: "/nonexistent",
-  extraRoots: [],
-  signal: new AbortController().signal,
-  commandTimeoutMs: 10_000,
-};
+const base = toolContext("/nonexistent");
 
 function call(name: string, args: Record<string, unknown>, ctx: ToolContext = base) {
   const tool: AnyTool = planTools.find((candidate) => candidate.name === name)!;

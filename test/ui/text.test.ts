@@ -74,4 +74,27 @@ describe("the text renderer", () => {
     ]);
     expect(lines).toEqual(['● todo_write {"todos":[]}', '● mcp__x {"path":"a.ts"}']);
   });
+
+  it("marks a command that ran and failed with ✗, not a green tick", async () => {
+    const command = (call_id: string, exit_code: number) => ({
+      type: "tool.result" as const,
+      call_id,
+      tool: "run_command",
+      ok: true,
+      output: `Exit code ${exit_code}`,
+      data: {
+        kind: "command" as const,
+        exit_code,
+        signal: null,
+        timed_out: false,
+        cancelled: false,
+        duration_ms: 5,
+        output_bytes: 11,
+        output_truncated: false,
+      },
+      duration_ms: 5,
+    });
+    const lines = await render([command("1", 1), command("2", 0)]);
+    expect(lines).toEqual(["  ✗ Exit code 1 5ms", "  ✓ Exit code 0 5ms"]);
+  });
 });

@@ -1,4 +1,5 @@
 import type {
+  CairnEvent,
   Permission,
   StampedEvent,
   Status,
@@ -8,6 +9,7 @@ import type {
 } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
+import { describeEvent, type Tone } from "../eventLines.js";
 import { agentEnding } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
@@ -17,7 +19,7 @@ import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
  * command, read its output); the components only draw what is here.
  */
 
-export type Tone = "plain" | "dim" | "ok" | "warn" | "error" | "accent";
+export type { Tone };
 
 export interface ToolView {
   callId: string;
@@ -171,6 +173,9 @@ function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCo
     case "git_commit":
     case "data_read":
     case "data_written":
+    case "web_page":
+    case "web_search":
+    case "mcp":
       return {};
     default: {
       // A kind added to ToolData and not handled above fails to compile here.
@@ -282,12 +287,9 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "message":
       // Streamed answers are already on screen; others (tier-0 routes, run reports) arrive whole.
       return state.streamed > 0 ? flushStream(state) : push(state, { kind: "markdown", text: event.text });
-    case "plan": {
-      const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
+    case "plan":
       // A one-sentence plan is the first sentence of what was just streamed: shown already.
-      if (!event.steps && state.streamed > 0) return state;
-      return push(state, line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent"));
-    }
+      return !event.steps && state.streamed > 0 ? state : pushLines(state, event);
     case "todos":
       return { ...state, todos: event.todos };
     case "tool.call":
@@ -303,67 +305,26 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "usage":
       return { ...state, model: event.model, usage: addCall(state.usage, event, event.cost_usd) };
     case "route":
-      return event.tier === 0 ? state : push(state, line(`route: ${event.decision} (${event.reason})`));
-    case "intent":
-      return push(state, line(`intent: ${event.complexity} ${event.category}`));
-    case "retry":
-      return push(
-        state,
-        line(
-          `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
-          "warn",
-        ),
-      );
-    case "validation": {
-      if (!event.ran) return push(state, line(`validation skipped: ${event.reason ?? "nothing to run"}`));
-      const checks = event.checks.map((check) =>
-        line(
-          `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
-          check.passed ? "ok" : "error",
-        ),
-      );
-      const failure = event.passed === false ? [line(event.summary.split("\n").slice(0, 12).join("\n"))] : [];
-      return push(state, ...checks, ...failure);
-    }
-    case "repair":
-      return push(
-        state,
-        line(
-          `${event.passed ? "✓" : "·"} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
-        ),
-      );
-    case "review":
-      return push(
-        state,
-        line(
-          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`,
-          event.ready ? "ok" : "warn",
-        ),
-        ...event.issues.map((issue) =>
-          line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`),
-        ),
-      );
+      // A route that needs no model answers at once: the answer says enough.
+      return event.tier === 0 ? state : pushLines(state, event);
     case "escalation":
-      return push(
-        { ...state, model: event.to },
-        line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn"),
-      );
-    case "compaction":
-      return push(
-        state,
-        line(
-          `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
-        ),
-      );
-    case "question":
-      return push(state, line(`Asked: ${event.question.split("\n")[0]} → ${event.answer ?? "(no answer)"}`));
+      return pushLines({ ...state, model: event.to }, event);
+    case "approval.requested":
+    case "question.asked":
+      // Drawn as a panel to answer, not as a line.
+      return state;
     case "error":
-      return push(flushStream(state), line(`✗ ${event.message}`, "error"));
+      return pushLines(flushStream(state), event);
     case "session.finished":
       return finishTurn(state, event);
     default:
-      return state;
+      return pushLines(state, event);
   }
+}
+
+/** The event's words (eventLines.ts), as in every renderer. */
+function pushLines(state: TuiState, event: CairnEvent): TuiState {
+  return push(state, ...(describeEvent(event) ?? []).map(({ text, tone }) => line(text, tone)));
 }
 
 export function reduce(state: TuiState, action: Action): TuiState {

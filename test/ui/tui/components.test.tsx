@@ -286,7 +286,8 @@ describe("an approval prompt", () => {
   function panel(prompt: ApprovalPrompt = request) {
     const answers: ApprovalAnswer[] = [];
     const view = mount(
-      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} />,
+      // No guard time here: the terminal tests show that keys typed ahead are ignored.
+      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} guardMs={0} />,
     );
     return { ...view, answers };
   }
@@ -299,6 +300,22 @@ describe("an approval prompt", () => {
     expect(frame).toMatch(
       /y Yes, this once[\s\S]*s Yes, and allow `edit_file` for this session[\s\S]*n No, and tell cairn why/,
     );
+  });
+
+  it("scrolls a long change with PgDn and PgUp, so it can be read in full before it is approved", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
+    const { stdin, lastFrame } = panel({
+      ...request,
+      change: { path: "big.js", old_text: null, new_text: lines },
+    });
+    expect(lastFrame()).toContain("+line 10");
+    expect(lastFrame()).not.toContain("+line 11");
+    expect(lastFrame()).toContain("20 more lines (PgDn to read on)");
+    await type(stdin, "\x1b[6~", "\x1b[6~", "\x1b[6~", "\x1b[6~");
+    expect(lastFrame()).toContain("+line 30");
+    expect(lastFrame()).toContain("20 lines above (PgUp)");
+    await type(stdin, "\x1b[5~");
+    expect(lastFrame()).toContain("+line 12");
   });
 
   it("answers with one key", async () => {
