@@ -112,6 +112,7 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     secrets: session.secrets,
     ...(sandbox ? { sandbox } : {}),
     ...(session.attended ? { ask: session.inbox.ask } : {}),
+    ...(session.editor ? { editor: session.editor } : {}),
     consult: (question) => consultStrongModel(turn, question),
     setTodos: (todos) => {
       session.todos = todos;
@@ -185,6 +186,7 @@ export async function executeToolCall(
           ...toolContextFor(turn, decision.network),
           // The secret files a person let this call read are not left out of it.
           ...(decision.secrets?.length ? { secrets: session.secrets.allowing(decision.secrets) } : {}),
+          callId: call.id,
           ...extra,
         });
         ok = true;

@@ -3,7 +3,7 @@ import path from "node:path";
 import { PHASES, type Phase, type UsageTotals } from "../events/types.js";
 import { costTable } from "../model/costTable.js";
 import type { CostRow } from "../model/usage.js";
-import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { formatCost, formatDuration } from "../platform/format.js";
 import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
 import type { Session } from "./session.js";

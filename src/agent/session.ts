@@ -30,7 +30,7 @@ import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
-import type { CommandSandbox } from "../tools/types.js";
+import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
@@ -138,6 +138,8 @@ export class Session {
   /** Which files look like secrets, and which of them the config lets the model read. */
   readonly secrets: SecretFiles;
   private readonly envPolicy: EnvironmentPolicy;
+  /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
+  editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];

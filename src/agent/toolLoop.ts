@@ -45,6 +45,17 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
+  /**
+   * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
+   * its length limit, or the provider's content filter stopped it.
+   */
+  cut?: "tool_calls" | "length" | "content_filter";
+}
+
+/** The provider's word for an answer it stopped short, as an outcome's `cut`. */
+function cutBy(finishReason: string): Pick<ToolLoopOutcome, "cut"> {
+  if (finishReason === "length") return { cut: "length" };
+  return finishReason === "content-filter" ? { cut: "content_filter" } : {};
 }
 
 function firstSentence(text: string): string | undefined {
@@ -220,6 +231,7 @@ export class ToolLoop {
         });
       }
       const reply = await this.modelTurn(turn, withTools);
+      if (reply.reasoning.trim()) session.bus.emit({ type: "reasoning", text: reply.reasoning });
       const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
       const rawCalls: ModelToolCall[] = parsed
@@ -234,8 +246,14 @@ export class ToolLoop {
         this.history.add({ role: "assistant", content: reply.text });
         session.bus.emit({ type: "message", text: answer });
         return budgetSpent
-          ? { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" }
-          : { status: "completed", answer, toolCalls: this.toolCalls };
+          ? {
+              status: "failed",
+              answer,
+              toolCalls: this.toolCalls,
+              reason: "tool-call budget spent",
+              cut: "tool_calls",
+            }
+          : { status: "completed", answer, toolCalls: this.toolCalls, ...cutBy(reply.finishReason) };
       }
       const calls = rawCalls.map((call) => prepareToolCall(this.session, call, reply.finishReason));
       if (!planAnnounced) {

@@ -116,6 +116,15 @@ addCommonOptions(
   process.exitCode = await demoCommand(options);
 });
 
+addCommonOptions(
+  program
+    .command("acp")
+    .description("serve the Agent Client Protocol on stdin and stdout, for editors (Zed, Emacs, Neovim)"),
+).action(async (options: CommonOptions) => {
+  const { acpCommand } = await import("./acp.js");
+  process.exitCode = await acpCommand(options, pkg.version);
+});
+
 const io = { out: process.stdout, err: process.stderr };
 
 /** Runs a command over the session store, closed afterwards whatever happens. */

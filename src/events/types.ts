@@ -225,6 +225,8 @@ export type CairnEvent =
   | { type: "plan"; summary: string; steps?: PlanStepEvent[]; iteration?: number }
   | { type: "todos"; todos: TodoItem[] }
   | { type: "message.delta"; text: string }
+  /** What the model thought before it answered or called tools, where its provider sends it: once per model call. */
+  | { type: "reasoning"; text: string }
   | { type: "message"; text: string }
   | {
       type: "tool.call";

@@ -12,6 +12,7 @@ import type { Mode, RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
+import { describeEvent } from "../ui/eventLines.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -49,28 +50,14 @@ const taskFields = {
   cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
 };
 
-/** What a client is told while cairn works: the plan, each tool call, the checks, the review. */
+/** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
 function progressMessage(event: StampedEvent, describe: ToolDescriber): string | undefined {
-  switch (event.type) {
-    case "plan":
-      return `Plan: ${event.summary.replace(/^plan:\s*/i, "")}`;
-    case "tool.call": {
-      const target = describe(event.tool, event.args);
-      return target ? `${event.tool} ${target}` : event.tool;
-    }
-    case "validation":
-      return event.ran ? `checks ${event.passed ? "passed" : "failed"}` : undefined;
-    case "review":
-      return `review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`;
-    case "escalation":
-      return `escalating to ${event.to}`;
-    case "mcp.server":
-      return event.status === "failed" ? event.message : undefined;
-    case "error":
-      return event.message;
-    default:
-      return undefined;
+  if (event.type === "tool.call") {
+    const target = describe(event.tool, event.args);
+    return target ? `${event.tool} ${target}` : event.tool;
   }
+  const lines = describeEvent(event);
+  return lines?.length ? lines.map((line) => line.text.trim()).join("; ") : undefined;
 }
 
 type Extra = {

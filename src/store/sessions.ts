@@ -1,12 +1,6 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
-import {
-  agentNameOf,
-  type Mode,
-  type RunStatus,
-  type StampedEvent,
-  type UsageTotals,
-} from "../events/types.js";
-import { addUsage, type CostRow, type CostTotals, emptyUsage } from "../model/usage.js";
+import { agentNameOf, type Mode, type RunStatus, type StampedEvent } from "../events/types.js";
+import type { CostRow, CostTotals } from "../model/usage.js";
 import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 
 /**

@@ -3,7 +3,7 @@ import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { createPatch } from "diff";
 import { z } from "zod";
-import { copyFileAtomic, writeFileAtomic } from "../platform/atomicFile.js";
+import { copyFileAtomic } from "../platform/atomicFile.js";
 import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
 import { toolDescription } from "./descriptions.js";
@@ -16,12 +16,12 @@ import {
   withLineEnding,
 } from "./editMatch.js";
 import {
-  encodeText,
   readPage,
   readTextFile,
   type TextFile,
   type TextFormat,
   textFormatOf,
+  writeTextFile,
 } from "./fileText.js";
 import { ToolError } from "./toolError.js";
 import { type AnyTool, defineTool, type Tool, type ToolContext } from "./types.js";
@@ -157,9 +157,14 @@ function unifiedDiff(display: string, before: string, after: string): string {
 }
 
 /** An existing file's text and format when it is text we can rewrite faithfully, else null. */
-async function rewritableText(resolved: ResolvedPath, info: Stats): Promise<TextFile | null> {
+async function rewritableText(
+  ctx: ToolContext,
+  resolved: ResolvedPath,
+  info: Stats,
+): Promise<TextFile | null> {
   if (info.size > MAX_REWRITE_BYTES) return null;
-  return readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES).catch((error: unknown) => {
+  const { absolute, display } = resolved;
+  return readTextFile(absolute, display, MAX_REWRITE_BYTES, ctx.editor?.files).catch((error: unknown) => {
     if (error instanceof ToolError) return null;
     throw error;
   });
@@ -197,7 +202,8 @@ const readFileTool = fileTool({
     await ctx.reads?.remember(resolved.absolute);
     const format = await textFormatOf(resolved.absolute, resolved.display, info.size);
     const first = args.offset ?? 1;
-    const page = await readPage(resolved.absolute, format, first, args.limit ?? DEFAULT_LIMIT, ctx.signal);
+    const limit = args.limit ?? DEFAULT_LIMIT;
+    const page = await readPage(resolved.absolute, format, first, limit, ctx.signal, ctx.editor?.files);
     const data = {
       kind: "file_read" as const,
       path: resolved.display,
@@ -236,15 +242,12 @@ const writeFileTool = fileTool({
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     if (info) await ctx.reads?.check(resolved.absolute, resolved.display);
-    const existing = info ? await rewritableText(resolved, info) : null;
+    const existing = info ? await rewritableText(ctx, resolved, info) : null;
     const before = existing?.text ?? "";
     const crlf = existing !== null && lineEnding(before) === "\r\n";
     const content = crlf ? withLineEnding(args.content, "\r\n") : args.content;
-    await writeFileAtomic(
-      resolved.absolute,
-      encodeText(content, existing?.format ?? PLAIN_UTF8),
-      info ? info.mode & 0o7777 : undefined,
-    );
+    const mode = info ? info.mode & 0o7777 : undefined;
+    await writeTextFile(resolved.absolute, content, existing?.format ?? PLAIN_UTF8, mode, ctx.editor?.files);
     await ctx.reads?.remember(resolved.absolute);
     const lines = plural(countLines(content), "line");
     const text = info
@@ -295,7 +298,7 @@ const editFileTool = fileTool({
     const resolved = resolveInWorkspace(ctx, args.path, "write");
     const info = await statOrNull(resolved.absolute);
     if (!info && args.old_string === "") {
-      await writeFileAtomic(resolved.absolute, encodeText(args.new_string, PLAIN_UTF8));
+      await writeTextFile(resolved.absolute, args.new_string, PLAIN_UTF8, undefined, ctx.editor?.files);
       await ctx.reads?.remember(resolved.absolute);
       return {
         text: `Created ${resolved.display} (${plural(countLines(args.new_string), "line")}).`,
@@ -309,7 +312,12 @@ const editFileTool = fileTool({
     }
     await existingFile(resolved);
     await ctx.reads?.check(resolved.absolute, resolved.display);
-    const file = await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES);
+    const file = await readTextFile(
+      resolved.absolute,
+      resolved.display,
+      MAX_REWRITE_BYTES,
+      ctx.editor?.files,
+    );
     const result = findEdit(file.text, args.old_string, args.new_string, {
       replaceAll: args.replace_all ?? false,
     });
@@ -320,7 +328,7 @@ const editFileTool = fileTool({
         lines: result.lines,
       });
     }
-    await writeFileAtomic(resolved.absolute, encodeText(result.newContent, file.format), file.mode);
+    await writeTextFile(resolved.absolute, result.newContent, file.format, file.mode, ctx.editor?.files);
     await ctx.reads?.remember(resolved.absolute);
     const note = result.note ? ` Note: ${result.note}.` : "";
     return {
@@ -357,15 +365,19 @@ const appendFileTool = fileTool({
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     // Appending needs no up-to-date picture of the file, but must not make a stale one look current.
     const current = (await ctx.reads?.current(resolved.absolute)) ?? false;
-    const existing = info ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES) : null;
+    const existing = info
+      ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES, ctx.editor?.files)
+      : null;
     const before = existing?.text ?? "";
     const eol = lineEnding(before);
     const separator = before !== "" && !before.endsWith("\n") ? eol : "";
     const after = before + separator + (existing ? withLineEnding(args.content, eol) : args.content);
-    await writeFileAtomic(
+    await writeTextFile(
       resolved.absolute,
-      encodeText(after, existing?.format ?? PLAIN_UTF8),
+      after,
+      existing?.format ?? PLAIN_UTF8,
       existing?.mode,
+      ctx.editor?.files,
     );
     if (current) await ctx.reads?.remember(resolved.absolute);
     const added = plural(countLines(args.content), "line");

@@ -6,9 +6,10 @@ import type {
   ToolAnnotations,
   ToolData,
 } from "../events/types.js";
-import type { Sandbox } from "../safety/sandbox.js";
+import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
+import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
-import type { ReadTracker } from "./fileText.js";
+import type { EditorFiles, ReadTracker } from "./fileText.js";
 
 /** An image a tool returns (an MCP tool's screenshot), base64-encoded. */
 export interface ToolImage {
@@ -58,6 +59,21 @@ export interface ToolContext {
   env?: Record<string, string>;
   /** Which files look like secrets: grep, the listings and git_diff leave them out unless allowed. */
   secrets?: SecretFiles;
+  /** The tool call this context serves: where what an editor shows of it (a terminal) belongs. */
+  callId?: string;
+  /** What the editor cairn runs in lends the tools (ACP); without it, the disk and cairn's own processes. */
+  editor?: EditorAccess;
+}
+
+/**
+ * An editor's buffers and terminals, in place of the disk and child processes: the file tools
+ * read unsaved changes and write into the buffers; run_command runs its (sandboxed) command line
+ * in a terminal the editor shows. Either may be missing when the editor does not offer it.
+ */
+export interface EditorAccess {
+  files?: EditorFiles;
+  /** Starts a command as `spawnGroup` would, with the same result; `callId` is the call it runs for. */
+  terminal?: (command: WrappedCommand, options: SpawnOptions, callId?: string) => ProcessHandle;
 }
 
 /** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */

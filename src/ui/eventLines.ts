@@ -119,6 +119,7 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
     case "status":
     case "todos":
     case "message.delta":
+    case "reasoning":
     case "message":
     case "tool.call":
     case "tool.result":

@@ -47,6 +47,8 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
       return { event: "todos", detail: clip(todosDetail(event), DETAIL) };
     case "message":
       return { event: "answer", detail: clip(event.text, DETAIL) };
+    case "reasoning":
+      return { event: "thinking", detail: clip(event.text, DETAIL) };
     case "tool.call":
       return { event: "tool", detail: clip(`${event.tool} ${JSON.stringify(event.args)}`, DETAIL) };
     case "tool.result":

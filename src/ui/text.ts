@@ -4,7 +4,7 @@ import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, mcpServerLine, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

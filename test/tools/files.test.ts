@@ -487,3 +487,58 @@ describe("copy_file and move_file", () => {
     expect(await listing()).toEqual(["a.txt"]);
   });
 });
+
+describe("through an editor's buffers (cairn acp)", () => {
+  /** An editor holding `buffers`: it reads them, takes writes into them, and saves nothing. */
+  function editor(buffers: Map<string, string>, failing = new Set<string>()) {
+    const writes: string[] = [];
+    ctx.editor = {
+      files: {
+        read: async (name) => {
+          if (failing.has(name)) throw new Error("not in this project");
+          return buffers.get(name) ?? (await readFile(name, "utf8"));
+        },
+        write: async (name, content) => {
+          writes.push(name);
+          buffers.set(name, content);
+        },
+      },
+    };
+    return writes;
+  }
+
+  it("reads the unsaved buffer, edits it, and writes the result into the editor and onto the disk", async () => {
+    await writeFile(file("a.js"), "const a = 1;\n");
+    const writes = editor(new Map([[file("a.js"), "const a = 1;\nconst unsaved = 2;\n"]]));
+    expect((await run("read_file", { path: "a.js" })).text).toContain("const unsaved = 2;");
+    await run("edit_file", { path: "a.js", old_string: "unsaved = 2", new_string: "unsaved = 3" });
+    expect(writes).toEqual([file("a.js")]);
+    expect(await text("a.js")).toBe("const a = 1;\nconst unsaved = 3;\n");
+    await run("write_file", { path: "b.js", content: "new\n" });
+    expect(await text("b.js")).toBe("new\n");
+  });
+
+  it("leaves what the editor saved as it saved it: its line endings stay the file's", async () => {
+    await writeFile(file("dos.txt"), "one\r\ntwo\r\n");
+    const buffers = new Map([[file("dos.txt"), "one\ntwo\n"]]);
+    ctx.editor = {
+      files: {
+        read: async (name) => buffers.get(name) ?? "",
+        write: async (name, content) => {
+          buffers.set(name, content);
+          await writeFile(name, content.replace(/\n/g, "\r\n"));
+        },
+      },
+    };
+    await run("edit_file", { path: "dos.txt", old_string: "two", new_string: "three" });
+    expect(await text("dos.txt")).toBe("one\r\nthree\r\n");
+  });
+
+  it("reads the disk where the editor cannot read the file", async () => {
+    await writeFile(file("a.js"), "on disk\n");
+    editor(new Map(), new Set([file("a.js")]));
+    expect((await run("read_file", { path: "a.js" })).text).toContain("on disk");
+    await run("append_file", { path: "a.js", content: "more\n" });
+    expect(await text("a.js")).toBe("on disk\nmore\n");
+  });
+});
