@@ -1,4 +1,5 @@
 import type { EventOf, TodoItem } from "../events/types.js";
+import { prose } from "../platform/prose.js";
 import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
@@ -33,8 +34,11 @@ const FAST_PATH_CONFIDENCE = 0.9;
 /** Attempts at a usable plan (and at any structured answer) before the run fails. */
 const STRUCTURED_ATTEMPTS = 3;
 
-const ROLE =
-  "You are the planning mind of cairn, an autonomous coding agent working in a developer's repository.";
+/** The instructions of a structured request: who answers, then what is asked of it. */
+function instructions(prompt: string): string {
+  const role = prose(new URL("./prompts/role.md", import.meta.url));
+  return `${role} ${prose(new URL(`./prompts/${prompt}.md`, import.meta.url))}`;
+}
 
 function fastPath(c: Classification): boolean {
   return (
@@ -104,7 +108,7 @@ class RunLoop {
       phase: "routing",
       model: cheap,
       name: "classification",
-      instructions: `${ROLE} Classify the developer's request so it can be routed.`,
+      instructions: instructions("classify"),
       prompt: this.task,
       schema: classificationSchema,
       attempts: STRUCTURED_ATTEMPTS,
@@ -133,7 +137,7 @@ class RunLoop {
       phase: "analysis",
       model: this.model,
       name: "intent",
-      instructions: `${ROLE} Analyse the task against the workspace facts before anything is planned.`,
+      instructions: instructions("analyse"),
       prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
       schema: intentSchema,
       attempts: STRUCTURED_ATTEMPTS,
@@ -155,10 +159,7 @@ class RunLoop {
       phase: "planning",
       model: this.model,
       name: "plan",
-      instructions:
-        `${ROLE} Write the plan the agent will carry out with its tools (read, search, edit files, run commands). ` +
-        "Each step is one coherent piece of work with the files it touches and how to tell it is done. " +
-        "Do not add a step that only runs the tests: the project's checks run automatically after the steps.",
+      instructions: instructions("plan"),
       prompt: [
         `# Task\n${this.task}`,
         `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
@@ -283,10 +284,7 @@ class RunLoop {
       phase: "review",
       model: reviewer,
       name: "review",
-      instructions:
-        `${ROLE} Review the change against the task, as a demanding senior engineer. ` +
-        "Ready means: it does what was asked, the checks pass, and nothing is broken or left half-done. " +
-        "List concrete issues with the file they are in.",
+      instructions: instructions("review"),
       prompt: [
         `# Task\n${this.task}`,
         `# Diff of the run\n${this.context.diffText() || "(no changes)"}`,

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -248,8 +249,14 @@ describe("an external agent that fails", () => {
     try {
       const { session } = hosted;
       session.bus.subscribe((event: StampedEvent) => {
-        if (event.type === "agent.status" && event.status === "running")
-          setTimeout(() => void session.submit({ type: "interrupt" }), 300);
+        // Interrupted once the agent is surely running: its background child has said its pid.
+        if (event.type === "agent.status" && event.status === "running") {
+          const poll = setInterval(() => {
+            if (!existsSync(pidFile)) return;
+            clearInterval(poll);
+            void session.submit({ type: "interrupt" });
+          }, 50);
+        }
       });
       const outcome = await doTask(session, "delegate it");
       expect(outcome.result.status).toBe("cancelled");
