@@ -25,7 +25,8 @@ export type Mode = "do" | "run" | "chat";
 
 export type RunStatus = "completed" | "failed" | "stuck" | "max_iterations" | "budget_exceeded" | "cancelled";
 
-export type Permission = "read" | "write" | "exec" | "network";
+/** What a call may do; `secret`: it reads a file that looks like a secret (docs/security.md). */
+export type Permission = "read" | "write" | "exec" | "network" | "secret";
 
 export interface TokenCounts {
   input_tokens: number;
