@@ -1,7 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseDocument } from "yaml";
 import { globalConfigFile } from "../config/load.js";
 import { describeIssue } from "../platform/issues.js";
 import { BUILT_IN_AGENTS } from "./builtins.js";
@@ -35,11 +34,17 @@ function shownPath(file: string, workspace: string, env: NodeJS.ProcessEnv): str
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
 /** An agent from its Markdown file: YAML front matter, then the system prompt. Throws the problem as text. */
-export function parseAgentFile(name: string, text: string, source: AgentSource): AgentDefinition {
+export async function parseAgentFile(
+  name: string,
+  text: string,
+  source: AgentSource,
+): Promise<AgentDefinition> {
   if (!AGENT_NAME.test(name))
     throw new Error("the file name must be letters, digits, '-', '_' or '.' (it is the agent's name)");
   const match = FRONT_MATTER.exec(text);
   if (!match) throw new Error("expected YAML front matter between --- lines at the top, with a description");
+  // Loaded only when there is an agent file: most workspaces have none.
+  const { parseDocument } = await import("yaml");
   const doc = parseDocument(match[1] ?? "", { prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax) throw new Error(`invalid YAML in the front matter: ${syntax.message}`);
@@ -89,7 +94,7 @@ export async function loadAgents(
       const file = path.join(dir, entry);
       try {
         const text = await readFile(file, "utf8");
-        const agent = parseAgentFile(entry.slice(0, -".md".length), text, { kind, file });
+        const agent = await parseAgentFile(entry.slice(0, -".md".length), text, { kind, file });
         agents.set(agent.name, agent);
       } catch (error) {
         problems.push(

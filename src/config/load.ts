@@ -1,7 +1,6 @@
 import { readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
 import { parseModelId, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -224,6 +223,8 @@ async function fileLayer(
     if ((code === "ENOENT" || code === "ENOTDIR") && !required) return undefined;
     throw unreadable(shown, required, error as NodeJS.ErrnoException);
   }
+  // Loaded only when there is a file to read: most runs have none, and YAML is 72 modules.
+  const { LineCounter, parseDocument } = await import("yaml");
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
   const syntax = doc.errors[0];

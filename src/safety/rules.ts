@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { isSeq, parseDocument, type YAMLSeq } from "yaml";
+import type { YAMLSeq } from "yaml";
 import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
 import { writeFileAtomic } from "../platform/atomicFile.js";
@@ -128,6 +128,7 @@ export async function saveWorkspaceRules(workspace: string, rules: Rule[]): Prom
     if (error.code === "ENOENT") return "";
     throw error;
   });
+  const { isSeq, parseDocument } = await import("yaml");
   const doc = parseDocument(text);
   if (doc.errors[0]) throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
   let list = doc.get("rules");

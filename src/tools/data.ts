@@ -2,7 +2,6 @@ import { mkdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import ini from "ini";
 import { jsonrepair } from "jsonrepair";
-import YAML from "yaml";
 import { z } from "zod";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { truncateHeadTail } from "../platform/truncate.js";
@@ -21,9 +20,9 @@ interface Format {
   /** The tool-name suffix: read_json, write_json, ... */
   id: "json" | "yaml" | "ini";
   label: string;
-  parse(text: string): Parsed;
+  parse(text: string): Parsed | Promise<Parsed>;
   /** `existing` is the file's current text, when there is one, to keep its style. */
-  serialize(value: unknown, existing: string | undefined): string;
+  serialize(value: unknown, existing: string | undefined): string | Promise<string>;
 }
 
 const json: Format = {
@@ -51,10 +50,14 @@ const json: Format = {
   },
 };
 
+/** Loaded on first use: YAML is 72 modules, which a session that never reads YAML need not load. */
+const loadYaml = () => import("yaml");
+
 const yaml: Format = {
   id: "yaml",
   label: "YAML",
-  parse(text) {
+  async parse(text) {
+    const YAML = await loadYaml();
     const documents = YAML.parseAllDocuments(text);
     const failure = documents.flatMap((document) => document.errors)[0];
     if (failure) throw new ToolError(`Invalid YAML: ${failure.message}`);
@@ -64,8 +67,8 @@ const yaml: Format = {
       note: `The file holds ${documents.length} YAML documents; shown as a list.`,
     };
   },
-  serialize(value) {
-    return YAML.stringify(value);
+  async serialize(value) {
+    return (await loadYaml()).stringify(value);
   },
 };
 
@@ -116,7 +119,7 @@ async function readStructured(format: Format, requested: string, ctx: ToolContex
   await ctx.reads?.remember(file.absolute);
   const text = await readExisting(file);
   if (text === undefined) throw new ToolError(`${file.display} does not exist.`);
-  const parsed = format.parse(text);
+  const parsed = await format.parse(text);
   const shown = truncateHeadTail(JSON.stringify(parsed.value, null, 2) ?? "null");
   return {
     text: parsed.note ? `${parsed.note}\n${shown.text}` : shown.text,
@@ -152,7 +155,7 @@ function writeTool(format: Format) {
       const file = resolveInWorkspace(ctx, requested, "write");
       const existing = await readExisting(file);
       if (existing !== undefined) await ctx.reads?.check(file.absolute, file.display);
-      const content = format.serialize(unwrapJsonString(data), existing);
+      const content = await format.serialize(unwrapJsonString(data), existing);
       await writeAtomic(file.absolute, content);
       await ctx.reads?.remember(file.absolute);
       const bytes = Buffer.byteLength(content);
