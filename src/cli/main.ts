@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
-import { addCommonOptions, type CommonOptions } from "./options.js";
+import { addBatchOptions, batchFormat } from "./batchOptions.js";
+import { addCommonOptions, type CommonOptions, positiveInteger, positiveNumber } from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -109,6 +110,54 @@ addCommonOptions(
   const { demoCommand } = await import("./demo.js");
   process.exitCode = await demoCommand(options);
 });
+
+const batch = addBatchOptions(
+  program
+    .command("batch")
+    .description("run many tasks, each in its own copy of its repository, here or through a queue")
+    .argument(
+      "<tasks>",
+      "a .jsonl, .json or .yaml file of tasks: {id, repo, ref?, task, mode, verify?, model?, max_cost?, timeout?}",
+    ),
+).action(async (file: string, options) => {
+  const { batchCommand } = await import("./batch.js");
+  process.exitCode = await batchCommand(file, options);
+});
+batch
+  .command("status")
+  .description("follow a batch on a queue: live progress, and its results collected into --out")
+  .argument("<batch-id>", "the id cairn batch --queue printed")
+  .requiredOption("--queue <url>", "the Redis the batch was put on")
+  .option("--out <dir>", "the results folder (default: the one given when it was enqueued)")
+  .addOption(batchFormat())
+  .action(async (id: string, options) => {
+    const { batchStatusCommand } = await import("./batch.js");
+    process.exitCode = await batchStatusCommand(id, options);
+  });
+
+program
+  .command("worker")
+  .description("take tasks from a queue and run them, until stopped (Ctrl-C)")
+  .requiredOption("--queue <url>", "the Redis of the queue (redis://host:6379)")
+  .option("--concurrency <n>", "tasks at once", positiveInteger, 1)
+  .option("--config <file>", "extra config file for every task run here")
+  .option(
+    "--allow-unsandboxed",
+    "where no sandbox works, let --approval auto run commands unconfined, on purpose",
+  )
+  .option("--keep-failed", "keep the isolated copy of a task that did not complete")
+  .option("--name <name>", "how this worker is named in results (default: host:pid)")
+  .option(
+    "--lock-duration <seconds>",
+    "a task of a worker that vanished is taken by another after about this long",
+    positiveNumber,
+    30,
+  )
+  .addOption(batchFormat())
+  .action(async (options) => {
+    const { workerCommand } = await import("./batch.js");
+    process.exitCode = await workerCommand(options);
+  });
 
 const io = { out: process.stdout, err: process.stderr };
 
