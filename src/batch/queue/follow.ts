@@ -136,19 +136,20 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
         );
         finish(jobId, job.processedBy ? { ...record, worker: job.processedBy } : record);
       } else if (state === "active") {
+        const attempt = job.attemptsMade + job.stalledCounter + 1;
         if (before !== "active") {
           phases.set(jobId, "active");
-          const progress = job.progress as Partial<JobProgress>;
           options.emit({
             type: "task.started",
             batch_id: batchId,
             id: task.id,
             key: task.key,
-            attempt: progress.attempt ?? job.attemptsMade + job.stalledCounter + 1,
+            attempt,
             ...(job.processedBy ? { worker: job.processedBy } : {}),
           });
         }
-        showProgress(jobId, job.progress);
+        // What an earlier try left is not this try's progress.
+        if ((job.progress as Partial<JobProgress>).attempt === attempt) showProgress(jobId, job.progress);
       } else if (before === "active") {
         phases.set(jobId, "waiting");
         options.emit({
