@@ -34,6 +34,8 @@ export interface BatchOptions {
 
 export interface BatchOutcome {
   batchId: string;
+  /** The results folder. */
+  out: string;
   summary: BatchSummary;
   /** Every task's latest record in the results folder, this run's and earlier ones'. */
   records: TaskRecord[];
@@ -88,7 +90,7 @@ export async function collectInto(
   });
   await results.finish(summary);
   run.emit({ type: "batch.finished", summary });
-  return { batchId: run.batchId, summary, records: results.records() };
+  return { batchId: run.batchId, out: results.dir, summary, records: results.records() };
 }
 
 /** Opens the results folder and keeps the tasks not yet done there. */

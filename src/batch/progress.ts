@@ -5,10 +5,21 @@ import { type BatchSummary, summaryText } from "./summary.js";
 
 export type BatchOutputFormat = "text" | "json" | "stream-json";
 
+/** What is shown when the run is over: text for people, an object for scripts. */
+export interface Final {
+  text: string;
+  json: Record<string, unknown>;
+}
+
 export interface BatchRenderer {
   handle: BatchListener;
-  /** The batch is over: the summary for people, or the result object for scripts. */
-  finish(summary: BatchSummary, records: readonly TaskRecord[], extra?: Record<string, unknown>): void;
+  /** The run is over: the text for people, or the object for scripts (a `result` line in stream-json). */
+  finish(final: Final): void;
+}
+
+/** A batch's ending: the summary table and what did not complete, or the summary object. */
+export function batchFinal(summary: BatchSummary, records: readonly TaskRecord[], out: string): Final {
+  return { text: `${summaryText(summary, records)}\nResults in ${out}`, json: { ...summary, out } };
 }
 
 export interface RendererOptions {
@@ -63,8 +74,8 @@ function lineRenderer(options: RendererOptions): BatchRenderer {
           : (noticeText(event) ?? (options.workerLog ? startLine(event) : undefined));
       if (text) write(text);
     },
-    finish(summary, records) {
-      write(`\n${summaryText(summary, records)}`);
+    finish(final) {
+      write(`\n${final.text}`);
     },
   };
 }
@@ -95,11 +106,11 @@ async function liveRenderer(options: RendererOptions): Promise<BatchRenderer> {
       if (text) lines.push({ key: lines.length, text });
       if (changed || text) ink.rerender(view());
     },
-    finish(summary, records) {
+    finish(final) {
       clearInterval(ticker);
       ink.rerender(view());
       ink.unmount();
-      options.out.write(`\n${summaryText(summary, records)}\n`);
+      options.out.write(`\n${final.text}\n`);
     },
   };
 }
@@ -108,8 +119,8 @@ async function liveRenderer(options: RendererOptions): Promise<BatchRenderer> {
 function jsonRenderer(options: RendererOptions): BatchRenderer {
   return {
     handle() {},
-    finish(summary, _records, extra) {
-      options.out.write(`${JSON.stringify({ ...summary, ...extra }, null, 2)}\n`);
+    finish(final) {
+      options.out.write(`${JSON.stringify(final.json, null, 2)}\n`);
     },
   };
 }
@@ -120,8 +131,8 @@ function streamJsonRenderer(options: RendererOptions): BatchRenderer {
     handle(event) {
       options.out.write(`${JSON.stringify({ ...event, ts: new Date().toISOString() })}\n`);
     },
-    finish(summary, _records, extra) {
-      options.out.write(`${JSON.stringify({ type: "result", ...summary, ...extra })}\n`);
+    finish(final) {
+      options.out.write(`${JSON.stringify({ type: "result", ...final.json })}\n`);
     },
   };
 }

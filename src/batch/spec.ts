@@ -24,8 +24,6 @@ export const taskSpecSchema = z.strictObject({
 
 export type TaskSpec = z.infer<typeof taskSpecSchema>;
 
-const KNOWN_KEYS = Object.keys(taskSpecSchema.shape);
-
 /** Results are keyed by task and model: the same task run with two models is two results. */
 export function taskKey(spec: Pick<TaskSpec, "id" | "model">): string {
   return `${spec.id} @ ${spec.model ?? "default"}`;
@@ -36,15 +34,16 @@ export function isGitUrl(repo: string): boolean {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(repo) || /^[\w.-]+@[\w.-]+:/.test(repo);
 }
 
-/** What one entry of the file says is wrong, worded for the person who wrote it. */
-function problemsOf(entry: unknown): string[] {
-  const parsed = taskSpecSchema.safeParse(entry, { reportInput: true });
+/** What one entry of a file says is wrong, worded for the person who wrote it. */
+function problemsOf(schema: z.ZodObject, entry: unknown): string[] {
+  const parsed = schema.safeParse(entry, { reportInput: true });
   if (parsed.success) return [];
+  const known = Object.keys(schema.shape);
   return parsed.error.issues.map((issue) => {
     if (issue.code === "unrecognized_keys") {
       return issue.keys
         .map((key) => {
-          const near = closest(key, KNOWN_KEYS);
+          const near = closest(key, known);
           return `unknown key \`${key}\`${near ? ` (did you mean \`${near}\`?)` : ""}`;
         })
         .join("; ");
@@ -54,12 +53,13 @@ function problemsOf(entry: unknown): string[] {
   });
 }
 
+/** One item of a list file, and where it is, for messages. */
 interface Entry {
   where: string;
   value: unknown;
 }
 
-function entriesOf(file: string, text: string): Entry[] {
+function entriesOf(file: string, text: string, what: string): Entry[] {
   const name = path.basename(file);
   if (/\.jsonl$/i.test(file)) {
     return text.split("\n").flatMap((line, i) => {
@@ -78,39 +78,54 @@ function entriesOf(file: string, text: string): Entry[] {
     throw new ConfigError(`${name}: cannot be read: ${(error as Error).message}`);
   }
   const list =
-    typeof document === "object" && document !== null && "tasks" in document
-      ? (document as { tasks: unknown }).tasks
+    typeof document === "object" && document !== null && what in document
+      ? (document as Record<string, unknown>)[what]
       : document;
   if (!Array.isArray(list)) {
-    throw new ConfigError(`${name}: ${expectation("a list of tasks (or `tasks:` holding one)", list)}.`);
+    throw new ConfigError(
+      `${name}: ${expectation(`a list of ${what} (or \`${what}:\` holding one)`, list)}.`,
+    );
   }
-  return list.map((value, i) => ({ where: `${name} task ${i + 1}`, value }));
+  return list.map((value, i) => ({ where: `${name} item ${i + 1}`, value }));
 }
 
 /**
- * The tasks of a `.jsonl`, `.json` or `.yaml` file, checked all at once so that every mistake is
- * reported together; a folder given as `repo` is taken relative to the file.
+ * The items of a `.jsonl`, `.json` or `.yaml` file (a list, or a mapping holding one under `what`),
+ * each checked against `schema`, all at once so that every mistake is reported together.
  */
-export async function loadTasks(file: string): Promise<TaskSpec[]> {
+export async function readEntries<Schema extends z.ZodObject>(
+  file: string,
+  schema: Schema,
+  what: string,
+): Promise<Array<{ where: string; value: z.infer<Schema> }>> {
   let text: string;
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ConfigError(`cannot read the tasks file ${file}: ${(error as Error).message}`);
+    throw new ConfigError(`cannot read the ${what} file ${file}: ${(error as Error).message}`);
   }
-  const entries = entriesOf(file, text);
-  if (entries.length === 0) throw new ConfigError(`${path.basename(file)} holds no tasks.`);
-  const problems = entries.flatMap(({ where, value }) => problemsOf(value).map((p) => `${where}: ${p}`));
-  const specs = problems.length ? [] : entries.map(({ value }) => taskSpecSchema.parse(value));
+  const entries = entriesOf(file, text, what);
+  if (entries.length === 0) throw new ConfigError(`${path.basename(file)} holds no ${what}.`);
+  const problems = entries.flatMap(({ where, value }) =>
+    problemsOf(schema, value).map((p) => `${where}: ${p}`),
+  );
+  if (problems.length) {
+    throw new ConfigError(`the ${what} file has problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+  }
+  return entries.map(({ where, value }) => ({ where, value: schema.parse(value) }));
+}
+
+/** The tasks of a batch file; a folder given as `repo` is taken relative to the file. */
+export async function loadTasks(file: string): Promise<TaskSpec[]> {
+  const entries = await readEntries(file, taskSpecSchema, "tasks");
   const seen = new Set<string>();
-  for (const [i, spec] of specs.entries()) {
-    const key = taskKey(spec);
-    if (seen.has(key)) problems.push(`${entries[i]?.where}: the id ${JSON.stringify(spec.id)} is used twice`);
+  for (const { where, value } of entries) {
+    const key = taskKey(value);
+    if (seen.has(key)) throw new ConfigError(`${where}: the id ${JSON.stringify(value.id)} is used twice.`);
     seen.add(key);
   }
-  if (problems.length) {
-    throw new ConfigError(`the tasks file has problems:\n${problems.map((p) => `  ${p}`).join("\n")}`);
-  }
   const base = path.dirname(path.resolve(file));
-  return specs.map((spec) => (isGitUrl(spec.repo) ? spec : { ...spec, repo: path.resolve(base, spec.repo) }));
+  return entries.map(({ value: spec }) =>
+    isGitUrl(spec.repo) ? spec : { ...spec, repo: path.resolve(base, spec.repo) },
+  );
 }

@@ -1,9 +1,7 @@
-import { existsSync, readFileSync } from "node:fs";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { RunResult, Status } from "../events/types.js";
 import { spawnGroup } from "../platform/processes.js";
 import type { TaskProgress } from "./events.js";
+import { cairnEntry } from "./install.js";
 import type { TaskSpec } from "./spec.js";
 
 /** The flags a batch passes to every task's cairn, besides what the task itself says. */
@@ -42,22 +40,6 @@ const HARD_KILL_GRACE_MS = 60_000;
 /** After an interrupt, how long the session has to end cleanly before its process group is killed. */
 const INTERRUPT_GRACE_MS = 15_000;
 const STDERR_TAIL = 4_000;
-
-let entry: string | undefined;
-
-/** `bin/cairn.js` of this installation, found from this module whether it runs from `src/` or `dist/`. */
-export function cairnEntry(): string {
-  if (entry) return entry;
-  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
-    const manifest = path.join(dir, "package.json");
-    if (existsSync(manifest) && JSON.parse(readFileSync(manifest, "utf8")).name === "cairn") {
-      entry = path.join(dir, "bin", "cairn.js");
-      return entry;
-    }
-    if (path.dirname(dir) === dir)
-      throw new Error("cairn's own package.json was not found above this module");
-  }
-}
 
 /** `cairn do|run` on the isolated copy, printing its events as JSON lines. */
 export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlags): string[] {

@@ -2,8 +2,8 @@ import os from "node:os";
 import path from "node:path";
 import { defaultJobs, repositoryCache, runBatch } from "../batch/batch.js";
 import type { BatchListener } from "../batch/events.js";
-import { type BatchOutputFormat, type BatchRenderer, batchRenderer } from "../batch/progress.js";
-import { succeeded } from "../batch/record.js";
+import { type BatchOutputFormat, type BatchRenderer, batchFinal, batchRenderer } from "../batch/progress.js";
+import { succeeded, type TaskRecord } from "../batch/record.js";
 import { loadTasks, type TaskSpec } from "../batch/spec.js";
 import type { TaskFlags } from "../batch/taskProcess.js";
 import { ConfigError } from "../platform/errors.js";
@@ -96,10 +96,8 @@ function defaultOut(file: string): string {
 }
 
 /** Exit code of a batch: 0 when every task completed, 1 otherwise. */
-function exitCodeOf(records: readonly { status: string }[], left: number): number {
-  return left === 0 && records.every((record) => succeeded(record as Parameters<typeof succeeded>[0]))
-    ? 0
-    : 1;
+function exitCodeOf(records: readonly TaskRecord[], left: number): number {
+  return left === 0 && records.every(succeeded) ? 0 : 1;
 }
 
 /** The tasks run here, or put on the queue (and followed with --wait). */
@@ -193,8 +191,7 @@ export async function batchCommand(file: string, options: BatchCliOptions): Prom
     return 0;
   }
   if (!outcome) return 1;
-  view.finish(outcome.summary, outcome.records, { out });
-  if (options.outputFormat === "text") process.stdout.write(`Results in ${out}\n`);
+  view.finish(batchFinal(outcome.summary, outcome.records, out));
   return exitCodeOf(outcome.records, outcome.summary.not_started + outcome.summary.cancelled);
 }
 
@@ -217,7 +214,7 @@ export async function batchStatusCommand(
       emit: view.handle,
       signal,
     });
-    view.finish(outcome.summary, outcome.records);
+    view.finish(batchFinal(outcome.summary, outcome.records, outcome.out));
     return exitCodeOf(outcome.records, outcome.summary.not_started);
   } finally {
     release();

@@ -135,6 +135,39 @@ batch
     process.exitCode = await batchStatusCommand(id, options);
   });
 
+const evaluation = addBatchOptions(
+  program
+    .command("eval")
+    .description(
+      "measure: a suite of tasks run through the batch engine, graded by tests the agent could not edit",
+    )
+    .argument("<suite>", "builtin, a folder of exercises (Exercism layout) or a file of SWE-style instances")
+    .addOption(
+      new Option("--mode <mode>", "how each task runs: cairn do or cairn run")
+        .choices(["do", "run"])
+        .default("run"),
+    )
+    .option(
+      "--tasks <globs>",
+      "only the tasks whose id matches one of these comma-separated globs (python/*)",
+    ),
+).action(async (suite: string, options) => {
+  const { evalCommand } = await import("./eval.js");
+  process.exitCode = await evalCommand(suite, options);
+});
+evaluation
+  .command("compare")
+  .description(
+    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed",
+  )
+  .argument("<a>", "a report.json, or the --out folder of an eval")
+  .argument("<b>", "the other one")
+  .addOption(batchFormat())
+  .action(async (a: string, b: string, options) => {
+    const { evalCompareCommand } = await import("./eval.js");
+    process.exitCode = await evalCompareCommand(a, b, options);
+  });
+
 program
   .command("worker")
   .description("take tasks from a queue and run them, until stopped (Ctrl-C)")
