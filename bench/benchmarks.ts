@@ -19,6 +19,8 @@ export interface Scale {
   /** Files of node_modules in the search tree; all of them when undefined. */
   searchFiles: number | undefined;
   searchRuns: number;
+  /** The one-line file searched beside normal ones (issue 15). */
+  searchOneLineBytes: number;
   contextTurns: number;
   /** The terminal UI's benchmark (issue 6) at full or smoke size. */
   tui: typeof TUI_FULL;
@@ -36,6 +38,7 @@ export const FULL: Scale = {
   repairSamples: 27,
   searchFiles: undefined,
   searchRuns: 5,
+  searchOneLineBytes: 50_000_000,
   contextTurns: 30,
   tui: TUI_FULL,
   queueTasks: 12,
@@ -52,6 +55,7 @@ export const SMOKE: Scale = {
   repairSamples: 3,
   searchFiles: 300,
   searchRuns: 1,
+  searchOneLineBytes: 2_000_000,
   contextTurns: 6,
   tui: TUI_SMOKE,
   queueTasks: 2,
@@ -65,7 +69,12 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   cache: (scale) => benchCache({ doTurns: scale.cacheDoTurns, runTurns: scale.cacheRunTurns }),
   edits: (scale) => benchEdits({ perCategory: scale.editsPerCategory }),
   repair: (scale) => benchRepair({ samples: scale.repairSamples }),
-  search: (scale) => benchSearch({ maxFiles: scale.searchFiles, runs: scale.searchRuns }),
+  search: (scale) =>
+    benchSearch({
+      maxFiles: scale.searchFiles,
+      runs: scale.searchRuns,
+      oneLineBytes: scale.searchOneLineBytes,
+    }),
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { linkSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from "node:fs";
+import { linkSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { findExecutable } from "../src/platform/processes.js";
-import { type GrepOptions, grepWithJs, grepWithRipgrep } from "../src/tools/grep.js";
+import { DEFAULT_MAX_RESULTS, type GrepOptions, grepWithJs, grepWithRipgrep } from "../src/tools/grep.js";
 import { ROOT } from "./lib/paths.js";
 import type { BenchResult, Figure } from "./lib/report.js";
 import { median, nowMs, sum } from "./lib/stats.js";
@@ -12,6 +12,8 @@ export interface SearchOptions {
   /** Files of the project's node_modules linked into the tree; all of them when absent. */
   maxFiles?: number;
   runs: number;
+  /** Size of the one-line file searched beside a few normal ones (issue 15). */
+  oneLineBytes: number;
 }
 
 /** Searches an agent makes while finding its way round a code base. */
@@ -48,6 +50,19 @@ function makeTree(maxFiles: number | undefined): { dir: string; files: number } 
   return { dir, files: names.length };
 }
 
+/**
+ * A minified bundle on one line with the pattern all along it, beside a few ordinary files: the
+ * line is far longer than any hit may show, and ripgrep's JSON for it would be 15 times its size.
+ */
+function makeOneLineTree(bytes: number): string {
+  const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-oneline-")));
+  writeFileSync(path.join(dir, "bundle.min.js"), Buffer.alloc(bytes, "var a=1;function(){return xxxx};"));
+  for (let index = 0; index < 20; index++) {
+    writeFileSync(path.join(dir, `module${index}.js`), `// module ${index}\nexport const tag = "xxxx";\n`);
+  }
+  return dir;
+}
+
 /** The same search by ripgrep as a person would run it (parallel, unsorted), over the same files. */
 function ripgrepDirect(rg: string, dir: string, query: (typeof QUERIES)[number]): Set<string> {
   const args = ["--no-config", "--null", "--line-number", "--no-heading", "--with-filename", "--hidden"];
@@ -72,7 +87,8 @@ type Engine = "rg" | "tool_ripgrep" | "tool_js";
 interface QueryResult {
   pattern: string;
   hits: number;
-  ms: Record<Engine, number>;
+  /** The grep tool's ripgrep engine as the model calls it, with max_results left at its default. */
+  ms: Record<Engine | "tool_ripgrep_default_max", number>;
   identical: Record<Exclude<Engine, "rg">, boolean>;
 }
 
@@ -120,25 +136,41 @@ export async function benchSearch(options: SearchOptions): Promise<BenchResult> 
       const direct = await timed(options.runs, () => ripgrepDirect(rg, tree.dir, query));
       const viaRipgrep = await timed(options.runs, () => grepWithRipgrep(grep, rg));
       const viaJs = await timed(1, () => grepWithJs(grep));
+      const viaRipgrepDefault = await timed(options.runs, () =>
+        grepWithRipgrep({ ...grep, maxResults: DEFAULT_MAX_RESULTS }, rg),
+      );
       const asSet = (hits: Array<{ path: string; line: number }>) =>
         new Set(hits.map((h) => `${h.path}:${h.line}`));
       perQuery.push({
         ...query,
         hits: direct.last.size,
-        ms: { rg: direct.ms, tool_ripgrep: viaRipgrep.ms, tool_js: viaJs.ms },
+        ms: {
+          rg: direct.ms,
+          tool_ripgrep: viaRipgrep.ms,
+          tool_ripgrep_default_max: viaRipgrepDefault.ms,
+          tool_js: viaJs.ms,
+        },
         identical: {
           tool_ripgrep: sameHits(asSet(viaRipgrep.last.hits), direct.last),
           tool_js: sameHits(asSet(viaJs.last.hits), direct.last),
         },
       });
     }
-    const total = (key: Engine) => sum(perQuery.map((q) => q.ms[key]));
+    const oneLine = await searchOneLineFile(rg, options);
+    const total = (key: keyof QueryResult["ms"]) => sum(perQuery.map((q) => q.ms[key]));
     const identical = (key: Exclude<Engine, "rg">) => perQuery.filter((q) => q.identical[key]).length;
     const baseline = { name: "rg directly", value: total("rg") };
     const figures: Figure[] = [
       {
         name: `grep tool (ripgrep engine), ${QUERIES.length} searches`,
         value: total("tool_ripgrep"),
+        unit: "ms",
+        baseline,
+        target: { on: "ratio", op: "<=", limit: 1.3 },
+      },
+      {
+        name: `grep tool (ripgrep engine), max_results ${DEFAULT_MAX_RESULTS} (the default)`,
+        value: total("tool_ripgrep_default_max"),
         unit: "ms",
         baseline,
       },
@@ -155,15 +187,81 @@ export async function benchSearch(options: SearchOptions): Promise<BenchResult> 
         unit: "%",
         target: { on: "value", op: ">=", limit: 100 },
       },
+      ...oneLine.figures,
     ];
     return {
       id: "search",
       title: "6. search",
       figures,
-      details: { files: tree.files, runs: options.runs, queries: perQuery },
+      details: { files: tree.files, runs: options.runs, queries: perQuery, one_line_file: oneLine.details },
       durationMs: nowMs() - started,
     };
   } finally {
     rmSync(tree.dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `grep {pattern}` as the model calls it (default max_results) over the one-line file and its
+ * neighbours: each engine must come back in a couple of seconds with every hit, the long line's
+ * hit cut to a few hundred characters.
+ */
+async function searchOneLineFile(
+  rg: string,
+  options: SearchOptions,
+): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
+  const dir = makeOneLineTree(options.oneLineBytes);
+  try {
+    const query = { pattern: "xxxx" };
+    const grep: GrepOptions = { ...query, workspace: dir, extraRoots: [] };
+    const direct = await timed(options.runs, () => ripgrepDirect(rg, dir, query));
+    const viaRipgrep = await timed(options.runs, () => grepWithRipgrep(grep, rg));
+    const viaJs = await timed(options.runs, () => grepWithJs(grep));
+    const engines = { tool_ripgrep: viaRipgrep.last, tool_js: viaJs.last };
+    const identical = Object.values(engines).filter((result) =>
+      sameHits(new Set(result.hits.map((h) => `${h.path}:${h.line}`)), direct.last),
+    ).length;
+    const longest = Math.max(
+      ...Object.values(engines).flatMap((result) => result.hits.map((h) => h.text.length)),
+    );
+    const size = `${Math.round(options.oneLineBytes / 1e6)} MB`;
+    const baseline = { name: "rg directly", value: direct.ms };
+    return {
+      figures: [
+        {
+          name: `one-line file of ${size}: grep tool (ripgrep engine)`,
+          value: viaRipgrep.ms,
+          unit: "ms",
+          baseline,
+          target: { on: "value", op: "<=", limit: 2000 },
+        },
+        {
+          name: `one-line file of ${size}: grep tool (JS engine)`,
+          value: viaJs.ms,
+          unit: "ms",
+          baseline,
+          target: { on: "value", op: "<=", limit: 2000 },
+        },
+        {
+          name: "one-line file: engines with identical hits",
+          value: (100 * identical) / Object.keys(engines).length,
+          unit: "%",
+          target: { on: "value", op: ">=", limit: 100 },
+        },
+        {
+          name: "one-line file: longest hit shown, characters",
+          value: longest,
+          unit: "count",
+          target: { on: "value", op: "<=", limit: 302 },
+        },
+      ],
+      details: {
+        bytes: options.oneLineBytes,
+        hits: direct.last.size,
+        ms: { rg: direct.ms, tool_ripgrep: viaRipgrep.ms, tool_js: viaJs.ms },
+      },
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

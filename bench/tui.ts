@@ -109,7 +109,11 @@ const turnEvents = (turn: number): CairnEvent[] => [
     tool: "edit_file",
     ok: true,
     output: `Edited src/f${turn}.ts`,
-    data: { diff: `@@ -1,3 +1,3 @@\n a\n-old ${turn}\n+new ${turn}\n b\n` },
+    data: {
+      kind: "file_change",
+      path: `src/f${turn}.ts`,
+      diff: `@@ -1,3 +1,3 @@\n a\n-old ${turn}\n+new ${turn}\n b\n`,
+    },
     changed_files: [`src/f${turn}.ts`],
     duration_ms: 3,
   },
@@ -190,6 +194,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       files: new WorkspaceFileList(workspace),
       initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
       color: true,
+      describe: (tool, args) => session.registry.describe(tool, args),
     },
     {
       stdout: terminal as unknown as NodeJS.WriteStream,

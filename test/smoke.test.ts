@@ -9,6 +9,6 @@ describe("event bus", () => {
     bus.emit({ type: "status", status: "thinking" });
     const last = bus.emit({ type: "message", text: "hi" });
     expect(seen).toEqual([1, 2]);
-    expect(last.session_id).toBe("s1");
+    expect(last?.session_id).toBe("s1");
   });
 });

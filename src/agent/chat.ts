@@ -13,11 +13,28 @@ import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
 import { announce, type Outcome, settle } from "./settle.js";
-import { ToolLoop } from "./toolLoop.js";
+import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
 export type SessionFactory = (resume?: ResumedLog) => Promise<Session>;
+
+/** Something the person put beside a message for the model to see: a file's text (an editor's @-mention). */
+export interface Attachment {
+  /** The workspace path, or where it came from. */
+  name: string;
+  text: string;
+}
+
+/** How a chat message ended: its outcome, and why the answer is not a whole one when it is not. */
+export interface ChatOutcome extends Outcome {
+  cut?: ToolLoopOutcome["cut"];
+}
+
+/** An attachment as the model reads it, after the message. */
+function attached(kind: "file" | "folder", name: string, text: string): string {
+  return `<attached ${kind}="${name}">\n${text}\n</attached>`;
+}
 
 /** The person's own `!command` is approved by their typing it. */
 const typedByThePerson: AskApproval = async () => ({ choice: "once" });
@@ -83,6 +100,8 @@ export class ChatEngine {
       off();
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
+    // The conversation left behind needs its MCP servers no more.
+    void this.session?.close();
     this.session = session;
     this.notes = [];
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });
@@ -145,8 +164,11 @@ export class ChatEngine {
     return notes.length ? `${notes.join("\n\n")}\n\n${text}` : text;
   }
 
-  /** Reads the files and folders a message mentions, as tool calls the person can see. */
-  private async attachments(turn: Turn, text: string): Promise<string> {
+  /**
+   * What goes with a message: the files and folders it mentions, read as tool calls the person
+   * can see, and what was attached to it.
+   */
+  private async attachments(turn: Turn, text: string, given: readonly Attachment[]): Promise<string> {
     const parts: string[] = [];
     for (const [i, mention] of mentionedPaths(text, this.session.workspace).entries()) {
       const folder = statSync(path.resolve(this.session.workspace, mention)).isDirectory();
@@ -156,9 +178,9 @@ export class ChatEngine {
         input: { path: mention },
       });
       const result = await executeToolCall(turn, call);
-      if (result.ok)
-        parts.push(`<attached ${folder ? "folder" : "file"}="${mention}">\n${result.text}\n</attached>`);
+      if (result.ok) parts.push(attached(folder ? "folder" : "file", mention, result.text));
     }
+    for (const { name, text: content } of given) parts.push(attached("file", name, content));
     return parts.length ? `\n\n${parts.join("\n\n")}` : "";
   }
 
@@ -170,15 +192,19 @@ export class ChatEngine {
     });
   }
 
-  /** One message of the conversation: answered with the tools, in the same history as the last. */
-  send(text: string): Promise<Outcome> {
-    return this.turn(text, {}, (turn) =>
+  /**
+   * One message of the conversation: answered with the tools, in the same history as the last.
+   * `attachments` go to the model with it, not into the message shown and stored.
+   */
+  async send(text: string, attachments: readonly Attachment[] = []): Promise<ChatOutcome> {
+    let cut: ToolLoopOutcome["cut"];
+    const outcome = await this.turn(text, {}, (turn) =>
       settle(
         turn,
         async () => {
           // Patterns that need no model are for opening a conversation: inside one, "ok" or
-          // "thanks" may carry meaning only the model can read in context.
-          const opening = this.loop.history.all().length === 0;
+          // "thanks" may carry meaning only the model can read in context, as may what is attached.
+          const opening = this.loop.history.all().length === 0 && attachments.length === 0;
           const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
@@ -186,13 +212,15 @@ export class ChatEngine {
           }
           const outcome = await this.loop.run(
             turn,
-            this.withNotes(text + (await this.attachments(turn, text))),
+            this.withNotes(text + (await this.attachments(turn, text, attachments))),
           );
+          cut = outcome.cut;
           return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };
         },
         () => 1,
       ),
     );
+    return cut ? { ...outcome, cut } : outcome;
   }
 
   /** /agent and /do: the autonomous or one-shot loop on a task, told to the conversation after. */

@@ -1,30 +1,39 @@
 import type { Checkpoints } from "../store/checkpoints.js";
 import type { AnyTool } from "../tools/types.js";
 
-/** The workspace paths a write tool is about to change, from its arguments. */
-function pathsChangedBy(tool: string, args: Record<string, unknown>): string[] {
-  const named = (key: string) => (typeof args[key] === "string" ? [args[key] as string] : []);
-  if (tool === "move_file") return [...named("source"), ...named("destination")];
-  if (tool === "copy_file") return named("destination");
-  return named("path");
-}
-
 /**
- * Wraps a file-writing tool so the prior state of what it changes is snapshotted first, per
- * step, and the new state recorded after: what `cairn undo` restores and checks against.
- * Commands and git are not snapshotted: what they touch is not known before they run.
+ * Wraps a tool that writes or runs something so the prior state of what it changes is
+ * snapshotted first, per step, and the new state recorded after: what `cairn undo` restores and
+ * checks against. The tool says which paths it writes; one that cannot say (a command, a tool
+ * from elsewhere) is treated as if it could change any file: the workspace is compared before
+ * and after it.
  */
 export function withCheckpoints(
   tool: AnyTool,
   checkpoints: () => Promise<Checkpoints>,
   session: string,
 ): AnyTool {
-  if (tool.permission !== "write" || tool.name.startsWith("git_")) return tool;
+  const changes = (t: AnyTool) => t.permission === "write" || t.permission === "exec";
+  // A tool that calls another (call_mcp_tool) is checkpointed as the one it calls.
+  if (!changes(tool) && !tool.actsAs) return tool;
   return {
     ...tool,
     async execute(args, ctx) {
-      const paths = pathsChangedBy(tool.name, args as Record<string, unknown>);
-      if (paths.length === 0) return tool.execute(args, ctx);
+      const judged = tool.actsAs?.(args) ?? tool;
+      if (!changes(judged)) return tool.execute(args, ctx);
+      const paths = judged.touches?.(args).paths;
+      if (paths?.length === 0) return tool.execute(args, ctx);
+      if (paths === undefined) {
+        // A safety net, not a condition: where the workspace cannot be compared (git is not
+        // installed, say), the call runs as it did before anything was checkpointed around it.
+        const store = await checkpoints().catch(() => undefined);
+        const before = await store?.scanWorkspace().catch(() => undefined);
+        try {
+          return await tool.execute(args, ctx);
+        } finally {
+          if (before) await store?.recordChanges(session, ctx.step, before).catch(() => {});
+        }
+      }
       const store = await checkpoints();
       await store.beforeChange(session, ctx.step, paths);
       try {

@@ -1,12 +1,13 @@
 import path from "node:path";
+import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
-import { mainArgument } from "../tools/describe.js";
 import { ToolError } from "../tools/toolError.js";
-import type { AnyTool, ToolContext } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
+import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
 import type { Turn } from "./turn.js";
@@ -17,6 +18,8 @@ const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_0
 const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 export interface PreparedCall {
   call: ModelToolCall;
+  /** With `args`: the call fits this tool's schema. */
+  tool?: AnyTool;
   args?: unknown;
   error?: string;
 }
@@ -25,11 +28,13 @@ export interface ToolCallResult {
   ok: boolean;
   /** What the model is sent: the output, cut in the middle when long. */
   text: string;
-  data?: unknown;
+  data?: ToolData;
+  /** For a model that takes images in tool results; `text` describes them for the others. */
+  images?: ToolImage[];
 }
 
 export function describeCall(call: PreparedCall): string {
-  const target = mainArgument(call.args);
+  const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
 }
 
@@ -38,18 +43,29 @@ function errorText(error: unknown): string {
   return `Internal error in the tool: ${error instanceof Error ? error.message : String(error)}`;
 }
 
-/** What the approval policy is asked; a command line goes with it, for the policy to read. */
-function approvalRequest(session: Session, tool: AnyTool, prepared: PreparedCall): ApprovalRequest {
-  const args = (prepared.args ?? {}) as { command?: unknown; cwd?: unknown };
-  const request = {
+/**
+ * The tool a call is judged as: itself, or for a tool that calls another (call_mcp_tool), the
+ * one it calls, so that its class, its rules and its server's hints apply.
+ */
+export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
+  return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
+}
+
+/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
+function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
+  const tool = judgedTool(called, prepared);
+  const { command, change } = called.touches?.(prepared.args) ?? {};
+  return {
     callId: prepared.call.id,
     tool: tool.name,
     permission: tool.permission,
-    summary: describeCall(prepared),
+    summary: tool === called ? describeCall(prepared) : `${tool.name} (through ${called.name})`,
+    ...(command
+      ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
+      : {}),
+    ...(change ? { change } : {}),
+    ...(tool.annotations ? { annotations: tool.annotations } : {}),
   };
-  if (tool.permission !== "exec" || typeof args.command !== "string") return request;
-  const cwd = path.resolve(session.workspace, typeof args.cwd === "string" ? args.cwd : ".");
-  return { ...request, command: { text: args.command, cwd } };
 }
 
 /**
@@ -68,6 +84,7 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     reads: session.reads,
     ...(sandbox ? { sandbox } : {}),
     ...(session.attended ? { ask: session.inbox.ask } : {}),
+    ...(session.editor ? { editor: session.editor } : {}),
     consult: (question) => consultStrongModel(turn, question),
     setTodos: (todos) => {
       session.todos = todos;
@@ -95,14 +112,20 @@ export function prepareToolCall(session: Session, call: ModelToolCall, finishRea
       error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
     };
   }
-  return { call, args: prepared.value };
+  return { call, tool, args: prepared.value };
 }
 
 /**
  * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
- * and `tool.result` events. Every failure becomes the call's result for the model to read.
+ * and `tool.result` events. Every failure becomes the call's result for the model to read, but
+ * a cancellation and the session's spending cap, which end the work. `extra` is what the caller
+ * adds to the tools' context (the tool loop: starting sub-agents).
  */
-export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promise<ToolCallResult> {
+export async function executeToolCall(
+  turn: Turn,
+  prepared: PreparedCall,
+  extra: Partial<ToolContext> = {},
+): Promise<ToolCallResult> {
   const { session } = turn;
   const { call } = prepared;
   const tool = session.registry.get(call.name);
@@ -111,13 +134,14 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     call_id: call.id,
     tool: call.name,
     args: prepared.args ?? call.input,
-    permission: tool?.permission ?? null,
+    permission: tool ? judgedTool(tool, prepared).permission : null,
   });
   // The call's own time: the wait for a person's approval is not part of it.
   let started = performance.now();
   let ok = false;
   let text: string;
-  let data: unknown;
+  let data: ToolData | undefined;
+  let images: ToolImage[] | undefined;
   let changed: string[] = [];
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
@@ -126,18 +150,23 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;
-      if (decision.unattended) turn.noteCall(tool.permission, describeCall(prepared));
+      if (decision.unattended) turn.noteCall(judgedTool(tool, prepared).permission, describeCall(prepared));
     } else {
       turn.noteCall(decision.permission);
       try {
-        const output = await tool.execute(prepared.args, toolContextFor(turn, decision.network));
+        const output = await tool.execute(prepared.args, {
+          ...toolContextFor(turn, decision.network),
+          callId: call.id,
+          ...extra,
+        });
         ok = true;
         text = output.text;
         data = output.data;
+        images = output.images;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
       } catch (error) {
-        if (turn.signal.aborted) throw error;
+        if (turn.signal.aborted || error instanceof BudgetExceededError) throw error;
         text = errorText(error);
       }
     }
@@ -152,5 +181,5 @@ export async function executeToolCall(turn: Turn, prepared: PreparedCall): Promi
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
-  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text };
+  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text, ...(images ? { images } : {}) };
 }

@@ -1,4 +1,5 @@
 import { toValidationSummary } from "../verify/check.js";
+import { executeThrough } from "./delegation.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
@@ -7,8 +8,18 @@ import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { validateOnce } from "./validate.js";
 
-/** `cairn do`: tier-0 routing, then one tool loop, in one turn. */
-export async function doTask(session: Session, task: string, resume?: ResumePoint): Promise<Outcome> {
+export interface TaskOptions {
+  /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
+  agent?: string | undefined;
+}
+
+/** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
+export async function doTask(
+  session: Session,
+  task: string,
+  resume?: ResumePoint,
+  options: TaskOptions = {},
+): Promise<Outcome> {
   announce(session, task, resume);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
@@ -16,12 +27,14 @@ export async function doTask(session: Session, task: string, resume?: ResumePoin
       async () => {
         const direct = resume ? undefined : await answerByPattern(turn, task);
         if (direct) return { status: "completed", summary: direct, iterations: 1 };
-        const loop = new ToolLoop(session, {
-          phase: "execution",
-          maxToolCalls: session.config.max_tool_calls,
-          announcePlan: true,
-        });
-        const outcome = await loop.run(turn, resume ? `${task}\n\n${resumeNote(resume)}` : task);
+        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+        const outcome = options.agent
+          ? await executeThrough(turn, options.agent, prompt)
+          : await new ToolLoop(session, {
+              phase: "execution",
+              maxToolCalls: session.config.max_tool_calls,
+              announcePlan: true,
+            }).run(turn, prompt);
         const summary = outcome.answer || outcome.reason || "";
         if (!session.config.verify || outcome.status !== "completed") {
           return { status: outcome.status, summary, iterations: 1 };

@@ -28,7 +28,8 @@ export interface Host {
   store: Store;
   /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
   open(resume?: ResumedLog): Promise<Session>;
-  close(): void;
+  /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
+  close(): Promise<void>;
 }
 
 /**
@@ -48,6 +49,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   });
   const modelId = resolveModelId(config, env);
   const store = Store.open(storePath(env));
+  const sessions = new Set<Session>();
   return {
     config,
     store,
@@ -63,21 +65,27 @@ export async function openHost(options: HostOptions): Promise<Host> {
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
+      sessions.add(session);
       return session;
     },
-    close: () => store.close(),
+    close() {
+      const stopping = Promise.all([...sessions].map((session) => session.close()));
+      sessions.clear();
+      store.close();
+      return stopping.then(() => undefined);
+    },
   };
 }
 
 /** One session, hosted: what `cairn do`, `cairn run` and a resume need. */
 export async function openHostedSession(
   options: HostOptions & { resume?: ResumedLog },
-): Promise<{ session: Session; store: Store; close: () => void }> {
+): Promise<{ session: Session; store: Store; close: () => Promise<void> }> {
   const host = await openHost(options);
   try {
     return { session: await host.open(options.resume), store: host.store, close: host.close };
   } catch (error) {
-    host.close();
+    await host.close();
     throw error;
   }
 }

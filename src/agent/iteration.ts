@@ -19,9 +19,8 @@ export class IterationContext {
 
   /** Reads edits out of the event stream: the tools report each change's path and diff. */
   observe = (event: StampedEvent): void => {
-    if (event.type !== "tool.result" || !event.ok) return;
-    const data = event.data as { path?: unknown; diff?: unknown; created?: unknown } | undefined;
-    if (typeof data?.path !== "string" || typeof data.diff !== "string") return;
+    if (event.type !== "tool.result" || !event.ok || event.data?.kind !== "file_change") return;
+    const { data } = event;
     const file = data.path;
     if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);
     else if (!this.filesCreated.has(file)) this.filesModified.add(file);

@@ -1,5 +1,12 @@
 import type { EventBus } from "../events/bus.js";
-import type { Phase, StampedEvent, TokenCounts, UsageTotals } from "../events/types.js";
+import {
+  agentNameOf,
+  MAIN_AGENT,
+  type Phase,
+  type StampedEvent,
+  type TokenCounts,
+  type UsageTotals,
+} from "../events/types.js";
 import type { Price } from "../model/cost.js";
 import { costOf } from "../model/cost.js";
 import { addCall, emptyUsage } from "../model/usage.js";
@@ -11,6 +18,8 @@ export interface UsageRecord {
   price: Price | null;
   durationMs: number;
   generationMs: number;
+  /** What the call cost, when its maker said (an external agent's own bill); otherwise priced here. */
+  costUsd?: number | null;
 }
 
 export interface UsageCaps {
@@ -26,42 +35,86 @@ export class BudgetExceededError extends Error {
   }
 }
 
-/** Every model call's tokens and dollars, booked by phase the moment the call ends. */
+/** A sub-agent reached its own cap: it stops, and the agent that started it goes on. */
+export class AgentBudgetError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AgentBudgetError";
+  }
+}
+
+/** A sub-agent's share of a ledger: its name, and the cap carved out for it. */
+interface Share {
+  parent: UsageLedger;
+  agent: string;
+}
+
+function add<K>(map: Map<K, UsageTotals>, key: K, counts: TokenCounts, cost: number | null): void {
+  map.set(key, addCall(map.get(key) ?? emptyUsage(), counts, cost));
+}
+
+function plain<K extends string>(map: Map<K, UsageTotals>): Partial<Record<K, UsageTotals>> {
+  return Object.fromEntries([...map].map(([key, totals]) => [key, { ...totals }])) as Partial<
+    Record<K, UsageTotals>
+  >;
+}
+
+/**
+ * Every model call's tokens and dollars, booked by phase and by agent the moment the call ends.
+ * A sub-agent books through a ledger of its own (`share`): its calls count in the session's
+ * totals under its name and phase `execution`, and against its own cap as well as the session's.
+ */
 export class UsageLedger {
   private readonly byPhase = new Map<Phase, UsageTotals>();
+  private readonly byAgent = new Map<string, UsageTotals>();
   private total = emptyUsage();
   private readonly bus: EventBus;
   private readonly caps: UsageCaps;
+  private readonly owner: Share | undefined;
 
-  constructor(bus: EventBus, caps: UsageCaps = {}) {
+  constructor(bus: EventBus, caps: UsageCaps = {}, owner?: Share) {
     this.bus = bus;
     this.caps = caps;
+    this.owner = owner;
   }
 
-  /** Throws once a cap is reached, after the call that reached it has been booked. */
+  /** A ledger for a sub-agent emitting on `bus`, within this one, with caps of its own. */
+  share(bus: EventBus, agent: string, caps: UsageCaps): UsageLedger {
+    return new UsageLedger(bus, caps, { parent: this, agent });
+  }
+
+  /** Throws once a cap is reached, after the call that reached it has been booked: the session's first. */
   private enforceCaps(): void {
+    this.owner?.parent.enforceCaps();
     const { maxCostUsd, maxTokens } = this.caps;
+    const fail = (message: string) =>
+      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message);
     const cost = this.total.cost_usd;
     if (maxCostUsd !== undefined && cost !== null && cost >= maxCostUsd) {
-      throw new BudgetExceededError(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`);
+      throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`);
     }
     const tokens = this.total.input_tokens + this.total.output_tokens;
     if (maxTokens !== undefined && tokens >= maxTokens) {
-      throw new BudgetExceededError(`token cap reached: ${tokens} of ${maxTokens} tokens used`);
+      throw fail(`token cap reached: ${tokens} of ${maxTokens} tokens used`);
     }
   }
 
+  private book(phase: Phase, agent: string, counts: TokenCounts, cost: number | null): void {
+    add(this.byPhase, phase, counts, cost);
+    add(this.byAgent, agent, counts, cost);
+    this.total = addCall(this.total, counts, cost);
+    this.owner?.parent.book(phase, agent, counts, cost);
+  }
+
   record(record: UsageRecord): number | null {
-    const cost = costOf(record.counts, record.price);
-    this.byPhase.set(
-      record.phase,
-      addCall(this.byPhase.get(record.phase) ?? emptyUsage(), record.counts, cost),
-    );
-    this.total = addCall(this.total, record.counts, cost);
+    const cost = record.costUsd !== undefined ? record.costUsd : costOf(record.counts, record.price);
+    // A sub-agent's calls all do its job: they count as execution, whatever part of its loop made them.
+    const phase = this.owner ? "execution" : record.phase;
+    this.book(phase, this.owner?.agent ?? MAIN_AGENT, record.counts, cost);
     const seconds = record.generationMs / 1000;
     this.bus.emit({
       type: "usage",
-      phase: record.phase,
+      phase,
       model: record.modelId,
       ...record.counts,
       cost_usd: cost,
@@ -83,12 +136,13 @@ export class UsageLedger {
         cache_write_tokens: call.cache_write_tokens,
         reasoning_tokens: call.reasoning_tokens,
       };
-      this.byPhase.set(
-        call.phase,
-        addCall(this.byPhase.get(call.phase) ?? emptyUsage(), counts, call.cost_usd),
-      );
-      this.total = addCall(this.total, counts, call.cost_usd);
+      this.book(call.phase, agentNameOf(call), counts, call.cost_usd);
     }
+  }
+
+  /** The session's ledger, above every sub-agent's. */
+  get root(): UsageLedger {
+    return this.owner ? this.owner.parent.root : this;
   }
 
   totals(): UsageTotals {
@@ -96,6 +150,10 @@ export class UsageLedger {
   }
 
   phases(): Partial<Record<Phase, UsageTotals>> {
-    return Object.fromEntries([...this.byPhase].map(([phase, totals]) => [phase, { ...totals }]));
+    return plain(this.byPhase);
+  }
+
+  agents(): Record<string, UsageTotals> {
+    return plain(this.byAgent) as Record<string, UsageTotals>;
   }
 }

@@ -1,5 +1,6 @@
 import type { Phase } from "../events/types.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
+import { prose } from "../platform/prose.js";
 import type { ModelHandle } from "./session.js";
 import type { Turn } from "./turn.js";
 
@@ -42,9 +43,7 @@ export async function callAndBook(
   return reply;
 }
 
-const ADVISOR =
-  "You are a senior engineer advising an autonomous coding agent in the middle of a task. " +
-  "Answer its question directly and concretely; say what you would check or change, and why.";
+const ADVISOR = prose(new URL("./prompts/advisor.md", import.meta.url));
 
 /** The `consult` tool: one question to the strong model, booked under execution. */
 export async function consultStrongModel(turn: Turn, question: string): Promise<string> {

@@ -1,7 +1,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PHASES, type Phase, type UsageTotals } from "../events/types.js";
-import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { costTable } from "../model/costTable.js";
+import type { CostRow } from "../model/usage.js";
+import { formatCost, formatDuration } from "../platform/format.js";
 import type { ValidationReport } from "../verify/check.js";
 import type { IterationContext } from "./iteration.js";
 import type { Session } from "./session.js";
@@ -18,19 +20,21 @@ export interface ReportInput {
   notes: string;
 }
 
-function costTable(byPhase: Partial<Record<Phase, UsageTotals>>, total: UsageTotals): string {
-  const row = (name: string, u: UsageTotals) =>
-    `| ${name} | ${u.calls} | ${formatTokens(u.input_tokens)} | ${formatTokens(u.cached_input_tokens)} | ${formatTokens(u.output_tokens)} | ${formatCost(u.cost_usd)} |`;
-  const rows = PHASES.flatMap((phase) => {
+/** The ledger's phases as cost rows; a phase with an unpriced call has its cost shown as unknown. */
+function phaseRows(byPhase: Partial<Record<Phase, UsageTotals>>): CostRow[] {
+  return PHASES.flatMap((phase) => {
     const usage = byPhase[phase];
-    return usage ? [row(phase, usage)] : [];
+    if (!usage) return [];
+    const priced = usage.cost_usd !== null;
+    return [
+      {
+        key: phase,
+        ...usage,
+        known_cost_usd: usage.cost_usd ?? 0,
+        unknown_cost_calls: priced ? 0 : usage.calls,
+      },
+    ];
   });
-  return [
-    "| phase | calls | input | cached | output | cost |",
-    "| --- | ---: | ---: | ---: | ---: | ---: |",
-    ...rows,
-    row("**total**", total),
-  ].join("\n");
 }
 
 function fileList(context: IterationContext, changed: string[]): string {
@@ -77,7 +81,7 @@ export async function writeReport(session: Session, input: ReportInput): Promise
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`
       : "",
     input.notes ? `## Notes from the model\n${input.notes}` : "",
-    `## Cost by phase\n${costTable(session.ledger.phases(), totals)}`,
+    `## Cost by phase\n${costTable(phaseRows(session.ledger.phases()), "phase", "markdown")}`,
   ]
     .filter(Boolean)
     .join("\n\n");

@@ -1,9 +1,12 @@
 import type { EventOf, TodoItem } from "../events/types.js";
+import { prose } from "../platform/prose.js";
 import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
+import { executeThrough } from "./delegation.js";
+import type { TaskOptions } from "./doTask.js";
 import { decide } from "./guards.js";
 import { IterationContext } from "./iteration.js";
 import { writeReport } from "./report.js";
@@ -31,8 +34,11 @@ const FAST_PATH_CONFIDENCE = 0.9;
 /** Attempts at a usable plan (and at any structured answer) before the run fails. */
 const STRUCTURED_ATTEMPTS = 3;
 
-const ROLE =
-  "You are the planning mind of cairn, an autonomous coding agent working in a developer's repository.";
+/** The instructions of a structured request: who answers, then what is asked of it. */
+function instructions(prompt: string): string {
+  const role = prose(new URL("./prompts/role.md", import.meta.url));
+  return `${role} ${prose(new URL(`./prompts/${prompt}.md`, import.meta.url))}`;
+}
 
 function fastPath(c: Classification): boolean {
   return (
@@ -68,15 +74,18 @@ class RunLoop {
   private lastAnswer = "";
 
   private readonly resume: ResumePoint | undefined;
+  /** Who carries out the steps instead of cairn's tool loop: `--agent`, or the router's pick. */
+  private delegateTo: string | undefined;
   /** Stops observing the bus: a chat runs many of these on one session. */
   readonly unsubscribe: () => void;
 
-  constructor(turn: Turn, task: string, resume?: ResumePoint) {
+  constructor(turn: Turn, task: string, resume?: ResumePoint, options: TaskOptions = {}) {
     const { session } = turn;
     this.session = session;
     this.turn = turn;
     this.task = task;
     this.resume = resume;
+    this.delegateTo = options.agent;
     this.model = session.model;
     this.loop = new ToolLoop(session, {
       phase: "execution",
@@ -99,10 +108,26 @@ class RunLoop {
       phase: "routing",
       model: cheap,
       name: "classification",
-      instructions: `${ROLE} Classify the developer's request so it can be routed.`,
+      instructions: instructions("classify"),
       prompt: this.task,
       schema: classificationSchema,
       attempts: STRUCTURED_ATTEMPTS,
+    });
+  }
+
+  /**
+   * The router's delegation (Codur's `{action: delegate, agent}`): when `agents.preferences` names
+   * a target for the task's category, that target carries out the execution. `--agent` wins.
+   */
+  private pickDelegate(classification: Classification): void {
+    const preferred = this.session.config.agents.preferences[classification.category];
+    if (this.delegateTo || !preferred) return;
+    this.delegateTo = preferred;
+    this.session.bus.emit({
+      type: "route",
+      tier: 1,
+      decision: `delegate to ${preferred}`,
+      reason: `agents.preferences sends ${classification.category} tasks to ${preferred}`,
     });
   }
 
@@ -112,7 +137,7 @@ class RunLoop {
       phase: "analysis",
       model: this.model,
       name: "intent",
-      instructions: `${ROLE} Analyse the task against the workspace facts before anything is planned.`,
+      instructions: instructions("analyse"),
       prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
       schema: intentSchema,
       attempts: STRUCTURED_ATTEMPTS,
@@ -134,10 +159,7 @@ class RunLoop {
       phase: "planning",
       model: this.model,
       name: "plan",
-      instructions:
-        `${ROLE} Write the plan the agent will carry out with its tools (read, search, edit files, run commands). ` +
-        "Each step is one coherent piece of work with the files it touches and how to tell it is done. " +
-        "Do not add a step that only runs the tests: the project's checks run automatically after the steps.",
+      instructions: instructions("plan"),
       prompt: [
         `# Task\n${this.task}`,
         `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
@@ -185,11 +207,9 @@ class RunLoop {
         .filter(Boolean)
         .join("\n");
       const first = index === startAt && (note !== "" || this.iteration === 1);
+      const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
-        this.loop.run(
-          turn,
-          first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt,
-        ),
+        this.delegateTo ? executeThrough(turn, this.delegateTo, stepPrompt) : this.loop.run(turn, stepPrompt),
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
@@ -264,10 +284,7 @@ class RunLoop {
       phase: "review",
       model: reviewer,
       name: "review",
-      instructions:
-        `${ROLE} Review the change against the task, as a demanding senior engineer. ` +
-        "Ready means: it does what was asked, the checks pass, and nothing is broken or left half-done. " +
-        "List concrete issues with the file they are in.",
+      instructions: instructions("review"),
       prompt: [
         `# Task\n${this.task}`,
         `# Diff of the run\n${this.context.diffText() || "(no changes)"}`,
@@ -310,6 +327,7 @@ class RunLoop {
     if (direct) return { status: "completed", summary: direct, iterations: 0 };
 
     const classification = await this.classify();
+    this.pickDelegate(classification);
     if (fastPath(classification)) {
       session.bus.emit({
         type: "route",
@@ -318,12 +336,14 @@ class RunLoop {
         reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
       });
       this.iteration = 1;
-      const outcome = await new ToolLoop(session, {
-        phase: "execution",
-        maxToolCalls: session.config.max_tool_calls,
-        announcePlan: true,
-        noTools: !classification.needs_tools,
-      }).run(this.turn, this.task);
+      const outcome = this.delegateTo
+        ? await executeThrough(this.turn, this.delegateTo, this.task)
+        : await new ToolLoop(session, {
+            phase: "execution",
+            maxToolCalls: session.config.max_tool_calls,
+            announcePlan: true,
+            noTools: !classification.needs_tools,
+          }).run(this.turn, this.task);
       return this.ending(outcome.status, outcome.answer || outcome.reason || "");
     }
     session.bus.emit({
@@ -433,10 +453,15 @@ class RunLoop {
 }
 
 /** `cairn run`: route, then analyse, plan, execute, validate, review and revise until verified. */
-export async function runTask(session: Session, task: string, resume?: ResumePoint): Promise<Outcome> {
+export async function runTask(
+  session: Session,
+  task: string,
+  resume?: ResumePoint,
+  options: TaskOptions = {},
+): Promise<Outcome> {
   announce(session, task, resume);
   return Turn.run(session, { label: "task" }, async (turn) => {
-    const run = new RunLoop(turn, task, resume);
+    const run = new RunLoop(turn, task, resume, options);
     try {
       return await settle(
         turn,

@@ -2,12 +2,16 @@ import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { type AgentCatalog, loadAgents } from "../agents/files.js";
+import { unknownExternalAgents } from "../agents/targets.js";
+import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -24,7 +28,8 @@ import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
-import type { CommandSandbox } from "../tools/types.js";
+import type { CommandSandbox, EditorAccess } from "../tools/types.js";
+import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
@@ -112,6 +117,8 @@ export class Session {
   readonly bus: EventBus;
   readonly ledger: UsageLedger;
   readonly registry: ToolRegistry;
+  /** The configured MCP servers, started with the first request that offers tools. */
+  readonly mcp: McpTools;
   readonly inbox: Inbox;
   readonly attended: boolean;
   readonly system: string;
@@ -124,7 +131,15 @@ export class Session {
   readonly extraRoots: string[];
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
+  /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
+  editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
+  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
+  readonly instructions: ProjectInstructions[];
+  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
+  readonly agents: AgentCatalog;
+  /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
+  readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
   model: ModelHandle;
   /** The approval policy turns ask unless given another; `override` changes its mode. */
@@ -141,6 +156,7 @@ export class Session {
     model: ModelHandle,
     workspace: string,
     instructions: ProjectInstructions[],
+    agents: AgentCatalog,
   ) {
     const { config } = options;
     const env = options.env ?? process.env;
@@ -150,6 +166,8 @@ export class Session {
     this.workspace = workspace;
     this.env = env;
     this.attended = options.attended;
+    this.instructions = instructions;
+    this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
     this.ledger = new UsageLedger(this.bus, {
@@ -172,11 +190,26 @@ export class Session {
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
           };
+    // MCP servers' tools come and go as the servers start, change their lists and stop.
+    this.mcp = new McpTools({
+      servers: config.mcp_servers,
+      workspace,
+      env,
+      report: (event) => this.bus.emit(event),
+    });
     this.registry = new ToolRegistry(
-      [...fileTools, ...exploreTools, ...commandTools, ...gitTools, ...dataTools, ...planTools].map((tool) =>
-        withCheckpoints(tool, () => this.checkpoints(), this.id),
-      ),
+      [
+        ...fileTools,
+        ...exploreTools,
+        ...commandTools,
+        ...gitTools,
+        ...dataTools,
+        ...planTools,
+        ...agentTools,
+        ...webTools(config.web, env),
+      ],
       config.tools,
+      { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
@@ -214,7 +247,11 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    return new Session(options, model, workspace, await loadProjectInstructions(workspace));
+    const [instructions, agents] = await Promise.all([
+      loadProjectInstructions(workspace),
+      loadAgents(workspace, env),
+    ]);
+    return new Session(options, model, workspace, instructions, agents);
   }
 
   /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
@@ -231,6 +268,11 @@ export class Session {
       this.models.set(id, handle);
     }
     return handle;
+  }
+
+  /** Stops what the session started outside itself: its MCP servers. */
+  close(): Promise<void> {
+    return this.registry.close();
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

@@ -37,6 +37,9 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     model: session.model.id,
     workspace: session.workspace,
   });
+  // An agent file that cannot be read leaves the others working: said once, at the start.
+  for (const problem of session.agents.problems)
+    session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({
       type: "error",
@@ -64,6 +67,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       cache_write_tokens: totals.cache_write_tokens,
       reasoning_tokens: totals.reasoning_tokens,
       by_phase: session.ledger.phases(),
+      by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
     duration_ms: Date.now() - session.startedAt,

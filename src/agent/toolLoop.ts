@@ -1,16 +1,34 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
-import type { ModelCallResult, ModelToolCall } from "../model/stream.js";
+import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
+import type { AgentOutcome, AgentRequest } from "../tools/types.js";
 import { type CompactionStats, Compactor } from "./compact.js";
-import { describeCall, executeToolCall, type PreparedCall, prepareToolCall } from "./dispatch.js";
+import {
+  describeCall,
+  executeToolCall,
+  judgedTool,
+  type PreparedCall,
+  prepareToolCall,
+  type ToolCallResult,
+} from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
 import type { Session } from "./session.js";
+import { runAgent, type StartLoop } from "./subagent.js";
 import type { Turn } from "./turn.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
 const MAX_REASKS = 3;
+
+/** A sub-agent's loop: its own history and tool-call cap, no plan announced. */
+const startAgentLoop: StartLoop = (session, maxToolCalls) =>
+  new ToolLoop(session, { phase: "execution", maxToolCalls, announcePlan: false });
+
+/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn. */
+export function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+  return runAgent(turn, request, startAgentLoop);
+}
 
 export interface ToolLoopOptions {
   phase: Phase;
@@ -27,6 +45,17 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
+  /**
+   * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
+   * its length limit, or the provider's content filter stopped it.
+   */
+  cut?: "tool_calls" | "length" | "content_filter";
+}
+
+/** The provider's word for an answer it stopped short, as an outcome's `cut`. */
+function cutBy(finishReason: string): Pick<ToolLoopOutcome, "cut"> {
+  if (finishReason === "length") return { cut: "length" };
+  return finishReason === "content-filter" ? { cut: "content_filter" } : {};
 }
 
 function firstSentence(text: string): string | undefined {
@@ -56,12 +85,30 @@ function textMode(turn: Turn): boolean {
   return turn.model.info.toolCalls === "text";
 }
 
+/** A call's result as the model is sent it: images go along only to a model that takes them. */
+function resultOutput(result: ToolCallResult | undefined, images: boolean): ToolResultPart["output"] {
+  const text = result?.text ?? "";
+  if (!result?.ok) return { type: "error-text", value: text };
+  if (!images || !result.images?.length) return { type: "text", value: text };
+  return {
+    type: "content",
+    value: [
+      { type: "text", text },
+      ...result.images.map((image) => ({
+        type: "file" as const,
+        data: { type: "data" as const, data: image.data },
+        mediaType: image.mediaType,
+      })),
+    ],
+  };
+}
+
 export class ToolLoop {
   private readonly session: Session;
   private readonly options: ToolLoopOptions;
   readonly history: History;
   readonly compactor: Compactor;
-  private measuredToolTokens: number | undefined;
+  private measuredTools: { schemas: ToolDefinition[]; tokens: number } | undefined;
   private toolCalls = 0;
 
   constructor(session: Session, options: ToolLoopOptions) {
@@ -77,15 +124,19 @@ export class ToolLoop {
     return this.compactor.maybeCompact(turn, turn.model.info.contextWindow, overhead, true);
   }
 
-  /** The tool definitions' size, sent with every request: measured once. */
+  /** The tool definitions' size, sent with every request: measured once per set of tools. */
   private get toolTokens(): number {
-    this.measuredToolTokens ??= estimateTokens(JSON.stringify(this.session.registry.jsonSchemas()));
-    return this.measuredToolTokens;
+    const schemas = this.session.registry.jsonSchemas();
+    if (this.measuredTools?.schemas !== schemas)
+      this.measuredTools = { schemas, tokens: estimateTokens(JSON.stringify(schemas)) };
+    return this.measuredTools.tokens;
   }
 
   private async modelTurn(turn: Turn, withTools: boolean): Promise<ModelCallResult> {
     const { session } = this;
     session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
+    // MCP servers start with the first request that offers tools, so their tools are in it.
+    if (withTools) await session.registry.ready();
     const info = turn.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
     const toolTokens = withTools ? this.toolTokens : 0;
@@ -102,34 +153,36 @@ export class ToolLoop {
   }
 
   /** Read-only calls in a row run together; anything that writes or runs waits its turn. */
-  private async executeAll(turn: Turn, calls: PreparedCall[]): Promise<Array<{ ok: boolean; text: string }>> {
-    const results: Array<{ ok: boolean; text: string }> = [];
+  private async executeAll(turn: Turn, calls: PreparedCall[]): Promise<ToolCallResult[]> {
+    const results: ToolCallResult[] = [];
     let batch: PreparedCall[] = [];
+    // The tools that start agents start them within this turn.
+    const agents = { runAgent: (request: AgentRequest) => delegate(turn, request) };
     const flush = async () => {
-      results.push(...(await Promise.all(batch.map((call) => executeToolCall(turn, call)))));
+      results.push(...(await Promise.all(batch.map((call) => executeToolCall(turn, call, agents)))));
       batch = [];
     };
     for (const call of calls) {
-      const permission = this.session.registry.get(call.call.name)?.permission;
-      if (permission === "read" && call.error === undefined) {
+      const tool = this.session.registry.get(call.call.name);
+      if (tool && judgedTool(tool, call).permission === "read" && call.error === undefined) {
         batch.push(call);
         continue;
       }
       await flush();
-      results.push(await executeToolCall(turn, call));
+      results.push(await executeToolCall(turn, call, agents));
     }
     await flush();
     return results;
   }
 
   private recordTurn(
-    text: boolean,
+    turn: Turn,
     reply: ModelCallResult,
     prose: string,
     calls: PreparedCall[],
-    results: Array<{ text: string; ok: boolean }>,
+    results: ToolCallResult[],
   ) {
-    if (text) {
+    if (textMode(turn)) {
       this.history.add({ role: "assistant", content: reply.text });
       const report = calls
         .map(
@@ -154,9 +207,7 @@ export class ToolLoop {
       type: "tool-result",
       toolCallId: call.call.id,
       toolName: call.call.name,
-      output: results[i]?.ok
-        ? { type: "text", value: results[i]?.text ?? "" }
-        : { type: "error-text", value: results[i]?.text ?? "" },
+      output: resultOutput(results[i], turn.model.info.images),
     }));
     this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
   }
@@ -180,6 +231,7 @@ export class ToolLoop {
         });
       }
       const reply = await this.modelTurn(turn, withTools);
+      if (reply.reasoning.trim()) session.bus.emit({ type: "reasoning", text: reply.reasoning });
       const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
       const rawCalls: ModelToolCall[] = parsed
@@ -194,8 +246,14 @@ export class ToolLoop {
         this.history.add({ role: "assistant", content: reply.text });
         session.bus.emit({ type: "message", text: answer });
         return budgetSpent
-          ? { status: "failed", answer, toolCalls: this.toolCalls, reason: "tool-call budget spent" }
-          : { status: "completed", answer, toolCalls: this.toolCalls };
+          ? {
+              status: "failed",
+              answer,
+              toolCalls: this.toolCalls,
+              reason: "tool-call budget spent",
+              cut: "tool_calls",
+            }
+          : { status: "completed", answer, toolCalls: this.toolCalls, ...cutBy(reply.finishReason) };
       }
       const calls = rawCalls.map((call) => prepareToolCall(this.session, call, reply.finishReason));
       if (!planAnnounced) {
@@ -205,7 +263,7 @@ export class ToolLoop {
       session.bus.emit({ type: "status", status: "running_tools" });
       const results = await this.executeAll(turn, calls);
       this.toolCalls += calls.length;
-      this.recordTurn(textMode(turn), reply, prose, calls, results);
+      this.recordTurn(turn, reply, prose, calls, results);
       invalidTurns = calls.every((call) => call.error !== undefined) ? invalidTurns + 1 : 0;
       if (invalidTurns > MAX_REASKS) {
         const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;

@@ -54,6 +54,7 @@ export function failedRecord(spec: TaskSpec, error: string, attempt = 1): TaskRe
       cache_write_tokens: 0,
       reasoning_tokens: 0,
       by_phase: {},
+      by_agent: {},
     },
     cost_usd: 0,
     duration_ms: 0,

@@ -1,5 +1,6 @@
+import { costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
-import { type Column, renderTable, type TableStyle } from "../ui/table.js";
+import { type Column, renderTable, type TableStyle } from "../platform/table.js";
 import { succeeded, type TaskRecord } from "./record.js";
 
 export interface Totals {
@@ -84,9 +85,11 @@ export function percent(rate: number | null): string {
 
 /** Dollars, saying so when some tasks' prices were unknown rather than passing off a part as the whole. */
 export function dollars(totals: Pick<Totals, "cost_usd" | "unpriced" | "tasks">): string {
-  if (totals.unpriced === 0) return formatCost(totals.cost_usd);
-  if (totals.unpriced === totals.tasks) return formatCost(null);
-  return `≥ ${formatCost(totals.cost_usd)} (${totals.unpriced} unpriced)`;
+  return costText({
+    known_cost_usd: totals.cost_usd,
+    unknown_cost_calls: totals.unpriced,
+    calls: totals.tasks,
+  });
 }
 
 const optional = (value: number | null, show: (n: number) => string) =>

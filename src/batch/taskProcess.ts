@@ -153,7 +153,7 @@ export async function runTaskProcess(
   options.onStart?.(handle.pid);
   let killTimer: NodeJS.Timeout | undefined;
   const onAbort = () => {
-    handle.interrupt();
+    handle.interrupt?.();
     killTimer = setTimeout(handle.stop, INTERRUPT_GRACE_MS);
   };
   if (options.signal?.aborted) onAbort();

@@ -3,26 +3,20 @@ import { Writable } from "node:stream";
 import { ChatEngine } from "../agent/chat.js";
 import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
-import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
-import { Checkpoints } from "../store/checkpoints.js";
 import { StoreError } from "../store/db.js";
 import type { Store } from "../store/sessions.js";
-import { costTable } from "../ui/table.js";
+import { CHAT_COMMANDS, type ChatCommand, type ChatHost, chatCheckpoints } from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
-import { checkpointsCommand, undoCommand } from "./checkpoints.js";
+import { checkpointsCommand } from "./checkpoints.js";
+import { serverTable } from "./mcp.js";
 import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
-
-interface Chat {
-  engine: ChatEngine;
-  store: Store;
-  dataDir: string;
-}
 
 /** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
 function capture(): { io: CommandIo; text: () => string } {
@@ -37,29 +31,26 @@ function capture(): { io: CommandIo; text: () => string } {
   return { io: { out: sink(), err: sink() }, text: () => text.trimEnd().replace(/^cairn: /gm, "") };
 }
 
-function sessionCosts({ engine, store }: Chat): string {
-  const sessionId = engine.session.id;
-  const phases = store.costs({ groupBy: "phase", sessionId });
-  if (phases.length === 0) return "No model calls in this session yet.";
-  const models = store.costs({ groupBy: "model", sessionId });
-  return `${costTable(phases, "phase")}\n\n${costTable(models, "model")}`;
-}
-
-function modelList(config: Config, current: string): string {
-  const profiles = Object.entries(config.profiles).map(([role, id]) => `  ${role.padEnd(8)} ${id}`);
-  const configured = Object.keys(config.models).map((id) => `  ${id}`);
-  return [
-    `Current: ${current}`,
-    profiles.length ? `Profiles (/model <role>):\n${profiles.join("\n")}` : "No profiles in the config.",
-    ...(configured.length ? [`Models in the config:\n${configured.join("\n")}`] : []),
-    "Any provider/model works too, e.g. /model anthropic/claude-sonnet-4-5",
-  ].join("\n");
+/** A command every chat has, shown on the terminal's screen. */
+function onScreen(chat: ChatHost, command: ChatCommand, anytime = false): SlashCommand {
+  return {
+    name: command.name,
+    ...(command.args ? { args: command.args } : {}),
+    summary: command.summary,
+    ...(anytime ? { anytime } : {}),
+    ...(command.startsTurn ? { startsTurn: true } : {}),
+    async run(screen, arg) {
+      const reply = await command.run(chat, arg);
+      screen.refresh();
+      if (reply?.title) screen.show(reply.title, reply.text);
+      else if (reply) screen.note(reply.text, reply.tone);
+    },
+  };
 }
 
 /** The slash commands of the chat: each a call on the engine or the store, shown on the screen. */
-export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
+export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[] {
   const { engine, store } = chat;
-  const checkpoints = () => Checkpoints.open(engine.session.workspace, { dataDir: chat.dataDir });
   return [
     {
       name: "help",
@@ -67,43 +58,10 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       anytime: true,
       run: (screen) => screen.show("help", help()),
     },
-    {
-      name: "model",
-      args: "[role|provider/model]",
-      summary: "list the configured models, or switch",
-      async run(screen, arg) {
-        if (!arg) return screen.show("model", modelList(engine.session.config, engine.session.model.id));
-        const handle = await engine.switchModel(arg);
-        screen.refresh();
-        screen.note(`model: ${handle.id}`, "ok");
-      },
-    },
-    {
-      name: "agent",
-      args: "<task>",
-      summary: "take a task to a verified finish: plan, edit, check, review",
-      startsTurn: true,
-      async run(screen, arg) {
-        if (!arg) return screen.note("Usage: /agent <task>", "warn");
-        await engine.runTask("agent", arg);
-      },
-    },
-    {
-      name: "do",
-      args: "<task>",
-      summary: "one task in a fresh context (checked with --verify when set)",
-      startsTurn: true,
-      async run(screen, arg) {
-        if (!arg) return screen.note("Usage: /do <task>", "warn");
-        await engine.runTask("do", arg);
-      },
-    },
-    {
-      name: "cost",
-      summary: "this session's tokens and dollars, by phase and by model",
-      anytime: true,
-      run: (screen) => screen.show("cost", sessionCosts(chat)),
-    },
+    onScreen(chat, CHAT_COMMANDS.model),
+    onScreen(chat, CHAT_COMMANDS.agent),
+    onScreen(chat, CHAT_COMMANDS.do),
+    onScreen(chat, CHAT_COMMANDS.cost, true),
     {
       name: "todos",
       summary: "the TODO list",
@@ -117,34 +75,18 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
         );
       },
     },
-    {
-      name: "undo",
-      args: "[checkpoint]",
-      summary: "put the files back as they were before the last step (or a checkpoint)",
-      async run(screen, arg) {
-        const out = capture();
-        const code = await undoCommand(await checkpoints(), arg ? { checkpoint: arg } : {}, out.io);
-        if (code === 0) engine.tell(`The user undid file changes with /undo:\n${out.text()}`);
-        screen.show("undo", out.text());
-      },
-    },
+    onScreen(chat, CHAT_COMMANDS.undo),
     {
       name: "checkpoints",
       summary: "what /undo can go back to, newest first",
       anytime: true,
       async run(screen) {
         const out = capture();
-        await checkpointsCommand(await checkpoints(), {}, out.io);
+        await checkpointsCommand(await chatCheckpoints(chat), {}, out.io);
         screen.show("checkpoints", out.text());
       },
     },
-    {
-      name: "compact",
-      summary: "summarise the conversation so far, to free the context window",
-      async run(screen) {
-        if (!(await engine.compact())) screen.note("Nothing to compact.");
-      },
-    },
+    onScreen(chat, CHAT_COMMANDS.compact),
     {
       name: "sessions",
       summary: "recent sessions in this folder",
@@ -185,6 +127,18 @@ export function slashCommands(chat: Chat, help: () => string): SlashCommand[] {
       },
     },
     {
+      name: "mcp",
+      summary: "the MCP servers: status and tool count",
+      anytime: true,
+      run(screen) {
+        const { mcp } = engine.session;
+        const waiting = mcp.servers.some((s) => s.status === "not started")
+          ? "\nServers start with the first message that needs tools."
+          : "";
+        screen.show("mcp", `${serverTable(mcp)}${waiting}`);
+      },
+    },
+    {
       name: "approval",
       args: "[ask|auto-edit|auto|read-only]",
       summary: "what may run without asking",
@@ -214,7 +168,13 @@ async function lineChat(
   color: boolean,
   firstMessage: string | undefined,
 ): Promise<number> {
-  const text = new TextRenderer({ out: process.stdout, color, interactive: false });
+  const text = new TextRenderer({
+    out: process.stdout,
+    progress: process.stderr,
+    color,
+    interactive: false,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
+  });
   engine.subscribe(text.handle);
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
@@ -279,7 +239,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
   try {
     engine = await ChatEngine.start((resume) => host.open(resume));
   } catch (error) {
-    host.close();
+    await host.close();
     throw error;
   }
   const interactions = new Interactions((op) => engine.session.submit(op));
@@ -300,12 +260,12 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     return 0;
   } finally {
     await engine.close();
-    host.close();
+    await host.close();
   }
 }
 
 async function runInTerminal(
-  chat: Chat,
+  chat: ChatHost,
   interactions: Interactions,
   color: boolean,
   opening: { replay: StampedEvent[]; firstMessage?: string },
@@ -357,6 +317,7 @@ async function runInTerminal(
       workspace: session.workspace,
     }),
     color,
+    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   const leave = () => instance.unmount();

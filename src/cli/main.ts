@@ -1,11 +1,21 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, Option } from "commander";
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { addBatchOptions, batchFormat } from "./batchOptions.js";
-import { addCommonOptions, type CommonOptions, positiveInteger, positiveNumber } from "./options.js";
+import {
+  addCommonOptions,
+  type CommonOptions,
+  existingFolder,
+  positiveInteger,
+  positiveNumber,
+} from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
 };
+
+const AGENT_FLAG = "--agent <target>";
+const AGENT_HELP =
+  "carry out the execution through another agent: a named agent, agent:codex, agent:claude-code, agent:gemini, agent:opencode, agent:ollama or llm:<profile>";
 
 /** Commands load their modules when run, so `--help` and `--version` start fast. */
 const program = new Command()
@@ -66,8 +76,9 @@ addCommonOptions(
   program
     .command("do")
     .description("do one task with a single tool loop, then answer")
-    .argument("[task...]", "what to do, in plain words; - reads it from standard input"),
-).action(async (task: string[], options: CommonOptions) => {
+    .argument("[task...]", "what to do, in plain words; - reads it from standard input")
+    .option(AGENT_FLAG, AGENT_HELP),
+).action(async (task: string[], options: CommonOptions & { agent?: string }) => {
   const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
   process.exitCode = await taskCommand("do", await taskWithInput(task), options);
 });
@@ -77,8 +88,9 @@ addCommonOptions(
     .command("run")
     .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
     .argument("[task...]", "what to do, in plain words; - reads it from standard input")
-    .option("--resume <id>", "continue an interrupted session instead of starting one"),
-).action(async (task: string[], options: CommonOptions & { resume?: string }) => {
+    .option("--resume <id>", "continue an interrupted session instead of starting one")
+    .option(AGENT_FLAG, AGENT_HELP),
+).action(async (task: string[], options: CommonOptions & { resume?: string; agent?: string }) => {
   if (options.resume) {
     const { resumeCommand } = await import("./resume.js");
     process.exitCode = await resumeCommand(options.resume, options);
@@ -109,6 +121,15 @@ addCommonOptions(
 ).action(async (options: CommonOptions & { recorded?: boolean }) => {
   const { demoCommand } = await import("./demo.js");
   process.exitCode = await demoCommand(options);
+});
+
+addCommonOptions(
+  program
+    .command("acp")
+    .description("serve the Agent Client Protocol on stdin and stdout, for editors (Zed, Emacs, Neovim)"),
+).action(async (options: CommonOptions) => {
+  const { acpCommand } = await import("./acp.js");
+  process.exitCode = await acpCommand(options, pkg.version);
 });
 
 const batch = addBatchOptions(
@@ -247,13 +268,26 @@ sessions
 
 program
   .command("costs")
-  .description("tokens and dollars spent, by day, model, phase or workspace")
+  .description("tokens and dollars spent, by day, model, phase, agent or workspace")
   .option("--since <when>", "a span (12h, 7d, 2w), a day (2026-11-01) or an ISO date-time")
-  .option("--by <group>", "day, model, phase or workspace", "day")
+  .option("--by <group>", "day, model, phase, agent or workspace", "day")
   .option("--json", "print JSON")
   .action(async (options) => {
     const { costsCommand } = await import("./costs.js");
     await withStore((store) => costsCommand(store, options, io));
+  });
+
+program
+  .command("agents")
+  .description(
+    "the agents task and --agent can name, where each came from, and the external agents installed",
+  )
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
+    const { agentsCommand } = await import("./agents.js");
+    process.exitCode = await agentsCommand(options, io);
   });
 
 async function openCheckpoints(cwd: string | undefined) {
@@ -268,7 +302,7 @@ program
   .command("checkpoints")
   .description("the snapshots taken before cairn changed files in this workspace, newest first")
   .argument("[session]", "only this session's (id or unique prefix)")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--json", "print JSON")
   .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
     const { checkpointsCommand } = await import("./checkpoints.js");
@@ -284,7 +318,7 @@ program
   .command("undo")
   .description("restore the files as they were before a checkpoint (default: the latest)")
   .argument("[checkpoint]", "checkpoint id or unique prefix")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
   .option("--force", "restore even files changed outside cairn since")
   .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
     const { undoCommand } = await import("./checkpoints.js");
@@ -294,6 +328,96 @@ program
       { ...options, ...(checkpoint ? { checkpoint } : {}) },
       io,
     );
+  });
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+const mcp = program
+  .command("mcp")
+  .description("MCP servers: the ones whose tools cairn offers, and cairn as one");
+mcp
+  .command("list")
+  .description("start each configured MCP server and show its status and tool count")
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options) => {
+    const { mcpListCommand } = await import("./mcp.js");
+    process.exitCode = await mcpListCommand(options, io);
+  });
+mcp
+  .command("add")
+  .description("add a server: cairn mcp add <name> -- <command> [args…], or --transport http <name> <url>")
+  .argument("<name>", "the server's name; its tools are offered as <name>__<tool>")
+  .argument("<command-or-url...>", "the command and its arguments (after --), or the URL")
+  .addOption(
+    new Option("--transport <type>", "how to reach it").choices(["stdio", "http", "sse"]).default("stdio"),
+  )
+  .addOption(
+    new Option("--scope <scope>", "which config file: the project's or the global one")
+      .choices(["project", "global"])
+      .default("project"),
+  )
+  .option("-e, --env <KEY=value>", "an environment variable for the command (repeatable)", collect, [])
+  .option(
+    "-H, --header <Name: value>",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is what the person types
+    "an HTTP header; write ${VAR} to keep a token in the environment (repeatable)",
+    collect,
+    [],
+  )
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .action(async (name: string, target: string[], options) => {
+    const { mcpAddCommand } = await import("./mcp.js");
+    process.exitCode = await mcpAddCommand(name, target, options, io);
+  });
+mcp
+  .command("remove")
+  .description(
+    "remove a server from the config files that have it (the project's, the global one, .mcp.json)",
+  )
+  .argument("<name>", "the server's name")
+  .addOption(new Option("--scope <scope>", "only this file").choices(["project", "global", "mcp-json"]))
+  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .action(async (name: string, options) => {
+    const { mcpRemoveCommand } = await import("./mcp.js");
+    process.exitCode = await mcpRemoveCommand(name, options, io);
+  });
+mcp
+  .command("serve")
+  .description("serve cairn_do and cairn_run to an MCP client over stdio (Claude Code, Codex, …)")
+  .option(
+    "--cwd <dir>",
+    "the folder tasks run in unless they give their own cwd (default: the current folder)",
+  )
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (options: { cwd?: string; config?: string }) => {
+    const { serveMcp } = await import("../mcp/serve.js");
+    await serveMcp({ cwd: options.cwd ?? process.cwd(), configFile: options.config });
+  });
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError("expected a port number from 0 (any free port) to 65535.");
+  return n;
+}
+
+program
+  .command("serve")
+  .description("the HTTP API and the web dashboard: sessions, live events, approvals, costs (docs/server.md)")
+  .option("--port <n>", "port to listen on (0: any free port)", port, 4517)
+  .option(
+    "--host <address>",
+    "address to listen on; other than loopback needs a token you choose",
+    "127.0.0.1",
+  )
+  .option("--token <token>", "the access token (default: a random one, printed); also CAIRN_SERVER_TOKEN")
+  .option("--cwd <dir>", "the folder sessions may run in (default: the current folder)", existingFolder)
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (options) => {
+    const { serveCommand } = await import("./serve.js");
+    process.exitCode = await serveCommand(options, io);
   });
 
 try {

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { type Command, InvalidArgumentError, Option } from "commander";
 
 export interface CommonOptions {
@@ -28,6 +29,23 @@ export function positiveNumber(value: string): number {
   return n;
 }
 
+/**
+ * A folder flag (`--cwd`) is checked as it is parsed, so a folder that isn't there is bad usage
+ * said in one line, like any other bad flag, before anything else runs.
+ */
+export function existingFolder(value: string): string {
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(value).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new InvalidArgumentError("the folder does not exist.");
+    throw new InvalidArgumentError(`the folder cannot be opened (${code ?? (error as Error).message}).`);
+  }
+  if (!isFolder) throw new InvalidArgumentError("it is a file, not a folder.");
+  return value;
+}
+
 /** The flags every task command shares (DESIGN.md "Command line"). */
 export function addCommonOptions(command: Command): Command {
   return command
@@ -36,7 +54,7 @@ export function addCommonOptions(command: Command): Command {
       "model to use, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder",
     )
     .option("--base-url <url>", "endpoint for the model's provider (vLLM, LM Studio, llama.cpp, a proxy)")
-    .option("--cwd <dir>", "workspace folder (default: the current folder)")
+    .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
     .option("--config <file>", "extra config file, applied over the global and project ones")
     .addOption(
       new Option("--approval <mode>", "what may run without asking").choices([

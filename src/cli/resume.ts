@@ -1,4 +1,4 @@
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { doTask } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
@@ -42,6 +42,11 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
     events = store.events(found.id);
   } finally {
     store.close();
+  }
+  if (!existsSync(found.workspace)) {
+    throw new StoreError(
+      `session ${found.id} ran in ${found.workspace}, which no longer exists; it can be resumed only there.`,
+    );
   }
   // A conversation can always be continued: in the terminal UI, where it happened.
   if (found.mode === "chat") {

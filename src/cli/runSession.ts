@@ -6,6 +6,8 @@ import type { ConfigFlags } from "../config/load.js";
 import type { EventOf, Mode } from "../events/types.js";
 import type { ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { CommonOptions } from "./options.js";
@@ -35,6 +37,8 @@ async function askOnTerminal({ prompt, options }: EventOf<"approval.requested">)
   try {
     const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
     for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
+    const hints = annotationsLine(prompt.annotations);
+    if (hints) lines.push(`  ${hints}`);
     const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
     if (always) lines.push(`  "always" allows from now on: ${always}`);
     const choices = [
@@ -107,9 +111,18 @@ function warnUnsandboxed(session: Session): void {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  // Calls are titled by the session's own tools, known once it is open (before any call).
+  let tools: ToolRegistry | undefined;
   const text =
     options.outputFormat === "text"
-      ? new TextRenderer({ out: process.stdout, color, interactive: Boolean(process.stdout.isTTY) })
+      ? new TextRenderer({
+          // The answer on stdout, for whatever reads it; the plan, tool lines and status on stderr.
+          out: process.stdout,
+          progress: process.stderr,
+          color,
+          interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+          describe: (tool, args) => tools?.describe(tool, args) ?? "",
+        })
       : undefined;
   const flush = async () => text?.flush();
   const attended = canAsk(options);
@@ -126,6 +139,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
     ],
   });
+  tools = session.registry;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
@@ -145,7 +159,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     await flush();
     return outcome.exitCode;
   } finally {
-    close();
     process.off("SIGINT", onSigint);
+    await close();
   }
 }

@@ -1,9 +1,11 @@
 import path from "node:path";
+import { costTable, costText } from "../model/costTable.js";
 import { formatTokens } from "../platform/format.js";
+import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
-import { clip, costTable, costText, homePath, localTime, renderTable } from "../ui/table.js";
+import { homePath, localTime } from "../ui/table.js";
 
 export interface CommandIo {
   out: NodeJS.WritableStream;

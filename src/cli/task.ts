@@ -1,3 +1,4 @@
+import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
 import { runTask } from "../agent/runTask.js";
 import type { CommonOptions } from "./options.js";
@@ -17,13 +18,23 @@ export function flagsFrom(options: CommonOptions) {
   };
 }
 
-/** `cairn do` and `cairn run`: the same set-up, a different loop. */
-export async function taskCommand(mode: "do" | "run", task: string, options: CommonOptions): Promise<number> {
+/** `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution over. */
+export async function taskCommand(
+  mode: "do" | "run",
+  task: string,
+  options: CommonOptions & { agent?: string },
+): Promise<number> {
+  const { agent } = options;
   return runWithRenderer({
     cwd: options.cwd ?? process.cwd(),
     flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => (mode === "run" ? runTask(session, task) : doTask(session, task)),
+    run: (session) => {
+      if (agent) checkTarget(session, agent);
+      return mode === "run"
+        ? runTask(session, task, undefined, { agent })
+        : doTask(session, task, undefined, { agent });
+    },
   });
 }

@@ -190,6 +190,25 @@ function problemsIn(layer: Layer): string[] {
   );
 }
 
+/** Why a config file could not be read, and what to do about it. */
+function unreadable(shown: string, required: boolean, error: NodeJS.ErrnoException): ConfigError {
+  const named = required ? `--config ${shown}` : shown;
+  switch (error.code) {
+    case "ENOENT":
+    case "ENOTDIR":
+      return new ConfigError(`${named}: no such file`);
+    case "EISDIR":
+      return new ConfigError(
+        `${named}: is a folder, not a config file; ${required ? "give --config a YAML file" : "remove the folder, or make it a YAML file"}`,
+      );
+    case "EACCES":
+    case "EPERM":
+      return new ConfigError(`${named}: cannot be read (permission denied); make it readable or remove it`);
+    default:
+      return new ConfigError(`${named}: cannot be read (${error.code ?? error.message})`);
+  }
+}
+
 async function fileLayer(
   file: string,
   required: boolean,
@@ -201,12 +220,9 @@ async function fileLayer(
     text = await readFile(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && !required) return undefined;
-    throw new ConfigError(
-      code === "ENOENT"
-        ? `--config ${shown}: no such file`
-        : `${shown}: cannot read the file (${(error as Error).message})`,
-    );
+    // An optional file that isn't there, even because a folder on its way is a file, is no layer.
+    if ((code === "ENOENT" || code === "ENOTDIR") && !required) return undefined;
+    throw unreadable(shown, required, error as NodeJS.ErrnoException);
   }
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, prettyErrors: false });
@@ -222,6 +238,68 @@ async function fileLayer(
     raw,
     source: file,
     locate: (keyPath) => (keyPath.length ? `${shown}: ${keyPathText(keyPath)}` : shown),
+  };
+}
+
+/** The workspace's MCP servers in the format Claude Code reads, so a project that has one works unchanged. */
+export function mcpJsonFile(workspace: string): string {
+  return path.join(workspace, ".mcp.json");
+}
+
+/** What cairn takes of an entry; anything else in it (another tool's settings) is left alone. */
+const KEPT_KEYS = ["type", "command", "args", "env", "cwd", "url", "headers"];
+
+/** Names other tools write for Streamable HTTP. */
+const HTTP_ALIASES = new Set(["streamable-http", "streamableHttp", "streamable_http"]);
+
+function entrySettings(entry: unknown): unknown {
+  if (!isMapping(entry)) return entry;
+  const kept = Object.fromEntries(Object.entries(entry).filter(([key]) => KEPT_KEYS.includes(key)));
+  if (typeof kept.type === "string" && HTTP_ALIASES.has(kept.type)) kept.type = "http";
+  return kept;
+}
+
+/**
+ * `{"mcpServers": {name: {command, args, env} | {type: "http", url, headers}}}` as config
+ * settings (`mcp_servers:`); undefined when the workspace has no such file.
+ */
+async function readMcpJson(file: string, shown: string): Promise<Mapping | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ConfigError(`${shown}: cannot read the file (${(error as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${shown}: invalid JSON: ${(error as Error).message}`);
+  }
+  if (!isMapping(json) || (json.mcpServers !== undefined && !isMapping(json.mcpServers)))
+    throw new ConfigError(`${shown}: expected {"mcpServers": {"<name>": {"command": …} or {"url": …}}}`);
+  const servers = (json.mcpServers ?? {}) as Mapping;
+  return {
+    mcp_servers: Object.fromEntries(
+      Object.entries(servers).map(([name, entry]) => [name, entrySettings(entry)]),
+    ),
+  };
+}
+
+/** `.mcp.json` as a layer; a problem is named as it is written there (`mcpServers.github.url`). */
+async function mcpJsonLayer(cwd: string, env: NodeJS.ProcessEnv): Promise<Layer | undefined> {
+  const file = mcpJsonFile(cwd);
+  const shown = displayed(file, env);
+  const raw = await readMcpJson(file, shown);
+  if (!raw) return undefined;
+  return {
+    raw,
+    source: file,
+    locate: (keyPath) => {
+      const [, ...rest] = keyPath;
+      return rest.length ? `${shown}: ${keyPathText(["mcpServers", ...rest])}` : shown;
+    },
   };
 }
 
@@ -282,22 +360,20 @@ function combined(layers: Layer[]): Config {
 
 /**
  * The configuration of a run, lowest first: built-in defaults < `$XDG_CONFIG_HOME/cairn/config.yaml`
- * < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
+ * < `<workspace>/.mcp.json` (its MCP servers) < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
  * Every layer is validated on its own, so an error names the file, variable or flag it came from;
  * all problems are reported together and nothing runs until they are fixed.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
-  const files: { file: string; required: boolean }[] = [
-    { file: globalConfigFile(env), required: false },
-    { file: projectConfigFile(options.cwd), required: false },
-  ];
-  if (options.configFile) files.push({ file: path.resolve(options.cwd, options.configFile), required: true });
-  const layers: Layer[] = [];
-  for (const { file, required } of files) {
-    const layer = await fileLayer(file, required, env);
-    if (layer) layers.push(layer);
-  }
+  const layers = [
+    await fileLayer(globalConfigFile(env), false, env),
+    await mcpJsonLayer(options.cwd, env),
+    await fileLayer(projectConfigFile(options.cwd), false, env),
+    options.configFile
+      ? await fileLayer(path.resolve(options.cwd, options.configFile), true, env)
+      : undefined,
+  ].filter((layer): layer is Layer => layer !== undefined);
   const settings = overrideSettings(env, options.flags ?? {});
   const baseUrls = settings.filter(({ override }) => override.key === "base_url");
   for (const setting of settings) {

@@ -37,6 +37,8 @@ const modelEntrySchema = z.strictObject({
   price: priceSchema.optional(),
   /** `text` for models without native tool calling: calls are read from the reply text. */
   tool_calls: z.enum(["native", "text"]).optional(),
+  /** Images in tool results are sent to the model (default: on for Anthropic's models). */
+  images: z.boolean().optional(),
 });
 
 const providerSchema = z.strictObject({
@@ -67,6 +69,101 @@ const ruleSchema = z
   .refine((rule) => rule.tool !== undefined || rule.command !== undefined, {
     message: "a rule needs a tool, a command, or both",
   });
+
+/** A tool filter of an MCP server: which of its tools are offered, and which are trusted to only read. */
+const mcpToolsSchema = z.strictObject({
+  /** Only these tools of the server (`*` matches any run of characters). */
+  allow: z.array(z.string()).optional(),
+  /** Not these (applied after `allow`). */
+  deny: z.array(z.string()).optional(),
+  /** These run as `read`: without asking, in every mode. */
+  read: z.array(z.string()).optional(),
+});
+
+/**
+ * An MCP server: a local one started as a process (`command`), or a remote one (`url`). Each
+ * key is optional here, so that a layer may change one server of another layer (`enabled:
+ * false` for a server of `.mcp.json`); a server that ends up with neither is reported when it
+ * would start. `${VAR}` and `${VAR:-default}` in the command, arguments, env, URL and headers
+ * are read from the environment then, so tokens stay out of the file.
+ */
+export const mcpServerSchema = z.strictObject({
+  /** `stdio` for a command; `http` (Streamable HTTP, falling back to SSE) or `sse` for a URL. */
+  type: z.enum(["stdio", "http", "sse"]).optional(),
+  command: z.string().min(1).optional(),
+  args: z.array(z.string()).optional(),
+  env: z.record(z.string(), z.string()).optional(),
+  /** Where the command starts, relative to the workspace (default: the workspace). */
+  cwd: z.string().optional(),
+  url: z.string().min(1).optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  enabled: z.boolean().optional(),
+  tools: mcpToolsSchema.optional(),
+  /** `read`: every tool of the server runs as `read`, without asking. */
+  trust: z.enum(["read"]).optional(),
+  /** Milliseconds the server may take to start, or to answer one request (progress resets it). */
+  timeout: z.number().int().positive().optional(),
+});
+
+export const SEARCH_BACKENDS = ["duckduckgo", "brave", "tavily", "searxng"] as const;
+
+const webSchema = z.strictObject({
+  /** Off: fetch_webpage and web_search are not offered. */
+  enabled: z.boolean().default(true),
+  /**
+   * Hosts, addresses and CIDR ranges (`localhost`, `10.1.2.3`, `192.168.0.0/16`) fetch_webpage
+   * may reach although they are loopback, link-local or private.
+   */
+  allow_private: z.array(z.string().min(1)).default([]),
+  /** The longest one fetch or search may take, redirects included. */
+  timeout_ms: z.number().int().positive().default(30_000),
+  /** Bytes read of one page; the rest is not downloaded. */
+  max_bytes: z.number().int().positive().default(5_000_000),
+  max_redirects: z.number().int().nonnegative().default(5),
+  search: z
+    .strictObject({
+      backend: z.enum(SEARCH_BACKENDS).default("duckduckgo"),
+      /** The backend's endpoint: required for searxng, a proxy or test server for the others. */
+      base_url: z.url().optional(),
+      /** The variable holding the key (brave: BRAVE_API_KEY, tavily: TAVILY_API_KEY by default). */
+      api_key_env: z.string().min(1).optional(),
+    })
+    .default({ backend: "duckduckgo" }),
+});
+
+/** How cairn runs one external coding agent (`agent:codex` and the others). */
+const externalAgentSchema = z.strictObject({
+  /** The program, found on PATH or as a path; the agent's usual name by default. */
+  command: z.string().min(1).optional(),
+  /** Passed to it as its model flag. */
+  model: z.string().min(1).optional(),
+  /** Added to its command line, before the prompt. */
+  args: z.array(z.string()).default([]),
+  /** Stops it after this many seconds. */
+  timeout_s: z.number().positive().optional(),
+});
+
+/** Caps every sub-agent and delegate gets unless its own definition says otherwise. */
+const agentCapsSchema = {
+  /** Dollars one sub-agent may spend; never more than the session has left. */
+  max_cost: z.number().positive().optional(),
+  max_tool_calls: z.number().int().positive().default(30),
+  /** Wall time of one sub-agent or delegate, in seconds. */
+  timeout_s: z.number().positive().default(600),
+};
+
+const agentsSchema = z.strictObject({
+  ...agentCapsSchema,
+  /** Task category (fix, feature, docs, ...) to the target `cairn run` delegates its execution to. */
+  preferences: z.record(z.string(), z.string().min(1)).default({}),
+  /** Settings of each external agent, by the name after `agent:` (codex, claude-code, gemini, opencode). */
+  external: z.record(z.string(), externalAgentSchema).default({}),
+  /** `agent:ollama`: cairn's own loop on this Ollama model. */
+  ollama: z.strictObject({ model: modelIdSchema.optional() }).optional(),
+});
+
+export type AgentsConfig = z.infer<typeof agentsSchema>;
+export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
@@ -122,6 +219,19 @@ export const configSchema = z.strictObject({
     })
     .default({ timeout_ms: 120_000 }),
   verify: z.string().optional(),
+  /** fetch_webpage and web_search. */
+  web: webSchema.default({
+    enabled: true,
+    allow_private: [],
+    timeout_ms: 30_000,
+    max_bytes: 5_000_000,
+    max_redirects: 5,
+    search: { backend: "duckduckgo" },
+  }),
+  /** MCP servers whose tools the model is offered, by name; the workspace's `.mcp.json` adds to them. */
+  mcp_servers: z
+    .record(z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only"), mcpServerSchema)
+    .default({}),
   /** Keeping a conversation inside its model's window. */
   context: z
     .strictObject({
@@ -131,6 +241,18 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
+  /** Sub-agents and delegation to other coding agents (docs/agents.md). */
+  agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
+  /** `cairn serve`. */
+  server: z
+    .strictObject({
+      /**
+       * Folders (and everything under them) where sessions may be started over HTTP, besides the
+       * folder the server was started in. `~/` is the home folder; relative paths are from that folder.
+       */
+      workspaces: z.array(z.string().min(1)).default([]),
+    })
+    .default({ workspaces: [] }),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
@@ -147,3 +269,6 @@ export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
 export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type Rule = z.infer<typeof ruleSchema>;
+export type McpServerConfig = z.infer<typeof mcpServerSchema>;
+export type WebConfig = z.infer<typeof webSchema>;
+export type SearchBackend = (typeof SEARCH_BACKENDS)[number];

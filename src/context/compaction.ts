@@ -1,4 +1,5 @@
 import type { ModelMessage, ToolResultPart } from "ai";
+import { prose } from "../platform/prose.js";
 import { type CountTokens, messageText } from "./tokens.js";
 
 /** Tool outputs shorter than this are kept whole: a stub would save nothing. */
@@ -75,15 +76,7 @@ export function transcript(messages: readonly ModelMessage[], maxChars: number):
   return text.length > maxChars ? `[... earlier part cut ...]\n${text.slice(text.length - maxChars)}` : text;
 }
 
-export const SNAPSHOT_INSTRUCTIONS = `You compact the working memory of an autonomous coding agent. From the conversation below, write a state snapshot the agent can continue from without the conversation. Use exactly these Markdown headings, each with short bullet points (write "none" when empty):
-## Goal
-## Constraints
-## Decisions
-## Files touched
-## TODOs
-## Pending issues
-## Open questions
-Keep file paths, function names, commands and error messages exact. Do not invent anything.`;
+export const SNAPSHOT_INSTRUCTIONS = prose(new URL("./prompts/compaction.md", import.meta.url));
 
 /** The compacted history: the task, the snapshot (with the live TODO list), then the recent turns verbatim. */
 export function assembleCompacted(

@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { readFile, realpath } from "node:fs/promises";
 import path from "node:path";
+import { ConfigError } from "../platform/errors.js";
 
 /**
  * Files a project uses to tell agents how it works, in each folder from the repository's root
@@ -39,8 +40,9 @@ async function readInstructions(file: string, shown: string): Promise<ProjectIns
     };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "EISDIR") return undefined;
-    throw error;
+    // Not a file there (`.cairn` may itself be a file, AGENTS.md a folder): no instructions.
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") return undefined;
+    throw new ConfigError(`${file}: cannot be read (${code ?? (error as Error).message})`);
   }
 }
 

@@ -1,6 +1,6 @@
 import { percent } from "../batch/summary.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
-import { type Column, renderTable } from "../ui/table.js";
+import { type Column, renderTable } from "../platform/table.js";
 import type { EvalReport } from "./report.js";
 
 export interface Comparison {

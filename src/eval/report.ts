@@ -4,7 +4,7 @@ import type { TaskRecord } from "../batch/record.js";
 import { dollars, percent } from "../batch/summary.js";
 import { ConfigError } from "../platform/errors.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
-import { type Column, renderTable } from "../ui/table.js";
+import { type Column, renderTable } from "../platform/table.js";
 import type { Grade } from "./grade.js";
 import type { EvalTask, Suite } from "./types.js";
 

@@ -1,4 +1,4 @@
-import type { CairnEvent, StampedEvent } from "./types.js";
+import type { AgentStamp, CairnEvent, StampedEvent } from "./types.js";
 
 export type EventListener = (event: StampedEvent) => void;
 
@@ -8,40 +8,60 @@ export type EventListener = (event: StampedEvent) => void;
  */
 export type EventTransform = (event: CairnEvent) => CairnEvent[];
 
+/** What the session's bus and the sub-agents' views of it share: one sequence, one set of listeners. */
+interface Stream {
+  seq: number;
+  readonly listeners: Set<EventListener>;
+}
+
 /**
  * Fans events out to the store and renderers in emission order. Listeners are synchronous on
  * purpose: an event must be written before the next action starts.
  */
 export class EventBus {
-  private seq = 0;
-  private readonly listeners = new Set<EventListener>();
+  private readonly stream: Stream;
   private readonly transform: EventTransform | undefined;
+  /** Set on a sub-agent's view: every event it emits says which agent emitted it. */
+  readonly scope: AgentStamp | undefined;
 
   readonly sessionId: string;
 
   /** `lastSeq`: where a resumed session's log left off, so its events keep one sequence. */
   constructor(sessionId: string, lastSeq = 0, transform?: EventTransform) {
     this.sessionId = sessionId;
-    this.seq = lastSeq;
+    this.stream = { seq: lastSeq, listeners: new Set() };
     this.transform = transform;
   }
 
+  /**
+   * The same stream, for a sub-agent: what it emits is stamped with its id and its parent's. It
+   * takes a transform of its own, because one that holds text back must not hold one agent's
+   * text until another agent's event comes along.
+   */
+  scoped(scope: AgentStamp, transform?: EventTransform): EventBus {
+    const view = Object.create(EventBus.prototype) as EventBus;
+    Object.assign(view, { stream: this.stream, sessionId: this.sessionId, scope, transform });
+    return view;
+  }
+
   subscribe(listener: EventListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.stream.listeners.add(listener);
+    return () => this.stream.listeners.delete(listener);
   }
 
   /** Returns the last event delivered, or undefined when the transform held this one back. */
   emit(event: CairnEvent): StampedEvent | undefined {
+    const { stream } = this;
     let last: StampedEvent | undefined;
     for (const out of this.transform ? this.transform(event) : [event]) {
       last = {
         ...out,
         session_id: this.sessionId,
-        seq: ++this.seq,
+        seq: ++stream.seq,
         ts: new Date().toISOString(),
+        ...this.scope,
       } as StampedEvent;
-      for (const listener of this.listeners) listener(last);
+      for (const listener of stream.listeners) listener(last);
     }
     return last;
   }

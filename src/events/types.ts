@@ -64,6 +64,12 @@ export interface ValidationSummary {
   output?: string;
 }
 
+/** Where a sub-agent or delegate stands: its line in the renderers, its ending in the log. */
+export type AgentRunStatus = "running" | "done" | "failed" | "over_budget";
+
+/** The name usage is booked under for the session's own agent; sub-agents go by theirs. */
+export const MAIN_AGENT = "main";
+
 export interface RunResult {
   session_id: string;
   status: RunStatus;
@@ -71,13 +77,110 @@ export interface RunResult {
   iterations: number;
   files_changed: string[];
   validation: ValidationSummary | null;
-  usage: TokenCounts & { by_phase: Partial<Record<Phase, UsageTotals>> };
+  usage: TokenCounts & {
+    by_phase: Partial<Record<Phase, UsageTotals>>;
+    /** By agent name: `main` for the session's own, then each sub-agent and delegate by its name. */
+    by_agent: Record<string, UsageTotals>;
+  };
   cost_usd: number | null;
   duration_ms: number;
 }
 
+/**
+ * What a tool call produced, for renderers and scripts: one shape per kind of result, told apart
+ * by `kind` (stream-json prints it inside `tool.result` as `data`). A tool from elsewhere (MCP)
+ * may report none.
+ */
+export type ToolData =
+  | { kind: "file_read"; path: string; offset: number; lines: number; total_lines: number | null }
+  /**
+   * A file written, edited or appended to; `created` only from write_file; `strategy` (how old_string
+   * matched) and `repairs` (what was fixed in the arguments first) only from edit_file.
+   */
+  | {
+      kind: "file_change";
+      path: string;
+      diff: string;
+      created?: boolean;
+      strategy?: string;
+      repairs?: string[];
+    }
+  | { kind: "file_deleted"; path: string }
+  | { kind: "file_copied"; source: string; destination: string }
+  | { kind: "file_moved"; source: string; destination: string }
+  /** list_files and search_files. */
+  | { kind: "listing"; files: string[]; truncated: boolean }
+  | { kind: "tree"; lines: number; hidden: number; truncated: boolean }
+  | {
+      kind: "grep";
+      hits: Array<{ path: string; line: number; text: string }>;
+      capped: boolean;
+      engine: "ripgrep" | "js";
+    }
+  | {
+      kind: "workspace";
+      root: string;
+      git: { branch: string | null; upstream: string | null; files: number } | null;
+      languages: Record<string, number>;
+      tooling: Record<string, string>;
+      top_level: string[];
+    }
+  | {
+      kind: "command";
+      exit_code: number | null;
+      signal: string | null;
+      timed_out: boolean;
+      cancelled: boolean;
+      duration_ms: number;
+      output_bytes: number;
+      output_truncated: boolean;
+    }
+  | {
+      kind: "git_status";
+      branch: string | null;
+      upstream: string | null;
+      ahead: number;
+      behind: number;
+      /** Porcelain letters: `index` staged, `worktree` not; `??` untracked; `from` the old path of a rename. */
+      files: Array<{ path: string; index: string; worktree: string; from?: string }>;
+    }
+  | { kind: "git_diff"; staged: boolean; truncated?: boolean; bytes?: number }
+  | { kind: "git_log"; commits: Array<{ hash: string; date: string; author: string; subject: string }> }
+  /** git_stage_files: `git diff --cached --name-status` lines after staging. */
+  | { kind: "git_staged"; staged: string[] }
+  | { kind: "git_commit"; hash: string }
+  | { kind: "todos"; todos: TodoItem[] }
+  /** ask_user: `answer` is there when someone answered. */
+  | { kind: "answer"; answered: boolean; answer?: string }
+  /** consult: whether a stronger model was there to ask; the advice is the output. */
+  | { kind: "advice"; available: boolean }
+  /** read_json/_yaml/_ini: the parsed value, or `truncated` when it was too big to carry. */
+  | { kind: "data_read"; path: string; value?: unknown; truncated?: boolean }
+  /** write_json/_yaml/_ini. */
+  | { kind: "data_written"; path: string; bytes: number; created: boolean }
+  /** fetch_webpage: where the content came from (after redirects), and whether it was cut. */
+  | { kind: "web_page"; url: string; status: number; content_type: string; chars: number; cut: boolean }
+  /** web_search. */
+  | { kind: "web_search"; backend: string; results: Array<{ title: string; url: string; snippet: string }> }
+  /** A tool of an MCP server (directly or through call_mcp_tool), or a resource read; `images` it returned. */
+  | { kind: "mcp"; server: string; tool?: string; uri?: string; images: number };
+
+/** A file's text as a call would change it (its tool says so): `old_text` null when it writes the file whole. */
+export interface ProposedChange {
+  path: string;
+  old_text: string | null;
+  new_text: string;
+}
+
 /** How a person may answer an approval request. */
 export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+
+/** What an MCP server says of one of its tools (its `readOnlyHint`, `destructiveHint`, `openWorldHint`). */
+export interface ToolAnnotations {
+  read_only?: boolean;
+  destructive?: boolean;
+  open_world?: boolean;
+}
 
 /** What a person is asked to approve: one tool call, said so it can be judged. */
 export interface ApprovalPromptEvent {
@@ -87,12 +190,16 @@ export interface ApprovalPromptEvent {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
   /** Why the command is dangerous. When there is a reason, "always" is not offered. */
   dangers: string[];
   /** The command would get the network, which the sandbox otherwise cuts. */
   network: boolean;
   /** What an "always" answer would allow from then on (`npm test`, `edit_file`). */
   always?: string[];
+  /** What the tool's MCP server says of it; a hint from the server, not a guarantee. */
+  annotations?: ToolAnnotations;
 }
 
 export type CairnEvent =
@@ -117,6 +224,8 @@ export type CairnEvent =
   | { type: "plan"; summary: string; steps?: PlanStepEvent[]; iteration?: number }
   | { type: "todos"; todos: TodoItem[] }
   | { type: "message.delta"; text: string }
+  /** What the model thought before it answered or called tools, where its provider sends it: once per model call. */
+  | { type: "reasoning"; text: string }
   | { type: "message"; text: string }
   | {
       type: "tool.call";
@@ -131,7 +240,7 @@ export type CairnEvent =
       tool: string;
       ok: boolean;
       output: string;
-      data?: unknown;
+      data?: ToolData;
       /** Workspace paths the call created, changed or deleted. */
       changed_files?: string[];
       duration_ms: number;
@@ -192,12 +301,55 @@ export type CairnEvent =
   | { type: "question.asked"; request_id: string; question: string }
   | { type: "question.answered"; request_id: string; answer: string | null }
   | { type: "question"; question: string; answer: string | null }
+  /**
+   * An MCP server's tools arrived (`ready`, again after it announced a new list), or it failed to
+   * start, crashed or timed out (`failed`, once; its tools are withdrawn and the session goes on).
+   */
+  | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
+  /**
+   * A sub-agent or delegate started or ended. Emitted by the agent itself, so it carries the
+   * agent's `agent` and `parent` ids like everything else it emits.
+   */
+  | {
+      type: "agent.status";
+      /** The agent's name: a built-in (`explore`), an agent file's name, or a target (`agent:codex`). */
+      name: string;
+      /** The model it runs on (cairn's own loop), or the program (an external agent). */
+      model?: string;
+      status: AgentRunStatus;
+      /** The job it was given, first line. */
+      task: string;
+      /** Why it failed or stopped. */
+      detail?: string;
+      tool_calls?: number;
+      files_changed?: string[];
+      cost_usd?: number | null;
+      duration_ms?: number;
+    }
   | { type: "session.finished"; result: RunResult };
 
 export type CairnEventType = CairnEvent["type"];
 
-/** An event as it travels: stamped with its session, order and time by the bus. */
-export type StampedEvent = CairnEvent & { session_id: string; seq: number; ts: string };
+/** Which agent emitted an event: absent for the session's own agent. */
+export interface AgentStamp {
+  /** The sub-agent's id in this session: its name and a number, `explore#2`. */
+  agent: string;
+  /** The id of the agent that started it; `main` for the session's own agent. */
+  parent: string;
+}
+
+/**
+ * An event as it travels: stamped with its session, order and time by the bus, and with the
+ * sub-agent that emitted it, when one did.
+ */
+export type StampedEvent = CairnEvent & { session_id: string; seq: number; ts: string } & Partial<AgentStamp>;
+
+/** The agent name an event's usage is booked under: the part of its agent id before `#`. */
+export function agentNameOf(event: Partial<AgentStamp>): string {
+  if (!event.agent) return MAIN_AGENT;
+  const hash = event.agent.lastIndexOf("#");
+  return hash > 0 ? event.agent.slice(0, hash) : event.agent;
+}
 
 export type EventOf<T extends CairnEventType> = Extract<CairnEvent, { type: T }>;

@@ -9,6 +9,8 @@ export interface ModelInfo {
   /** Null when unknown: cost is then reported as unknown, never as 0. */
   price: Price | null;
   toolCalls: "native" | "text";
+  /** Images in tool results reach the model (an MCP tool's screenshot); otherwise they are described. */
+  images: boolean;
 }
 
 /** What the config's `models.<id>` may say of a model, each key winning over the price list. */
@@ -16,6 +18,7 @@ export interface ModelOverride {
   context_window?: number | undefined;
   price?: Price | undefined;
   tool_calls?: "native" | "text" | undefined;
+  images?: boolean | undefined;
 }
 
 /** An unknown window is guessed low on local servers, which are often started with small ones. */
@@ -84,5 +87,6 @@ export function modelInfo(modelId: string, overrides: { models: Record<string, M
     contextWindowKnown: contextWindow !== undefined,
     price: entry?.price ?? (found ? priceFrom(found.model_price) : (spec.price ?? null)),
     toolCalls: entry?.tool_calls ?? "native",
+    images: entry?.images ?? spec.images ?? false,
   };
 }

@@ -33,6 +33,8 @@ export interface ProviderSpec {
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
   cacheBreakpoints?: boolean;
+  /** Tool results may carry images (Chat Completions' tool messages, for one, are text only). */
+  images?: boolean;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
 }
@@ -64,6 +66,7 @@ export const PROVIDER_SPECS = {
     local: false,
     defaultModel: "anthropic/claude-sonnet-5",
     cacheBreakpoints: true,
+    images: true,
     async create({ model, apiKey, baseURL }) {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey, baseURL }).messages(model);
@@ -227,11 +230,22 @@ export async function createLanguageModel(
   const { provider, model } = parseModelId(modelId);
   const spec: ProviderSpec = PROVIDER_SPECS[provider];
   const settings = choice.providers[provider];
-  const variable = keyVariable(provider, choice);
-  const apiKey = env[variable] || undefined;
-  // A renamed key variable says the person expects a key there, even for a local server.
-  if (!apiKey && (!spec.local || settings?.api_key_env)) {
-    throw new ConfigError(`${modelId} needs an API key: set the environment variable ${variable}.`);
-  }
+  const missing = missingKeyVariable(modelId, choice, env);
+  if (missing) throw new ConfigError(`${modelId} needs an API key: set the environment variable ${missing}.`);
+  const apiKey = env[keyVariable(provider, choice)] || undefined;
   return spec.create({ model, apiKey, baseURL: settings?.base_url }, modelId);
+}
+
+/** The environment variable a model's API key should be in and is not; undefined when it needs none or has one. */
+export function missingKeyVariable(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  const { provider } = parseModelId(modelId);
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  const variable = keyVariable(provider, choice);
+  // A renamed key variable says the person expects a key there, even for a local server.
+  const needed = !spec.local || Boolean(choice.providers[provider]?.api_key_env);
+  return needed && !env[variable] ? variable : undefined;
 }

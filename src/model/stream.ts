@@ -50,6 +50,8 @@ export interface ModelCallResult {
   /** What the SDK noted about the request (a setting the provider ignores), as sentences. */
   warnings: string[];
   text: string;
+  /** What the model thought before it answered, where the provider sends it ("" where not). */
+  reasoning: string;
   toolCalls: ModelToolCall[];
   usage: TokenCounts;
   finishReason: string;
@@ -208,6 +210,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     const started = performance.now();
     let firstTokenAt: number | undefined;
     let text = "";
+    let reasoning = "";
     try {
       const result = streamText({
         model: request.model,
@@ -250,8 +253,11 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
             }
             break;
           }
-          case "tool-input-start":
           case "reasoning-delta":
+            reasoning += part.text;
+            firstTokenAt ??= performance.now();
+            break;
+          case "tool-input-start":
             firstTokenAt ??= performance.now();
             break;
           case "start-step":
@@ -279,6 +285,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
       return {
         warnings,
         text,
+        reasoning,
         toolCalls,
         usage: usage ?? usageFromSdk(await result.usage),
         finishReason,

@@ -23,16 +23,19 @@ export function usageFromSdk(usage: LanguageModelUsage): TokenCounts {
   };
 }
 
-export function emptyUsage(): UsageTotals {
+/** No tokens of any kind: where adding up a call's or an agent's counts starts. */
+export function emptyCounts(): TokenCounts {
   return {
     input_tokens: 0,
     output_tokens: 0,
     cached_input_tokens: 0,
     cache_write_tokens: 0,
     reasoning_tokens: 0,
-    cost_usd: 0,
-    calls: 0,
   };
+}
+
+export function emptyUsage(): UsageTotals {
+  return { ...emptyCounts(), cost_usd: 0, calls: 0 };
 }
 
 /** Sum of two totals. One unknown cost makes the sum unknown: a partial sum would understate the bill. */
@@ -51,4 +54,31 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
 /** A total with one more call in it. */
 export function addCall(total: UsageTotals, counts: TokenCounts, cost: number | null): UsageTotals {
   return addUsage(total, { ...counts, cost_usd: cost, calls: 1 });
+}
+
+/** Usage summed over many calls, some of which may have had no known price. */
+export interface CostTotals extends UsageTotals {
+  /** The sum of the calls whose price is known: a lower bound when `unknown_cost_calls` > 0. */
+  known_cost_usd: number;
+  unknown_cost_calls: number;
+}
+
+/** One group of a cost report. */
+export interface CostRow extends CostTotals {
+  /** The day (local, YYYY-MM-DD), model id, phase, agent name or workspace. */
+  key: string;
+  /** The `splitBy` group's key, when the query has one. */
+  split?: string;
+}
+
+/** Costs added up: the known dollars, and how many calls had no price. */
+export function sumCostTotals(list: CostTotals[]): CostTotals {
+  return list.reduce<CostTotals>(
+    (sum, next) => ({
+      ...addUsage(sum, next),
+      known_cost_usd: sum.known_cost_usd + next.known_cost_usd,
+      unknown_cost_calls: sum.unknown_cost_calls + next.unknown_cost_calls,
+    }),
+    { ...emptyUsage(), known_cost_usd: 0, unknown_cost_calls: 0 },
+  );
 }

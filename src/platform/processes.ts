@@ -25,12 +25,12 @@ export interface ProcessResult {
 }
 
 export interface ProcessHandle {
-  /** The process id, which is also its group's; undefined when it could not be started. */
-  pid: number | undefined;
+  /** The process id, which is also its group's; absent when it could not be started, or is not ours (an editor's terminal). */
+  pid?: number | undefined;
   /** Ends the process and everything it started (SIGTERM, then SIGKILL after the grace period). */
   stop(): void;
-  /** Asks the whole group to stop as Ctrl-C would (SIGINT), so a program can end cleanly. */
-  interrupt(): void;
+  /** Asks the whole group to stop as Ctrl-C would (SIGINT), so a program can end cleanly; where offered. */
+  interrupt?(): void;
   /** Rejects only when the process could not be started (missing program or cwd). */
   done: Promise<ProcessResult>;
 }
@@ -162,9 +162,9 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
   return { pid: child.pid, stop, interrupt, done };
 }
 
-/** The absolute path of an executable found on PATH, or undefined. */
-export function findExecutable(name: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+/** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */
+export function findExecutable(name: string, searchPath = process.env.PATH): string | undefined {
+  for (const dir of (searchPath ?? "").split(path.delimiter)) {
     if (!dir) continue;
     const candidate = path.join(dir, name);
     try {

@@ -1,5 +1,12 @@
+import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
-import type { ApprovalChoice, ApprovalPromptEvent, Permission } from "../events/types.js";
+import type {
+  ApprovalChoice,
+  ApprovalPromptEvent,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+} from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
@@ -15,6 +22,12 @@ export interface ApprovalRequest {
   summary: string;
   /** For a tool that runs a command line: the line, and the absolute folder it starts in. */
   command?: { text: string; cwd: string };
+  /** For an edit or a write: the text it would put in, to judge before approving. */
+  change?: ProposedChange;
+  /** What the tool's MCP server says of it. */
+  annotations?: ToolAnnotations;
+  /** The command runs outside the sandbox even where there is one (an external coding agent). */
+  unconfined?: boolean;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -117,10 +130,17 @@ export class ApprovalPolicy {
     };
   }
 
-  private modeAsks(permission: Permission): boolean {
+  /**
+   * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
+   * a command where no sandbox works, an external agent always. A tool that runs no command line
+   * (an MCP server's) runs as it is.
+   */
+  private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
     switch (this.mode) {
-      case "auto":
-        return permission === "exec" && !this.confined && !this.settings.allow_unsandboxed;
+      case "auto": {
+        const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
+        return permission === "exec" && outside && !this.settings.allow_unsandboxed;
+      }
       case "auto-edit":
         return permission !== "write";
       default:
@@ -129,7 +149,7 @@ export class ApprovalPolicy {
   }
 
   private headlessRefusal(request: ApprovalRequest, dangers: string[], rule: Rule | undefined): string {
-    const what = request.summary;
+    const { summary: what, command, unconfined } = request;
     const nobody = "nobody can answer in this headless run";
     if (dangers.length > 0) {
       return (
@@ -138,6 +158,13 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (unconfined) {
+      const program = command ? path.basename(command.text.split(" ")[0] ?? "") : what;
+      return (
+        `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
+        `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`
+      );
+    }
     if (this.mode === "auto") {
       return (
         `Refused: ${what} needs approval because commands are not sandboxed here ` +
@@ -155,7 +182,8 @@ export class ApprovalPolicy {
     const rule = command
       ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`
       : `{tool: ${tool}, action: allow}`;
-    const sandboxed = this.confined || this.settings.allow_unsandboxed;
+    // Only commands run in the sandbox; other tools (an MCP server's) run in auto as they are.
+    const sandboxed = !command || this.confined || this.settings.allow_unsandboxed;
     return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
   }
 
@@ -178,7 +206,7 @@ export class ApprovalPolicy {
     const asks =
       dangers.length > 0 ||
       verdict.action === "ask" ||
-      (verdict.action !== "allow" && this.modeAsks(permission));
+      (verdict.action !== "allow" && this.modeAsks(permission, request));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
@@ -193,7 +221,7 @@ export class ApprovalPolicy {
       return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const { callId, ...asked } = request;
+    const { callId, unconfined: _, ...asked } = request;
     const answer = await ask(
       {
         ...asked,

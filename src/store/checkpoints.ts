@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   lstat,
@@ -19,16 +18,8 @@ import {
 import path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { isInside } from "../platform/text.js";
-
-/**
- * A file's state as cairn saw it. `blob` is the git object id of the content (a link's target
- * for a symlink); `mode` is the permission bits, kept whole so undo gives back exactly the mode
- * there was, not only git's 644/755.
- */
-type State =
-  | { kind: "absent" }
-  | { kind: "file"; blob: string; mode: number }
-  | { kind: "link"; blob: string };
+import { isMissing, runGit, type State } from "./shadowGit.js";
+import { type WorkspaceScan, WorkspaceScanner } from "./workspaceScan.js";
 
 /** What is at a path now: directories and special files are never stored, only seen. */
 type Seen = State | { kind: "dir" } | { kind: "other" };
@@ -133,74 +124,17 @@ const DAY_MS = 86_400_000;
 const DEFAULTS = { maxAgeDays: 14, maxBytes: 500 * 1024 * 1024 } as const;
 const REF_PREFIX = "refs/cairn/";
 const PRUNE_STAMP = "cairn-pruned";
+/** The private indexes of workspace scans, one per open Checkpoints (so, per session). */
+const SCAN_INDEX = /^scan-[0-9a-f]+\.index$/;
 /**
  * Unreachable objects younger than this survive gc: another process in the same workspace may
  * have written a snapshot's blobs and not yet the commit that holds them.
  */
 const OBJECT_GRACE_MS = 3_600_000;
 
-/**
- * The user's git config must not reach the shadow repository: autocrlf would change bytes, gpg
- * signing would prompt, hooks or an fsmonitor would run their programs, auto-gc would stall a
- * tool call at random.
- */
-const CONFIG = [
-  "core.autocrlf=false",
-  "core.fileMode=true",
-  "core.hooksPath=/dev/null",
-  "core.fsmonitor=false",
-  "core.logAllRefUpdates=false",
-  "commit.gpgSign=false",
-  "gc.auto=0",
-  "maintenance.auto=false",
-].flatMap((setting) => ["-c", setting]);
-
-/**
- * Inherited GIT_* variables (GIT_DIR, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY when cairn runs from a
- * hook, say) would point git at the user's repository; none of them may get through.
- */
-function gitEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) if (!name.startsWith("GIT_")) env[name] = value;
-  return {
-    ...env,
-    GIT_CONFIG_GLOBAL: "/dev/null",
-    GIT_CONFIG_NOSYSTEM: "1",
-    GIT_TERMINAL_PROMPT: "0",
-    GIT_AUTHOR_NAME: "cairn",
-    GIT_AUTHOR_EMAIL: "cairn@localhost",
-    GIT_COMMITTER_NAME: "cairn",
-    GIT_COMMITTER_EMAIL: "cairn@localhost",
-    LC_ALL: "C",
-  };
-}
-
-function runGit(args: string[], input?: Buffer | string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const child = spawn("git", [...CONFIG, ...args], { env: gitEnv(), stdio: ["pipe", "pipe", "pipe"] });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
-    child.stderr.on("data", (chunk: Buffer) => err.push(chunk));
-    child.once("error", reject);
-    child.once("close", (code) => {
-      if (code === 0) resolve(Buffer.concat(out));
-      else reject(new Error(`git ${args.join(" ")} failed: ${Buffer.concat(err).toString().trim()}`));
-    });
-    // A git that fails before reading all its input closes the pipe; its exit code says why.
-    child.stdin.on("error", () => {});
-    child.stdin.end(input);
-  });
-}
-
 /** Git's object id of a blob, so a file can be compared with a snapshot without writing anything. */
 function blobId(content: Buffer): string {
   return createHash("sha1").update(`blob ${content.length}\0`).update(content).digest("hex");
-}
-
-function isMissing(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "ENOENT" || code === "ENOTDIR";
 }
 
 /** What is at `file` now, with the bytes a snapshot would store. */
@@ -268,7 +202,8 @@ function newestFirst(a: Stored, b: Stored): number {
  * Snapshots of the files cairn is about to change, in a shadow git repository under the data
  * folder: never in the user's repository, and just as well in a folder that is none. Only the
  * files a tool touches are stored (git's blob store gives deduplication and compression for
- * free), so a huge workspace costs nothing to checkpoint.
+ * free), so a huge workspace costs nothing to checkpoint. A call that cannot say which files it
+ * changes (a command) is bracketed by two scans of the workspace instead.
  */
 export class Checkpoints {
   /** Real path of the workspace. */
@@ -276,6 +211,7 @@ export class Checkpoints {
   /** The shadow repository. */
   readonly gitDir: string;
   private readonly clock: () => Date;
+  private readonly scanner: WorkspaceScanner;
   /** One operation at a time: tool calls run in parallel, and each rewrites its checkpoint. */
   private queue: Promise<unknown> = Promise.resolve();
 
@@ -283,6 +219,8 @@ export class Checkpoints {
     this.workspace = workspace;
     this.gitDir = gitDir;
     this.clock = clock;
+    const index = path.join(gitDir, `scan-${randomBytes(4).toString("hex")}.index`);
+    this.scanner = new WorkspaceScanner(gitDir, workspace, index);
   }
 
   /** Opens (creating it the first time) the workspace's shadow repository, pruning it once a day. */
@@ -307,17 +245,7 @@ export class Checkpoints {
    */
   beforeChange(sessionId: string, stepLabel: string, paths: string[]): Promise<CheckpointInfo> {
     return this.serial(async () => {
-      const latest = latestOf(await this.readAll(), sessionId);
-      const current = latest?.manifest.step === stepLabel ? latest : undefined;
-      const manifest: Manifest = current?.manifest ?? {
-        v: 1,
-        id: randomBytes(4).toString("hex"),
-        session: sessionId,
-        step: stepLabel,
-        seq: (latest?.manifest.seq ?? 0) + 1,
-        created_at: this.clock().toISOString(),
-        files: [],
-      };
+      const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
       const known = new Set(manifest.files.map((entry) => entry.path));
       const snapshotted = known.size;
       for (const key of paths.map((requested) => this.key(requested))) {
@@ -327,8 +255,8 @@ export class Checkpoints {
           manifest.files.push(await this.snapshot(file, seen, content));
         }
       }
-      if (current && known.size === snapshotted) return info(manifest);
-      await this.save(manifest, current?.commit);
+      if (commit && known.size === snapshotted) return info(manifest);
+      await this.save(manifest, commit);
       return info(manifest);
     });
   }
@@ -343,30 +271,91 @@ export class Checkpoints {
       if (current?.manifest.step !== stepLabel) return;
       const { manifest } = current;
       const recorded = JSON.stringify(manifest);
-      for (const key of paths.map((requested) => this.key(requested))) {
-        const found = await this.files(key);
-        const own = manifest.files.find((entry) => entry.path === key);
-        // A path that was absent and is a folder now (a folder moved there): the files in it
-        // carry its absence from here on, and undo removes the folder with them.
-        if (own?.before.kind === "absent" && !found.has(key)) {
-          manifest.files.splice(manifest.files.indexOf(own), 1);
-        }
-        const createdDir = own?.before.kind === "absent" ? (own.created_dir ?? key) : undefined;
-        for (const [file, { seen }] of found) {
-          if (seen.kind === "absent" || manifest.files.some((entry) => entry.path === file)) continue;
-          manifest.files.push({
-            path: file,
-            before: { kind: "absent" },
-            ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
-          });
-        }
-        for (const entry of manifest.files) {
-          if (!isInside(key, entry.path)) continue;
-          entry.after = asState(found.get(entry.path)?.seen ?? { kind: "absent" });
-        }
-      }
+      await this.recordAfter(manifest, paths);
       if (JSON.stringify(manifest) !== recorded) await this.save(manifest, current.commit);
     });
+  }
+
+  /**
+   * Call before a tool that cannot say which files it changes: the workspace as it is now, for
+   * `recordChanges`; undefined when it has too many files to compare.
+   */
+  scanWorkspace(): Promise<WorkspaceScan | undefined> {
+    return this.serial(() => this.scanner.scan(true));
+  }
+
+  /**
+   * Call after that tool ran: every file that changed since the scan goes into the step's
+   * checkpoint with the state it had before, as beforeChange would have stored it, and what the
+   * tool left there, as afterChange records.
+   */
+  recordChanges(sessionId: string, stepLabel: string, before: WorkspaceScan): Promise<void> {
+    return this.serial(async () => {
+      const after = await this.scanner.scan(false);
+      const changes = after ? await this.scanner.changes(before, after) : [];
+      if (changes.length === 0) return;
+      const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
+      for (const change of changes) {
+        if (manifest.files.some((entry) => entry.path === change.path)) continue;
+        const { path: file, before: state, createdDir } = change;
+        manifest.files.push({
+          path: file,
+          before: state,
+          ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
+        });
+      }
+      await this.recordAfter(
+        manifest,
+        changes.map((change) => change.path),
+      );
+      await this.save(manifest, commit);
+    });
+  }
+
+  /** The checkpoint of this step: the session's newest if it has the same step label, else a new one. */
+  private async stepCheckpoint(
+    sessionId: string,
+    stepLabel: string,
+  ): Promise<{ manifest: Manifest; commit?: string }> {
+    const latest = latestOf(await this.readAll(), sessionId);
+    if (latest?.manifest.step === stepLabel) return latest;
+    return {
+      manifest: {
+        v: 1,
+        id: randomBytes(4).toString("hex"),
+        session: sessionId,
+        step: stepLabel,
+        seq: (latest?.manifest.seq ?? 0) + 1,
+        created_at: this.clock().toISOString(),
+        files: [],
+      },
+    };
+  }
+
+  /** What is at `paths` now becomes the `after` of their entries, and files new under them are added. */
+  private async recordAfter(manifest: Manifest, paths: string[]): Promise<void> {
+    for (const key of paths.map((requested) => this.key(requested))) {
+      const found = await this.files(key);
+      const own = manifest.files.find((entry) => entry.path === key);
+      // A path that was absent and is a folder now (a folder moved there): the files in it
+      // carry its absence from here on, and undo removes the folder with them.
+      if (own?.before.kind === "absent" && !found.has(key)) {
+        manifest.files.splice(manifest.files.indexOf(own), 1);
+      }
+      const createdDir = own?.before.kind === "absent" ? (own.created_dir ?? key) : undefined;
+      for (const [file, { seen }] of found) {
+        if (seen.kind === "absent" || manifest.files.some((entry) => entry.path === file)) continue;
+        manifest.files.push({
+          path: file,
+          before: { kind: "absent" },
+          ...(createdDir !== undefined ? { created_dir: createdDir } : {}),
+        });
+      }
+      for (const entry of manifest.files) {
+        if (!isInside(key, entry.path)) continue;
+        entry.after = asState(found.get(entry.path)?.seen ?? { kind: "absent" });
+      }
+    }
   }
 
   /** Checkpoints newest first; only those of one session (an id or its unique prefix) when given. */
@@ -459,6 +448,7 @@ export class Checkpoints {
       await this.dropRefs(removed);
       const graceEnd = new Date(now.getTime() - OBJECT_GRACE_MS).toISOString();
       await this.git(["gc", "--quiet", `--prune=${graceEnd}`]);
+      await this.removeStaleScanIndexes(now.getTime() - DAY_MS);
       const stamp = path.join(this.gitDir, PRUNE_STAMP);
       await writeFile(stamp, "");
       await utimes(stamp, now, now);
@@ -476,7 +466,20 @@ export class Checkpoints {
   }
 
   private git(args: string[], input?: Buffer | string): Promise<Buffer> {
-    return runGit([`--git-dir=${this.gitDir}`, ...args], input);
+    return runGit([`--git-dir=${this.gitDir}`, ...args], input === undefined ? {} : { input });
+  }
+
+  /** Scan indexes of sessions long gone: each is a copy of the workspace's file list. */
+  private async removeStaleScanIndexes(unusedSince: number): Promise<void> {
+    for (const name of await readdir(this.gitDir)) {
+      if (!SCAN_INDEX.test(name)) continue;
+      const file = path.join(this.gitDir, name);
+      const used = await stat(file).then(
+        (info) => info.mtimeMs,
+        () => Number.POSITIVE_INFINITY,
+      );
+      if (used < unusedSince) await rm(file, { force: true });
+    }
   }
 
   private async init(): Promise<void> {

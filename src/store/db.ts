@@ -69,6 +69,30 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX usage_by_ts ON usage (ts);
   CREATE INDEX usage_by_session ON usage (session_id, seq);
   `,
+  // A tool result's data says its kind (ToolData in src/events/types.ts): results stored before
+  // it did get the kind their tool gives, so that replays and resumes read them alike.
+  `
+  WITH kinds (tool, kind) AS (VALUES
+    ('read_file', 'file_read'), ('write_file', 'file_change'), ('edit_file', 'file_change'),
+    ('append_file', 'file_change'), ('delete_file', 'file_deleted'), ('copy_file', 'file_copied'),
+    ('move_file', 'file_moved'), ('list_files', 'listing'), ('search_files', 'listing'),
+    ('file_tree', 'tree'), ('grep', 'grep'), ('workspace_info', 'workspace'), ('run_command', 'command'),
+    ('git_status', 'git_status'), ('git_diff', 'git_diff'), ('git_log', 'git_log'),
+    ('git_stage_files', 'git_staged'), ('git_commit', 'git_commit'), ('todo_write', 'todos'),
+    ('ask_user', 'answer'), ('consult', 'advice'), ('read_json', 'data_read'), ('read_yaml', 'data_read'),
+    ('read_ini', 'data_read'), ('write_json', 'data_written'), ('write_yaml', 'data_written'),
+    ('write_ini', 'data_written'))
+  UPDATE events
+  SET data = json_set(data, '$.data.kind', (SELECT kind FROM kinds WHERE tool = data ->> '$.tool'))
+  WHERE type = 'tool.result'
+    AND json_type(data, '$.data') = 'object'
+    AND json_type(data, '$.data.kind') IS NULL
+    AND data ->> '$.tool' IN (SELECT tool FROM kinds);
+  `,
+  // Which agent made each call: `main` for the session's own, a sub-agent or delegate by its name.
+  `
+  ALTER TABLE usage ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
+  `,
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
-import type { Mode, RunStatus, StampedEvent, UsageTotals } from "../events/types.js";
-import { addUsage, emptyUsage } from "../model/usage.js";
+import { agentNameOf, type Mode, type RunStatus, type StampedEvent } from "../events/types.js";
+import type { CostRow, CostTotals } from "../model/usage.js";
 import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 
 /**
@@ -10,12 +10,6 @@ import { openDatabase, StoreError, storePath, transaction } from "./db.js";
 export type SessionStatus = RunStatus | "running" | "interrupted";
 
 /** Usage totals that also say how much of the cost is known, so a partly priced total is not a guess. */
-export interface CostTotals extends UsageTotals {
-  /** The sum of the calls whose price is known: a lower bound when `unknown_cost_calls` > 0. */
-  known_cost_usd: number;
-  unknown_cost_calls: number;
-}
-
 export interface NewSession {
   id: string;
   workspace: string;
@@ -41,19 +35,16 @@ export interface SessionInfo {
   usage: CostTotals;
 }
 
-export const COST_GROUPS = ["day", "model", "phase", "workspace"] as const;
+export const COST_GROUPS = ["day", "model", "phase", "agent", "workspace"] as const;
 
 export type CostGroup = (typeof COST_GROUPS)[number];
 
 export interface CostQuery {
   groupBy: CostGroup;
+  /** A second grouping within each group: each day's spending by model, say, to stack in a plot. */
+  splitBy?: CostGroup;
   since?: Date;
   sessionId?: string;
-}
-
-export interface CostRow extends CostTotals {
-  /** The day (local, YYYY-MM-DD), model id, phase or workspace. */
-  key: string;
 }
 
 type Row = Record<string, SQLOutputValue>;
@@ -71,21 +62,11 @@ const GROUP_KEY: Record<CostGroup, string> = {
   day: "date(u.ts, 'localtime')",
   model: "u.model",
   phase: "u.phase",
+  agent: "u.agent",
   workspace: "s.workspace",
 };
 
 /** The sum of several totals; one unknown cost makes the sum's `cost_usd` unknown. */
-export function sumCostTotals(list: CostTotals[]): CostTotals {
-  return list.reduce<CostTotals>(
-    (sum, next) => ({
-      ...addUsage(sum, next),
-      known_cost_usd: sum.known_cost_usd + next.known_cost_usd,
-      unknown_cost_calls: sum.unknown_cost_calls + next.unknown_cost_calls,
-    }),
-    { ...emptyUsage(), known_cost_usd: 0, unknown_cost_calls: 0 },
-  );
-}
-
 function costTotals(row: Row): CostTotals {
   const known = Number(row.known_cost_usd);
   const unknown = Number(row.unknown_cost_calls);
@@ -156,8 +137,8 @@ export class Store {
       "INSERT INTO events (session_id, seq, type, ts, data) VALUES (:session_id, :seq, :type, :ts, :data)",
     );
     this.insertUsage = db.prepare(
-      `INSERT INTO usage (session_id, seq, ts, model, phase, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
-       VALUES (:session_id, :seq, :ts, :model, :phase, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
+      `INSERT INTO usage (session_id, seq, ts, model, phase, agent, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
+       VALUES (:session_id, :seq, :ts, :model, :phase, :agent, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
     );
     // Totals grow with each call, so a session killed halfway still shows what it has cost. The
     // process that last wrote owns the session, so one resumed elsewhere is running, not interrupted.
@@ -215,6 +196,7 @@ export class Store {
           ts,
           model: usage.model,
           phase: usage.phase,
+          agent: agentNameOf(usage),
           ...Object.fromEntries(TOKEN_KINDS.map((k) => [k, usage[k]])),
           cost_usd: usage.cost_usd,
           duration_ms: usage.duration_ms,
@@ -274,11 +256,11 @@ export class Store {
     return session;
   }
 
-  /** Its events in the order they happened, as they were emitted. */
-  events(sessionId: string): StampedEvent[] {
+  /** Its events in the order they happened, as they were emitted; only those after `afterSeq` if given. */
+  events(sessionId: string, afterSeq = 0): StampedEvent[] {
     return this.db
-      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? ORDER BY seq")
-      .all(sessionId)
+      .prepare("SELECT seq, ts, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq")
+      .all(sessionId, afterSeq)
       .map(
         (row) =>
           ({
@@ -296,23 +278,29 @@ export class Store {
   }
 
   /**
-   * Model calls summed by day, model, phase or workspace, from the usage rows themselves. A
-   * group's `cost_usd` is null when any of its calls had no known price.
+   * Model calls summed by day, model, phase, agent or workspace (and within each, by `splitBy`),
+   * from the usage rows themselves. A group's `cost_usd` is null when any of its calls had no
+   * known price.
    */
   costs(query: CostQuery): CostRow[] {
     const key = GROUP_KEY[query.groupBy];
+    const split = query.splitBy ? GROUP_KEY[query.splitBy] : undefined;
     const order = query.groupBy === "day" ? "key" : "known_cost_usd DESC, calls DESC, key";
     const rows = this.db
       .prepare(
-        `SELECT ${key} AS key, count(*) AS calls,
+        `SELECT ${key} AS key, ${split ? `${split} AS split,` : ""} count(*) AS calls,
            ${TOKEN_KINDS.map((k) => `sum(u.${k}) AS ${k}`).join(", ")},
            total(u.cost_usd) AS known_cost_usd,
            sum(u.cost_usd IS NULL) AS unknown_cost_calls
          FROM usage u JOIN sessions s ON s.id = u.session_id
          WHERE (:since IS NULL OR u.ts >= :since) AND (:session IS NULL OR u.session_id = :session)
-         GROUP BY 1 ORDER BY ${order}`,
+         GROUP BY ${split ? "1, 2" : "1"} ORDER BY ${order}${split ? ", split" : ""}`,
       )
       .all({ since: query.since?.toISOString() ?? null, session: query.sessionId ?? null });
-    return rows.map((row) => ({ key: String(row.key), ...costTotals(row) }));
+    return rows.map((row) => ({
+      key: String(row.key),
+      ...(split ? { split: String(row.split) } : {}),
+      ...costTotals(row),
+    }));
   }
 }

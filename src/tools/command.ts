@@ -6,6 +6,7 @@ import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
 import { resolveInWorkspace } from "../safety/paths.js";
 import { wrapCommand } from "../safety/sandbox.js";
+import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext } from "./types.js";
 
@@ -29,13 +30,7 @@ function cleanTerminalOutput(text: string): string {
 
 const runCommandTool = defineTool({
   name: "run_command",
-  description:
-    "Run a shell command (bash) in the workspace and return its exit code and combined " +
-    "stdout+stderr. stdin is closed, so interactive prompts fail: pass flags such as --yes. " +
-    "Long output keeps its start and end. A non-zero exit code is reported, not treated as an error. " +
-    "Processes the command leaves running in the background are stopped when it ends. " +
-    "Commands usually run in a sandbox: only the workspace and /tmp are writable, and the network " +
-    "may be off.",
+  description: toolDescription("run_command"),
   schema: z.object({
     command: z.string().min(1).describe("The command line, run with bash -c"),
     cwd: z.string().optional().describe("Folder to run in, relative to the workspace (default: its root)"),
@@ -56,14 +51,18 @@ const runCommandTool = defineTool({
     const collect = (chunk: Buffer): void => output.push(chunk);
     // stderr joins stdout inside the shell, so the two stay in the order they were written.
     const spawned = confinedCommand(ctx, `exec 2>&1; ${command}`);
-    const handle = spawnGroup(spawned.file, spawned.args, {
+    const options = {
       cwd: dir.absolute,
       timeoutMs,
       signal: ctx.signal,
       graceMs: KILL_GRACE_MS,
       onStdout: collect,
       onStderr: collect,
-    });
+    };
+    const terminal = ctx.editor?.terminal;
+    const handle = terminal
+      ? terminal(spawned, options, ctx.callId)
+      : spawnGroup(spawned.file, spawned.args, options);
     const result = await handle.done;
     const cut = output.finish();
     let status: string;
@@ -89,6 +88,7 @@ const runCommandTool = defineTool({
     return {
       text: `${status}\n${text}${note}`,
       data: {
+        kind: "command",
         exit_code: result.exitCode,
         signal: result.signal,
         timed_out: result.timedOut,
@@ -99,6 +99,9 @@ const runCommandTool = defineTool({
       },
     };
   },
+  describe: ({ command }) => command,
+  // What a command changes is not known before it runs: no paths, so it is checkpointed whole.
+  touches: ({ command, cwd }) => ({ command: { text: command, ...(cwd !== undefined ? { cwd } : {}) } }),
 });
 
 /**

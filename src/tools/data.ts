@@ -7,6 +7,7 @@ import { z } from "zod";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext, type ToolOutput } from "./types.js";
 
@@ -120,27 +121,27 @@ async function readStructured(format: Format, requested: string, ctx: ToolContex
   return {
     text: parsed.note ? `${parsed.note}\n${shown.text}` : shown.text,
     data: shown.truncated
-      ? { path: file.display, truncated: true }
-      : { path: file.display, value: parsed.value },
+      ? { kind: "data_read", path: file.display, truncated: true }
+      : { kind: "data_read", path: file.display, value: parsed.value },
   };
 }
 
 function readTool(format: Format) {
   return defineTool({
     name: `read_${format.id}`,
-    description: `Read a ${format.label} file and return its parsed content (shown as JSON).`,
+    description: toolDescription("read_data", { format: format.label }),
     schema: z.object({ path: z.string().describe(`The ${format.label} file, relative to the workspace`) }),
     permission: "read",
     execute: ({ path: requested }, ctx) => readStructured(format, requested, ctx),
+    describe: ({ path: requested }) => requested,
+    touches: ({ path: requested }) => ({ paths: [requested] }),
   });
 }
 
 function writeTool(format: Format) {
   return defineTool({
     name: `write_${format.id}`,
-    description:
-      `Write data to a ${format.label} file, pretty-printed, replacing the file atomically ` +
-      "(folders are created). Comments in an existing file are not kept.",
+    description: toolDescription("write_data", { format: format.label }),
     schema: z.object({
       path: z.string().describe(`The ${format.label} file, relative to the workspace`),
       data: z.unknown().describe("The value to write (an object, array or scalar)"),
@@ -157,10 +158,12 @@ function writeTool(format: Format) {
       const bytes = Buffer.byteLength(content);
       return {
         text: `${existing === undefined ? "Created" : "Wrote"} ${file.display} (${bytes} bytes).`,
-        data: { path: file.display, bytes, created: existing === undefined },
+        data: { kind: "data_written", path: file.display, bytes, created: existing === undefined },
         changedFiles: [file.display],
       };
     },
+    describe: ({ path: requested }) => requested,
+    touches: ({ path: requested }) => ({ paths: [requested] }),
   });
 }
 

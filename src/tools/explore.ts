@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { plural } from "../platform/text.js";
+import { toolDescription } from "./descriptions.js";
 import { type GitStatus, gitStatus } from "./git.js";
 import {
   DEFAULT_MAX_RESULTS,
@@ -39,16 +40,16 @@ async function listFiles(
     files.push(entry.path);
   }
   const where = `${requested ?? "the workspace"}${pattern ? ` matching ${pattern}` : ""}`;
-  if (files.length === 0) return { text: `No files in ${where}.`, data: { files, truncated: false } };
+  if (files.length === 0) {
+    return { text: `No files in ${where}.`, data: { kind: "listing", files, truncated: false } };
+  }
   const note = more ? `\n(first ${limit} files shown; there are more: narrow the path or pattern)` : "";
-  return { text: `${files.join("\n")}${note}`, data: { files, truncated: more } };
+  return { text: `${files.join("\n")}${note}`, data: { kind: "listing", files, truncated: more } };
 }
 
 const listFilesTool = defineTool({
   name: "list_files",
-  description:
-    "List files under a folder, recursively, honouring .gitignore and skipping .git and " +
-    "node_modules (name an ignored folder as path to list it anyway).",
+  description: toolDescription("list_files"),
   schema: z.object({
     path: z.string().optional().describe("Folder to list, relative to the workspace (default: all of it)"),
     pattern: z
@@ -59,21 +60,23 @@ const listFilesTool = defineTool({
   }),
   permission: "read",
   execute: ({ path: requested, pattern, limit }, ctx) => listFiles(ctx, requested, pattern, limit ?? 500),
+  describe: ({ path: requested, pattern }) => requested ?? pattern ?? "",
+  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
 });
 
 const GLOB_SYNTAX = /[*?[\]{}!]/;
 
 const searchFilesTool = defineTool({
   name: "search_files",
-  description:
-    "Find files by glob across the workspace (e.g. **/*.test.ts, src/**/config.*), honouring " +
-    ".gitignore. A plain word without glob characters finds names containing it.",
+  description: toolDescription("search_files"),
   schema: z.object({
     pattern: z.string().min(1).describe("Glob, or part of a file name"),
   }),
   permission: "read",
   execute: ({ pattern }, ctx) =>
     listFiles(ctx, undefined, GLOB_SYNTAX.test(pattern) ? pattern : `*${pattern}*`, 200),
+  describe: ({ pattern }) => pattern,
+  touches: () => ({ paths: ["."] }),
 });
 
 const TREE_MAX_LINES = 400;
@@ -137,9 +140,7 @@ async function renderTree(
 
 const fileTreeTool = defineTool({
   name: "file_tree",
-  description:
-    "Show the folder structure as an indented tree, folders first, honouring .gitignore. " +
-    "Folders deeper than `depth` are summarised with their counts.",
+  description: toolDescription("file_tree"),
   schema: z.object({
     path: z.string().optional().describe("Folder to show, relative to the workspace (default: its root)"),
     depth: z.number().int().min(1).max(10).optional().describe("Levels of folders to expand (default 3)"),
@@ -156,9 +157,11 @@ const fileTreeTool = defineTool({
     const header = `${requested ?? "."}/`;
     return {
       text: [header, ...tree.lines, ...notes].join("\n"),
-      data: { lines: tree.lines.length, hidden: tree.hidden, truncated: tree.cut },
+      data: { kind: "tree", lines: tree.lines.length, hidden: tree.hidden, truncated: tree.cut },
     };
   },
+  describe: ({ path: requested }) => requested ?? "",
+  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
 });
 
 /**
@@ -176,9 +179,7 @@ async function grep(options: GrepOptions): Promise<GrepResult & { engine: "ripgr
 
 const grepTool = defineTool({
   name: "grep",
-  description:
-    "Search file contents with a regular expression (JavaScript syntax), honouring .gitignore. " +
-    "Returns `path:line:text` hits.",
+  description: toolDescription("grep"),
   schema: z.object({
     pattern: z.string().min(1).describe("Regular expression, matched against each line"),
     path: z.string().optional().describe("File or folder to search (default: the whole workspace)"),
@@ -198,7 +199,7 @@ const grepTool = defineTool({
       maxResults: max_results ?? DEFAULT_MAX_RESULTS,
       signal: ctx.signal,
     });
-    const data = { hits: result.hits, capped: result.capped, engine: result.engine };
+    const data = { kind: "grep" as const, hits: result.hits, capped: result.capped, engine: result.engine };
     if (result.hits.length === 0) {
       return { text: `No matches for /${pattern}/ in ${requested ?? "the workspace"}.`, data };
     }
@@ -210,6 +211,9 @@ const grepTool = defineTool({
     }
     return { text: lines.join("\n"), data };
   },
+  // The folder searched when one is named, else the pattern: as calls have always been titled.
+  describe: ({ pattern, path: requested }) => requested ?? pattern,
+  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
 });
 
 const LANGUAGES: Record<string, string> = {
@@ -359,9 +363,7 @@ const TOP_LEVEL_SHOWN = 60;
 
 const workspaceInfoTool = defineTool({
   name: "workspace_info",
-  description:
-    "Describe the workspace: its root, git branch and state, languages, build and test tooling " +
-    "(package.json scripts, pyproject, go.mod, Cargo.toml, Makefile) and top-level entries.",
+  description: toolDescription("workspace_info"),
   schema: z.object({}),
   permission: "read",
   async execute(_args, ctx) {
@@ -393,6 +395,7 @@ const workspaceInfoTool = defineTool({
     return {
       text: lines.join("\n"),
       data: {
+        kind: "workspace",
         root: ctx.workspace,
         git:
           typeof git === "string"
@@ -404,6 +407,8 @@ const workspaceInfoTool = defineTool({
       },
     };
   },
+  describe: () => "",
+  touches: () => ({ paths: ["."] }),
 });
 
 export const exploreTools = [listFilesTool, fileTreeTool, searchFilesTool, grepTool, workspaceInfoTool];

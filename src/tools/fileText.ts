@@ -1,9 +1,19 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
+import { writeFileAtomic } from "../platform/atomicFile.js";
 import { MAX_LINE_CHARS } from "./editMatch.js";
 import { ToolError } from "./toolError.js";
 
 export type TextEncodingName = "utf8" | "utf16le" | "utf16be";
+
+/**
+ * Text files as the editor cairn runs in holds them (ACP's fs methods): a read sees the unsaved
+ * buffer, a write goes into the buffer. Without it, or without one of the two, the disk is used.
+ */
+export interface EditorFiles {
+  read?(file: string): Promise<string>;
+  write?(file: string, text: string): Promise<void>;
+}
 
 /** How a text file's bytes are laid out, so a rewrite gives back the same kind of file. */
 export interface TextFormat {
@@ -121,17 +131,33 @@ export interface TextFile {
   mode: number;
 }
 
+/** The editor's text of a file; undefined without an editor that reads, or where it could not (outside its project, say). */
+async function bufferText(file: string, editor: EditorFiles | undefined): Promise<string | undefined> {
+  return editor?.read ? editor.read(file).catch(() => undefined) : undefined;
+}
+
 /**
  * A whole text file, decoded strictly: a file that doesn't decode cleanly is refused, because
  * writing back a lossy decoding would corrupt the bytes nobody asked to change.
  */
-export async function readTextFile(file: string, display: string, maxBytes: number): Promise<TextFile> {
+export async function readTextFile(
+  file: string,
+  display: string,
+  maxBytes: number,
+  editor?: EditorFiles,
+): Promise<TextFile> {
   const info = await stat(file);
   if (info.size > maxBytes) {
     throw new ToolError(
       `Refused: ${display} is ${describeSize(info.size)}, more than the ${describeSize(maxBytes)} this tool rewrites. ` +
         "Change it with a command (run_command) instead.",
     );
+  }
+  if (editor?.read) {
+    // What kind of file it is comes from the disk; its text from the buffer, unsaved changes included.
+    const format = await textFormatOf(file, display, info.size);
+    const text = await bufferText(file, editor);
+    if (text !== undefined) return { text, format, mode: info.mode & 0o7777 };
   }
   const bytes = await readFile(file);
   const sniffed = sniff(bytes.subarray(0, SNIFF_BYTES));
@@ -156,6 +182,37 @@ export function encodeText(text: string, format: TextFormat): Buffer {
   if (format.encoding === "utf8") return Buffer.from(full, "utf8");
   const bytes = Buffer.from(full, "utf16le");
   return format.encoding === "utf16be" ? bytes.swap16() : bytes;
+}
+
+/** Whether the file on disk holds `text`, in whatever line endings and byte-order mark it was saved with. */
+async function holds(file: string, text: string, format: TextFormat): Promise<boolean> {
+  const saved = await readFile(file).catch(() => undefined);
+  if (!saved) return false;
+  const lines = (value: string) => value.replace(/\r\n/g, "\n");
+  return lines(new TextDecoder(DECODER_LABEL[format.encoding]).decode(saved)) === lines(text);
+}
+
+/**
+ * Writes a text file whole, in its format. Through an editor the text goes into its buffer, and
+ * the disk must hold it as well: commands and checks read the disk, and checkpoints record it. So
+ * what the editor did not save (or could not take) is written to the disk here; what it saved is
+ * left as it saved it (an editor keeps a file's line endings in the file, not in its buffer).
+ */
+export async function writeTextFile(
+  file: string,
+  text: string,
+  format: TextFormat,
+  mode: number | undefined,
+  editor?: EditorFiles,
+): Promise<void> {
+  if (editor?.write) {
+    const written = await editor.write(file, text).then(
+      () => true,
+      () => false,
+    );
+    if (written && (await holds(file, text, format))) return;
+  }
+  await writeFileAtomic(file, encodeText(text, format), mode);
 }
 
 /**
@@ -211,10 +268,63 @@ export interface Page {
 /** Beyond the page, at most this much more of a file is read just to count its lines. */
 const COUNT_LIMIT_BYTES = 32 * 1024 * 1024;
 
+/** Collects lines `first` to `first + count - 1` (1-based) from text fed to it in pieces. */
+class Pager {
+  readonly lines: PageLine[] = [];
+  /** The line being read now. */
+  lineNo = 1;
+  private current = "";
+  private currentLength = 0;
+  private lastChar = "";
+  private partial = false;
+  private readonly first: number;
+  readonly last: number;
+
+  constructor(first: number, count: number) {
+    this.first = first;
+    this.last = first + count - 1;
+  }
+
+  private inPage(): boolean {
+    return this.lineNo >= this.first && this.lineNo <= this.last;
+  }
+
+  consume(text: string): void {
+    let pos = 0;
+    while (pos < text.length) {
+      const nl = text.indexOf("\n", pos);
+      const stop = nl === -1 ? text.length : nl;
+      if (this.inPage()) {
+        if (this.current.length < MAX_LINE_CHARS)
+          this.current += text.slice(pos, Math.min(stop, pos + MAX_LINE_CHARS));
+        this.currentLength += stop - pos;
+        if (stop > pos) this.lastChar = text[stop - 1]!;
+      }
+      this.partial = nl === -1;
+      if (nl === -1) break;
+      if (this.inPage()) this.lines.push(finishLine(this.current, this.currentLength, this.lastChar));
+      this.current = "";
+      this.currentLength = 0;
+      this.lastChar = "";
+      this.lineNo++;
+      pos = nl + 1;
+    }
+  }
+
+  /** The page, once the whole text has been consumed. */
+  finish(): Page {
+    if (this.partial && this.inPage())
+      this.lines.push(finishLine(this.current, this.currentLength, this.lastChar));
+    const totalLines = this.partial ? this.lineNo : this.lineNo - 1;
+    return { lines: this.lines, totalLines, more: totalLines > this.last };
+  }
+}
+
 /**
  * Lines `first` to `first + count - 1` (1-based) of a text file, streamed: only the bytes up to
  * the end of the page are read (plus a bounded stretch to count the rest), and a line is never
  * held beyond MAX_LINE_CHARS characters, so a huge file or a huge line costs little memory.
+ * Through an editor, the page is cut from its buffer instead, where it has the file.
  */
 export async function readPage(
   file: string,
@@ -222,51 +332,27 @@ export async function readPage(
   first: number,
   count: number,
   signal: AbortSignal,
+  editor?: EditorFiles,
 ): Promise<Page> {
+  const pager = new Pager(first, count);
+  const buffer = await bufferText(file, editor);
+  if (buffer !== undefined) {
+    pager.consume(buffer);
+    return pager.finish();
+  }
   const { size } = await stat(file);
   const decoder = new TextDecoder(DECODER_LABEL[format.encoding]);
   const stream = createReadStream(file, { highWaterMark: 64 * 1024, signal });
-  const last = first + count - 1;
-  const lines: PageLine[] = [];
-  let lineNo = 1;
-  let current = "";
-  let currentLength = 0;
-  let lastChar = "";
-  let partial = false;
   let bytesRead = 0;
-
-  const consume = (text: string) => {
-    let pos = 0;
-    while (pos < text.length) {
-      const nl = text.indexOf("\n", pos);
-      const stop = nl === -1 ? text.length : nl;
-      if (lineNo >= first && lineNo <= last) {
-        if (current.length < MAX_LINE_CHARS) current += text.slice(pos, Math.min(stop, pos + MAX_LINE_CHARS));
-        currentLength += stop - pos;
-        if (stop > pos) lastChar = text[stop - 1]!;
-      }
-      partial = nl === -1;
-      if (nl === -1) break;
-      if (lineNo >= first && lineNo <= last) lines.push(finishLine(current, currentLength, lastChar));
-      current = "";
-      currentLength = 0;
-      lastChar = "";
-      lineNo++;
-      pos = nl + 1;
-    }
-  };
-
   for await (const chunk of stream as AsyncIterable<Buffer>) {
     bytesRead += chunk.length;
-    consume(decoder.decode(chunk, { stream: true }));
-    if (lineNo > last && size - bytesRead > COUNT_LIMIT_BYTES) {
-      return { lines, totalLines: null, more: true };
+    pager.consume(decoder.decode(chunk, { stream: true }));
+    if (pager.lineNo > pager.last && size - bytesRead > COUNT_LIMIT_BYTES) {
+      return { lines: pager.lines, totalLines: null, more: true };
     }
   }
-  consume(decoder.decode());
-  if (partial && lineNo >= first && lineNo <= last) lines.push(finishLine(current, currentLength, lastChar));
-  const totalLines = partial ? lineNo : lineNo - 1;
-  return { lines, totalLines, more: totalLines > last };
+  pager.consume(decoder.decode());
+  return pager.finish();
 }
 
 /** A CRLF line's "\r" is part of the line break, which the model should not see or quote back. */

@@ -3,9 +3,10 @@ import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
 import { createPatch } from "diff";
 import { z } from "zod";
-import { copyFileAtomic, writeFileAtomic } from "../platform/atomicFile.js";
+import { copyFileAtomic } from "../platform/atomicFile.js";
 import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { toolDescription } from "./descriptions.js";
 import {
   type EditRange,
   findEdit,
@@ -15,12 +16,12 @@ import {
   withLineEnding,
 } from "./editMatch.js";
 import {
-  encodeText,
   readPage,
   readTextFile,
   type TextFile,
   type TextFormat,
   textFormatOf,
+  writeTextFile,
 } from "./fileText.js";
 import { ToolError } from "./toolError.js";
 import { type AnyTool, defineTool, type Tool, type ToolContext } from "./types.js";
@@ -156,9 +157,14 @@ function unifiedDiff(display: string, before: string, after: string): string {
 }
 
 /** An existing file's text and format when it is text we can rewrite faithfully, else null. */
-async function rewritableText(resolved: ResolvedPath, info: Stats): Promise<TextFile | null> {
+async function rewritableText(
+  ctx: ToolContext,
+  resolved: ResolvedPath,
+  info: Stats,
+): Promise<TextFile | null> {
   if (info.size > MAX_REWRITE_BYTES) return null;
-  return readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES).catch((error: unknown) => {
+  const { absolute, display } = resolved;
+  return readTextFile(absolute, display, MAX_REWRITE_BYTES, ctx.editor?.files).catch((error: unknown) => {
     if (error instanceof ToolError) return null;
     throw error;
   });
@@ -173,11 +179,7 @@ const pathParam = z
 
 const readFileTool = fileTool({
   name: "read_file",
-  description:
-    "Read a text file. Each line is shown as its number, a tab, then the text (like cat -n); the numbers " +
-    `are not part of the file, so never copy them into edit_file. Returns up to ${DEFAULT_LIMIT} lines from ` +
-    "offset; when more remain the output ends with the offset to continue from. Lines longer than 2000 " +
-    "characters are cut. Binary files are refused.",
+  description: toolDescription("read_file", { limit: DEFAULT_LIMIT }),
   permission: "read",
   schema: z.object({
     path: pathParam,
@@ -200,8 +202,10 @@ const readFileTool = fileTool({
     await ctx.reads?.remember(resolved.absolute);
     const format = await textFormatOf(resolved.absolute, resolved.display, info.size);
     const first = args.offset ?? 1;
-    const page = await readPage(resolved.absolute, format, first, args.limit ?? DEFAULT_LIMIT, ctx.signal);
+    const limit = args.limit ?? DEFAULT_LIMIT;
+    const page = await readPage(resolved.absolute, format, first, limit, ctx.signal, ctx.editor?.files);
     const data = {
+      kind: "file_read" as const,
       path: resolved.display,
       offset: first,
       lines: page.lines.length,
@@ -220,13 +224,13 @@ const readFileTool = fileTool({
       page.totalLines === null ? "more lines follow" : `${page.totalLines - next + 1} more lines`;
     return { text: `${body}\n... ${remaining}; call read_file with offset=${next} to continue.`, data };
   },
+  describe: ({ path }) => path,
+  touches: ({ path }) => ({ paths: [path] }),
 });
 
 const writeFileTool = fileTool({
   name: "write_file",
-  description:
-    "Create a file, or replace a file's whole content. Parent folders are created. An existing file keeps " +
-    "its permissions, encoding and CRLF line endings. To change part of a file, use edit_file instead.",
+  description: toolDescription("write_file"),
   permission: "write",
   schema: z.object({
     path: pathParam,
@@ -238,15 +242,12 @@ const writeFileTool = fileTool({
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     if (info) await ctx.reads?.check(resolved.absolute, resolved.display);
-    const existing = info ? await rewritableText(resolved, info) : null;
+    const existing = info ? await rewritableText(ctx, resolved, info) : null;
     const before = existing?.text ?? "";
     const crlf = existing !== null && lineEnding(before) === "\r\n";
     const content = crlf ? withLineEnding(args.content, "\r\n") : args.content;
-    await writeFileAtomic(
-      resolved.absolute,
-      encodeText(content, existing?.format ?? PLAIN_UTF8),
-      info ? info.mode & 0o7777 : undefined,
-    );
+    const mode = info ? info.mode & 0o7777 : undefined;
+    await writeTextFile(resolved.absolute, content, existing?.format ?? PLAIN_UTF8, mode, ctx.editor?.files);
     await ctx.reads?.remember(resolved.absolute);
     const lines = plural(countLines(content), "line");
     const text = info
@@ -254,10 +255,17 @@ const writeFileTool = fileTool({
       : `Created ${resolved.display} (${lines}).`;
     return {
       text,
-      data: { path: resolved.display, created: !info, diff: unifiedDiff(resolved.display, before, content) },
+      data: {
+        kind: "file_change",
+        path: resolved.display,
+        created: !info,
+        diff: unifiedDiff(resolved.display, before, content),
+      },
       changedFiles: [resolved.display],
     };
   },
+  describe: ({ path }) => path,
+  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 function describeRanges(display: string, ranges: EditRange[]): string {
@@ -275,15 +283,7 @@ function describeRanges(display: string, ranges: EditRange[]): string {
 
 const editFileTool = fileTool({
   name: "edit_file",
-  description:
-    "Replace text in a file: old_string must occur exactly once (copy it from read_file without the line " +
-    "numbers, with enough surrounding lines to be unique), or set replace_all to change every occurrence. " +
-    "When there is no exact match, differences only in line endings, trailing whitespace, indentation (tabs " +
-    "or spaces, shifted or line by line), runs of spaces inside lines or typographic quotes/dashes are " +
-    "tolerated and reported, and so are read_file's line numbers, escaping applied twice and blank lines " +
-    "around old_string; nothing fuzzier is, and new_string is re-indented to fit. If old_string " +
-    "is not found, the error shows the closest lines. An empty old_string creates a file that does not " +
-    "exist yet. The file keeps its line endings, encoding, final newline and permissions.",
+  description: toolDescription("edit_file"),
   permission: "write",
   schema: z.object({
     path: pathParam,
@@ -298,17 +298,26 @@ const editFileTool = fileTool({
     const resolved = resolveInWorkspace(ctx, args.path, "write");
     const info = await statOrNull(resolved.absolute);
     if (!info && args.old_string === "") {
-      await writeFileAtomic(resolved.absolute, encodeText(args.new_string, PLAIN_UTF8));
+      await writeTextFile(resolved.absolute, args.new_string, PLAIN_UTF8, undefined, ctx.editor?.files);
       await ctx.reads?.remember(resolved.absolute);
       return {
         text: `Created ${resolved.display} (${plural(countLines(args.new_string), "line")}).`,
-        data: { path: resolved.display, diff: unifiedDiff(resolved.display, "", args.new_string) },
+        data: {
+          kind: "file_change",
+          path: resolved.display,
+          diff: unifiedDiff(resolved.display, "", args.new_string),
+        },
         changedFiles: [resolved.display],
       };
     }
     await existingFile(resolved);
     await ctx.reads?.check(resolved.absolute, resolved.display);
-    const file = await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES);
+    const file = await readTextFile(
+      resolved.absolute,
+      resolved.display,
+      MAX_REWRITE_BYTES,
+      ctx.editor?.files,
+    );
     const result = findEdit(file.text, args.old_string, args.new_string, {
       replaceAll: args.replace_all ?? false,
     });
@@ -319,12 +328,13 @@ const editFileTool = fileTool({
         lines: result.lines,
       });
     }
-    await writeFileAtomic(resolved.absolute, encodeText(result.newContent, file.format), file.mode);
+    await writeTextFile(resolved.absolute, result.newContent, file.format, file.mode, ctx.editor?.files);
     await ctx.reads?.remember(resolved.absolute);
     const note = result.note ? ` Note: ${result.note}.` : "";
     return {
       text: describeRanges(resolved.display, result.ranges) + note,
       data: {
+        kind: "file_change",
         path: resolved.display,
         diff: unifiedDiff(resolved.display, file.text, result.newContent),
         strategy: result.strategy,
@@ -333,13 +343,16 @@ const editFileTool = fileTool({
       changedFiles: [resolved.display],
     };
   },
+  describe: ({ path }) => path,
+  touches: ({ path, old_string, new_string }) => ({
+    paths: [path],
+    change: { path, old_text: old_string, new_text: new_string },
+  }),
 });
 
 const appendFileTool = fileTool({
   name: "append_file",
-  description:
-    "Add text to the end of a file, creating it (and its folders) if needed. If the file does not end " +
-    "with a line break, one is added before the new text. The file keeps its line endings and encoding.",
+  description: toolDescription("append_file"),
   permission: "write",
   schema: z.object({
     path: pathParam,
@@ -352,15 +365,19 @@ const appendFileTool = fileTool({
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     // Appending needs no up-to-date picture of the file, but must not make a stale one look current.
     const current = (await ctx.reads?.current(resolved.absolute)) ?? false;
-    const existing = info ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES) : null;
+    const existing = info
+      ? await readTextFile(resolved.absolute, resolved.display, MAX_REWRITE_BYTES, ctx.editor?.files)
+      : null;
     const before = existing?.text ?? "";
     const eol = lineEnding(before);
     const separator = before !== "" && !before.endsWith("\n") ? eol : "";
     const after = before + separator + (existing ? withLineEnding(args.content, eol) : args.content);
-    await writeFileAtomic(
+    await writeTextFile(
       resolved.absolute,
-      encodeText(after, existing?.format ?? PLAIN_UTF8),
+      after,
+      existing?.format ?? PLAIN_UTF8,
       existing?.mode,
+      ctx.editor?.files,
     );
     if (current) await ctx.reads?.remember(resolved.absolute);
     const added = plural(countLines(args.content), "line");
@@ -370,15 +387,21 @@ const appendFileTool = fileTool({
       : `Created ${resolved.display} with ${added}.`;
     return {
       text,
-      data: { path: resolved.display, diff: unifiedDiff(resolved.display, before, after) },
+      data: {
+        kind: "file_change",
+        path: resolved.display,
+        diff: unifiedDiff(resolved.display, before, after),
+      },
       changedFiles: [resolved.display],
     };
   },
+  describe: ({ path }) => path,
+  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 const deleteFileTool = fileTool({
   name: "delete_file",
-  description: "Delete one file (a symlink is removed itself, not its target). Folders are refused.",
+  description: toolDescription("delete_file"),
   permission: "write",
   schema: z.object({ path: pathParam }),
   async execute(args, ctx) {
@@ -395,16 +418,17 @@ const deleteFileTool = fileTool({
     await unlink(resolved.absolute);
     return {
       text: `Deleted ${resolved.display}.`,
-      data: { path: resolved.display },
+      data: { kind: "file_deleted", path: resolved.display },
       changedFiles: [resolved.display],
     };
   },
+  describe: ({ path }) => path,
+  touches: ({ path }) => ({ paths: [path] }),
 });
 
 const copyFileTool = fileTool({
   name: "copy_file",
-  description:
-    "Copy a file to a new path (folders are created). An existing destination is never overwritten.",
+  description: toolDescription("copy_file"),
   permission: "write",
   schema: z.object({
     source: pathParam.describe("The file to copy, relative to the workspace root."),
@@ -420,16 +444,17 @@ const copyFileTool = fileTool({
     await copyFileAtomic(source.absolute, destination.absolute);
     return {
       text: `Copied ${source.display} to ${destination.display}.`,
-      data: { source: source.display, destination: destination.display },
+      data: { kind: "file_copied", source: source.display, destination: destination.display },
       changedFiles: [destination.display],
     };
   },
+  describe: ({ source, destination }) => `${source} → ${destination}`,
+  touches: ({ destination }) => ({ paths: [destination] }),
 });
 
 const moveFileTool = fileTool({
   name: "move_file",
-  description:
-    "Move or rename a file or folder (folders are created as needed). An existing destination is never overwritten.",
+  description: toolDescription("move_file"),
   permission: "write",
   schema: z.object({
     source: pathParam.describe("The file or folder to move, relative to the workspace root."),
@@ -453,10 +478,12 @@ const moveFileTool = fileTool({
     }
     return {
       text: `Moved ${source.display} to ${destination.display}.`,
-      data: { source: source.display, destination: destination.display },
+      data: { kind: "file_moved", source: source.display, destination: destination.display },
       changedFiles: [source.display, destination.display],
     };
   },
+  describe: ({ source, destination }) => `${source} → ${destination}`,
+  touches: ({ source, destination }) => ({ paths: [source, destination] }),
 });
 
 export const fileTools: AnyTool[] = [

@@ -1,8 +1,11 @@
 import { type ExecFileException, execFile } from "node:child_process";
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { resolveInWorkspace } from "../safety/paths.js";
+import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext } from "./types.js";
 
@@ -30,6 +33,13 @@ async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
     if (failure.code === "ENOENT") throw new ToolError("git is not installed (not found on PATH).");
     const said = `${failure.stderr ?? ""}\n${failure.stdout ?? ""}`.trim();
     if (/not a git repository/i.test(said)) {
+      // A .git that git does not recognise is a damaged repository, which `git init` would not mend.
+      if (existsSync(path.join(ctx.workspace, ".git"))) {
+        throw new ToolError(
+          `${ctx.workspace} has a .git, but git cannot read it as a repository (${said.split("\n")[0]}): ` +
+            "it looks damaged. Tell the user; don't run git init or other git commands over it.",
+        );
+      }
       throw new ToolError(
         `${ctx.workspace} is not a git repository. If it should be one, run \`git init\` with run_command.`,
       );
@@ -71,9 +81,19 @@ function parseBranchLine(line: string): Omit<GitStatus, "files"> {
   };
 }
 
-/** Branch and changed files, from the stable porcelain format. */
-export async function gitStatus(ctx: ToolContext): Promise<GitStatus> {
-  const records = (await runGit(ctx, ["status", "--porcelain=v1", "--branch", "-z"])).split("\0");
+/**
+ * Branch and changed files, from the stable porcelain format. `eachUntracked` lists every new
+ * file rather than a new folder as one entry.
+ */
+export async function gitStatus(ctx: ToolContext, eachUntracked = false): Promise<GitStatus> {
+  const args = [
+    "status",
+    "--porcelain=v1",
+    "--branch",
+    "-z",
+    ...(eachUntracked ? ["--untracked-files=all"] : []),
+  ];
+  const records = (await runGit(ctx, args)).split("\0");
   const status: GitStatus = { ...parseBranchLine(records[0] ?? ""), files: [] };
   for (let index = 1; index < records.length; index++) {
     const record = records[index]!;
@@ -96,27 +116,26 @@ function describeBranch(status: GitStatus): string {
 
 const gitStatusTool = defineTool({
   name: "git_status",
-  description:
-    "Show the current branch and the changed files as porcelain `XY path` lines (X = staged, " +
-    "Y = not staged, `??` = untracked).",
+  description: toolDescription("git_status"),
   schema: z.object({}),
   permission: "read",
   async execute(_args, ctx) {
     const status = await gitStatus(ctx);
     const head = `On ${describeBranch(status)}.`;
-    if (status.files.length === 0) return { text: `${head} Working tree clean.`, data: status };
+    const data = { kind: "git_status" as const, ...status };
+    if (status.files.length === 0) return { text: `${head} Working tree clean.`, data };
     const lines = status.files.map(
       (file) => `${file.index}${file.worktree} ${file.from ? `${file.from} -> ` : ""}${file.path}`,
     );
-    return { text: truncateHeadTail(`${head}\n${lines.join("\n")}`).text, data: status };
+    return { text: truncateHeadTail(`${head}\n${lines.join("\n")}`).text, data };
   },
+  describe: () => "",
+  touches: () => ({ paths: ["."] }),
 });
 
 const gitDiffTool = defineTool({
   name: "git_diff",
-  description:
-    "Show the diff of the working tree against the index (unstaged changes), or of the index " +
-    "against HEAD with staged=true. Untracked files do not appear; see git_status.",
+  description: toolDescription("git_diff"),
   schema: z.object({
     path: z.string().optional().describe("Limit the diff to this file or folder"),
     staged: z.boolean().optional().describe("Show staged changes instead of unstaged ones"),
@@ -128,10 +147,20 @@ const gitDiffTool = defineTool({
     if (path) args.push("--", resolveInWorkspace(ctx, path, "read").absolute);
     const diff = await runGit(ctx, args);
     const kind = staged ? "staged" : "unstaged";
-    if (!diff) return { text: `No ${kind} changes${path ? ` in ${path}` : ""}.`, data: { staged: !!staged } };
+    if (!diff) {
+      return {
+        text: `No ${kind} changes${path ? ` in ${path}` : ""}.`,
+        data: { kind: "git_diff", staged: !!staged },
+      };
+    }
     const cut = truncateHeadTail(diff);
-    return { text: cut.text, data: { staged: !!staged, truncated: cut.truncated, bytes: cut.total_bytes } };
+    return {
+      text: cut.text,
+      data: { kind: "git_diff", staged: !!staged, truncated: cut.truncated, bytes: cut.total_bytes },
+    };
   },
+  describe: ({ path }) => path ?? "",
+  touches: ({ path }) => ({ paths: [path ?? "."] }),
 });
 
 const FIELD = "\x1f";
@@ -139,7 +168,7 @@ const RECORD = "\x1e";
 
 const gitLogTool = defineTool({
   name: "git_log",
-  description: "Show the most recent commits: short hash, date, author and subject.",
+  description: toolDescription("git_log"),
   schema: z.object({
     limit: z.number().int().min(1).max(200).optional().describe("How many commits (default 20)"),
   }),
@@ -155,7 +184,7 @@ const gitLogTool = defineTool({
       ]);
     } catch (error) {
       if (error instanceof GitError && /does not have any commits/.test(error.message)) {
-        return { text: "No commits yet.", data: { commits: [] } };
+        return { text: "No commits yet.", data: { kind: "git_log", commits: [] } };
       }
       throw error;
     }
@@ -168,13 +197,15 @@ const gitLogTool = defineTool({
         return { hash, date, author, subject };
       });
     const text = commits.map((c) => `${c.hash} ${c.date} ${c.author}: ${c.subject}`).join("\n");
-    return { text: text || "No commits yet.", data: { commits } };
+    return { text: text || "No commits yet.", data: { kind: "git_log", commits } };
   },
+  describe: () => "",
+  touches: () => ({ paths: ["."] }),
 });
 
 const gitStageFilesTool = defineTool({
   name: "git_stage_files",
-  description: "Stage files (git add), including deletions of tracked files. Lists what is staged after.",
+  description: toolDescription("git_stage_files"),
   schema: z.object({
     paths: z.array(z.string()).min(1).describe("Files or folders to stage"),
   }),
@@ -185,14 +216,17 @@ const gitStageFilesTool = defineTool({
     const staged = (await runGit(ctx, ["diff", "--cached", "--name-status"])).trim();
     return {
       text: staged ? `Staged changes now:\n${staged}` : "Nothing is staged (the paths have no changes).",
-      data: { staged: staged ? staged.split("\n") : [] },
+      data: { kind: "git_staged", staged: staged ? staged.split("\n") : [] },
     };
   },
+  describe: ({ paths }) => paths.join(" "),
+  // Staging changes the repository's index, not a file in the work tree.
+  touches: () => ({ paths: [] }),
 });
 
 const gitCommitTool = defineTool({
   name: "git_commit",
-  description: "Commit what is staged with the given message. Stage files with git_stage_files first.",
+  description: toolDescription("git_commit"),
   schema: z.object({
     message: z.string().min(1).describe("The commit message: a summary line, then details if useful"),
   }),
@@ -204,8 +238,10 @@ const gitCommitTool = defineTool({
     }
     const out = await runGit(ctx, ["commit", "-m", message]);
     const hash = (await runGit(ctx, ["rev-parse", "HEAD"])).trim();
-    return { text: out.trim(), data: { hash } };
+    return { text: out.trim(), data: { kind: "git_commit", hash } };
   },
+  describe: ({ message }) => message.split("\n")[0] ?? "",
+  touches: () => ({ paths: [] }),
 });
 
 export const gitTools = [gitStatusTool, gitDiffTool, gitLogTool, gitStageFilesTool, gitCommitTool];

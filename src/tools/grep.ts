@@ -1,9 +1,9 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { StringDecoder } from "node:string_decoder";
 import { findExecutable, spawnGroup } from "../platform/processes.js";
 import type { Confinement } from "../safety/paths.js";
+import { HIT_CHARS, hitText, readMatchedLine, scanLines, splitLine, withoutBreak } from "./grepLines.js";
+import { RipgrepOutput, type RipgrepRecord } from "./ripgrepOutput.js";
 import { ToolError } from "./toolError.js";
 import { compileGlob, normalizeGlob, type Scope, scopeFor, walkFiles } from "./workspaceFiles.js";
 
@@ -38,9 +38,17 @@ export class RipgrepUnusable extends Error {
 }
 
 export const DEFAULT_MAX_RESULTS = 100;
-const MAX_LINE_CHARS = 300;
-/** ripgrep reads in blocks of this size and drops the block a NUL byte shows up in. */
-const BINARY_BLOCK = 64 * 1024;
+/**
+ * ripgrep sends a matching line up to this many bytes, and a marker for a longer one, whose hit
+ * is then cut from the file: what is read from ripgrep stays small whatever the lines.
+ */
+const RIPGREP_MAX_COLUMNS = 1024;
+/**
+ * How many hits, per hit wanted, the parallel search may collect before the sorted one is the
+ * cheaper way to the first ones: enough that a search with somewhat more hits than wanted
+ * needs only the parallel one, few enough that their memory stays small.
+ */
+const PARALLEL_HITS_PER_WANTED = 10;
 
 /**
  * Syntax ripgrep reads differently from a JS RegExp (POSIX classes, `\A`, `\z`, one-letter
@@ -66,55 +74,39 @@ function compilePattern(pattern: string, ignoreCase = false): RegExp {
   }
 }
 
-function toHit(filePath: string, line: number, text: string): GrepHit {
-  const clean = text.replace(/\n$/, "").replace(/\r$/, "");
-  return {
-    path: filePath,
-    line,
-    text: clean.length > MAX_LINE_CHARS ? `${clean.slice(0, MAX_LINE_CHARS)}…` : clean,
-  };
+/** A hit from a whole line (`\r` included, as the pattern saw it); cut around its match when long. */
+function toHit(filePath: string, line: number, text: string, regex: RegExp): GrepHit {
+  const clean = withoutBreak(text);
+  if (clean.length <= HIT_CHARS) return { path: filePath, line, text: clean };
+  return { path: filePath, line, text: hitText(splitLine(clean, regex.exec(text)?.index ?? 0)) };
 }
 
-/**
- * The part of a file ripgrep would search. A walked file is binary from the block holding its
- * first NUL byte on; a file named explicitly is searched whole, as ripgrep does.
- */
-function searchableText(content: Buffer, explicit: boolean): string {
-  const bom = content[0] === 0xef && content[1] === 0xbb && content[2] === 0xbf ? 3 : 0;
-  let end = content.length;
-  const nul = explicit ? -1 : content.indexOf(0);
-  if (nul !== -1) {
-    const block = nul - (nul % BINARY_BLOCK);
-    // A negative offset would make lastIndexOf count from the end.
-    end = block === 0 ? 0 : content.lastIndexOf(0x0a, block - 1) + 1;
-  }
-  return content.subarray(bom, Math.max(bom, end)).toString("utf8");
-}
-
-/** The search without ripgrep: the shared workspace walk and a JS RegExp per line. */
+/** The search without ripgrep: the shared workspace walk, a file a block at a time, a JS RegExp per line. */
 export async function grepWithJs(options: GrepOptions): Promise<GrepResult> {
   const regex = compilePattern(options.pattern, options.ignoreCase);
   const max = options.maxResults ?? DEFAULT_MAX_RESULTS;
   const scope = await scopeFor(options, options.path);
   const hits: GrepHit[] = [];
+  let capped = false;
   for await (const file of walkFiles(scope, options.glob ? compileGlob(options.glob) : undefined)) {
     options.signal?.throwIfAborted();
-    let content: Buffer;
     try {
-      content = await readFile(file.absolute);
+      await scanLines(file.absolute, scope.rootIsFile, (bytes, number) => {
+        const line = bytes.toString("utf8");
+        if (!regex.test(line)) return true;
+        if (hits.length === max) {
+          capped = true;
+          return false;
+        }
+        hits.push(toHit(file.path, number, line, regex));
+        return true;
+      });
     } catch {
-      continue;
+      // Unreadable, or gone since the walk listed it: skipped, as ripgrep skips it.
     }
-    const text = searchableText(content, scope.rootIsFile);
-    const lines = text.split("\n");
-    if (text.endsWith("\n") || text === "") lines.pop();
-    for (const [index, line] of lines.entries()) {
-      if (!regex.test(line)) continue;
-      if (hits.length === max) return { hits, capped: true };
-      hits.push(toHit(file.path, index + 1, line));
-    }
+    if (capped) break;
   }
-  return { hits, capped: false };
+  return { hits, capped };
 }
 
 /**
@@ -129,8 +121,13 @@ function ripgrepMatchesScope(scope: Scope): boolean {
   }
 }
 
-function ripgrepArgs(scope: Scope, options: GrepOptions): string[] {
-  const args = ["--json", "--sort", "path", "--hidden", "--no-config", "--no-messages"];
+function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] {
+  const args = ["--null", "--line-number", "--column", "--byte-offset", "--no-heading", "--with-filename"];
+  args.push("--color", "never", "--hidden", "--no-config", "--no-messages");
+  // One hit more than wanted, from any one file, tells that there are more.
+  args.push("--max-columns", String(RIPGREP_MAX_COLUMNS), "--max-count", String(max + 1));
+  // A file named explicitly is searched whole, NUL bytes and all, as the JS search does.
+  if (scope.rootIsFile) args.push("--text");
   // Only .gitignore files count, as in the workspace walk: not .ignore, .rgignore, info/exclude
   // or the user's global excludes.
   args.push("--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global");
@@ -146,21 +143,116 @@ function ripgrepArgs(scope: Scope, options: GrepOptions): string[] {
   return args;
 }
 
-interface RipgrepMessage {
-  type: string;
-  data?: {
-    path?: { text?: string; bytes?: string };
-    lines?: { text?: string; bytes?: string };
-    line_number?: number;
-  };
+/** The text a record's hit shows; undefined for a line ripgrep left out, cut from the file later. */
+function shownText(record: RipgrepRecord): string | undefined {
+  const { data, textStart, textEnd, matchInLine } = record;
+  if (record.omitted) return undefined;
+  const whole = withoutBreak(data.toString("utf8", textStart, textEnd));
+  if (whole.length <= HIT_CHARS) return whole;
+  return hitText({
+    before: data.toString("utf8", textStart, textStart + matchInLine),
+    after: withoutBreak(data.toString("utf8", textStart + matchInLine, textEnd)),
+    startKnown: true,
+    endKnown: true,
+  });
 }
 
-function decodeField(field: { text?: string; bytes?: string } | undefined): string {
-  if (field?.text !== undefined) return field.text;
-  return Buffer.from(field?.bytes ?? "", "base64").toString("utf8");
+/** The text of a hit whose line ripgrep left out, cut from the file around the match. */
+async function cutFromFile(workspace: string, record: RipgrepRecord): Promise<string> {
+  try {
+    return hitText(
+      await readMatchedLine(path.resolve(workspace, record.path), record.lineOffset, record.matchInLine),
+    );
+  } catch {
+    // Gone or changed since ripgrep read it: the hit stands, without its text.
+    return "…";
+  }
 }
 
-/** The search with ripgrep, stopped as soon as one hit more than wanted has arrived. */
+/** The hits of a parallel search, which come file by file in no set order, in path order. */
+function inPathOrder(hits: GrepHit[]): GrepHit[] {
+  const byFile = new Map<string, GrepHit[]>();
+  let currentPath: string | undefined;
+  let current: GrepHit[] = [];
+  for (const hit of hits) {
+    if (hit.path !== currentPath) {
+      currentPath = hit.path;
+      current = byFile.get(currentPath) ?? [];
+      byFile.set(currentPath, current);
+    }
+    current.push(hit);
+  }
+  // With "/" as the lowest character, plain string order is the walk's and ripgrep's `--sort
+  // path`: folder by folder, by name.
+  const files = [...byFile.values()].map((found) => ({ key: found[0]!.path.replaceAll("/", "\0"), found }));
+  files.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const ordered: GrepHit[] = [];
+  for (const { found } of files) {
+    // Each file's hits come in line order; the sort only makes sure of it.
+    for (const hit of found.sort((a, b) => a.line - b.line)) ordered.push(hit);
+  }
+  return ordered;
+}
+
+interface Collected {
+  hits: GrepHit[];
+  /** Hits on lines ripgrep left out for their length, and where in the file to cut their text. */
+  cuts: Map<GrepHit, RipgrepRecord>;
+  /** More hits came than the limit, which stopped ripgrep. */
+  more: boolean;
+}
+
+/** Runs ripgrep, keeping its first `limit` hits. */
+async function collectHits(
+  rgPath: string,
+  args: string[],
+  cwd: string,
+  limit: number,
+  signal: AbortSignal | undefined,
+): Promise<Collected> {
+  const hits: GrepHit[] = [];
+  const cuts = new Map<GrepHit, RipgrepRecord>();
+  let more = false;
+  let stderr = "";
+  const output = new RipgrepOutput();
+  const handle = spawnGroup(rgPath, args, {
+    cwd,
+    signal,
+    onStdout: (chunk) => {
+      if (more) return;
+      output.push(chunk, (record) => {
+        if (hits.length === limit) {
+          more = true;
+          handle.stop();
+          return false;
+        }
+        const text = shownText(record);
+        const hit = { path: record.path, line: record.line, text: text ?? "" };
+        if (text === undefined) cuts.set(hit, record);
+        hits.push(hit);
+        return true;
+      });
+    },
+    onStderr: (chunk) => {
+      stderr += chunk.toString();
+    },
+  });
+  const result = await handle.done;
+  signal?.throwIfAborted();
+  // Exit 2 with hits means some files could not be read; without hits, ripgrep refused the query
+  // (a JS-only regex feature such as a lookahead), which the JS search can still answer.
+  if (!more && result.exitCode !== 0 && result.exitCode !== 1 && hits.length === 0) {
+    throw new RipgrepUnusable(stderr.trim() || `rg exited with ${result.exitCode ?? result.signal}`);
+  }
+  return { hits, cuts, more };
+}
+
+/**
+ * The search with ripgrep. It first runs in parallel, as ripgrep does by default, and the hits
+ * are put in path order here. When there are many more hits than wanted, it is stopped, and the
+ * first ones in path order come from a sorted search instead, which ripgrep runs on one thread
+ * but which is stopped as soon as one hit more than wanted has arrived.
+ */
 export async function grepWithRipgrep(
   options: GrepOptions,
   rgPath: string | null = findExecutable("rg") ?? null,
@@ -175,40 +267,18 @@ export async function grepWithRipgrep(
   if (READ_DIFFERENTLY_BY_RIPGREP.test(options.pattern)) {
     throw new RipgrepUnusable("ripgrep reads this pattern's syntax differently from JavaScript");
   }
-  const hits: GrepHit[] = [];
-  let capped = false;
-  let stderr = "";
-  const decoder = new StringDecoder("utf8");
-  let pending = "";
-  const handle = spawnGroup(rgPath, ripgrepArgs(scope, options), {
-    cwd: scope.workspace,
-    signal: options.signal,
-    onStdout: (chunk) => {
-      if (capped) return;
-      const lines = (pending + decoder.write(chunk)).split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        const message = JSON.parse(line) as RipgrepMessage;
-        if (message.type !== "match" || !message.data) continue;
-        if (hits.length === max) {
-          capped = true;
-          handle.stop();
-          return;
-        }
-        const filePath = decodeField(message.data.path).replace(/^\.\//, "");
-        hits.push(toHit(filePath, message.data.line_number ?? 0, decodeField(message.data.lines)));
-      }
-    },
-    onStderr: (chunk) => {
-      stderr += chunk.toString();
-    },
-  });
-  const result = await handle.done;
-  options.signal?.throwIfAborted();
-  // Exit 2 with hits means some files could not be read; without hits, ripgrep refused the query
-  // (a JS-only regex feature such as a lookahead), which the JS search can still answer.
-  if (!capped && result.exitCode !== 0 && result.exitCode !== 1 && hits.length === 0) {
-    throw new RipgrepUnusable(stderr.trim() || `rg exited with ${result.exitCode ?? result.signal}`);
+  const args = ripgrepArgs(scope, options, max);
+  const cwd = scope.workspace;
+  let search = await collectHits(rgPath, args, cwd, PARALLEL_HITS_PER_WANTED * (max + 1), options.signal);
+  if (search.more) {
+    search = await collectHits(rgPath, ["--sort", "path", ...args], cwd, max, options.signal);
+  } else {
+    const all = inPathOrder(search.hits);
+    search = { ...search, hits: all.slice(0, max), more: all.length > max };
   }
-  return { hits, capped };
+  for (const hit of search.hits) {
+    const record = search.cuts.get(hit);
+    if (record) hit.text = await cutFromFile(cwd, record);
+  }
+  return { hits: search.hits, capped: search.more };
 }

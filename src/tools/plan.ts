@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type TodoInput } from "./types.js";
 
@@ -22,9 +23,7 @@ function renderTodos(todos: TodoInput[]): string {
 
 const todoWriteTool = defineTool({
   name: "todo_write",
-  description:
-    "Replace the TODO list shown to the user. Send the whole list each time; mark an item " +
-    "in_progress before working on it and completed as soon as it is done.",
+  description: toolDescription("todo_write"),
   schema: z.object({ todos: z.array(todoSchema).describe("The complete, updated list") }),
   permission: "read",
   async execute({ todos }, ctx) {
@@ -42,15 +41,16 @@ const todoWriteTool = defineTool({
       );
     }
     ctx.setTodos?.(todos);
-    return { text: renderTodos(todos), data: { todos } };
+    return { text: renderTodos(todos), data: { kind: "todos", todos } };
   },
+  // The list shows itself (the `todos` event); the call needs no title of its own.
+  describe: () => "",
+  touches: () => ({}),
 });
 
 const askUserTool = defineTool({
   name: "ask_user",
-  description:
-    "Ask the user a question and wait for the answer. Only for what you cannot find out or " +
-    "reasonably decide yourself; nobody may be there to answer.",
+  description: toolDescription("ask_user"),
   schema: z.object({ question: z.string().min(1).describe("One clear question") }),
   permission: "read",
   async execute({ question }, ctx) {
@@ -60,30 +60,32 @@ const askUserTool = defineTool({
         text:
           "Nobody can answer right now (running unattended). Proceed on your best judgement, " +
           "and state the assumption you made in your final answer.",
-        data: { answered: false },
+        data: { kind: "answer", answered: false },
       };
     }
-    return { text: `The user answered: ${answer}`, data: { answered: true, answer } };
+    return { text: `The user answered: ${answer}`, data: { kind: "answer", answered: true, answer } };
   },
+  describe: ({ question }) => question,
+  touches: () => ({}),
 });
 
 const consultTool = defineTool({
   name: "consult",
-  description:
-    "Ask a stronger model for advice on a hard problem: a design choice, a bug you are stuck on. " +
-    "Include the relevant code and what you have tried, since it sees only your question.",
+  description: toolDescription("consult"),
   schema: z.object({ question: z.string().min(1).describe("The question with all the context it needs") }),
   permission: "read",
   async execute({ question }, ctx) {
     if (!ctx.consult) {
       return {
         text: "No stronger model is configured to consult. Continue on your own judgement.",
-        data: { available: false },
+        data: { kind: "advice", available: false },
       };
     }
     const advice = await ctx.consult(question);
-    return { text: advice, data: { available: true } };
+    return { text: advice, data: { kind: "advice", available: true } };
   },
+  describe: ({ question }) => question,
+  touches: () => ({}),
 });
 
 export const planTools = [todoWriteTool, askUserTool, consultTool];

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../model/stream.js";
-import type { AnyTool } from "./types.js";
+import type { AnyTool, ToolSource } from "./types.js";
+
+/** Names what a call acts on, in a few words: how renderers title tool calls. */
+export type ToolDescriber = (tool: string, args: unknown) => string;
 
 export interface ToolFilter {
   allow?: string[] | undefined;
@@ -8,22 +11,67 @@ export interface ToolFilter {
 }
 
 /** `*` is the only wildcard: tool rules name tools or families like `git_*`. */
-function matches(pattern: string, name: string): boolean {
+export function matchesName(pattern: string, name: string): boolean {
   const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
   const regex = new RegExp(`^${escaped.join(".*")}$`);
   return regex.test(name);
 }
 
-export class ToolRegistry {
-  private readonly byName = new Map<string, AnyTool>();
+/** Whether a filter (`allow`, then `deny`) lets a tool through. */
+export function passes(filter: ToolFilter, name: string): boolean {
+  if (filter.allow && !filter.allow.some((p) => matchesName(p, name))) return false;
+  return !filter.deny?.some((p) => matchesName(p, name));
+}
 
-  constructor(tools: AnyTool[], filter: ToolFilter = {}) {
-    for (const tool of tools) {
-      if (filter.allow && !filter.allow.some((p) => matches(p, tool.name))) continue;
-      if (filter.deny?.some((p) => matches(p, tool.name))) continue;
-      if (this.byName.has(tool.name)) throw new Error(`Two tools are named ${tool.name}.`);
-      this.byName.set(tool.name, tool);
+/**
+ * The tools a session offers: the built-in ones, then those of its sources (MCP servers), which
+ * change while it runs. The order stays put between changes, so requests stay byte-identical
+ * from turn to turn and the provider's cached prompt prefix holds.
+ */
+export class ToolRegistry {
+  private byName = new Map<string, AnyTool>();
+  private readonly fixed: AnyTool[];
+  private readonly filter: ToolFilter;
+  private readonly sources: ToolSource[];
+  private schemas: ToolDefinition[] | undefined;
+
+  private readonly wrap: (tool: AnyTool) => AnyTool;
+
+  /**
+   * `sources`: where tools that come and go are found; `wrap`: what every tool, fixed or not, is
+   * wrapped in (checkpoints around the calls that may change files).
+   */
+  constructor(
+    tools: AnyTool[],
+    filter: ToolFilter = {},
+    options: { sources?: ToolSource[]; wrap?: (tool: AnyTool) => AnyTool } = {},
+  ) {
+    this.filter = filter;
+    this.sources = options.sources ?? [];
+    this.wrap = options.wrap ?? ((tool) => tool);
+    this.fixed = tools.filter((tool) => passes(filter, tool.name)).map(this.wrap);
+    const names = new Set<string>();
+    for (const tool of this.fixed) {
+      if (names.has(tool.name)) throw new Error(`Two tools are named ${tool.name}.`);
+      names.add(tool.name);
     }
+    for (const source of this.sources) source.subscribe(() => this.refresh());
+    this.refresh();
+  }
+
+  /** The fixed tools first; a source's tool whose name is taken is left out. */
+  private refresh(): void {
+    const byName = new Map(this.fixed.map((tool) => [tool.name, tool]));
+    for (const tool of this.sources.flatMap((source) => source.tools())) {
+      if (!byName.has(tool.name) && passes(this.filter, tool.name)) byName.set(tool.name, this.wrap(tool));
+    }
+    this.byName = byName;
+    this.schemas = undefined;
+  }
+
+  /** Resolves once every source has its tools (or has given up): before a request offers tools. */
+  async ready(): Promise<void> {
+    await Promise.all(this.sources.map((source) => source.ready()));
   }
 
   get(name: string): AnyTool | undefined {
@@ -39,15 +87,31 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
-  private schemas: ToolDefinition[] | undefined;
+  /**
+   * How a call is titled wherever it is shown: its tool's own `describe`, or "" for a tool not
+   * here or arguments that do not fit its schema (a call the model got wrong).
+   */
+  describe(name: string, args: unknown): string {
+    const tool = this.byName.get(name);
+    const parsed = tool?.schema.safeParse(args);
+    return tool && parsed?.success ? tool.describe(parsed.data) : "";
+  }
 
-  /** JSON Schema of each tool's parameters, as providers receive them; converted once, as tools never change. */
+  /**
+   * JSON Schema of each tool's parameters, as providers receive them: converted once per set of
+   * tools, not per request. The same array is returned until the set changes.
+   */
   jsonSchemas(): ToolDefinition[] {
     this.schemas ??= this.list().map((tool) => ({
       name: tool.name,
       description: tool.description,
-      parameters: z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>,
+      parameters:
+        tool.parameters ?? (z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>),
     }));
     return this.schemas;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.sources.map((source) => source.close()));
   }
 }

@@ -1,14 +1,32 @@
 import type { z } from "zod";
-import type { Permission } from "../events/types.js";
-import type { Sandbox } from "../safety/sandbox.js";
-import type { ReadTracker } from "./fileText.js";
+import type {
+  AgentRunStatus,
+  Permission,
+  ProposedChange,
+  ToolAnnotations,
+  ToolData,
+} from "../events/types.js";
+import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
+import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
+import type { EditorFiles, ReadTracker } from "./fileText.js";
+
+/** An image a tool returns (an MCP tool's screenshot), base64-encoded. */
+export interface ToolImage {
+  data: string;
+  mediaType: string;
+}
 
 /** What a tool hands back: text for the model, structured data for events and renderers. */
 export interface ToolOutput {
   text: string;
-  data?: unknown;
+  data?: ToolData;
   /** Workspace-relative paths this call created, changed or deleted: the run's files_changed. */
   changedFiles?: string[];
+  /**
+   * Sent to a model that takes images in tool results; `text` describes each, for the others
+   * and for the event stream.
+   */
+  images?: ToolImage[];
 }
 
 export interface ToolContext {
@@ -31,6 +49,47 @@ export interface ToolContext {
   sandbox?: CommandSandbox;
   /** What the file tools last saw of each file, so that none is edited blindly after a change. */
   reads?: ReadTracker;
+  /** Hands a job to a sub-agent or another coding agent and waits for its answer (explore_codebase, task). */
+  runAgent?: (request: AgentRequest) => Promise<AgentOutcome>;
+  /** The tool call this context serves: where what an editor shows of it (a terminal) belongs. */
+  callId?: string;
+  /** What the editor cairn runs in lends the tools (ACP); without it, the disk and cairn's own processes. */
+  editor?: EditorAccess;
+}
+
+/**
+ * An editor's buffers and terminals, in place of the disk and child processes: the file tools
+ * read unsaved changes and write into the buffers; run_command runs its (sandboxed) command line
+ * in a terminal the editor shows. Either may be missing when the editor does not offer it.
+ */
+export interface EditorAccess {
+  files?: EditorFiles;
+  /** Starts a command as `spawnGroup` would, with the same result; `callId` is the call it runs for. */
+  terminal?: (command: WrappedCommand, options: SpawnOptions, callId?: string) => ProcessHandle;
+}
+
+/** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
+export interface AgentRequest {
+  agent: string;
+  prompt: string;
+  /** For the built-in explorer: where to look, or how it works. */
+  focus?: "files" | "analysis";
+}
+
+/** How an agent's job went, as the agent that handed it over reads it. */
+export interface AgentOutcome {
+  /** Its id in the session, `explore#2`. */
+  id: string;
+  status: Exclude<AgentRunStatus, "running">;
+  /** Its final answer; what it managed before it stopped, when it did not finish. */
+  answer: string;
+  /** Why it failed or stopped. */
+  detail?: string;
+  /** Workspace paths it changed; undefined when they cannot be known (not a git repository). */
+  filesChanged: string[] | undefined;
+  toolCalls: number;
+  costUsd: number | null;
+  durationMs: number;
 }
 
 export interface CommandSandbox {
@@ -50,12 +109,54 @@ export interface TodoInput {
   priority?: "high" | "medium" | "low";
 }
 
+/** What one call acts on, said by the tool itself so that nothing else guesses from argument names. */
+export interface ToolTouches {
+  /**
+   * Workspace-relative paths the call writes (a write tool) or reads. For a write tool, `[]` says
+   * it changes no file in the work tree (git_commit); absent, it cannot say, and every changed
+   * file of the workspace is checkpointed around the call.
+   */
+  paths?: string[];
+  /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
+  command?: { text: string; cwd?: string };
+  /** The text change an edit or a write proposes, for approval previews. */
+  change?: ProposedChange;
+}
+
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
+  /** What the model reads about the tool: kept in a Markdown file beside the code (descriptions/). */
   description: string;
   schema: S;
+  /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
+  parameters?: Record<string, unknown>;
   permission: Permission;
+  /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
+  annotations?: ToolAnnotations;
+  /**
+   * For a tool that calls another (call_mcp_tool): the tool a call really runs, so the approval
+   * policy judges that one (its name, class and rules) in its place.
+   */
+  actsAs?(args: z.infer<S>): AnyTool | undefined;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
+  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
+  describe(args: z.infer<S>): string;
+  /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
+  touches?(args: z.infer<S>): ToolTouches;
+}
+
+/**
+ * Tools that come and go while a session runs: the tools of MCP servers, which start when tools
+ * are first needed, may crash, and may announce a new list.
+ */
+export interface ToolSource {
+  /** The tools now, in an order that stays put while they do. */
+  tools(): AnyTool[];
+  /** Resolves once the source has its tools or has given up on them. */
+  ready(): Promise<void>;
+  /** Calls `listener` whenever `tools()` changes; returns what stops it. */
+  subscribe(listener: () => void): () => void;
+  close(): Promise<void>;
 }
 
 /** Keeps each tool's argument type while letting the registry hold them in one list. */

@@ -1,5 +1,6 @@
-import type { Status, UsageTotals } from "../events/types.js";
-import { formatCost, formatTokens } from "../platform/format.js";
+import type { EventOf, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
+import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { firstLine, plural } from "../platform/text.js";
 
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {
@@ -20,3 +21,36 @@ export const STATUS_LABEL: Record<Status, string> = {
   reviewing: "reviewing",
   summarizing: "summarizing",
 };
+
+/** An MCP server's hints about a tool, for an approval prompt; undefined when it gave none. */
+export function annotationsLine(annotations: ToolAnnotations | undefined): string | undefined {
+  if (!annotations) return undefined;
+  const { read_only, destructive, open_world } = annotations;
+  const hints = [
+    read_only === true ? "read-only" : read_only === false ? "may change things" : undefined,
+    destructive === true ? "destructive" : destructive === false ? "not destructive" : undefined,
+    open_world === true ? "reaches outside systems" : undefined,
+  ].filter(Boolean);
+  return hints.length ? `the server says: ${hints.join(", ")} (its word, not a guarantee)` : undefined;
+}
+
+/** A server that became ready or failed, as one line. */
+export function mcpServerLine(event: EventOf<"mcp.server">): string {
+  return event.status === "failed"
+    ? `! ${event.message ?? `MCP server ${event.server} is not available.`}`
+    : `MCP server ${event.server}: ${event.tools} tool${event.tools === 1 ? "" : "s"}`;
+}
+
+type AgentStatusEvent = EventOf<"agent.status">;
+
+/** How a sub-agent's ending reads: what it did, what it cost, how long it took. */
+export function agentEnding(event: AgentStatusEvent): string {
+  const word = event.status === "over_budget" ? "over budget" : event.status;
+  const why = event.detail ? `: ${firstLine(event.detail, 160)}` : "";
+  const facts = [
+    plural(event.tool_calls ?? 0, "tool call"),
+    formatCost(event.cost_usd ?? null),
+    formatDuration(event.duration_ms ?? 0),
+  ];
+  return `${word}${why} · ${facts.join(" · ")}`;
+}

@@ -1,7 +1,10 @@
 import type { EventOf, StampedEvent } from "../events/types.js";
+import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { type Column, clip, costTable, costText, localTime, renderTable, type TableStyle } from "./table.js";
+import { localTime } from "../ui/table.js";
+import { describeEvent } from "./eventLines.js";
 
 export type ExportFormat = "md" | "json";
 
@@ -16,6 +19,16 @@ export interface TimelineEntry {
 }
 
 const DETAIL = 160;
+
+/** Event types by the short names the timeline's narrow column uses. */
+const SHORT_NAMES: Partial<Record<StampedEvent["type"], string>> = {
+  "agent.status": "agent",
+  "mcp.server": "mcp",
+  "approval.requested": "asks",
+  "approval.resolved": "approval",
+  "question.asked": "asks",
+  "question.answered": "answer",
+};
 
 function todosDetail(event: EventOf<"todos">): string {
   const done = event.todos.filter((todo) => todo.status === "completed").length;
@@ -34,6 +47,8 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
       return { event: "todos", detail: clip(todosDetail(event), DETAIL) };
     case "message":
       return { event: "answer", detail: clip(event.text, DETAIL) };
+    case "reasoning":
+      return { event: "thinking", detail: clip(event.text, DETAIL) };
     case "tool.call":
       return { event: "tool", detail: clip(`${event.tool} ${JSON.stringify(event.args)}`, DETAIL) };
     case "tool.result":
@@ -46,14 +61,6 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
         event: "usage",
         detail: `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
       };
-    case "retry":
-      return {
-        event: "retry",
-        detail: clip(
-          `attempt ${event.attempt} after ${formatDuration(event.delay_ms)}: ${event.reason}`,
-          DETAIL,
-        ),
-      };
     case "error":
       return { event: event.fatal ? "fatal" : "error", detail: clip(event.message, DETAIL) };
     case "session.finished":
@@ -64,21 +71,36 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
     case "status":
     case "message.delta":
       return undefined;
+    default: {
+      // Everything else reads as it does in the terminal.
+      const lines = describeEvent(event);
+      const detail = lines && clip(lines.map((l) => l.text.trim()).join(" · "), DETAIL);
+      return detail === undefined ? undefined : { event: SHORT_NAMES[event.type] ?? event.type, detail };
+    }
   }
+}
+
+/** An event of a sub-agent reads with its id in front, so its tool calls are not taken for the main agent's. */
+function described(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | undefined {
+  const entry = describe(event);
+  if (!entry || !event.agent) return entry;
+  return { ...entry, detail: clip(`${event.agent} · ${entry.detail}`, DETAIL) };
 }
 
 /**
  * The events worth reading, in order. Streamed text is joined into one entry per model turn,
  * unless the turn ended in an answer, which says it whole; a turn cut off by a kill still shows
- * what the model had said.
+ * what the model had said. A sub-agent's entries start with its id.
  */
-export function timeline(events: StampedEvent[]): TimelineEntry[] {
+export function timeline(all: StampedEvent[]): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
+  // A sub-agent's streamed text is only its way to its answer, which its caller reports.
+  const events = all.filter((event) => !(event.agent && event.type === "message.delta"));
   for (let i = 0; i < events.length; i++) {
     const event = events[i]!;
     if (event.type !== "message.delta") {
-      const described = describe(event);
-      if (described) entries.push({ seq: event.seq, ts: event.ts, ...described });
+      const entry = described(event);
+      if (entry) entries.push({ seq: event.seq, ts: event.ts, ...entry });
       continue;
     }
     let text = "";
@@ -138,6 +160,8 @@ function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): s
   lines.push("", "## Timeline", "", timelineTable(events, "markdown"));
   const phases = store.costs({ groupBy: "phase", sessionId: session.id });
   if (phases.length) lines.push("", "## Usage by phase", "", costTable(phases, "phase", "markdown"));
+  const agents = store.costs({ groupBy: "agent", sessionId: session.id });
+  if (agents.length > 1) lines.push("", "## Usage by agent", "", costTable(agents, "agent", "markdown"));
   return `${lines.join("\n")}\n`;
 }
 
@@ -148,6 +172,9 @@ function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): s
 export function exportSession(store: Store, ref: string, format: ExportFormat): string {
   const session = store.requireSession(ref);
   const events = store.events(session.id);
-  if (format === "json") return `${JSON.stringify({ session, events }, null, 2)}\n`;
+  if (format === "json") {
+    const byAgent = store.costs({ groupBy: "agent", sessionId: session.id });
+    return `${JSON.stringify({ session, usage_by_agent: byAgent, events }, null, 2)}\n`;
+  }
   return markdown(store, session, events);
 }

@@ -2,24 +2,36 @@ import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
-import { mainArgument } from "../tools/describe.js";
-import { STATUS_LABEL, usageLine } from "./format.js";
+import type { ToolDescriber } from "../tools/registry.js";
+import { describeEvent, type Tone } from "./eventLines.js";
+import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
+type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
 export interface TextRendererOptions {
-  out: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** Where the answer goes: what a script that runs cairn reads. */
+  out: Output;
+  /** Where everything else goes (the plan, tool lines, status, the closing line); `out` if absent. */
+  progress?: Output;
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
+  /** Names what each tool call acts on (the session's tool registry). */
+  describe: ToolDescriber;
 }
 
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
 
-function argSummary(args: unknown): string {
-  return mainArgument(args) ?? firstLine(JSON.stringify(args) ?? "", 100);
-}
+const TONE_STYLE: Record<Exclude<Tone, "plain">, Style> = {
+  dim: "dim",
+  ok: "green",
+  warn: "yellow",
+  error: "red",
+  accent: "bold",
+};
 
 /**
  * The line-by-line renderer: what `cairn do` prints in a terminal, in a pipe and in CI. It
@@ -36,8 +48,11 @@ export class TextRenderer {
   private readonly readTools = new Set<string>();
   private readonly todoStates = new Map<string, TodoItem["status"]>();
 
+  private readonly progress: Output;
+
   constructor(options: TextRendererOptions) {
     this.options = options;
+    this.progress = options.progress ?? options.out;
   }
 
   private style(format: Style, text: string): string {
@@ -46,7 +61,7 @@ export class TextRenderer {
 
   private clearStatus(): void {
     if (this.statusShown) {
-      this.options.out.write("\r\x1b[2K");
+      this.progress.write("\r\x1b[2K");
       this.statusShown = false;
     }
   }
@@ -54,13 +69,13 @@ export class TextRenderer {
   private showStatus(): void {
     if (!this.options.interactive || !this.statusText) return;
     const tokens = this.streamedChars > 0 ? ` · ~${Math.ceil(this.streamedChars / 4)} tokens` : "";
-    this.options.out.write(`\r\x1b[2K${this.style("dim", `${this.statusText}…${tokens}`)}`);
+    this.progress.write(`\r\x1b[2K${this.style("dim", `${this.statusText}…${tokens}`)}`);
     this.statusShown = true;
   }
 
-  private line(text: string): void {
+  private line(text: string, to: Output = this.progress): void {
     this.clearStatus();
-    this.options.out.write(`${text}\n`);
+    to.write(`${text}\n`);
     this.showStatus();
   }
 
@@ -73,7 +88,46 @@ export class TextRenderer {
     this.pending = this.pending.then(() => this.render(event));
   };
 
+  /**
+   * A sub-agent's events: its status, its tool calls under its id, its errors. Its streamed text
+   * and answer are its own business: what it found reaches the main answer through its caller.
+   */
+  private renderSubAgent(event: StampedEvent, id: string): void {
+    const tag = this.style("magenta", id);
+    switch (event.type) {
+      case "agent.status":
+        this.renderAgentStatus(event, tag);
+        break;
+      case "tool.call":
+        this.line(this.style("dim", `  ${id} ● ${event.tool} ${this.argSummary(event)}`));
+        break;
+      case "error":
+        this.line(`  ${tag} ${this.style("red", `✗ ${event.message}`)}`);
+        break;
+      case "usage":
+        this.countUsage(event);
+        break;
+    }
+  }
+
+  private countUsage(event: Extract<StampedEvent, { type: "usage" }>): void {
+    this.outputTokens += event.output_tokens;
+    if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
+  }
+
+  private renderAgentStatus(event: Extract<StampedEvent, { type: "agent.status" }>, tag: string): void {
+    if (event.status === "running") {
+      const model = event.model ? this.style("dim", ` (${event.model})`) : "";
+      this.line(`${this.style("magenta", "◆")} ${tag} ${event.task}${model}`);
+      return;
+    }
+    const style: Style =
+      event.status === "done" ? "green" : event.status === "over_budget" ? "yellow" : "red";
+    this.line(`${this.style(style, "◆")} ${tag} ${this.style(style, agentEnding(event))}`);
+  }
+
   private async render(event: StampedEvent): Promise<void> {
+    if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
       case "session.started":
         this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
@@ -84,46 +138,6 @@ export class TextRenderer {
         this.clearStatus();
         this.showStatus();
         break;
-      case "route":
-        this.line(this.style("dim", `route: tier ${event.tier}, ${event.decision} (${event.reason})`));
-        break;
-      case "intent":
-        this.line(
-          this.style(
-            "dim",
-            `intent: ${event.complexity} ${event.category}${event.estimated_files.length ? `; files ${event.estimated_files.join(", ")}` : ""}`,
-          ),
-        );
-        break;
-      case "plan": {
-        const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
-        this.line(`${this.style("bold", `Plan${round}:`)} ${event.summary.replace(/^plan:\s*/i, "")}`);
-        break;
-      }
-      case "validation":
-        this.renderValidation(event);
-        break;
-      case "repair":
-        this.line(
-          `  ${this.style(event.passed ? "green" : "dim", event.passed ? "✓" : "·")} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
-        );
-        break;
-      case "review": {
-        const verdict = event.ready ? this.style("green", "ready") : this.style("yellow", "not ready");
-        this.line(`${this.style("bold", "Review:")} ${verdict}, quality ${event.quality}/10`);
-        for (const issue of event.issues) {
-          this.line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`);
-        }
-        break;
-      }
-      case "escalation":
-        this.line(this.style("yellow", `↑ escalating to ${event.to}: ${event.reason}`));
-        break;
-      case "question":
-        this.line(
-          `${this.style("bold", "Asked:")} ${firstLine(event.question, 160)} → ${event.answer ?? "(no answer)"}`,
-        );
-        break;
       case "todos":
         this.renderTodos(event.todos);
         break;
@@ -133,7 +147,7 @@ export class TextRenderer {
         break;
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
-        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${argSummary(event.args)}`);
+        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -142,25 +156,23 @@ export class TextRenderer {
         await this.renderAnswer(event.text);
         break;
       case "usage":
-        this.outputTokens += event.output_tokens;
-        if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
-        break;
-      case "retry":
-        this.line(
-          this.style(
-            "yellow",
-            `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
-          ),
-        );
-        break;
-      case "error":
-        this.line(this.style("red", `✗ ${event.message}`));
+        this.countUsage(event);
         break;
       case "session.finished":
         this.statusText = "";
         this.renderFinish(event.result);
         break;
+      default:
+        for (const { text, tone } of describeEvent(event) ?? []) this.line(this.toned(tone, text));
     }
+  }
+
+  private toned(tone: Tone, text: string): string {
+    return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
+  }
+
+  private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
+    return this.options.describe(tool, args) || firstLine(JSON.stringify(args) ?? "", 100);
   }
 
   /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
@@ -176,20 +188,6 @@ export class TextRenderer {
     }
   }
 
-  private renderValidation(event: Extract<StampedEvent, { type: "validation" }>): void {
-    if (!event.ran) {
-      this.line(this.style("dim", `validation skipped: ${event.reason ?? "nothing to run"}`));
-      return;
-    }
-    for (const check of event.checks) {
-      const mark = check.passed ? this.style("green", "✓") : this.style("red", "✗");
-      this.line(`${mark} ${check.command} ${this.style("dim", formatDuration(check.duration_ms))}`);
-    }
-    if (event.passed === false) {
-      for (const l of event.summary.split("\n").slice(0, 12)) this.line(this.style("dim", `    ${l}`));
-    }
-  }
-
   private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
     const time = this.style("dim", formatDuration(event.duration_ms));
     if (!event.ok) {
@@ -201,9 +199,10 @@ export class TextRenderer {
     const summary = this.readTools.has(event.call_id)
       ? `${lines} line${lines === 1 ? "" : "s"}`
       : firstLine(event.output, 160);
-    this.line(`  ${this.style("green", "✓")} ${summary} ${time}`);
-    const diff = (event.data as { diff?: unknown } | undefined)?.diff;
-    if (typeof diff === "string" && diff) this.renderDiff(diff);
+    // A command that ran but failed (tests that fail, a build that breaks) is not a success.
+    const failed = event.data?.kind === "command" && event.data.exit_code !== 0;
+    this.line(`  ${failed ? this.style("red", "✗") : this.style("green", "✓")} ${summary} ${time}`);
+    if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
   }
 
   private renderDiff(diff: string): void {
@@ -225,8 +224,8 @@ export class TextRenderer {
   private async renderAnswer(text: string): Promise<void> {
     if (!text) return;
     const width = Math.min(this.options.out.columns ?? 100, 120);
-    const body = this.options.interactive ? await renderMarkdown(text, width) : text;
-    this.line(`\n${body}\n`);
+    const body = this.options.interactive ? await renderMarkdown(text, width, this.options.color) : text;
+    this.line(`\n${body}\n`, this.options.out);
   }
 
   private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {

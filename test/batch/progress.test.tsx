@@ -21,7 +21,17 @@ describe("the batch progress view", () => {
       [0, { type: "task.started", batch_id: batch, id: "fix-login", key: "fix-login @ default", attempt: 1 }],
       [0, { type: "task.started", batch_id: batch, id: "add-flag", key: "add-flag @ default", attempt: 1 }],
       [10_000, { type: "task.finished", batch_id: batch, record: record("fix-login", "completed", 0.25) }],
-      [10_000, { type: "task.started", batch_id: batch, id: "docs", key: "docs @ default", attempt: 2, worker: "host:42" }],
+      [
+        10_000,
+        {
+          type: "task.started",
+          batch_id: batch,
+          id: "docs",
+          key: "docs @ default",
+          attempt: 2,
+          worker: "host:42",
+        },
+      ],
       [
         12_000,
         {
@@ -45,8 +55,14 @@ describe("the batch progress view", () => {
     // One done in 20 s: three to go at that pace.
     expect(lines[2]).toBe("1/4 done · 0 failed · 2 running · $0.35 · ETA 1m0s");
 
-    apply(state, { type: "task.finished", batch_id: batch, record: record("add-flag", "failed", 0.2) }, 20_000);
-    const after = render(<ProgressView state={state} lines={[{ key: 0, text: "✗ add-flag  failed" }]} now={20_000} />);
+    apply(
+      state,
+      { type: "task.finished", batch_id: batch, record: record("add-flag", "failed", 0.2) },
+      20_000,
+    );
+    const after = render(
+      <ProgressView state={state} lines={[{ key: 0, text: "✗ add-flag  failed" }]} now={20_000} />,
+    );
     expect(after.lastFrame()).toContain("✗ add-flag  failed");
     expect(after.lastFrame()).toContain("2/4 done · 1 failed · 1 running · $0.45 · ETA 20.0s");
   });

@@ -70,7 +70,7 @@ async function everythingIn(url: string): Promise<string> {
       else if (type === "hash") values.push(JSON.stringify(await client.hgetall(key)));
       else if (type === "list") values.push(JSON.stringify(await client.lrange(key, 0, -1)));
       else if (type === "set") values.push(JSON.stringify(await client.smembers(key)));
-      else if (type === "zset") values.push(JSON.stringify(await client.zrange(key, 0, -1)));
+      else if (type === "zset") values.push(JSON.stringify(await client.zrange(key, "0", "-1")));
       else if (type === "stream") values.push(JSON.stringify(await client.xrange(key, "-", "+")));
       values.push(key);
     }

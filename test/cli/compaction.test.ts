@@ -24,8 +24,8 @@ function bigFile(name: string, lines: number): string {
 
 async function compactingRun(turns: ScriptedTurn[], files: Record<string, string>) {
   const repo = await makeRepo(files);
-  // A small window, so a dozen turns pass it: the tool definitions alone are about 4,000 tokens.
-  await writeFile(path.join(repo, "window.yaml"), "models:\n  openai/gpt-4o:\n    context_window: 12000\n");
+  // A small window, so a dozen turns pass it: the tool definitions alone are about 4,900 tokens.
+  await writeFile(path.join(repo, "window.yaml"), "models:\n  openai/gpt-4o:\n    context_window: 13000\n");
   const queue = [...turns];
   server = await startScriptedServer((request) =>
     isSnapshotRequest(request)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { costsCommand, parseSince } from "../../src/cli/costs.js";
+import { costsCommand } from "../../src/cli/costs.js";
+import { parseSince } from "../../src/platform/since.js";
 import type { Store } from "../../src/store/sessions.js";
 import { localTime } from "../../src/ui/table.js";
 import { captureIo, sessionWriter, started, tempStore, usage, usageRows } from "../store/fixtures.js";
@@ -98,7 +99,7 @@ describe("cairn costs", () => {
     const store = await spending();
     const by = captureIo();
     expect(costsCommand(store, { by: "week" }, by.io)).toBe(2);
-    expect(by.err()).toBe('cairn: --by must be one of day, model, phase, workspace, not "week"\n');
+    expect(by.err()).toBe('cairn: --by must be one of day, model, phase, agent, workspace, not "week"\n');
     const since = captureIo();
     expect(costsCommand(store, { since: "last tuesday" }, since.io)).toBe(2);
     expect(since.err()).toContain('not "last tuesday"');

@@ -3,7 +3,7 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { type Format, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { doSession, type Format, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const FORMATS: Format[] = ["openai", "anthropic", "ollama"];
@@ -22,14 +22,7 @@ async function cairnDo(
   extra: string[] = [],
 ) {
   server = await startScriptedServer(script);
-  const { args, env } = modelFlags(format, server);
-  const run = await runCairn(
-    ["do", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
-    { home: await makeHome(), env },
-  );
-  const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
-  return { run, events, result, requests: server.requests };
+  return doSession(server, { format, repo, task, extra });
 }
 
 /** Every tool result the model was sent, in the order it was sent, as text. */
@@ -402,7 +395,7 @@ describe("cairn do, whatever the wire format", () => {
     );
   });
 
-  it("prints the plan, each tool call and a closing usage line in text mode", async () => {
+  it("prints the plan, each tool call and a closing usage line on stderr, the answer alone on stdout", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([
       {
@@ -417,10 +410,11 @@ describe("cairn do, whatever the wire format", () => {
       env,
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/Plan: read the file and report\./);
-    expect(run.stdout).toMatch(/● read_file a\.txt/);
-    expect(run.stdout).toMatch(/It contains \*\*a\*\*\./);
-    expect(run.stdout).toMatch(/usage: [\d,]+ in \([\d,]+ cached\) · [\d,]+ out · .*(\$|cost unknown)/);
+    expect(run.stderr).toMatch(/Plan: read the file and report\./);
+    expect(run.stderr).toMatch(/● read_file a\.txt/);
+    expect(run.stderr).toMatch(/usage: [\d,]+ in \([\d,]+ cached\) · [\d,]+ out · .*(\$|cost unknown)/);
+    // What a script reading cairn's output gets: the answer, and nothing else.
+    expect(run.stdout.trim()).toBe("It contains **a**.");
   });
 
   it("stops with exit 2 and says which variable to set when no model is configured", async () => {

@@ -6,7 +6,9 @@ import type { RunResult, TodoItem } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import {
   classify,
+  FIX_SUM,
   intent,
+  JS_REPO,
   notReady,
   onePlan,
   type RunScriptParts,
@@ -34,18 +36,6 @@ async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra
   return { run, events, result, requests: server.requests };
 }
 
-const JS_REPO = {
-  "package.json": JSON.stringify({ name: "fixture", type: "module", scripts: { test: "node --test" } }),
-  "src/sum.js": "export function sum(values) {\n  return values.reduce((a, b) => a - b, 0);\n}\n",
-  "test/sum.test.js":
-    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
-};
-
-const FIX_SUM = {
-  name: "edit_file",
-  args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
-};
-
 describe("cairn run", () => {
   it("fixes a JS repo with a failing npm test: validated, reviewed, completed", async () => {
     const repo = await makeRepo(JS_REPO);
@@ -61,7 +51,7 @@ describe("cairn run", () => {
     expect(result?.status).toBe("completed");
     expect(result?.iterations).toBe(1);
     expect(result?.validation).toMatchObject({ ran: true, passed: true });
-    expect(result?.validation.command).toMatch(/npm test|node --test/);
+    expect(result?.validation?.command).toMatch(/npm test|node --test/);
     expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 2 });
     expect(events.find((e) => e.type === "review")).toMatchObject({ ready: true });
     const todos = events
@@ -71,7 +61,7 @@ describe("cairn run", () => {
     expect(todos.at(-1)).toEqual(["completed"]);
 
     // Usage by phase adds up to the total.
-    const phases = Object.values(result?.usage.by_phase ?? {}) as Array<Record<string, number>>;
+    const phases = Object.values(result?.usage.by_phase ?? {});
     expect(Object.keys(result?.usage.by_phase ?? {}).sort()).toEqual([
       "analysis",
       "execution",
@@ -79,8 +69,8 @@ describe("cairn run", () => {
       "review",
       "routing",
     ]);
-    for (const kind of ["input_tokens", "output_tokens", "cached_input_tokens"]) {
-      expect(phases.reduce((sum, p) => sum + (p[kind] ?? 0), 0)).toBe(result?.usage[kind]);
+    for (const kind of ["input_tokens", "output_tokens", "cached_input_tokens"] as const) {
+      expect(phases.reduce((sum, p) => sum + p[kind], 0)).toBe(result?.usage[kind]);
     }
     const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
     expect(report).toMatch(/\*\*Status:\*\* completed/);

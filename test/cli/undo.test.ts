@@ -4,13 +4,29 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import {
+  type ScriptedServer,
+  type ScriptedToolCall,
+  startScriptedServer,
+} from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
   await server?.close();
   server = undefined;
 });
+
+/** `cairn do` in `repo`, its model calling `toolCalls` and then answering; the files are then changed. */
+async function cairnDo(repo: string, home: string, toolCalls: ScriptedToolCall[]): Promise<void> {
+  server = await startScriptedServer([{ toolCalls }, { text: "Done." }]);
+  const { args, env } = modelFlags("openai", server);
+  const run = await runCairn(["do", "shuffle the files", ...args, "--cwd", repo, "--approval", "auto"], {
+    home,
+    env,
+  });
+  expect(run.code, run.stderr).toBe(0);
+  expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("changed\n");
+}
 
 describe.each([false, true])("cairn undo after cairn do (git repo: %s)", (gitRepo) => {
   it("restores edited, created and deleted files, and refuses when a file changed outside cairn", async () => {
@@ -25,23 +41,11 @@ describe.each([false, true])("cairn undo after cairn do (git repo: %s)", (gitRep
         execFileSync("git", args, { cwd: repo });
       }
     }
-    server = await startScriptedServer([
-      {
-        toolCalls: [
-          { name: "edit_file", args: { path: "keep.txt", old_string: "original", new_string: "changed" } },
-          { name: "write_file", args: { path: "new/made.txt", content: "new\n" } },
-          { name: "delete_file", args: { path: "gone.txt" } },
-        ],
-      },
-      { text: "Done." },
+    await cairnDo(repo, home, [
+      { name: "edit_file", args: { path: "keep.txt", old_string: "original", new_string: "changed" } },
+      { name: "write_file", args: { path: "new/made.txt", content: "new\n" } },
+      { name: "delete_file", args: { path: "gone.txt" } },
     ]);
-    const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(["do", "shuffle the files", ...args, "--cwd", repo, "--approval", "auto"], {
-      home,
-      env,
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("changed\n");
 
     const listed = await runCairn(["checkpoints", "--cwd", repo, "--json"], { home });
     expect(listed.code, listed.stderr).toBe(0);
@@ -67,5 +71,26 @@ describe.each([false, true])("cairn undo after cairn do (git repo: %s)", (gitRep
     expect(existsSync(path.join(repo, "new/made.txt"))).toBe(false);
     if (gitRepo)
       expect(execFileSync("git", ["status", "--porcelain"], { cwd: repo, encoding: "utf8" })).toBe("");
+  });
+});
+
+describe("cairn undo after a command cairn ran", () => {
+  it("puts back what the command changed, created and deleted, though it named no files", async () => {
+    const home = await makeHome();
+    const repo = await makeRepo({ "keep.txt": "original\n", "gone.txt": "delete me\n" });
+    await cairnDo(repo, home, [
+      {
+        name: "run_command",
+        args: {
+          command: "printf 'changed\\n' > keep.txt && rm gone.txt && mkdir -p out && echo x > out/new.txt",
+        },
+      },
+    ]);
+
+    const undone = await runCairn(["undo", "--cwd", repo], { home });
+    expect(undone.code, undone.stderr).toBe(0);
+    expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("original\n");
+    expect(await readFile(path.join(repo, "gone.txt"), "utf8")).toBe("delete me\n");
+    expect(existsSync(path.join(repo, "out"))).toBe(false);
   });
 });

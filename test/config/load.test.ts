@@ -302,6 +302,56 @@ describe("loadConfig errors name the file, the key, what was expected and what w
   });
 });
 
+describe("the workspace's .mcp.json", () => {
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: kept as written, read when the server starts
+  const KEY_REFERENCE = "${KEY}";
+  const mcpJson = () => path.join(workspace, ".mcp.json");
+
+  it("reads its servers under the project's config, which may change them key by key", async () => {
+    write(
+      mcpJson(),
+      JSON.stringify({
+        mcpServers: {
+          everything: {
+            command: "npx",
+            args: ["-y", "@modelcontextprotocol/server-everything"],
+            autoApprove: [],
+          },
+          remote: {
+            type: "streamable-http",
+            url: "https://mcp.example.com/mcp",
+            headers: { "X-Key": KEY_REFERENCE },
+          },
+        },
+      }),
+    );
+    write(globalFile(), "mcp_servers:\n  everything: { command: old }\n");
+    write(projectFile(), "mcp_servers:\n  remote: { enabled: false }\n");
+    const { config, sources } = await load();
+    expect(sources).toEqual([globalFile(), mcpJson(), projectFile()]);
+    expect(config.mcp_servers).toEqual({
+      everything: { command: "npx", args: ["-y", "@modelcontextprotocol/server-everything"] },
+      remote: {
+        type: "http",
+        url: "https://mcp.example.com/mcp",
+        headers: { "X-Key": KEY_REFERENCE },
+        enabled: false,
+      },
+    });
+  });
+
+  it("names a problem as it is written in .mcp.json", async () => {
+    write(mcpJson(), JSON.stringify({ mcpServers: { everything: { command: "npx", args: "-y server" } } }));
+    expect((await failure(load())).message).toBe(
+      `${workspace}/.mcp.json: mcpServers.everything.args: expected a list (got "-y server")`,
+    );
+    write(mcpJson(), "{ not json");
+    expect((await failure(load())).message).toMatch(/\.mcp\.json: invalid JSON: /);
+    write(mcpJson(), JSON.stringify({ mcpServers: ["everything"] }));
+    expect((await failure(load())).message).toMatch(/\.mcp\.json: expected \{"mcpServers"/);
+  });
+});
+
 describe("environment and flag values are validated and named", () => {
   it.each([
     ["CAIRN_MAX_ITERATIONS", "abc", 'CAIRN_MAX_ITERATIONS: expected a number (got "abc")'],

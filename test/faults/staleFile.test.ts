@@ -5,8 +5,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fileTools } from "../../src/tools/files.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
 import { ToolError } from "../../src/tools/toolError.js";
-import type { ToolContext } from "../../src/tools/types.js";
 import { makeRepo } from "../helpers/cli.js";
+import { toolContext } from "../helpers/tools.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 import { closeServers, runFaulty, toolResults } from "./harness.js";
 
@@ -51,13 +51,7 @@ describe("a file edited outside cairn between read and edit", () => {
 describe("the read tracker in the file tools", () => {
   async function setup() {
     const root = await makeRepo({ "a.txt": "one\ntwo\n" });
-    const ctx: ToolContext = {
-      workspace: root,
-      extraRoots: [],
-      signal: new AbortController().signal,
-      commandTimeoutMs: 10_000,
-      reads: new ReadTracker(),
-    };
+    const ctx = toolContext(root, { reads: new ReadTracker() });
     const call = (name: string, args: object) => {
       const tool = fileTools.find((candidate) => candidate.name === name)!;
       return tool.execute(tool.schema.parse(args), ctx);

@@ -1,4 +1,4 @@
-import { type ChildProcessByStdio, type StdioOptions, spawn } from "node:child_process";
+import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -87,6 +87,26 @@ export async function makeRepo(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/** A folder with the given files, committed to a new git repository. */
+export async function makeGitRepo(files: Record<string, string>): Promise<string> {
+  const dir = await makeRepo(files);
+  const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
+  git("init", "-q", "-b", "main");
+  git("add", "-A");
+  git(
+    "-c",
+    "user.name=cairn test",
+    "-c",
+    "user.email=test@cairn.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "commit",
+    "-qm",
+    "first",
+  );
+  return dir;
+}
+
 /**
  * A home of its own for one CLI run. Where bubblewrap cannot run (a container without user
  * namespaces), commands are allowed unsandboxed so the tests of everything else still run; the
@@ -125,6 +145,35 @@ export function modelFlags(
     case "ollama":
       return { args: ["--model", "ollama/qwen2.5-coder:7b", "--base-url", server.ollamaBaseUrl], env: {} };
   }
+}
+
+/**
+ * `cairn do` against the scripted server as most end-to-end tests run it: unattended (`--approval
+ * auto`) in `repo`, printing its events; the run, the events, the result line and what was sent.
+ */
+export async function doSession(
+  server: ScriptedServer,
+  options: { repo: string; task: string; format?: Format; extra?: string[]; home?: string },
+) {
+  const { args, env } = modelFlags(options.format ?? "openai", server);
+  const run = await runCairn(
+    [
+      "do",
+      options.task,
+      ...args,
+      "--cwd",
+      options.repo,
+      "--approval",
+      "auto",
+      "--output-format",
+      "stream-json",
+      ...(options.extra ?? []),
+    ],
+    { home: options.home ?? (await makeHome()), env },
+  );
+  const events = streamEvents(run.stdout);
+  const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
+  return { run, events, result, requests: server.requests };
 }
 
 /** Parses `--output-format stream-json` output into its events. */

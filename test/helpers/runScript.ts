@@ -72,3 +72,17 @@ export const notReady = (description: string) => ({
   issues: [{ severity: "major", file: "", description }],
   suggestions: [],
 });
+
+/** A JavaScript project whose one test fails: sum() subtracts. */
+export const JS_REPO = {
+  "package.json": JSON.stringify({ name: "fixture", type: "module", scripts: { test: "node --test" } }),
+  "src/sum.js": "export function sum(values) {\n  return values.reduce((a, b) => a - b, 0);\n}\n",
+  "test/sum.test.js":
+    'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
+};
+
+/** The edit that fixes JS_REPO. */
+export const FIX_SUM = {
+  name: "edit_file",
+  args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
+};

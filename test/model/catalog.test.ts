@@ -24,6 +24,7 @@ describe("modelInfo from the price list", () => {
         },
       },
       toolCalls: "native",
+      images: true,
     });
   });
 
@@ -53,6 +54,7 @@ describe("modelInfo from the price list", () => {
       contextWindowKnown: false,
       price: null,
       toolCalls: "native",
+      images: false,
     });
   });
 
@@ -62,6 +64,7 @@ describe("modelInfo from the price list", () => {
       contextWindowKnown: false,
       price: null,
       toolCalls: "native",
+      images: false,
     });
     // Ollama runs locally: no per-token bill, so its cost is known to be zero.
     expect(modelInfo("ollama/gpt-oss:20b", config())).toEqual({
@@ -69,6 +72,7 @@ describe("modelInfo from the price list", () => {
       contextWindowKnown: false,
       price: { input: 0, output: 0 },
       toolCalls: "native",
+      images: false,
     });
   });
 });
@@ -77,7 +81,12 @@ describe("modelInfo with config overrides", () => {
   it("lets models.<id> win over the price list", () => {
     const overridden = config({
       models: {
-        "openai/gpt-4o": { context_window: 64_000, price: { input: 1, output: 2 }, tool_calls: "text" },
+        "openai/gpt-4o": {
+          context_window: 64_000,
+          price: { input: 1, output: 2 },
+          tool_calls: "text",
+          images: true,
+        },
       },
     });
     expect(modelInfo("openai/gpt-4o", overridden)).toEqual({
@@ -85,6 +94,7 @@ describe("modelInfo with config overrides", () => {
       contextWindowKnown: true,
       price: { input: 1, output: 2 },
       toolCalls: "text",
+      images: true,
     });
   });
 

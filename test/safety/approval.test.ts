@@ -21,11 +21,22 @@ const none: Sandbox = {
   reason: "Commands run unsandboxed: bubblewrap (bwrap) is not installed.",
 };
 
-const write: ApprovalRequest = { tool: "edit_file", permission: "write", summary: "edit_file a.ts" };
-const read: ApprovalRequest = { tool: "read_file", permission: "read", summary: "read_file a.ts" };
+const write: ApprovalRequest = {
+  callId: "call_write",
+  tool: "edit_file",
+  permission: "write",
+  summary: "edit_file a.ts",
+};
+const read: ApprovalRequest = {
+  callId: "call_read",
+  tool: "read_file",
+  permission: "read",
+  summary: "read_file a.ts",
+};
 
 function run(command: string): ApprovalRequest {
   return {
+    callId: "call_run",
     tool: "run_command",
     permission: "exec",
     summary: `run_command ${command}`,
@@ -169,6 +180,7 @@ describe("approval rules", () => {
     expect((await ruled.check(run("git fetch"))).allowed).toBe(true);
     expect(asked.map((prompt) => prompt.summary)).toEqual(["run_command git fetch"]);
     const writes = await ruled.check({
+      callId: "call_write_json",
       tool: "write_json",
       permission: "write",
       summary: "write_json a.json",

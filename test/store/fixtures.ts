@@ -94,6 +94,7 @@ export function finished(sessionId: string, status: "completed" | "failed" = "co
         cache_write_tokens: 0,
         reasoning_tokens: 0,
         by_phase: {},
+        by_agent: {},
       },
       cost_usd: null,
       duration_ms: 5000,
@@ -105,6 +106,7 @@ export interface UsageRow {
   ts: string;
   model: string;
   phase: string;
+  agent: string;
   workspace: string;
   input_tokens: number;
   output_tokens: number;

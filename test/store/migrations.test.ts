@@ -87,3 +87,47 @@ describe("opening the store", () => {
     after.close();
   });
 });
+
+describe("results stored before their data said its kind", () => {
+  it("get the kind their tool gives; a result without data, or of a tool not built in, stays as it was", async () => {
+    const file = path.join(await tempDir(), "old.db");
+    const old = openDatabase(file, MIGRATIONS.slice(0, 1));
+    const now = "2026-03-01T09:00:00.000Z";
+    old
+      .prepare(
+        "INSERT INTO sessions (id, workspace, task, mode, model, created_at, updated_at) VALUES ('s', '/w', 't', 'do', 'm', ?, ?)",
+      )
+      .run(now, now);
+    const results = [
+      { tool: "edit_file", data: { path: "a.ts", diff: "@@ -1 +1 @@\n-a\n+b\n", strategy: "exact" } },
+      { tool: "run_command", data: { exit_code: 0, signal: null, timed_out: false } },
+      { tool: "ask_user", data: { answered: false } },
+      { tool: "read_yaml", data: { path: "c.yaml", value: { k: 1 } } },
+      { tool: "grep" },
+      { tool: "mcp__thing", data: { anything: true } },
+    ];
+    const insert = old.prepare(
+      "INSERT INTO events (session_id, seq, type, ts, data) VALUES ('s', ?, 'tool.result', ?, ?)",
+    );
+    results.forEach((result, i) => {
+      const body = { type: "tool.result", call_id: `c${i}`, ok: true, output: "", duration_ms: 1, ...result };
+      insert.run(i + 1, now, JSON.stringify(body));
+    });
+    old.close();
+
+    const store = Store.open(file);
+    try {
+      const data = store.events("s").map((event) => (event.type === "tool.result" ? event.data : undefined));
+      expect(data).toEqual([
+        { kind: "file_change", path: "a.ts", diff: "@@ -1 +1 @@\n-a\n+b\n", strategy: "exact" },
+        { kind: "command", exit_code: 0, signal: null, timed_out: false },
+        { kind: "answer", answered: false },
+        { kind: "data_read", path: "c.yaml", value: { k: 1 } },
+        undefined,
+        { anything: true },
+      ]);
+    } finally {
+      store.close();
+    }
+  });
+});

@@ -1,7 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { EventBus } from "../../src/events/bus.js";
-import type { StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent } from "../../src/events/types.js";
 import { StoreError } from "../../src/store/db.js";
 import { COST_GROUPS, type CostGroup, type Store } from "../../src/store/sessions.js";
 import {
@@ -24,40 +24,46 @@ describe("a session in the store", () => {
     const seenByOtherConnection: number[] = [];
     bus.subscribe((event) => seenByOtherConnection.push(reader.events(bus.sessionId).length - event.seq));
 
-    const emitted: StampedEvent[] = [
-      bus.emit(started()),
-      bus.emit({ type: "status", status: "thinking" }),
-      bus.emit({ type: "message.delta", text: "Reading " }),
-      bus.emit({ type: "message.delta", text: "the test." }),
-      bus.emit(usage("execution", "openai/gpt-test", { input: 1200, output: 80, cached: 1000 }, 0.0021)),
-      bus.emit({ type: "plan", summary: "Read the failing test, then fix add()." }),
-      bus.emit({
+    const events: CairnEvent[] = [
+      started(),
+      { type: "status", status: "thinking" },
+      { type: "message.delta", text: "Reading " },
+      { type: "message.delta", text: "the test." },
+      usage("execution", "openai/gpt-test", { input: 1200, output: 80, cached: 1000 }, 0.0021),
+      { type: "plan", summary: "Read the failing test, then fix add()." },
+      {
         type: "todos",
         todos: [{ id: "1", content: "fix add()", status: "in_progress", priority: "high" }],
-      }),
-      bus.emit({
+      },
+      {
         type: "tool.call",
         call_id: "c1",
-        tool: "read_file",
-        args: { path: "src/math.ts" },
+        tool: "read_json",
+        args: { path: "package.json" },
         permission: "read",
-      }),
-      bus.emit({
+      },
+      {
         type: "tool.result",
         call_id: "c1",
-        tool: "read_file",
+        tool: "read_json",
         ok: true,
-        output: "export const add = (a, b) => a - b;",
-        data: { lines: 1, nested: { ok: [1, null, "ü"] } },
+        output: '{"name": "app", "nested": {"ok": [1, null, "ü"]}}',
+        data: {
+          kind: "data_read",
+          path: "package.json",
+          value: { name: "app", nested: { ok: [1, null, "ü"] } },
+        },
         duration_ms: 3,
-      }),
-      bus.emit(usage("execution", "openai/gpt-test", { input: 1500, output: 40 }, 0.0012)),
-      bus.emit({ type: "message", text: "Fixed." }),
-      bus.emit(finished(bus.sessionId)),
+      },
+      usage("execution", "openai/gpt-test", { input: 1500, output: 40 }, 0.0012),
+      { type: "message", text: "Fixed." },
+      finished(bus.sessionId),
     ];
+    const emitted = events.map((event) => bus.emit(event));
 
     expect(seenByOtherConnection.every((missing) => missing === 0)).toBe(true);
     expect(reader.events(bus.sessionId)).toEqual(emitted);
+    expect(reader.events(bus.sessionId, 9)).toEqual(emitted.slice(9));
 
     const session = reader.getSession(bus.sessionId);
     expect(session).toMatchObject({
@@ -190,6 +196,7 @@ const KEY: Record<CostGroup, (row: UsageRow) => string> = {
   day: (row) => localDay(row.ts),
   model: (row) => row.model,
   phase: (row) => row.phase,
+  agent: (row) => row.agent,
   workspace: (row) => row.workspace,
 };
 
@@ -290,5 +297,19 @@ describe("costs", () => {
       "ollama/qwen3",
     ]);
     expect(store.costs({ groupBy: "day", since: new Date(2027, 0, 1) })).toEqual([]);
+  });
+
+  it("splits each group by a second one, each cell the sum of its rows", async () => {
+    const store = await spending();
+    const cells = store.costs({ groupBy: "day", splitBy: "model" });
+    const rows = usageRows(store);
+    const expected = new Map<string, number>();
+    for (const row of rows) {
+      const cell = `${KEY.day(row)} ${row.model}`;
+      expected.set(cell, (expected.get(cell) ?? 0) + 1);
+    }
+    expect(new Map(cells.map((cell) => [`${cell.key} ${cell.split}`, cell.calls]))).toEqual(expected);
+    expect(cells.map((cell) => cell.key)).toEqual([...cells.map((cell) => cell.key)].sort());
+    expect(store.costs({ groupBy: "day" }).every((row) => row.split === undefined)).toBe(true);
   });
 });

@@ -37,6 +37,8 @@ export interface ScriptedTurn {
    * max_output_tokens, Anthropic `max_tokens`, Ollama `length`) instead of ending normally.
    */
   finish?: "length";
+  /** Stream the text in this many pieces, one every `everyMs`, as a model does at its own pace. */
+  pace?: { pieces: number; everyMs: number };
   /** Destroy the socket before any response. */
   resetConnection?: boolean;
   /** Wait before the first byte. */
@@ -176,6 +178,14 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       return void res.socket?.destroy();
     }
     res.writeHead(200, streamHeaders(format));
+    if (turn.pace) {
+      for (const frame of frames) {
+        if (closed || res.destroyed) return;
+        await write(res, frame.data);
+        if (frame.kind === "text") await wait(turn.pace.everyMs);
+      }
+      return void res.end();
+    }
     res.end(frames.map((f) => f.data).join(""));
   };
 
@@ -218,6 +228,8 @@ interface Answer {
   text: string;
   reasoning: string;
   cutAtLimit: boolean;
+  /** How many pieces the text streams in. */
+  textPieces: number;
   toolCalls: { id: string; name: string; args: string; parsed: unknown }[];
   usage: { input: number; output: number; cached: number; cacheWrite: number | undefined; reasoning: number };
 }
@@ -243,7 +255,15 @@ function normalise(turn: ScriptedTurn, request: RecordedRequest, index: number):
     cacheWrite: turn.usage?.cacheWrite,
     reasoning: reasoningTokens,
   };
-  return { id: `scripted-${index}`, text, reasoning, cutAtLimit: turn.finish === "length", toolCalls, usage };
+  return {
+    id: `scripted-${index}`,
+    text,
+    reasoning,
+    cutAtLimit: turn.finish === "length",
+    textPieces: turn.pace?.pieces ?? 4,
+    toolCalls,
+    usage,
+  };
 }
 
 function wantsStream(format: WireFormat, body: { stream?: unknown } | undefined): boolean {
@@ -338,7 +358,8 @@ function chatFrames(answer: Answer, usageAsked: boolean): Frame[] {
   // `reasoning_content` is what DeepSeek-style servers send and `reasoning` what OpenRouter sends.
   for (const piece of pieces(answer.reasoning))
     frames.push({ data: chunk({ reasoning_content: piece, reasoning: piece }) });
-  for (const piece of pieces(answer.text)) frames.push({ data: chunk({ content: piece }), kind: "text" });
+  for (const piece of pieces(answer.text, answer.textPieces))
+    frames.push({ data: chunk({ content: piece }), kind: "text" });
   answer.toolCalls.forEach((call, index) => {
     frames.push({
       data: chunk({
@@ -501,7 +522,7 @@ function responsesFrames(answer: Answer): Frame[] {
         }),
       );
       frames.push(event("response.content_part.added", { item_id: id, output_index, content_index, part }));
-      for (const delta of pieces(answer.text)) {
+      for (const delta of pieces(answer.text, answer.textPieces)) {
         frames.push(
           event(
             "response.output_text.delta",
@@ -628,7 +649,7 @@ function anthropicFrames(answer: Answer): Frame[] {
   }
   if (answer.text) {
     frames.push(event("content_block_start", { index, content_block: { type: "text", text: "" } }));
-    for (const text of pieces(answer.text)) {
+    for (const text of pieces(answer.text, answer.textPieces)) {
       frames.push(event("content_block_delta", { index, delta: { type: "text_delta", text } }, "text"));
     }
     frames.push(event("content_block_stop", { index: index++ }));
@@ -700,7 +721,7 @@ function ollamaFrames(answer: Answer): Frame[] {
   });
   for (const thinking of pieces(answer.reasoning))
     frames.push(line(ollamaLine(answer, { content: "", thinking, done: false })));
-  for (const content of pieces(answer.text))
+  for (const content of pieces(answer.text, answer.textPieces))
     frames.push(line(ollamaLine(answer, { content, done: false }), "text"));
   // Ollama delivers tool calls whole, in one line.
   if (answer.toolCalls.length > 0)

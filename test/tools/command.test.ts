@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { commandTools } from "../../src/tools/command.js";
 import type { ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 const runCommand = commandTools.find((tool) => tool.name === "run_command")!;
 
@@ -14,7 +15,7 @@ let ctx: ToolContext;
 
 beforeEach(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-run-")));
-  ctx = { workspace, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 

@@ -16,20 +16,21 @@ import { dataTools } from "../../src/tools/data.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
 let ctx: ToolContext;
 
-function call(name: string, args: Record<string, unknown>) {
+function call(name: string, args: Record<string, unknown>, context = ctx) {
   const tool: AnyTool = dataTools.find((candidate) => candidate.name === name)!;
-  return tool.execute(tool.schema.parse(args), ctx);
+  return tool.execute(tool.schema.parse(args), context);
 }
 
 const read = (file: string) => readFileSync(path.join(workspace, file), "utf8");
 
 beforeEach(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-data-")));
-  ctx = { workspace, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
@@ -52,7 +53,7 @@ describe("data tools", () => {
     const written = await call(`write_${format}`, { path: file, data: sample });
     expect(written.text).toMatch(/^Created config\/deep\/settings\.\w+ \(\d+ bytes\)\.$/);
     const back = await call(`read_${format}`, { path: file });
-    expect(back.data).toEqual({ path: file, value: sample });
+    expect(back.data).toEqual({ kind: "data_read", path: file, value: sample });
     expect(JSON.parse(back.text)).toEqual(sample);
     expect(readdirSync(path.join(workspace, "config/deep"))).toEqual([`settings.${format}`]);
   });
@@ -79,7 +80,11 @@ describe("data tools", () => {
     const data = { top: "level", server: { host: "localhost", port: "8080" }, flags: { debug: true } };
     await call("write_ini", { path: "app.ini", data });
     expect(read("app.ini")).toContain("[server]\nhost = localhost\nport = 8080\n");
-    expect((await call("read_ini", { path: "app.ini" })).data).toEqual({ path: "app.ini", value: data });
+    expect((await call("read_ini", { path: "app.ini" })).data).toEqual({
+      kind: "data_read",
+      path: "app.ini",
+      value: data,
+    });
   });
 
   it("refuses INI data that is not an object", async () => {
@@ -103,14 +108,14 @@ describe("data tools", () => {
     writeFileSync(path.join(workspace, "tsconfig.json"), '{\n  // strict mode\n  "strict": true,\n}\n');
     const result = await call("read_json", { path: "tsconfig.json" });
     expect(result.text).toMatch(/^Not strict JSON .*read leniently\./);
-    expect(result.data).toEqual({ path: "tsconfig.json", value: { strict: true } });
+    expect(result.data).toEqual({ kind: "data_read", path: "tsconfig.json", value: { strict: true } });
   });
 
   it("shows every document of a multi-document YAML file", async () => {
     writeFileSync(path.join(workspace, "multi.yaml"), "a: 1\n---\nb: 2\n");
     const result = await call("read_yaml", { path: "multi.yaml" });
     expect(result.text).toMatch(/^The file holds 2 YAML documents/);
-    expect(result.data).toEqual({ path: "multi.yaml", value: [{ a: 1 }, { b: 2 }] });
+    expect(result.data).toEqual({ kind: "data_read", path: "multi.yaml", value: [{ a: 1 }, { b: 2 }] });
   });
 
   it("refuses paths outside the workspace and writes into .git", async () => {
@@ -129,12 +134,10 @@ describe("data writers as file writers", () => {
   it("refuse to overwrite a file changed on disk since it was read", async () => {
     const tracked = { ...ctx, reads: new ReadTracker() };
     writeFileSync(path.join(workspace, "app.json"), '{"a": 1}\n');
-    const tool = dataTools.find((candidate) => candidate.name === "read_json")!;
-    await tool.execute({ path: "app.json" }, tracked);
+    await call("read_json", { path: "app.json" }, tracked);
     await new Promise((resolve) => setTimeout(resolve, 20));
     writeFileSync(path.join(workspace, "app.json"), '{"a": 2, "by": "hand"}\n');
-    const writer = dataTools.find((candidate) => candidate.name === "write_json")!;
-    await expect(writer.execute({ path: "app.json", data: { a: 3 } }, tracked)).rejects.toThrow(
+    await expect(call("write_json", { path: "app.json", data: { a: 3 } }, tracked)).rejects.toThrow(
       /changed since/,
     );
     expect(read("app.json")).toContain("by");

@@ -7,6 +7,7 @@ import { findExecutable } from "../../src/platform/processes.js";
 import { PathError } from "../../src/safety/paths.js";
 import { exploreTools } from "../../src/tools/explore.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
 let ctx: ToolContext;
@@ -23,7 +24,7 @@ function call(name: string, args: Record<string, unknown> = {}) {
 
 beforeAll(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-explore-")));
-  ctx = { workspace, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(workspace);
   write(".gitignore", "dist/\n*.log\n");
   write("package.json", JSON.stringify({ name: "demo", scripts: { test: "vitest run", build: "tsc" } }));
   write("package-lock.json", "{}");

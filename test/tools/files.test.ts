@@ -17,13 +17,14 @@ import { PathError } from "../../src/safety/paths.js";
 import { fileTools } from "../../src/tools/files.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let root: string;
 let ctx: ToolContext;
 
 beforeEach(async () => {
   root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-files-")));
-  ctx = { workspace: root, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(root);
 });
 
 afterEach(async () => {
@@ -38,6 +39,12 @@ async function run(name: string, args: Record<string, unknown>): Promise<ToolOut
 }
 
 /** The error a call fails with, which must be one the model is shown: a tool's own, or a refused path. */
+async function failure(name: string, args: Record<string, unknown>): Promise<ToolError>;
+async function failure(
+  name: string,
+  args: Record<string, unknown>,
+  kind: typeof PathError,
+): Promise<PathError>;
 async function failure(
   name: string,
   args: Record<string, unknown>,
@@ -302,7 +309,7 @@ describe("edit_file", () => {
       new_string: "     2\t\treturn 1",
     });
     expect(out.text).toContain("line-number prefixes");
-    expect((out.data as { repairs: string[] }).repairs).toEqual(["line_numbers"]);
+    expect(out.data).toMatchObject({ kind: "file_change", repairs: ["line_numbers"] });
     expect(await text("l.py")).toBe("def f():\n\treturn 1\n");
   });
 
@@ -478,5 +485,60 @@ describe("copy_file and move_file", () => {
       (await failure("move_file", { source: "a.txt", destination: "../escaped.txt" }, PathError)).message,
     ).toContain("outside the workspace");
     expect(await listing()).toEqual(["a.txt"]);
+  });
+});
+
+describe("through an editor's buffers (cairn acp)", () => {
+  /** An editor holding `buffers`: it reads them, takes writes into them, and saves nothing. */
+  function editor(buffers: Map<string, string>, failing = new Set<string>()) {
+    const writes: string[] = [];
+    ctx.editor = {
+      files: {
+        read: async (name) => {
+          if (failing.has(name)) throw new Error("not in this project");
+          return buffers.get(name) ?? (await readFile(name, "utf8"));
+        },
+        write: async (name, content) => {
+          writes.push(name);
+          buffers.set(name, content);
+        },
+      },
+    };
+    return writes;
+  }
+
+  it("reads the unsaved buffer, edits it, and writes the result into the editor and onto the disk", async () => {
+    await writeFile(file("a.js"), "const a = 1;\n");
+    const writes = editor(new Map([[file("a.js"), "const a = 1;\nconst unsaved = 2;\n"]]));
+    expect((await run("read_file", { path: "a.js" })).text).toContain("const unsaved = 2;");
+    await run("edit_file", { path: "a.js", old_string: "unsaved = 2", new_string: "unsaved = 3" });
+    expect(writes).toEqual([file("a.js")]);
+    expect(await text("a.js")).toBe("const a = 1;\nconst unsaved = 3;\n");
+    await run("write_file", { path: "b.js", content: "new\n" });
+    expect(await text("b.js")).toBe("new\n");
+  });
+
+  it("leaves what the editor saved as it saved it: its line endings stay the file's", async () => {
+    await writeFile(file("dos.txt"), "one\r\ntwo\r\n");
+    const buffers = new Map([[file("dos.txt"), "one\ntwo\n"]]);
+    ctx.editor = {
+      files: {
+        read: async (name) => buffers.get(name) ?? "",
+        write: async (name, content) => {
+          buffers.set(name, content);
+          await writeFile(name, content.replace(/\n/g, "\r\n"));
+        },
+      },
+    };
+    await run("edit_file", { path: "dos.txt", old_string: "two", new_string: "three" });
+    expect(await text("dos.txt")).toBe("one\r\nthree\r\n");
+  });
+
+  it("reads the disk where the editor cannot read the file", async () => {
+    await writeFile(file("a.js"), "on disk\n");
+    editor(new Map(), new Set([file("a.js")]));
+    expect((await run("read_file", { path: "a.js" })).text).toContain("on disk");
+    await run("append_file", { path: "a.js", content: "more\n" });
+    expect(await text("a.js")).toBe("on disk\nmore\n");
   });
 });

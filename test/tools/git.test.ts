@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { gitTools } from "../../src/tools/git.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
 let ctx: ToolContext;
@@ -21,7 +22,7 @@ function call(name: string, args: Record<string, unknown> = {}) {
 
 beforeEach(() => {
   workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-git-")));
-  ctx = { workspace, extraRoots: [], signal: new AbortController().signal, commandTimeoutMs: 10_000 };
+  ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 

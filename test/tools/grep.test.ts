@@ -1,10 +1,11 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { type GrepOptions, grepWithJs, grepWithRipgrep, RipgrepUnusable } from "../../src/tools/grep.js";
+import { RipgrepOutput, type RipgrepRecord } from "../../src/tools/ripgrepOutput.js";
 import { ToolError } from "../../src/tools/toolError.js";
 
 const hasRipgrep = findExecutable("rg") !== undefined;
@@ -25,7 +26,13 @@ function makeFixture(git: boolean): string {
   write(root, "src/nested/ok.ts", "needle nested\n");
   write(root, "src/nested/keep.log", "needle kept by negation\n");
   write(root, "src/crlf.txt", "first needle\r\nsecond\r\nthird needle\r\n");
-  write(root, "src/long.txt", `${"x".repeat(1000)} needle\n`);
+  write(root, "src/long.txt", `${"x".repeat(1000)} needle ${"y".repeat(1000)}\n`);
+  // Longer than ripgrep is asked to send: these hits are cut from the file itself.
+  write(root, "src/wide.txt", `${"é".repeat(3000)}needle${"→".repeat(3000)}\r\nneedle short\r\n`);
+  write(root, "src/widebom.txt", `\ufeff${"z".repeat(5000)} needle\n`);
+  // More hits than ten times a small max_results: ripgrep's sorted search finds the first ones.
+  write(root, "src/many.txt", Array.from({ length: 60 }, (_, i) => `needle ${i}\n`).join(""));
+  write(root, "src/emoji.txt", `${"😀".repeat(2000)}needle${"😀".repeat(2000)}`);
   write(root, "src/bom.txt", "\ufeffneedle after bom\n");
   write(root, "ignored.txt", "needle ignored\n");
   write(root, "debug.log", "needle log\n");
@@ -64,6 +71,7 @@ const queries: Array<Omit<GrepOptions, "workspace" | "extraRoots">> = [
   { pattern: "needle", path: "node_modules/pkg" },
   { pattern: "needle", maxResults: 3 },
   { pattern: "needle", maxResults: 1, path: "src" },
+  { pattern: "needle", maxResults: 70 },
   { pattern: "nothing matches this" },
   { pattern: "^\\p{Lu}" },
   { pattern: "^.berall" },
@@ -90,17 +98,26 @@ describe.each([
       "src/a.ts",
       "src/bom.txt",
       "src/crlf.txt",
+      "src/emoji.txt",
       "src/long.txt",
+      "src/many.txt",
       "src/nested/keep.log",
       "src/nested/ok.ts",
       "src/unicode.txt",
+      "src/wide.txt",
+      "src/widebom.txt",
     ]);
     expect(result.capped).toBe(false);
     const hits = result.hits.map((hit) => `${hit.path}:${hit.line}:${hit.text}`);
     expect(hits).toContain("src/a.ts:3:  return needle + 2; // NEEDLE");
     expect(hits).toContain("src/crlf.txt:3:third needle");
     expect(hits).toContain("src/bom.txt:1:needle after bom");
-    expect(hits).toContain(`src/long.txt:1:${"x".repeat(300)}…`);
+    // A long line is cut around its match: 100 characters before it, 200 from it on.
+    expect(hits).toContain(`src/long.txt:1:…${"x".repeat(99)} needle ${"y".repeat(193)}…`);
+    expect(hits).toContain(`src/wide.txt:1:…${"é".repeat(100)}needle${"→".repeat(194)}…`);
+    expect(hits).toContain("src/wide.txt:2:needle short");
+    expect(hits).toContain(`src/widebom.txt:1:…${"z".repeat(99)} needle`);
+    expect(hits).toContain(`src/emoji.txt:1:…${"😀".repeat(50)}needle${"😀".repeat(97)}…`);
   });
 
   it("caps the hits at max_results and says so", async () => {
@@ -160,6 +177,45 @@ describe("grepWithRipgrep", () => {
         const options = { workspace: root, extraRoots: [], pattern };
         await expect(grepWithRipgrep(options, "rg")).rejects.toBeInstanceOf(RipgrepUnusable);
       }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("RipgrepOutput", () => {
+  it.skipIf(!hasRipgrep)("reads the same records however ripgrep's output arrives split", () => {
+    const root = makeFixture(true);
+    try {
+      const args = [
+        "--null",
+        "--line-number",
+        "--column",
+        "--byte-offset",
+        "--no-heading",
+        "--with-filename",
+      ];
+      const run = spawnSync("rg", [...args, "--sort", "path", "--max-columns", "200", "needle", "."], {
+        cwd: root,
+      });
+      const read = (chunks: Buffer[]) => {
+        const records: Array<Omit<RipgrepRecord, "data" | "textStart" | "textEnd"> & { text: string }> = [];
+        const output = new RipgrepOutput();
+        for (const chunk of chunks) {
+          output.push(chunk, ({ data, textStart, textEnd, ...record }) => {
+            records.push({ ...record, text: data.toString("utf8", textStart, textEnd) });
+            return true;
+          });
+        }
+        return records;
+      };
+      const whole = read([run.stdout]);
+      const byteByByte = read([...run.stdout].map((byte) => Buffer.from([byte])));
+      expect(byteByByte).toEqual(whole);
+      expect(whole.map((record) => `${record.path}:${record.line}`)).toContain("src/wide.txt:2");
+      const wide = whole.find((record) => record.path === "src/wide.txt" && record.line === 1);
+      // Left out for its length, with where the line and its match start to read it back.
+      expect(wide).toMatchObject({ omitted: true, lineOffset: 0, matchInLine: 6000 });
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

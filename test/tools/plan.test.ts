@@ -2,13 +2,9 @@ import { describe, expect, it } from "vitest";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, TodoInput, ToolContext } from "../../src/tools/types.js";
+import { toolContext } from "../helpers/tools.js";
 
-const base: ToolContext = {
-  workspace: "/nonexistent",
-  extraRoots: [],
-  signal: new AbortController().signal,
-  commandTimeoutMs: 10_000,
-};
+const base = toolContext("/nonexistent");
 
 function call(name: string, args: Record<string, unknown>, ctx: ToolContext = base) {
   const tool: AnyTool = planTools.find((candidate) => candidate.name === name)!;
@@ -59,7 +55,7 @@ describe("ask_user", () => {
   it("tells the model to go on by itself when nobody can answer", async () => {
     const result = await call("ask_user", { question: "Which port?" });
     expect(result.text).toMatch(/Nobody can answer.*best judgement.*state the assumption/s);
-    expect(result.data).toEqual({ answered: false });
+    expect(result.data).toEqual({ kind: "answer", answered: false });
   });
 
   it("returns the person's answer", async () => {
@@ -78,7 +74,7 @@ describe("consult", () => {
   it("says clearly when no stronger model is configured", async () => {
     const result = await call("consult", { question: "How?" });
     expect(result.text).toMatch(/No stronger model is configured/);
-    expect(result.data).toEqual({ available: false });
+    expect(result.data).toEqual({ kind: "advice", available: false });
   });
 
   it("returns the stronger model's advice", async () => {

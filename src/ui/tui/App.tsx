@@ -1,11 +1,12 @@
 import { Box, Static, Text, useApp, useInput, useStdout, useWindowSize } from "ink";
 import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
+import wrapAnsi from "wrap-ansi";
 import type { ChatEngine } from "../../agent/chat.js";
 import type { StampedEvent } from "../../events/types.js";
 import { ApprovalPanel, approvalChrome, QUESTION_CHROME, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
 import { MAX_SUGGESTIONS, rankPaths, type Suggestion, type WorkspaceFileList } from "./complete.js";
-import { ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
+import { AgentLine, ColorContext, StatusLine, TodoPanel, ToolLine, TranscriptItem } from "./components.js";
 import { DetailView } from "./Detail.js";
 import { type EditorState, wordAtCursor } from "./editor.js";
 import type { ActionFeed } from "./feed.js";
@@ -32,20 +33,33 @@ const DOUBLE_PRESS_MS = 2_000;
 
 const reduceBatch = (state: TuiState, batch: Action[]): TuiState => batch.reduce(reduce, state);
 
-/** Terminal rows a text takes at `width` columns, counting wrapped lines. */
-function rowsOf(line: string, width: number): number {
-  return Math.max(1, Math.ceil(line.length / Math.max(1, width)));
+/** A line as the terminal shows it at `width` columns: wrapped at words, as Ink wraps it. */
+function wrapped(line: string, width: number): string[] {
+  return wrapAnsi(line, Math.max(1, width), { trim: false, hard: true }).split("\n");
 }
 
-/** The end of the block being streamed that fits in `rows`: only the live tail is redrawn. */
-function streamTail(text: string, width: number, rows: number): string {
+/**
+ * The end of the block being streamed that fits in `rows`: only the live tail is redrawn. Rows
+ * are counted as the terminal wraps them, and a paragraph longer than the rows left is shown
+ * from its end, so the live area never grows taller than the screen (Ink would then redraw all
+ * of it into the scrollback at every frame).
+ */
+export function streamTail(text: string, width: number, rows: number): string {
   const lines = text.replace(/\n+$/, "").split("\n");
   const kept: string[] = [];
-  let used = 0;
-  for (let i = lines.length - 1; i >= 0 && used < rows; i--) {
+  for (let i = lines.length - 1; i >= 0 && kept.length < rows; i--) {
     const line = lines[i] ?? "";
-    used += rowsOf(line, width);
-    kept.unshift(line);
+    const room = rows - kept.length;
+    // Only the end of a long line can show: wrapping just that much keeps a frame cheap.
+    const tail = line.length > room * width * 2 ? line.slice(-room * width * 2) : line;
+    const lineRows = wrapped(tail, width);
+    if (lineRows.length > room || tail !== line) {
+      const shown = lineRows.slice(-room);
+      shown[0] = `…${(shown[0] ?? "").slice(1)}`;
+      kept.unshift(...shown);
+      break;
+    }
+    kept.unshift(...lineRows);
   }
   return kept.join("\n");
 }
@@ -252,14 +266,14 @@ export function App(props: AppProps) {
   const waiting = pending !== undefined;
   const busy = state.busy || working;
   const running = state.running.slice(-3);
+  const agents = state.agents.slice(-4);
   const budget = liveRows(rows, {
     busy,
     todos: state.todos.length,
-    running: running.length,
+    running: running.length + agents.length,
     asking: pending && (pending.kind === "approval" ? approvalChrome(pending.request) : QUESTION_CHROME),
   });
   const detailCall = detail === undefined ? undefined : state.recentTools[detail];
-  const approvalCall = pending?.kind === "approval" ? state.running.at(-1) : undefined;
 
   return (
     <ColorContext value={color}>
@@ -280,6 +294,9 @@ export function App(props: AppProps) {
           />
         ) : (
           <>
+            {agents.map((agent) => (
+              <AgentLine key={agent.id} agent={agent} />
+            ))}
             {running.map((call) => (
               <ToolLine key={call.callId} call={call} />
             ))}
@@ -290,8 +307,8 @@ export function App(props: AppProps) {
             )}
             {pending?.kind === "approval" && (
               <ApprovalPanel
+                key={pending.requestId}
                 request={pending.request}
-                call={approvalCall}
                 previewLines={budget.body}
                 onAnswer={(reply) => interactions.answerApproval(reply)}
               />

@@ -1,12 +1,12 @@
 import { Box, Text, useInput } from "ink";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
+import { annotationsLine } from "../format.js";
 import { Cursor } from "./components.js";
-import { proposedChange } from "./describe.js";
+import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
-import type { ToolView } from "./state.js";
 
 interface Choice {
   key: string;
@@ -33,9 +33,11 @@ function choicesFor(request: ApprovalPrompt): Choice[] {
   ];
 }
 
-/** Rows an approval panel takes besides its preview: borders, title, dangers, choices, "… more". */
+/** Rows an approval panel takes besides its preview: borders, title, dangers, hints, choices, "… more". */
 export function approvalChrome(request: ApprovalPrompt): number {
-  return 4 + request.dangers.length + choicesFor(request).length;
+  // Borders, the title, and the lines that say more of the preview is above or below.
+  const hints = annotationsLine(request.annotations) ? 1 : 0;
+  return 5 + request.dangers.length + hints + choicesFor(request).length;
 }
 
 /** Rows a question panel takes besides the question: borders, title, the answer line. */
@@ -61,32 +63,44 @@ function useLineInput(active: boolean, onSubmit: (text: string) => void): Editor
  * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
  * and Enter. Esc is handled above it: it refuses and interrupts.
  */
+/** Keys arriving this soon after an approval is drawn were typed before it: they are ignored. */
+export const APPROVAL_GUARD_MS = 500;
+
 export function ApprovalPanel({
   request,
-  call,
   previewLines,
   onAnswer,
+  guardMs = APPROVAL_GUARD_MS,
 }: {
   request: ApprovalPrompt;
-  /** The call being approved, for a preview of what it would change. */
-  call?: ToolView | undefined;
-  /** Lines of that preview that fit on the screen. */
+  /** Lines of the preview of what the call would change that fit on the screen. */
   previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
+  /** Keys this soon after the panel is drawn are ignored. */
+  guardMs?: number;
 }) {
   const choices = choicesFor(request);
+  const preview = changeLines(request.change);
   const [selected, setSelected] = useState(0);
   const [why, setWhy] = useState(false);
+  /** The first line of the preview shown: a long change is scrolled through before it is judged. */
+  const [offset, setOffset] = useState(0);
+  const shownAt = useRef(Date.now());
   const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
   useInput(
     (input, key) => {
+      // Keys typed ahead, meant for the prompt, must not answer a question the person has not seen.
+      if (Date.now() - shownAt.current < guardMs) return;
       const choose = (index: number) => {
         const choice = choices[index];
         if (!choice) return;
         if (choice.choice === "deny") setWhy(true);
         else onAnswer({ choice: choice.choice });
       };
-      if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
+      const lastOffset = Math.max(0, preview.length - previewLines);
+      if (key.pageDown) setOffset((o) => Math.min(lastOffset, o + Math.max(1, previewLines - 1)));
+      else if (key.pageUp) setOffset((o) => Math.max(0, o - Math.max(1, previewLines - 1)));
+      else if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
       else if (key.downArrow || key.tab) setSelected((s) => (s + 1) % choices.length);
       else if (key.return) choose(selected);
       else {
@@ -96,7 +110,7 @@ export function ApprovalPanel({
     },
     { isActive: !why },
   );
-  const preview = call ? proposedChange(call.tool, call.args) : [];
+  const hints = annotationsLine(request.annotations);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
       <Text wrap="truncate-end">
@@ -113,13 +127,24 @@ export function ApprovalPanel({
           ! {danger}
         </Text>
       ))}
-      {preview.slice(0, previewLines).map((line) => (
+      {hints && (
+        <Text
+          color={request.annotations?.destructive ? "red" : undefined}
+          dimColor={!request.annotations?.destructive}
+        >
+          {hints}
+        </Text>
+      )}
+      {offset > 0 && <Text dimColor>… {plural(offset, "line")} above (PgUp)</Text>}
+      {preview.slice(offset, offset + previewLines).map((line) => (
         <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">
           {line.text || " "}
         </Text>
       ))}
-      {preview.length > previewLines && (
-        <Text dimColor>… {plural(preview.length - previewLines, "more line")}</Text>
+      {preview.length > offset + previewLines && (
+        <Text dimColor>
+          … {plural(preview.length - offset - previewLines, "more line")} (PgDn to read on)
+        </Text>
       )}
       {why ? (
         <Text>

@@ -3,10 +3,11 @@ import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../../platform/format.js";
 import { firstLine, plural } from "../../platform/text.js";
+import type { ToolDescriber } from "../../tools/registry.js";
 import { STATUS_LABEL } from "../format.js";
-import { type DiffLineKind, diffLines, resultSummary, tail, toolTarget } from "./describe.js";
+import { callTarget, type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
-import type { Item, Tone, ToolView, TuiState } from "./state.js";
+import type { AgentView, Item, Tone, ToolView, TuiState } from "./state.js";
 
 const TONE_COLOR: Record<Tone, string | undefined> = {
   plain: undefined,
@@ -19,6 +20,9 @@ const TONE_COLOR: Record<Tone, string | undefined> = {
 
 /** Whether colour (and so reverse video) is on: off with NO_COLOR or --no-color. */
 export const ColorContext = createContext(true);
+
+/** Names what a tool call acts on: the session's tool registry, provided by startTui. */
+export const DescribeContext = createContext<ToolDescriber>(() => "");
 
 /** The cursor on the character `at`: in reverse video, or as a bar where there is no colour. */
 export function Cursor({ at }: { at: string }) {
@@ -89,7 +93,7 @@ export function ToolLine({ call }: { call: ToolView }) {
           {mark}{" "}
         </Text>
         <Text bold={!running} dimColor={running} wrap="truncate-end">
-          {call.tool} <Text bold={false}>{toolTarget(call.args)}</Text>
+          {call.tool} <Text bold={false}>{callTarget(use(DescribeContext), call)}</Text>
           {!running && <Text dimColor>{`  ${resultSummary(call)}`}</Text>}
         </Text>
       </Box>
@@ -192,6 +196,19 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
     </Box>
   );
 });
+
+/** One running sub-agent or delegate: its id, its job, its model. */
+export function AgentLine({ agent }: { agent: AgentView }) {
+  return (
+    <Box>
+      <Text color="magenta">◆ </Text>
+      <Text wrap="truncate-end">
+        <Text bold>{agent.id}</Text> {agent.task}
+        {agent.model && <Text dimColor>{`  ${agent.model}`}</Text>}
+      </Text>
+    </Box>
+  );
+}
 
 /** A finished item of the conversation, drawn once. */
 export function TranscriptItem({ item, width }: { item: Item; width: number }) {

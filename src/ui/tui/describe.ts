@@ -1,34 +1,15 @@
+import type { ProposedChange } from "../../events/types.js";
 import { formatDuration } from "../../platform/format.js";
 import { plural } from "../../platform/text.js";
+import type { ToolDescriber } from "../../tools/registry.js";
 import type { ToolView } from "./state.js";
 
-/** What a tool call is about, in a few words: its command, path, pattern or question. */
-export function toolTarget(args: unknown): string {
-  if (!args || typeof args !== "object") return "";
-  const record = args as Record<string, unknown>;
-  const main =
-    record.command ??
-    record.path ??
-    record.pattern ??
-    record.source ??
-    record.question ??
-    record.url ??
-    record.query ??
-    record.message ??
-    record.agent;
-  if (main !== undefined) {
-    const extra = record.destination !== undefined ? ` → ${String(record.destination)}` : "";
-    return `${String(main)}${extra}`.replace(/\s+/g, " ");
-  }
-  if (Array.isArray(record.todos)) return `${record.todos.length} items`;
-  if (Array.isArray(record.paths)) return record.paths.join(" ");
-  return "";
+/** What a tool call is about, on one line: its command, path, pattern or question. */
+export function callTarget(describe: ToolDescriber, call: ToolView): string {
+  return describe(call.tool, call.args).replace(/\s+/g, " ");
 }
 
 const lineCount = (text: string): number => text.split("\n").length;
-
-/** Read-only tools whose output is a message, not content to measure. */
-const MESSAGE_TOOLS = new Set(["todo_write", "ask_user", "consult"]);
 
 /** The result half of a tool line: how it went, in one short phrase. */
 export function resultSummary(call: ToolView): string {
@@ -39,7 +20,7 @@ export function resultSummary(call: ToolView): string {
     return [exit, took].filter(Boolean).join(" · ");
   }
   // What a read returns is content, not a message: its size says more than its first line.
-  if (call.permission === "read" && call.output !== undefined && !MESSAGE_TOOLS.has(call.tool)) {
+  if (call.permission === "read" && call.output !== undefined && !call.message) {
     return `${plural(lineCount(call.output), "line")} · ${took}`;
   }
   return took;
@@ -84,22 +65,17 @@ export function diffLines(diff: string): DiffLine[] {
     }));
 }
 
-/** The change an edit asks for, as diff lines, to judge it before approving. */
-export function proposedChange(tool: string, args: unknown): DiffLine[] {
-  const record = (args ?? {}) as Record<string, unknown>;
-  const lines = (value: unknown, mark: "+" | "-"): DiffLine[] =>
-    typeof value === "string" && value
+/** The change an edit or a write asks for, as diff lines, to judge it before approving. */
+export function changeLines(change: ProposedChange | undefined): DiffLine[] {
+  const lines = (value: string | null | undefined, mark: "+" | "-"): DiffLine[] =>
+    value
       ? numbered(value.replace(/\n$/, "")).map(({ n, text }) => ({
           n,
           kind: mark === "+" ? "add" : "remove",
           text: `${mark}${text}`,
         }))
       : [];
-  if (tool === "edit_file") {
-    const removed = lines(record.old_string, "-");
-    const added = lines(record.new_string, "+").map((line) => ({ ...line, n: line.n + removed.length }));
-    return [...removed, ...added];
-  }
-  if (tool === "write_file" || tool === "append_file") return lines(record.content, "+");
-  return [];
+  const removed = lines(change?.old_text, "-");
+  const added = lines(change?.new_text, "+").map((line) => ({ ...line, n: line.n + removed.length }));
+  return [...removed, ...added];
 }

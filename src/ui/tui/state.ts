@@ -1,6 +1,16 @@
-import type { Permission, StampedEvent, Status, TodoItem, UsageTotals } from "../../events/types.js";
+import type {
+  CairnEvent,
+  Permission,
+  StampedEvent,
+  Status,
+  TodoItem,
+  ToolData,
+  UsageTotals,
+} from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
+import { describeEvent, type Tone } from "../eventLines.js";
+import { agentEnding } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -9,7 +19,7 @@ import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
  * command, read its output); the components only draw what is here.
  */
 
-export type Tone = "plain" | "dim" | "ok" | "warn" | "error" | "accent";
+export type { Tone };
 
 export interface ToolView {
   callId: string;
@@ -20,7 +30,17 @@ export interface ToolView {
   output?: string;
   diff?: string;
   exitCode?: number | null;
+  /** The output is a message (a TODO list, an answer, advice), not content to measure. */
+  message?: boolean;
   durationMs?: number;
+}
+
+/** A sub-agent or delegate at work: one live line each. */
+export interface AgentView {
+  id: string;
+  task: string;
+  model?: string;
+  since: number;
 }
 
 export type Item =
@@ -60,6 +80,8 @@ export interface TuiState {
   streamed: number;
   /** Tool calls started and not yet finished. */
   running: ToolView[];
+  /** Sub-agents and delegates running now. */
+  agents: AgentView[];
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
   status: { status: Status; since: number } | null;
@@ -89,6 +111,7 @@ export function initialState(info: {
     stream: emptyStream,
     streamed: 0,
     running: [],
+    agents: [],
     recentTools: [],
     status: null,
     busy: false,
@@ -123,18 +146,53 @@ type Stamped<T extends StampedEvent["type"]> = Extract<StampedEvent, { type: T }
 
 const timeOf = (event: StampedEvent): number => Date.parse(event.ts);
 
+/** What a tool line shows of a result's data: an edit's diff, a command's exit code. */
+function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCode" | "message"> {
+  if (!data) return {};
+  switch (data.kind) {
+    case "file_change":
+      return data.diff ? { diff: data.diff } : {};
+    case "command":
+      return { exitCode: data.exit_code };
+    case "todos":
+    case "answer":
+    case "advice":
+      return { message: true };
+    case "file_read":
+    case "file_deleted":
+    case "file_copied":
+    case "file_moved":
+    case "listing":
+    case "tree":
+    case "grep":
+    case "workspace":
+    case "git_status":
+    case "git_diff":
+    case "git_log":
+    case "git_staged":
+    case "git_commit":
+    case "data_read":
+    case "data_written":
+    case "web_page":
+    case "web_search":
+    case "mcp":
+      return {};
+    default: {
+      // A kind added to ToolData and not handled above fails to compile here.
+      const _: never = data;
+      return {};
+    }
+  }
+}
+
 function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   const started = state.running.find((call) => call.callId === event.call_id);
-  const data = event.data as { diff?: unknown; exit_code?: unknown } | undefined;
   const call: ToolView = {
     ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
     ok: event.ok,
     output: event.output,
     durationMs: event.duration_ms,
-    ...(typeof data?.diff === "string" && data.diff ? { diff: data.diff } : {}),
-    ...(typeof data?.exit_code === "number" || data?.exit_code === null
-      ? { exitCode: data.exit_code as number | null }
-      : {}),
+    ...resultView(event.data),
   };
   const files = [...new Set([...state.turnFiles, ...(event.changed_files ?? [])])];
   const next = {
@@ -162,10 +220,40 @@ function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiSta
       result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
     next = push(next, line(`${result.status}${changed}${took}`, tone));
   }
-  return { ...next, busy: false, status: null, running: [], turnStartedAt: null };
+  return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
+}
+
+/**
+ * A sub-agent's events: a live line while it runs, a transcript line when it ends, its spending
+ * in the totals. Its tool calls and text stay its own; its caller reports what it found.
+ */
+function reduceSubAgent(state: TuiState, event: StampedEvent, id: string): TuiState {
+  switch (event.type) {
+    case "agent.status": {
+      if (event.status === "running") {
+        const view = {
+          id,
+          task: event.task,
+          since: timeOf(event),
+          ...(event.model ? { model: event.model } : {}),
+        };
+        return { ...state, agents: [...state.agents, view] };
+      }
+      const rest = { ...state, agents: state.agents.filter((agent) => agent.id !== id) };
+      const tone: Tone = event.status === "done" ? "ok" : event.status === "over_budget" ? "warn" : "error";
+      return push(rest, line(`◆ ${id} ${agentEnding(event)}`, tone));
+    }
+    case "usage":
+      return { ...state, usage: addCall(state.usage, event, event.cost_usd) };
+    case "error":
+      return push(state, line(`◆ ${id} ✗ ${event.message}`, "error"));
+    default:
+      return state;
+  }
 }
 
 function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
+  if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
       return push(
@@ -199,12 +287,9 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "message":
       // Streamed answers are already on screen; others (tier-0 routes, run reports) arrive whole.
       return state.streamed > 0 ? flushStream(state) : push(state, { kind: "markdown", text: event.text });
-    case "plan": {
-      const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
+    case "plan":
       // A one-sentence plan is the first sentence of what was just streamed: shown already.
-      if (!event.steps && state.streamed > 0) return state;
-      return push(state, line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent"));
-    }
+      return !event.steps && state.streamed > 0 ? state : pushLines(state, event);
     case "todos":
       return { ...state, todos: event.todos };
     case "tool.call":
@@ -220,67 +305,26 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "usage":
       return { ...state, model: event.model, usage: addCall(state.usage, event, event.cost_usd) };
     case "route":
-      return event.tier === 0 ? state : push(state, line(`route: ${event.decision} (${event.reason})`));
-    case "intent":
-      return push(state, line(`intent: ${event.complexity} ${event.category}`));
-    case "retry":
-      return push(
-        state,
-        line(
-          `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
-          "warn",
-        ),
-      );
-    case "validation": {
-      if (!event.ran) return push(state, line(`validation skipped: ${event.reason ?? "nothing to run"}`));
-      const checks = event.checks.map((check) =>
-        line(
-          `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
-          check.passed ? "ok" : "error",
-        ),
-      );
-      const failure = event.passed === false ? [line(event.summary.split("\n").slice(0, 12).join("\n"))] : [];
-      return push(state, ...checks, ...failure);
-    }
-    case "repair":
-      return push(
-        state,
-        line(
-          `${event.passed ? "✓" : "·"} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
-        ),
-      );
-    case "review":
-      return push(
-        state,
-        line(
-          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`,
-          event.ready ? "ok" : "warn",
-        ),
-        ...event.issues.map((issue) =>
-          line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`),
-        ),
-      );
+      // A route that needs no model answers at once: the answer says enough.
+      return event.tier === 0 ? state : pushLines(state, event);
     case "escalation":
-      return push(
-        { ...state, model: event.to },
-        line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn"),
-      );
-    case "compaction":
-      return push(
-        state,
-        line(
-          `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
-        ),
-      );
-    case "question":
-      return push(state, line(`Asked: ${event.question.split("\n")[0]} → ${event.answer ?? "(no answer)"}`));
+      return pushLines({ ...state, model: event.to }, event);
+    case "approval.requested":
+    case "question.asked":
+      // Drawn as a panel to answer, not as a line.
+      return state;
     case "error":
-      return push(flushStream(state), line(`✗ ${event.message}`, "error"));
+      return pushLines(flushStream(state), event);
     case "session.finished":
       return finishTurn(state, event);
     default:
-      return state;
+      return pushLines(state, event);
   }
+}
+
+/** The event's words (eventLines.ts), as in every renderer. */
+function pushLines(state: TuiState, event: CairnEvent): TuiState {
+  return push(state, ...(describeEvent(event) ?? []).map(({ text, tone }) => line(text, tone)));
 }
 
 export function reduce(state: TuiState, action: Action): TuiState {
@@ -305,7 +349,14 @@ export function reduce(state: TuiState, action: Action): TuiState {
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
       };
     case "ui.replayed":
-      return { ...flushStream(state), busy: false, status: null, running: [], turnStartedAt: null };
+      return {
+        ...flushStream(state),
+        busy: false,
+        status: null,
+        running: [],
+        agents: [],
+        turnStartedAt: null,
+      };
     case "ui.reset": {
       const { model, approval, sessionId, workspace } = state;
       return {

@@ -2,11 +2,24 @@ import { render } from "ink-testing-library";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../../src/model/usage.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../../src/safety/approval.js";
+import { commandTools } from "../../../src/tools/command.js";
+import { fileTools } from "../../../src/tools/files.js";
+import { planTools } from "../../../src/tools/plan.js";
+import { ToolRegistry } from "../../../src/tools/registry.js";
 import { liveRows } from "../../../src/ui/tui/App.js";
 import { ApprovalPanel } from "../../../src/ui/tui/Approval.js";
-import { ColorContext, DiffView, StatusLine, TodoPanel, ToolLine } from "../../../src/ui/tui/components.js";
+import {
+  AgentLine,
+  ColorContext,
+  DescribeContext,
+  DiffView,
+  StatusLine,
+  TodoPanel,
+  ToolLine,
+} from "../../../src/ui/tui/components.js";
 import { PromptHistory } from "../../../src/ui/tui/history.js";
 import { Prompt } from "../../../src/ui/tui/Prompt.js";
+import type { ToolView } from "../../../src/ui/tui/state.js";
 import { EDIT_DIFF } from "./events.js";
 
 const tick = (ms = 30) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -114,6 +127,15 @@ describe("the prompt", () => {
 });
 
 describe("a tool call line", () => {
+  const registry = new ToolRegistry([...fileTools, ...commandTools, ...planTools]);
+  /** A tool line titled by the tools' own `describe`, as the App draws it. */
+  const toolLine = (call: ToolView) =>
+    mount(
+      <DescribeContext value={(tool, args) => registry.describe(tool, args)}>
+        <ToolLine call={call} />
+      </DescribeContext>,
+    ).lastFrame() ?? "";
+
   it("is one line while running, and says how it went when done", () => {
     const running = {
       callId: "1",
@@ -121,23 +143,57 @@ describe("a tool call line", () => {
       args: { path: "src/a.ts" },
       permission: "read" as const,
     };
-    expect(mount(<ToolLine call={running} />).lastFrame()).toBe("◌ read_file src/a.ts");
+    expect(toolLine(running)).toBe("◌ read_file src/a.ts");
     const done = { ...running, ok: true, output: "1\ta\n2\tb\n3\tc", durationMs: 4 };
-    expect(mount(<ToolLine call={done} />).lastFrame()).toBe("● read_file src/a.ts  3 lines · 4ms");
+    expect(toolLine(done)).toBe("● read_file src/a.ts  3 lines · 4ms");
+  });
+
+  it("titles a call by its tool's describe, on one line, and nothing for arguments that do not fit", () => {
+    const call = (tool: string, args: unknown): ToolView => ({
+      callId: "1",
+      tool,
+      args,
+      permission: "write",
+    });
+    expect(toolLine(call("move_file", { source: "a.ts", destination: "b/a.ts" }))).toBe(
+      "◌ move_file a.ts → b/a.ts",
+    );
+    expect(toolLine(call("run_command", { command: "npm test &&\n  npm run lint" }))).toBe(
+      "◌ run_command npm test && npm run lint",
+    );
+    expect(toolLine(call("write_file", { file: "a.ts" }))).toBe("◌ write_file");
+    expect(toolLine(call("mcp__unknown", { path: "a.ts" }))).toBe("◌ mcp__unknown");
+  });
+
+  it("measures what a read returns, but not a message such as an answer", () => {
+    const read = (tool: string, message: boolean): ToolView => ({
+      callId: "1",
+      tool,
+      args: { question: "Which one?" },
+      permission: "read",
+      ok: true,
+      output: "The user answered: the first\nand only",
+      durationMs: 4,
+      ...(message ? { message } : {}),
+    });
+    expect(toolLine(read("ask_user", true))).toBe("● ask_user Which one?  4ms");
+    expect(toolLine(read("ask_user", false))).toBe("● ask_user Which one?  2 lines · 4ms");
   });
 
   it("shows the first line of a failure", () => {
     const call = {
       callId: "1",
       tool: "edit_file",
-      args: { path: "a.js" },
+      args: { path: "a.js", old_string: "x", new_string: "y" },
       permission: "write" as const,
       ok: false,
       output: "old_string was not found in a.js.\nThe closest text is …",
       durationMs: 2,
     };
-    const frame = mount(<ToolLine call={call} />).lastFrame() ?? "";
-    expect(frame.split("\n")).toEqual(["✗ edit_file a.js  2ms", "  ⎿ old_string was not found in a.js."]);
+    expect(toolLine(call).split("\n")).toEqual([
+      "✗ edit_file a.js  2ms",
+      "  ⎿ old_string was not found in a.js.",
+    ]);
   });
 
   it("keeps the end of a command's output", () => {
@@ -156,7 +212,7 @@ describe("a tool call line", () => {
       output: output.join("\n"),
       durationMs: 80,
     };
-    const lines = (mount(<ToolLine call={call} />).lastFrame() ?? "").split("\n");
+    const lines = toolLine(call).split("\n");
     expect(lines[0]).toBe("● run_command npm test  exit 1 · 80ms");
     expect(lines[1]).toContain("27 lines above");
     expect(lines.slice(2).map((l) => l.trim())).toEqual(["test 28 ok", "test 29 ok", "test 30 ok", "FAIL 1"]);
@@ -224,18 +280,14 @@ describe("an approval prompt", () => {
     dangers: [],
     network: false,
     always: ["edit_file"],
-  };
-  const call = {
-    callId: "1",
-    tool: "edit_file",
-    args: { path: "math.js", old_string: "a - b", new_string: "a + b" },
-    permission: "write" as const,
+    change: { path: "math.js", old_text: "a - b", new_text: "a + b" },
   };
 
   function panel(prompt: ApprovalPrompt = request) {
     const answers: ApprovalAnswer[] = [];
     const view = mount(
-      <ApprovalPanel request={prompt} call={call} previewLines={10} onAnswer={(a) => answers.push(a)} />,
+      // No guard time here: the terminal tests show that keys typed ahead are ignored.
+      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} guardMs={0} />,
     );
     return { ...view, answers };
   }
@@ -248,6 +300,22 @@ describe("an approval prompt", () => {
     expect(frame).toMatch(
       /y Yes, this once[\s\S]*s Yes, and allow `edit_file` for this session[\s\S]*n No, and tell cairn why/,
     );
+  });
+
+  it("scrolls a long change with PgDn and PgUp, so it can be read in full before it is approved", async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n");
+    const { stdin, lastFrame } = panel({
+      ...request,
+      change: { path: "big.js", old_text: null, new_text: lines },
+    });
+    expect(lastFrame()).toContain("+line 10");
+    expect(lastFrame()).not.toContain("+line 11");
+    expect(lastFrame()).toContain("20 more lines (PgDn to read on)");
+    await type(stdin, "\x1b[6~", "\x1b[6~", "\x1b[6~", "\x1b[6~");
+    expect(lastFrame()).toContain("+line 30");
+    expect(lastFrame()).toContain("20 lines above (PgUp)");
+    await type(stdin, "\x1b[5~");
+    expect(lastFrame()).toContain("+line 12");
   });
 
   it("answers with one key", async () => {
@@ -332,5 +400,16 @@ describe("the live area", () => {
 
   it("keeps the TODO list beside an approval in 80×24", () => {
     expect(liveRows(24, { busy: true, todos: 2, running: 1, asking: 8 }).todos).toBe(2);
+  });
+});
+
+describe("a running agent", () => {
+  it("is one line: its id, its job and its model", () => {
+    const { lastFrame } = mount(
+      <AgentLine
+        agent={{ id: "explore#2", task: "Where is parse defined?", model: "openai/gpt-4o", since: 0 }}
+      />,
+    );
+    expect(lastFrame()).toBe("◆ explore#2 Where is parse defined?  openai/gpt-4o");
   });
 });

@@ -34,6 +34,7 @@ export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =
           cache_write_tokens: 0,
           reasoning_tokens: 0,
           by_phase: {},
+          by_agent: {},
         },
         cost_usd: 0,
         duration_ms: ms,

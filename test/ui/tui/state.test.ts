@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { ToolData } from "../../../src/events/types.js";
 import { appendStream, emptyStream } from "../../../src/ui/tui/blocks.js";
 import { coalesce } from "../../../src/ui/tui/feed.js";
 import { type Action, initialState, reduce, type TuiState } from "../../../src/ui/tui/state.js";
@@ -83,7 +84,7 @@ describe("the UI state reducer", () => {
         tool: "edit_file",
         ok: true,
         output: "Edited math.js",
-        data: { diff: EDIT_DIFF },
+        data: { kind: "file_change", path: "math.js", diff: EDIT_DIFF },
         changed_files: ["math.js"],
         duration_ms: 12,
       }),
@@ -95,6 +96,35 @@ describe("the UI state reducer", () => {
     });
     expect(done.recentTools).toHaveLength(1);
     expect(done.turnFiles).toEqual(["math.js"]);
+  });
+
+  it("reads what it draws from the kind of a result's data", () => {
+    const result = (tool: string, data: ToolData) =>
+      run(
+        started("look"),
+        stamp({ type: "tool.call", call_id: "c", tool, args: {}, permission: "read" }),
+        stamp({ type: "tool.result", call_id: "c", tool, ok: true, output: "out", data, duration_ms: 1 }),
+      ).recentTools[0];
+    const command: ToolData = {
+      kind: "command",
+      exit_code: 2,
+      signal: null,
+      timed_out: false,
+      cancelled: false,
+      duration_ms: 5,
+      output_bytes: 3,
+      output_truncated: false,
+    };
+    expect(result("run_command", command)).toMatchObject({ exitCode: 2 });
+    expect(result("run_command", { ...command, exit_code: null })).toMatchObject({ exitCode: null });
+    expect(result("ask_user", { kind: "answer", answered: true, answer: "yes" })).toMatchObject({
+      message: true,
+    });
+    expect(result("consult", { kind: "advice", available: true })).toMatchObject({ message: true });
+    const read = result("read_file", { kind: "file_read", path: "a", offset: 1, lines: 1, total_lines: 1 });
+    expect(read).not.toHaveProperty("message");
+    expect(read).not.toHaveProperty("exitCode");
+    expect(read).not.toHaveProperty("diff");
   });
 
   it("leaves a TODO update to the panel instead of adding a line for it", () => {

@@ -1,0 +1,14 @@
+#!/usr/bin/env node
+// The build's last step: tsc compiles src/ to dist/src/ and web-ui/ to dist/web-ui/, and this
+// copies what the code reads at run time beside what tsc made: the Markdown of the tools'
+// descriptions, and the dashboard's page and stylesheet.
+import { cpSync, statSync } from "node:fs";
+
+cpSync("src", "dist/src", {
+  recursive: true,
+  filter: (source) => statSync(source).isDirectory() || source.endsWith(".md"),
+});
+cpSync("web-ui", "dist/web-ui", {
+  recursive: true,
+  filter: (source) => statSync(source).isDirectory() || /\.(html|css)$/.test(source),
+});

@@ -1,0 +1,107 @@
+import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk";
+import type { ProcessHandle, ProcessResult, SpawnOptions } from "../platform/processes.js";
+import type { WrappedCommand } from "../safety/sandbox.js";
+import type { EditorFiles } from "../tools/fileText.js";
+import type { EditorAccess } from "../tools/types.js";
+
+/** What the editor keeps of a command's output; run_command keeps its own head and tail of it. */
+const TERMINAL_OUTPUT_BYTES = 1024 * 1024;
+
+/** A terminal the editor opened for a tool call, to show in that call. */
+export type TerminalStarted = (terminalId: string, callId: string | undefined) => void;
+
+/**
+ * Runs a command in a terminal of the editor, as `spawnGroup` runs it here: the same (sandboxed)
+ * command line, stopped on a timeout or a cancel, its output handed over when it ends.
+ */
+function runInTerminal(
+  client: AgentContext,
+  sessionId: string,
+  command: WrappedCommand,
+  options: SpawnOptions,
+  started: (terminalId: string) => void,
+): ProcessHandle {
+  const begun = Date.now();
+  let kill: (() => void) | undefined;
+  let stopAsked = false;
+  const done = (async (): Promise<ProcessResult> => {
+    const terminal = await client.createTerminal({
+      sessionId,
+      command: command.file,
+      args: command.args,
+      cwd: options.cwd,
+      outputByteLimit: TERMINAL_OUTPUT_BYTES,
+    });
+    let timedOut = false;
+    let aborted = false;
+    kill = () => void terminal.kill().catch(() => {});
+    if (stopAsked) kill();
+    started(terminal.id);
+    const timer = options.timeoutMs
+      ? setTimeout(() => {
+          timedOut = true;
+          kill?.();
+        }, options.timeoutMs)
+      : undefined;
+    const onAbort = () => {
+      aborted = true;
+      kill?.();
+    };
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    if (options.signal?.aborted) onAbort();
+    try {
+      const exit = await terminal.waitForExit();
+      const { output } = await terminal.currentOutput();
+      if (output) options.onStdout?.(Buffer.from(output));
+      return {
+        exitCode: exit.exitCode ?? null,
+        signal: (exit.signal ?? null) as NodeJS.Signals | null,
+        timedOut,
+        aborted,
+        durationMs: Date.now() - begun,
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", onAbort);
+      // Released, the terminal stays shown in the tool call; only its process and buffer go.
+      await terminal.release().catch(() => {});
+    }
+  })();
+  return {
+    stop: () => {
+      stopAsked = true;
+      kill?.();
+    },
+    done,
+  };
+}
+
+/**
+ * What the editor lends a session's tools, as far as it offers it: its buffers through
+ * `fs/read_text_file` and `fs/write_text_file`, its terminals through `terminal/create`.
+ * Undefined when it offers neither, and the tools use the disk and cairn's own processes.
+ */
+export function editorAccess(
+  client: AgentContext,
+  sessionId: string,
+  capabilities: ClientCapabilities | undefined,
+  terminalStarted: TerminalStarted,
+): EditorAccess | undefined {
+  const files: EditorFiles = {};
+  if (capabilities?.fs?.readTextFile) {
+    files.read = async (file) =>
+      (await client.request("fs/read_text_file", { sessionId, path: file })).content;
+  }
+  if (capabilities?.fs?.writeTextFile) {
+    files.write = async (file, text) => {
+      await client.request("fs/write_text_file", { sessionId, path: file, content: text });
+    };
+  }
+  const access: EditorAccess = {};
+  if (files.read || files.write) access.files = files;
+  if (capabilities?.terminal) {
+    access.terminal = (command, options, callId) =>
+      runInTerminal(client, sessionId, command, options, (id) => terminalStarted(id, callId));
+  }
+  return access.files || access.terminal ? access : undefined;
+}

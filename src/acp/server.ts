@@ -1,0 +1,242 @@
+import { realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import { Readable, Writable } from "node:stream";
+import {
+  type AgentRequestContext,
+  agent,
+  type ClientCapabilities,
+  type ListSessionsResponse,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+} from "@agentclientprotocol/sdk";
+import { type ConfigFlags, loadConfig } from "../config/load.js";
+import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
+import { ProviderError } from "../model/errors.js";
+import { ConfigError } from "../platform/errors.js";
+import { StoreError, storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
+import { authMethods, missingKey } from "./auth.js";
+import { AcpSession, type AcpSessionOptions } from "./session.js";
+
+export interface AcpServerOptions {
+  /** cairn's version, told to the editor. */
+  version: string;
+  /** The folder whose config says, before any session, whether an API key is missing. */
+  cwd: string;
+  /** `--config <file>`, and the flags `cairn acp` was started with: for every session. */
+  configFile?: string | undefined;
+  flags: ConfigFlags;
+  env?: NodeJS.ProcessEnv;
+  /** The protocol's streams: stdin and stdout, which nothing else may write. */
+  input: Readable;
+  output: Writable;
+  /** cairn's log: stderr. */
+  log: (message: string) => void;
+}
+
+/** Sessions listed per `session/list` page. */
+const PAGE = 50;
+
+/** A mistake the person can fix (a bad config, an unknown session), said as the protocol's error. */
+function asRequestError(error: unknown): unknown {
+  if (error instanceof ConfigError || error instanceof StoreError || error instanceof ProviderError)
+    return new RequestError(-32603, error.message);
+  return error;
+}
+
+/** A folder by its real path, where it exists. */
+function realFolder(folder: string): string {
+  try {
+    return realpathSync(folder);
+  } catch {
+    return folder;
+  }
+}
+
+/** The editor's project folder, which must be an absolute path to a folder. */
+function projectFolder(cwd: string): string {
+  const isFolder = path.isAbsolute(cwd) && statSync(cwd, { throwIfNoEntry: false })?.isDirectory();
+  if (!isFolder)
+    throw RequestError.invalidParams({ cwd }, `cwd must be the absolute path of a folder: ${cwd}`);
+  return cwd;
+}
+
+/**
+ * `cairn acp`: an Agent Client Protocol agent over the given streams, until the editor closes
+ * them. Each ACP session is a cairn chat on the editor's project folder; see session.ts.
+ */
+export async function serveAcp(options: AcpServerOptions): Promise<void> {
+  const env = options.env ?? process.env;
+  const sessions = new Map<string, AcpSession>();
+  let capabilities: ClientCapabilities | undefined;
+
+  const configFor = async (cwd: string) =>
+    (
+      await loadConfig({
+        cwd,
+        ...(options.configFile ? { configFile: options.configFile } : {}),
+        flags: options.flags,
+        env,
+      })
+    ).config;
+
+  const sessionOptions = (cwd: string): AcpSessionOptions => ({
+    client: connection.client,
+    capabilities,
+    cwd: projectFolder(cwd),
+    configFile: options.configFile,
+    flags: options.flags,
+    env,
+    log: options.log,
+  });
+
+  /** Opens a session, or says what is missing: an API key is the editor's to give (auth). */
+  const open = async (cwd: string, resume?: Parameters<typeof AcpSession.open>[1]) => {
+    const missing = missingKey(await configFor(projectFolder(cwd)), env);
+    if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+    const session = await AcpSession.open(sessionOptions(cwd), resume);
+    await sessions.get(session.id)?.close();
+    sessions.set(session.id, session);
+    return session;
+  };
+
+  const sessionFor = (id: string): AcpSession => {
+    const session = sessions.get(id);
+    if (!session) throw RequestError.sessionNotFound(id);
+    return session;
+  };
+
+  /** Every handler: the person's mistakes as errors they can read; anything else logged in full. */
+  const handle =
+    <P, R>(work: (context: AgentRequestContext<P>) => Promise<R>) =>
+    async (context: AgentRequestContext<P>): Promise<R> => {
+      try {
+        return await work(context);
+      } catch (error) {
+        const said = asRequestError(error);
+        if (!(said instanceof RequestError))
+          options.log(
+            `${context.method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+          );
+        throw said;
+      }
+    };
+
+  const app = agent({ name: "cairn" })
+    .onRequest(
+      "initialize",
+      handle(async ({ params }) => {
+        capabilities = params.clientCapabilities;
+        const missing = await configFor(options.cwd).then(
+          (config) => missingKey(config, env),
+          () => undefined,
+        );
+        return {
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: {
+            loadSession: true,
+            // cairn's chat takes text: @-mentions embedded with their text, and links to files.
+            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            sessionCapabilities: { list: {}, close: {} },
+          },
+          authMethods: authMethods(missing),
+          agentInfo: { name: "cairn", title: "cairn", version: options.version },
+        };
+      }),
+    )
+    .onRequest(
+      "authenticate",
+      handle(async () => {
+        const missing = missingKey(await configFor(options.cwd), env);
+        if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+        return {};
+      }),
+    )
+    .onRequest(
+      "session/new",
+      handle(async ({ params }) => {
+        const session = await open(params.cwd);
+        setImmediate(() => session.announceCommands());
+        return { sessionId: session.id, modes: session.modes() };
+      }),
+    )
+    .onRequest(
+      "session/load",
+      handle(async ({ params }) => {
+        const store = Store.open(storePath(env));
+        let events: ReturnType<Store["events"]>;
+        try {
+          if (!store.getSession(params.sessionId)) throw RequestError.sessionNotFound(params.sessionId);
+          events = store.events(params.sessionId);
+        } finally {
+          store.close();
+        }
+        const session = await open(params.cwd, { id: params.sessionId, events });
+        session.replay(events);
+        setImmediate(() => session.announceCommands());
+        return { modes: session.modes() };
+      }),
+    )
+    .onRequest(
+      "session/list",
+      handle(async ({ params }): Promise<ListSessionsResponse> => {
+        const store = Store.open(storePath(env));
+        try {
+          // Sessions are stored under the workspace's real path, which a symlinked folder is not.
+          const workspace = params.cwd && realFolder(params.cwd);
+          const all = store.listSessions(workspace ? { workspace } : {});
+          const from = Number(params.cursor ?? 0) || 0;
+          const page = all.slice(from, from + PAGE);
+          return {
+            sessions: page.map((info) => ({
+              sessionId: info.id,
+              cwd: info.workspace,
+              title: info.task.replace(/\s+/g, " ").slice(0, 80),
+              updatedAt: info.updated_at,
+            })),
+            ...(from + PAGE < all.length ? { nextCursor: String(from + PAGE) } : {}),
+          };
+        } finally {
+          store.close();
+        }
+      }),
+    )
+    .onRequest(
+      "session/prompt",
+      handle(async ({ params }) => sessionFor(params.sessionId).prompt(params.prompt)),
+    )
+    .onRequest(
+      "session/set_mode",
+      handle(async ({ params }) => {
+        const session = sessionFor(params.sessionId);
+        if (!APPROVAL_MODES.includes(params.modeId as ApprovalMode))
+          throw RequestError.invalidParams(
+            { modeId: params.modeId },
+            `the modes are ${APPROVAL_MODES.join(", ")}, not ${params.modeId}`,
+          );
+        session.setMode(params.modeId as ApprovalMode);
+        return {};
+      }),
+    )
+    .onRequest(
+      "session/close",
+      handle(async ({ params }) => {
+        await sessionFor(params.sessionId).close();
+        sessions.delete(params.sessionId);
+        return {};
+      }),
+    )
+    .onNotification("session/cancel", ({ params }) => {
+      sessions.get(params.sessionId)?.cancel();
+    });
+
+  const connection = app.connect(
+    ndJsonStream(
+      Writable.toWeb(options.output) as WritableStream<Uint8Array>,
+      Readable.toWeb(options.input) as ReadableStream<Uint8Array>,
+    ),
+  );
+  await connection.closed;
+  await Promise.all([...sessions.values()].map((session) => session.close()));
+}

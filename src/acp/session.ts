@@ -1,0 +1,284 @@
+import type {
+  AgentContext,
+  AvailableCommand,
+  ClientCapabilities,
+  ContentBlock,
+  PromptResponse,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+} from "@agentclientprotocol/sdk";
+import { ChatEngine, type ChatOutcome } from "../agent/chat.js";
+import { type Host, openHost } from "../agent/host.js";
+import { type ConfigFlags, dataDir } from "../config/load.js";
+import type { ApprovalMode } from "../config/schema.js";
+import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
+import { addCall, emptyUsage } from "../model/usage.js";
+import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
+import { parseCommand } from "../ui/tui/commands.js";
+import { type Asker, askPermission, askQuestion } from "./asking.js";
+import { editorAccess, type TerminalStarted } from "./editor.js";
+import { readPrompt } from "./prompt.js";
+import { UpdateTranslator } from "./updates.js";
+
+/** cairn's approval modes as the editor's session modes. */
+const MODES: Record<ApprovalMode, { name: string; description: string }> = {
+  ask: { name: "Ask", description: "asks before it edits a file or runs a command" },
+  "auto-edit": { name: "Auto-edit", description: "edits files without asking; asks before commands" },
+  auto: {
+    name: "Auto",
+    description: "edits and runs sandboxed commands without asking; still asks before dangerous ones",
+  },
+  "read-only": { name: "Read-only", description: "reads and answers; changes nothing" },
+};
+
+/** The chat's slash commands that make sense in an editor, offered as its available commands. */
+const EDITOR_COMMANDS: ChatCommand[] = [
+  CHAT_COMMANDS.model,
+  CHAT_COMMANDS.agent,
+  CHAT_COMMANDS.cost,
+  CHAT_COMMANDS.undo,
+  CHAT_COMMANDS.compact,
+];
+
+/** Where and how a session's host is set up: the editor's project folder, the flags `cairn acp` was given. */
+export interface AcpSessionOptions {
+  client: AgentContext;
+  capabilities: ClientCapabilities | undefined;
+  cwd: string;
+  configFile?: string | undefined;
+  flags: ConfigFlags;
+  env: NodeJS.ProcessEnv;
+  /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
+  log: (message: string) => void;
+}
+
+/**
+ * One ACP session: a cairn chat (its own host on the editor's folder, a `ChatEngine`) and the
+ * bridge from its events to `session/update`s, approvals and questions to the editor. Every
+ * event reaches the store first (the host subscribes it before anything else).
+ */
+export class AcpSession {
+  readonly id: string;
+  private readonly host: Host;
+  private readonly engine: ChatEngine;
+  private readonly options: AcpSessionOptions;
+  private readonly translator: UpdateTranslator;
+  private readonly asker: Asker;
+  /** The editor's terminal shown in each call that ran in one. */
+  private readonly terminals = new Map<string, string>();
+  /** The model calls of the prompt being answered, sub-agents' included. */
+  private turnUsage: UsageTotals = emptyUsage();
+  private lastCall: EventOf<"usage"> | undefined;
+  /** How the prompt's work ended (a message, /agent): its `session.finished`. */
+  private ended: RunResult | undefined;
+  private cancelled = false;
+
+  private constructor(id: string, host: Host, engine: ChatEngine, options: AcpSessionOptions) {
+    this.id = id;
+    this.host = host;
+    this.engine = engine;
+    this.options = options;
+    this.translator = new UpdateTranslator(
+      () => engine.session.workspace,
+      () => engine.session.registry,
+    );
+    this.asker = {
+      client: options.client,
+      sessionId: id,
+      capabilities: options.capabilities,
+      session: () => engine.session,
+    };
+    engine.subscribe(this.onEvent);
+  }
+
+  /** A new session in the editor's folder, or a stored one continued (`session/load`). */
+  static async open(options: AcpSessionOptions, resume?: { id: string; events: StampedEvent[] }) {
+    const host = await openHost({
+      cwd: options.cwd,
+      configFile: options.configFile,
+      flags: options.flags,
+      env: options.env,
+      mode: "chat",
+      attended: true,
+    });
+    try {
+      let id = resume?.id;
+      // The session's editor access is made before the AcpSession that shows its terminals.
+      let showTerminal: TerminalStarted | undefined;
+      const engine = await ChatEngine.start(async (log) => {
+        const session = await host.open(log);
+        id ??= session.id;
+        session.editor = editorAccess(options.client, id, options.capabilities, (terminalId, callId) =>
+          showTerminal?.(terminalId, callId),
+        );
+        return session;
+      });
+      if (resume) await engine.resume(resume.id, resume.events);
+      const acp = new AcpSession(id ?? engine.session.id, host, engine, options);
+      showTerminal = acp.showTerminal;
+      return acp;
+    } catch (error) {
+      host.close();
+      throw error;
+    }
+  }
+
+  private send(update: SessionUpdate): void {
+    this.options.client.notify("session/update", { sessionId: this.id, update }).catch(() => {});
+  }
+
+  private readonly showTerminal = (terminalId: string, callId: string | undefined): void => {
+    const toolCallId = callId && this.translator.call(callId)?.id;
+    if (!toolCallId) return;
+    this.terminals.set(toolCallId, terminalId);
+    this.send({
+      sessionUpdate: "tool_call_update",
+      toolCallId,
+      status: "in_progress",
+      content: [{ type: "terminal", terminalId }],
+    });
+  };
+
+  private readonly onEvent = (event: StampedEvent): void => {
+    for (const update of this.translator.translate(event, true, (id) => this.terminals.get(id)))
+      this.send(update);
+    switch (event.type) {
+      case "usage":
+        this.turnUsage = addCall(this.turnUsage, event, event.cost_usd);
+        if (!event.agent) this.lastCall = event;
+        return;
+      case "approval.requested":
+        void this.approve(event);
+        return;
+      case "question.asked":
+        askQuestion(this.asker, event).catch((error: unknown) => this.options.log(String(error)));
+        return;
+      case "session.finished":
+        if (!event.agent) this.ended = event.result;
+        return;
+      case "retry":
+        this.options.log(`retrying in ${event.delay_ms} ms (${event.reason}, attempt ${event.attempt})`);
+        return;
+      case "error":
+        if (!event.fatal) this.options.log(event.message);
+        return;
+    }
+  };
+
+  private async approve(event: EventOf<"approval.requested">): Promise<void> {
+    const view = this.translator.call(event.call_id);
+    const toolCallId = view?.id ?? event.call_id;
+    try {
+      const choice = await askPermission(this.asker, event, {
+        toolCallId,
+        title: view?.title ?? event.prompt.summary,
+        ...(view ? { kind: view.kind } : {}),
+        status: "pending",
+      });
+      if (choice !== "deny")
+        this.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
+    } catch (error) {
+      this.options.log(`approval of ${event.prompt.summary} failed: ${String(error)}`);
+    }
+  }
+
+  /** The approval modes, and the one the session is in. */
+  modes(): SessionModeState {
+    return {
+      currentModeId: this.engine.approvalMode,
+      availableModes: Object.entries(MODES).map(([id, mode]) => ({ id, ...mode })),
+    };
+  }
+
+  setMode(mode: ApprovalMode): void {
+    this.engine.setApproval(mode);
+  }
+
+  /** Tells the editor which slash commands there are; sent once the session exists for it. */
+  announceCommands(): void {
+    const availableCommands: AvailableCommand[] = EDITOR_COMMANDS.map((command) => ({
+      name: command.name,
+      description: command.summary,
+      ...(command.args ? { input: { hint: command.args } } : {}),
+    }));
+    this.send({ sessionUpdate: "available_commands_update", availableCommands });
+  }
+
+  /** A stored session's history, as the updates it made: what was asked, done and answered. */
+  replay(events: readonly StampedEvent[]): void {
+    const replayed = new UpdateTranslator(
+      () => this.engine.session.workspace,
+      () => this.engine.session.registry,
+    );
+    for (const event of events) for (const update of replayed.translate(event, false)) this.send(update);
+  }
+
+  private get chat(): ChatHost {
+    return { engine: this.engine, store: this.host.store, dataDir: dataDir(this.options.env) };
+  }
+
+  private async runCommand(command: ChatCommand, arg: string): Promise<void> {
+    const reply = await command.run(this.chat, arg);
+    if (!reply) return;
+    const text = reply.title ? `\`\`\`\n${reply.text}\n\`\`\`` : reply.text;
+    this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  }
+
+  /** How the turn ended, in the protocol's words; `cut`, why the chat's answer is not a whole one. */
+  private stopReason(cut: ChatOutcome["cut"]): StopReason {
+    if (this.cancelled || this.ended?.status === "cancelled") return "cancelled";
+    if (cut === "length") return "max_tokens";
+    if (cut === "content_filter") return "refusal";
+    if (cut === "tool_calls") return "max_turn_requests";
+    const { config, ledger } = this.engine.session;
+    switch (this.ended?.status) {
+      case "max_iterations":
+        return "max_turn_requests";
+      case "budget_exceeded": {
+        const { input_tokens, output_tokens } = ledger.totals();
+        const tokenCap = config.max_tokens !== undefined && input_tokens + output_tokens >= config.max_tokens;
+        return tokenCap ? "max_tokens" : "max_turn_requests";
+      }
+      default:
+        return "end_turn";
+    }
+  }
+
+  /** The context window's use and the session's cost so far, where the protocol shows them. */
+  private reportUsage(): void {
+    const { model, ledger } = this.engine.session;
+    const cost = ledger.totals().cost_usd;
+    this.send({
+      sessionUpdate: "usage_update",
+      used: this.lastCall ? this.lastCall.input_tokens + this.lastCall.output_tokens : 0,
+      size: model.info.contextWindow,
+      ...(cost !== null ? { cost: { amount: cost, currency: "USD" } } : {}),
+    });
+  }
+
+  /** `session/prompt`: a message (or a slash command) as one turn of the chat. */
+  async prompt(blocks: readonly ContentBlock[]): Promise<PromptResponse> {
+    this.cancelled = false;
+    this.ended = undefined;
+    this.turnUsage = emptyUsage();
+    const message = readPrompt(blocks, this.engine.session.workspace);
+    const parsed = message.attachments.length === 0 ? parseCommand(message.text) : undefined;
+    const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
+    let cut: ChatOutcome["cut"];
+    if (command && parsed) await this.runCommand(command, parsed.arg);
+    else ({ cut } = await this.engine.send(message.text, message.attachments));
+    this.reportUsage();
+    return { stopReason: this.stopReason(cut), _meta: { cairn: { usage: this.turnUsage } } };
+  }
+
+  /** `session/cancel`: stops the model call and any running command now, keeping what was done. */
+  cancel(): void {
+    this.cancelled = this.engine.interrupt() || this.cancelled;
+  }
+
+  async close(): Promise<void> {
+    await this.engine.close();
+    this.host.close();
+  }
+}

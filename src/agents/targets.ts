@@ -1,0 +1,78 @@
+import type { Config, ExternalAgentConfig } from "../config/schema.js";
+import { closest } from "../platform/text.js";
+import { GENERAL } from "./builtins.js";
+import type { AgentDefinition } from "./definition.js";
+import { EXTERNAL_AGENTS } from "./external/index.js";
+import type { ExternalAgent } from "./external/types.js";
+
+/** The model `agent:ollama` runs on when the config names none. */
+export const DEFAULT_OLLAMA_MODEL = "ollama/qwen2.5-coder:7b";
+
+const PROFILES = ["default", "cheap", "strong", "review"];
+
+/** Who carries out a job: cairn's own loop with an agent definition, or an external coding agent. */
+export type Target =
+  | { kind: "cairn"; name: string; definition: AgentDefinition }
+  | { kind: "external"; name: string; agent: ExternalAgent; settings: ExternalAgentConfig };
+
+/** A target that does not exist, said with the ones that do. */
+export class UnknownTargetError extends Error {
+  override name = "UnknownTargetError";
+}
+
+/** Every target a person or the model can name, for messages and `cairn agents`. */
+export function targetNames(agents: ReadonlyMap<string, AgentDefinition>): string[] {
+  return [
+    ...agents.keys(),
+    ...EXTERNAL_AGENTS.map((agent) => `agent:${agent.name}`),
+    "agent:ollama",
+    ...PROFILES.map((profile) => `llm:${profile}`),
+  ];
+}
+
+/**
+ * What a target names: a named agent (`explore`, `reviewer`), an external agent (`agent:codex`),
+ * cairn's own loop on Ollama (`agent:ollama`) or on a model profile (`llm:cheap`); the last two
+ * work as the built-in general agent does, on their model.
+ */
+export function resolveTarget(
+  target: string,
+  agents: ReadonlyMap<string, AgentDefinition>,
+  config: Config,
+): Target {
+  const named = agents.get(target);
+  if (named) return { kind: "cairn", name: target, definition: named };
+  if (target === "agent:ollama") {
+    const model = config.agents.ollama?.model ?? DEFAULT_OLLAMA_MODEL;
+    return { kind: "cairn", name: target, definition: { ...GENERAL, name: target, model } };
+  }
+  const external = EXTERNAL_AGENTS.find((agent) => `agent:${agent.name}` === target);
+  if (external) {
+    const settings = config.agents.external[external.name] ?? { args: [] };
+    return { kind: "external", name: target, agent: external, settings };
+  }
+  if (target.startsWith("llm:")) {
+    const profile = target.slice("llm:".length);
+    if (!PROFILES.includes(profile))
+      throw new UnknownTargetError(
+        `${target}: there is no model profile "${profile}"; the profiles are ${PROFILES.join(", ")}.`,
+      );
+    return { kind: "cairn", name: target, definition: { ...GENERAL, name: target, model: profile } };
+  }
+  const names = targetNames(agents);
+  const near = closest(target, names);
+  throw new UnknownTargetError(
+    `There is no agent "${target}"${near ? ` (did you mean "${near}"?)` : ""}. Agents: ${names.join(", ")}.`,
+  );
+}
+
+/** Settings under `agents.external` for an agent cairn has no adapter for: a typo, most likely. */
+export function unknownExternalAgents(config: Config): string[] {
+  const known = EXTERNAL_AGENTS.map((agent) => agent.name);
+  return Object.keys(config.agents.external)
+    .filter((name) => !known.includes(name))
+    .map((name) => {
+      const near = closest(name, known);
+      return `agents.external.${name}: cairn has no external agent "${name}"${near ? `; did you mean "${near}"?` : ` (it knows ${known.join(", ")})`}`;
+    });
+}

@@ -1,0 +1,107 @@
+import path from "node:path";
+import { EXTERNAL_AGENTS } from "../agents/external/index.js";
+import { loadAgents } from "../agents/files.js";
+import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
+import { loadConfig } from "../config/load.js";
+import { findExecutable } from "../platform/processes.js";
+import { clip, renderTable } from "../platform/table.js";
+import { homePath } from "../ui/table.js";
+import type { CommandIo } from "./sessions.js";
+
+export interface AgentsOptions {
+  cwd?: string;
+  config?: string;
+  json?: boolean;
+}
+
+/** One agent or delegation target as `cairn agents` lists it. */
+interface AgentRow {
+  name: string;
+  /** built-in, project, global or external. */
+  kind: string;
+  /** The file it came from, the program it runs, or nothing for a built-in. */
+  from: string;
+  model: string;
+  tools: string;
+  description: string;
+}
+
+/**
+ * `cairn agents`: the agents `task` and `--agent` can name, where each came from, and the
+ * external agents with whether their program is installed. Agent files that cannot be read are
+ * reported, and the exit code says so, but the others are still listed.
+ */
+export async function agentsCommand(
+  options: AgentsOptions,
+  io: CommandIo,
+  env = process.env,
+): Promise<number> {
+  const cwd = path.resolve(options.cwd ?? process.cwd());
+  const { config } = await loadConfig({
+    cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+    env,
+  });
+  const catalog = await loadAgents(cwd, env);
+  const rows: AgentRow[] = [...catalog.agents.values()].map((agent) => ({
+    name: agent.name,
+    kind: agent.source.kind,
+    from:
+      agent.source.kind === "built-in"
+        ? ""
+        : agent.source.kind === "project"
+          ? path.relative(cwd, agent.source.file)
+          : homePath(agent.source.file, env.HOME),
+    model: agent.model ?? "(session's)",
+    tools: agent.tools?.join(", ") ?? "all",
+    description: agent.description,
+  }));
+  for (const agent of EXTERNAL_AGENTS) {
+    const settings = config.agents.external[agent.name];
+    const command = settings?.command ?? agent.command;
+    const found = command.includes("/") ? path.resolve(cwd, command) : findExecutable(command, env.PATH);
+    rows.push({
+      name: `agent:${agent.name}`,
+      kind: "external",
+      from: found ? homePath(found) : `${command} (not installed: ${agent.install})`,
+      model: settings?.model ?? "(its own)",
+      tools: "its own",
+      description: `the ${agent.name} CLI, in this workspace`,
+    });
+  }
+  rows.push({
+    name: "agent:ollama",
+    kind: "built-in",
+    from: "",
+    model: config.agents.ollama?.model ?? DEFAULT_OLLAMA_MODEL,
+    tools: "all",
+    description: "the general agent on a local Ollama model",
+  });
+  rows.push({
+    name: "llm:<profile>",
+    kind: "built-in",
+    from: "",
+    model: "profiles.<profile>",
+    tools: "all",
+    description: "the general agent on a model profile: llm:cheap, llm:strong, llm:review, llm:default",
+  });
+  const problems = [...catalog.problems, ...unknownExternalAgents(config)];
+  if (options.json) {
+    io.out.write(`${JSON.stringify({ agents: rows, problems }, null, 2)}\n`);
+  } else {
+    io.out.write(
+      `${renderTable(
+        [
+          { header: "agent", cell: (row: AgentRow) => row.name },
+          { header: "from", cell: (row) => (row.from ? `${row.kind}: ${row.from}` : row.kind) },
+          { header: "model", cell: (row) => row.model },
+          { header: "tools", cell: (row) => clip(row.tools, 40) },
+          { header: "what it does", cell: (row) => clip(row.description, 70) },
+        ],
+        rows,
+      )}\n`,
+    );
+  }
+  for (const problem of problems) io.err.write(`cairn: ${problem}\n`);
+  return problems.length ? 2 : 0;
+}

@@ -1,0 +1,266 @@
+import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import type { McpServerConfig } from "../config/schema.js";
+import type { EventOf } from "../events/types.js";
+import { passes } from "../tools/registry.js";
+import { ToolError } from "../tools/toolError.js";
+import type { AnyTool, ToolSource } from "../tools/types.js";
+import type { McpConnection } from "./connection.js";
+import { type CatalogServer, genericTools, type McpCatalog } from "./generic.js";
+import { describeFailure, resourceOutput, toolOutput } from "./results.js";
+import { type McpServerSpec, serverSpecs } from "./servers.js";
+
+/**
+ * A server with more tools than this is not offered tool by tool (their schemas would crowd
+ * every request); the model finds them with list_mcp_tools and calls them with call_mcp_tool.
+ */
+export const DIRECT_TOOLS_LIMIT = 40;
+
+/** Providers accept tool names of letters, digits, `_` and `-`, at most 64 long. */
+function toolName(server: string, tool: string): string {
+  return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
+}
+
+/** The server's schema as a validator, so arguments are repaired and checked like any tool's. */
+function validator(schema: McpTool["inputSchema"]): z.ZodType {
+  try {
+    return z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+  } catch {
+    // A schema zod cannot read: any object goes, and the server judges it.
+    return z.record(z.string(), z.unknown());
+  }
+}
+
+/** A call of a server's tool, titled by its first text argument (a path, a query, a message). */
+function describeArguments(args: unknown): string {
+  const first = Object.values((args ?? {}) as Record<string, unknown>).find(
+    (value) => typeof value === "string",
+  );
+  return typeof first === "string" ? first.replace(/\s+/g, " ").slice(0, 80) : "";
+}
+
+export type ServerStatus = "disabled" | "not started" | "starting" | "ready" | "failed";
+
+export interface ServerState {
+  spec: McpServerSpec;
+  status: ServerStatus;
+  message?: string;
+  connection?: McpConnection;
+  /** The server's tools that its filter lets through, by their name on the server. */
+  tools: Map<string, AnyTool>;
+  /** The tools as last listed, to tell a real change from a repeated announcement. */
+  signature?: string;
+}
+
+export interface McpToolsOptions {
+  servers: Record<string, McpServerConfig>;
+  workspace: string;
+  env: NodeJS.ProcessEnv;
+  /** How servers that become ready or fail are told: the session's events. */
+  report?: (event: EventOf<"mcp.server">) => void;
+}
+
+/**
+ * The tools of the configured MCP servers, as a source of the session's tool registry. Servers
+ * start when tools are first needed, all at once; one that fails to start, crashes or times out
+ * is reported once and its tools are withdrawn, and the session goes on without it.
+ */
+export class McpTools implements ToolSource, McpCatalog {
+  readonly servers: ServerState[];
+  private readonly options: McpToolsOptions;
+  private readonly listeners = new Set<() => void>();
+  private readonly generic: AnyTool[];
+  private started: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(options: McpToolsOptions) {
+    this.options = options;
+    this.servers = serverSpecs(options.servers, options.workspace, options.env).map((spec) => ({
+      spec,
+      status: spec.enabled ? "not started" : "disabled",
+      tools: new Map(),
+    }));
+    this.generic = this.servers.some((state) => state.spec.enabled) ? genericTools(this) : [];
+  }
+
+  tools(): AnyTool[] {
+    const direct = this.servers.flatMap((state) =>
+      state.status === "ready" && state.tools.size <= DIRECT_TOOLS_LIMIT ? [...state.tools.values()] : [],
+    );
+    return [...this.generic, ...direct];
+  }
+
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  ready(): Promise<void> {
+    this.started ??= Promise.all(
+      this.servers.filter((state) => state.status === "not started").map((state) => this.start(state)),
+    ).then(() => undefined);
+    return this.started;
+  }
+
+  private async start(state: ServerState): Promise<void> {
+    const { spec } = state;
+    if (!spec.launch) return this.fail(state, spec.problem ?? "it cannot start");
+    state.status = "starting";
+    try {
+      // The SDK's client is loaded with the first server: a session without servers never needs it.
+      const { McpConnection } = await import("./connection.js");
+      const connection = await McpConnection.open(spec, spec.launch, {
+        workspace: this.options.workspace,
+        env: this.options.env,
+        onToolsChanged: (tools) => this.list(state, tools),
+        onLost: (reason) => this.fail(state, `it stopped: ${reason}`),
+      });
+      if (this.closed) return void (await connection.close());
+      state.connection = connection;
+      this.list(state, connection.tools);
+    } catch (error) {
+      this.fail(state, `it failed to start: ${(error as Error).message}`);
+    }
+  }
+
+  /** Takes the server's (new) list of tools and tells the registry, when it differs from the last. */
+  private list(state: ServerState, tools: McpTool[]): void {
+    if (this.closed || state.status === "failed") return;
+    const signature = JSON.stringify(tools.map((t) => [t.name, t.description, t.inputSchema, t.annotations]));
+    if (state.status === "ready" && signature === state.signature) return;
+    const { spec } = state;
+    state.signature = signature;
+    state.status = "ready";
+    state.tools = new Map(
+      tools
+        .filter((tool) => passes(spec.filter, tool.name))
+        .map((tool) => [tool.name, this.wrap(state, tool)]),
+    );
+    this.options.report?.({
+      type: "mcp.server",
+      server: spec.name,
+      status: "ready",
+      tools: state.tools.size,
+    });
+    this.changed();
+  }
+
+  /** Reported once; the server's tools are withdrawn and the session goes on. */
+  private fail(state: ServerState, message: string): void {
+    if (this.closed || state.status === "failed") return;
+    state.status = "failed";
+    state.message = message;
+    state.tools = new Map();
+    void state.connection?.close();
+    state.connection = undefined;
+    this.options.report?.({
+      type: "mcp.server",
+      server: state.spec.name,
+      status: "failed",
+      tools: 0,
+      message: `MCP server ${state.spec.name} is not available: ${message}. Its tools are left out.`,
+    });
+    this.changed();
+  }
+
+  private wrap(state: ServerState, tool: McpTool): AnyTool {
+    const { spec } = state;
+    const hints = tool.annotations;
+    const annotations = {
+      ...(hints?.readOnlyHint !== undefined ? { read_only: hints.readOnlyHint } : {}),
+      ...(hints?.destructiveHint !== undefined ? { destructive: hints.destructiveHint } : {}),
+      ...(hints?.openWorldHint !== undefined ? { open_world: hints.openWorldHint } : {}),
+    };
+    return {
+      name: toolName(spec.name, tool.name),
+      description: `${tool.description ?? tool.title ?? tool.name} (from the MCP server ${spec.name})`,
+      schema: validator(tool.inputSchema),
+      parameters: tool.inputSchema as Record<string, unknown>,
+      permission: spec.trusted(tool.name) ? "read" : "exec",
+      ...(Object.keys(annotations).length ? { annotations } : {}),
+      describe: describeArguments,
+      // A remote server cannot change the work tree; a local one may, so its calls are checkpointed.
+      ...(spec.transport === "stdio" ? {} : { touches: () => ({ paths: [] }) }),
+      execute: (args, ctx) =>
+        this.callTool(state.spec.name, tool.name, args as Record<string, unknown>, ctx.signal),
+    };
+  }
+
+  private view(state: ServerState): CatalogServer {
+    return {
+      name: state.spec.name,
+      status: state.status,
+      message: state.message,
+      tools: state.tools,
+      direct: state.tools.size <= DIRECT_TOOLS_LIMIT,
+    };
+  }
+
+  catalog(): CatalogServer[] {
+    return this.servers.filter((state) => state.status !== "disabled").map((state) => this.view(state));
+  }
+
+  /** The server by name, ready to be asked, or an error saying why it cannot be. */
+  private connected(name: string): ServerState & { connection: McpConnection } {
+    const state = this.servers.find((s) => s.spec.name === name && s.status !== "disabled");
+    if (!state) {
+      const names = this.catalog()
+        .map((s) => s.name)
+        .join(", ");
+      throw new ToolError(`There is no MCP server named ${name}. Servers: ${names || "none"}.`);
+    }
+    if (!state.connection || state.status !== "ready") {
+      throw new ToolError(`MCP server ${name} is not available (${state.message ?? state.status}).`);
+    }
+    return state as ServerState & { connection: McpConnection };
+  }
+
+  available(name: string): CatalogServer {
+    return this.view(this.connected(name));
+  }
+
+  /** A tool of a server that its filter offers, whether or not it is offered directly. */
+  find(server: string, tool: string): AnyTool | undefined {
+    return this.servers.find((s) => s.spec.name === server)?.tools.get(tool);
+  }
+
+  private async ask<T>(
+    server: string,
+    what: string,
+    signal: AbortSignal,
+    request: (c: McpConnection) => Promise<T>,
+  ) {
+    const { connection, spec } = this.connected(server);
+    try {
+      return await request(connection);
+    } catch (error) {
+      if (error instanceof ToolError || signal.aborted) throw error;
+      throw new ToolError(`${what} failed: ${describeFailure(error, spec.launch, spec.timeoutMs)}`);
+    }
+  }
+
+  callTool(server: string, tool: string, args: Record<string, unknown>, signal: AbortSignal) {
+    return this.ask(server, `${server}/${tool}`, signal, async (c) =>
+      toolOutput(await c.callTool(tool, args, signal), server, tool),
+    );
+  }
+
+  readResource(server: string, uri: string, signal: AbortSignal) {
+    return this.ask(server, `Reading ${uri} from ${server}`, signal, async (c) =>
+      resourceOutput(await c.readResource(uri, signal), server, uri),
+    );
+  }
+
+  resources(server: string, signal: AbortSignal) {
+    return this.ask(server, `Listing the resources of ${server}`, signal, (c) => c.listResources(signal));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(this.servers.map((state) => state.connection?.close()));
+  }
+}

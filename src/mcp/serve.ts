@@ -1,0 +1,184 @@
+import { stat } from "node:fs/promises";
+import path from "node:path";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
+import { z } from "zod";
+import { doTask } from "../agent/doTask.js";
+import { openHostedSession } from "../agent/host.js";
+import { runTask } from "../agent/runTask.js";
+import type { ConfigFlags } from "../config/load.js";
+import type { Mode, RunResult, StampedEvent } from "../events/types.js";
+import { ProviderError } from "../model/errors.js";
+import { ConfigError } from "../platform/errors.js";
+import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
+import { describeEvent } from "../ui/eventLines.js";
+import { CLIENT_INFO } from "./connection.js";
+
+export interface ServeOptions {
+  /** The folder a task's `cwd` is taken from (`--cwd`, else where cairn started). */
+  cwd: string;
+  configFile?: string | undefined;
+  env?: NodeJS.ProcessEnv;
+}
+
+const RUN_STATUSES = [
+  "completed",
+  "failed",
+  "stuck",
+  "max_iterations",
+  "budget_exceeded",
+  "cancelled",
+] as const;
+
+/** The result object of `--output-format json`, as the tools' structured output. */
+const resultShape = {
+  session_id: z.string(),
+  status: z.enum(RUN_STATUSES),
+  summary: z.string(),
+  iterations: z.number(),
+  files_changed: z.array(z.string()),
+  validation: z.looseObject({ ran: z.boolean(), passed: z.boolean().nullable() }).nullable(),
+  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
+  cost_usd: z.number().nullable(),
+  duration_ms: z.number(),
+};
+
+/** What both tools take first: the task, and where. */
+const taskFields = {
+  task: z.string().min(1).describe("What to do, in plain words"),
+  cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
+};
+
+/** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
+function progressMessage(event: StampedEvent, describe: ToolDescriber): string | undefined {
+  if (event.type === "tool.call") {
+    const target = describe(event.tool, event.args);
+    return target ? `${event.tool} ${target}` : event.tool;
+  }
+  const lines = describeEvent(event);
+  return lines?.length ? lines.map((line) => line.text.trim()).join("; ") : undefined;
+}
+
+type Extra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number } | undefined;
+  sendNotification: (notification: ServerNotification) => Promise<void>;
+};
+
+const failure = (message: string): CallToolResult => ({
+  content: [{ type: "text", text: message }],
+  isError: true,
+});
+
+/**
+ * Runs one task for a client: a stored, unattended session on the folder asked for, whose
+ * approvals follow the config (what would be asked is refused, never waited for), reported as
+ * progress notifications while it runs and answered with the result object.
+ */
+async function runForClient(
+  options: ServeOptions,
+  mode: Mode,
+  task: { task: string; cwd?: string | undefined; flags: ConfigFlags },
+  extra: Extra,
+): Promise<CallToolResult> {
+  const cwd = path.resolve(options.cwd, task.cwd ?? ".");
+  if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) return failure(`cwd ${cwd} is not a folder.`);
+  let progress = 0;
+  const token = extra._meta?.progressToken;
+  // The session's tools title the calls; there is no session until it has opened.
+  let tools: ToolRegistry | undefined;
+  const describe: ToolDescriber = (tool, args) => tools?.describe(tool, args) ?? "";
+  const report = (event: StampedEvent) => {
+    const message = token === undefined ? undefined : progressMessage(event, describe);
+    if (message === undefined || token === undefined) return;
+    void extra
+      .sendNotification({
+        method: "notifications/progress",
+        params: { progressToken: token, progress: ++progress, message },
+      })
+      .catch(() => undefined);
+  };
+  let hosted: Awaited<ReturnType<typeof openHostedSession>>;
+  try {
+    hosted = await openHostedSession({
+      cwd,
+      configFile: options.configFile,
+      flags: task.flags,
+      mode,
+      attended: false,
+      ...(options.env ? { env: options.env } : {}),
+      adapters: [report],
+    });
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof ProviderError) return failure(error.message);
+    throw error;
+  }
+  const { session, close } = hosted;
+  tools = session.registry;
+  const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
+  extra.signal.addEventListener("abort", cancel);
+  try {
+    const { result } = await (mode === "run" ? runTask : doTask)(session, task.task);
+    return {
+      content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
+      structuredContent: result as RunResult & Record<string, unknown>,
+    };
+  } finally {
+    extra.signal.removeEventListener("abort", cancel);
+    await close();
+  }
+}
+
+/**
+ * `cairn mcp serve`: cairn as an MCP server on stdin/stdout, so Claude Code, Codex or any MCP
+ * client can hand it a task. Resolves when the client goes away.
+ */
+export async function serveMcp(options: ServeOptions): Promise<void> {
+  const server = new McpServer(CLIENT_INFO);
+  const annotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
+  server.registerTool(
+    "cairn_do",
+    {
+      title: "cairn do",
+      description:
+        "Hand a coding task to cairn, an autonomous coding agent: it works in the repository with its own tools " +
+        "(one tool loop, like `cairn do`) and returns the result: status, summary, files changed, cost.",
+      inputSchema: {
+        ...taskFields,
+        model: z.string().optional().describe("A provider/model id, or a profile of cairn's config"),
+      },
+      outputSchema: resultShape,
+      annotations,
+    },
+    ({ task, cwd, model }, extra) => runForClient(options, "do", { task, cwd, flags: { model } }, extra),
+  );
+  server.registerTool(
+    "cairn_run",
+    {
+      title: "cairn run",
+      description:
+        "Hand a coding task to cairn to take to a verified finish (like `cairn run`): it plans, edits, runs the " +
+        "project's checks, reviews its work and revises until the checks pass, then returns the result.",
+      inputSchema: {
+        ...taskFields,
+        verify: z.string().optional().describe('The command that checks the work, e.g. "npm test"'),
+        max_cost: z
+          .number()
+          .positive()
+          .optional()
+          .describe("Stop once the task has cost this many US dollars"),
+      },
+      outputSchema: resultShape,
+      annotations,
+    },
+    ({ task, cwd, verify, max_cost }, extra) =>
+      runForClient(options, "run", { task, cwd, flags: { verify, maxCost: max_cost } }, extra),
+  );
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = resolve;
+  });
+  await server.connect(new StdioServerTransport());
+  process.stdin.once("end", () => void server.close());
+  await closed;
+}

@@ -1,0 +1,232 @@
+import { ChatEngine } from "../agent/chat.js";
+import { doTask } from "../agent/doTask.js";
+import { type Host, openHost } from "../agent/host.js";
+import { AnswerError } from "../agent/inbox.js";
+import { resumePoint } from "../agent/resume.js";
+import { runTask } from "../agent/runTask.js";
+import type { Session, SessionOp } from "../agent/session.js";
+import { buildResult } from "../agent/settle.js";
+import type { ConfigFlags } from "../config/load.js";
+import type { Mode, StampedEvent } from "../events/types.js";
+import { ApiError } from "./apiError.js";
+
+/** What a stream of the session's events is told: each event, then that the session left this server. */
+export interface Watcher {
+  event: (event: StampedEvent) => void;
+  end: () => void;
+}
+
+export interface LiveStart {
+  mode: Mode;
+  task: string;
+  /** The real path of an allowed workspace. */
+  workspace: string;
+  flags: ConfigFlags;
+  /** A stored session to continue under its own id. */
+  resume?: { id: string; events: StampedEvent[] };
+}
+
+export interface LiveOptions {
+  configFile?: string;
+  /** The environment sessions run with (the server's, without its token). */
+  env: NodeJS.ProcessEnv;
+  /** Where a session's work failed in a way no status covers (a bug): the server's own log. */
+  log: (message: string) => void;
+}
+
+/**
+ * A session running in this server: a `do` or `run` until its work ends, a chat until the server
+ * stops. Its work goes on whether or not any client is connected; clients watch its events and
+ * answer it through `submit`.
+ */
+export class LiveSession {
+  readonly mode: Mode;
+  readonly session: Session;
+  private readonly host: Host;
+  private readonly engine: ChatEngine | undefined;
+  private work: Promise<void> | undefined;
+  /** approval.requested and question.asked events not answered yet. */
+  private readonly waiting = new Map<string, StampedEvent>();
+  private readonly watchers = new Set<Watcher>();
+  private readonly onEnd: () => void;
+  private readonly log: LiveOptions["log"];
+
+  constructor(
+    host: Host,
+    session: Session,
+    engine: ChatEngine | undefined,
+    hooks: { onEnd: () => void; log: LiveOptions["log"] },
+  ) {
+    this.host = host;
+    this.session = session;
+    this.engine = engine;
+    this.mode = session.mode;
+    this.onEnd = hooks.onEnd;
+    this.log = hooks.log;
+    session.bus.subscribe((event) => {
+      if (event.type === "approval.requested" || event.type === "question.asked")
+        this.waiting.set(event.request_id, event);
+      if (event.type === "approval.resolved" || event.type === "question.answered")
+        this.waiting.delete(event.request_id);
+      for (const watcher of this.watchers) watcher.event(event);
+    });
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  get busy(): boolean {
+    return this.work !== undefined;
+  }
+
+  /** The requests waiting for a person, oldest first. */
+  pending(): StampedEvent[] {
+    return [...this.waiting.values()];
+  }
+
+  watch(watcher: Watcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** Starts a piece of work; a `do` or `run` session leaves the server when it ends. */
+  begin(work: () => Promise<unknown>): void {
+    this.work = work()
+      .then(
+        () => undefined,
+        (error: unknown) => {
+          // Every status a task can end in is settled inside the work; what escapes is a bug,
+          // ended here as failed so the session does not stay "running" for ever.
+          const message = error instanceof Error ? error.message : String(error);
+          this.log(`session ${this.id} failed: ${message}`);
+          this.session.bus.emit({ type: "error", message, fatal: true });
+          this.session.bus.emit({
+            type: "session.finished",
+            result: buildResult(this.session, { status: "failed", summary: message, iterations: 0 }),
+          });
+        },
+      )
+      .finally(() => {
+        this.work = undefined;
+        if (!this.engine) this.end();
+      });
+  }
+
+  /** A chat message; the conversation goes on in the same history. */
+  message(text: string): void {
+    const engine = this.engine;
+    if (!engine)
+      throw new ApiError(409, `session ${this.id} is a ${this.mode} session; messages go to chat sessions.`);
+    if (this.busy) throw new ApiError(409, `session ${this.id} is still working on the last message.`);
+    this.begin(() => engine.send(text));
+  }
+
+  async submit(op: SessionOp): Promise<void> {
+    try {
+      await this.session.submit(op);
+    } catch (error) {
+      if (error instanceof AnswerError) throw new ApiError(409, error.message);
+      throw error;
+    }
+  }
+
+  /** Stops the work that runs now, keeping what it did; it ends as cancelled. */
+  cancel(): void {
+    if (!this.busy) throw new ApiError(409, `session ${this.id} has nothing running to cancel.`);
+    if (this.engine) this.engine.interrupt();
+    else void this.session.submit({ type: "interrupt", reason: "cancelled over the API" });
+  }
+
+  /** Cancels what runs and waits until its end is stored. */
+  async stop(): Promise<void> {
+    const running = this.work;
+    if (running) {
+      this.cancel();
+      await running;
+    }
+    if (this.engine) this.end();
+  }
+
+  private end(): void {
+    this.host.close();
+    this.onEnd();
+    for (const watcher of [...this.watchers]) watcher.end();
+    this.watchers.clear();
+  }
+}
+
+/** The sessions running in this server, by id. */
+export class LiveSessions {
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly options: LiveOptions;
+
+  constructor(options: LiveOptions) {
+    this.options = options;
+  }
+
+  get(id: string): LiveSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** A live session, or a 409 saying it is not running here. */
+  require(id: string): LiveSession {
+    const live = this.sessions.get(id);
+    if (!live)
+      throw new ApiError(409, `session ${id} is not running in this server; resume it to continue it.`);
+    return live;
+  }
+
+  /**
+   * Opens the session and starts its work; resolves once it is announced (stored), not when it
+   * ends. A new chat starts on its first message; a resumed one waits for the next.
+   */
+  async start(spec: LiveStart): Promise<LiveSession> {
+    const host = await openHost({
+      cwd: spec.workspace,
+      ...(this.options.configFile ? { configFile: this.options.configFile } : {}),
+      flags: spec.flags,
+      env: this.options.env,
+      mode: spec.mode,
+      attended: true,
+    });
+    try {
+      return spec.mode === "chat" ? await this.chat(host, spec) : await this.task(host, spec);
+    } catch (error) {
+      host.close();
+      throw error;
+    }
+  }
+
+  private async task(host: Host, spec: LiveStart): Promise<LiveSession> {
+    const session = await host.open(spec.resume);
+    const live = this.add(host, session, undefined);
+    const point = spec.resume ? resumePoint(spec.resume.events) : undefined;
+    live.begin(() =>
+      spec.mode === "run" ? runTask(session, spec.task, point) : doTask(session, spec.task, point),
+    );
+    return live;
+  }
+
+  private async chat(host: Host, spec: LiveStart): Promise<LiveSession> {
+    const engine = await ChatEngine.start((resume) => host.open(resume));
+    if (spec.resume) await engine.resume(spec.resume.id, spec.resume.events);
+    const live = this.add(host, engine.session, engine);
+    if (!spec.resume) live.message(spec.task);
+    return live;
+  }
+
+  private add(host: Host, session: Session, engine: ChatEngine | undefined): LiveSession {
+    const live = new LiveSession(host, session, engine, {
+      onEnd: () => this.sessions.delete(session.id),
+      log: this.options.log,
+    });
+    this.sessions.set(session.id, live);
+    return live;
+  }
+
+  /** Cancels everything running and waits until each end is stored. */
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].map((live) => live.stop()));
+  }
+}

@@ -1,0 +1,109 @@
+import type { ChatEngine } from "../agent/chat.js";
+import type { Config } from "../config/schema.js";
+import { costTable } from "../model/costTable.js";
+import { Checkpoints } from "../store/checkpoints.js";
+import type { Store } from "../store/sessions.js";
+import type { Tone } from "./tui/state.js";
+import { undoChanges } from "./undoReport.js";
+
+/** What a chat's commands work on, whichever front end runs the chat (the terminal UI, an editor). */
+export interface ChatHost {
+  engine: ChatEngine;
+  store: Store;
+  dataDir: string;
+}
+
+/** What a command has to say: output under a title, or a short note. */
+export interface CommandReply {
+  text: string;
+  /** Output to show under this title; without one, the text is a note. */
+  title?: string;
+  tone?: Tone;
+}
+
+/** A slash command of the chat, apart from how it is shown. */
+export interface ChatCommand {
+  name: string;
+  args?: string;
+  summary: string;
+  /** It runs a turn of the agent, whose start shows what was asked: the command is not echoed. */
+  startsTurn?: boolean;
+  run(chat: ChatHost, arg: string): Promise<CommandReply | undefined>;
+}
+
+function sessionCosts({ engine, store }: ChatHost): string {
+  const sessionId = engine.session.id;
+  const phases = store.costs({ groupBy: "phase", sessionId });
+  if (phases.length === 0) return "No model calls in this session yet.";
+  const models = store.costs({ groupBy: "model", sessionId });
+  return `${costTable(phases, "phase")}\n\n${costTable(models, "model")}`;
+}
+
+function modelList(config: Config, current: string): string {
+  const profiles = Object.entries(config.profiles).map(([role, id]) => `  ${role.padEnd(8)} ${id}`);
+  const configured = Object.keys(config.models).map((id) => `  ${id}`);
+  return [
+    `Current: ${current}`,
+    profiles.length ? `Profiles (/model <role>):\n${profiles.join("\n")}` : "No profiles in the config.",
+    ...(configured.length ? [`Models in the config:\n${configured.join("\n")}`] : []),
+    "Any provider/model works too, e.g. /model anthropic/claude-sonnet-4-5",
+  ].join("\n");
+}
+
+/** The checkpoints of the chat's workspace, which /undo goes back through. */
+export function chatCheckpoints({ engine, dataDir }: ChatHost): Promise<Checkpoints> {
+  return Checkpoints.open(engine.session.workspace, { dataDir });
+}
+
+function runTaskCommand(kind: "agent" | "do", summary: string): ChatCommand {
+  return {
+    name: kind,
+    args: "<task>",
+    summary,
+    startsTurn: true,
+    async run({ engine }, arg) {
+      if (!arg) return { text: `Usage: /${kind} <task>`, tone: "warn" };
+      await engine.runTask(kind, arg);
+      return undefined;
+    },
+  };
+}
+
+/** The commands every chat front end offers, in the order they are listed. */
+export const CHAT_COMMANDS = {
+  model: {
+    name: "model",
+    args: "[role|provider/model]",
+    summary: "list the configured models, or switch",
+    async run({ engine }, arg) {
+      const { session } = engine;
+      if (!arg) return { title: "model", text: modelList(session.config, session.model.id) };
+      const handle = await engine.switchModel(arg);
+      return { text: `model: ${handle.id}`, tone: "ok" };
+    },
+  },
+  agent: runTaskCommand("agent", "take a task to a verified finish: plan, edit, check, review"),
+  do: runTaskCommand("do", "one task in a fresh context (checked with --verify when set)"),
+  cost: {
+    name: "cost",
+    summary: "this session's tokens and dollars, by phase and by model",
+    run: async (chat) => ({ title: "cost", text: sessionCosts(chat) }),
+  },
+  undo: {
+    name: "undo",
+    args: "[checkpoint]",
+    summary: "put the files back as they were before the last step (or a checkpoint)",
+    async run(chat, arg) {
+      const report = await undoChanges(await chatCheckpoints(chat), arg ? { checkpoint: arg } : {});
+      if (report.code === 0) chat.engine.tell(`The user undid file changes with /undo:\n${report.text}`);
+      return { title: "undo", text: report.text };
+    },
+  },
+  compact: {
+    name: "compact",
+    summary: "summarise the conversation so far, to free the context window",
+    async run({ engine }) {
+      return (await engine.compact()) ? undefined : { text: "Nothing to compact." };
+    },
+  },
+} satisfies Record<string, ChatCommand>;

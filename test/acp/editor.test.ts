@@ -1,0 +1,117 @@
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openSession, stagePerTest, text } from "../helpers/acp.js";
+import { makeGitRepo, makeHome, runCairn } from "../helpers/cli.js";
+import { FIX_SUM, JS_REPO } from "../helpers/runScript.js";
+
+const stage = stagePerTest();
+
+describe("cairn acp: what the editor lends", () => {
+  it("reads the editor's unsaved buffer and writes into it; the disk and the checkpoints follow", async () => {
+    const server = await stage.serve([
+      { toolCalls: [{ name: "read_file", args: { path: "src/sum.js" } }] },
+      { toolCalls: [FIX_SUM] },
+      { text: "Fixed in your buffer." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
+    const file = path.join(repo, "src/sum.js");
+    const unsaved =
+      "export function sum(values) {\n  // typed in the editor, not saved\n  return values.reduce((a, b) => a - b, 0);\n}\n";
+    // The editor's buffers: what it reads from, and where cairn's writes land (it saves nothing).
+    const buffers = new Map([[file, unsaved]]);
+    const reads: string[] = [];
+    const writes: Array<{ path: string; content: string }> = [];
+    const editor = stage.start({
+      server,
+      home,
+      args: ["--approval", "auto-edit"],
+      extend: (app) =>
+        app
+          .onRequest("fs/read_text_file", ({ params }) => {
+            reads.push(params.path);
+            return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+          })
+          .onRequest("fs/write_text_file", ({ params }) => {
+            writes.push({ path: params.path, content: params.content });
+            buffers.set(params.path, params.content);
+            return {};
+          }),
+    });
+    const { session } = await openSession(editor, repo, { fs: { readTextFile: true, writeTextFile: true } });
+
+    const response = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("fix the sum"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    expect(reads).toContain(file);
+    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain("typed in the editor, not saved");
+    expect(writes).toEqual([{ path: file, content: unsaved.replace("(a, b) => a - b", "(a, b) => a + b") }]);
+    expect(await readFile(file, "utf8")).toBe(writes[0]?.content);
+
+    const checkpoints = await runCairn(["checkpoints", "--cwd", repo, "--json"], { home });
+    expect(JSON.parse(checkpoints.stdout)).toEqual([
+      expect.objectContaining({ session: session.sessionId, files: [{ path: "src/sum.js", existed: true }] }),
+    ]);
+  });
+
+  it("runs commands in the editor's terminal when it offers one, and shows it in the call", async () => {
+    const server = await stage.serve([
+      { toolCalls: [{ name: "run_command", args: { command: "echo hello from the terminal" } }] },
+      { text: "It said hello." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
+    const created: Array<{ command: string; args: string[]; cwd: string }> = [];
+    const terminals = new Map<string, { output: string; exit: Promise<number | null> }>();
+    const editor = stage.start({
+      server,
+      home,
+      args: ["--approval", "auto"],
+      extend: (app) =>
+        app
+          .onRequest("terminal/create", ({ params }) => {
+            const args = params.args ?? [];
+            created.push({ command: params.command, args, cwd: params.cwd ?? "" });
+            const child = spawn(params.command, args, { cwd: params.cwd ?? repo });
+            const terminal = {
+              output: "",
+              exit: new Promise<number | null>((resolve) => child.on("close", resolve)),
+            };
+            child.stdout.on("data", (chunk) => {
+              terminal.output += chunk;
+            });
+            const terminalId = `term-${terminals.size + 1}`;
+            terminals.set(terminalId, terminal);
+            return { terminalId };
+          })
+          .onRequest("terminal/wait_for_exit", async ({ params }) => ({
+            exitCode: await terminals.get(params.terminalId)?.exit,
+          }))
+          .onRequest("terminal/output", ({ params }) => ({
+            output: terminals.get(params.terminalId)?.output ?? "",
+            truncated: false,
+          }))
+          .onRequest("terminal/kill", () => ({}))
+          .onRequest("terminal/release", () => ({})),
+    });
+    const { session } = await openSession(editor, repo, { terminal: true });
+    const response = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("say hello"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    expect(created).toHaveLength(1);
+    expect(created[0]?.args.join(" ")).toContain("echo hello from the terminal");
+    expect(created[0]?.cwd).toBe(repo);
+    const [call] = editor.updatesOf(session.sessionId, "tool_call");
+    const shown = editor
+      .updatesOf(session.sessionId, "tool_call_update")
+      .filter((update) => update.toolCallId === call?.toolCallId);
+    expect(shown.map((update) => update.status)).toEqual(["in_progress", "completed"]);
+    for (const update of shown) expect(update.content).toEqual([{ type: "terminal", terminalId: "term-1" }]);
+    expect(JSON.stringify(server.requests[1]?.body.messages.at(-1))).toContain("hello from the terminal");
+  });
+});

@@ -1,0 +1,173 @@
+// Bad flags, tasks and config files (issue 15): each is refused before anything runs, in one
+// clear line, with exit 2 (bad usage or configuration), never a stack trace.
+import { mkdir, rm, symlink } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { type CliRun, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+function expectRefused(run: CliRun, message: RegExp | string): void {
+  expect(run.code, run.stderr).toBe(2);
+  expect(run.stderr.split("\n")[0]).toMatch(message);
+  expect(run.stderr).not.toMatch(/^\s+at .+:\d+:\d+\)?$/m);
+  expect(run.stderr).not.toMatch(/unexpected error/);
+}
+
+/** The scripted server with nothing to say: any request to it is a request that should not be. */
+async function silentModel(): Promise<{ args: string[]; env: Record<string, string> }> {
+  server = await startScriptedServer([]);
+  return modelFlags("openai", server);
+}
+
+describe("--cwd", () => {
+  const commands = [
+    ["do", "fix it"],
+    ["run", "fix it"],
+    ["chat"],
+    ["resume", "--last"],
+    ["checkpoints"],
+    ["undo"],
+  ];
+
+  it.each(commands)("%s: a folder that does not exist is bad usage", async (...command) => {
+    const { args, env } = await silentModel();
+    const run = await runCairn(
+      [
+        ...command,
+        "--cwd",
+        "/nonexistent/dir",
+        ...(command[0] === "checkpoints" || command[0] === "undo" ? [] : args),
+      ],
+      { home: await makeHome(), env },
+    );
+    expectRefused(
+      run,
+      "error: option '--cwd <dir>' argument '/nonexistent/dir' is invalid. the folder does not exist.",
+    );
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it("a file given as the folder is bad usage", async () => {
+    const repo = await makeRepo({ "file.txt": "x\n" });
+    const run = await runCairn(["do", "fix it", "--cwd", path.join(repo, "file.txt")], {
+      home: await makeHome(),
+    });
+    expectRefused(run, /argument '.*file\.txt' is invalid\. it is a file, not a folder\./);
+  });
+});
+
+describe("the task", () => {
+  it.each([
+    ["do", "   "],
+    ["do", ""],
+    ["run", " \t "],
+    ["do", " ", "  "],
+    ["-p", "  "],
+  ])(
+    "%s with a blank task and nothing piped in is bad usage and never reaches the model",
+    async (...command) => {
+      const { args, env } = await silentModel();
+      const run = await runCairn([...command, ...args, "--cwd", await makeRepo({})], {
+        home: await makeHome(),
+        env,
+      });
+      expectRefused(run, /^cairn: the task is empty: say what to do/);
+      expect(server?.requests).toHaveLength(0);
+    },
+  );
+});
+
+describe("config files", () => {
+  it("--config that does not exist, is a folder, or cannot be read is a configuration error", async () => {
+    const { args, env } = await silentModel();
+    const repo = await makeRepo({});
+    const home = await makeHome();
+    await mkdir(path.join(repo, "folder.yaml"));
+    await symlink("loop.yaml", path.join(repo, "loop.yaml"));
+    const cases: Array<[string, RegExp]> = [
+      ["missing.yaml", /^cairn: --config .*missing\.yaml: no such file$/],
+      [
+        "folder.yaml",
+        /^cairn: --config .*folder\.yaml: is a folder, not a config file; give --config a YAML file$/,
+      ],
+      ["loop.yaml", /^cairn: --config .*loop\.yaml: cannot be read \(ELOOP\)$/],
+    ];
+    for (const [file, message] of cases) {
+      const run = await runCairn(["do", "fix it", ...args, "--cwd", repo, "--config", file], { home, env });
+      expectRefused(run, message);
+    }
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    "--config without read permission is a configuration error",
+    async () => {
+      const repo = await makeRepo({ "locked.yaml": "model: openai/gpt-4o\n" });
+      const { chmod } = await import("node:fs/promises");
+      await chmod(path.join(repo, "locked.yaml"), 0o000);
+      const run = await runCairn(["do", "fix it", "--cwd", repo, "--config", "locked.yaml"], {
+        home: await makeHome(),
+      });
+      expectRefused(
+        run,
+        /locked\.yaml: cannot be read \(permission denied\); make it readable or remove it$/,
+      );
+    },
+  );
+
+  it("a project or global config.yaml that is a folder is a configuration error; a .cairn file is no config", async () => {
+    const { args, env } = await silentModel();
+    const repo = await makeRepo({});
+    await mkdir(path.join(repo, ".cairn", "config.yaml"), { recursive: true });
+    const project = await runCairn(["do", "fix it", ...args, "--cwd", repo], { home: await makeHome(), env });
+    expectRefused(
+      project,
+      /^cairn: .*\.cairn\/config\.yaml: is a folder, not a config file; remove the folder, or make it a YAML file$/,
+    );
+
+    const home = await makeHome();
+    const global = path.join(home, "config", "cairn", "config.yaml");
+    await rm(global, { force: true });
+    await mkdir(global, { recursive: true });
+    const other = await makeRepo({});
+    const run = await runCairn(["do", "fix it", ...args, "--cwd", other], { home, env });
+    expectRefused(run, /^cairn: ~\/config\/cairn\/config\.yaml: is a folder, not a config file/);
+    expect(server?.requests).toHaveLength(0);
+
+    // `.cairn` as a plain file holds no config: the session runs.
+    await rm(global, { recursive: true });
+    const plain = await makeRepo({ ".cairn": "not a folder\n" });
+    await server?.close();
+    server = await startScriptedServer([{ text: "Done." }]);
+    const flags = modelFlags("openai", server);
+    const ran = await runCairn(["do", "say hi", ...flags.args, "--cwd", plain], { home, env: flags.env });
+    expect(ran.code, ran.stderr).toBe(0);
+  });
+});
+
+describe("resume", () => {
+  it("refuses, exit 2, a session whose workspace has since been deleted", async () => {
+    server = await startScriptedServer([{ error: { status: 400 } }]);
+    const { args, env } = modelFlags("openai", server);
+    const home = await makeHome();
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const failed = await runCairn(["do", "fix it", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+    });
+    expect(failed.code).not.toBe(0);
+    const { session_id: id } = JSON.parse(failed.stdout) as { session_id: string };
+    await rm(repo, { recursive: true });
+    const run = await runCairn(["resume", id, ...args], { home, env });
+    expectRefused(
+      run,
+      `cairn: session ${id} ran in ${repo}, which no longer exists; it can be resumed only there.`,
+    );
+  });
+});

@@ -1,0 +1,82 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { hasTmux, Terminal } from "./tmux.js";
+
+let server: ScriptedServer | undefined;
+let terminal: Terminal | undefined;
+afterEach(async () => {
+  terminal?.close();
+  terminal = undefined;
+  await server?.close();
+  server = undefined;
+});
+
+describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
+  it("an approval ignores keys typed ahead of it and waits for a keypress made while it shows", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "run_command", args: { command: "touch ran.txt" } }] },
+      { text: "Ran it." },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
+    const t = terminal;
+    await t.waitFor("Ask cairn");
+    t.type("run it");
+    t.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    // Typing on, as people do, as the approval appears: "w" is "always in this workspace", "n" is no.
+    await t.waitFor("Allow run_command");
+    for (const key of "wn") t.type(key);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.screen()).toContain("Allow run_command");
+    expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+    // A keypress made while the approval shows, after the guard time, answers it.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    t.press("y");
+    await t.waitFor("Ran it.");
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(true);
+    expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+  });
+
+  it("a 3,000-word paragraph streams without flooding the scrollback", async () => {
+    const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
+    const words = Array.from({ length: 3000 }, (_, i) => `w${i}`);
+    const paragraph = `START-OF-PARAGRAPH ${words.join(" ")} END-OF-PARAGRAPH`;
+    // Streamed at a model's pace: a frame at a time, as the flood happened.
+    server = await startScriptedServer([{ text: paragraph, pace: { pieces: 60, everyMs: 40 } }]);
+    const { args, env } = modelFlags("openai", server);
+    terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env });
+    const t = terminal;
+    await t.waitFor("Ask cairn");
+    t.type("tell me a long story");
+    t.press("Enter");
+    const history = await t.waitFor(/END-OF-PARAGRAPH\s+● ready/, { inHistory: true });
+    // The person's own message is still in the terminal's history, and the answer is there once.
+    expect(history).toContain("tell me a long story");
+    expect(history.match(/START-OF-PARAGRAPH/g)).toHaveLength(1);
+    expect(history.match(/w2999 END-OF-PARAGRAPH/g)).toHaveLength(1);
+    expect(history.match(/w1500 /g)).toHaveLength(1);
+  });
+
+  it("NO_COLOR=1 leaves cairn do's Markdown answer without colour, laid out all the same", async () => {
+    const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
+    server = await startScriptedServer([{ text: "# Done\n\n**Bold** words and `code`:\n\n- one\n- two\n" }]);
+    const { args, env } = modelFlags("openai", server);
+    terminal = Terminal.start({
+      args: ["do", "say it", ...args],
+      cwd: repo,
+      home,
+      env: { ...env, NO_COLOR: "1" },
+    });
+    await terminal.exited();
+    const screen = terminal.screen({ escapes: true });
+    expect(screen).toContain("Bold words and code");
+    expect(screen).toMatch(/one\n.*two/);
+    expect(screen).not.toMatch(/\x1b\[[0-9;]*m/);
+  });
+});

@@ -1,0 +1,102 @@
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parse, stringify } from "yaml";
+import { openHostedSession } from "../../src/agent/host.js";
+import { Session } from "../../src/agent/session.js";
+import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
+import type { StampedEvent } from "../../src/events/types.js";
+import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { makeHome, makeRepo } from "./cli.js";
+
+/**
+ * A real `cairn do` session in `workspace`, its model the scripted server, with a home of its own:
+ * for tests that drive the engine without the CLI around it.
+ */
+export async function scriptedSession(
+  server: ScriptedServer,
+  workspace: string,
+  options: { approval: ApprovalMode; attended?: boolean },
+): Promise<Session> {
+  const home = await makeHome();
+  return Session.create({
+    config: configSchema.parse({
+      providers: { openai: { base_url: server.openaiBaseUrl } },
+      approval: options.approval,
+    }),
+    modelId: "openai/gpt-4o",
+    workspace,
+    mode: "do",
+    attended: options.attended ?? false,
+    env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
+  });
+}
+
+/** Adds settings to the global config of a home made by makeHome (which may already hold some). */
+export async function addGlobalConfig(home: string, config: ConfigInput): Promise<void> {
+  const file = path.join(home, "config", "cairn", "config.yaml");
+  await mkdir(path.dirname(file), { recursive: true });
+  const before = (parse(await readFile(file, "utf8").catch(() => "")) ?? {}) as object;
+  await writeFile(file, stringify({ ...before, ...config }));
+}
+
+const servers: ScriptedServer[] = [];
+const closers: Array<() => Promise<void>> = [];
+
+/** Something closeAll should stop: a server a test started. */
+export function closeLater(close: () => Promise<void>): void {
+  closers.push(close);
+}
+
+/** Closes the sessions and scripted servers of the tests so far; for afterEach. */
+export async function closeAll(): Promise<void> {
+  await Promise.all(closers.splice(0).map((close) => close()));
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+}
+
+export interface SessionSetup {
+  /** The global config; a function gets the repository's path (for servers started on it). */
+  config?: ConfigInput | ((repo: string) => ConfigInput);
+  files?: Record<string, string>;
+  approval?: "ask" | "auto-edit" | "auto" | "read-only";
+  attended?: boolean;
+  format?: "openai" | "anthropic";
+}
+
+/** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
+export async function hostedSession(script: Script, setup: SessionSetup = {}) {
+  const server = await startScriptedServer(script);
+  servers.push(server);
+  const [repo, home] = await Promise.all([makeRepo(setup.files ?? { "README.md": "hello\n" }), makeHome()]);
+  await addGlobalConfig(home, typeof setup.config === "function" ? setup.config(repo) : (setup.config ?? {}));
+  const anthropic = setup.format === "anthropic";
+  const env = {
+    ...(anthropic ? { ANTHROPIC_API_KEY: "sk-ant-test" } : { OPENAI_API_KEY: "sk-test" }),
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, "config"),
+    XDG_DATA_HOME: path.join(home, "data"),
+  };
+  const hosted = await openHostedSession({
+    cwd: repo,
+    flags: {
+      model: anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o",
+      baseUrl: anthropic ? server.anthropicBaseUrl : server.openaiBaseUrl,
+      approval: setup.approval ?? "auto",
+    },
+    mode: "do",
+    attended: setup.attended ?? false,
+    env,
+  });
+  closers.push(hosted.close);
+  const events: StampedEvent[] = [];
+  hosted.session.bus.subscribe((event) => events.push(event));
+  return { ...hosted, server, repo, home, events };
+}
+
+/** The names of the tools a recorded OpenAI-style request offered. */
+export const offeredTools = (body: {
+  tools?: Array<{ function?: { name: string }; name?: string }>;
+}): string[] => (body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "");
+
+/** What the model was sent as the result of its last tool call (OpenAI chat format). */
+// biome-ignore lint/suspicious/noExplicitAny: request bodies are the provider's JSON
+export const lastToolResult = (body: any): string => String(body.messages.at(-1)?.content ?? "");

@@ -1,0 +1,171 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { CAIRN_BIN, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { closeAll, closeLater } from "../helpers/session.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { EVERYTHING } from "./servers.js";
+
+afterEach(closeAll);
+
+const node = process.execPath;
+/** What a person writes in a header so that the token stays in the environment. */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: cairn reads ${VAR} itself
+const TOKEN_REFERENCE = "${GH_TOKEN}";
+
+describe("cairn mcp add, list and remove", () => {
+  it("adds servers to the project's config keeping its comments, lists them started, and removes them where they are", async () => {
+    const repo = await makeRepo({
+      ".cairn/config.yaml": "# team settings\nmax_tool_calls: 20 # enough\n",
+      ".mcp.json": JSON.stringify({ mcpServers: { shared: { command: node, args: [EVERYTHING] } } }, null, 2),
+    });
+    const home = await makeHome();
+    // The workspace goes before the arguments: after `--` everything is the server's command.
+    const cairn = (command: string, ...args: string[]) =>
+      runCairn(["mcp", command, "--cwd", repo, ...args], { home, env: { GH_TOKEN: "" } });
+
+    expect((await cairn("add", "everything", "--", node, EVERYTHING, "stdio")).code).toBe(0);
+    const added = await cairn(
+      "add",
+      "--transport",
+      "http",
+      "github",
+      "https://example.invalid/mcp",
+      "-H",
+      `Authorization: Bearer ${TOKEN_REFERENCE}`,
+    );
+    expect(added.stdout).toContain(`Added MCP server github to ${repo}/.cairn/config.yaml.`);
+    expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
+      "# team settings\nmax_tool_calls: 20 # enough\nmcp_servers:\n" +
+        `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
+        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
+    );
+    const again = await cairn("add", "everything", "--", node);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("already has an MCP server named everything");
+
+    const list = await cairn("list");
+    expect(list.code).toBe(1);
+    expect(list.stdout).toMatch(/^server\s+type\s+status\s+tools\s+command or url$/m);
+    expect(list.stdout).toMatch(/^everything\s+stdio\s+ready\s+1\d\s/m);
+    expect(list.stdout).toMatch(/^shared\s+stdio\s+ready\s+1\d\s/m);
+    expect(list.stdout).toMatch(/^github\s+http\s+failed\s+-\s+https:\/\/example\.invalid\/mcp$/m);
+    expect(list.stdout).toContain(
+      "github: mcp_servers.github.headers.Authorization needs the environment variable GH_TOKEN, which is not set.",
+    );
+    const json = JSON.parse((await cairn("list", "--json")).stdout);
+    expect(json.find((s: { name: string }) => s.name === "everything").tools).toContain("echo");
+
+    const removed = await cairn("remove", "shared");
+    expect(removed.stdout).toContain(`Removed MCP server shared from ${repo}/.mcp.json.`);
+    expect(JSON.parse(await readFile(path.join(repo, ".mcp.json"), "utf8"))).toEqual({ mcpServers: {} });
+    await cairn("remove", "github");
+    await cairn("remove", "everything");
+    expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
+      "# team settings\nmax_tool_calls: 20 # enough\n",
+    );
+    const missing = await cairn("remove", "everything");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("no MCP server named everything");
+  });
+});
+
+/** `cairn mcp serve` in `cwd`, its model the scripted one, with the SDK's own client connected to it. */
+async function serveClient(cwd: string, home: string, model: ScriptedServer): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: node,
+    args: [CAIRN_BIN, "mcp", "serve", "--cwd", cwd],
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      XDG_CONFIG_HOME: path.join(home, "config"),
+      XDG_DATA_HOME: path.join(home, "data"),
+      OPENAI_API_KEY: "sk-test",
+      CAIRN_MODEL: "openai/gpt-4o",
+      CAIRN_BASE_URL: model.openaiBaseUrl,
+    },
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "test-client", version: "1.0.0" });
+  await client.connect(transport);
+  closeLater(() => client.close());
+  return client;
+}
+
+describe("cairn mcp serve", () => {
+  it("serves cairn_do to the SDK's own client: the task runs on the repository, with progress, and the result object comes back", async () => {
+    const repo = await makeRepo({ "greeting.txt": "hello\n" });
+    const home = await makeHome();
+    const model = await startScriptedServer([
+      {
+        text: "Plan: rewrite the greeting.",
+        toolCalls: [{ name: "write_file", args: { path: "greeting.txt", content: "hello, world\n" } }],
+      },
+      { text: "Rewrote greeting.txt." },
+    ]);
+    closeLater(model.close);
+    const client = await serveClient(path.dirname(repo), home, model);
+
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["cairn_do", "cairn_run"]);
+    expect(Object.keys(tools[0]?.inputSchema.properties ?? {})).toEqual(["task", "cwd", "model"]);
+    expect(Object.keys(tools[1]?.inputSchema.properties ?? {})).toEqual([
+      "task",
+      "cwd",
+      "verify",
+      "max_cost",
+    ]);
+
+    const progress: string[] = [];
+    const result = await client.callTool(
+      {
+        name: "cairn_do",
+        arguments: { task: "say hello to the world in greeting.txt", cwd: path.basename(repo) },
+      },
+      undefined,
+      { onprogress: (p) => progress.push(p.message ?? "") },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello, world\n");
+    expect(result.structuredContent).toMatchObject({
+      status: "completed",
+      summary: "Rewrote greeting.txt.",
+      files_changed: ["greeting.txt"],
+      iterations: 1,
+      cost_usd: expect.any(Number),
+      session_id: expect.any(String),
+    });
+    expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "{}")).toEqual(
+      result.structuredContent,
+    );
+    expect(progress).toEqual(["Plan: rewrite the greeting.", "write_file greeting.txt"]);
+  });
+
+  it("refuses what would need approval instead of waiting, and says when a task's folder does not exist", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    const model = await startScriptedServer([
+      { toolCalls: [{ name: "run_command", args: { command: "touch made-by-command" } }] },
+      { text: "Could not run it." },
+    ]);
+    closeLater(model.close);
+    const client = await serveClient(repo, home, model);
+    const result = await client.callTool({ name: "cairn_do", arguments: { task: "run a command" } });
+    // Not waited for: refused at once, and the task, blocked by it, ends failed with the reason.
+    expect(result.structuredContent).toMatchObject({ status: "failed", files_changed: [] });
+    expect(JSON.stringify(model.requests[1]?.body.messages.at(-1))).toContain(
+      "needs approval, and nobody can answer",
+    );
+
+    const nowhere = await client.callTool({
+      name: "cairn_do",
+      arguments: { task: "x", cwd: "no-such-folder" },
+    });
+    expect(nowhere).toMatchObject({
+      isError: true,
+      content: [{ text: `cwd ${repo}/no-such-folder is not a folder.` }],
+    });
+  });
+});

@@ -1,0 +1,200 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, runCairn, spawnCairn } from "../helpers/cli.js";
+import {
+  type RecordedRequest,
+  type ScriptedServer,
+  type ScriptedTurn,
+  startScriptedServer,
+} from "../support/scriptedServer.js";
+
+const SCREENSHOTS = path.resolve("test-results");
+
+/**
+ * Each task gets its own turns, whichever session asks: a session's requests all carry its task.
+ * Streaming is slowed a little so the page can be seen filling in.
+ */
+const SCRIPTS: Record<string, ScriptedTurn[]> = {
+  "say hello from gpt": [{ text: "Hello from GPT-4o.", usage: { input: 1200, output: 40, cached: 800 } }],
+  "say hello from claude": [{ text: "Hello from Claude.", usage: { input: 900, output: 30, cached: 0 } }],
+  "write the greeting file": [
+    { toolCalls: [{ name: "write_file", args: { path: "greeting.txt", content: "hello\n" } }] },
+    { text: "I wrote greeting.txt with a friendly hello in it.", delayMs: 200 },
+  ],
+};
+
+function scriptFor(): (request: RecordedRequest) => ScriptedTurn {
+  const used = new Map<string, number>();
+  return (request) => {
+    const task = Object.keys(SCRIPTS).find((key) => request.rawBody.includes(key));
+    if (!task) return { error: { status: 500, body: { error: "script: unknown task" } } };
+    const index = used.get(task) ?? 0;
+    used.set(task, index + 1);
+    return (
+      SCRIPTS[task]?.[index] ?? {
+        error: { status: 500, body: { error: `script: no turn ${index} for ${task}` } },
+      }
+    );
+  };
+}
+
+let model: ScriptedServer;
+let home: string;
+let repo: string;
+let env: Record<string, string>;
+let stopServer: () => Promise<void>;
+let printedUrl: string;
+let browser: BrowserContext;
+/** Chromium's profile: a fresh one for each run. */
+let userData: string;
+let page: Page;
+const problems: string[] = [];
+
+/** Starts `cairn serve` as a person would and reads the URL it prints. */
+async function serve(): Promise<void> {
+  const child = spawnCairn(["serve", "--port", "0", "--cwd", repo], { home, env });
+  let out = "";
+  printedUrl = await new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const url = /cairn serve: (http:\/\/\S+\?token=\S+)/.exec(out)?.[1];
+      if (url) resolve(url);
+    });
+    child.once("exit", (code) => reject(new Error(`cairn serve exited (${code}): ${out}`)));
+  });
+  stopServer = () =>
+    new Promise<void>((resolve) => {
+      child.once("exit", () => resolve());
+      child.kill("SIGINT");
+    });
+}
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  model = await startScriptedServer(scriptFor());
+  [home, repo] = await Promise.all([makeHome(), makeRepo({ "README.md": "# demo\n" })]);
+  const config = path.join(home, "config", "cairn", "config.yaml");
+  await mkdir(path.dirname(config), { recursive: true });
+  const existing = await readFile(config, "utf8").catch(() => "");
+  await writeFile(
+    config,
+    `${existing}model: openai/gpt-4o\nproviders:\n  openai: { base_url: "${model.openaiBaseUrl}" }\n  anthropic: { base_url: "${model.anthropicBaseUrl}" }\n`,
+  );
+  env = { OPENAI_API_KEY: "sk-test", ANTHROPIC_API_KEY: "sk-ant-test" };
+  // Two sessions run from the command line before the server starts: the dashboard reads the store.
+  for (const [task, modelId] of [
+    ["say hello from gpt", "openai/gpt-4o"],
+    ["say hello from claude", "anthropic/claude-sonnet-4-5"],
+  ] as const) {
+    const run = await runCairn(["do", task, "--model", modelId, "--cwd", repo], { home, env });
+    expect(run.code, run.stderr).toBe(0);
+  }
+  await serve();
+  userData = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
+  browser = await chromium.launchPersistentContext(userData, {
+    executablePath: "/usr/bin/chromium",
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.on("console", (message) => {
+    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+  });
+  page.on("pageerror", (error) => problems.push(`page: ${error.message}`));
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stopServer?.();
+  await model?.close();
+  await Promise.all([home, userData].map((dir) => dir && rm(dir, { recursive: true, force: true })));
+});
+
+describe("the dashboard in Chromium", () => {
+  it("opens from the printed URL and lists the sessions just run", async () => {
+    await page.goto(printedUrl);
+    expect(new URL(page.url()).search).toBe("");
+    const rows = page.locator("tr.session-row");
+    await expect.poll(() => rows.count()).toBe(2);
+    await expect
+      .poll(() => page.locator("tr.session-row td.task").allTextContents())
+      .toEqual(["say hello from claude", "say hello from gpt"]);
+    expect(await rows.first().locator(".badge").textContent()).toBe("completed");
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-sessions.png") });
+
+    await page.selectOption('select[name="status"]', "failed");
+    await expect.poll(() => rows.count()).toBe(0);
+    await page.selectOption('select[name="status"]', "");
+    await expect.poll(() => rows.count()).toBe(2);
+  });
+
+  it("starts a session, streams it live, takes the approval from its button and shows it completed", async () => {
+    await page.locator("details.card summary").click();
+    await page.fill("textarea[name=task]", "write the greeting file");
+    await page.click("form.new-session button[type=submit]");
+    await page.waitForURL(/#\/sessions\//);
+    const allow = page.locator('.approval button[data-choice="once"]');
+    await allow.waitFor();
+    expect(await page.locator(".approval").textContent()).toContain("greeting.txt");
+    // What the write would put in the file, before it is allowed.
+    expect(await page.locator(".approval pre.diff .add").allTextContents()).toEqual(["+hello\n"]);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-approval.png") });
+    await allow.click();
+
+    await page.locator(".item.finished").waitFor({ timeout: 20_000 });
+    expect(await page.locator(".item.finished .label").textContent()).toBe("completed");
+    expect(await page.locator(".item.answer").last().textContent()).toBe(
+      "I wrote greeting.txt with a friendly hello in it.",
+    );
+    expect(await page.locator(".approval .outcome, .settled .outcome").first().textContent()).toBe(
+      "Allow once",
+    );
+    await expect.poll(() => page.locator(".item.tool.ok > pre.diff").count()).toBe(1);
+    await expect.poll(() => page.locator(".facts .badge").textContent()).toBe("completed");
+    expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello\n");
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-session.png"), fullPage: true });
+  });
+
+  it("plots the costs: one series per model, per phase, per agent, and the token kinds with the cache share", async () => {
+    await page.goto(`${new URL(printedUrl).origin}/#/costs`);
+    await page.locator("canvas[data-plot=tokens]").waitFor();
+    // Evaluated in the page, where Chart.js is loaded: the number of series the plot draws.
+    const series = (name: string) =>
+      page.evaluate<number>(
+        `Chart.getChart(document.querySelector('canvas[data-plot="${name}"]')).data.datasets.length`,
+      );
+    expect(await series("by-model")).toBe(2);
+    expect(await series("by-phase")).toBe(1);
+    expect(await series("by-agent")).toBe(1);
+    expect(await series("tokens")).toBe(4);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-costs.png"), fullPage: true });
+  });
+
+  it("fits a phone-width window and follows a dark system setting", async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.emulateMedia({ colorScheme: "dark" });
+    await page.goto(`${new URL(printedUrl).origin}/#/`);
+    await expect.poll(() => page.locator("tr.session-row").count()).toBe(3);
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    const background = await page.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+    expect(background).toBe("rgb(21, 23, 26)");
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-phone-sessions.png"), fullPage: true });
+    await page.locator("tr.session-row td.task a").first().click();
+    await page.locator(".item.finished").waitFor();
+    expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-phone-session.png"), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,100 @@
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { CairnEvent, StampedEvent } from "../../src/events/types.js";
+import { fileTools } from "../../src/tools/files.js";
+import { planTools } from "../../src/tools/plan.js";
+import { ToolRegistry } from "../../src/tools/registry.js";
+import { TextRenderer } from "../../src/ui/text.js";
+
+const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
+
+async function render(events: CairnEvent[]): Promise<string[]> {
+  const out = new PassThrough();
+  let text = "";
+  out.on("data", (chunk) => {
+    text += chunk;
+  });
+  const registry = new ToolRegistry([...fileTools, ...planTools]);
+  const renderer = new TextRenderer({
+    out,
+    color: false,
+    interactive: false,
+    describe: (tool, args) => registry.describe(tool, args),
+  });
+  events.forEach((event, seq) => {
+    renderer.handle({ ...event, session_id: "s", seq, ts: new Date(0).toISOString() } as StampedEvent);
+  });
+  await renderer.flush();
+  return text.trimEnd().split("\n");
+}
+
+describe("the text renderer", () => {
+  it("titles a call by its tool's describe and shows an edit's diff from its data", async () => {
+    const lines = await render([
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "copy_file",
+        args: { source: "a.ts", destination: "b.ts" },
+        permission: "write",
+      },
+      {
+        type: "tool.call",
+        call_id: "2",
+        tool: "edit_file",
+        args: { path: "a.ts", old_string: "old", new_string: "new" },
+        permission: "write",
+      },
+      {
+        type: "tool.result",
+        call_id: "2",
+        tool: "edit_file",
+        ok: true,
+        output: "Edited a.ts: replaced line 1.",
+        data: { kind: "file_change", path: "a.ts", diff: DIFF, strategy: "exact" },
+        duration_ms: 3,
+      },
+    ]);
+    expect(lines).toEqual([
+      "● copy_file a.ts → b.ts",
+      "● edit_file a.ts",
+      "  ✓ Edited a.ts: replaced line 1. 3ms",
+      "    --- a.ts",
+      "    +++ a.ts",
+      "    @@ -1 +1 @@",
+      "    -old",
+      "    +new",
+    ]);
+  });
+
+  it("shows the arguments of a call its tool cannot name, or that no tool here knows", async () => {
+    const lines = await render([
+      { type: "tool.call", call_id: "1", tool: "todo_write", args: { todos: [] }, permission: "read" },
+      { type: "tool.call", call_id: "2", tool: "mcp__x", args: { path: "a.ts" }, permission: null },
+    ]);
+    expect(lines).toEqual(['● todo_write {"todos":[]}', '● mcp__x {"path":"a.ts"}']);
+  });
+
+  it("marks a command that ran and failed with ✗, not a green tick", async () => {
+    const command = (call_id: string, exit_code: number) => ({
+      type: "tool.result" as const,
+      call_id,
+      tool: "run_command",
+      ok: true,
+      output: `Exit code ${exit_code}`,
+      data: {
+        kind: "command" as const,
+        exit_code,
+        signal: null,
+        timed_out: false,
+        cancelled: false,
+        duration_ms: 5,
+        output_bytes: 11,
+        output_truncated: false,
+      },
+      duration_ms: 5,
+    });
+    const lines = await render([command("1", 1), command("2", 0)]);
+    expect(lines).toEqual(["  ✗ Exit code 1 5ms", "  ✓ Exit code 0 5ms"]);
+  });
+});

@@ -1,0 +1,138 @@
+import type { StampedEvent, TodoItem } from "../src/events/types.js";
+import { api, eventsUrl, type SessionDetail } from "./api.js";
+import { dollars, fill, h, statusBadge } from "./dom.js";
+import { Feed } from "./feed.js";
+
+const TODO_MARK: Record<TodoItem["status"], string> = { completed: "✓", in_progress: "▸", pending: "○" };
+
+function todoList(todos: TodoItem[]): HTMLElement {
+  if (todos.length === 0) return h("p", { class: "muted" }, "No TODO list.");
+  return h(
+    "ul",
+    { class: "todos" },
+    ...todos.map((todo) =>
+      h("li", { class: `todo ${todo.status}` }, `${TODO_MARK[todo.status]} ${todo.content}`),
+    ),
+  );
+}
+
+/**
+ * One session, live: its header, the feed of its events (stored ones first, then as they
+ * happen, over Server-Sent Events), its TODO list, and what a person can do to it: answer,
+ * cancel, send the next chat message, resume.
+ */
+export async function sessionPage(root: HTMLElement, id: string, signal: AbortSignal): Promise<void> {
+  let detail: SessionDetail = await api.session(id);
+  const header = h("header", { class: "session-header" });
+  const actions = h("div", { class: "actions" });
+  const todos = h("section", { class: "card side" });
+  const error = h("p", { class: "error", role: "alert" });
+  const composer = h("form", { class: "composer" });
+  const act = async (work: () => Promise<unknown>) => {
+    fill(error);
+    try {
+      await work();
+    } catch (failure) {
+      fill(error, (failure as Error).message);
+    }
+  };
+  const feed = new Feed({
+    approve: (requestId, choice, reason) =>
+      act(() => api.approve(detail.session.id, requestId, choice, reason)),
+    answer: (requestId, answer) => act(() => api.answer(detail.session.id, requestId, answer)),
+    canAnswer: () => detail.session.live,
+  });
+  feed.onTodos = (list) => fill(todos, h("h2", {}, "TODO"), todoList(list));
+
+  const drawHeader = () => {
+    const { session } = detail;
+    fill(
+      header,
+      h("h1", {}, session.task),
+      h(
+        "p",
+        { class: "facts" },
+        statusBadge(session.status, session.live),
+        session.live ? h("span", { class: "live-dot", title: "live" }) : null,
+        ` ${session.mode} · ${session.model} · `,
+        h("span", { title: session.workspace }, session.workspace),
+        ` · ${dollars(session.usage.cost_usd ?? session.usage.known_cost_usd)} · ${session.usage.calls} call(s) · `,
+        h("code", {}, session.id),
+      ),
+    );
+    const resumable =
+      !session.live &&
+      session.status !== "running" &&
+      (session.mode === "chat" || session.status !== "completed");
+    fill(
+      actions,
+      session.live && session.status === "running"
+        ? h(
+            "button",
+            { class: "danger", on: { click: () => void act(() => api.cancel(session.id)) } },
+            "Cancel",
+          )
+        : null,
+      resumable ? h("button", { on: { click: () => void act(() => resume()) } }, "Resume") : null,
+    );
+    composer.hidden = !(session.live && session.mode === "chat");
+  };
+  const refresh = async () => {
+    detail = await api.session(id);
+    if (!signal.aborted) drawHeader();
+  };
+
+  const message = h("input", {
+    name: "text",
+    placeholder: "Next message…",
+    "aria-label": "message",
+    autocomplete: "off",
+  });
+  composer.append(message, h("button", { type: "submit", class: "primary" }, "Send"));
+  composer.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const text = message.value.trim();
+    if (!text) return;
+    message.value = "";
+    void act(async () => {
+      await api.message(detail.session.id, text);
+      await refresh();
+    });
+  });
+
+  fill(
+    root,
+    header,
+    actions,
+    error,
+    h("div", { class: "session-body" }, h("section", { class: "card main" }, feed.element, composer), todos),
+  );
+  drawHeader();
+  feed.onTodos(detail.todos as TodoItem[]);
+
+  let stream: EventSource | undefined;
+  // Events that change the header: re-read the session (status, cost, live) when they come.
+  const headerEvents = new Set(["session.started", "usage", "session.finished", "approval.requested"]);
+  /** Streams what comes after the events shown; the browser itself resends the last id on a reconnect. */
+  const listen = () => {
+    stream?.close();
+    stream = new EventSource(`${eventsUrl(detail.session.id)}?after=${feed.lastSeq}`);
+    stream.onmessage = (message) => {
+      const event = JSON.parse(message.data) as StampedEvent;
+      feed.show(event);
+      if (headerEvents.has(event.type)) void refresh();
+    };
+    // The session is not (or no longer) running here: everything has come, and nothing more will.
+    stream.addEventListener("end", () => {
+      stream?.close();
+      void refresh();
+    });
+  };
+  const resume = async () => {
+    await api.resume(detail.session.id);
+    await refresh();
+    listen();
+  };
+  listen();
+  signal.addEventListener("abort", () => stream?.close());
+}
