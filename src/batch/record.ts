@@ -1,4 +1,5 @@
 import type { RunResult } from "../events/types.js";
+import { emptyCounts } from "../model/usage.js";
 import { type TaskSpec, taskKey } from "./spec.js";
 
 /**
@@ -47,15 +48,7 @@ export function failedRecord(spec: TaskSpec, error: string, attempt = 1): TaskRe
     iterations: 0,
     files_changed: [],
     validation: null,
-    usage: {
-      input_tokens: 0,
-      output_tokens: 0,
-      cached_input_tokens: 0,
-      cache_write_tokens: 0,
-      reasoning_tokens: 0,
-      by_phase: {},
-      by_agent: {},
-    },
+    usage: { ...emptyCounts(), by_phase: {}, by_agent: {} },
     cost_usd: 0,
     duration_ms: 0,
     patch: "",

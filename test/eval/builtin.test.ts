@@ -1,11 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EvalReport } from "../../src/eval/report.js";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
-import { makeHome, modelFlags, runCairn } from "../helpers/cli.js";
-import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
+import { makeHome, runCairn } from "../helpers/cli.js";
+import { byTask, declines, readResults, runEval, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -60,27 +59,7 @@ describe("cairn eval builtin", () => {
     );
     const home = await makeHome();
     const out = path.join(home, "eval-a");
-    const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(
-      [
-        "eval",
-        "builtin",
-        "--tasks",
-        chosen,
-        "--mode",
-        "do",
-        "--jobs",
-        "2",
-        "--out",
-        out,
-        "--output-format",
-        "json",
-        ...args,
-      ],
-      { home, env, timeoutMs: 150_000 },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as EvalReport;
+    const report = await runEval("builtin", out, { home, server, extra: ["--tasks", chosen, "--jobs", "2"] });
     expect(report).toMatchObject({
       suite: "builtin",
       model: "openai/gpt-4o",

@@ -2,9 +2,8 @@ import { execFileSync } from "node:child_process";
 import { rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { EvalReport } from "../../src/eval/report.js";
-import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
-import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
+import { makeHome, makeRepo } from "../helpers/cli.js";
+import { byTask, declines, readResults, runEval, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -75,17 +74,7 @@ describe("cairn eval suite formats", () => {
     );
     const home = await makeHome();
     const out = path.join(home, "eval");
-    const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(
-      ["eval", suite, "--mode", "do", "--out", out, "--output-format", "json", ...args],
-      {
-        home,
-        env,
-        timeoutMs: 60_000,
-      },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as EvalReport;
+    const report = await runEval(suite, out, { home, server });
     expect(report.skipped).toEqual(["go/leap: no runner for .go"]);
     expect(report.tasks.map((t) => [t.id, t.solved, t.reverted_test_edits])).toEqual([
       ["javascript/two-fer", true, []],
@@ -144,23 +133,7 @@ describe("cairn eval suite formats", () => {
     server = await startScriptedServer(
       byTask({ "[fix]": writes("calc.py", "def add(a, b):\n    return a + b\n"), "[idle]": declines }),
     );
-    const { args, env } = modelFlags("openai", server);
-    const run = await runCairn(
-      [
-        "eval",
-        instances,
-        "--mode",
-        "do",
-        "--out",
-        path.join(home, "eval"),
-        "--output-format",
-        "json",
-        ...args,
-      ],
-      { home, env, timeoutMs: 60_000 },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const report = JSON.parse(run.stdout) as EvalReport;
+    const report = await runEval(instances, path.join(home, "eval"), { home, server });
     expect(report.tasks.map((t) => [t.id, t.solved])).toEqual([
       ["calc-fixed", true],
       ["calc-idle", false],

@@ -1,7 +1,9 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { TaskRecord } from "../../src/batch/record.js";
-import type { RecordedRequest, Script, ScriptedTurn } from "../support/scriptedServer.js";
+import type { EvalReport } from "../../src/eval/report.js";
+import type { RecordedRequest, Script, ScriptedServer, ScriptedTurn } from "../support/scriptedServer.js";
+import { modelFlags, runCairn } from "./cli.js";
 
 /** How many tool results the request carries: 0 on a task's first model call, 1 after one tool call… */
 export function toolResultsIn(request: RecordedRequest): number {
@@ -43,4 +45,33 @@ export async function readResults(out: string): Promise<TaskRecord[]> {
     .split("\n")
     .filter(Boolean)
     .map((line) => JSON.parse(line) as TaskRecord);
+}
+
+/**
+ * `cairn eval <suite> --mode do --out <out> --output-format json` against the scripted server,
+ * checked to have run, and the report it printed.
+ */
+export async function runEval(
+  suite: string,
+  out: string,
+  options: { home: string; server: ScriptedServer; extra?: string[] },
+): Promise<EvalReport> {
+  const { args, env } = modelFlags("openai", options.server);
+  const run = await runCairn(
+    [
+      "eval",
+      suite,
+      "--mode",
+      "do",
+      "--out",
+      out,
+      "--output-format",
+      "json",
+      ...args,
+      ...(options.extra ?? []),
+    ],
+    { home: options.home, env, timeoutMs: 150_000 },
+  );
+  if (run.code !== 0) throw new Error(`cairn eval exited with ${run.code}: ${run.stderr}`);
+  return JSON.parse(run.stdout) as EvalReport;
 }
