@@ -80,13 +80,14 @@ export async function collectInto(
     if (event.type === "task.finished") void results.add(event.record);
     run.emit(event);
   };
-  const { notStarted, cancelled } = await work(emit);
+  const { notStarted, cancelled, pending = 0 } = await work(emit);
   const summary = summarize(results.records(), {
     batch_id: run.batchId,
     wall_ms: Date.now() - started,
     skipped: run.skipped,
     not_started: notStarted,
     cancelled,
+    pending,
   });
   await results.finish(summary);
   run.emit({ type: "batch.finished", summary });

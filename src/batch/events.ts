@@ -62,4 +62,6 @@ export type BatchListener = (event: BatchEvent) => void;
 export interface Collection {
   notStarted: number;
   cancelled: number;
+  /** Tasks still on the queue when following it stopped (Ctrl-C): the workers go on with them. */
+  pending?: number;
 }

@@ -33,6 +33,8 @@ export interface BatchSummary extends Totals {
   not_started: number;
   /** Tasks interrupted (Ctrl-C): not recorded, so that a re-run does them. */
   cancelled: number;
+  /** Tasks still on the queue when following it stopped: `cairn batch status` collects them later. */
+  pending: number;
 }
 
 export function median(values: number[]): number | null {
@@ -63,7 +65,7 @@ export function totalsOf(records: readonly TaskRecord[]): Totals {
 
 export function summarize(
   records: readonly TaskRecord[],
-  run: Pick<BatchSummary, "batch_id" | "wall_ms" | "skipped" | "not_started" | "cancelled">,
+  run: Pick<BatchSummary, "batch_id" | "wall_ms" | "skipped" | "not_started" | "cancelled" | "pending">,
 ): BatchSummary {
   const models = [...new Set(records.map((r) => r.model ?? "default"))].sort();
   return {
@@ -141,6 +143,10 @@ export function headline(summary: BatchSummary): string {
   if (summary.skipped) parts.push(`${summary.skipped} already done before`);
   if (summary.not_started) parts.push(`${summary.not_started} not started (--max-cost reached)`);
   if (summary.cancelled) parts.push(`${summary.cancelled} cancelled (not recorded)`);
+  if (summary.pending)
+    parts.push(
+      `${summary.pending} still on the queue (cairn batch status ${summary.batch_id} collects them)`,
+    );
   return parts.join(" · ");
 }
 

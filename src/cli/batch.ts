@@ -5,6 +5,7 @@ import type { BatchListener } from "../batch/events.js";
 import { type BatchOutputFormat, type BatchRenderer, batchFinal, batchRenderer } from "../batch/progress.js";
 import { succeeded, type TaskRecord } from "../batch/record.js";
 import { loadTasks, type TaskSpec } from "../batch/spec.js";
+import type { BatchSummary } from "../batch/summary.js";
 import type { TaskFlags } from "../batch/taskProcess.js";
 import { ConfigError } from "../platform/errors.js";
 
@@ -95,8 +96,9 @@ function defaultOut(file: string): string {
   return path.join(parsed.dir, `${parsed.name}.results`);
 }
 
-/** Exit code of a batch: 0 when every task completed, 1 otherwise. */
-function exitCodeOf(records: readonly TaskRecord[], left: number): number {
+/** Exit code of a batch: 0 when every task completed, 1 otherwise (some failed, or were left undone). */
+function exitCodeOf(records: readonly TaskRecord[], summary: BatchSummary): number {
+  const left = summary.not_started + summary.cancelled + summary.pending;
   return left === 0 && records.every(succeeded) ? 0 : 1;
 }
 
@@ -192,7 +194,7 @@ export async function batchCommand(file: string, options: BatchCliOptions): Prom
   }
   if (!outcome) return 1;
   view.finish(batchFinal(outcome.summary, outcome.records, out));
-  return exitCodeOf(outcome.records, outcome.summary.not_started + outcome.summary.cancelled);
+  return exitCodeOf(outcome.records, outcome.summary);
 }
 
 /** `cairn batch status <id> --queue <url>`: follows a queued batch and collects its results. */
@@ -215,7 +217,7 @@ export async function batchStatusCommand(
       signal,
     });
     view.finish(batchFinal(outcome.summary, outcome.records, outcome.out));
-    return exitCodeOf(outcome.records, outcome.summary.not_started);
+    return exitCodeOf(outcome.records, outcome.summary);
   } finally {
     release();
   }

@@ -1,9 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -63,7 +63,7 @@ describe("cairn batch on this machine", () => {
         },
       );
 
-    const first = await batch();
+    const first = await batch("--keep-failed");
     expect(first.code, first.stdout).toBe(1);
     const events = streamEvents(first.stdout);
     expect(events.filter((e) => e.type === "task.finished")).toHaveLength(3);
@@ -94,6 +94,10 @@ describe("cairn batch on this machine", () => {
     // The plain folder's task failed its check; its cost and tokens by phase are in the record.
     expect(byId.t3?.status).toBe("failed");
     expect(byId.t3?.validation).toMatchObject({ ran: true, passed: false });
+    // Kept to look at (--keep-failed), with the wrong file in it; the completed ones were removed.
+    expect(await readFile(path.join(byId.t3!.kept!, "wrong.txt"), "utf8")).toBe("ok\n");
+    expect(byId.t1?.kept).toBeUndefined();
+    await rm(path.dirname(byId.t3!.kept!), { recursive: true, force: true });
     expect(byId.t1?.usage.by_phase.execution?.calls).toBe(2);
     expect(byId.t1?.cost_usd).toBeGreaterThan(0);
 
@@ -152,6 +156,29 @@ describe("cairn batch on this machine", () => {
     expect(run.stdout).toContain("1 not started (--max-cost reached)");
     const results = await readResults(path.join(home, "tasks.results"));
     expect(results.map((r) => r.id)).toEqual(["c1"]);
+  });
+
+  it("on Ctrl-C stops the running task, records nothing for it, and says so", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    server = await startScriptedServer(byTask({ "[slow]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "slow", repo, task: "Take your time [slow]", mode: "do" }));
+    const { args, env } = modelFlags("openai", server);
+    const child = spawnCairn(["batch", tasks, "--output-format", "stream-json", ...args], { home, env });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    while (!server.requests.some((r) => r.rawBody.includes("[slow]")))
+      await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    const events = streamEvents(stdout);
+    expect(events.find((e) => e.type === "task.cancelled")).toMatchObject({ id: "slow" });
+    expect(events.find((e) => e.type === "result")).toMatchObject({ tasks: 0, cancelled: 1 });
+    expect(await readResults(path.join(home, "tasks.results"))).toEqual([]);
   });
 
   it("says what is wrong with a tasks file, line by line, before running anything", async () => {

@@ -192,7 +192,8 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
     } finally {
       clearInterval(timer);
     }
-    return { notStarted, cancelled: 0 };
+    const pending = [...phases.values()].filter((phase) => phase !== "done").length;
+    return { notStarted, cancelled: 0, pending };
   } finally {
     await queueEvents.close().catch(() => {});
     await queue.close().catch(() => {});
