@@ -17,7 +17,10 @@ const git = (cwd: string, ...args: string[]) =>
 
 const TWO_FER_SOLVED = 'export const twoFer = (name = "you") => "One for " + name + ", one for me.";\n';
 
-/** A suite in the aider-polyglot layout: a Jest-style JavaScript exercise, a Python one, and a Go one. */
+/**
+ * A suite in the aider-polyglot layout: a Jest-style JavaScript exercise, a Python one, a
+ * TypeScript one already solved (an enum: Node's type stripping alone would not run it), and a Go one.
+ */
 function polyglotSuite(): Promise<string> {
   const js = "javascript/exercises/practice/two-fer";
   const py = "python/exercises/practice/hello-world";
@@ -52,6 +55,24 @@ function polyglotSuite(): Promise<string> {
     [`${py}/hello_world.py`]: 'def hello():\n    return "Goodbye, Mars!"\n',
     [`${py}/hello_world_test.py`]:
       'import unittest\n\nfrom hello_world import hello\n\n\nclass HelloWorldTest(unittest.TestCase):\n    def test_say_hi(self):\n        self.assertEqual(hello(), "Hello, World!")\n',
+    "typescript/exercises/practice/gigasecond/.docs/instructions.md":
+      "# Gigasecond\n\nAdd 10^9 seconds to a date.\n",
+    "typescript/exercises/practice/gigasecond/.meta/config.json": JSON.stringify({
+      files: { solution: ["gigasecond.ts"], test: ["gigasecond.test.ts"] },
+    }),
+    "typescript/exercises/practice/gigasecond/gigasecond.ts":
+      "enum Unit {\n  Second = 1000,\n}\n\nexport function gigasecond(moment: Date): Date {\n  return new Date(moment.getTime() + 1e9 * Unit.Second);\n}\n",
+    "typescript/exercises/practice/gigasecond/gigasecond.test.ts": [
+      "import { gigasecond } from './gigasecond'",
+      "",
+      "describe('Gigasecond', () => {",
+      "  it('tells a gigasecond anniversary', () => {",
+      "    const gs = gigasecond(new Date(Date.parse('2011-04-25T00:00:00Z')))",
+      "    expect(gs).toEqual(new Date(Date.parse('2043-01-01T01:46:40Z')))",
+      "  })",
+      "})",
+      "",
+    ].join("\n"),
     "go/exercises/practice/leap/.docs/instructions.md": "# Leap\n",
     "go/exercises/practice/leap/.meta/config.json": JSON.stringify({
       files: { solution: ["leap.go"], test: ["leap_test.go"] },
@@ -65,6 +86,7 @@ describe("cairn eval suite formats", () => {
     server = await startScriptedServer(
       byTask({
         "Do this in `two-fer.js`": writes("two-fer.js", TWO_FER_SOLVED),
+        "Do this in `gigasecond.ts`": declines,
         // Makes its check pass by rewriting the test, not the code.
         "Do this in `hello_world.py`": writes(
           "hello_world_test.py",
@@ -79,6 +101,7 @@ describe("cairn eval suite formats", () => {
     expect(report.tasks.map((t) => [t.id, t.solved, t.reverted_test_edits])).toEqual([
       ["javascript/two-fer", true, []],
       ["python/hello-world", false, ["hello_world_test.py"]],
+      ["typescript/gigasecond", true, []],
     ]);
     // The agent ran the exercise's own tests as its check: Jest-style tests on Node's runner.
     const records = await readResults(out);
