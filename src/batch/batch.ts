@@ -52,7 +52,7 @@ export function defaultJobs(): number {
   return Math.max(1, os.availableParallelism() - 1);
 }
 
-export function withDefaults(specs: readonly TaskSpec[], defaults: TaskDefaults = {}): TaskSpec[] {
+function withDefaults(specs: readonly TaskSpec[], defaults: TaskDefaults = {}): TaskSpec[] {
   return specs.map((spec) => ({
     ...spec,
     ...((spec.model ?? defaults.model) ? { model: spec.model ?? defaults.model } : {}),

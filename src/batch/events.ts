@@ -54,8 +54,6 @@ export type BatchEvent =
   | { type: "batch.notice"; batch_id?: string; message: string }
   | { type: "batch.finished"; summary: BatchSummary };
 
-export type BatchEventOf<T extends BatchEvent["type"]> = Extract<BatchEvent, { type: T }>;
-
 export type BatchListener = (event: BatchEvent) => void;
 
 /** How a run of tasks ended, besides the records it told: what was left unstarted or interrupted. */

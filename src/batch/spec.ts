@@ -7,7 +7,7 @@ import { describeIssue, expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
 
 /** One task of a batch, as written in the tasks file (docs/batch.md). */
-export const taskSpecSchema = z.strictObject({
+const taskSpecSchema = z.strictObject({
   id: z.string().trim().min(1),
   /** A folder (a git repository or a plain one), or a git URL. */
   repo: z.string().trim().min(1),

@@ -37,14 +37,14 @@ export interface BatchSummary extends Totals {
   pending: number;
 }
 
-export function median(values: number[]): number | null {
+function median(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-export function totalsOf(records: readonly TaskRecord[]): Totals {
+function totalsOf(records: readonly TaskRecord[]): Totals {
   const priced = records.flatMap((r) => (r.cost_usd === null ? [] : [r.cost_usd]));
   const sum = (pick: (r: TaskRecord) => number) => records.reduce((total, r) => total + pick(r), 0);
   const completed = records.filter(succeeded).length;
@@ -133,7 +133,7 @@ function tasksTable(records: readonly TaskRecord[], style: TableStyle): string {
 }
 
 /** One line: how the batch went. */
-export function headline(summary: BatchSummary): string {
+function headline(summary: BatchSummary): string {
   const parts = [
     `${summary.completed}/${summary.tasks} completed (${percent(summary.pass_rate)})`,
     `${dollars(summary)} total`,

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { defaultJobs, repositoryCache, runBatch } from "../batch/batch.js";
@@ -57,10 +58,7 @@ export function renderer(
  * Ctrl-C once: stop starting tasks and ask the running ones to end (they are not recorded, so a
  * re-run does them); twice: quit at once, their process groups killed on the way out.
  */
-export function interruptible(
-  emit: BatchListener,
-  what: string,
-): { signal: AbortSignal; release: () => void } {
+function interruptible(emit: BatchListener, what: string): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130);
@@ -72,17 +70,26 @@ export function interruptible(
 }
 
 /** The flags every task's cairn gets from the batch's own. */
-export function taskFlags(options: BatchCliOptions): TaskFlags {
+/** A `--config` every task is to read: checked once here rather than failing every task alike. */
+function configFile(file: string): string {
+  const resolved = path.resolve(file);
+  if (!statSync(resolved, { throwIfNoEntry: false })?.isFile()) {
+    throw new ConfigError(`--config ${file}: no such file; give a YAML config file.`);
+  }
+  return resolved;
+}
+
+function taskFlags(options: BatchCliOptions): TaskFlags {
   return {
     approval: options.approval,
     ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}),
-    ...(options.config ? { config: path.resolve(options.config) } : {}),
+    ...(options.config ? { config: configFile(options.config) } : {}),
     ...(options.maxIterations ? { maxIterations: options.maxIterations } : {}),
     ...(options.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
   };
 }
 
-export function taskDefaults(options: BatchCliOptions) {
+function taskDefaults(options: BatchCliOptions) {
   return {
     ...(options.model ? { model: options.model } : {}),
     ...(options.verify ? { verify: options.verify } : {}),
@@ -113,6 +120,13 @@ export async function runTasks(
     throw new ConfigError("--wait follows a batch on a queue: give --queue <redis-url> too.");
   if (options.queue) {
     const { enqueueTasks, followTasks } = await import("../batch/queue/remote.js");
+    for (const flag of [options.config && "--config", options.allowUnsandboxed && "--allow-unsandboxed"]) {
+      if (flag)
+        emit({
+          type: "batch.notice",
+          message: `${flag} stays on this machine: give it to cairn worker instead.`,
+        });
+    }
     const enqueued = await enqueueTasks(specs, {
       url: options.queue,
       out: options.out,
@@ -240,7 +254,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
     lockDurationMs: options.lockDuration * 1000,
     name: options.name ?? `${os.hostname()}:${process.pid}`,
     local: {
-      ...(options.config ? { config: path.resolve(options.config) } : {}),
+      ...(options.config ? { config: configFile(options.config) } : {}),
       ...(options.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
     },
     keepFailed: Boolean(options.keepFailed),

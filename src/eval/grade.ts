@@ -32,7 +32,7 @@ export interface GradeOptions {
 const OUTPUT_LIMITS = { headBytes: 1_500, tailBytes: 2_500 };
 
 /** The files a unified diff touches, on either side of it (a rename counts both names). */
-export function filesIn(patch: string): string[] {
+function filesIn(patch: string): string[] {
   const files = new Set<string>();
   for (const match of patch.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)) {
     files.add(match[1]!);

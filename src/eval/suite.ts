@@ -8,7 +8,7 @@ import { loadInstances } from "./swe.js";
 import type { Suite } from "./types.js";
 
 /** The suite shipped with cairn: small bugs and features in JavaScript and Python, tests hidden. */
-export function builtinSuitePath(): string {
+function builtinSuitePath(): string {
   return path.join(cairnRoot(), "evals", "builtin");
 }
 

@@ -5,7 +5,7 @@ import { ConfigError } from "../../platform/errors.js";
 const MAX_BACKOFF_MS = 10_000;
 
 /** Waits between attempts to reconnect: 250 ms, doubling, at most 10 s. */
-export function backoffMs(attempt: number): number {
+function backoffMs(attempt: number): number {
   return Math.min(250 * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
 }
 
