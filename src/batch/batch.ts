@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, rm, rmdir } from "node:fs/promises";
+import { rm, rmdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { dataDir } from "../config/load.js";
@@ -7,6 +7,7 @@ import { runLocally } from "./engine.js";
 import type { BatchEvent, BatchListener, Collection } from "./events.js";
 import type { TaskRecord } from "./record.js";
 import { ResultsFolder } from "./results.js";
+import { scratchRoot } from "./scratch.js";
 import type { TaskSpec } from "./spec.js";
 import { type BatchSummary, summarize } from "./summary.js";
 import type { TaskFlags } from "./taskProcess.js";
@@ -109,7 +110,7 @@ export async function pendingTasks(
 export async function runBatch(specs: readonly TaskSpec[], options: BatchOptions): Promise<BatchOutcome> {
   const { results, todo, skipped } = await pendingTasks(specs, options);
   const batchId = newBatchId();
-  const root = await mkdtemp(path.join(os.tmpdir(), "cairn-batch-"));
+  const root = await scratchRoot("batch", Boolean(options.keepFailed));
   try {
     options.emit({
       type: "batch.started",

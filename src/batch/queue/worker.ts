@@ -1,9 +1,8 @@
-import { mkdtemp, rm, rmdir } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { BatchListener, TaskProgress } from "../events.js";
 import { executeTask } from "../execute.js";
+import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
 import { ConnectionWatch, connect, shownUrl } from "./connection.js";
@@ -51,7 +50,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     options.emit({ type: "batch.notice", message }),
   );
   const redis = connect(options.url, watch);
-  const root = await mkdtemp(path.join(os.tmpdir(), "cairn-worker-"));
+  const root = await scratchRoot("worker", Boolean(options.keepFailed));
   const handingBack = new AbortController();
   let active = 0;
 
