@@ -5,7 +5,7 @@
 const LAYERS = [
   ["platform"],
   ["events"],
-  ["model"],
+  ["model", "replay"],
   ["config"],
   ["safety"],
   ["store"],

@@ -3,6 +3,7 @@ import { linkSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, wr
 import os from "node:os";
 import path from "node:path";
 import { findExecutable } from "../src/platform/processes.js";
+import { SecretFiles } from "../src/safety/secretFiles.js";
 import { DEFAULT_MAX_RESULTS, type GrepOptions, grepWithJs, grepWithRipgrep } from "../src/tools/grep.js";
 import { ROOT } from "./lib/paths.js";
 import type { BenchResult, Figure } from "./lib/report.js";
@@ -132,6 +133,8 @@ export async function benchSearch(options: SearchOptions): Promise<BenchResult> 
         workspace: tree.dir,
         extraRoots: [],
         maxResults: Number.MAX_SAFE_INTEGER,
+        // As the tool searches in a session: files that look like secrets left out and counted.
+        secrets: new SecretFiles(tree.dir),
       };
       const direct = await timed(options.runs, () => ripgrepDirect(rg, tree.dir, query));
       const viaRipgrep = await timed(options.runs, () => grepWithRipgrep(grep, rg));
@@ -213,7 +216,7 @@ async function searchOneLineFile(
   const dir = makeOneLineTree(options.oneLineBytes);
   try {
     const query = { pattern: "xxxx" };
-    const grep: GrepOptions = { ...query, workspace: dir, extraRoots: [] };
+    const grep: GrepOptions = { ...query, workspace: dir, extraRoots: [], secrets: new SecretFiles(dir) };
     const direct = await timed(options.runs, () => ripgrepDirect(rg, dir, query));
     const viaRipgrep = await timed(options.runs, () => grepWithRipgrep(grep, rg));
     const viaJs = await timed(options.runs, () => grepWithJs(grep));

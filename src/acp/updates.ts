@@ -31,6 +31,8 @@ const KIND_BY_PERMISSION: Record<Permission, ToolKind> = {
   write: "edit",
   exec: "execute",
   network: "fetch",
+  // A call that reads a file that looks like a secret.
+  secret: "read",
 };
 
 /** How an editor should show a call (its icon): from the tool's name, else its permission class. */

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
@@ -51,10 +52,34 @@ export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
   return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
 }
 
-/** What the approval policy is asked: with the command line or the text change the tool says it makes. */
+/** Every string in a tool's arguments, however deep. */
+function stringsIn(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === "object") return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/** A `file://` URI as the path it names; anything else as it is. */
+function asPath(text: string): string {
+  try {
+    return text.startsWith("file://") ? fileURLToPath(text) : text;
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * What the approval policy is asked: with the files, the command line or the text change the
+ * tool says it touches, runs or makes.
+ */
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const tool = judgedTool(called, prepared);
-  const { command, change } = called.touches?.(prepared.args) ?? {};
+  const touches = called.touches?.(prepared.args);
+  const { command, change, paths = [], reads = [] } = touches ?? {};
+  // A tool that does not say (a local MCP server's) may touch any file its arguments name.
+  const named = touches ? [...paths, ...reads] : stringsIn(prepared.args).map(asPath);
+  const touched = named.map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
     tool: tool.name,
@@ -65,6 +90,7 @@ function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCa
       : {}),
     ...(change ? { change } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
+    ...(touched.length > 0 ? { paths: touched } : {}),
   };
 }
 
@@ -82,6 +108,8 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     step: turn.label,
     commandTimeoutMs: session.config.commands.timeout_ms,
     reads: session.reads,
+    env: session.commandEnv,
+    secrets: session.secrets,
     ...(sandbox ? { sandbox } : {}),
     ...(session.attended ? { ask: session.inbox.ask } : {}),
     ...(session.editor ? { editor: session.editor } : {}),
@@ -156,6 +184,8 @@ export async function executeToolCall(
       try {
         const output = await tool.execute(prepared.args, {
           ...toolContextFor(turn, decision.network),
+          // The secret files a person let this call read are not left out of it.
+          ...(decision.secrets?.length ? { secrets: session.secrets.allowing(decision.secrets) } : {}),
           callId: call.id,
           ...extra,
         });

@@ -16,9 +16,11 @@ import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
+import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { SecretFiles } from "../safety/secretFiles.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
@@ -131,6 +133,11 @@ export class Session {
   readonly extraRoots: string[];
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
+  /** What the model's commands, checks and git get of `env`: everything but its secrets. */
+  readonly commandEnv: Record<string, string>;
+  /** Which files look like secrets, and which of them the config lets the model read. */
+  readonly secrets: SecretFiles;
+  private readonly envPolicy: EnvironmentPolicy;
   /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
   editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
@@ -179,6 +186,9 @@ export class Session {
     this.model = model;
     this.models.set(model.id, Promise.resolve(model));
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
+    this.envPolicy = environmentPolicy(config);
+    this.commandEnv = this.environmentFor();
+    this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
     this.sandbox =
       sandbox.kind === "none"
@@ -195,6 +205,7 @@ export class Session {
       servers: config.mcp_servers,
       workspace,
       env,
+      serverEnv: this.commandEnv,
       report: (event) => this.bus.emit(event),
     });
     this.registry = new ToolRegistry(
@@ -219,6 +230,7 @@ export class Session {
       home: env.HOME || os.homedir(),
       sandbox,
       settings: config.sandbox,
+      secrets: this.secrets,
       saveRules: (rules) =>
         saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
@@ -268,6 +280,15 @@ export class Session {
       this.models.set(id, handle);
     }
     return handle;
+  }
+
+  /**
+   * The environment for a program cairn starts on the model's behalf: cairn's own without its
+   * secrets, plus the variables in `pass` (an external agent's own provider keys). MCP servers
+   * over stdio start from it too, with the `env` their config gives on top.
+   */
+  environmentFor(pass: string[] = []): Record<string, string> {
+    return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
   /** Stops what the session started outside itself: its MCP servers. */

@@ -249,7 +249,8 @@ async function runExternalAgent(
   const outcome = await runExternal({
     ...spec,
     timeoutMs: caps.timeoutMs,
-    env: session.env,
+    // Its own provider keys reach it, and no other secret of cairn's environment.
+    env: session.environmentFor([...target.agent.keys, ...settings.pass_env]),
     ctx: toolContextFor(turn),
   });
   for (const file of outcome.filesChanged ?? []) session.filesChanged.add(file);

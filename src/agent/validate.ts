@@ -30,13 +30,15 @@ export function emitValidation(session: Session, report: ValidationReport): void
 }
 
 /**
- * How checks run for a session: cancelled with it, and confined by its sandbox like any command
- * the model runs, since the model may have written the scripts they call.
+ * How checks run for a session: cancelled with it, confined by its sandbox and without secrets
+ * in their environment like any command the model runs, since the model may have written the
+ * scripts they call.
  */
 export function checkOptions(turn: Turn): CheckOptions {
   const context = toolContextFor(turn);
   return {
     signal: turn.signal,
+    environment: turn.session.commandEnv,
     spawnFor: (command) => confinedCommand(context, command),
   };
 }

@@ -48,7 +48,7 @@ export function resolveTarget(
   }
   const external = EXTERNAL_AGENTS.find((agent) => `agent:${agent.name}` === target);
   if (external) {
-    const settings = config.agents.external[external.name] ?? { args: [] };
+    const settings = config.agents.external[external.name] ?? { args: [], pass_env: [] };
     return { kind: "external", name: target, agent: external, settings };
   }
   if (target.startsWith("llm:")) {

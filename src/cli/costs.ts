@@ -3,7 +3,7 @@ import { sumCostTotals } from "../model/usage.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
 import { COST_GROUPS, type CostGroup, type Store } from "../store/sessions.js";
 import { homePath, localTime } from "../ui/table.js";
-import { type CommandIo, usageError } from "./sessions.js";
+import { type CommandIo, columnsOf, usageError } from "./sessions.js";
 
 export interface CostsOptions {
   since?: string;
@@ -33,6 +33,8 @@ export function costsCommand(store: Store, options: CostsOptions, io: CommandIo)
     return 0;
   }
   const showKey = by === "workspace" ? (key: string) => homePath(key) : undefined;
-  io.out.write(`Model calls${when}, by ${by}:\n\n${costTable(groups, by, "plain", showKey)}\n`);
+  io.out.write(
+    `Model calls${when}, by ${by}:\n\n${costTable(groups, by, "plain", showKey, columnsOf(io))}\n`,
+  );
   return 0;
 }

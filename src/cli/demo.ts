@@ -95,8 +95,8 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       run: (session) => runTask(session, TASK),
     });
   }
-  const { startScriptedServer } = await import("../../test/support/scriptedServer.js");
-  const { demoRecording } = await import("../../test/support/recordings/demo.js");
+  const { startScriptedServer } = await import("../replay/server.js");
+  const { demoRecording } = await import("../replay/demoRecording.js");
   const server = await startScriptedServer(demoRecording);
   process.stderr.write(
     `Demo repository: ${workspace}\n` +

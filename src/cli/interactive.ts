@@ -19,7 +19,7 @@ import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
 
 /** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
-function capture(): { io: CommandIo; text: () => string } {
+function capture(columns?: number): { io: CommandIo; text: () => string } {
   let text = "";
   const sink = () =>
     new Writable({
@@ -28,7 +28,10 @@ function capture(): { io: CommandIo; text: () => string } {
         done();
       },
     });
-  return { io: { out: sink(), err: sink() }, text: () => text.trimEnd().replace(/^cairn: /gm, "") };
+  return {
+    io: { out: sink(), err: sink(), ...(columns ? { columns } : {}) },
+    text: () => text.trimEnd().replace(/^cairn: /gm, ""),
+  };
 }
 
 /** A command every chat has, shown on the terminal's screen. */
@@ -81,7 +84,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       summary: "what /undo can go back to, newest first",
       anytime: true,
       async run(screen) {
-        const out = capture();
+        const out = capture(chat.columns);
         await checkpointsCommand(await chatCheckpoints(chat), {}, out.io);
         screen.show("checkpoints", out.text());
       },
@@ -92,7 +95,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       summary: "recent sessions in this folder",
       anytime: true,
       run(screen) {
-        const out = capture();
+        const out = capture(chat.columns);
         sessionsCommand(store, { workspace: engine.session.workspace, limit: 10 }, out.io);
         screen.show("sessions", `${out.text()}\n/resume <id> continues one.`);
       },
@@ -250,7 +253,16 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     const replay = resumed ? store.events(resumed) : [];
     if (resumed) await engine.resume(resumed, replay);
     if (!tty) return await lineChat(engine, color && Boolean(process.stdout.isTTY), start.firstMessage);
-    await runInTerminal({ engine, store, dataDir: dataDir() }, interactions, color, {
+    // Output shown in the terminal UI has its width, less the margin it is drawn with.
+    const chat = {
+      engine,
+      store,
+      dataDir: dataDir(),
+      get columns() {
+        return (process.stdout.columns ?? 80) - 2;
+      },
+    };
+    await runInTerminal(chat, interactions, color, {
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
@@ -291,7 +303,7 @@ async function runInTerminal(
   engine.subscribe(feed.push);
   // After the feed: the call being approved is in the feed before its approval is drawn.
   engine.subscribe(interactions.handle);
-  const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands));
+  const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands, chat.columns));
   feed.push({
     type: "ui.line",
     text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,

@@ -6,6 +6,7 @@ import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js
 import { McpTools } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
+import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { homePath } from "../ui/table.js";
 import { type CommandIo, usageError } from "./sessions.js";
 
@@ -39,7 +40,12 @@ export function serverTable(hub: McpTools): string {
 export async function mcpListCommand(options: McpListOptions, io: CommandIo): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const { config } = await loadConfig({ cwd, ...(options.config ? { configFile: options.config } : {}) });
-  const hub = new McpTools({ servers: config.mcp_servers, workspace: cwd, env: process.env });
+  const hub = new McpTools({
+    servers: config.mcp_servers,
+    workspace: cwd,
+    env: process.env,
+    serverEnv: cleanEnvironment(process.env, environmentPolicy(config)),
+  });
   try {
     await hub.ready();
     if (options.json) {

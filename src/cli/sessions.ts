@@ -10,6 +10,13 @@ import { homePath, localTime } from "../ui/table.js";
 export interface CommandIo {
   out: NodeJS.WritableStream;
   err: NodeJS.WritableStream;
+  /** Columns the output has room for; a terminal's own width when `out` is one. */
+  columns?: number;
+}
+
+/** How wide a table printed to `io` may be: undefined (any) for a file or a pipe. */
+export function columnsOf(io: CommandIo): number | undefined {
+  return io.columns ?? (io.out as { columns?: number }).columns;
 }
 
 /** The exit code DESIGN.md gives bad usage, which a wrong id or flag value is. */
@@ -63,10 +70,15 @@ export function sessionsCommand(store: Store, options: SessionsOptions, io: Comm
       { header: "started", cell: (s) => localTime(s.created_at) },
       { header: "status", cell: (s) => s.status },
       { header: "cost", cell: (s) => costText(s.usage), align: "right" },
-      { header: "workspace", cell: (s) => homePath(s.workspace) },
-      { header: "task", cell: (s) => clip(s.task, 60) },
+      // Listed for one workspace, the column would say the same on every line.
+      ...(options.workspace
+        ? []
+        : [{ header: "workspace", cell: (s: SessionInfo) => homePath(s.workspace), shrink: true }]),
+      { header: "task", cell: (s) => clip(s.task, 60), shrink: true },
     ],
     sessions,
+    "plain",
+    columnsOf(io),
   );
   io.out.write(`${table}\n`);
   if (sessions.length === limit) io.out.write(`(the ${limit} most recent; --limit <n> shows more)\n`);
@@ -106,7 +118,7 @@ export function sessionsShowCommand(
     const session = store.requireSession(ref);
     const parts = [header(session), timelineTable(store.events(session.id))];
     const phases = store.costs({ groupBy: "phase", sessionId: session.id });
-    if (phases.length) parts.push(costTable(phases, "phase"));
+    if (phases.length) parts.push(costTable(phases, "phase", "plain", undefined, columnsOf(io)));
     io.out.write(`${parts.join("\n\n")}\n`);
   });
 }

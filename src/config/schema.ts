@@ -141,6 +141,24 @@ const externalAgentSchema = z.strictObject({
   args: z.array(z.string()).default([]),
   /** Stops it after this many seconds. */
   timeout_s: z.number().positive().optional(),
+  /** Variables passed to it besides the keys its adapter names, secret-looking or not: names or `*` globs. */
+  pass_env: z.array(z.string().min(1)).default([]),
+});
+
+const variableNameSchema = z
+  .string()
+  .regex(/^[A-Za-z_*][A-Za-z0-9_*]*$/, "expected a variable name, or a pattern with * (NPM_TOKEN, MY_APP_*)");
+
+/** What commands the model runs get of cairn's environment, beyond the default. */
+const commandEnvSchema = z.strictObject({
+  /** Passed even though the name looks secret (NPM_TOKEN for a private registry). */
+  include: z.array(variableNameSchema).default([]),
+  /** Left out as well. */
+  exclude: z.array(variableNameSchema).default([]),
+  /** Set to these values whatever cairn's environment holds. */
+  set: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "expected a variable name"), z.string())
+    .default({}),
 });
 
 /** Caps every sub-agent and delegate gets unless its own definition says otherwise. */
@@ -216,8 +234,16 @@ export const configSchema = z.strictObject({
   commands: z
     .strictObject({
       timeout_ms: z.number().int().positive().default(120_000),
+      /** The environment of what the model runs: cairn's own, without secrets (docs/security.md). */
+      env: commandEnvSchema.default({ include: [], exclude: [], set: {} }),
     })
-    .default({ timeout_ms: 120_000 }),
+    .default({ timeout_ms: 120_000, env: { include: [], exclude: [], set: {} } }),
+  files: z
+    .strictObject({
+      /** Files that look like secrets which the model may read anyway: workspace paths or globs. */
+      allow_secrets: z.array(z.string().min(1)).default([]),
+    })
+    .default({ allow_secrets: [] }),
   verify: z.string().optional(),
   /** fetch_webpage and web_search. */
   web: webSchema.default({

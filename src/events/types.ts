@@ -21,11 +21,21 @@ export const PHASES = [
 
 export type Phase = (typeof PHASES)[number];
 
-export type Mode = "do" | "run" | "chat";
+export const MODES = ["do", "run", "chat"] as const;
+export type Mode = (typeof MODES)[number];
 
-export type RunStatus = "completed" | "failed" | "stuck" | "max_iterations" | "budget_exceeded" | "cancelled";
+export const RUN_STATUSES = [
+  "completed",
+  "failed",
+  "stuck",
+  "max_iterations",
+  "budget_exceeded",
+  "cancelled",
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
-export type Permission = "read" | "write" | "exec" | "network";
+/** What a call may do; `secret`: it reads a file that looks like a secret (docs/security.md). */
+export type Permission = "read" | "write" | "exec" | "network" | "secret";
 
 export interface TokenCounts {
   input_tokens: number;
@@ -173,7 +183,8 @@ export interface ProposedChange {
 }
 
 /** How a person may answer an approval request. */
-export type ApprovalChoice = "once" | "session" | "workspace" | "deny";
+export const APPROVAL_CHOICES = ["once", "session", "workspace", "deny"] as const;
+export type ApprovalChoice = (typeof APPROVAL_CHOICES)[number];
 
 /** What an MCP server says of one of its tools (its `readOnlyHint`, `destructiveHint`, `openWorldHint`). */
 export interface ToolAnnotations {

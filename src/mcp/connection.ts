@@ -1,7 +1,7 @@
 import { pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -22,21 +22,22 @@ const STDERR_KEPT = 2_000;
 
 export interface ConnectionOptions {
   workspace: string;
-  env: NodeJS.ProcessEnv;
+  /** What a server over stdio starts from: the session's environment without secrets (safety/environment.ts). */
+  serverEnv: Record<string, string>;
   /** The server announced a new list of tools (`notifications/tools/list_changed`); here is the new one. */
   onToolsChanged?: (tools: McpTool[]) => void;
   /** The connection ended without cairn closing it: the server exited or the remote went away. */
   onLost?: (reason: string) => void;
 }
 
-function transportFor(launch: McpLaunch, env: NodeJS.ProcessEnv, sse: boolean): Transport {
+function transportFor(launch: McpLaunch, serverEnv: Record<string, string>, sse: boolean): Transport {
   if (launch.transport === "stdio") {
     return new StdioClientTransport({
       command: launch.command,
       args: launch.args,
-      // What the SDK passes on by default (PATH, HOME, …), the variables the config gives, and
-      // nothing else of cairn's environment: provider keys stay with cairn.
-      env: { ...getDefaultEnvironment(), ...pickPath(env), ...launch.env },
+      // What commands get (cairn's environment without its secrets), then the variables the
+      // config gives it, which may name a secret on purpose (`GITHUB_TOKEN: ${GITHUB_TOKEN}`).
+      env: { ...serverEnv, ...launch.env },
       cwd: launch.cwd,
       stderr: "pipe",
     });
@@ -45,11 +46,6 @@ function transportFor(launch: McpLaunch, env: NodeJS.ProcessEnv, sse: boolean): 
   return sse
     ? new SSEClientTransport(launch.url, { requestInit })
     : new StreamableHTTPClientTransport(launch.url, { requestInit });
-}
-
-/** The session's PATH, which may differ from the process's (tests, a shell that changed it). */
-function pickPath(env: NodeJS.ProcessEnv): Record<string, string> {
-  return env.PATH ? { PATH: env.PATH } : {};
 }
 
 /** One live connection to one MCP server over the official SDK's client. */
@@ -116,7 +112,7 @@ export class McpConnection {
     client.setRequestHandler(ListRootsRequestSchema, () => ({
       roots: [{ uri: pathToFileURL(options.workspace).href, name: "workspace" }],
     }));
-    const transport = transportFor(launch, options.env, sse);
+    const transport = transportFor(launch, options.serverEnv, sse);
     const connection = new McpConnection(spec, client);
     if (transport instanceof StdioClientTransport) {
       transport.stderr?.on("data", (chunk: Buffer) => {

@@ -55,7 +55,10 @@ export interface ServerState {
 export interface McpToolsOptions {
   servers: Record<string, McpServerConfig>;
   workspace: string;
+  /** Where `${VAR}` in a server's settings is read from. */
   env: NodeJS.ProcessEnv;
+  /** What a server over stdio starts from, before its own `env`: the environment without secrets. */
+  serverEnv: Record<string, string>;
   /** How servers that become ready or fail are told: the session's events. */
   report?: (event: EventOf<"mcp.server">) => void;
 }
@@ -115,7 +118,7 @@ export class McpTools implements ToolSource, McpCatalog {
       const { McpConnection } = await import("./connection.js");
       const connection = await McpConnection.open(spec, spec.launch, {
         workspace: this.options.workspace,
-        env: this.options.env,
+        serverEnv: this.options.serverEnv,
         onToolsChanged: (tools) => this.list(state, tools),
         onLost: (reason) => this.fail(state, `it stopped: ${reason}`),
       });

@@ -8,7 +8,7 @@ import { doTask } from "../agent/doTask.js";
 import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
 import type { ConfigFlags } from "../config/load.js";
-import type { Mode, RunResult, StampedEvent } from "../events/types.js";
+import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
@@ -21,15 +21,6 @@ export interface ServeOptions {
   configFile?: string | undefined;
   env?: NodeJS.ProcessEnv;
 }
-
-const RUN_STATUSES = [
-  "completed",
-  "failed",
-  "stuck",
-  "max_iterations",
-  "budget_exceeded",
-  "cancelled",
-] as const;
 
 /** The result object of `--output-format json`, as the tools' structured output. */
 const resultShape = {

@@ -17,6 +17,8 @@ export function costTable(
   keyHeader: string,
   style: TableStyle = "plain",
   showKey: (key: string) => string = (key) => key,
+  /** Columns the table may take: a long key (a model id, a path) is cut to fit. */
+  width?: number,
 ): string {
   const total: CostRow = { key: "total", ...sumCostTotals(rows) };
   const number = (header: string, pick: (row: CostRow) => number): Column<CostRow> => ({
@@ -25,12 +27,12 @@ export function costTable(
     align: "right",
   });
   const columns: Column<CostRow>[] = [
-    { header: keyHeader, cell: (row) => (row === total ? "total" : showKey(row.key)) },
+    { header: keyHeader, cell: (row) => (row === total ? "total" : showKey(row.key)), shrink: true },
     number("calls", (row) => row.calls),
     number("input", (row) => row.input_tokens),
     number("cached", (row) => row.cached_input_tokens),
     number("output", (row) => row.output_tokens),
     { header: "cost", cell: costText, align: "right" },
   ];
-  return renderTable(columns, [...rows, total], style);
+  return renderTable(columns, [...rows, total], style, width);
 }

@@ -3,7 +3,12 @@ export interface Column<Row> {
   cell: (row: Row) => string;
   /** Numbers are right-aligned so their digits line up. */
   align?: "left" | "right";
+  /** Text that may be cut (with …) so the table fits its width: a task, a path, a model id. */
+  shrink?: boolean;
 }
+
+/** A shrinking column keeps at least this many characters. */
+const MIN_SHRUNK = 8;
 
 export type TableStyle = "plain" | "markdown";
 
@@ -18,8 +23,16 @@ function markdownCell(text: string): string {
   return text.replace(/\n/g, " ").replace(/[\\`*_[\]<>|]/g, "\\$&");
 }
 
-/** Columns padded to fit (for a terminal), or a GitHub-flavoured Markdown table. */
-export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: TableStyle = "plain"): string {
+/**
+ * Columns padded to fit (for a terminal, no wider than `width` when the shrinking columns can
+ * give way), or a GitHub-flavoured Markdown table.
+ */
+export function renderTable<Row>(
+  columns: Column<Row>[],
+  rows: Row[],
+  style: TableStyle = "plain",
+  width?: number,
+): string {
   const cells = rows.map((row) => columns.map((column) => column.cell(row)));
   if (style === "markdown") {
     const line = (values: string[]) => `| ${values.map(markdownCell).join(" | ")} |`;
@@ -29,12 +42,30 @@ export function renderTable<Row>(columns: Column<Row>[], rows: Row[], style: Tab
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((values) => values[i]?.length ?? 0)),
   );
+  if (width !== undefined) fit(columns, widths, width);
   const line = (values: string[]) =>
     values
+      .map((value, i) => (value.length > (widths[i] ?? 0) ? clip(value, widths[i] ?? 0) : value))
       .map((value, i) =>
         columns[i]?.align === "right" ? value.padStart(widths[i] ?? 0) : value.padEnd(widths[i] ?? 0),
       )
       .join("  ")
       .trimEnd();
   return [line(columns.map((c) => c.header)), ...cells.map(line)].join("\n");
+}
+
+/** Narrows the widest shrinking column, then the next, until the table fits `width`. */
+function fit<Row>(columns: Column<Row>[], widths: number[], width: number): void {
+  const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+  for (let excess = total() - width; excess > 0; excess = total() - width) {
+    const widest = columns
+      .map((column, i) => ({
+        i,
+        room: column.shrink ? (widths[i] ?? 0) - Math.max(MIN_SHRUNK, column.header.length) : 0,
+      }))
+      .filter(({ room }) => room > 0)
+      .sort((a, b) => b.room - a.room)[0];
+    if (!widest) return;
+    widths[widest.i] = (widths[widest.i] ?? 0) - Math.min(excess, widest.room);
+  }
 }

@@ -53,3 +53,9 @@ export function closest(typed: string, candidates: readonly string[]): string | 
   }
   return best?.word;
 }
+
+/** A pattern where `*` matches any run of characters and nothing else is special, whole-string. */
+export function wildcard(pattern: string): RegExp {
+  const parts = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${parts.join(".*")}$`, "s");
+}

@@ -1,3 +1,4 @@
+import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type {
@@ -8,10 +9,13 @@ import type {
   ToolAnnotations,
 } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
+import { plural } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
+import { secretsReadBy } from "./secretCommands.js";
+import { SecretFiles } from "./secretFiles.js";
 
 export interface ApprovalRequest {
   /** The tool call asked about. */
@@ -28,6 +32,8 @@ export interface ApprovalRequest {
   annotations?: ToolAnnotations;
   /** The command runs outside the sandbox even where there is one (an external coding agent). */
   unconfined?: boolean;
+  /** Absolute paths the call reads or changes, as its tool says: a secret file among them makes it class `secret`. */
+  paths?: string[];
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -49,6 +55,8 @@ export type ApprovalDecision =
       permission: Permission;
       /** The person or a rule opened the network for this call, which the sandbox settings keep closed. */
       network: boolean;
+      /** Secret files (absolute paths) the person let this call read. */
+      secrets?: string[];
     }
   | {
       allowed: false;
@@ -69,6 +77,8 @@ export interface PolicyOptions {
   settings?: Config["sandbox"];
   /** Keeps "always in this workspace" answers (in the project's config file). */
   saveRules?: (rules: Rule[]) => Promise<void>;
+  /** Which files look like secrets, and which of them config `files.allow_secrets` lets the model read. */
+  secrets?: SecretFiles;
 }
 
 /** What the policy knows about a command line. */
@@ -77,6 +87,24 @@ interface Inspection {
   dangers: string[];
   readOnly: boolean;
   networked: boolean;
+  /** Secret files it names or searches through, as shown to a person. */
+  secrets: string[];
+}
+
+/** A path's real location, so a link to `.env` counts as `.env`; the path itself when it does not exist. */
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** `.env looks`, `.env and key.pem look`: the files a secret call would reach, in a sentence. */
+function secretSentence(files: string[]): string {
+  const shown = files.length > 3 ? [...files.slice(0, 3), plural(files.length - 3, "more")] : files;
+  const list = shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown[0];
+  return `${list} ${files.length === 1 ? "looks like a secret file" : "look like secret files"} (keys, passwords)`;
 }
 
 const refuse = (reason: string): ApprovalDecision => ({ allowed: false, reason });
@@ -93,12 +121,14 @@ export class ApprovalPolicy {
   private readonly options: PolicyOptions;
   private rules: RuleSet;
   private readonly settings: Config["sandbox"];
+  private readonly secrets: SecretFiles;
 
   constructor(options: PolicyOptions) {
     this.mode = options.mode;
     this.options = options;
     this.rules = new RuleSet(options.rules ?? []);
     this.settings = options.settings ?? { network: false, allow_unsandboxed: false };
+    this.secrets = options.secrets ?? new SecretFiles(options.workspace);
   }
 
   /**
@@ -122,11 +152,72 @@ export class ApprovalPolicy {
       home: this.options.home,
       cwd: command.cwd,
     });
+    const place = { cwd: command.cwd, home: this.options.home, workspace: this.options.workspace };
     return {
       parts,
       dangers: reasons,
       readOnly: parts !== undefined && parts.length > 0 && parts.every(isReadOnly),
       networked: parts?.some(needsNetwork) ?? false,
+      secrets: secretsReadBy(command.text, parts, place, this.secrets),
+    };
+  }
+
+  /** The secret files a call reaches: those its tool names, and those its command line reads. */
+  private secretsOf(
+    request: ApprovalRequest,
+    command: Inspection | undefined,
+  ): { shown: string[]; absolute: string[] } {
+    const named = (request.paths ?? []).filter(
+      (file) => this.secrets.isSecret(file) || this.secrets.isSecret(realPath(file)),
+    );
+    const { workspace } = this.options;
+    const inWorkspace = (file: string) => path.relative(workspace, file).split(path.sep).join("/");
+    const shown = [
+      ...named.map((file) => (file.startsWith(`${workspace}${path.sep}`) ? inWorkspace(file) : file)),
+      ...(command?.secrets ?? []),
+    ];
+    return { shown: [...new Set(shown)], absolute: named };
+  }
+
+  /**
+   * A call that reads a secret file (class `secret`): asked about whoever would otherwise let it
+   * run, never with "always"; refused in `auto`, where no one watches each call, and headless.
+   * Only config `files.allow_secrets` lets such a file through without a question.
+   */
+  private async checkSecret(
+    request: ApprovalRequest,
+    secrets: { shown: string[]; absolute: string[] },
+    dangers: string[],
+    network: boolean,
+    ruleNetwork: boolean,
+  ): Promise<ApprovalDecision> {
+    const what = secretSentence(secrets.shown);
+    const allowBy =
+      `If the task needs it, the user can list it under files.allow_secrets in .cairn/config.yaml ` +
+      "(or the global config).";
+    const { ask } = this.options;
+    if (this.mode === "auto" || !ask) {
+      const why =
+        this.mode === "auto"
+          ? "cairn keeps such files from the model in auto mode"
+          : "only a person can let the model read one, and nobody can answer in this headless run";
+      return refuse(`Refused: ${request.summary}: ${what}, and ${why}. Go on without it. ${allowBy}`);
+    }
+    const { callId, unconfined: _, paths: __, ...asked } = request;
+    const reason = `${what}: what it reads goes to the model's provider.`;
+    const answer = await ask(
+      { ...asked, permission: "secret", dangers: [reason, ...dangers], network },
+      callId,
+    );
+    if (answer.choice === "deny") {
+      const why = answer.reason?.trim();
+      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
+    }
+    return {
+      allowed: true,
+      network: network || ruleNetwork,
+      permission: request.permission,
+      secrets: secrets.absolute,
     };
   }
 
@@ -197,8 +288,10 @@ export class ApprovalPolicy {
     }
     const dangers = command?.dangers ?? [];
     const permission = command?.readOnly && dangers.length === 0 ? "read" : request.permission;
-    if (permission === "read") return { allowed: true, network: false, permission };
-    if (this.mode === "read-only") {
+    const secrets = this.secretsOf(request, command);
+    if (permission === "read" && secrets.shown.length === 0)
+      return { allowed: true, network: false, permission };
+    if (this.mode === "read-only" && permission !== "read") {
       return refuse(
         `Refused: ${request.tool} needs ${request.permission} access and cairn is in read-only mode.`,
       );
@@ -210,6 +303,8 @@ export class ApprovalPolicy {
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
       this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
+    if (secrets.shown.length > 0)
+      return this.checkSecret(request, secrets, dangers, network, verdict.network);
     if (!asks && !network) return { allowed: true, network: verdict.network, permission };
     const { ask } = this.options;
     if (!ask) {

@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.js";
 import type { EventTransform } from "../events/bus.js";
 import type { CairnEvent } from "../events/types.js";
+import { isSecretName, isSecretVariable } from "./secretNames.js";
 
 /** Replaces every secret found in a text. */
 export type Redactor = (text: string) => string;
@@ -11,9 +12,7 @@ export interface RedactorOptions {
   config?: Pick<Config, "providers">;
 }
 
-/** Variable names that hold secrets by convention: `*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`, … */
-const SECRET_NAME =
-  /(?:^|_)(?:API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SECRET|TOKEN|PASSWD|CREDENTIALS?)(?:_|$)|_KEY$|PASSWORD/i;
+const REDACTED = "[REDACTED]";
 
 /** Shorter values are too likely to be ordinary words or numbers found everywhere. */
 const MIN_SECRET_LENGTH = 8;
@@ -35,14 +34,81 @@ const TOKEN_SHAPES = [
   String.raw`\beyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,}`,
 ];
 
-/** Credentials known by what precedes them; the first group is kept so the text still reads. */
-const PREFIXED_SHAPES = [
-  String.raw`(\bBearer\s+)[A-Za-z0-9._~+/-]{8,}=*`,
-  // The password in https://user:password@host
-  String.raw`(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)`,
-];
+/** The password in https://user:password@host, and in any connection string of that form. */
+const URL_PASSWORD = String.raw`(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)`;
 
-const REDACTED = "[REDACTED]";
+/** Credentials known by what precedes them; the first group is kept so the text still reads. */
+const PREFIXED_SHAPES = [String.raw`(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{8,}=*`, URL_PASSWORD];
+
+const CREDENTIAL = new RegExp([...TOKEN_SHAPES, URL_PASSWORD].join("|"));
+
+/** A value shaped like a credential: a known token shape, or a URL with a password in it. */
+export function looksLikeCredential(value: string): boolean {
+  return CREDENTIAL.test(value);
+}
+
+/** Case-insensitive letters, for words inside the one big pattern (which must stay case-sensitive). */
+function anyCase(word: string): string {
+  return [...word].map((letter) => `[${letter.toUpperCase()}${letter.toLowerCase()}]`).join("");
+}
+
+/**
+ * A name that may be secret (isSecretName decides) before `=` or `:`, maybe quoted, as in
+ * `.env` files, YAML, JSON, headers, code and connection strings.
+ */
+const NAME = "[A-Za-z0-9_][A-Za-z0-9_.-]*";
+const HINTS = [
+  "key",
+  "token",
+  "secret",
+  "pass",
+  "pwd",
+  "credential",
+  "auth",
+  "dsn",
+  "aws",
+  "pat",
+  "connection",
+  "database",
+];
+const MAY_BE_SECRET = `(?=[A-Za-z0-9_.-]*(?:${HINTS.map(anyCase).join("|")}))`;
+const QUOTED = String.raw`"(?:[^"\\\n]|\\.)*"|'[^'\n]*'`;
+/** After `=`: a quoted string, or a word that ends there (not a call, an index or a member). */
+const EQUALS_VALUE = String.raw`${QUOTED}|[^\s"'\`,;&()[\]{}<>]+(?=[\s,;&#)\]}]|$)`;
+/** After `:`: a quoted string, or the rest of the line up to a comment or a quote. */
+const COLON_VALUE = String.raw`${QUOTED}|[^\s"'\`#,{[(][^\n#"'\`]*`;
+/** `=` with blanks after it only when there are some before (`NAME = value`): `NAME= OTHER=x` assigns nothing. */
+const EQUALS = String.raw`(?:=|[ \t]+=[ \t]*)`;
+const ASSIGNMENT = String.raw`(?<![\w.])(["']?)(${MAY_BE_SECRET}${NAME})\1((?:${EQUALS}(?:${EQUALS_VALUE})|[ \t]*:[ \t]*(?:${COLON_VALUE})))`;
+
+/**
+ * Whether `name` before this separator holds a secret. Before `:` a dotted name is a file
+ * (`secrets.yaml: …`, `token.ts:12:` in grep output), not a key; before `=` it is a
+ * property (`spring.datasource.password=…`).
+ */
+function assignsSecret(name: string, separator: string): boolean {
+  return isSecretName(name) && !(name.includes(".") && separator.trimStart().startsWith(":"));
+}
+
+/** Values that name a kind or a state, not a secret: `primary_key=True`, `password: string`. */
+const PLAIN_VALUES = new Set(
+  "true false null none nil undefined yes no on off string str number int integer bool boolean any unknown bytes object".split(
+    " ",
+  ),
+);
+
+/** Shorter values after a secret name are placeholders or flags more often than secrets. */
+const MIN_ASSIGNED_LENGTH = 4;
+
+/** Whether a value assigned to a secret name is worth hiding: not a reference (`$VAR`), a type or a flag. */
+function hidesSecret(value: string): boolean {
+  return (
+    value.length >= MIN_ASSIGNED_LENGTH &&
+    !value.startsWith("$") &&
+    !value.startsWith("[REDACTED") &&
+    !PLAIN_VALUES.has(value.toLowerCase())
+  );
+}
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -53,16 +119,47 @@ function secretValues(env: NodeJS.ProcessEnv, keyVariables: Set<string>): Map<st
   const values = new Map<string, string>();
   for (const [name, value] of Object.entries(env)) {
     if (!value || value.length < MIN_SECRET_LENGTH) continue;
-    if (keyVariables.has(name) || SECRET_NAME.test(name)) values.set(value, name);
+    if (keyVariables.has(name) || isSecretVariable(name)) values.set(value, name);
   }
   return values;
+}
+
+const ASSIGNMENTS = new RegExp(ASSIGNMENT, "g");
+/** A line without one of these holds no assignment to a secret name: it skips the costlier pattern. */
+const HINTED = new RegExp(HINTS.join("|"), "i");
+
+/**
+ * Hides what is assigned to a secret name, on lines the token shapes and known values were
+ * already taken out of: a value already hidden stays as it was (`OPENAI_API_KEY=[REDACTED:…]`).
+ */
+function redactAssignments(text: string): string {
+  if (!HINTED.test(text)) return text;
+  return text
+    .split("\n")
+    .map((line) => (HINTED.test(line) ? line.replace(ASSIGNMENTS, hideAssigned) : line))
+    .join("\n");
+}
+
+function hideAssigned(match: string, quote: string, name: string, rest: string): string {
+  const [, separator = "", raw = ""] = /^([ \t]*[:=][ \t]*)(.*)$/s.exec(rest) ?? [];
+  const quoted = raw[0] === '"' || raw[0] === "'";
+  // A statement's `;` or a list's `,` ends an unquoted value: `apiKey: string;`.
+  const inner = quoted ? raw.slice(1, -1) : raw.replace(/[\s;,]+$/, "");
+  if (!assignsSecret(name, separator) || !hidesSecret(inner)) {
+    // Not a secret itself, but what follows may hold one: `key: x, password: y`.
+    return `${match.slice(0, match.length - raw.length)}${redactAssignments(raw)}`;
+  }
+  const mark = quoted ? raw[0]! : "";
+  return `${quote}${name}${quote}${separator}${mark}${REDACTED}${mark}${raw.slice(inner.length + 2 * mark.length)}`;
 }
 
 /**
  * Builds the function that takes secrets out of anything cairn shows or keeps (events, the
  * store, reports, logs, error messages): the values of secret-looking variables in env, named
- * as `[REDACTED:OPENAI_API_KEY]`, and credentials of well-known shapes, as `[REDACTED]`. All of
- * it is one precompiled regular expression, so megabytes of tool output go through in one pass.
+ * as `[REDACTED:OPENAI_API_KEY]`, and credentials of well-known shapes, as `[REDACTED]`, in one
+ * precompiled regular expression, so megabytes of tool output go through in one pass; then
+ * whatever is assigned to a secret name (`DB_PASSWORD=…`, `"api_key": "…"`), on the lines that
+ * could hold such a name.
  */
 export function createRedactor(options: RedactorOptions = {}): Redactor {
   const keyVariables = new Set(
@@ -80,18 +177,28 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   ];
   const pattern = new RegExp(alternatives.join("|"), "g");
   return (text) =>
-    text.replace(pattern, (_match, value?: string, bearer?: string, userinfo?: string) =>
-      value ? `[REDACTED:${values.get(value)}]` : `${bearer ?? userinfo ?? ""}${REDACTED}`,
+    redactAssignments(
+      text.replace(pattern, (_match, value?: string, bearer?: string, userinfo?: string) =>
+        value ? `[REDACTED:${values.get(value)}]` : `${bearer ?? userinfo ?? ""}${REDACTED}`,
+      ),
     );
 }
 
-/** A copy of an event, or any JSON-shaped value, with every string in it redacted. */
+/**
+ * A copy of an event, or any JSON-shaped value, with every string in it redacted, and the
+ * string under a secret key (`{"password": "…"}` in a tool's arguments or data) hidden whole.
+ */
 export function redactDeep<T>(value: T, redact: Redactor): T {
   if (typeof value === "string") return redact(value) as T;
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redact)) as T;
   if (value !== null && typeof value === "object") {
     return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, redactDeep(item, redact)]),
+      Object.entries(value).map(([key, item]) => [
+        key,
+        typeof item === "string" && isSecretName(key) && hidesSecret(item) && redact(item) === item
+          ? REDACTED
+          : redactDeep(item, redact),
+      ]),
     ) as T;
   }
   return value;
@@ -99,17 +206,39 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
 
 const KEY_BLOCK_END = /-----END [A-Z0-9 ]*PRIVATE KEY-----/;
 
+/** An assignment on the last line whose value may still be arriving: to the line's end after `:`. */
+const OPEN_ASSIGNMENT = new RegExp(
+  String.raw`(?<![\w.])["']?(${NAME})["']?((?:${EQUALS}(?:"[^"\n]*|'[^'\n]*|\S*)|[ \t]*:[^\n]*))$`,
+  "g",
+);
+
+/** Where an assignment to a secret name starts on the last line, when its value may not be whole yet. */
+function openAssignment(text: string): number | undefined {
+  const lineStart = text.lastIndexOf("\n") + 1;
+  const line = text.slice(lineStart);
+  for (let start = 0; start < line.length; ) {
+    OPEN_ASSIGNMENT.lastIndex = 0;
+    const match = OPEN_ASSIGNMENT.exec(line.slice(start));
+    if (!match) return undefined;
+    if (assignsSecret(match[1]!, match[2]!)) return lineStart + start + match.index;
+    start += match.index + 1;
+  }
+  return undefined;
+}
+
 /**
  * Where streamed text can be cut so that the part before it is redacted correctly on its own:
  * after the last blank (secrets hold none), but before a `Bearer ` that still waits for its
- * token and before a private key block that has not ended.
+ * token, before a private key block that has not ended, and before an assignment to a secret
+ * name whose value may not be whole.
  */
 function safeCut(text: string): number {
   let cut = text.search(/\s\S*$/) + 1;
-  const bearer = /\bBearer\s+$/.exec(text.slice(0, cut));
+  const bearer = /\b(?:Bearer|Basic)\s+$/.exec(text.slice(0, cut));
   if (bearer) cut = bearer.index;
   const begin = text.lastIndexOf("-----BEGIN ");
   if (begin !== -1 && begin < cut && !KEY_BLOCK_END.test(text.slice(begin))) cut = begin;
+  cut = Math.min(cut, openAssignment(text) ?? cut);
   return Math.max(cut, 0);
 }
 

@@ -5,13 +5,8 @@ import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
+import { wildcard } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
-
-/** `*` matches any run of characters; nothing else is special. */
-function glob(pattern: string): RegExp {
-  const parts = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  return new RegExp(`^${parts.join(".*")}$`, "s");
-}
 
 interface CompiledRule {
   rule: Rule;
@@ -25,8 +20,8 @@ function compile(rule: Rule): CompiledRule {
   const words = rule.command === undefined ? undefined : (splitCommandLine(rule.command)?.[0]?.words ?? []);
   return {
     rule,
-    tool: rule.tool === undefined ? undefined : glob(rule.tool),
-    words: words?.map(glob),
+    tool: rule.tool === undefined ? undefined : wildcard(rule.tool),
+    words: words?.map(wildcard),
     byName: words !== undefined && !words[0]?.includes("/"),
   };
 }

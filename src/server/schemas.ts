@@ -2,24 +2,16 @@
  * The HTTP API's inputs and outputs as zod schemas: requests are validated with them and the
  * OpenAPI description (`/api/openapi.json`) is generated from them, so the two cannot drift.
  */
+
 import { z } from "@hono/zod-openapi";
 import { APPROVAL_MODES, configSchema, modelIdSchema } from "../config/schema.js";
+import { APPROVAL_CHOICES, MODES, RUN_STATUSES } from "../events/types.js";
 import { expectation } from "../platform/issues.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
 import { COST_GROUPS } from "../store/sessions.js";
 
-export const MODES = ["do", "run", "chat"] as const;
-export const SESSION_STATUSES = [
-  "running",
-  "interrupted",
-  "completed",
-  "failed",
-  "stuck",
-  "max_iterations",
-  "budget_exceeded",
-  "cancelled",
-] as const;
-export const APPROVAL_CHOICES = ["once", "session", "workspace", "deny"] as const;
+/** A stored session's status: running, cut off by a crash, or how its work ended. */
+export const SESSION_STATUSES = ["running", "interrupted", ...RUN_STATUSES] as const;
 
 export const errorSchema = z
   .object({

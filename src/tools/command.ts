@@ -1,11 +1,12 @@
 import { stat } from "node:fs/promises";
 import { z } from "zod";
-import { spawnGroup } from "../platform/processes.js";
+import { findExecutable, spawnGroup } from "../platform/processes.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
+import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { resolveInWorkspace } from "../safety/paths.js";
-import { wrapCommand } from "../safety/sandbox.js";
+import { type WrappedCommand, wrapCommand } from "../safety/sandbox.js";
 import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext } from "./types.js";
@@ -53,6 +54,7 @@ const runCommandTool = defineTool({
     const spawned = confinedCommand(ctx, `exec 2>&1; ${command}`);
     const options = {
       cwd: dir.absolute,
+      env: commandEnvironment(ctx),
       timeoutMs,
       signal: ctx.signal,
       graceMs: KILL_GRACE_MS,
@@ -61,7 +63,7 @@ const runCommandTool = defineTool({
     };
     const terminal = ctx.editor?.terminal;
     const handle = terminal
-      ? terminal(spawned, options, ctx.callId)
+      ? terminal(withExactEnvironment(spawned, options.env), options, ctx.callId)
       : spawnGroup(spawned.file, spawned.args, options);
     const result = await handle.done;
     const cut = output.finish();
@@ -103,6 +105,23 @@ const runCommandTool = defineTool({
   // What a command changes is not known before it runs: no paths, so it is checkpointed whole.
   touches: ({ command, cwd }) => ({ command: { text: command, ...(cwd !== undefined ? { cwd } : {}) } }),
 });
+
+/**
+ * The command run with exactly `env`, whatever environment starts it: an editor's terminal runs
+ * what it is given in the editor's own environment, secrets and all, and can only add to it.
+ */
+function withExactEnvironment(command: WrappedCommand, env: Record<string, string>): WrappedCommand {
+  const assignments = Object.entries(env).map(([name, value]) => `${name}=${value}`);
+  return {
+    file: findExecutable("env") ?? "/usr/bin/env",
+    args: ["-i", ...assignments, command.file, ...command.args],
+  };
+}
+
+/** What the model's commands get of cairn's environment: the session's, or the default policy's. */
+export function commandEnvironment(ctx: Pick<ToolContext, "env">): Record<string, string> {
+  return ctx.env ?? cleanEnvironment(process.env, environmentPolicy());
+}
 
 /**
  * The process to spawn for a shell command under the session's sandbox: every command cairn runs

@@ -19,6 +19,7 @@ import {
   listDirectory,
   type Scope,
   scopeFor,
+  secretsNote,
   type WorkspaceEntry,
   walkFiles,
 } from "./workspaceFiles.js";
@@ -31,8 +32,9 @@ async function listFiles(
 ): Promise<ToolOutput> {
   const scope = await scopeFor(ctx, requested);
   const files: string[] = [];
+  const secrets: WorkspaceEntry[] = [];
   let more = false;
-  for await (const entry of walkFiles(scope, pattern ? compileGlob(pattern) : undefined)) {
+  for await (const entry of walkFiles(scope, pattern ? compileGlob(pattern) : undefined, secrets)) {
     if (files.length === limit) {
       more = true;
       break;
@@ -40,11 +42,15 @@ async function listFiles(
     files.push(entry.path);
   }
   const where = `${requested ?? "the workspace"}${pattern ? ` matching ${pattern}` : ""}`;
-  if (files.length === 0) {
-    return { text: `No files in ${where}.`, data: { kind: "listing", files, truncated: false } };
-  }
-  const note = more ? `\n(first ${limit} files shown; there are more: narrow the path or pattern)` : "";
-  return { text: `${files.join("\n")}${note}`, data: { kind: "listing", files, truncated: more } };
+  const notes = [
+    more ? `(first ${limit} files shown; there are more: narrow the path or pattern)` : "",
+    secretsNote(secrets.length, "listed"),
+  ].filter(Boolean);
+  const text = files.length === 0 ? `No files in ${where}.` : files.join("\n");
+  return {
+    text: [text, ...notes].join("\n"),
+    data: { kind: "listing", files, truncated: more },
+  };
 }
 
 const listFilesTool = defineTool({
@@ -100,9 +106,10 @@ function foldersFirst(entries: WorkspaceEntry[]): WorkspaceEntry[] {
 async function renderTree(
   scope: Scope,
   depth: number,
-): Promise<{ lines: string[]; hidden: number; cut: boolean }> {
+): Promise<{ lines: string[]; hidden: number; secrets: number; cut: boolean }> {
   const lines: string[] = [];
   let hidden = 0;
+  let secrets = 0;
   let cut = false;
   const visit = async (
     dir: string,
@@ -112,6 +119,7 @@ async function renderTree(
   ): Promise<void> => {
     const listing = await listDirectory(scope, dir, levels);
     hidden += listing.hidden;
+    secrets += listing.secrets.length;
     const ordered = foldersFirst(listing.entries);
     for (const [index, entry] of ordered.entries()) {
       if (lines.length >= TREE_MAX_LINES) {
@@ -135,7 +143,7 @@ async function renderTree(
     }
   };
   await visit(scope.root, scope.levels, 1, "  ");
-  return { lines, hidden, cut };
+  return { lines, hidden, secrets, cut };
 }
 
 const fileTreeTool = defineTool({
@@ -154,6 +162,7 @@ const fileTreeTool = defineTool({
     if (tree.cut) notes.push(`(cut at ${TREE_MAX_LINES} lines: ask for a subfolder or a smaller depth)`);
     if (tree.hidden)
       notes.push(`(${tree.hidden} entries hidden: ignored by .gitignore, or .git/node_modules)`);
+    if (tree.secrets) notes.push(secretsNote(tree.secrets, "shown"));
     const header = `${requested ?? "."}/`;
     return {
       text: [header, ...tree.lines, ...notes].join("\n"),
@@ -198,10 +207,13 @@ const grepTool = defineTool({
       ignoreCase: ignore_case,
       maxResults: max_results ?? DEFAULT_MAX_RESULTS,
       signal: ctx.signal,
+      ...(ctx.secrets ? { secrets: ctx.secrets } : {}),
     });
     const data = { kind: "grep" as const, hits: result.hits, capped: result.capped, engine: result.engine };
+    const skipped = secretsNote(result.secrets, "searched");
     if (result.hits.length === 0) {
-      return { text: `No matches for /${pattern}/ in ${requested ?? "the workspace"}.`, data };
+      const none = `No matches for /${pattern}/ in ${requested ?? "the workspace"}.`;
+      return { text: skipped ? `${none}\n${skipped}` : none, data };
     }
     const lines = result.hits.map((hit) => `${hit.path}:${hit.line}:${hit.text}`);
     if (result.capped) {
@@ -209,6 +221,7 @@ const grepTool = defineTool({
         `(first ${result.hits.length} matches shown; there are more: narrow the pattern, path or glob)`,
       );
     }
+    if (skipped) lines.push(skipped);
     return { text: lines.join("\n"), data };
   },
   // The folder searched when one is named, else the pattern: as calls have always been titled.
@@ -390,7 +403,7 @@ const workspaceInfoTool = defineTool({
         : ["Tooling: no build files recognised at the top level"]),
       `Top level: ${entries.slice(0, TOP_LEVEL_SHOWN).join(", ")}${
         entries.length > TOP_LEVEL_SHOWN ? `, … ${entries.length - TOP_LEVEL_SHOWN} more` : ""
-      }${top.hidden ? ` (+${top.hidden} ignored)` : ""}`,
+      }${top.hidden ? ` (+${top.hidden} ignored)` : ""}${top.secrets.length ? ` ${secretsNote(top.secrets.length, "shown")}` : ""}`,
     ];
     return {
       text: lines.join("\n"),

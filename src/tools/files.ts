@@ -449,7 +449,7 @@ const copyFileTool = fileTool({
     };
   },
   describe: ({ source, destination }) => `${source} → ${destination}`,
-  touches: ({ destination }) => ({ paths: [destination] }),
+  touches: ({ source, destination }) => ({ paths: [destination], reads: [source] }),
 });
 
 const moveFileTool = fileTool({

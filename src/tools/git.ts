@@ -5,9 +5,12 @@ import { promisify } from "node:util";
 import { z } from "zod";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { resolveInWorkspace } from "../safety/paths.js";
+import { hasSecretName } from "../safety/secretFiles.js";
+import { commandEnvironment } from "./command.js";
 import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext } from "./types.js";
+import { secretsNote } from "./workspaceFiles.js";
 
 const execFileAsync = promisify(execFile);
 
@@ -24,7 +27,8 @@ async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
       maxBuffer: 64 * 1024 * 1024,
       encoding: "utf8",
       // English messages, so failures can be recognised; never wait for credentials on a prompt.
-      env: { ...process.env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+      // Hooks (a pre-commit the model may have written) get what commands get: no secrets.
+      env: { ...commandEnvironment(ctx), LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
     });
     return stdout;
   } catch (error) {
@@ -133,6 +137,25 @@ const gitStatusTool = defineTool({
   touches: () => ({ paths: ["."] }),
 });
 
+/** A diff's file sections, each with the path after the change. */
+function diffSections(diff: string): Array<{ path: string; text: string }> {
+  return diff
+    .split(/^(?=diff --git )/m)
+    .filter(Boolean)
+    .map((text) => ({ path: /^diff --git "?a\/.*? "?b\/(.*?)"?$/m.exec(text)?.[1] ?? "", text }));
+}
+
+/** A diff without the sections of files that look like secrets, and how many were left out. */
+async function withoutSecrets(ctx: ToolContext, diff: string): Promise<{ diff: string; secrets: number }> {
+  const { secrets } = ctx;
+  const sections = diffSections(diff);
+  if (!secrets || !sections.some((section) => hasSecretName(section.path))) return { diff, secrets: 0 };
+  // Diff paths are relative to the repository's root, which may be above the workspace.
+  const root = (await runGit(ctx, ["rev-parse", "--show-toplevel"])).trim();
+  const kept = sections.filter((section) => !secrets.isOrWasSecret(path.resolve(root, section.path)));
+  return { diff: kept.map((section) => section.text).join(""), secrets: sections.length - kept.length };
+}
+
 const gitDiffTool = defineTool({
   name: "git_diff",
   description: toolDescription("git_diff"),
@@ -145,17 +168,19 @@ const gitDiffTool = defineTool({
     const args = ["diff", "--no-color", "--no-ext-diff"];
     if (staged) args.push("--cached");
     if (path) args.push("--", resolveInWorkspace(ctx, path, "read").absolute);
-    const diff = await runGit(ctx, args);
+    const { diff, secrets } = await withoutSecrets(ctx, await runGit(ctx, args));
     const kind = staged ? "staged" : "unstaged";
+    const note = secretsNote(secrets, "shown");
     if (!diff) {
+      const none = `No ${kind} changes${secrets ? " to show" : ""}${path ? ` in ${path}` : ""}.`;
       return {
-        text: `No ${kind} changes${path ? ` in ${path}` : ""}.`,
+        text: note ? `${none}\n${note}` : none,
         data: { kind: "git_diff", staged: !!staged },
       };
     }
     const cut = truncateHeadTail(diff);
     return {
-      text: cut.text,
+      text: note ? `${cut.text}\n${note}` : cut.text,
       data: { kind: "git_diff", staged: !!staged, truncated: cut.truncated, bytes: cut.total_bytes },
     };
   },

@@ -2,10 +2,18 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { findExecutable, spawnGroup } from "../platform/processes.js";
 import type { Confinement } from "../safety/paths.js";
+import { SECRET_FILE_NAMES, type SecretFiles } from "../safety/secretFiles.js";
 import { HIT_CHARS, hitText, readMatchedLine, scanLines, splitLine, withoutBreak } from "./grepLines.js";
 import { RipgrepOutput, type RipgrepRecord } from "./ripgrepOutput.js";
 import { ToolError } from "./toolError.js";
-import { compileGlob, normalizeGlob, type Scope, scopeFor, walkFiles } from "./workspaceFiles.js";
+import {
+  compileGlob,
+  normalizeGlob,
+  type Scope,
+  scopeFor,
+  type WorkspaceEntry,
+  walkFiles,
+} from "./workspaceFiles.js";
 
 export interface GrepOptions extends Confinement {
   pattern: string;
@@ -15,6 +23,8 @@ export interface GrepOptions extends Confinement {
   ignoreCase?: boolean;
   maxResults?: number;
   signal?: AbortSignal;
+  /** Files that look like secrets are not searched, unless these allow them. */
+  secrets?: SecretFiles;
 }
 
 export interface GrepHit {
@@ -27,6 +37,8 @@ export interface GrepResult {
   hits: GrepHit[];
   /** More hits exist than were returned. */
   capped: boolean;
+  /** Files in the search that were not searched for looking like secrets, whatever they hold. */
+  secrets: number;
 }
 
 /** ripgrep is missing, refused the query, or cannot reproduce the workspace's ignore rules. */
@@ -87,8 +99,9 @@ export async function grepWithJs(options: GrepOptions): Promise<GrepResult> {
   const max = options.maxResults ?? DEFAULT_MAX_RESULTS;
   const scope = await scopeFor(options, options.path);
   const hits: GrepHit[] = [];
+  const secrets: WorkspaceEntry[] = [];
   let capped = false;
-  for await (const file of walkFiles(scope, options.glob ? compileGlob(options.glob) : undefined)) {
+  for await (const file of walkFiles(scope, options.glob ? compileGlob(options.glob) : undefined, secrets)) {
     options.signal?.throwIfAborted();
     try {
       await scanLines(file.absolute, scope.rootIsFile, (bytes, number) => {
@@ -106,7 +119,18 @@ export async function grepWithJs(options: GrepOptions): Promise<GrepResult> {
     }
     if (capped) break;
   }
-  return { hits, capped };
+  // Stopped early, the walk has not seen every file: the count covers the whole search, as ripgrep's.
+  if (capped && options.secrets) return { hits, capped, secrets: await countSecrets(scope, options) };
+  return { hits, capped, secrets: secrets.length };
+}
+
+/** How many files a search covers that look like secrets, walking all of it. */
+async function countSecrets(scope: Scope, options: GrepOptions): Promise<number> {
+  const secrets: WorkspaceEntry[] = [];
+  for await (const _ of walkFiles(scope, options.glob ? compileGlob(options.glob) : undefined, secrets)) {
+    options.signal?.throwIfAborted();
+  }
+  return secrets.length;
 }
 
 /**
@@ -121,26 +145,76 @@ function ripgrepMatchesScope(scope: Scope): boolean {
   }
 }
 
-function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] {
-  const args = ["--null", "--line-number", "--column", "--byte-offset", "--no-heading", "--with-filename"];
-  args.push("--color", "never", "--hidden", "--no-config", "--no-messages");
-  // One hit more than wanted, from any one file, tells that there are more.
-  args.push("--max-columns", String(RIPGREP_MAX_COLUMNS), "--max-count", String(max + 1));
-  // A file named explicitly is searched whole, NUL bytes and all, as the JS search does.
-  if (scope.rootIsFile) args.push("--text");
+/** What ripgrep looks through: the same files as the workspace walk, under the path searched. */
+function ripgrepFilters(scope: Scope, options: GrepOptions): string[] {
+  const args = ["--hidden", "--no-config", "--no-messages"];
   // Only .gitignore files count, as in the workspace walk: not .ignore, .rgignore, info/exclude
   // or the user's global excludes.
   args.push("--no-ignore-dot", "--no-ignore-exclude", "--no-ignore-global");
   if (!scope.inGitRepo) args.push("--no-require-git");
   if (!scope.gitignore) args.push("--no-ignore-vcs");
-  if (options.ignoreCase) args.push("--ignore-case");
   if (options.glob) args.push("--glob", normalizeGlob(options.glob));
   // After the model's glob, so they win over a glob like `**`.
   args.push("--glob", "!.git", "--glob", "!node_modules");
-  const rel = path.relative(scope.workspace, scope.root);
-  const target = rel.startsWith("..") || path.isAbsolute(rel) ? scope.root : rel || ".";
-  args.push("--regexp", options.pattern, "--", target);
   return args;
+}
+
+/** The path ripgrep is given: relative to the workspace, where it runs, unless in an extra root. */
+function ripgrepTarget(scope: Scope): string {
+  const rel = path.relative(scope.workspace, scope.root);
+  return rel.startsWith("..") || path.isAbsolute(rel) ? scope.root : rel || ".";
+}
+
+function ripgrepArgs(scope: Scope, options: GrepOptions, max: number): string[] {
+  const args = ["--null", "--line-number", "--column", "--byte-offset", "--no-heading", "--with-filename"];
+  args.push("--color", "never");
+  // One hit more than wanted, from any one file, tells that there are more.
+  args.push("--max-columns", String(RIPGREP_MAX_COLUMNS), "--max-count", String(max + 1));
+  // A file named explicitly is searched whole, NUL bytes and all, as the JS search does.
+  if (scope.rootIsFile) args.push("--text");
+  if (options.ignoreCase) args.push("--ignore-case");
+  args.push(...ripgrepFilters(scope, options));
+  args.push("--regexp", options.pattern, "--", ripgrepTarget(scope));
+  return args;
+}
+
+/** A glob matching names in any case, as ripgrep's types have no such option: `[pP][eE][mM]`. */
+function anyCase(glob: string): string {
+  return glob.replace(/[a-z]/gi, (letter) => `[${letter.toLowerCase()}${letter.toUpperCase()}]`);
+}
+
+/**
+ * How many files of the search look like secrets, from ripgrep's list of the files it would
+ * search with a name that may be secret: a count that says nothing of what they hold, so no
+ * pattern can probe them.
+ */
+async function countSecretsWithRipgrep(
+  rgPath: string,
+  scope: Scope,
+  options: GrepOptions,
+  secrets: SecretFiles,
+): Promise<number> {
+  let count = 0;
+  let rest = "";
+  const take = (names: string[]) => {
+    for (const name of names) if (name && secrets.isSecret(path.resolve(scope.workspace, name))) count++;
+  };
+  // Only files whose names may be secret are listed: a type, unlike a glob, keeps .gitignore.
+  const types = SECRET_FILE_NAMES.flatMap((glob) => ["--type-add", `secret:${anyCase(glob)}`]);
+  const args = ["--files", "--null", ...ripgrepFilters(scope, options), ...types, "--type", "secret"];
+  args.push("--", ripgrepTarget(scope));
+  await spawnGroup(rgPath, args, {
+    cwd: scope.workspace,
+    signal: options.signal,
+    onStdout: (chunk) => {
+      const names = (rest + chunk.toString("utf8")).split("\0");
+      rest = names.pop() ?? "";
+      take(names);
+    },
+  }).done;
+  take([rest]);
+  options.signal?.throwIfAborted();
+  return count;
 }
 
 /** The text a record's hit shows; undefined for a line ripgrep left out, cut from the file later. */
@@ -202,13 +276,14 @@ interface Collected {
   more: boolean;
 }
 
-/** Runs ripgrep, keeping its first `limit` hits. */
+/** Runs ripgrep, keeping its first `limit` hits in files `searched` lets through. */
 async function collectHits(
   rgPath: string,
   args: string[],
   cwd: string,
   limit: number,
   signal: AbortSignal | undefined,
+  searched: (file: string) => boolean,
 ): Promise<Collected> {
   const hits: GrepHit[] = [];
   const cuts = new Map<GrepHit, RipgrepRecord>();
@@ -221,6 +296,7 @@ async function collectHits(
     onStdout: (chunk) => {
       if (more) return;
       output.push(chunk, (record) => {
+        if (!searched(record.path)) return true;
         if (hits.length === limit) {
           more = true;
           handle.stop();
@@ -269,9 +345,22 @@ export async function grepWithRipgrep(
   }
   const args = ripgrepArgs(scope, options, max);
   const cwd = scope.workspace;
-  let search = await collectHits(rgPath, args, cwd, PARALLEL_HITS_PER_WANTED * (max + 1), options.signal);
+  const { secrets } = options;
+  // ripgrep reads secret files too; their hits are dropped here, and they are counted apart.
+  const searched = (file: string) => !secrets?.isSecret(path.resolve(cwd, file));
+  const counted = secrets ? countSecretsWithRipgrep(rgPath, scope, options, secrets) : Promise.resolve(0);
+  // Settled even when the search throws, so it never rejects unheard.
+  counted.catch(() => {});
+  let search = await collectHits(
+    rgPath,
+    args,
+    cwd,
+    PARALLEL_HITS_PER_WANTED * (max + 1),
+    options.signal,
+    searched,
+  );
   if (search.more) {
-    search = await collectHits(rgPath, ["--sort", "path", ...args], cwd, max, options.signal);
+    search = await collectHits(rgPath, ["--sort", "path", ...args], cwd, max, options.signal, searched);
   } else {
     const all = inPathOrder(search.hits);
     search = { ...search, hits: all.slice(0, max), more: all.length > max };
@@ -280,5 +369,5 @@ export async function grepWithRipgrep(
     const record = search.cuts.get(hit);
     if (record) hit.text = await cutFromFile(cwd, record);
   }
-  return { hits: search.hits, capped: search.more };
+  return { hits: search.hits, capped: search.more, secrets: await counted };
 }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { ToolDefinition } from "../model/stream.js";
+import { wildcard } from "../platform/text.js";
 import type { AnyTool, ToolSource } from "./types.js";
 
 /** Names what a call acts on, in a few words: how renderers title tool calls. */
@@ -12,9 +13,7 @@ export interface ToolFilter {
 
 /** `*` is the only wildcard: tool rules name tools or families like `git_*`. */
 export function matchesName(pattern: string, name: string): boolean {
-  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
-  const regex = new RegExp(`^${escaped.join(".*")}$`);
-  return regex.test(name);
+  return wildcard(pattern).test(name);
 }
 
 /** Whether a filter (`allow`, then `deny`) lets a tool through. */

@@ -8,6 +8,7 @@ import type {
 } from "../events/types.js";
 import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
 import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
+import type { SecretFiles } from "../safety/secretFiles.js";
 import type { EditorFiles, ReadTracker } from "./fileText.js";
 
 /** An image a tool returns (an MCP tool's screenshot), base64-encoded. */
@@ -51,6 +52,13 @@ export interface ToolContext {
   reads?: ReadTracker;
   /** Hands a job to a sub-agent or another coding agent and waits for its answer (explore_codebase, task). */
   runAgent?: (request: AgentRequest) => Promise<AgentOutcome>;
+  /**
+   * The environment of what the model runs (commands, git): cairn's own without its secrets
+   * (safety/environment.ts). Absent, it is made from cairn's environment by the default policy.
+   */
+  env?: Record<string, string>;
+  /** Which files look like secrets: grep, the listings and git_diff leave them out unless allowed. */
+  secrets?: SecretFiles;
   /** The tool call this context serves: where what an editor shows of it (a terminal) belongs. */
   callId?: string;
   /** What the editor cairn runs in lends the tools (ACP); without it, the disk and cairn's own processes. */
@@ -117,6 +125,11 @@ export interface ToolTouches {
    * file of the workspace is checkpointed around the call.
    */
   paths?: string[];
+  /**
+   * Paths a write tool reads without writing them (copy_file's source): with `paths`, what the
+   * approval policy looks through for files that look like secrets.
+   */
+  reads?: string[];
   /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
   command?: { text: string; cwd?: string };
   /** The text change an edit or a write proposes, for approval previews. */

@@ -4,6 +4,7 @@ import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
 import { type Confinement, resolveInWorkspace } from "../safety/paths.js";
+import type { SecretFiles } from "../safety/secretFiles.js";
 import { ToolError } from "./toolError.js";
 
 /**
@@ -18,7 +19,8 @@ import { ToolError } from "./toolError.js";
  *   it), and then without .gitignore rules;
  * - a glob overrides .gitignore, as ripgrep's `--glob` does: a file it matches is listed even if
  *   ignored, a file it does not match is not, and a negated glob (`!dist/**`) prunes folders;
- * - entries come in ripgrep's `--sort path` order: folder by folder, each sorted by name.
+ * - entries come in ripgrep's `--sort path` order: folder by folder, each sorted by name;
+ * - files that look like secrets are left out (and counted) unless the config allows them.
  */
 
 const ALWAYS_SKIPPED = new Set([".git", "node_modules"]);
@@ -46,6 +48,8 @@ export interface Scope {
   inGitRepo: boolean;
   /** Rules from .gitignore files above the root. */
   levels: IgnoreLevel[];
+  /** Which files to leave out for looking like secrets; none without it. */
+  secrets: SecretFiles | undefined;
 }
 
 export interface GlobFilter {
@@ -87,7 +91,7 @@ function isIgnored(levels: IgnoreLevel[], absolute: string, dir: boolean): boole
 }
 
 /** Resolves what a listing starting at `root` (a real path from resolveInWorkspace) covers. */
-async function openScope(workspace: string, root: string): Promise<Scope> {
+async function openScope(workspace: string, root: string, secrets: SecretFiles | undefined): Promise<Scope> {
   const info = await stat(root);
   const gitRoot = findGitRoot(workspace);
   const top = gitRoot ?? workspace;
@@ -98,6 +102,7 @@ async function openScope(workspace: string, root: string): Promise<Scope> {
     gitignore: true,
     inGitRepo: gitRoot !== undefined,
     levels: [],
+    secrets,
   };
   const rel = path.relative(top, root);
   if (rel.startsWith("..") || path.isAbsolute(rel)) {
@@ -119,10 +124,13 @@ async function openScope(workspace: string, root: string): Promise<Scope> {
 }
 
 /** Resolves a path the model gave (default: the workspace) into a scope, or a ToolError. */
-export async function scopeFor(confinement: Confinement, requested = "."): Promise<Scope> {
+export async function scopeFor(
+  confinement: Confinement & { secrets?: SecretFiles | undefined },
+  requested = ".",
+): Promise<Scope> {
   const { absolute, display } = resolveInWorkspace(confinement, requested, "read");
   try {
-    return await openScope(confinement.workspace, absolute);
+    return await openScope(confinement.workspace, absolute, confinement.secrets);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw new ToolError(`${display} does not exist.`);
@@ -154,6 +162,8 @@ export interface DirectoryListing {
   entries: WorkspaceEntry[];
   /** Entries left out: ignored by .gitignore, `.git`, `node_modules`, or excluded by the glob. */
   hidden: number;
+  /** Files left out for looking like secrets, otherwise visible. */
+  secrets: WorkspaceEntry[];
   levels: IgnoreLevel[];
 }
 
@@ -169,11 +179,12 @@ export async function listDirectory(
     dirents = await readdir(dir, { withFileTypes: true });
   } catch {
     // Unreadable folders are skipped rather than failing the whole listing.
-    return { entries: [], hidden: 0, levels };
+    return { entries: [], hidden: 0, secrets: [], levels };
   }
   const own = scope.gitignore ? await readLevel(dir) : undefined;
   const active = own ? [...levels, own] : levels;
   const entries: WorkspaceEntry[] = [];
+  const secrets: WorkspaceEntry[] = [];
   let hidden = 0;
   // Symlinks and special files are left out, as ripgrep does without --follow.
   const kept = dirents.filter((dirent) => dirent.isDirectory() || dirent.isFile());
@@ -181,9 +192,10 @@ export async function listDirectory(
     const absolute = path.join(dir, dirent.name);
     const entry = { path: toWorkspacePath(scope.workspace, absolute), absolute, dir: dirent.isDirectory() };
     if (ALWAYS_SKIPPED.has(dirent.name) || !visible(entry, active, glob)) hidden++;
+    else if (!entry.dir && scope.secrets?.isSecret(absolute)) secrets.push(entry);
     else entries.push(entry);
   }
-  return { entries, hidden, levels: active };
+  return { entries, hidden, secrets, levels: active };
 }
 
 function visible(entry: WorkspaceEntry, levels: IgnoreLevel[], glob: GlobFilter | undefined): boolean {
@@ -198,19 +210,37 @@ function visible(entry: WorkspaceEntry, levels: IgnoreLevel[], glob: GlobFilter 
 
 /**
  * Every visible file under the scope's root, lazily and in ripgrep's order, so a caller that
- * needs only the first N stops the walk there.
+ * needs only the first N stops the walk there. Files that look like secrets go into `secrets`
+ * instead, when given.
  */
-export async function* walkFiles(scope: Scope, glob?: GlobFilter): AsyncGenerator<WorkspaceEntry> {
+export async function* walkFiles(
+  scope: Scope,
+  glob?: GlobFilter,
+  secrets?: WorkspaceEntry[],
+): AsyncGenerator<WorkspaceEntry> {
   if (scope.rootIsFile) {
-    yield { path: toWorkspacePath(scope.workspace, scope.root), absolute: scope.root, dir: false };
+    const entry = { path: toWorkspacePath(scope.workspace, scope.root), absolute: scope.root, dir: false };
+    if (scope.secrets?.isSecret(scope.root)) secrets?.push(entry);
+    else yield entry;
     return;
   }
   async function* walkDir(dir: string, levels: IgnoreLevel[]): AsyncGenerator<WorkspaceEntry> {
     const listing = await listDirectory(scope, dir, levels, glob);
+    secrets?.push(...listing.secrets);
     for (const entry of listing.entries) {
       if (entry.dir) yield* walkDir(entry.absolute, listing.levels);
       else yield entry;
     }
   }
   yield* walkDir(scope.root, scope.levels);
+}
+
+/** The note for the model on what a listing or a search left out for looking like secrets. */
+export function secretsNote(count: number, what: "listed" | "searched" | "shown"): string {
+  if (count === 0) return "";
+  const files =
+    count === 1
+      ? "1 file that looks like a secret (.env, a key) was"
+      : `${count} files that look like secrets (.env, keys) were`;
+  return `(${files} not ${what}; the user can allow such files with files.allow_secrets in the config)`;
 }

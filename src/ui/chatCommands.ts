@@ -11,6 +11,8 @@ export interface ChatHost {
   engine: ChatEngine;
   store: Store;
   dataDir: string;
+  /** Columns the output has room for, where it is shown in a terminal. */
+  columns?: number;
 }
 
 /** What a command has to say: output under a title, or a short note. */
@@ -31,12 +33,12 @@ export interface ChatCommand {
   run(chat: ChatHost, arg: string): Promise<CommandReply | undefined>;
 }
 
-function sessionCosts({ engine, store }: ChatHost): string {
+function sessionCosts({ engine, store, columns }: ChatHost): string {
   const sessionId = engine.session.id;
   const phases = store.costs({ groupBy: "phase", sessionId });
   if (phases.length === 0) return "No model calls in this session yet.";
   const models = store.costs({ groupBy: "model", sessionId });
-  return `${costTable(phases, "phase")}\n\n${costTable(models, "model")}`;
+  return `${costTable(phases, "phase", "plain", undefined, columns)}\n\n${costTable(models, "model", "plain", undefined, columns)}`;
 }
 
 function modelList(config: Config, current: string): string {

@@ -15,6 +15,7 @@ import { createTwoFilesPatch } from "diff";
 import type { ValidationSummary } from "../events/types.js";
 import { findExecutable, type ProcessResult, spawnGroup } from "../platform/processes.js";
 import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
+import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
 import type { Check, ValidationPlan } from "./strategy.js";
 
@@ -26,6 +27,11 @@ export interface CheckOptions {
   timeoutMs?: number;
   /** Stop at the first failing check. */
   failFast?: boolean;
+  /**
+   * The environment checks start from: the session's for what the model runs, without secrets
+   * (safety/environment.ts); without it, cairn's own by the default policy.
+   */
+  environment?: Record<string, string>;
   /** Added to the environment the checks run in. */
   env?: Record<string, string>;
   /** The process that runs a check's shell command: the session's sandbox; plain bash without it. */
@@ -70,14 +76,14 @@ const MAX_STDOUT_BYTES = 1_000_000;
 const SUMMARY_BYTES = 6_000;
 
 /** An environment that asks tools for plain, non-interactive output. */
-function checkEnv(cwd: string, extra: Record<string, string> | undefined): NodeJS.ProcessEnv {
+function checkEnv(cwd: string, options: CheckOptions): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
+    ...(options.environment ?? cleanEnvironment(process.env, environmentPolicy())),
     CI: "true",
     NO_COLOR: "1",
     CARGO_TERM_COLOR: "never",
     PYTHONDONTWRITEBYTECODE: "1",
-    ...extra,
+    ...options.env,
   };
   // Node warns on every start when FORCE_COLOR and NO_COLOR are both set, into the output we parse.
   delete env.FORCE_COLOR;
@@ -166,7 +172,7 @@ export async function runCheck(
     };
     result = await spawnGroup(process.file, process.args, {
       cwd: options.cwd,
-      env: checkEnv(options.cwd, options.env),
+      env: checkEnv(options.cwd, options),
       timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       signal: options.signal,
       onStdout: (chunk) => {

@@ -6,6 +6,7 @@ import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { findExecutable, spawnGroup } from "../platform/processes.js";
+import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 
 export type CheckKind = "test" | "typecheck" | "build" | "lint" | "format" | "expected_output";
 
@@ -75,7 +76,9 @@ async function readText(file: string): Promise<string | undefined> {
 
 async function succeeds(file: string, args: string[], cwd: string): Promise<boolean> {
   try {
-    const result = await spawnGroup(file, args, { cwd, timeoutMs: PYTEST_PROBE_TIMEOUT_MS }).done;
+    // Python imports from the workspace first, where the model may have put a `pytest.py`.
+    const env = cleanEnvironment(process.env, environmentPolicy());
+    const result = await spawnGroup(file, args, { cwd, env, timeoutMs: PYTEST_PROBE_TIMEOUT_MS }).done;
     return result.exitCode === 0;
   } catch {
     return false;

@@ -58,9 +58,10 @@ describe("cairn acp: what the editor lends", () => {
     ]);
   });
 
-  it("runs commands in the editor's terminal when it offers one, and shows it in the call", async () => {
+  it("runs commands in the editor's terminal when it offers one, without the editor's secrets, and shows it in the call", async () => {
+    const command = "echo hello from the terminal; printenv EDITOR_SESSION_TOKEN || echo no token";
     const server = await stage.serve([
-      { toolCalls: [{ name: "run_command", args: { command: "echo hello from the terminal" } }] },
+      { toolCalls: [{ name: "run_command", args: { command } }] },
       { text: "It said hello." },
     ]);
     const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
@@ -75,7 +76,9 @@ describe("cairn acp: what the editor lends", () => {
           .onRequest("terminal/create", ({ params }) => {
             const args = params.args ?? [];
             created.push({ command: params.command, args, cwd: params.cwd ?? "" });
-            const child = spawn(params.command, args, { cwd: params.cwd ?? repo });
+            // An editor's terminal has the editor's environment, which may hold a secret of its own.
+            const env = { ...process.env, EDITOR_SESSION_TOKEN: "editor-token-value" };
+            const child = spawn(params.command, args, { cwd: params.cwd ?? repo, env });
             const terminal = {
               output: "",
               exit: new Promise<number | null>((resolve) => child.on("close", resolve)),
@@ -112,6 +115,8 @@ describe("cairn acp: what the editor lends", () => {
       .filter((update) => update.toolCallId === call?.toolCallId);
     expect(shown.map((update) => update.status)).toEqual(["in_progress", "completed"]);
     for (const update of shown) expect(update.content).toEqual([{ type: "terminal", terminalId: "term-1" }]);
-    expect(JSON.stringify(server.requests[1]?.body.messages.at(-1))).toContain("hello from the terminal");
+    const answer = JSON.stringify(server.requests[1]?.body.messages.at(-1));
+    expect(answer).toContain("hello from the terminal\\nno token");
+    expect(answer).not.toContain("editor-token-value");
   });
 });

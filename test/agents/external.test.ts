@@ -267,3 +267,43 @@ describe("an external agent that fails", () => {
     }
   });
 });
+
+describe("an external agent's environment", () => {
+  it("holds its own provider key and what pass_env names, and no other secret of cairn's", async () => {
+    const repo = await gitRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    // It says which variables it got, as its answer in codex's JSON lines.
+    const said = ["OPENAI_API_KEY", "GITHUB_TOKEN", "MY_AGENT_TOKEN", "PATH"]
+      .map((name) => `${name}=\${${name}:+set}`)
+      .join(" ");
+    const agent = await fakeAgent(
+      path.join(home, "fake"),
+      "codex",
+      `printf '{"type":"item.completed","item":{"type":"agent_message","text":"%s"}}\\n' "${said}"`,
+    );
+    await writeFile(
+      path.join(repo, ".cairn-config.yaml"),
+      [
+        "agents:",
+        "  external:",
+        `    codex: { command: ${agent}, pass_env: [MY_AGENT_TOKEN] }`,
+        "rules:",
+        "  - { action: allow, command: codex }",
+      ].join("\n"),
+    );
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "task", args: { agent: "agent:codex", prompt: "Say what you got." } }] },
+      { text: "It got its key." },
+    ]);
+    const { run, events } = await cairnDo(
+      "ask codex",
+      repo,
+      home,
+      { GITHUB_TOKEN: "ghp-not-for-codex", MY_AGENT_TOKEN: "for-codex-only" },
+      30_000,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const answer = String(events.find((e) => e.type === "tool.result" && e.tool === "task")?.output);
+    expect(answer).toContain("OPENAI_API_KEY=set GITHUB_TOKEN= MY_AGENT_TOKEN=set PATH=set");
+  });
+});

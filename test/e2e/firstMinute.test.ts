@@ -79,4 +79,41 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     expect(screen).toMatch(/one\n.*two/);
     expect(screen).not.toMatch(/\x1b\[[0-9;]*m/);
   });
+
+  it("/help, /sessions and /cost fit 80 columns, even with a long model id", async () => {
+    const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
+    server = await startScriptedServer([{ text: "Done." }]);
+    const longModel = "openai-compatible/a-very-long-model-name-served-by-a-local-server-q4";
+    terminal = Terminal.start({
+      args: ["--model", longModel, "--base-url", server.openaiBaseUrl],
+      cwd: repo,
+      home,
+    });
+    const t = terminal;
+    await t.waitFor("Ask cairn");
+    t.type("do something for a while, with a long description of what is to be done");
+    t.press("Enter");
+    await t.waitFor("Done.");
+    for (const command of ["/help", "/sessions", "/cost"]) {
+      t.type(command);
+      t.press("Enter");
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const history = await t.waitFor(/total\s+1\s/, { inHistory: true });
+    // What a command printed: the lines after it, up to the status line or the next prompt.
+    const block = (command: string) => {
+      const lines = history.split("\n");
+      const from = lines.findIndex((line) => line.startsWith(`› ${command}`));
+      const to = lines.findIndex((line, i) => i > from && /^(› |● |╭)/.test(line));
+      return lines.slice(from + 1, to).filter((line) => line.trim());
+    };
+    // A line the terminal wrapped would start at the left edge, off its column.
+    expect(block("/help").filter((line) => !/^( {2}|help$|Commands:|Keys:)/.test(line))).toEqual([]);
+    expect(block("/sessions").filter((line) => !/^(sessions|id |\d{8}-|\/resume)/.test(line))).toEqual([]);
+    expect(
+      block("/cost").filter(
+        (line) => !/^(cost|phase |model |execution |total |openai-compatible\/)/.test(line),
+      ),
+    ).toEqual([]);
+  });
 });

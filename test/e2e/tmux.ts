@@ -83,9 +83,9 @@ export class Terminal {
     return this.tmux("capture-pane", "-p", ...(options.escapes ? ["-e"] : []), "-t", "0");
   }
 
-  /** The screen and what scrolled off it. */
-  history(): string {
-    return this.tmux("capture-pane", "-p", "-S", "-", "-t", "0");
+  /** The screen and what scrolled off it; `joined`: lines the terminal wrapped are one line again. */
+  history(options: { joined?: boolean } = {}): string {
+    return this.tmux("capture-pane", "-p", ...(options.joined ? ["-J"] : []), "-S", "-", "-t", "0");
   }
 
   /** Waits until the screen (or the history) matches; fails with the screen it last saw. */

@@ -60,6 +60,8 @@ export interface SessionSetup {
   approval?: "ask" | "auto-edit" | "auto" | "read-only";
   attended?: boolean;
   format?: "openai" | "anthropic";
+  /** More of the environment cairn starts with. */
+  env?: Record<string, string>;
 }
 
 /** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
@@ -74,6 +76,7 @@ export async function hostedSession(script: Script, setup: SessionSetup = {}) {
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, "config"),
     XDG_DATA_HOME: path.join(home, "data"),
+    ...setup.env,
   };
   const hosted = await openHostedSession({
     cwd: repo,

@@ -254,3 +254,66 @@ describe("MCP servers from npm, driven through a session", () => {
     expect(existsSync(path.join(repo, "made.txt"))).toBe(false);
   });
 });
+
+describe("an MCP server's environment", () => {
+  it("is cairn's without its secrets, plus what the server's config passes on purpose", async () => {
+    const { session, server } = await hostedSession(
+      [{ toolCalls: [{ name: "everything__get-env", args: {} }] }, { text: "Done." }],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          GITHUB_TOKEN: "ghp-not-for-servers",
+          MY_MCP_TOKEN: "for-this-server",
+          VISIBLE_SETTING: "on",
+        },
+        config: {
+          mcp_servers: {
+            everything: {
+              ...stdio(EVERYTHING, "stdio"),
+              // biome-ignore lint/suspicious/noTemplateCurlyInString: ${VAR} is the config's own syntax
+              env: { PASSED_TOKEN: "${MY_MCP_TOKEN}" },
+              trust: "read",
+            },
+          },
+        },
+      },
+    );
+    await doTask(session, "show the server's environment");
+    const seen = JSON.parse(lastToolResult(server.requests[1]?.body)) as Record<string, string>;
+    expect(seen).toMatchObject({ VISIBLE_SETTING: "on", PASSED_TOKEN: "for-this-server" });
+    for (const name of ["OPENAI_API_KEY", "GITHUB_TOKEN", "MY_MCP_TOKEN"])
+      expect(seen).not.toHaveProperty(name);
+  });
+
+  it("a local server's tool that names a secret file is of class secret: refused in auto, directly or through call_mcp_tool", async () => {
+    const { session, server } = await hostedSession(
+      [
+        { toolCalls: [{ name: "files__read_text_file", args: { path: ".env" } }] },
+        {
+          toolCalls: [
+            {
+              name: "call_mcp_tool",
+              args: { server: "files", tool: "read_text_file", arguments: { path: "sub/../.env" } },
+            },
+          ],
+        },
+        { toolCalls: [{ name: "files__read_text_file", args: { path: ".env.example" } }] },
+        { text: "The settings are in .env, which I may not read." },
+      ],
+      {
+        files: {
+          ".env": "DB_PASSWORD=from-the-dot-env\n",
+          ".env.example": "DB_PASSWORD=\n",
+          "sub/a.txt": "",
+        },
+        config: (repo) => ({ mcp_servers: { files: { ...stdio(FILESYSTEM, repo), cwd: repo } } }),
+      },
+    );
+    await doTask(session, "read the settings");
+    const sent = server.requests.map((request) => request.rawBody).join("\n");
+    expect(sent).not.toContain("from-the-dot-env");
+    expect(lastToolResult(server.requests[1]?.body)).toMatch(/Refused: .*\.env looks like a secret file/);
+    expect(lastToolResult(server.requests[2]?.body)).toMatch(/Refused: .*\.env looks like a secret file/);
+    expect(lastToolResult(server.requests[3]?.body)).toContain("DB_PASSWORD=");
+  });
+});

@@ -78,6 +78,63 @@ describe("createRedactor", () => {
     expect(redact(text)).toBe(expected);
   });
 
+  it.each([
+    [".env line", "APP_DB_PASSWORD=s3cret-db-pass\nDEBUG=true", "APP_DB_PASSWORD=[REDACTED]\nDEBUG=true"],
+    ["export, quoted", "export API_KEY='abc def ghi'", "export API_KEY='[REDACTED]'"],
+    ["YAML", "db:\n  password: correct horse battery # rotate", "db:\n  password: [REDACTED] # rotate"],
+    [
+      "JSON",
+      '{"client_secret": "s3cr3t-value", "name": "app"}',
+      '{"client_secret": "[REDACTED]", "name": "app"}',
+    ],
+    ["header", "X-Api-Key: abcdef123456", "X-Api-Key: [REDACTED]"],
+    ["flag", "mysql --password=hunter22 -u app", "mysql --password=[REDACTED] -u app"],
+    ["property", "spring.datasource.password=s3cr3t!", "spring.datasource.password=[REDACTED]"],
+    ["npmrc", "//registry.npmjs.org/:_authToken=abc123abc123", "//registry.npmjs.org/:_authToken=[REDACTED]"],
+    [
+      "ADO connection string",
+      "Server=db;User Id=sa;Password=myPass123;Database=x",
+      "Server=db;User Id=sa;Password=[REDACTED];Database=x",
+    ],
+    [
+      "libpq connection string",
+      "host=db user=app password=s3cretpw dbname=x",
+      "host=db user=app password=[REDACTED] dbname=x",
+    ],
+    [
+      "JDBC URL",
+      "jdbc:postgresql://h/db?user=u&password=p4ssw0rd&ssl=true",
+      "jdbc:postgresql://h/db?user=u&password=[REDACTED]&ssl=true",
+    ],
+    ["Basic", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"],
+    [
+      "a known key keeps its name",
+      `OPENAI_API_KEY="${openaiKey}"`,
+      'OPENAI_API_KEY="[REDACTED:OPENAI_API_KEY]"',
+    ],
+  ])("replaces what is assigned to a secret name: %s", (_form, text, expected) => {
+    expect(redact(text)).toBe(expected);
+    expect(redact(expected)).toBe(expected);
+  });
+
+  it("leaves assignments to ordinary names, references, types and flags alone", () => {
+    const text = [
+      "key: greeting.hello",
+      "monkey=banana12",
+      "primary_key=True",
+      "token = get_token(user)",
+      "apiKey: string;",
+      "password = $DB_PASSWORD",
+      "const t = process.env.GITHUB_TOKEN;",
+      "PWD=/home/dev/project",
+      "MAX_TOKENS=4096",
+      "GITHUB_TOKEN= MY_AGENT_TOKEN=set",
+      "src/token.ts:12:const x = parse(input);",
+      "Refused: read_file config/secrets.yaml: config/secrets.yaml looks like a secret file",
+    ].join("\n");
+    expect(createRedactor({ env: {} })(text)).toBe(text);
+  });
+
   it("leaves ordinary text alone", () => {
     const text = [
       "task-management-service-for-teams and disk-usage-report-generator-v2",
@@ -107,6 +164,17 @@ describe("createRedactor", () => {
 });
 
 describe("redactDeep", () => {
+  it("hides the string under a secret key of a tool's arguments or data", () => {
+    const args = {
+      path: "config.json",
+      value: { db: { password: "s3cret-db-pass", port: "5432" }, token: null },
+    };
+    expect(redactDeep(args, redact)).toEqual({
+      path: "config.json",
+      value: { db: { password: "[REDACTED]", port: "5432" }, token: null },
+    });
+  });
+
   it("redacts every string of an event and leaves everything else, and the original, as it was", () => {
     const event = {
       type: "tool.result",
@@ -158,6 +226,21 @@ describe("redactEvents on the bus", () => {
     expect(seen.at(-1)).toMatchObject({ type: "message", text: shown });
     expect(seen.map((event) => event.seq)).toEqual(seen.map((_, i) => i + 1));
   });
+
+  it.each([1, 4, 9])(
+    "holds an assignment to a secret name back until its value is whole (pieces of %i)",
+    (size) => {
+      const { events, deltas } = bus();
+      stream(
+        events,
+        'Put this in .env:\nAPP_DB_PASSWORD=s3cret-db-pass and\n"api_key": "abc def ghi"\nthen restart.',
+        size,
+      );
+      expect(deltas().join("")).toBe(
+        'Put this in .env:\nAPP_DB_PASSWORD=[REDACTED] and\n"api_key": "[REDACTED]"\nthen restart.',
+      );
+    },
+  );
 
   it("holds a private key block back until it ends", () => {
     const { events, deltas } = bus();

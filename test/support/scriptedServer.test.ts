@@ -421,17 +421,9 @@ describe("scripted server", () => {
   it("runs as a process that prints its url", async () => {
     const scriptPath = join(tmpdir(), `scripted-${process.pid}-${Date.now()}.json`);
     await writeFile(scriptPath, JSON.stringify([{ text: "from a process" }]));
-    // Stripping types lets this run from source, so it does not depend on a fresh build.
-    const child = spawn(
-      process.execPath,
-      [
-        "--experimental-strip-types",
-        "--no-warnings",
-        join(import.meta.dirname, "scriptedServer.ts"),
-        scriptPath,
-      ],
-      { stdio: ["ignore", "pipe", "inherit"] },
-    );
+    // The compiled module, as the terminal tests run it (npm test builds first).
+    const compiled = join(import.meta.dirname, "..", "..", "dist", "test", "support", "scriptedServer.js");
+    const child = spawn(process.execPath, [compiled, scriptPath], { stdio: ["ignore", "pipe", "inherit"] });
     try {
       const [line] = (await once(createInterface({ input: child.stdout }), "line")) as [string];
       const { url } = JSON.parse(line) as { url: string };

@@ -9,6 +9,7 @@ export const claudeCode: ExternalAgent = {
   name: "claude-code",
   command: "claude",
   install: "npm install -g @anthropic-ai/claude-code",
+  keys: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
   commandLine: ({ prompt, model, args }) => [
     "-p",
     "--output-format",

@@ -10,6 +10,7 @@ export const codex: ExternalAgent = {
   name: "codex",
   command: "codex",
   install: "npm install -g @openai/codex",
+  keys: ["OPENAI_API_KEY", "CODEX_API_KEY"],
   commandLine: ({ prompt, model, args }) => [
     "exec",
     "--json",

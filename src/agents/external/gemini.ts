@@ -10,6 +10,7 @@ export const gemini: ExternalAgent = {
   name: "gemini",
   command: "gemini",
   install: "npm install -g @google/gemini-cli",
+  keys: ["GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"],
   commandLine: ({ prompt, model, args }) => [
     "--output-format",
     "json",

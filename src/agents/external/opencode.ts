@@ -10,6 +10,18 @@ export const opencode: ExternalAgent = {
   name: "opencode",
   command: "opencode",
   install: "npm install -g opencode-ai",
+  // It reaches many providers; these are the usual ones, and config `pass_env` adds others.
+  keys: [
+    "ANTHROPIC_API_KEY",
+    "OPENAI_API_KEY",
+    "OPENROUTER_API_KEY",
+    "GOOGLE_GENERATIVE_AI_API_KEY",
+    "GEMINI_API_KEY",
+    "GROQ_API_KEY",
+    "DEEPSEEK_API_KEY",
+    "XAI_API_KEY",
+    "MISTRAL_API_KEY",
+  ],
   commandLine: ({ prompt, model, args }) => [
     "run",
     "--format",

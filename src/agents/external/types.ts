@@ -41,6 +41,11 @@ export interface ExternalAgent {
   command: string;
   /** How to get it, said when it is missing. */
   install: string;
+  /**
+   * The variables it reaches its model with: passed to it alone, though the environment of
+   * everything else the model runs leaves secrets out (config `pass_env` adds more).
+   */
+  keys: string[];
   /** Its arguments, prompt included: it runs without a shell. */
   commandLine(request: ExternalRequest): string[];
   /** Its final answer, usage and failure from what it printed; throws UnreadableOutputError. */

@@ -1,6 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { dataDir } from "../../config/load.js";
 import { APPROVAL_MODES } from "../../config/schema.js";
+import { MODES } from "../../events/types.js";
 import { sumCostTotals } from "../../model/usage.js";
 import { parseSince } from "../../platform/since.js";
 import { CheckpointError, Checkpoints, UndoRefused } from "../../store/checkpoints.js";
@@ -13,7 +14,6 @@ import {
   costsSchema,
   errorSchema,
   infoSchema,
-  MODES,
   SESSION_STATUSES,
   undoneSchema,
   undoSchema,

@@ -1,3 +1,4 @@
+import wrapAnsi from "wrap-ansi";
 import type { StampedEvent } from "../../events/types.js";
 import { closest } from "../../platform/text.js";
 import type { Tone } from "./state.js";
@@ -37,11 +38,31 @@ const KEYS = [
   ["Ctrl-C twice", "quit"],
 ];
 
-export function helpText(commands: readonly SlashCommand[]): string {
-  const width = Math.max(...commands.map((c) => `/${c.name} ${c.args ?? ""}`.length));
-  const lines = commands.map((c) => `  ${`/${c.name} ${c.args ?? ""}`.padEnd(width)}  ${c.summary}`);
-  const keyWidth = Math.max(...KEYS.map(([key]) => key!.length));
-  const keys = KEYS.map(([key, what]) => `  ${key!.padEnd(keyWidth)}  ${what}`);
+/** The longest a name column gets; a longer name has its description on the line below. */
+const MAX_NAME_COLUMN = 24;
+
+/** Two columns, names and what they do, the second wrapped under itself to fit `width`. */
+function twoColumns(rows: Array<[string, string]>, width: number): string[] {
+  const column = Math.min(MAX_NAME_COLUMN, Math.max(...rows.map(([name]) => name.length)));
+  const indent = " ".repeat(column + 4);
+  return rows.flatMap(([name, what]) => {
+    const wrapped = wrapAnsi(what, Math.max(20, width - indent.length), { hard: true }).split("\n");
+    const body = wrapped.map((line, i) => (i === 0 ? line : `${indent}${line}`));
+    return name.length > column
+      ? [`  ${name}`, `${indent}${body.join("\n")}`]
+      : [`  ${name.padEnd(column)}  ${body.join("\n")}`];
+  });
+}
+
+export function helpText(commands: readonly SlashCommand[], width = 80): string {
+  const lines = twoColumns(
+    commands.map((c): [string, string] => [`/${c.name}${c.args ? ` ${c.args}` : ""}`, c.summary]),
+    width,
+  );
+  const keys = twoColumns(
+    KEYS.map(([key, what]): [string, string] => [key ?? "", what ?? ""]),
+    width,
+  );
   return ["Commands:", ...lines, "", "Keys:", ...keys].join("\n");
 }
 

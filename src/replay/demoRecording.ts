@@ -1,4 +1,4 @@
-import type { ScriptedTurn } from "../scriptedServer.js";
+import type { ScriptedTurn } from "./turns.js";
 
 const json = (value: unknown, input: number, output: number): ScriptedTurn => ({
   text: JSON.stringify(value),

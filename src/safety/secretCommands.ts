@@ -1,0 +1,177 @@
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import path from "node:path";
+import picomatch from "picomatch";
+import type { CommandPart } from "../platform/shell/split.js";
+import { isInside } from "../platform/text.js";
+import { hasSecretName, type SecretFiles } from "./secretFiles.js";
+
+/**
+ * Which secret files a command line would read, as far as it can be told before it runs: the
+ * files its words name (`cat .env`, `source .env`, `python -c "open('.env')"`, `x=.env; cat $x`,
+ * `cat ~/.ssh/id_rsa`, `cat *`), and those a recursive search would go through (`grep -r KEY .`).
+ * A best effort, as approval rules are: a script the model wrote can read a file without naming
+ * it on the command line.
+ */
+
+/** Programs that look at names, sizes and dates, or print their arguments, without reading what is inside. */
+const LOOK_AT_NAMES = new Set(
+  "ls stat test [ [[ du realpath readlink basename dirname echo printf touch mkdir file wc".split(" "),
+);
+/** `find` reads nothing unless it runs something on what it finds. */
+const FIND_RUNS = /^-(?:exec|execdir|ok|okdir)$/;
+/** Programs that search every file below a folder, and the options that make grep do so. */
+const RECURSIVE_SEARCHES = new Set(["rg", "ag", "ack"]);
+const GREPS = new Set(["grep", "egrep", "fgrep"]);
+const GREP_RECURSIVE =
+  /^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/;
+/** rg, ag and ack skip hidden files (`.env`) unless told otherwise. */
+const SEARCH_HIDDEN = /^(?:--hidden|-[a-zA-Z]*u[a-zA-Z]*|-\.|--unrestricted|--all-types)$/;
+/** How many entries a recursive search's folders are looked through for secret files, at most. */
+const WALK_LIMIT = 5_000;
+const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
+
+/** Where a command line runs and what it may reach. */
+export interface CommandPlace {
+  /** Absolute folder the command starts in. */
+  cwd: string;
+  home: string;
+  workspace: string;
+}
+
+/** Splits text into the words a path could be: quotes, operators and code punctuation end one. */
+function pathTokens(text: string): string[] {
+  return text.split(/[\s'"`;|&<>(),={}]+/).filter((token) => token.length > 0 && token !== "-");
+}
+
+const GLOB_CHARS = /[*?[]/;
+
+/** Whether the program of a command part only looks at names (so naming `.env` reads nothing). */
+function looksAtNamesOnly(part: CommandPart): boolean {
+  const name = path.basename(part.words[0] ?? "");
+  if (name === "find") return !part.words.some((word) => FIND_RUNS.test(word));
+  return LOOK_AT_NAMES.has(name);
+}
+
+function shown(place: CommandPlace, absolute: string): string {
+  return isInside(place.workspace, absolute)
+    ? path.relative(place.workspace, absolute).split(path.sep).join("/")
+    : absolute;
+}
+
+function realPath(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The secret files one word of a command line names. */
+function namedBy(token: string, place: CommandPlace, secrets: SecretFiles): string[] {
+  const homed = token.replace(/^(?:~|\$HOME|\$\{HOME\})(?=\/|$)/, place.home);
+  const base = path.basename(homed);
+  if (homed.includes("$")) {
+    // A folder known only when it runs: the name alone decides.
+    return hasSecretName(base) && !GLOB_CHARS.test(base) ? [token] : [];
+  }
+  const absolute = path.resolve(place.cwd, homed);
+  if (!GLOB_CHARS.test(base)) {
+    // A link to `.env` reads `.env`.
+    const real = realPath(absolute);
+    return secrets.isSecret(real) ? [shown(place, real)] : [];
+  }
+  if (GLOB_CHARS.test(path.dirname(homed))) return [];
+  const matches = picomatch(base);
+  let entries: string[];
+  try {
+    entries = readdirSync(path.dirname(absolute));
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => matches(entry))
+    .map((entry) => path.join(path.dirname(absolute), entry))
+    .filter((file) => secrets.isSecret(file))
+    .map((file) => shown(place, file));
+}
+
+/** Secret files below the folders, looked for through at most WALK_LIMIT entries. */
+function secretsBelow(folders: string[], hidden: boolean, secrets: SecretFiles): string[] {
+  const found: string[] = [];
+  const queue = [...folders];
+  let seen = 0;
+  while (queue.length > 0 && seen < WALK_LIMIT) {
+    const folder = queue.shift()!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (++seen > WALK_LIMIT) break;
+      if (!hidden && entry.name.startsWith(".")) continue;
+      const absolute = path.join(folder, entry.name);
+      if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) queue.push(absolute);
+      else if (entry.isFile() && secrets.isSecret(absolute)) found.push(absolute);
+    }
+  }
+  return found;
+}
+
+/** The secret files a recursive search (`grep -r`, `rg`, `git grep`) would read, or none. */
+function searchedBy(part: CommandPart, place: CommandPlace, secrets: SecretFiles): string[] {
+  const [program = "", ...args] = part.words;
+  const name = path.basename(program);
+  const gitGrep = name === "git" && args[0] === "grep";
+  const recursive =
+    RECURSIVE_SEARCHES.has(name) ||
+    gitGrep ||
+    (GREPS.has(name) && args.some((arg) => GREP_RECURSIVE.test(arg)));
+  if (!recursive) return [];
+  const hidden = !RECURSIVE_SEARCHES.has(name) || args.some((arg) => SEARCH_HIDDEN.test(arg));
+  const folders = args
+    .filter((arg) => !arg.startsWith("-") && !arg.includes("$"))
+    .map((arg) => path.resolve(place.cwd, arg.replace(/^~(?=\/|$)/, place.home)))
+    .filter((folder) => statSync(folder, { throwIfNoEntry: false })?.isDirectory());
+  return secretsBelow(folders.length > 0 ? folders : [place.cwd], hidden, secrets).map((file) =>
+    shown(place, file),
+  );
+}
+
+/**
+ * The secret files a command line names or searches through. `parts` are its commands as the
+ * shell parser reads them (quotes removed, wrappers peeled); the raw text is read as well for
+ * names the parser keeps apart from the commands (`x=.env`, `< .env`).
+ */
+export function secretsReadBy(
+  text: string,
+  parts: CommandPart[] | undefined,
+  place: CommandPlace,
+  secrets: SecretFiles,
+): string[] {
+  const found = new Set<string>();
+  const onlyNamed = new Set<string>();
+  // Each folder a `cd` in the line moves to: a name in the raw text may be meant in any of them.
+  const places = [place];
+  let here = place;
+  for (const part of parts ?? []) {
+    const [program = "", target] = part.words;
+    if ((program === "cd" || program === "pushd") && target && !target.includes("$")) {
+      here = { ...here, cwd: path.resolve(here.cwd, target.replace(/^~(?=\/|$)/, place.home)) };
+      places.push(here);
+      continue;
+    }
+    if (looksAtNamesOnly(part)) {
+      for (const word of part.words.slice(1)) onlyNamed.add(word);
+      continue;
+    }
+    for (const word of part.words.slice(1)) for (const file of namedBy(word, here, secrets)) found.add(file);
+    for (const file of searchedBy(part, here, secrets)) found.add(file);
+  }
+  for (const token of pathTokens(text)) {
+    if (onlyNamed.has(token)) continue;
+    for (const where of places) for (const file of namedBy(token, where, secrets)) found.add(file);
+  }
+  return [...found];
+}

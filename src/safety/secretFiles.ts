@@ -1,0 +1,108 @@
+import { closeSync, openSync, readSync, statSync } from "node:fs";
+import path from "node:path";
+import picomatch from "picomatch";
+import { isInside } from "../platform/text.js";
+
+/**
+ * File names that say a file holds secrets (docs/security.md, "Secret files"), as globs on the
+ * name, in any case. Templates of a `.env` are committed to be read, and public keys are public.
+ */
+export const SECRET_FILE_NAMES = [
+  ".env",
+  ".env.*",
+  ".envrc",
+  "*.{pem,key,p12,pfx,jks,keystore}",
+  "id_{rsa,dsa,ecdsa,ed25519}*",
+  "credentials",
+  "credentials*.json",
+  "*.tfvars",
+  "*.tfvars.json",
+  "*.tfstate",
+  "*.tfstate.backup",
+  "secrets.*",
+  ".git-credentials",
+  ".pgpass",
+  ".htpasswd",
+  // Secret only when they hold a credential (CREDENTIAL_FILES).
+  ".npmrc",
+  ".pypirc",
+  ".netrc",
+  "_netrc",
+];
+const NOT_SECRET_NAMES = [".env.{example,sample,template}", ".env.*.{example,sample,template}", "*.pub"];
+const NAME_OPTIONS = { dot: true, nocase: true };
+const secretName = picomatch(SECRET_FILE_NAMES, NAME_OPTIONS);
+const notSecretName = picomatch(NOT_SECRET_NAMES, NAME_OPTIONS);
+
+/** Configuration files that are secret only when they hold a credential, not a reference to one. */
+const CREDENTIAL_FILES = new Set([".npmrc", ".pypirc", ".netrc", "_netrc"]);
+/** `_authToken=…`, `_auth = …`, `password …`, with a value that is not `${NPM_TOKEN}`. */
+const HOLDS_CREDENTIAL = /(?:^|[\s:])_?(?:authToken|auth|password)\s*[=:\s]\s*(?!\$)\S/im;
+/** Enough of such a file to find its credentials: they are small. */
+const CREDENTIAL_SCAN_BYTES = 64 * 1024;
+
+/** Whether a file's name alone says it may hold secrets (an `.npmrc` only when it does, see SecretFiles). */
+export function hasSecretName(file: string): boolean {
+  const name = path.basename(file);
+  return secretName(name) && !notSecretName(name);
+}
+
+function holdsCredential(file: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, "r");
+    const buffer = Buffer.alloc(CREDENTIAL_SCAN_BYTES);
+    const length = readSync(fd, buffer, 0, buffer.length, 0);
+    return HOLDS_CREDENTIAL.test(buffer.toString("utf8", 0, length));
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Which files look like secrets: by name (`.env`, `*.pem`, `id_rsa`, …) or, for `.npmrc`,
+ * `.pypirc` and `.netrc`, by holding a credential; except those config `files.allow_secrets`
+ * lists (workspace paths or globs, or absolute paths). Reading one is asked about (permission
+ * class `secret`); grep and the listings leave them out.
+ */
+export class SecretFiles {
+  private readonly workspace: string;
+  private readonly allow: string[];
+  private readonly approved: ReadonlySet<string>;
+  private readonly allowed: (relative: string) => boolean;
+
+  constructor(workspace: string, allow: string[] = [], approved: ReadonlySet<string> = new Set()) {
+    this.workspace = workspace;
+    this.allow = allow;
+    this.approved = approved;
+    this.allowed = allow.length > 0 ? picomatch(allow, { dot: true }) : () => false;
+  }
+
+  /** The same, with these absolute paths allowed too: the files a person let one call read. */
+  allowing(absolutes: string[]): SecretFiles {
+    return new SecretFiles(this.workspace, this.allow, new Set([...this.approved, ...absolutes]));
+  }
+
+  /** Whether the file at this absolute path exists and looks like a secret that is not allowed. */
+  isSecret(absolute: string): boolean {
+    if (!hasSecretName(absolute) || this.isAllowed(absolute)) return false;
+    if (!statSync(absolute, { throwIfNoEntry: false })?.isFile()) return false;
+    return !CREDENTIAL_FILES.has(path.basename(absolute)) || holdsCredential(absolute);
+  }
+
+  /** As isSecret, but a file that is gone (a diff of its deletion) is judged by its name alone. */
+  isOrWasSecret(absolute: string): boolean {
+    if (statSync(absolute, { throwIfNoEntry: false })) return this.isSecret(absolute);
+    return hasSecretName(absolute) && !this.isAllowed(absolute);
+  }
+
+  isAllowed(absolute: string): boolean {
+    if (this.approved.has(absolute)) return true;
+    const shown = isInside(this.workspace, absolute)
+      ? path.relative(this.workspace, absolute).split(path.sep).join("/")
+      : absolute;
+    return this.allowed(shown) || this.allowed(absolute);
+  }
+}

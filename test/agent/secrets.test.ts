@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { doTask } from "../../src/agent/doTask.js";
+import type { EventOf, StampedEvent } from "../../src/events/types.js";
+import { makeRepo } from "../helpers/cli.js";
+import { scriptedSession } from "../helpers/session.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const PASSWORD = "correct-horse-battery-staple";
+
+/** An attended session in ask mode whose model reads `.env`, answered by `choice` through submit. */
+async function readEnvAsked(choice: "once" | "deny") {
+  server = await startScriptedServer([
+    { toolCalls: [{ name: "read_file", args: { path: ".env" } }] },
+    { text: "Read it." },
+  ]);
+  const repo = await makeRepo({ ".env": `DB_PASSWORD=${PASSWORD}\n` });
+  const session = await scriptedSession(server, repo, { approval: "ask", attended: true });
+  const events: StampedEvent[] = [];
+  session.bus.subscribe((event) => {
+    events.push(event);
+    if (event.type === "approval.requested")
+      void session.submit({ type: "approve", request_id: event.request_id, choice });
+  });
+  await doTask(session, "read the database settings");
+  const requested = events.find((e) => e.type === "approval.requested") as EventOf<"approval.requested">;
+  const sent = server.requests.at(-1)?.rawBody ?? "";
+  return { requested, sent, events };
+}
+
+describe("reading a secret file in ask mode", () => {
+  it("is asked as class secret, with the reason and without always; once allowed, the model reads it", async () => {
+    const { requested, sent, events } = await readEnvAsked("once");
+    expect(requested.prompt).toMatchObject({
+      tool: "read_file",
+      permission: "secret",
+      summary: "read_file .env",
+    });
+    expect(requested.prompt.dangers[0]).toBe(
+      ".env looks like a secret file (keys, passwords): what it reads goes to the model's provider.",
+    );
+    expect(requested.options).toEqual(["once", "deny"]);
+    expect(sent).toContain(`DB_PASSWORD=${PASSWORD}`);
+    // What the person sees and cairn keeps is still redacted.
+    expect(JSON.stringify(events)).not.toContain(PASSWORD);
+  });
+
+  it("declined, leaves the file unread", async () => {
+    const { sent } = await readEnvAsked("deny");
+    expect(sent).not.toContain(PASSWORD);
+    expect(sent).toContain("The user declined read_file .env.");
+  });
+});
