@@ -3,6 +3,7 @@ import { benchContext } from "./context.js";
 import { benchEdits } from "./edits.js";
 import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
+import { benchQueue } from "./queue.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
@@ -24,6 +25,9 @@ export interface Scale {
   contextTurns: number;
   /** The terminal UI's benchmark (issue 6) at full or smoke size. */
   tui: typeof TUI_FULL;
+  /** Tasks of the queue benchmark, and how many run at once. */
+  queueTasks: number;
+  queueJobs: number;
 }
 
 export const FULL: Scale = {
@@ -39,6 +43,8 @@ export const FULL: Scale = {
   searchOneLineBytes: 50_000_000,
   contextTurns: 30,
   tui: TUI_FULL,
+  queueTasks: 12,
+  queueJobs: 2,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -55,6 +61,8 @@ export const SMOKE: Scale = {
   searchOneLineBytes: 2_000_000,
   contextTurns: 6,
   tui: TUI_SMOKE,
+  queueTasks: 2,
+  queueJobs: 2,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -72,4 +80,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
     }),
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
+  queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
 };

@@ -1,6 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { addCommonOptions, type CommonOptions, existingFolder } from "./options.js";
+import { addBatchOptions, batchFormat } from "./batchOptions.js";
+import {
+  addCommonOptions,
+  type CommonOptions,
+  existingFolder,
+  positiveInteger,
+  positiveNumber,
+} from "./options.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -124,6 +131,87 @@ addCommonOptions(
   const { acpCommand } = await import("./acp.js");
   process.exitCode = await acpCommand(options, pkg.version);
 });
+
+const batch = addBatchOptions(
+  program
+    .command("batch")
+    .description("run many tasks, each in its own copy of its repository, here or through a queue")
+    .argument(
+      "<tasks>",
+      "a .jsonl, .json or .yaml file of tasks: {id, repo, ref?, task, mode, verify?, model?, max_cost?, timeout?}",
+    ),
+).action(async (file: string, options) => {
+  const { batchCommand } = await import("./batch.js");
+  process.exitCode = await batchCommand(file, options);
+});
+batch
+  .command("status")
+  .description("follow a batch on a queue: live progress, and its results collected into --out")
+  .argument("<batch-id>", "the id cairn batch --queue printed")
+  .requiredOption("--queue <url>", "the Redis the batch was put on")
+  .option("--out <dir>", "the results folder (default: the one given when it was enqueued)")
+  .addOption(batchFormat())
+  .action(async (id: string, options) => {
+    const { batchStatusCommand } = await import("./batch.js");
+    process.exitCode = await batchStatusCommand(id, options);
+  });
+
+const evaluation = addBatchOptions(
+  program
+    .command("eval")
+    .description(
+      "measure: a suite of tasks run through the batch engine, graded by tests the agent could not edit",
+    )
+    .argument("<suite>", "builtin, a folder of exercises (Exercism layout) or a file of SWE-style instances")
+    .addOption(
+      new Option("--mode <mode>", "how each task runs: cairn do or cairn run")
+        .choices(["do", "run"])
+        .default("run"),
+    )
+    .option(
+      "--tasks <globs>",
+      "only the tasks whose id matches one of these comma-separated globs (python/*)",
+    ),
+).action(async (suite: string, options) => {
+  const { evalCommand } = await import("./eval.js");
+  process.exitCode = await evalCommand(suite, options);
+});
+evaluation
+  .command("compare")
+  .description(
+    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed",
+  )
+  .argument("<a>", "a report.json, or the --out folder of an eval")
+  .argument("<b>", "the other one")
+  .addOption(batchFormat())
+  .action(async (a: string, b: string, options) => {
+    const { evalCompareCommand } = await import("./eval.js");
+    process.exitCode = await evalCompareCommand(a, b, options);
+  });
+
+program
+  .command("worker")
+  .description("take tasks from a queue and run them, until stopped (Ctrl-C)")
+  .requiredOption("--queue <url>", "the Redis of the queue (redis://host:6379)")
+  .option("--concurrency <n>", "tasks at once", positiveInteger, 1)
+  .option("--config <file>", "extra config file for every task run here")
+  .option(
+    "--allow-unsandboxed",
+    "where no sandbox works, let --approval auto run commands unconfined, on purpose",
+  )
+  .option("--keep-failed", "keep the isolated copy of a task that did not complete")
+  .option("--name <name>", "how this worker is named in results (default: host:pid)")
+  .option(
+    "--lock-duration <seconds>",
+    "a task of a worker that vanished is taken by another after about this long",
+    positiveNumber,
+    30,
+  )
+  .addOption(batchFormat())
+  .action(async (options) => {
+    const { workerCommand } = await import("./batch.js");
+    process.exitCode = await workerCommand(options);
+  });
 
 const io = { out: process.stdout, err: process.stderr };
 

@@ -17,13 +17,13 @@ export interface CommonOptions {
   color: boolean;
 }
 
-function positiveInteger(value: string): number {
+export function positiveInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError("expected a whole number above 0.");
   return n;
 }
 
-function positiveNumber(value: string): number {
+export function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError("expected a number above 0.");
   return n;

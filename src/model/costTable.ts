@@ -3,7 +3,9 @@ import { type Column, renderTable, type TableStyle } from "../platform/table.js"
 import { type CostRow, type CostTotals, sumCostTotals } from "./usage.js";
 
 /** Dollars, saying so when some calls had no known price rather than passing off a part as the whole. */
-export function costText(totals: CostTotals): string {
+export function costText(
+  totals: Pick<CostTotals, "known_cost_usd" | "unknown_cost_calls" | "calls">,
+): string {
   if (totals.unknown_cost_calls === 0) return formatCost(totals.known_cost_usd);
   if (totals.unknown_cost_calls === totals.calls) return formatCost(null);
   return `≥ ${formatCost(totals.known_cost_usd)} (${totals.unknown_cost_calls} unpriced)`;

@@ -25,8 +25,12 @@ export interface ProcessResult {
 }
 
 export interface ProcessHandle {
+  /** The process id, which is also its group's; absent when it could not be started, or is not ours (an editor's terminal). */
+  pid?: number | undefined;
   /** Ends the process and everything it started (SIGTERM, then SIGKILL after the grace period). */
   stop(): void;
+  /** Asks the whole group to stop as Ctrl-C would (SIGINT), so a program can end cleanly; where offered. */
+  interrupt?(): void;
   /** Rejects only when the process could not be started (missing program or cwd). */
   done: Promise<ProcessResult>;
 }
@@ -151,7 +155,11 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
     child.once("close", finish);
   });
 
-  return { stop, done };
+  const interrupt = (): void => {
+    if (child.pid !== undefined && !stopping) killGroup(child.pid, "SIGINT");
+  };
+
+  return { pid: child.pid, stop, interrupt, done };
 }
 
 /** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */

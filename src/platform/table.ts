@@ -42,7 +42,7 @@ export function renderTable<Row>(
   const widths = columns.map((column, i) =>
     Math.max(column.header.length, ...cells.map((values) => values[i]?.length ?? 0)),
   );
-  if (width !== undefined) fit(columns, widths, width);
+  if (width !== undefined) fitColumns(columns, widths, width);
   const line = (values: string[]) =>
     values
       .map((value, i) => (value.length > (widths[i] ?? 0) ? clip(value, widths[i] ?? 0) : value))
@@ -55,7 +55,7 @@ export function renderTable<Row>(
 }
 
 /** Narrows the widest shrinking column, then the next, until the table fits `width`. */
-function fit<Row>(columns: Column<Row>[], widths: number[], width: number): void {
+function fitColumns<Row>(columns: Column<Row>[], widths: number[], width: number): void {
   const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
   for (let excess = total() - width; excess > 0; excess = total() - width) {
     const widest = columns

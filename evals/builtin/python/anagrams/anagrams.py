@@ -1,0 +1,3 @@
+def find_anagrams(word, candidates):
+    """The candidates that are anagrams of word."""
+    raise NotImplementedError

@@ -1,0 +1,2 @@
+class BankAccount:
+    """An account with deposits, withdrawals and their history."""

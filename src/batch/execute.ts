@@ -1,0 +1,98 @@
+import { createRedactor, redactDeep } from "../safety/redact.js";
+import type { TaskProgress } from "./events.js";
+import { type Isolated, IsolationError, isolate } from "./isolate.js";
+import { failedRecord, type TaskRecord } from "./record.js";
+import { type TaskSpec, taskKey } from "./spec.js";
+import { runTaskProcess, type TaskFlags } from "./taskProcess.js";
+
+export interface ExecuteOptions {
+  flags: TaskFlags;
+  /** Where isolated copies are made. */
+  root: string;
+  /** Where URL repositories are cloned once. */
+  cacheDir: string;
+  /** Keep the copy of a task that did not complete, to look at. */
+  keepFailed?: boolean;
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  attempt?: number;
+  worker?: string;
+  onStart?: (pid: number | undefined) => void;
+  onProgress?: (progress: TaskProgress) => void;
+}
+
+/** The outcome of a task, and whether it is worth trying again elsewhere. */
+export interface Execution {
+  record: TaskRecord;
+  /** True when cairn never produced a result (its process died, or the copy could not be made). */
+  broken: boolean;
+  /** True when the task was interrupted: its record is not a finished task's. */
+  cancelled: boolean;
+}
+
+function whyNoResult(stderr: string, exitCode: number | null, timedOut: boolean): string {
+  if (timedOut) return "cairn did not end its session after the task's timeout and was killed.";
+  const said = stderr ? `: ${stderr.split("\n").slice(-5).join("\n")}` : "";
+  return `cairn ended without a result (exit ${exitCode ?? "by signal"})${said}`;
+}
+
+/**
+ * Runs one task from start to end: its own copy of the repository, cairn in its own process on
+ * it, the change taken as a patch, the copy removed. Never throws for the task's own failure;
+ * the record says what happened. Secrets are taken out of everything the record holds.
+ */
+export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Promise<Execution> {
+  const redact = createRedactor();
+  const attempt = options.attempt ?? 1;
+  const worker = options.worker ? { worker: options.worker } : {};
+  let copy: Isolated;
+  try {
+    copy = await isolate(spec, options);
+  } catch (error) {
+    if (!(error instanceof IsolationError)) throw error;
+    const record = {
+      ...failedRecord(spec, `the isolated copy could not be made: ${error.message}`, attempt),
+      ...worker,
+    };
+    return { record: redactDeep(record, redact), broken: true, cancelled: false };
+  }
+  let keep = false;
+  try {
+    const outcome = await runTaskProcess(spec, copy.dir, options.flags, {
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.onStart ? { onStart: options.onStart } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    const patch = await copy.patch();
+    const base = {
+      id: spec.id,
+      key: taskKey(spec),
+      model: outcome.model ?? spec.model ?? null,
+      mode: spec.mode,
+      repo: spec.repo,
+      ref: spec.ref ?? null,
+      base: copy.base,
+      patch,
+      attempt,
+      ...worker,
+      finished_at: new Date().toISOString(),
+    };
+    const { result } = outcome;
+    const record: TaskRecord = result
+      ? { ...result, ...base }
+      : {
+          ...failedRecord(spec, whyNoResult(outcome.stderr, outcome.exitCode, outcome.timedOut), attempt),
+          ...base,
+        };
+    keep = Boolean(options.keepFailed) && record.status !== "completed";
+    if (keep) record.kept = copy.dir;
+    return {
+      record: redactDeep(record, redact),
+      broken: !result,
+      cancelled: result?.status === "cancelled" || (!result && Boolean(options.signal?.aborted)),
+    };
+  } finally {
+    if (!keep) await copy.dispose();
+  }
+}

@@ -1,0 +1,78 @@
+import { Redis } from "ioredis";
+import { ConfigError } from "../../platform/errors.js";
+
+/** The longest wait between two attempts to reach Redis again. */
+const MAX_BACKOFF_MS = 10_000;
+
+/** Waits between attempts to reconnect: 250 ms, doubling, at most 10 s. */
+function backoffMs(attempt: number): number {
+  return Math.min(250 * 2 ** Math.max(0, attempt - 1), MAX_BACKOFF_MS);
+}
+
+/** A `--queue` value checked: a Redis URL, or a usage error that says what one looks like. */
+export function checkQueueUrl(url: string): string {
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || (parsed.protocol !== "redis:" && parsed.protocol !== "rediss:")) {
+    throw new ConfigError(
+      `--queue expects a Redis URL such as redis://127.0.0.1:6379 (or rediss:// for TLS); got ${JSON.stringify(url)}.`,
+    );
+  }
+  return url;
+}
+
+/** The URL as it may be shown: without its password. */
+export function shownUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
+}
+
+/**
+ * Says once when Redis is lost, with why, and once when it is back: every connection of one
+ * process (queue, worker, events) reports through the same watch, so an outage is one message.
+ */
+export class ConnectionWatch {
+  private down = false;
+  private readonly url: string;
+  private readonly notice: (message: string) => void;
+
+  constructor(url: string, notice: (message: string) => void) {
+    this.url = url;
+    this.notice = notice;
+  }
+
+  lost(error: Error | string): void {
+    if (this.down) return;
+    this.down = true;
+    const why = typeof error === "string" ? error : error.message || error.name;
+    this.notice(
+      `cannot reach Redis at ${shownUrl(this.url)} (${why}); retrying with backoff (up to every ${MAX_BACKOFF_MS / 1000}s). Tasks running here go on.`,
+    );
+  }
+
+  back(): void {
+    if (!this.down) return;
+    this.down = false;
+    this.notice(`Redis at ${shownUrl(this.url)} is reachable again.`);
+  }
+}
+
+/**
+ * A connection to the queue's Redis that never gives up: each command waits while it reconnects
+ * with backoff (BullMQ's workers need `maxRetriesPerRequest: null`), and the watch is told.
+ */
+export function connect(url: string, watch: ConnectionWatch): Redis {
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    retryStrategy: backoffMs,
+    connectionName: "cairn",
+  });
+  redis.on("error", (error: Error) => watch.lost(error));
+  redis.on("ready", () => watch.back());
+  return redis;
+}

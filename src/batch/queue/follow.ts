@@ -1,0 +1,203 @@
+import { type Job, Queue, QueueEvents } from "bullmq";
+import { ConfigError } from "../../platform/errors.js";
+import type { BatchListener, Collection } from "../events.js";
+import { failedRecord, type TaskRecord } from "../record.js";
+import { ConnectionWatch, connect, shownUrl } from "./connection.js";
+import {
+  type BatchMeta,
+  type JobData,
+  type JobProgress,
+  type JobResult,
+  metaKey,
+  QUEUE_NAME,
+  spentKey,
+} from "./jobs.js";
+
+export interface FollowOptions {
+  url: string;
+  meta: BatchMeta;
+  emit: BatchListener;
+  /** Stops following (the batch goes on on the workers). */
+  signal?: AbortSignal;
+  notice: (message: string) => void;
+}
+
+/** Jobs are looked at again this often, for what an event stream cut by a lost connection missed. */
+const RECONCILE_MS = 2_000;
+
+/** A batch's list of jobs, or a usage error naming the batch and the queue. */
+export async function readMeta(
+  url: string,
+  batchId: string,
+  notice: (message: string) => void,
+): Promise<BatchMeta> {
+  const redis = connect(url, new ConnectionWatch(url, notice));
+  try {
+    const text = await redis.get(metaKey(batchId));
+    if (!text) {
+      throw new ConfigError(
+        `no batch ${batchId} on the queue at ${shownUrl(url)}: check the id (cairn batch prints it when it enqueues) and the URL.`,
+      );
+    }
+    return JSON.parse(text) as BatchMeta;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+type Phase = "waiting" | "active" | "done";
+
+/**
+ * Follows a batch on the queue and tells what happens as the local engine would: a task started
+ * (on which worker, which attempt), its progress, its record when it finished, a task handed
+ * back. Each job's record is told once, whichever worker finished it and however often the
+ * follower itself reconnected. Ends when every job is finished, or when `signal` aborts.
+ */
+export async function followBatch(options: FollowOptions): Promise<Collection> {
+  const watch = new ConnectionWatch(options.url, options.notice);
+  const redis = connect(options.url, watch);
+  const eventsRedis = connect(options.url, watch);
+  const queue = new Queue<JobData, JobResult>(QUEUE_NAME, { connection: redis });
+  const queueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsRedis });
+  queueEvents.on("error", (error) => watch.lost(error));
+  try {
+    const { meta } = options;
+    const { batch_id: batchId } = meta;
+    const phases = new Map<string, Phase>(meta.jobs.map((job) => [job.job_id, "waiting"]));
+    const names = new Map(meta.jobs.map((job) => [job.job_id, job]));
+    let notStarted = 0;
+    let budgetSaid = false;
+    let settle: () => void = () => {};
+    const allDone = new Promise<void>((resolve) => {
+      settle = resolve;
+    });
+    const checkDone = () => {
+      if ([...phases.values()].every((phase) => phase === "done")) settle();
+    };
+
+    const finish = (jobId: string, record: TaskRecord) => {
+      phases.set(jobId, "done");
+      options.emit({ type: "task.finished", batch_id: batchId, record });
+      checkDone();
+    };
+
+    /** A job a worker did not start because the batch's --max-cost was spent: said once, counted each time. */
+    const leftUnstarted = async (jobId: string) => {
+      phases.set(jobId, "done");
+      notStarted++;
+      if (!budgetSaid && meta.max_cost_usd !== undefined) {
+        budgetSaid = true;
+        const spent = Number((await redis.get(spentKey(batchId))) ?? 0);
+        const unfinished = [...phases.values()].filter((phase) => phase !== "done").length;
+        options.emit({
+          type: "batch.budget_reached",
+          batch_id: batchId,
+          spent_usd: spent,
+          max_cost_usd: meta.max_cost_usd,
+          not_started: notStarted + unfinished,
+        });
+      }
+      checkDone();
+    };
+
+    const showProgress = (jobId: string, progress: unknown) => {
+      const task = names.get(jobId);
+      if (!task || typeof progress !== "object" || progress === null || !("status" in progress)) return;
+      const { worker: _worker, attempt: _attempt, ...shown } = progress as JobProgress;
+      options.emit({ type: "task.progress", batch_id: batchId, id: task.id, key: task.key, ...shown });
+    };
+
+    /** Reads one job as it stands and tells what changed since it was last looked at. */
+    const look = async (jobId: string): Promise<void> => {
+      if (phases.get(jobId) === "done") return;
+      const task = names.get(jobId);
+      const job = (await queue.getJob(jobId)) as Job<JobData, JobResult> | undefined;
+      if (!task) return;
+      if (!job) {
+        const missing = failedRecord(
+          { id: task.id, repo: "", task: "", mode: "run" },
+          "the task is not on the queue: it was removed, or never enqueued.",
+        );
+        finish(jobId, { ...missing, key: task.key });
+        return;
+      }
+      const state = await job.getState();
+      const before = phases.get(jobId);
+      if (before === "done") return;
+      if (state === "completed" && job.returnvalue) {
+        if ("skipped" in job.returnvalue) await leftUnstarted(jobId);
+        else finish(jobId, job.returnvalue);
+      } else if (state === "failed") {
+        const tries = job.attemptsMade + job.stalledCounter;
+        const record = failedRecord(
+          job.data.spec,
+          `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
+          tries,
+        );
+        finish(jobId, job.processedBy ? { ...record, worker: job.processedBy } : record);
+      } else if (state === "active") {
+        const attempt = job.attemptsMade + job.stalledCounter + 1;
+        if (before !== "active") {
+          phases.set(jobId, "active");
+          options.emit({
+            type: "task.started",
+            batch_id: batchId,
+            id: task.id,
+            key: task.key,
+            attempt,
+            ...(job.processedBy ? { worker: job.processedBy } : {}),
+          });
+        }
+        // What an earlier try left is not this try's progress.
+        if ((job.progress as Partial<JobProgress>).attempt === attempt) showProgress(jobId, job.progress);
+      } else if (before === "active") {
+        phases.set(jobId, "waiting");
+        options.emit({
+          type: "task.requeued",
+          batch_id: batchId,
+          id: task.id,
+          key: task.key,
+          reason: "its worker stopped or handed it back",
+        });
+      }
+    };
+
+    // One look at a time per job, in order, so two events about one job are never told backwards.
+    const looks = new Map<string, Promise<void>>();
+    const lookSoon = (jobId: string) => {
+      if (!phases.has(jobId)) return;
+      const next = (looks.get(jobId) ?? Promise.resolve()).then(() => look(jobId)).catch(() => {});
+      looks.set(jobId, next);
+    };
+    for (const event of ["active", "completed", "failed", "waiting", "stalled"] as const) {
+      queueEvents.on(event, ({ jobId }: { jobId: string }) => lookSoon(jobId));
+    }
+    queueEvents.on("progress", ({ jobId, data }: { jobId: string; data: unknown }) => {
+      if (phases.get(jobId) === "active") showProgress(jobId, data);
+      else lookSoon(jobId);
+    });
+    await queueEvents.waitUntilReady();
+    const reconcile = () => {
+      for (const [jobId, phase] of phases) if (phase !== "done") lookSoon(jobId);
+    };
+    reconcile();
+    const timer = setInterval(reconcile, RECONCILE_MS);
+    const stopped = new Promise<void>((resolve) => {
+      if (options.signal?.aborted) resolve();
+      options.signal?.addEventListener("abort", () => resolve(), { once: true });
+    });
+    try {
+      checkDone();
+      await Promise.race([allDone, stopped]);
+    } finally {
+      clearInterval(timer);
+    }
+    const pending = [...phases.values()].filter((phase) => phase !== "done").length;
+    return { notStarted, cancelled: 0, pending };
+  } finally {
+    await queueEvents.close().catch(() => {});
+    await queue.close().catch(() => {});
+    redis.disconnect();
+    eventsRedis.disconnect();
+  }
+}

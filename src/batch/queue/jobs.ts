@@ -1,0 +1,51 @@
+import { createHash } from "node:crypto";
+import type { TaskProgress } from "../events.js";
+import type { TaskRecord } from "../record.js";
+import type { TaskSpec } from "../spec.js";
+import type { TaskFlags } from "../taskProcess.js";
+
+/** The one BullMQ queue every batch goes through; a worker takes any batch's tasks. */
+export const QUEUE_NAME = "cairn-tasks";
+
+/** Jobs and batch records are kept this long in Redis, for `cairn batch status`. */
+export const KEEP_SECONDS = 30 * 24 * 3600;
+
+/**
+ * Flags that travel with a task: how it is to be run. What belongs to the machine that runs it
+ * (its config file, whether it may run commands unsandboxed, its API keys) stays with the worker.
+ */
+export type TravellingFlags = Pick<TaskFlags, "approval" | "baseUrl" | "maxIterations">;
+
+/** A job's data: a task and how to run it. Never a secret: workers use their own environment. */
+export interface JobData {
+  batch_id: string;
+  spec: TaskSpec;
+  flags: TravellingFlags;
+  /** Tries before giving up, counting a worker that stopped mid-task as one. */
+  attempts: number;
+}
+
+/** A job's return value: the task's record, or word that the batch's budget was spent before it began. */
+export type JobResult = TaskRecord | { skipped: "budget" };
+
+/** A running job's progress, as the follower reads it. */
+export type JobProgress = TaskProgress & { worker: string; attempt: number };
+
+/** What `cairn batch status` needs to find a batch's jobs again. */
+export interface BatchMeta {
+  batch_id: string;
+  created_at: string;
+  jobs: Array<{ job_id: string; id: string; key: string }>;
+  max_cost_usd?: number;
+  /** The results folder given when it was enqueued, on that machine. */
+  out?: string;
+}
+
+/** BullMQ job ids may not hold `:`; a hash of the task's key keeps them short and safe. */
+export function jobIdFor(batchId: string, key: string): string {
+  return `${batchId}-${createHash("sha256").update(key).digest("hex").slice(0, 16)}`;
+}
+
+export const metaKey = (batchId: string) => `cairn:batch:${batchId}`;
+/** Dollars the batch's finished tasks have spent, for the batch-wide --max-cost. */
+export const spentKey = (batchId: string) => `cairn:batch:${batchId}:spent`;

@@ -1,0 +1,156 @@
+import { rm, rmdir } from "node:fs/promises";
+import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
+import type { BatchListener, TaskProgress } from "../events.js";
+import { executeTask } from "../execute.js";
+import { scratchRoot } from "../scratch.js";
+import { taskKey } from "../spec.js";
+import type { TaskFlags } from "../taskProcess.js";
+import { ConnectionWatch, connect, shownUrl } from "./connection.js";
+import { type JobData, type JobProgress, type JobResult, metaKey, QUEUE_NAME, spentKey } from "./jobs.js";
+
+export interface WorkerOptions {
+  url: string;
+  concurrency: number;
+  /** How long a task's lock lasts unrenewed: a worker that vanished has its tasks taken after about this long. */
+  lockDurationMs: number;
+  /** Shown in records and progress: which machine and process ran a task. */
+  name: string;
+  /** This machine's side of the flags: its config file, whether commands may run unsandboxed. */
+  local: Pick<TaskFlags, "config" | "allowUnsandboxed">;
+  keepFailed?: boolean;
+  cacheDir: string;
+  emit: BatchListener;
+}
+
+export interface RunningWorker {
+  /** Takes no more tasks and waits for the running ones to finish. */
+  finish(): Promise<void>;
+  /** Stops the running tasks and hands them back to the queue, untried, for another worker. */
+  handBack(): void;
+  /** Tasks running now. */
+  running(): number;
+}
+
+/** How often a running task's progress is written to Redis, at most. */
+const PROGRESS_EVERY_MS = 500;
+
+/** Tries so far: failed attempts and times a worker vanished mid-task (a task handed back is neither). */
+function triesBefore(job: Job<JobData>): number {
+  return job.attemptsMade + job.stalledCounter;
+}
+
+/**
+ * `cairn worker`: takes tasks from the queue and runs each exactly as a local batch does (its own
+ * copy, its own cairn process), reporting progress and the record back through the queue. The
+ * record is the job's return value, stored by BullMQ as the job completes under its lock, so a
+ * task finishes once however often a worker vanished on the way.
+ */
+export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
+  const watch = new ConnectionWatch(options.url, (message) =>
+    options.emit({ type: "batch.notice", message }),
+  );
+  const redis = connect(options.url, watch);
+  const root = await scratchRoot("worker", Boolean(options.keepFailed));
+  const handingBack = new AbortController();
+  let active = 0;
+
+  const runJob = async (job: Job<JobData, JobResult>, token?: string): Promise<JobResult> => {
+    const { batch_id, spec, flags, attempts } = job.data;
+    const key = taskKey(spec);
+    const tries = triesBefore(job);
+    if (tries >= attempts) {
+      throw new UnrecoverableError(
+        `tried ${tries} time(s) (the limit of --attempts ${attempts}); each time the worker running it stopped or the try broke.`,
+      );
+    }
+    const meta = await redis.get(metaKey(batch_id));
+    const maxCost = meta ? (JSON.parse(meta) as { max_cost_usd?: number }).max_cost_usd : undefined;
+    if (maxCost !== undefined && Number((await redis.get(spentKey(batch_id))) ?? 0) >= maxCost) {
+      return { skipped: "budget" };
+    }
+    active++;
+    const attempt = tries + 1;
+    let lastWrite = 0;
+    let queued: JobProgress | undefined;
+    const writeProgress = (progress: JobProgress) => {
+      queued = progress;
+      const now = Date.now();
+      if (now - lastWrite < PROGRESS_EVERY_MS) return;
+      lastWrite = now;
+      void job.updateProgress(progress).catch(() => {});
+    };
+    try {
+      const execution = await executeTask(spec, {
+        flags: { ...flags, ...options.local },
+        root,
+        cacheDir: options.cacheDir,
+        keepFailed: Boolean(options.keepFailed),
+        signal: handingBack.signal,
+        attempt,
+        worker: options.name,
+        onStart: (pid) => {
+          options.emit({
+            type: "task.started",
+            batch_id,
+            id: spec.id,
+            key,
+            attempt,
+            worker: options.name,
+            ...(pid ? { pid } : {}),
+          });
+          writeProgress({ status: "starting", cost_usd: 0, tokens: 0, worker: options.name, attempt });
+        },
+        onProgress: (progress: TaskProgress) => {
+          options.emit({ type: "task.progress", batch_id, id: spec.id, key, ...progress });
+          writeProgress({ ...progress, worker: options.name, attempt });
+        },
+      });
+      if (queued) await job.updateProgress(queued).catch(() => {});
+      if (execution.cancelled && handingBack.signal.aborted && token) {
+        options.emit({
+          type: "task.requeued",
+          batch_id,
+          id: spec.id,
+          key,
+          reason: `handed back by ${options.name}`,
+        });
+        await job.moveToWait(token);
+        throw new WaitingError();
+      }
+      if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
+      const { record } = execution;
+      if (record.cost_usd) await redis.incrbyfloat(spentKey(batch_id), record.cost_usd);
+      options.emit({ type: "task.finished", batch_id, record });
+      return record;
+    } finally {
+      active--;
+    }
+  };
+
+  const worker = new Worker<JobData, JobResult>(QUEUE_NAME, runJob, {
+    connection: redis,
+    name: options.name,
+    concurrency: options.concurrency,
+    lockDuration: options.lockDurationMs,
+    stalledInterval: options.lockDurationMs,
+    // Tries are counted by the job's own --attempts (see triesBefore), not by BullMQ's stall limit.
+    maxStalledCount: 1_000,
+  });
+  worker.on("error", (error) => watch.lost(error));
+  await worker.waitUntilReady();
+  options.emit({
+    type: "batch.notice",
+    message: `worker ${options.name} takes tasks from ${shownUrl(options.url)} (${options.concurrency} at a time).`,
+  });
+
+  return {
+    async finish() {
+      await worker.close();
+      redis.disconnect();
+      // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
+      await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
+    },
+    handBack: () => handingBack.abort(),
+    running: () => active,
+  };
+}

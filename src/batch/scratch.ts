@@ -1,0 +1,33 @@
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, someone else's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * A folder for a batch's or a worker's isolated copies, named after this process, made after
+ * removing those of processes of the same kind that are gone (killed, crashed), which could not
+ * clean up after themselves. With `keep` (--keep-failed) it is never swept: what is kept in it
+ * is for a person to look at.
+ */
+export async function scratchRoot(kind: "batch" | "worker", keep = false): Promise<string> {
+  const prefix = `cairn-${kind}-`;
+  const entries = await readdir(os.tmpdir()).catch(() => []);
+  await Promise.all(
+    entries.map(async (entry) => {
+      const pid = Number(/^cairn-(?:batch|worker)-(\d+)-/.exec(entry)?.[1]);
+      if (entry.startsWith(prefix) && pid && !alive(pid)) {
+        await rm(path.join(os.tmpdir(), entry), { recursive: true, force: true }).catch(() => {});
+      }
+    }),
+  );
+  return mkdtemp(path.join(os.tmpdir(), keep ? `${prefix}kept-` : `${prefix}${process.pid}-`));
+}

@@ -1,0 +1,175 @@
+import type { RunResult, Status } from "../events/types.js";
+import { spawnGroup } from "../platform/processes.js";
+import type { TaskProgress } from "./events.js";
+import { cairnEntry } from "./install.js";
+import type { TaskSpec } from "./spec.js";
+
+/** The flags a batch passes to every task's cairn, besides what the task itself says. */
+export interface TaskFlags {
+  /** `--approval`: a batch has nobody to ask, so `auto` unless told otherwise. */
+  approval: "ask" | "auto-edit" | "auto" | "read-only";
+  baseUrl?: string;
+  /** `--config <file>`, read on the machine that runs the task. */
+  config?: string;
+  maxIterations?: number;
+  allowUnsandboxed?: boolean;
+}
+
+/** What a task's cairn process left behind. */
+export interface TaskOutcome {
+  /** The result line; undefined when the process ended without one (crash, kill, bad flags). */
+  result?: RunResult;
+  /** The model the session ran, from its first event. */
+  model?: string;
+  /** The end of what it wrote to stderr, for when there is no result. */
+  stderr: string;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+
+export interface TaskProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  /** Aborting asks the task to stop as Ctrl-C would: its session ends as `cancelled`. */
+  signal?: AbortSignal;
+  onStart?: (pid: number | undefined) => void;
+  onProgress?: (progress: TaskProgress) => void;
+}
+
+/** After a task's own `--timeout`, how long cairn has to end its session before it is killed. */
+const HARD_KILL_GRACE_MS = 60_000;
+/** After an interrupt, how long the session has to end cleanly before its process group is killed. */
+const INTERRUPT_GRACE_MS = 15_000;
+const STDERR_TAIL = 4_000;
+
+/** `cairn do|run` on the isolated copy, printing its events as JSON lines. */
+export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlags): string[] {
+  const args = [
+    spec.mode,
+    "--output-format",
+    "stream-json",
+    "--cwd",
+    workspace,
+    "--approval",
+    flags.approval,
+  ];
+  const add = (flag: string, value: string | number | undefined) => {
+    if (value !== undefined) args.push(flag, String(value));
+  };
+  add("--model", spec.model);
+  add("--base-url", flags.baseUrl);
+  add("--config", flags.config);
+  add("--max-iterations", flags.maxIterations);
+  add("--verify", spec.verify);
+  add("--max-cost", spec.max_cost);
+  add("--timeout", spec.timeout);
+  if (flags.allowUnsandboxed) args.push("--allow-unsandboxed");
+  // After `--`, a task that starts with a dash is still the task.
+  args.push("--", spec.task);
+  return args;
+}
+
+/** Reads the session's events as they come into what the progress view shows. */
+class ProgressReader {
+  private status: TaskProgress["status"] = "starting";
+  private detail: string | undefined;
+  private cost: number | null = 0;
+  private tokens = 0;
+  result: RunResult | undefined;
+  model: string | undefined;
+
+  private readonly onProgress: ((progress: TaskProgress) => void) | undefined;
+
+  constructor(onProgress: ((progress: TaskProgress) => void) | undefined) {
+    this.onProgress = onProgress;
+  }
+
+  line(text: string): void {
+    let event: Record<string, unknown>;
+    try {
+      event = JSON.parse(text);
+    } catch {
+      return;
+    }
+    switch (event.type) {
+      case "session.started":
+        this.model = String(event.model);
+        return;
+      case "status":
+        this.status = event.status as Status;
+        this.detail = typeof event.detail === "string" ? event.detail : undefined;
+        break;
+      case "tool.call":
+        this.status = "running_tools";
+        this.detail = String(event.tool);
+        break;
+      case "usage": {
+        const cost = event.cost_usd as number | null;
+        this.cost = this.cost === null || cost === null ? null : this.cost + cost;
+        this.tokens += Number(event.input_tokens) + Number(event.output_tokens);
+        break;
+      }
+      case "result":
+        this.result = event as unknown as RunResult;
+        delete (this.result as Partial<{ type: unknown }>).type;
+        return;
+      default:
+        return;
+    }
+    this.onProgress?.({
+      status: this.status,
+      ...(this.detail ? { detail: this.detail } : {}),
+      cost_usd: this.cost,
+      tokens: this.tokens,
+    });
+  }
+}
+
+/**
+ * Runs one task as its own cairn process in its own process group, so that a crash or a hang
+ * ends that task alone, and a timeout or Ctrl-C ends everything the task started.
+ */
+export async function runTaskProcess(
+  spec: TaskSpec,
+  workspace: string,
+  flags: TaskFlags,
+  options: TaskProcessOptions = {},
+): Promise<TaskOutcome> {
+  const reader = new ProgressReader(options.onProgress);
+  let pending = "";
+  let stderr = "";
+  const handle = spawnGroup(process.execPath, [cairnEntry(), ...taskArguments(spec, workspace, flags)], {
+    cwd: workspace,
+    env: options.env ?? process.env,
+    ...(spec.timeout !== undefined ? { timeoutMs: spec.timeout * 1000 + HARD_KILL_GRACE_MS } : {}),
+    onStdout: (chunk) => {
+      const lines = (pending + chunk.toString("utf8")).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) reader.line(line);
+    },
+    onStderr: (chunk) => {
+      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+    },
+  });
+  options.onStart?.(handle.pid);
+  let killTimer: NodeJS.Timeout | undefined;
+  const onAbort = () => {
+    handle.interrupt?.();
+    killTimer = setTimeout(handle.stop, INTERRUPT_GRACE_MS);
+  };
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const ended = await handle.done;
+    if (pending.trim()) reader.line(pending);
+    return {
+      ...(reader.result ? { result: reader.result } : {}),
+      ...(reader.model ? { model: reader.model } : {}),
+      stderr: stderr.trim(),
+      exitCode: ended.exitCode,
+      timedOut: ended.timedOut,
+    };
+  } finally {
+    clearTimeout(killTimer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}

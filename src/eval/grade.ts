@@ -1,0 +1,167 @@
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import picomatch from "picomatch";
+import { git } from "../batch/git.js";
+import { isolate } from "../batch/isolate.js";
+import type { TaskRecord } from "../batch/record.js";
+import { truncateHeadTail } from "../platform/truncate.js";
+import { runCheck } from "../verify/check.js";
+import { testCommand } from "./runners.js";
+import type { EvalTask, ExerciseTask, SweTask } from "./types.js";
+
+export interface Grade {
+  passed: boolean;
+  /** Files the agent changed that grading put back as they were: the tests, and files it may not touch. */
+  reverted: string[];
+  /** Each command run, and whether it passed. */
+  checks: Array<{ command: string; passed: boolean; kind?: "fail_to_pass" | "pass_to_pass" }>;
+  /** The head and tail of what the failing command printed (or of the last one, when all passed). */
+  output: string;
+  /** Why it could not be graded the usual way (the patch did not apply). */
+  reason?: string;
+}
+
+export interface GradeOptions {
+  /** Where URL repositories are cloned once. */
+  cacheDir: string;
+  /** For each test command. */
+  timeoutMs: number;
+}
+
+const OUTPUT_LIMITS = { headBytes: 1_500, tailBytes: 2_500 };
+
+/** The files a unified diff touches, on either side of it (a rename counts both names). */
+function filesIn(patch: string): string[] {
+  const files = new Set<string>();
+  for (const match of patch.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)) {
+    files.add(match[1]!);
+    files.add(match[2]!);
+  }
+  return [...files].sort();
+}
+
+/**
+ * Applies the agent's patch in `dir` without its changes to `protectedPaths` (globs), and says
+ * which files those were. A patch that does not apply is a failed grade, not an error.
+ */
+async function applyAgentPatch(
+  dir: string,
+  patch: string,
+  protectedPaths: string[],
+): Promise<{ reverted: string[]; failure?: string }> {
+  const isProtected = picomatch(protectedPaths, { dot: true });
+  const reverted = filesIn(patch).filter((file) => isProtected(file));
+  if (!patch.trim()) return { reverted };
+  const file = path.join(dir, "..", `${path.basename(dir)}.agent.patch`);
+  await writeFile(file, patch);
+  try {
+    const excludes = protectedPaths.map((glob) => `--exclude=${glob}`);
+    await git(dir, ["apply", "--binary", "--whitespace=nowarn", ...excludes, file]);
+    return { reverted };
+  } catch (error) {
+    return { reverted, failure: `the agent's patch does not apply: ${(error as Error).message}` };
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+async function runChecks(
+  dir: string,
+  commands: Array<{ command: string; kind?: "fail_to_pass" | "pass_to_pass" }>,
+  timeoutMs: number,
+): Promise<Pick<Grade, "passed" | "checks" | "output">> {
+  const results = [];
+  for (const { command, kind } of commands) {
+    const result = await runCheck({ name: "grade", command, kind: "test" }, { cwd: dir, timeoutMs });
+    results.push({ command, kind, passed: result.passed, output: result.output });
+  }
+  const failing = results.find((result) => !result.passed);
+  const output = failing ? `$ ${failing.command}\n${failing.output}` : (results.at(-1)?.output ?? "");
+  return {
+    passed: results.length > 0 && !failing,
+    checks: results.map(({ command, kind, passed }) => ({ command, passed, ...(kind ? { kind } : {}) })),
+    output: truncateHeadTail(output, OUTPUT_LIMITS).text,
+  };
+}
+
+/** An exercise in a fresh copy of itself, tests included, with the agent's change minus its edits to tests. */
+async function gradeExercise(task: ExerciseTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+  const root = await mkdtemp(path.join(os.tmpdir(), "cairn-grade-"));
+  const dir = path.join(root, "exercise");
+  try {
+    await cp(task.dir, dir, { recursive: true });
+    // Its own repository, so that `git apply` applies here and nowhere above it.
+    await git(dir, ["init", "--quiet"]);
+    const applied = await applyAgentPatch(dir, record.patch, [...task.protected, ".meta/**", ".docs/**"]);
+    if (applied.failure)
+      return { passed: false, reverted: applied.reverted, checks: [], output: "", reason: applied.failure };
+    return {
+      ...(await runChecks(dir, [{ command: testCommand(task) }], options.timeoutMs)),
+      reverted: applied.reverted,
+    };
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * An instance in a clean checkout at its base commit: the agent's patch minus what touches the
+ * tests, then the test patch, then PASS_TO_PASS and FAIL_TO_PASS, all of which must pass.
+ */
+async function gradeInstance(task: SweTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+  const root = await mkdtemp(path.join(os.tmpdir(), "cairn-grade-"));
+  const copy = await isolate(
+    { id: task.id, repo: task.repo, ref: task.base_commit },
+    { root, cacheDir: options.cacheDir },
+  );
+  try {
+    const testPatch = task.test_patch ?? "";
+    const applied = await applyAgentPatch(copy.dir, record.patch, [
+      ...filesIn(testPatch),
+      ...task.test_files,
+    ]);
+    if (applied.failure)
+      return { passed: false, reverted: applied.reverted, checks: [], output: "", reason: applied.failure };
+    if (testPatch.trim()) {
+      const file = path.join(root, "test.patch");
+      await writeFile(file, testPatch);
+      const applies = await git(copy.dir, ["apply", "--binary", "--whitespace=nowarn", file]).then(
+        () => true,
+        () => false,
+      );
+      if (!applies) {
+        const reason = `the instance's test_patch does not apply at ${task.base_commit}: the suite is wrong`;
+        return { passed: false, reverted: applied.reverted, checks: [], output: "", reason };
+      }
+    }
+    const commands = [
+      ...task.pass_to_pass.map((command) => ({ command, kind: "pass_to_pass" as const })),
+      ...task.fail_to_pass.map((command) => ({ command, kind: "fail_to_pass" as const })),
+    ];
+    return { ...(await runChecks(copy.dir, commands, options.timeoutMs)), reverted: applied.reverted };
+  } finally {
+    await copy.dispose();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Grades a task's record: the agent's change, in a clean checkout, against the tests it could
+ * not edit. What stops grading (a repository out of reach) is a failed grade that says why.
+ */
+export async function grade(task: EvalTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+  try {
+    return await (task.kind === "exercise"
+      ? gradeExercise(task, record, options)
+      : gradeInstance(task, record, options));
+  } catch (error) {
+    return {
+      passed: false,
+      reverted: [],
+      checks: [],
+      output: "",
+      reason: `could not grade: ${(error as Error).message}`,
+    };
+  }
+}

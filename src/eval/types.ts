@@ -1,0 +1,53 @@
+export type Language = "javascript" | "typescript" | "python";
+
+/**
+ * An exercise in the Exercism / aider-polyglot layout: instructions in `.docs/`, the files to
+ * complete, and tests graded by the language's runner. The agent may see the tests or not
+ * (`hiddenTests`); either way, what it does to them is undone before grading.
+ */
+export interface ExerciseTask {
+  kind: "exercise";
+  id: string;
+  language: Language;
+  /** The exercise's own folder, as the suite ships it. */
+  dir: string;
+  instructions: string;
+  /** Files to complete, relative to `dir`. */
+  solution: string[];
+  /** The tests that grade it, relative to `dir`. */
+  tests: string[];
+  /** Files the agent's change may not touch: the tests and the exercise's read-only helpers. */
+  protected: string[];
+  hiddenTests: boolean;
+}
+
+/**
+ * A SWE-style instance: a repository at a base commit, a problem statement, and test commands
+ * that must fail before the fix and pass after it (FAIL_TO_PASS), and pass throughout (PASS_TO_PASS).
+ */
+export interface SweTask {
+  kind: "swe";
+  id: string;
+  repo: string;
+  base_commit: string;
+  problem_statement: string;
+  fail_to_pass: string[];
+  pass_to_pass: string[];
+  /** A patch adding the tests that grade it, applied in the grading checkout only. */
+  test_patch?: string;
+  /** Files the agent's change may not touch, besides those the test patch does. */
+  test_files: string[];
+}
+
+export type EvalTask = ExerciseTask | SweTask;
+
+export interface Suite {
+  name: string;
+  /** The folder or file the suite was read from. */
+  source: string;
+  tasks: EvalTask[];
+  /** What the suite holds that cannot be run here, and why. */
+  skipped: string[];
+  /** The globs tasks were chosen by (--tasks), when not all were. */
+  only?: string[];
+}

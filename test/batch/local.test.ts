@@ -1,0 +1,197 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+});
+
+const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" });
+
+async function gitRepo(files: Record<string, string>): Promise<string> {
+  const repo = await makeRepo(files);
+  git(repo, "init", "-q");
+  git(repo, "add", ".");
+  git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
+  return repo;
+}
+
+describe("cairn batch on this machine", () => {
+  it("runs each task in its own copy, writes results and a summary, and skips finished tasks when re-run", async () => {
+    const repo = await gitRepo({ "greet.txt": "hello\n" });
+    const plain = await makeRepo({ "README.md": "a plain folder\n" });
+    let okTxtTries = 0;
+    server = await startScriptedServer(
+      byTask({
+        "[t1]": writes("greet.txt", "hi\n"),
+        "[t2]": writes("notes.txt", "notes\n"),
+        // Done wrong the first time (its check fails), right when retried with --retry-failed.
+        "[t3]": (turn) => {
+          if (turn === 0) okTxtTries++;
+          return writes(okTxtTries === 1 ? "wrong.txt" : "ok.txt", "ok\n")(turn);
+        },
+      }),
+    );
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      [
+        { id: "t1", repo, task: "Say hi in greet.txt [t1]", mode: "do" },
+        { id: "t2", repo, task: "Write notes.txt [t2]", mode: "do" },
+        { id: "t3", repo: plain, task: "Create ok.txt [t3]", mode: "do", verify: "test -f ok.txt" },
+      ]
+        .map((task) => JSON.stringify(task))
+        .join("\n"),
+    );
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const batch = (...extra: string[]) =>
+      runCairn(
+        ["batch", tasks, "--jobs", "2", "--out", out, "--output-format", "stream-json", ...args, ...extra],
+        {
+          home,
+          env,
+          timeoutMs: 60_000,
+        },
+      );
+
+    const first = await batch("--keep-failed");
+    expect(first.code, first.stdout).toBe(1);
+    const events = streamEvents(first.stdout);
+    expect(events.filter((e) => e.type === "task.finished")).toHaveLength(3);
+    // Never more than --jobs tasks at once.
+    let running = 0;
+    let most = 0;
+    for (const event of events) {
+      if (event.type === "task.started") most = Math.max(most, ++running);
+      if (event.type === "task.finished") running--;
+    }
+    expect(most).toBeLessThanOrEqual(2);
+
+    const results = await readResults(out);
+    expect(results.map((r) => r.id).sort()).toEqual(["t1", "t2", "t3"]);
+    const byId = Object.fromEntries(results.map((r) => [r.id, r]));
+    // Two tasks on one repository each saw only their own change, and the repository none.
+    expect(byId.t1?.status).toBe("completed");
+    expect(byId.t1?.patch).toMatch(/^-hello$/m);
+    expect(byId.t1?.patch).toMatch(/^\+hi$/m);
+    expect(byId.t1?.patch).not.toContain("notes.txt");
+    expect(byId.t2?.patch).toContain("+++ b/notes.txt");
+    expect(byId.t2?.patch).not.toContain("greet.txt");
+    expect(byId.t1?.base).toBe(git(repo, "rev-parse", "HEAD").trim());
+    expect(await readFile(path.join(repo, "greet.txt"), "utf8")).toBe("hello\n");
+    expect(git(repo, "status", "--porcelain")).toBe("");
+    expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    expect(existsSync(path.join(plain, "ok.txt"))).toBe(false);
+    // The plain folder's task failed its check; its cost and tokens by phase are in the record.
+    expect(byId.t3?.status).toBe("failed");
+    expect(byId.t3?.validation).toMatchObject({ ran: true, passed: false });
+    // Kept to look at (--keep-failed), with the wrong file in it; the completed ones were removed.
+    expect(await readFile(path.join(byId.t3!.kept!, "wrong.txt"), "utf8")).toBe("ok\n");
+    expect(byId.t1?.kept).toBeUndefined();
+    await rm(path.dirname(byId.t3!.kept!), { recursive: true, force: true });
+    expect(byId.t1?.usage.by_phase.execution?.calls).toBe(2);
+    expect(byId.t1?.cost_usd).toBeGreaterThan(0);
+
+    const summary = await readFile(path.join(out, "summary.md"), "utf8");
+    expect(summary).toContain("2/3 completed (67%)");
+    expect(summary).toMatch(/\| t3 \| openai\/gpt-4o \| failed \|/);
+    const result = events.find((e) => e.type === "result");
+    expect(result).toMatchObject({ tasks: 3, completed: 2 });
+
+    // The sessions are in the store as usual.
+    const sessions = await runCairn(["sessions", "--json"], { home });
+    expect(JSON.parse(sessions.stdout)).toHaveLength(3);
+
+    // The same batch again: nothing to do, no model call.
+    const calls = server.requests.length;
+    const again = await batch();
+    expect(again.code).toBe(1);
+    expect(streamEvents(again.stdout).find((e) => e.type === "batch.started")).toMatchObject({
+      total: 0,
+      skipped: 3,
+    });
+    expect(server.requests.length).toBe(calls);
+
+    // --retry-failed runs the failed task only, and its new record replaces the old one.
+    const retry = await batch("--retry-failed");
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(streamEvents(retry.stdout).find((e) => e.type === "batch.started")).toMatchObject({
+      total: 1,
+      skipped: 2,
+    });
+    const retried = await readResults(out);
+    expect(retried.map((r) => r.id).sort()).toEqual(["t1", "t2", "t3"]);
+    expect(retried.find((r) => r.id === "t3")?.status).toBe("completed");
+    expect(await readFile(path.join(out, "summary.md"), "utf8")).toContain("3/3 completed (100%)");
+  });
+
+  it("stops starting tasks once the batch's --max-cost is spent, and says so", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    server = await startScriptedServer(
+      byTask({ "[c1]": writes("b.txt", "b\n"), "[c2]": writes("c.txt", "c\n") }),
+    );
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.yaml");
+    await writeFile(
+      tasks,
+      `tasks:\n  - {id: c1, repo: ${repo}, task: "[c1] b", mode: do}\n  - {id: c2, repo: ${repo}, task: "[c2] c", mode: do}\n`,
+    );
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["batch", tasks, "--jobs", "1", "--max-cost", "0.001", ...args], {
+      home,
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/--max-cost \$0\.001 reached .*1 task\(s\) not started/);
+    expect(run.stdout).toContain("1 not started (--max-cost reached)");
+    const results = await readResults(path.join(home, "tasks.results"));
+    expect(results.map((r) => r.id)).toEqual(["c1"]);
+  });
+
+  it("on Ctrl-C stops the running task, records nothing for it, and says so", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    server = await startScriptedServer(byTask({ "[slow]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "slow", repo, task: "Take your time [slow]", mode: "do" }));
+    const { args, env } = modelFlags("openai", server);
+    const child = spawnCairn(["batch", tasks, "--output-format", "stream-json", ...args], { home, env });
+    let stdout = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    while (!server.requests.some((r) => r.rawBody.includes("[slow]")))
+      await new Promise((r) => setTimeout(r, 50));
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    const events = streamEvents(stdout);
+    expect(events.find((e) => e.type === "task.cancelled")).toMatchObject({ id: "slow" });
+    expect(events.find((e) => e.type === "result")).toMatchObject({ tasks: 0, cancelled: 1 });
+    expect(await readResults(path.join(home, "tasks.results"))).toEqual([]);
+  });
+
+  it("says what is wrong with a tasks file, line by line, before running anything", async () => {
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      '{"id":"a","repo":".","task":"x","mode":"fix"}\n{"id":"b","task":"y","timout":5}\n',
+    );
+    const run = await runCairn(["batch", tasks], { home });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("tasks.jsonl line 1: `mode`: expected one of do, run");
+    expect(run.stderr).toContain("tasks.jsonl line 2: unknown key `timout` (did you mean `timeout`?)");
+    expect(run.stderr).toContain("tasks.jsonl line 2: `repo`: expected text (got nothing)");
+  });
+});

@@ -1,0 +1,237 @@
+import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { startRedis, type TestRedis } from "../helpers/redis.js";
+import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+
+type Events = Array<Record<string, unknown> & { type: string }>;
+
+let server: ScriptedServer | undefined;
+let redis: TestRedis | undefined;
+const workers: Array<ReturnType<typeof spawnCairn>> = [];
+afterEach(async () => {
+  for (const worker of workers.splice(0)) worker.kill("SIGKILL");
+  await server?.close();
+  await redis?.stop();
+  server = undefined;
+  redis = undefined;
+});
+
+/** A worker process whose stream-json events are collected as they come. */
+function startWorker(home: string, env: Record<string, string>, name: string) {
+  const child = spawnCairn(
+    [
+      "worker",
+      "--queue",
+      redis!.url,
+      "--name",
+      name,
+      "--lock-duration",
+      "2",
+      "--output-format",
+      "stream-json",
+    ],
+    { home, env },
+  );
+  workers.push(child);
+  const events: Events = [];
+  let pending = "";
+  child.stdout.on("data", (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, events, exited };
+}
+
+async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every value stored in Redis, as text: what a secret would have to be in to travel. */
+async function everythingIn(url: string): Promise<string> {
+  const client = new Redis(url);
+  try {
+    const values: string[] = [];
+    for (const key of await client.keys("*")) {
+      const type = await client.type(key);
+      if (type === "string") values.push((await client.get(key)) ?? "");
+      else if (type === "hash") values.push(JSON.stringify(await client.hgetall(key)));
+      else if (type === "list") values.push(JSON.stringify(await client.lrange(key, 0, -1)));
+      else if (type === "set") values.push(JSON.stringify(await client.smembers(key)));
+      else if (type === "zset") values.push(JSON.stringify(await client.zrange(key, "0", "-1")));
+      else if (type === "stream") values.push(JSON.stringify(await client.xrange(key, "-", "+")));
+      values.push(key);
+    }
+    return values.join("\n");
+  } finally {
+    client.disconnect();
+  }
+}
+
+async function gitRepo(): Promise<string> {
+  const repo = await makeRepo({ "base.txt": "base\n" });
+  for (const args of [
+    ["init", "-q"],
+    ["add", "."],
+    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+  ]) {
+    execFileSync("git", args, { cwd: repo });
+  }
+  return repo;
+}
+
+/** A task that hangs on its first model call, and is done properly when tried again. */
+function hangsFirst(file: string): (turn: number) => ScriptedTurn {
+  let tries = 0;
+  return (turn) => {
+    if (turn === 0) tries++;
+    return tries === 1 ? { hang: true } : writes(file, "done\n")(turn);
+  };
+}
+
+describe("cairn batch on a queue, with cairn worker", () => {
+  it("loses nothing when a worker is SIGKILLed mid-task: another finishes it, every result arrives once, no secret travels", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    const ids = ["q1", "q2", "q3", "q4", "q5", "q6"];
+    server = await startScriptedServer(
+      byTask(
+        Object.fromEntries(
+          ids.map((id) => [`[${id}]`, id === "q3" ? hangsFirst("q3.txt") : writes(`${id}.txt`, `${id}\n`)]),
+        ),
+      ),
+    );
+    const repo = await gitRepo();
+    const home = await makeHome();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" })).join("\n"),
+    );
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const secret = "sk-test-SECRETabcdefghijklmnopqrstuvwxyz";
+    // The batch is enqueued without any key: workers use their own.
+    const enqueue = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--out", out, "--output-format", "json", ...args],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId, enqueued } = JSON.parse(enqueue.stdout);
+    expect(enqueued).toBe(6);
+    const workerEnv = { ...env, OPENAI_API_KEY: secret };
+    const a = startWorker(home, workerEnv, "wa");
+    const b = startWorker(home, workerEnv, "wb");
+    // Mid-task: its cairn has asked the model, which does not answer.
+    await until("q3 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[q3]")));
+    const started = await until("q3's worker", () =>
+      [a, b]
+        .map((w) => ({ w, event: w.events.find((e) => e.type === "task.started" && e.id === "q3") }))
+        .find((x) => x.event),
+    );
+    // The machine goes down: the worker and the cairn it started, at once.
+    started.w.child.kill("SIGKILL");
+    process.kill(-(started.event!.pid as number), "SIGKILL");
+    const survivor = started.w === a ? b : a;
+    const survivorName = survivor === a ? "wa" : "wb";
+
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "stream-json"],
+      {
+        home,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(status.code, status.stderr).toBe(0);
+    expect(streamEvents(status.stdout).find((e) => e.type === "result")).toMatchObject({
+      tasks: 6,
+      completed: 6,
+    });
+
+    const results = await readResults(out);
+    expect(results.map((r) => r.id).sort()).toEqual(ids);
+    const q3 = results.find((r) => r.id === "q3");
+    expect(q3).toMatchObject({ status: "completed", worker: survivorName, attempt: 2 });
+    expect(q3?.patch).toContain("+++ b/q3.txt");
+    // The survivor said it finished q3; the killed worker never did.
+    expect(
+      survivor.events.some((e) => e.type === "task.finished" && (e.record as { id: string }).id === "q3"),
+    ).toBe(true);
+
+    const stored = await everythingIn(redis.url);
+    expect(stored).toContain("Write q3.txt");
+    expect(stored).not.toContain("SECRETabcdef");
+    expect(stored).not.toContain("OPENAI_API_KEY");
+
+    survivor.child.kill("SIGINT");
+    expect(await survivor.exited).toBe(0);
+  });
+
+  it("reports a lost Redis and carries on when it is back; Ctrl-C twice hands a running task back to the queue", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    server = await startScriptedServer(byTask({ "[h1]": hangsFirst("h1.txt") }));
+    const home = await makeHome();
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "h1", repo, task: "Write h1.txt [h1]", mode: "do" }));
+    const { args, env } = modelFlags("openai", server);
+
+    const a = startWorker(home, env, "wa");
+    await until("the worker to start", () => a.events.find((e) => e.type === "batch.notice"));
+    await redis.pause();
+    await until("the worker to say Redis is lost", () =>
+      a.events.find(
+        (e) =>
+          e.type === "batch.notice" && /cannot reach Redis .* retrying with backoff/.test(String(e.message)),
+      ),
+    );
+    await redis.resume();
+    await until("the worker to say Redis is back", () =>
+      a.events.find((e) => e.type === "batch.notice" && /reachable again/.test(String(e.message))),
+    );
+
+    const enqueue = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--output-format", "json", ...args],
+      { home },
+    );
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    await until("h1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[h1]")));
+    a.child.kill("SIGINT");
+    await until("the worker to say it is stopping", () =>
+      a.events.find((e) => e.type === "batch.notice" && /no more tasks/.test(String(e.message))),
+    );
+    a.child.kill("SIGINT");
+    expect(await a.exited).toBe(0);
+    expect(a.events.find((e) => e.type === "task.requeued")).toMatchObject({ id: "h1" });
+
+    const b = startWorker(home, env, "wb");
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      {
+        home,
+        timeoutMs: 60_000,
+      },
+    );
+    expect(status.code, status.stderr).toBe(0);
+    const results = await readResults(path.join(home, "tasks.results"));
+    // Handed back, not failed: the try does not count against --attempts.
+    expect(results).toMatchObject([{ id: "h1", status: "completed", worker: "wb", attempt: 1 }]);
+    b.child.kill("SIGINT");
+    expect(await b.exited).toBe(0);
+  });
+});

@@ -1,0 +1,84 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import os from "node:os";
+import path from "node:path";
+
+/** A real redis-server (the Debian package) of a test's own: its own port and data folder. */
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Stops the server, keeping its port and folder, as a Redis that went away. */
+  pause(): Promise<void>;
+  /** Starts it again on the same port. */
+  resume(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function launch(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    "redis-server",
+    ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "no"],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  return new Promise((resolve, reject) => {
+    let said = "";
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${said}`)), 10_000);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `redis-server could not be started (is the redis-server package installed?): ${error.message}`,
+        ),
+      );
+    });
+    child.stdout?.on("data", (chunk) => {
+      said += chunk;
+      if (said.includes("Ready to accept connections")) {
+        clearTimeout(timer);
+        resolve(child);
+      }
+    });
+  });
+}
+
+function ended(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "cairn-redis-"));
+  const port = await freePort();
+  let child: ChildProcess | undefined = await launch(port, dir);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async pause() {
+      if (child) await ended(child);
+      child = undefined;
+    },
+    async resume() {
+      child = await launch(port, dir);
+    },
+    async stop() {
+      if (child) await ended(child);
+      child = undefined;
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
