@@ -34,6 +34,8 @@ export interface ProfileSummary {
    * else the function running.
    */
   byCairnCaller: ProfileLine[];
+  /** Time by the kind of work on the stack (starting git, loading modules, the AI SDK, the store…). */
+  byKind: ProfileLine[];
 }
 
 type Frame = CpuProfile["nodes"][number]["callFrame"];
@@ -57,6 +59,49 @@ export function placeOf(url: string, functionName: string): string {
   return own ? own[1]! : url;
 }
 
+/** The kinds of work a sample's stack (innermost frame first) is counted under, the first that fits. */
+const KINDS: Array<[kind: string, fits: (stack: Frame[], cairn: Frame | undefined) => boolean]> = [
+  [
+    "starting git processes",
+    (stack) => stack.some((f) => f.functionName === "spawn" && f.url.includes("child_process")),
+  ],
+  [
+    "loading modules",
+    (stack) =>
+      stack.some((f) =>
+        /^(compileSourceTextModule|compileForInternalLoader|ModuleWrap|moduleResolve|defaultResolve|#createModuleJob|loadAndTranslate|getModuleJobForImport|wrapSafe|compileFunction|parseCJS|parseSource|require|__require)$/.test(
+          f.functionName,
+        ),
+      ),
+  ],
+  ["the store (SQLite)", (_, cairn) => /\/store\/(db|sessions)\.js$/.test(cairn?.url ?? "")],
+  ["stream-json output", (_, cairn) => /\/ui\/json\.js$/.test(cairn?.url ?? "")],
+  ["checkpoints", (_, cairn) => /\/store\//.test(cairn?.url ?? "")],
+  [
+    "the AI SDK and the provider",
+    (stack) => /\/node_modules\/(ai|@ai-sdk\/[^/]+|eventsource-parser)\//.test(library(stack)?.url ?? ""),
+  ],
+  ["zod", (stack) => /\/node_modules\/zod\//.test(library(stack)?.url ?? "")],
+  ["cairn's own code", (_, cairn) => cairn !== undefined],
+  [
+    "fetch, sockets, web streams (Node)",
+    (stack) =>
+      stack.some((f) =>
+        /undici|readablestream|writablestream|transformstream|node:net|stream_base/.test(f.url),
+      ),
+  ],
+];
+
+function library(stack: Frame[]): Frame | undefined {
+  return stack.find((frame) => frame.url.includes("/node_modules/"));
+}
+
+function kindOf(stack: Frame[]): string {
+  if (stack[0]?.functionName === "(garbage collector)") return "garbage collection";
+  const cairn = stack.find(isCairn);
+  return KINDS.find(([, fits]) => fits(stack, cairn))?.[0] ?? "the rest of Node (native)";
+}
+
 function lines(totals: Map<string, number>, busyMs: number, limit: number): ProfileLine[] {
   return [...totals.entries()]
     .sort((a, b) => b[1] - a[1])
@@ -69,6 +114,7 @@ export function summarize(profiles: readonly CpuProfile[], limit = 25): ProfileS
   const byPlace = new Map<string, number>();
   const byFunction = new Map<string, number>();
   const byCairnCaller = new Map<string, number>();
+  const byKind = new Map<string, number>();
   let totalMs = 0;
   let idleMs = 0;
   for (const profile of profiles) {
@@ -100,6 +146,11 @@ export function summarize(profiles: readonly CpuProfile[], limit = 25): ProfileS
       byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
       const caller = frame.functionName === "(garbage collector)" ? "(garbage collector)" : callerOf(id);
       byCairnCaller.set(caller, (byCairnCaller.get(caller) ?? 0) + ms);
+      const stack: Frame[] = [];
+      for (let at: number | undefined = id; at !== undefined; at = parents.get(at))
+        stack.push(nodes.get(at)!);
+      const kind = kindOf(stack);
+      byKind.set(kind, (byKind.get(kind) ?? 0) + ms);
     });
   }
   const busyMs = totalMs - idleMs;
@@ -109,6 +160,7 @@ export function summarize(profiles: readonly CpuProfile[], limit = 25): ProfileS
     byPlace: lines(byPlace, busyMs, limit),
     byFunction: lines(byFunction, busyMs, limit),
     byCairnCaller: lines(byCairnCaller, busyMs, limit),
+    byKind: lines(byKind, busyMs, limit),
   };
 }
 
@@ -129,6 +181,7 @@ export function formatSummary(summary: ProfileSummary): string {
     ].join("\n");
   return [
     `sampled ${summary.totalMs.toFixed(0)} ms, on the CPU ${summary.busyMs.toFixed(0)} ms`,
+    table("time by kind of work", summary.byKind),
     table("self time by place", summary.byPlace),
     table("self time by function", summary.byFunction),
     table("time by cairn's innermost function on the stack", summary.byCairnCaller),
