@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { findExecutable } from "../platform/processes.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
@@ -39,6 +40,25 @@ const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
 /** Where /tmp is seen inside the Linux sandbox. */
 const SANDBOX_TMP = "/tmp";
 
+/** The folder of cairn's own package: the one above this module that holds a package.json. */
+function packageRoot(): string {
+  for (let dir = path.dirname(fileURLToPath(import.meta.url)); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return path.dirname(fileURLToPath(import.meta.url));
+  }
+}
+
+/**
+ * What a command needs of cairn's own installation, which a private /tmp would hide when cairn
+ * is installed under /tmp (a clone there, as CI may make): the Node that runs it and its
+ * packages (node_modules/.bin is on the PATH of npm scripts), and the files checks preload.
+ */
+function ownInstallation(): string[] {
+  const mine = [packageRoot(), path.dirname(process.execPath)].map((dir) => realpathSync(dir));
+  const tmp = realpathSync(tmpdir());
+  return [...new Set(mine)].filter((dir) => dir === tmp || dir.startsWith(`${tmp}${path.sep}`));
+}
+
 /**
  * Environment for sandboxed commands. Home is read-only inside, so the caches tools write there
  * by default move to temp: npm (which fails without a writable cache, even for `npm test`) and
@@ -75,6 +95,7 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
   // /tmp first: binds below it (a workspace in /tmp, as in tests) must land on top of it.
   if (options.tmpDir) args.push("--bind", options.tmpDir, SANDBOX_TMP);
   else args.push("--tmpfs", SANDBOX_TMP);
+  for (const dir of ownInstallation()) args.push("--ro-bind", dir, dir);
   for (const dir of roots(options)) args.push("--bind", dir, dir, ...gitGuard(dir));
   for (const dir of options.readOnly ?? []) {
     // A missing folder could be created by the command; bound read-only, it can't. Where cairn
