@@ -1,28 +1,21 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
-import { hasTmux, Terminal } from "../e2e/tmux.js";
+import { closedAfterEach, hasTmux, Terminal } from "../e2e/tmux.js";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { startScriptedServer } from "../support/scriptedServer.js";
 
-let server: ScriptedServer | undefined;
-let terminal: Terminal | undefined;
-afterEach(async () => {
-  terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-});
+const open = closedAfterEach();
 
 /** The user's messages of one request, as the model read them. */
 function userText(index: number): string {
-  const messages = server?.requests[index]?.body.messages ?? [];
+  const messages = open.server?.requests[index]?.body.messages ?? [];
   return JSON.stringify(messages.filter((m: { role: string }) => m.role === "user"));
 }
 
 async function setUp(script: Parameters<typeof startScriptedServer>[0]) {
-  server = await startScriptedServer(script);
+  open.server = await startScriptedServer(script);
   const [repo, home] = await Promise.all([makeRepo({ "notes.md": "# Notes\n" }), makeHome()]);
-  return { repo, home, ...modelFlags("openai", server) };
+  return { repo, home, ...modelFlags("openai", open.server) };
 }
 
 describe("what users of other agents type in the first minute", () => {
@@ -69,7 +62,7 @@ describe("what users of other agents type in the first minute", () => {
     const trace = "Error: ENOENT\n    at open (fs.js:1)\n    at main (app.js:9)\n    at run (app.js:3)\n";
     const run = await runCairn(["chat", ...args, "--cwd", repo], { home, env, input: trace });
     expect(run.code).toBe(0);
-    expect(server?.requests).toHaveLength(1);
+    expect(open.server?.requests).toHaveLength(1);
     expect(userText(0)).toContain("at run (app.js:3)");
   });
 
@@ -86,18 +79,18 @@ describe("what users of other agents type in the first minute", () => {
 describe.skipIf(!hasTmux)("the bare command in a terminal", () => {
   it("takes the chat's flags and opens on a first message", async () => {
     const { repo, home } = await setUp([{ text: "Hello from the model." }]);
-    terminal = Terminal.start({
+    open.terminal = Terminal.start({
       args: [
         "--model",
         "openai-compatible/local",
         "--base-url",
-        server?.openaiBaseUrl ?? "",
+        open.server?.openaiBaseUrl ?? "",
         "say hello to me",
       ],
       cwd: repo,
       home,
     });
-    const screen = await terminal.waitFor("Hello from the model.");
+    const screen = await open.terminal.waitFor("Hello from the model.");
     expect(screen).toContain("say hello to me");
     expect(screen).toContain("openai-compatible/local");
   });
@@ -109,25 +102,25 @@ describe.skipIf(!hasTmux)("the bare command in a terminal", () => {
       { text: "Named answer." },
     ]);
     await runCairn(["-p", "first question", ...args, "--cwd", repo], { home, env });
-    terminal = Terminal.start({ args: ["-c", ...args], cwd: repo, home, env });
-    await terminal.waitFor("First answer.");
-    terminal.type("and then?");
-    terminal.press("Enter");
-    await terminal.waitFor("Continued answer.");
-    expect(JSON.stringify(server?.requests[1]?.body.messages)).toMatch(
+    open.terminal = Terminal.start({ args: ["-c", ...args], cwd: repo, home, env });
+    await open.terminal.waitFor("First answer.");
+    open.terminal.type("and then?");
+    open.terminal.press("Enter");
+    await open.terminal.waitFor("Continued answer.");
+    expect(JSON.stringify(open.server?.requests[1]?.body.messages)).toMatch(
       /first question[\s\S]*First answer[\s\S]*and then\?/,
     );
-    terminal.press("C-c", "C-c");
-    await terminal.exited();
-    terminal.close();
+    open.terminal.press("C-c", "C-c");
+    await open.terminal.exited();
+    open.terminal.close();
 
     const store = Store.open(`${home}/data/cairn/cairn.db`);
     const [session] = store.listSessions({ workspace: repo });
     store.close();
-    terminal = Terminal.start({ args: ["-r", session?.id ?? "", ...args], cwd: repo, home, env });
-    await terminal.waitFor("and then?");
-    terminal.type("one more");
-    terminal.press("Enter");
-    await terminal.waitFor("Named answer.");
+    open.terminal = Terminal.start({ args: ["-r", session?.id ?? "", ...args], cwd: repo, home, env });
+    await open.terminal.waitFor("and then?");
+    open.terminal.type("one more");
+    open.terminal.press("Enter");
+    await open.terminal.waitFor("Named answer.");
   });
 });

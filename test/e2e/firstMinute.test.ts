@@ -1,29 +1,22 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
-import { hasTmux, Terminal } from "./tmux.js";
+import { startScriptedServer } from "../support/scriptedServer.js";
+import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
-let server: ScriptedServer | undefined;
-let terminal: Terminal | undefined;
-afterEach(async () => {
-  terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-});
+const open = closedAfterEach();
 
 describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
   it("an approval ignores keys typed ahead of it and waits for a keypress made while it shows", async () => {
     const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
-    server = await startScriptedServer([
+    open.server = await startScriptedServer([
       { toolCalls: [{ name: "run_command", args: { command: "touch ran.txt" } }] },
       { text: "Ran it." },
     ]);
-    const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
-    const t = terminal;
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
+    const t = open.terminal;
     await t.waitFor("Ask cairn");
     t.type("run it");
     t.press("Enter");
@@ -48,10 +41,10 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`);
     const paragraph = `START-OF-PARAGRAPH ${words.join(" ")} END-OF-PARAGRAPH`;
     // Streamed at a model's pace: a frame at a time, as the flood happened.
-    server = await startScriptedServer([{ text: paragraph, pace: { pieces: 60, everyMs: 40 } }]);
-    const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env });
-    const t = terminal;
+    open.server = await startScriptedServer([{ text: paragraph, pace: { pieces: 60, everyMs: 40 } }]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env });
+    const t = open.terminal;
     await t.waitFor("Ask cairn");
     t.type("tell me a long story");
     t.press("Enter");
@@ -65,16 +58,18 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
 
   it("NO_COLOR=1 leaves cairn do's Markdown answer without colour, laid out all the same", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
-    server = await startScriptedServer([{ text: "# Done\n\n**Bold** words and `code`:\n\n- one\n- two\n" }]);
-    const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({
+    open.server = await startScriptedServer([
+      { text: "# Done\n\n**Bold** words and `code`:\n\n- one\n- two\n" },
+    ]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({
       args: ["do", "say it", ...args],
       cwd: repo,
       home,
       env: { ...env, NO_COLOR: "1" },
     });
-    await terminal.exited();
-    const screen = terminal.screen({ escapes: true });
+    await open.terminal.exited();
+    const screen = open.terminal.screen({ escapes: true });
     expect(screen).toContain("Bold words and code");
     expect(screen).toMatch(/one\n.*two/);
     expect(screen).not.toMatch(/\x1b\[[0-9;]*m/);
@@ -82,14 +77,14 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
 
   it("/help, /sessions and /cost fit 80 columns, even with a long model id", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
-    server = await startScriptedServer([{ text: "Done." }]);
-    const longModel = "openai-compatible/a-very-long-model-name-served-by-a-local-server-q4";
-    terminal = Terminal.start({
-      args: ["--model", longModel, "--base-url", server.openaiBaseUrl],
+    open.server = await startScriptedServer([{ text: "Done." }]);
+    const longModel = "openai-compatible/a-very-long-model-name-served-by-a-local-open.server-q4";
+    open.terminal = Terminal.start({
+      args: ["--model", longModel, "--base-url", open.server.openaiBaseUrl],
       cwd: repo,
       home,
     });
-    const t = terminal;
+    const t = open.terminal;
     await t.waitFor("Ask cairn");
     t.type("do something for a while, with a long description of what is to be done");
     t.press("Enter");

@@ -1,11 +1,25 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { afterEach } from "vitest";
 import { CAIRN_BIN } from "../helpers/cli.js";
+import type { ScriptedServer } from "../support/scriptedServer.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
 const POLL_MS = 40;
+
+/** What a test opens, closed once it ends, passed or failed, so the next one starts clean. */
+export function closedAfterEach(): { server?: ScriptedServer; terminal?: Terminal } {
+  const open: { server?: ScriptedServer; terminal?: Terminal } = {};
+  afterEach(async () => {
+    open.terminal?.close();
+    open.terminal = undefined;
+    await open.server?.close();
+    open.server = undefined;
+  });
+  return open;
+}
 
 /**
  * The real `cairn` in a real terminal: a tmux session of its own (on a private server socket,

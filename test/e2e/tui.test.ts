@@ -1,11 +1,11 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
 import { APPROVAL_GUARD_MS } from "../../src/ui/tui/Approval.js";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
-import { hasTmux, Terminal } from "./tmux.js";
+import { startScriptedServer } from "../support/scriptedServer.js";
+import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
 const BUGGY = "export function add(a, b) {\n  return a - b;\n}\n";
 const FIXED = "export function add(a, b) {\n  return a + b;\n}\n";
@@ -20,20 +20,13 @@ const todos = (second: "in_progress" | "completed") => ({
   },
 });
 
-let server: ScriptedServer | undefined;
-let terminal: Terminal | undefined;
-afterEach(async () => {
-  terminal?.close();
-  terminal = undefined;
-  await server?.close();
-  server = undefined;
-});
+const open = closedAfterEach();
 
 describe.skipIf(!hasTmux)("cairn in a terminal", () => {
   it("fixes a bug with an approved edit, shows the diff and TODOs, costs, undoes, is interrupted, and exits saved", async () => {
     const repo = await makeRepo({ "math.js": BUGGY });
     const home = await makeHome();
-    server = await startScriptedServer([
+    open.server = await startScriptedServer([
       { text: "I'll fix it.", toolCalls: [todos("in_progress")] },
       {
         toolCalls: [
@@ -45,9 +38,9 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
       { hang: true },
       { text: "Back at it." },
     ]);
-    const { args, env } = modelFlags("openai", server);
-    terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
-    const t = terminal;
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
+    const t = open.terminal;
 
     await t.waitFor("Ask cairn");
     t.type("fix add in math.js");
@@ -87,8 +80,8 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     t.type("go on");
     t.press("Enter");
     await t.waitFor("Back at it.");
-    expect(server.requests.at(-1)?.rawBody).toContain("The user interrupted what you were doing");
-    expect(server.requests.at(-1)?.rawBody).toContain("The user undid file changes");
+    expect(open.server.requests.at(-1)?.rawBody).toContain("The user interrupted what you were doing");
+    expect(open.server.requests.at(-1)?.rawBody).toContain("The user undid file changes");
 
     t.press("C-c");
     await t.waitFor("Ctrl-C again to exit");
@@ -111,12 +104,12 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
   it("says what exists for an unknown command, lays out again when resized, and keeps the prompt history", async () => {
     const repo = await makeRepo({ "a.txt": "x\n" });
     const home = await makeHome();
-    server = await startScriptedServer([]);
-    const { args, env } = modelFlags("openai", server);
+    open.server = await startScriptedServer([]);
+    const { args, env } = modelFlags("openai", open.server);
     const start = () =>
       Terminal.start({ args: ["chat", ...args], cwd: repo, home, env, columns: 120, rows: 30 });
-    terminal = start();
-    let t = terminal;
+    open.terminal = start();
+    let t = open.terminal;
     await t.waitFor("Ask cairn");
     t.type("/frobnicate");
     t.press("Enter");
@@ -130,8 +123,8 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     await t.waitFor("is saved");
     t.close();
 
-    terminal = start();
-    t = terminal;
+    open.terminal = start();
+    t = open.terminal;
     await t.waitFor("Ask cairn");
     t.press("Up");
     await t.waitFor("› /frobnicate");
@@ -142,8 +135,8 @@ describe("cairn without a terminal", () => {
   it("chats with the line renderer, and `cairn` alone prints the help", async () => {
     const repo = await makeRepo({});
     const home = await makeHome();
-    server = await startScriptedServer([]);
-    const { args, env } = modelFlags("openai", server);
+    open.server = await startScriptedServer([]);
+    const { args, env } = modelFlags("openai", open.server);
     const chat = await runCairn(["chat", ...args, "--cwd", repo], { home, env, input: "hello\n" });
     expect(chat.code, chat.stderr).toBe(0);
     expect(chat.stdout).toContain("Hello! Tell me what to do");
