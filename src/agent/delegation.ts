@@ -18,8 +18,13 @@ export function checkTarget(session: Session, target: string): void {
  * The execution of a `cairn do`, or of one step of `cairn run`, carried out by another agent
  * instead of cairn's own tool loop; its answer is the step's answer, shown as cairn's would be.
  */
-export async function executeThrough(turn: Turn, target: string, prompt: string): Promise<ToolLoopOutcome> {
-  const outcome = await delegate(turn, { agent: target, prompt });
+export async function executeThrough(
+  turn: Turn,
+  target: string,
+  prompt: string,
+  title?: string,
+): Promise<ToolLoopOutcome> {
+  const outcome = await delegate(turn, { agent: target, prompt, ...(title ? { title } : {}) });
   const answer = outcome.answer.trim();
   turn.session.bus.emit({
     type: "message",

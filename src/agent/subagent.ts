@@ -232,7 +232,7 @@ async function runExternalAgent(
   };
   const line = commandText(spec);
   run.begin(settings.command ?? target.agent.command);
-  const summary = `${target.name}: ${firstLine(request.prompt, 120)}`;
+  const summary = `${target.name}: ${firstLine(request.title ?? request.prompt, 120)}`;
   const decision = await turn.policy.check({
     callId: run.id,
     tool: "task",
@@ -309,7 +309,7 @@ export async function runAgent(
   const { config } = session;
   const definition = target.kind === "cairn" ? target.definition : undefined;
   const external = target.kind === "external" ? target.settings : undefined;
-  const run = new AgentRun(session, target.name, request.prompt);
+  const run = new AgentRun(session, target.name, request.title ?? request.prompt);
   const caps = carveCaps({
     own: {
       maxCostUsd: definition?.max_cost ?? config.agents.max_cost,

@@ -82,6 +82,8 @@ export interface AgentRequest {
   prompt: string;
   /** For the built-in explorer: where to look, or how it works. */
   focus?: "files" | "analysis";
+  /** What the job is, in a line, where the prompt's own first line does not say (a plan step's title). */
+  title?: string;
 }
 
 /** How an agent's job went, as the agent that handed it over reads it. */

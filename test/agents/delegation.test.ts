@@ -64,6 +64,38 @@ describe("--agent", () => {
     expect(events.filter((e) => e.type === "agent.status").map((e) => e.status)).toEqual(["running", "done"]);
   });
 
+  it("cairn run --agent llm:cheap carries out each step of the plan there, its status naming the step", async () => {
+    const repo = await makeRepo(JS_REPO);
+    await mkdir(path.join(repo, ".cairn"), { recursive: true });
+    await writeFile(path.join(repo, ".cairn", "config.yaml"), "profiles:\n  cheap: openai/gpt-4o-mini\n");
+    const { run, events, result, requests } = await cairn(
+      "run",
+      runScript({
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
+        execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
+        review: [ready],
+      }),
+      repo,
+      ["--agent", "llm:cheap"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.validation?.passed).toBe(true);
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    const statuses = events.filter((e) => e.type === "agent.status");
+    expect(statuses.map((e) => [e.name, e.task, e.status])).toEqual([
+      ["llm:cheap", "Fix the reducer in sum", "running"],
+      ["llm:cheap", "Fix the reducer in sum", "done"],
+    ]);
+    const stepRequests = requests.filter((request) =>
+      String(request.body.messages?.[0]?.content).startsWith("You are a coding agent carrying out one"),
+    );
+    expect(stepRequests.map((request) => request.body.model)).toEqual(["gpt-4o-mini", "gpt-4o-mini"]);
+    expect(result?.usage.by_agent["llm:cheap"]?.calls).toBe(2);
+  });
+
   it("an unknown target is bad usage, said before anything runs", async () => {
     const repo = await makeRepo(JS_REPO);
     const { run, requests } = await cairn("do", [], repo, ["--agent", "agent:codx"]);
