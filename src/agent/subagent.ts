@@ -15,7 +15,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AgentOutcome, AgentRequest } from "../tools/types.js";
 import { toolContextFor } from "./dispatch.js";
-import { AgentBudgetError } from "./ledger.js";
+import { AgentBudgetError, BudgetExceededError } from "./ledger.js";
 import type { ModelHandle, Session } from "./session.js";
 import { Turn } from "./turn.js";
 
@@ -194,6 +194,10 @@ async function runCairnAgent(
   } catch (error) {
     if (error instanceof AgentBudgetError)
       return run.end({ status: "over_budget", detail: error.message, answer: "", costUsd: spent() });
+    if (error instanceof BudgetExceededError) {
+      run.end({ status: "over_budget", detail: sessionCapDetail(error), answer: "", costUsd: spent() });
+      throw error;
+    }
     if (timedOut)
       return run.end({ status: "failed", detail: timeoutDetail(caps), answer: "", costUsd: spent() });
     if (error instanceof ProviderError && !turn.signal.aborted)
@@ -204,6 +208,11 @@ async function runCairnAgent(
     clearTimeout(timer);
     agentTurn.close();
   }
+}
+
+/** The session's own cap, reached by a sub-agent's call: the whole run stops there. */
+function sessionCapDetail(error: BudgetExceededError): string {
+  return `${error.message} (the session's --max-cost)`;
 }
 
 function timeoutDetail(caps: AgentCaps): string {
@@ -254,20 +263,34 @@ async function runExternalAgent(
     ctx: toolContextFor(turn),
   });
   for (const file of outcome.filesChanged ?? []) session.filesChanged.add(file);
+  const files = outcome.filesChanged;
   let cost: number | null = 0;
   if (outcome.usage) {
     const ledger = session.ledger.share(run.bus, run.name, {});
-    cost = ledger.record({
-      phase: "execution",
-      modelId: outcome.usage.model ?? target.name,
-      counts: outcome.usage.counts,
-      price: null,
-      costUsd: outcome.usage.costUsd ?? null,
-      durationMs: outcome.durationMs,
-      generationMs: 0,
-    });
+    try {
+      cost = ledger.record({
+        phase: "execution",
+        modelId: outcome.usage.model ?? target.name,
+        counts: outcome.usage.counts,
+        price: null,
+        costUsd: outcome.usage.costUsd ?? null,
+        durationMs: outcome.durationMs,
+        generationMs: 0,
+      });
+    } catch (error) {
+      if (error instanceof BudgetExceededError) {
+        const costUsd = ledger.totals().cost_usd;
+        run.end({
+          status: "over_budget",
+          detail: sessionCapDetail(error),
+          answer: outcome.answer,
+          costUsd,
+          files,
+        });
+      }
+      throw error;
+    }
   }
-  const files = outcome.filesChanged;
   if (!outcome.ok)
     return run.end({
       status: "failed",

@@ -216,4 +216,35 @@ describe("task", () => {
     expect(String(answer?.content)).toMatch(/spender#1 stopped over its budget: cost cap reached/);
     expect(result?.usage.by_agent.spender?.cost_usd).toBeCloseTo(0.00302, 8);
   });
+
+  it("when the session's --max-cost is what a sub-agent reaches, it ends over budget and so does the run", async () => {
+    const repo = await makeRepo(repoFiles);
+    await writeAgent(repo, "spender", "---\ndescription: Spends\n---\nYou explore at length.\n");
+    await mkdir(path.join(repo, ".cairn"), { recursive: true });
+    await writeFile(
+      path.join(repo, ".cairn", "config.yaml"),
+      'models:\n  "openai/gpt-4o":\n    price: { input: 1, output: 1 }\n',
+    );
+    const { run, events, result } = await cairnDo(
+      (request) =>
+        isParent(request)
+          ? {
+              toolCalls: [{ name: "task", args: { agent: "spender", prompt: "Read everything." } }],
+              usage: { input: 100, output: 10 },
+            }
+          : {
+              toolCalls: [{ name: "read_file", args: { path: "src/config.js" } }],
+              usage: { input: 1500, output: 10 },
+            },
+      repo,
+      ["--max-cost", "0.0025"],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("budget_exceeded");
+    const statuses = events.filter((e) => e.type === "agent.status");
+    expect(statuses.map((e) => e.status)).toEqual(["running", "over_budget"]);
+    expect(String(statuses.at(-1)?.detail)).toMatch(
+      /cost cap reached: \$0\.0031 of \$0\.0025 spent \(the session's --max-cost\)/,
+    );
+  });
 });
