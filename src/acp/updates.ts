@@ -263,8 +263,44 @@ export class UpdateTranslator {
         );
       case "error":
         return event.fatal ? text("agent_message_chunk", `\n\n**Stopped:** ${event.message}\n`) : [];
-      default:
+      case "retry":
+        return text(
+          "agent_thought_chunk",
+          `The provider failed (${event.reason}); trying again in ${Math.ceil(event.delay_ms / 1000)} s.\n`,
+        );
+      case "agent.status": {
+        const who = event.agent ?? event.name;
+        if (event.status === "running") return text("agent_thought_chunk", `${who} started: ${event.task}\n`);
+        return text(
+          "agent_thought_chunk",
+          `${who}: ${event.status}${event.detail ? ` (${event.detail})` : ""}\n`,
+        );
+      }
+      case "mcp.server":
+        return event.status === "failed"
+          ? text(
+              "agent_thought_chunk",
+              `MCP server ${event.server} failed: ${event.message ?? "no reason given"}\n`,
+            )
+          : [];
+      // Shown another way (approvals and questions are requests of their own, costs per turn in the
+      // prompt's response), or the session's bookkeeping, which an editor has no place for.
+      case "approval.requested":
+      case "approval.resolved":
+      case "question":
+      case "question.asked":
+      case "question.answered":
+      case "usage":
+      case "route":
+      case "intent":
+      case "repair":
+      case "session.resumed":
+      case "session.finished":
         return [];
+      default: {
+        const unhandled: never = event;
+        return unhandled;
+      }
     }
   }
 }
