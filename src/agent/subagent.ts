@@ -243,7 +243,7 @@ async function runExternalAgent(
   run.begin(settings.command ?? target.agent.command);
   const summary = `${target.name}: ${firstLine(request.title ?? request.prompt, 120)}`;
   const decision = await turn.policy.check({
-    callId: run.id,
+    callId: request.callId ?? run.id,
     tool: "task",
     permission: "exec",
     summary,

@@ -30,7 +30,7 @@ export function outcomeText(outcome: AgentOutcome): string {
 
 async function delegate(request: AgentRequest, ctx: ToolContext) {
   if (!ctx.runAgent) throw new ToolError("Sub-agents are not available here.");
-  const outcome = await ctx.runAgent(request);
+  const outcome = await ctx.runAgent(ctx.callId ? { ...request, callId: ctx.callId } : request);
   // A failed job is a result the model reads, as the error of this call: it can try another way.
   if (outcome.status !== "done") throw new ToolError(outcomeText(outcome));
   return {

@@ -84,6 +84,8 @@ export interface AgentRequest {
   focus?: "files" | "analysis";
   /** What the job is, in a line, where the prompt's own first line does not say (a plan step's title). */
   title?: string;
+  /** The tool call that handed the job over, so an approval the job needs is shown as part of it. */
+  callId?: string;
 }
 
 /** How an agent's job went, as the agent that handed it over reads it. */

@@ -125,6 +125,23 @@ describe("Session.submit", () => {
     expect(events.some((e) => e.type === "approval.requested")).toBe(false);
   });
 
+  it("overrides the model: the next call goes to the new one, and the switch is an event", async () => {
+    const { session, events } = await attendedSession([{ text: "First." }, { text: "Second." }]);
+    await doTask(session, "say first");
+    await session.submit({ type: "override", model: "openai/gpt-4.1-mini" });
+    await doTask(session, "say second");
+    expect(server?.requests.map((request) => request.body.model)).toEqual(["gpt-4o", "gpt-4.1-mini"]);
+    expect(session.model.id).toBe("openai/gpt-4.1-mini");
+    expect(events).toContainEqual(
+      expect.objectContaining({
+        type: "escalation",
+        from: "openai/gpt-4o",
+        to: "openai/gpt-4.1-mini",
+        reason: "switched by the user",
+      }),
+    );
+  });
+
   it("answers the model's question: ask_user gets the person's words", async () => {
     const { session, events } = await attendedSession([
       { toolCalls: [{ name: "ask_user", args: { question: "Which file?" } }] },

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import { openHostedSession } from "../../src/agent/host.js";
-import type { RunResult, StampedEvent } from "../../src/events/types.js";
+import type { EventOf, RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { installOpencode } from "../helpers/opencode.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
@@ -217,6 +217,46 @@ describe("an external agent that fails", () => {
     const result = events.find((e) => e.type === "result");
     expect(result?.status).toBe("failed");
     expect(String(result?.summary)).toMatch(/^Not done: the work needed approval/);
+  });
+
+  it("in ask mode, asks to run it as part of the task call the editor or terminal already shows", async () => {
+    const repo = await gitRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    const marker = path.join(home, "ran");
+    const agent = await fakeAgent(path.join(home, "fake"), "codex", `touch ${marker}`);
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "task", args: { agent: "agent:codex", prompt: "Tidy a.txt." } }] },
+      { text: "Done." },
+    ]);
+    const config = path.join(home, "ask.yaml");
+    await writeFile(config, `agents:\n  external:\n    codex: { command: ${agent} }\n`);
+    const hosted = await openHostedSession({
+      cwd: repo,
+      configFile: config,
+      flags: { model: "openai/gpt-4o", baseUrl: server.openaiBaseUrl, approval: "ask" },
+      mode: "do",
+      attended: true,
+      env: { ...process.env, OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
+    });
+    try {
+      const { session } = hosted;
+      const events: StampedEvent[] = [];
+      session.bus.subscribe((event: StampedEvent) => {
+        events.push(event);
+        if (event.type === "approval.requested")
+          void session.submit({ type: "approve", request_id: event.request_id, choice: "once" });
+      });
+      await doTask(session, "delegate it");
+      expect(existsSync(marker)).toBe(true);
+      const call = events.find((e) => e.type === "tool.call" && e.tool === "task") as EventOf<"tool.call">;
+      const asked = events.filter((e) => e.type === "approval.requested") as EventOf<"approval.requested">[];
+      expect(asked.map((e) => [e.call_id, e.prompt.permission])).toEqual([
+        [call?.call_id, "write"],
+        [call?.call_id, "exec"],
+      ]);
+    } finally {
+      hosted.close();
+    }
   });
 
   it("is stopped with its process group when the session is interrupted", async () => {
