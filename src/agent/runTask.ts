@@ -209,7 +209,9 @@ class RunLoop {
       const first = index === startAt && (note !== "" || this.iteration === 1);
       const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
-        this.delegateTo ? executeThrough(turn, this.delegateTo, stepPrompt, step.title) : this.loop.run(turn, stepPrompt),
+        this.delegateTo
+          ? executeThrough(turn, this.delegateTo, stepPrompt, step.title)
+          : this.loop.run(turn, stepPrompt),
       );
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(

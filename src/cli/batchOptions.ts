@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { positiveInteger, positiveNumber } from "./options.js";
+import { folderToMake, positiveInteger, positiveNumber } from "./options.js";
 
 export const batchFormat = () =>
   new Option("--output-format <format>", "text for people; json or stream-json for scripts")
@@ -10,7 +10,7 @@ export const batchFormat = () =>
 export function addBatchOptions(command: Command): Command {
   return command
     .option("--jobs <n>", "tasks at once on this machine (default: the cores but one)", positiveInteger)
-    .option("--out <dir>", "the results folder")
+    .option("--out <dir>", "the results folder", folderToMake)
     .option(
       "--max-cost <usd>",
       "for the whole batch: no task is started once this much is spent",

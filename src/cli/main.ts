@@ -4,7 +4,8 @@ import { addBatchOptions, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
   type CommonOptions,
-  existingFolder,
+  cwdOption,
+  folderToMake,
   positiveInteger,
   positiveNumber,
 } from "./options.js";
@@ -22,10 +23,32 @@ const program = new Command()
   .name("cairn")
   .description("An autonomous coding agent: plans, edits, runs your tests, and reports what it cost.")
   .version(pkg.version)
-  .showHelpAfterError()
+  .showHelpAfterError("(add --help for the command's options)")
   .exitOverride()
   // Flags after a command are that command's: `cairn do --model x` as much as `cairn --model x`.
-  .enablePositionalOptions();
+  .enablePositionalOptions()
+  .hook("preAction", (root, command) => carryRootFlags(root, command));
+
+/**
+ * Flags written before a command (`cairn --model x do …`) are parsed as the bare command's; they
+ * are handed to the command, where its own flags win, and one it does not take is bad usage
+ * rather than silently dropped.
+ */
+function carryRootFlags(root: Command, command: Command): void {
+  if (command === root) return;
+  for (const option of root.options) {
+    const name = option.attributeName();
+    const source = root.getOptionValueSource(name);
+    if (source !== "cli" && source !== "env") continue;
+    if (!command.options.some((own) => own.attributeName() === name))
+      command.error(`error: ${option.long ?? option.flags} does not apply to cairn ${command.name()}`, {
+        exitCode: 2,
+        code: "cairn.rootFlag",
+      });
+    if (command.getOptionValueSource(name) !== "cli")
+      command.setOptionValueWithSource(name, root.getOptionValue(name), source);
+  }
+}
 
 interface RootOptions extends CommonOptions {
   print?: boolean;
@@ -149,7 +172,7 @@ batch
   .description("follow a batch on a queue: live progress, and its results collected into --out")
   .argument("<batch-id>", "the id cairn batch --queue printed")
   .requiredOption("--queue <url>", "the Redis the batch was put on")
-  .option("--out <dir>", "the results folder (default: the one given when it was enqueued)")
+  .option("--out <dir>", "the results folder (default: the one given when it was enqueued)", folderToMake)
   .addOption(batchFormat())
   .action(async (id: string, options) => {
     const { batchStatusCommand } = await import("./batch.js");
@@ -282,7 +305,7 @@ program
   .description(
     "the agents task and --agent can name, where each came from, and the external agents installed",
   )
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .addOption(cwdOption())
   .option("--config <file>", "extra config file, applied over the global and project ones")
   .option("--json", "print JSON")
   .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
@@ -302,7 +325,7 @@ program
   .command("checkpoints")
   .description("the snapshots taken before cairn changed files in this workspace, newest first")
   .argument("[session]", "only this session's (id or unique prefix)")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
+  .addOption(cwdOption())
   .option("--json", "print JSON")
   .action(async (session: string | undefined, options: { cwd?: string; json?: boolean }) => {
     const { checkpointsCommand } = await import("./checkpoints.js");
@@ -318,7 +341,7 @@ program
   .command("undo")
   .description("restore the files as they were before a checkpoint (default: the latest)")
   .argument("[checkpoint]", "checkpoint id or unique prefix")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
+  .addOption(cwdOption())
   .option("--force", "restore even files changed outside cairn since")
   .action(async (checkpoint: string | undefined, options: { cwd?: string; force?: boolean }) => {
     const { undoCommand } = await import("./checkpoints.js");
@@ -338,7 +361,7 @@ const mcp = program
 mcp
   .command("list")
   .description("start each configured MCP server and show its status and tool count")
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .addOption(cwdOption())
   .option("--config <file>", "extra config file, applied over the global and project ones")
   .option("--json", "print JSON")
   .action(async (options) => {
@@ -366,7 +389,7 @@ mcp
     collect,
     [],
   )
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .addOption(cwdOption())
   .action(async (name: string, target: string[], options) => {
     const { mcpAddCommand } = await import("./mcp.js");
     process.exitCode = await mcpAddCommand(name, target, options, io);
@@ -378,7 +401,7 @@ mcp
   )
   .argument("<name>", "the server's name")
   .addOption(new Option("--scope <scope>", "only this file").choices(["project", "global", "mcp-json"]))
-  .option("--cwd <dir>", "workspace folder (default: the current folder)")
+  .addOption(cwdOption())
   .action(async (name: string, options) => {
     const { mcpRemoveCommand } = await import("./mcp.js");
     process.exitCode = await mcpRemoveCommand(name, options, io);
@@ -386,9 +409,8 @@ mcp
 mcp
   .command("serve")
   .description("serve cairn_do and cairn_run to an MCP client over stdio (Claude Code, Codex, …)")
-  .option(
-    "--cwd <dir>",
-    "the folder tasks run in unless they give their own cwd (default: the current folder)",
+  .addOption(
+    cwdOption("the folder tasks run in unless they give their own cwd (default: the current folder)"),
   )
   .option("--config <file>", "extra config file, applied over the global and project ones")
   .action(async (options: { cwd?: string; config?: string }) => {
@@ -413,7 +435,7 @@ program
     "127.0.0.1",
   )
   .option("--token <token>", "the access token (default: a random one, printed); also CAIRN_SERVER_TOKEN")
-  .option("--cwd <dir>", "the folder sessions may run in (default: the current folder)", existingFolder)
+  .addOption(cwdOption("the folder sessions may run in (default: the current folder)"))
   .option("--config <file>", "extra config file, applied over the global and project ones")
   .action(async (options) => {
     const { serveCommand } = await import("./serve.js");

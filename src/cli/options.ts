@@ -1,4 +1,5 @@
 import { statSync } from "node:fs";
+import path from "node:path";
 import { type Command, InvalidArgumentError, Option } from "commander";
 
 export interface CommonOptions {
@@ -46,6 +47,34 @@ export function existingFolder(value: string): string {
   return value;
 }
 
+/**
+ * A folder flag cairn writes into (`--out`): one that is there must be a folder, and one that is
+ * not must be possible to make, so a results folder that cannot exist is bad usage said at once,
+ * not a failure after the first task ran.
+ */
+export function folderToMake(value: string): string {
+  for (let dir = path.resolve(value); ; dir = path.dirname(dir)) {
+    let isFolder: boolean;
+    try {
+      isFolder = statSync(dir).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if ((code === "ENOENT" || code === "ENOTDIR") && path.dirname(dir) !== dir) continue;
+      throw new InvalidArgumentError(`the folder cannot be made (${code ?? (error as Error).message}).`);
+    }
+    if (isFolder) return value;
+    throw new InvalidArgumentError(
+      dir === path.resolve(value)
+        ? "it is a file, not a folder."
+        : `the folder cannot be made: ${dir} is a file.`,
+    );
+  }
+}
+
+/** `--cwd` of the commands that do not run a task: the same check as the task commands'. */
+export const cwdOption = (description = "workspace folder (default: the current folder)") =>
+  new Option("--cwd <dir>", description).argParser(existingFolder);
+
 /** The flags every task command shares (DESIGN.md "Command line"). */
 export function addCommonOptions(command: Command): Command {
   return command
@@ -54,7 +83,7 @@ export function addCommonOptions(command: Command): Command {
       "model to use, e.g. anthropic/claude-sonnet-4-5 or ollama/qwen2.5-coder",
     )
     .option("--base-url <url>", "endpoint for the model's provider (vLLM, LM Studio, llama.cpp, a proxy)")
-    .option("--cwd <dir>", "workspace folder (default: the current folder)", existingFolder)
+    .addOption(cwdOption())
     .option("--config <file>", "extra config file, applied over the global and project ones")
     .addOption(
       new Option("--approval <mode>", "what may run without asking").choices([

@@ -7,7 +7,7 @@ import { z } from "zod";
 import { doTask } from "../agent/doTask.js";
 import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
-import type { ConfigFlags } from "../config/load.js";
+import { type ConfigFlags, loadConfig } from "../config/load.js";
 import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
@@ -126,6 +126,12 @@ async function runForClient(
  * client can hand it a task. Resolves when the client goes away.
  */
 export async function serveMcp(options: ServeOptions): Promise<void> {
+  // A config that cannot load would fail every task alike: said once, at start, as bad usage.
+  await loadConfig({
+    cwd: options.cwd,
+    configFile: options.configFile,
+    ...(options.env ? { env: options.env } : {}),
+  });
   const server = new McpServer(CLIENT_INFO);
   const annotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
   server.registerTool(

@@ -1,5 +1,6 @@
 // Bad flags, tasks and config files (issue 15): each is refused before anything runs, in one
 // clear line, with exit 2 (bad usage or configuration), never a stack trace.
+import { existsSync } from "node:fs";
 import { mkdir, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -53,12 +54,67 @@ describe("--cwd", () => {
     expect(server?.requests).toHaveLength(0);
   });
 
+  it.each([
+    ["agents"],
+    ["mcp", "list"],
+    ["mcp", "remove", "x"],
+    ["mcp", "add", "x", "--", "echo"],
+    ["mcp", "serve"],
+    ["serve"],
+  ])(
+    "cairn %s …: a folder that does not exist is bad usage, and nothing is made there",
+    async (...command) => {
+      const at = command.indexOf("--");
+      const args =
+        at < 0
+          ? [...command, "--cwd", "/nonexistent/dir"]
+          : [...command.slice(0, at), "--cwd", "/nonexistent/dir", ...command.slice(at)];
+      const run = await runCairn(args, { home: await makeHome(), input: "" });
+      expectRefused(
+        run,
+        "error: option '--cwd <dir>' argument '/nonexistent/dir' is invalid. the folder does not exist.",
+      );
+      expect(existsSync("/nonexistent")).toBe(false);
+    },
+  );
+
   it("a file given as the folder is bad usage", async () => {
     const repo = await makeRepo({ "file.txt": "x\n" });
     const run = await runCairn(["do", "fix it", "--cwd", path.join(repo, "file.txt")], {
       home: await makeHome(),
     });
     expectRefused(run, /argument '.*file\.txt' is invalid\. it is a file, not a folder\./);
+  });
+});
+
+describe("--out", () => {
+  it.each([
+    ["batch", "tasks.jsonl"],
+    ["eval", "builtin"],
+    ["batch", "status", "b-1", "--queue", "redis://127.0.0.1:1"],
+  ])(
+    "cairn %s …: a results folder that cannot be made is bad usage, said before anything runs",
+    async (...command) => {
+      const repo = await makeRepo({ afile: "x\n" });
+      const file = path.join(repo, "afile");
+      for (const [out, message] of [
+        [file, "it is a file, not a folder."],
+        [path.join(file, "results"), `the folder cannot be made: ${file} is a file.`],
+      ]) {
+        const run = await runCairn([...command, "--out", out as string], { home: await makeHome() });
+        expectRefused(run, `error: option '--out <dir>' argument '${out}' is invalid. ${message}`);
+      }
+    },
+  );
+});
+
+describe("mcp serve --config", () => {
+  it("a config that does not exist is said at start, not by every task", async () => {
+    const run = await runCairn(["mcp", "serve", "--config", "/nonexistent/c.yaml"], {
+      home: await makeHome(),
+      input: "",
+    });
+    expectRefused(run, "cairn: --config /nonexistent/c.yaml: no such file");
   });
 });
 

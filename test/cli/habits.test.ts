@@ -31,6 +31,32 @@ describe("what users of other agents type in the first minute", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ status: "completed", summary: "Again forty-two." });
   });
 
+  it("takes flags written before the command as the command's, and refuses one the command has not", async () => {
+    const { repo, home, env } = await setUp([{ text: "Hi there." }]);
+    const baseUrl = open.server?.openaiBaseUrl ?? "";
+    const run = await runCairn(
+      [
+        "--model",
+        "openai-compatible/local-q4",
+        "--base-url",
+        baseUrl,
+        "--cwd",
+        repo,
+        "--output-format",
+        "json",
+        "do",
+        "say hi",
+      ],
+      { home, env },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", summary: "Hi there." });
+    expect(open.server?.requests[0]?.body.model).toBe("local-q4");
+    const sessions = await runCairn(["--model", "openai/gpt-4o", "sessions"], { home, env });
+    expect(sessions.code).toBe(2);
+    expect(sessions.stderr.split("\n")[0]).toBe("error: --model does not apply to cairn sessions");
+  });
+
   it("appends what is piped to the task, and reads the whole task from stdin with -", async () => {
     const { repo, home, args, env } = await setUp([{ text: "Looks fine." }, { text: "Done." }]);
     const diff = "diff --git a/x b/x\n+added line\n";
