@@ -110,6 +110,23 @@ function secretSentence(files: string[]): string {
 const refuse = (reason: string): ApprovalDecision => ({ allowed: false, reason });
 
 /**
+ * A call's summary as code, where a reason follows it after `:`. Bare, a command ending in a
+ * secret-looking word (`grep -rn TOKEN: .env looks like …`) reads as an assignment, and the
+ * redaction of what cairn shows would hide the reason. Backticks in it get a longer fence.
+ */
+function quoted(summary: string): string {
+  const longest = Math.max(0, ...[...summary.matchAll(/`+/g)].map(([run]) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return longest > 0 ? `${fence} ${summary} ${fence}` : `${fence}${summary}${fence}`;
+}
+
+/** What the model is told when the person says no, with their reason. */
+function declined(summary: string, why: string | undefined): ApprovalDecision {
+  const reason = why?.trim();
+  return refuse(`The user declined ${quoted(summary)}${reason ? `: ${reason}` : "."}`);
+}
+
+/**
  * Decides whether a tool call may run: the config's rules first (the last matching rule wins, a
  * deny is final whatever the mode), then the approval mode; a dangerous command is asked about
  * even in `auto` and when a rule allows it. Headless, whatever would be asked is refused instead
@@ -201,7 +218,7 @@ export class ApprovalPolicy {
         this.mode === "auto"
           ? "cairn keeps such files from the model in auto mode"
           : "only a person can let the model read one, and nobody can answer in this headless run";
-      return refuse(`Refused: ${request.summary}: ${what}, and ${why}. Go on without it. ${allowBy}`);
+      return refuse(`Refused: ${quoted(request.summary)}: ${what}, and ${why}. Go on without it. ${allowBy}`);
     }
     const { callId, unconfined: _, paths: __, ...asked } = request;
     const reason = `${what}: what it reads goes to the model's provider.`;
@@ -209,10 +226,7 @@ export class ApprovalPolicy {
       { ...asked, permission: "secret", dangers: [reason, ...dangers], network },
       callId,
     );
-    if (answer.choice === "deny") {
-      const why = answer.reason?.trim();
-      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
-    }
+    if (answer.choice === "deny") return declined(request.summary, answer.reason);
     return {
       allowed: true,
       network: network || ruleNetwork,
@@ -326,10 +340,7 @@ export class ApprovalPolicy {
       },
       callId,
     );
-    if (answer.choice === "deny") {
-      const why = answer.reason?.trim();
-      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
-    }
+    if (answer.choice === "deny") return declined(request.summary, answer.reason);
     if (answer.choice !== "once" && grants.length > 0) {
       this.rules.add(grants);
       if (answer.choice === "workspace") await this.options.saveRules?.(grants);
