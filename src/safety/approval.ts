@@ -9,7 +9,6 @@ import type {
   ToolAnnotations,
 } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
-import { plural } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
@@ -102,7 +101,7 @@ function realPath(file: string): string {
 
 /** `.env looks`, `.env and key.pem look`: the files a secret call would reach, in a sentence. */
 function secretSentence(files: string[]): string {
-  const shown = files.length > 3 ? [...files.slice(0, 3), plural(files.length - 3, "more")] : files;
+  const shown = files.length > 3 ? [...files.slice(0, 3), `${files.length - 3} more`] : files;
   const list = shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown[0];
   return `${list} ${files.length === 1 ? "looks like a secret file" : "look like secret files"} (keys, passwords)`;
 }
