@@ -9,7 +9,6 @@ import type {
   ToolAnnotations,
 } from "../events/types.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
-import { plural } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
@@ -102,12 +101,29 @@ function realPath(file: string): string {
 
 /** `.env looks`, `.env and key.pem look`: the files a secret call would reach, in a sentence. */
 function secretSentence(files: string[]): string {
-  const shown = files.length > 3 ? [...files.slice(0, 3), plural(files.length - 3, "more")] : files;
+  const shown = files.length > 3 ? [...files.slice(0, 3), `${files.length - 3} more`] : files;
   const list = shown.length > 1 ? `${shown.slice(0, -1).join(", ")} and ${shown.at(-1)}` : shown[0];
   return `${list} ${files.length === 1 ? "looks like a secret file" : "look like secret files"} (keys, passwords)`;
 }
 
 const refuse = (reason: string): ApprovalDecision => ({ allowed: false, reason });
+
+/**
+ * A call's summary as code, where a reason follows it after `:`. Bare, a command ending in a
+ * secret-looking word (`grep -rn TOKEN: .env looks like …`) reads as an assignment, and the
+ * redaction of what cairn shows would hide the reason. Backticks in it get a longer fence.
+ */
+function quoted(summary: string): string {
+  const longest = Math.max(0, ...[...summary.matchAll(/`+/g)].map(([run]) => run.length));
+  const fence = "`".repeat(longest + 1);
+  return longest > 0 ? `${fence} ${summary} ${fence}` : `${fence}${summary}${fence}`;
+}
+
+/** What the model is told when the person says no, with their reason. */
+function declined(summary: string, why: string | undefined): ApprovalDecision {
+  const reason = why?.trim();
+  return refuse(`The user declined ${quoted(summary)}${reason ? `: ${reason}` : "."}`);
+}
 
 /**
  * Decides whether a tool call may run: the config's rules first (the last matching rule wins, a
@@ -201,7 +217,7 @@ export class ApprovalPolicy {
         this.mode === "auto"
           ? "cairn keeps such files from the model in auto mode"
           : "only a person can let the model read one, and nobody can answer in this headless run";
-      return refuse(`Refused: ${request.summary}: ${what}, and ${why}. Go on without it. ${allowBy}`);
+      return refuse(`Refused: ${quoted(request.summary)}: ${what}, and ${why}. Go on without it. ${allowBy}`);
     }
     const { callId, unconfined: _, paths: __, ...asked } = request;
     const reason = `${what}: what it reads goes to the model's provider.`;
@@ -209,10 +225,7 @@ export class ApprovalPolicy {
       { ...asked, permission: "secret", dangers: [reason, ...dangers], network },
       callId,
     );
-    if (answer.choice === "deny") {
-      const why = answer.reason?.trim();
-      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
-    }
+    if (answer.choice === "deny") return declined(request.summary, answer.reason);
     return {
       allowed: true,
       network: network || ruleNetwork,
@@ -326,10 +339,7 @@ export class ApprovalPolicy {
       },
       callId,
     );
-    if (answer.choice === "deny") {
-      const why = answer.reason?.trim();
-      return refuse(`The user declined ${request.summary}${why ? `: ${why}` : "."}`);
-    }
+    if (answer.choice === "deny") return declined(request.summary, answer.reason);
     if (answer.choice !== "once" && grants.length > 0) {
       this.rules.add(grants);
       if (answer.choice === "workspace") await this.options.saveRules?.(grants);

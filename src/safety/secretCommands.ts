@@ -4,11 +4,15 @@ import picomatch from "picomatch";
 import type { CommandPart } from "../platform/shell/split.js";
 import { isInside } from "../platform/text.js";
 import { hasSecretName, type SecretFiles } from "./secretFiles.js";
+import { excludedByGit, secretsPrintedByGit } from "./secretGit.js";
 
 /**
  * Which secret files a command line would read, as far as it can be told before it runs: the
  * files its words name (`cat .env`, `source .env`, `python -c "open('.env')"`, `x=.env; cat $x`,
- * `cat ~/.ssh/id_rsa`, `cat *`), and those a recursive search would go through (`grep -r KEY .`).
+ * `cat ~/.ssh/id_rsa`, `cat *`), those a recursive search would go through (`grep -r KEY .`), those
+ * git would print from the repository (`git show HEAD:.env`, `git log -p`, see secretGit.ts), and
+ * any in the workspace when a program that reads files is given a name known only when it runs
+ * (`cat $(…)`, `cat "$F"`).
  * A best effort, as approval rules are: a script the model wrote can read a file without naming
  * it on the command line.
  */
@@ -26,6 +30,48 @@ const GREP_RECURSIVE =
   /^(?:-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/;
 /** rg, ag and ack skip hidden files (`.env`) unless told otherwise. */
 const SEARCH_HIDDEN = /^(?:--hidden|-[a-zA-Z]*u[a-zA-Z]*|-\.|--unrestricted|--all-types)$/;
+/**
+ * Programs that read, copy or pack the files they are given: given a name known only when it runs
+ * (`cat $(ls -a | grep env)`), they may read any secret file.
+ */
+const FILE_READERS = new Set(
+  (
+    "cat tac head tail less more nl od xxd hexdump strings base64 base32 awk gawk mawk sed grep egrep fgrep rg " +
+    "cut sort uniq paste join comm diff cmp jq yq fold fmt column iconv dd source . cp mv ln install rsync " +
+    "scp tar zip gzip bzip2 xz zstd"
+  ).split(" "),
+);
+/**
+ * Readers whose first word that is not an option is a program or a pattern (`awk '{print $1}'`),
+ * not a file, unless an option gives it (`-e`, `-f`); and their options that take values, with how many.
+ */
+const PATTERN_FIRST: Record<string, { values: Record<string, number>; given: string[] }> = (() => {
+  const grep = {
+    values: { "-e": 1, "-f": 1, "-m": 1, "-A": 1, "-B": 1, "-C": 1, "--regexp": 1 },
+    given: ["-e", "-f", "--regexp"],
+  };
+  const rg = {
+    values: { ...grep.values, "-g": 1, "-t": 1, "-T": 1, "-j": 1, "--glob": 1, "--type": 1 },
+    given: grep.given,
+  };
+  const sed = {
+    values: { "-e": 1, "-f": 1, "-l": 1, "--expression": 1 },
+    given: ["-e", "-f", "--expression"],
+  };
+  const awk = { values: { "-v": 1, "-f": 1, "-F": 1 }, given: ["-f"] };
+  const jq = {
+    values: { "--arg": 2, "--argjson": 2, "--slurpfile": 2, "--rawfile": 2, "-f": 1 },
+    given: ["-f"],
+  };
+  return { grep, egrep: grep, fgrep: grep, rg, sed, awk, gawk: awk, mawk: awk, jq, yq: jq };
+})();
+/** A word whose value is known only when it runs: a command's output, or a variable. */
+const SUBSTITUTION = /\$\(|`/;
+const VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/g;
+/** Variables whose value is known before the line runs. */
+const KNOWN_VARIABLES = new Set(["HOME", "PWD"]);
+/** `< "$F"`: a file read into a command, named only when it runs (not `<<` or `<<<`, which read no file). */
+const INPUT_FROM_VARIABLE = /(?<![<\d])\d?<\s*["']?(\$\(|`|\$\{?[A-Za-z_][A-Za-z0-9_]*)/g;
 /** How many entries a recursive search's folders are looked through for secret files, at most. */
 const WALK_LIMIT = 5_000;
 const SKIPPED_FOLDERS = new Set([".git", "node_modules"]);
@@ -140,6 +186,59 @@ function searchedBy(part: CommandPart, place: CommandPlace, secrets: SecretFiles
 }
 
 /**
+ * The variables a line sets to values it shows, which its words were read with already:
+ * `x=.env; cat $x`, `for f in src/*.ts; do cat "$f"; done`. One set from a command's output,
+ * `read` or a loop over one is not known.
+ */
+function knownVariables(text: string): Set<string> {
+  const known = new Set(KNOWN_VARIABLES);
+  for (const [, name = "", value = ""] of text.matchAll(/(?:^|[\s;&|(])([A-Za-z_][A-Za-z0-9_]*)=(\S*)/g))
+    if (!SUBSTITUTION.test(value) && !value.includes("$")) known.add(name);
+  for (const [, name = "", list = ""] of text.matchAll(/\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b([^;\n]*)/g))
+    if (!SUBSTITUTION.test(list) && !list.includes("$")) known.add(name);
+  return known;
+}
+
+/** Whether a word of a command line is a name known only when it runs. */
+function unknownName(word: string, known: Set<string>): boolean {
+  if (SUBSTITUTION.test(word) || word.includes("$(")) return true;
+  // `$DIR/README.md` is README.md wherever it is: only an unknown file name counts.
+  const base = word.replace(/\/+$/, "").split("/").at(-1) ?? "";
+  return [...base.matchAll(VARIABLE)].some(([, name = ""]) => !known.has(name));
+}
+
+/**
+ * The words of a reader that may be files: for awk, sed, grep and the like not the program or
+ * pattern, nor an option's value (`-e "$P"`, `-v x="$Y"`), as far as can be told without knowing
+ * each option.
+ */
+function fileWords(part: CommandPart): string[] {
+  const [program = "", ...words] = part.words;
+  const options = PATTERN_FIRST[path.basename(program)];
+  if (!options) return words;
+  const files: string[] = [];
+  let pattern = !words.some((word) => options.given.includes(word));
+  for (let index = 0; index < words.length; index++) {
+    const word = words[index]!;
+    if (word.startsWith("-")) index += options.values[word] ?? 0;
+    else if (pattern) pattern = false;
+    else files.push(word);
+  }
+  return files;
+}
+
+/** Whether a line gives a program that reads files a name known only when it runs. */
+function readsUnknownNames(text: string, parts: CommandPart[]): boolean {
+  const known = knownVariables(text);
+  const given = parts.some(
+    (part) =>
+      FILE_READERS.has(path.basename(part.words[0] ?? "")) &&
+      fileWords(part).some((word) => unknownName(word, known)),
+  );
+  return given || [...text.matchAll(INPUT_FROM_VARIABLE)].some(([, start = ""]) => unknownName(start, known));
+}
+
+/**
  * The secret files a command line names or searches through. `parts` are its commands as the
  * shell parser reads them (quotes removed, wrappers peeled); the raw text is read as well for
  * names the parser keeps apart from the commands (`x=.env`, `< .env`).
@@ -168,7 +267,12 @@ export function secretsReadBy(
     }
     for (const word of part.words.slice(1)) for (const file of namedBy(word, here, secrets)) found.add(file);
     for (const file of searchedBy(part, here, secrets)) found.add(file);
+    for (const file of secretsPrintedByGit(part, here.cwd, secrets)) found.add(shown(place, file));
+    for (const name of excludedByGit(part)) onlyNamed.add(name);
   }
+  // A name known only when it runs may be any of the workspace's secret files.
+  if (parts && readsUnknownNames(text, parts))
+    for (const file of secretsBelow([place.workspace], true, secrets)) found.add(shown(place, file));
   for (const token of pathTokens(text)) {
     if (onlyNamed.has(token)) continue;
     for (const where of places) for (const file of namedBy(token, where, secrets)) found.add(file);

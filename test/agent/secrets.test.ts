@@ -53,6 +53,6 @@ describe("reading a secret file in ask mode", () => {
   it("declined, leaves the file unread", async () => {
     const { sent } = await readEnvAsked("deny");
     expect(sent).not.toContain(PASSWORD);
-    expect(sent).toContain("The user declined read_file .env.");
+    expect(sent).toContain("The user declined `read_file .env`.");
   });
 });

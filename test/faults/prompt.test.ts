@@ -55,7 +55,7 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
       "# team settings\nmax_tool_calls: 20\nrules:\n  - { command: echo one, action: allow }\n",
     );
     expect(JSON.stringify(server.requests[3]?.body)).toContain(
-      "The user declined run_command rm -rf ~/projects: those are my other projects",
+      "The user declined `run_command rm -rf ~/projects`: those are my other projects",
     );
   });
 });

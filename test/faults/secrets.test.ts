@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeRepo } from "../helpers/cli.js";
+import { makeGitRepo, makeRepo } from "../helpers/cli.js";
 import { classify, intent, onePlan, ready, runScript, structuredName } from "../helpers/runScript.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 import { closeServers, type FaultRun, runFaulty, toolResults } from "./harness.js";
@@ -216,7 +216,7 @@ describe("secrets stay on the machine", () => {
     expect(nodeEnv?.output).toMatch(/PATH:/);
     expect(grepped?.output).toMatch(/2 files that look like secrets \(\.env, keys\) were not searched/);
     expect(readYaml?.output).toMatch(
-      /^Refused: read_file config\/secrets\.yaml: config\/secrets\.yaml looks like a secret file/,
+      /^Refused: `read_file config\/secrets\.yaml`: config\/secrets\.yaml looks like a secret file/,
     );
     const validation = run.events.find((event) => event.type === "validation");
     expect(validation).toMatchObject({ ran: true, passed: true });
@@ -295,4 +295,57 @@ describe("secrets stay on the machine", () => {
       expect(text).not.toContain(dbPassword);
     }
   }, 40_000);
+});
+
+describe("secret files in the repository's history", () => {
+  it("git show, git diff, git log -p and cat $(…) are refused headless, with the reason shown whole", async () => {
+    const password = planted("committed");
+    const repo = await makeGitRepo({ ".env": `DB_PASSWORD=${password}\n`, "app.js": "console.log(1);\n" });
+    await writeFile(path.join(repo, ".env"), `DB_PASSWORD=${password}-changed\n`);
+    const git = [
+      { name: "run_command", args: { command: "git show HEAD:.env" } },
+      { name: "run_command", args: { command: "git diff" } },
+      { name: "run_command", args: { command: "git log -p" } },
+      { name: "run_command", args: { command: "git grep -n PASSWORD" } },
+      { name: "run_command", args: { command: "git log --oneline" } },
+    ];
+    for (const approval of ["read-only", "auto-edit"]) {
+      const run = await runFaulty(repo, "look at the history", [{ toolCalls: git }, { text: "Done." }], {
+        approval,
+      });
+      expect(run.code, run.stderr).toBe(0);
+      const results = toolResults(run.events);
+      for (const result of results.slice(0, 4))
+        expect(result.output, approval).toMatch(
+          /^Refused: `run_command [^`]+`: \.env looks like a secret file \(keys, passwords\), and only a person can let the model read one/,
+        );
+      expect(results[4]).toMatchObject({ ok: true, output: expect.stringMatching(/first/) });
+      expect(JSON.stringify(run.server.requests)).not.toContain(password);
+    }
+    const auto = await runFaulty(
+      repo,
+      "find the token",
+      [
+        {
+          toolCalls: [
+            { name: "run_command", args: { command: "cat $(echo .env)" } },
+            { name: "run_command", args: { command: "grep -rn TOKEN" } },
+          ],
+        },
+        { text: "Done." },
+      ],
+      { args: ["--output-format", "text"] },
+    );
+    expect(auto.code, auto.stderr).toBe(0);
+    // Progress, tool results included, is written to stderr.
+    expect(auto.stderr).toMatch(
+      /✗ Refused: `run_command cat \$\(echo \.env\)`: \.env looks like a secret file \(keys, passwords\), and cairn keeps/,
+    );
+    // The command ends in a secret-looking word; the reason after it is not taken for its value.
+    expect(auto.stderr).toMatch(
+      /✗ Refused: `run_command grep -rn TOKEN`: \.env looks like a secret file \(keys, passwords\), and cairn keeps/,
+    );
+    expect(auto.stderr).not.toContain("[REDACTED]");
+    expect(JSON.stringify(auto.server.requests)).not.toContain(password);
+  });
 });

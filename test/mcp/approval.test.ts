@@ -59,7 +59,7 @@ describe("approving MCP tools", () => {
       expect.objectContaining({ type: "tool.call", tool: "docs__echo", permission: "read" }),
     );
     expect(lastToolResult(server.requests[2]?.body)).toContain("Echo: trusted");
-    expect(lastToolResult(server.requests[3]?.body)).toContain("The user declined everything__get-sum");
+    expect(lastToolResult(server.requests[3]?.body)).toContain("The user declined `everything__get-sum");
     expect(lastToolResult(server.requests[3]?.body)).toContain("no sums today");
   });
 

@@ -101,7 +101,7 @@ describe("approval modes", () => {
     expect(await ruled.check(write)).toEqual({ allowed: true, network: false, permission: "write" });
     expect(await ruled.check(run("npm run e2e"))).toEqual({
       allowed: false,
-      reason: "The user declined run_command npm run e2e: run the unit tests only",
+      reason: "The user declined `run_command npm run e2e`: run the unit tests only",
     });
     expect(asked.map((prompt) => prompt.summary)).toEqual(["run_command npm run e2e"]);
   });

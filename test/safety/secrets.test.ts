@@ -11,6 +11,7 @@ import {
   type ApprovalRequest,
 } from "../../src/safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../../src/safety/environment.js";
+import { createRedactor } from "../../src/safety/redact.js";
 import { secretsReadBy } from "../../src/safety/secretCommands.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { isSecretName, isSecretVariable } from "../../src/safety/secretNames.js";
@@ -292,7 +293,7 @@ describe("the secret permission class", () => {
     const refused = await policy("ask", ask).check(command("cat .env | head"));
     expect(refused).toEqual({
       allowed: false,
-      reason: "The user declined run_command cat .env | head: not the keys",
+      reason: "The user declined `run_command cat .env | head`: not the keys",
     });
   });
 
@@ -308,7 +309,7 @@ describe("the secret permission class", () => {
     expect(auto).toEqual({
       allowed: false,
       reason: expect.stringMatching(
-        /^Refused: run_command cat \.env: \.env looks like a secret file \(keys, passwords\), and cairn keeps such files from the model in auto mode\. Go on without it\. .*files\.allow_secrets/,
+        /^Refused: `run_command cat \.env`: \.env looks like a secret file \(keys, passwords\), and cairn keeps such files from the model in auto mode\. Go on without it\. .*files\.allow_secrets/,
       ),
     });
     const headless = await policy("ask").check(readEnv());
@@ -343,5 +344,24 @@ describe("the secret permission class", () => {
     expect((await policy("auto", ask).check(viaLink)).allowed).toBe(false);
     const creating = { ...writing, tool: "write_file", paths: [path.join(workspace, "new/.env")] };
     expect((await policy("auto", ask).check(creating)).allowed).toBe(true);
+  });
+
+  it("keeps the reason of a refusal whole through redaction, when the command ends in a secret-looking word", async () => {
+    const { ask, asked } = asking([{ choice: "deny", reason: "not now" }]);
+    const redact = createRedactor({ env: {} });
+    for (const text of ["grep -rn TOKEN", "git grep -n PASSWORD", "grep -rn API_KEY ."]) {
+      const refused = await policy("auto").check(command(text));
+      const reason = refused.allowed ? "" : refused.reason;
+      expect(reason).toMatch(/looks? like (a )?secret files? \(keys, passwords\), and cairn keeps/);
+      // What the user sees (`✗ Refused: …`) is the redacted reason: nothing of it is taken away.
+      expect(redact(reason), text).toBe(reason);
+    }
+    const declined = await policy("ask", ask).check(command("grep -rn TOKEN"));
+    expect(asked).toHaveLength(1);
+    expect(declined).toEqual({
+      allowed: false,
+      reason: "The user declined `run_command grep -rn TOKEN`: not now",
+    });
+    if (!declined.allowed) expect(redact(declined.reason)).toBe(declined.reason);
   });
 });

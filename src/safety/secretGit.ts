@@ -1,0 +1,229 @@
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import path from "node:path";
+import type { CommandPart } from "../platform/shell/split.js";
+import { hasSecretName, type SecretFiles } from "./secretFiles.js";
+
+/**
+ * The secret files a git command would print from the repository rather than from the work
+ * tree, where naming them on the command line is not needed: `git show HEAD:.env`, and the
+ * commands that print the changes of every tracked file (`git diff`, `git log -p`, `git show`).
+ * Judged as a recursive search is: a command reaches the tracked secret files its pathspecs
+ * cover, and a pathspec naming only other files (`git diff -- src/a.ts`) reaches none.
+ */
+
+/** git's own options that take the next word as their value (`git -C sub diff`). */
+const GLOBAL_WITH_VALUE = new Set(["-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env"]);
+/** Subcommands whose `<rev>:<path>` words print the file at that revision. */
+const REV_PATH_READERS = new Set(["show", "cat-file", "diff", "archive", "grep"]);
+/** Options that make a diff print file contents, for the commands that print none without them (`git log`). */
+const PATCH =
+  /^(?:-p|-u|-U\d*|--patch|--unified(?:=\d+)?|--cc|-c|--word-diff(?:=\w+)?|--color-words(?:=.*)?|--patch-with-stat|--patch-with-raw|--check)$/;
+/** Options that make `git diff` or `git show` print names or counts instead of changes. */
+const NO_PATCH =
+  /^(?:-s|--no-patch|--stat(?:=.*)?|--numstat|--shortstat|--dirstat(?:=.*)?|--name-only|--name-status|--summary|--raw|--quiet|--compact-summary)$/;
+/** `git stash show` options that take in what was stashed of untracked files (there `-u` is not `--patch`). */
+const STASH_UNTRACKED = /^(?:-u|--include-untracked|--only-untracked)$/;
+const STASH_PATCH = /^(?:-p|--patch)$/;
+/** Subcommands that print file contents unless told to print names (`diff`, `show`), only when told to (`log -p`), or always. */
+const PATCH_BY_DEFAULT = new Set(["diff", "show"]);
+const PATCH_WHEN_ASKED = new Set(["log", "whatchanged", "reflog"]);
+const ALWAYS_CONTENT = new Set(["format-patch", "archive"]);
+/** Enough time for `git ls-files` in a big repository; past it, no tracked file is known. */
+const GIT_TIMEOUT_MS = 5_000;
+
+/** A git command line: the folder it runs in, its repository's root and its subcommand. */
+interface GitCall {
+  cwd: string;
+  root: string;
+  subcommand: string;
+  args: string[];
+}
+
+/** The folder holding `.git` at or above `folder`. */
+function repositoryRoot(folder: string): string | undefined {
+  for (let at = folder; ; at = path.dirname(at)) {
+    if (statSync(path.join(at, ".git"), { throwIfNoEntry: false })) return at;
+    if (path.dirname(at) === at) return undefined;
+  }
+}
+
+function gitCall(part: CommandPart, cwd: string): GitCall | undefined {
+  const [program = "", ...words] = part.words;
+  if (path.basename(program) !== "git") return undefined;
+  let here = cwd;
+  let workTree: string | undefined;
+  let index = 0;
+  for (; index < words.length && words[index]!.startsWith("-"); index++) {
+    const word = words[index]!;
+    const value = GLOBAL_WITH_VALUE.has(word) ? words[++index] : /^--work-tree=(.*)$/.exec(word)?.[1];
+    // A folder known only when it runs: the command's own folder is the best guess.
+    if (!value || value.includes("$")) continue;
+    if (word === "-C") here = path.resolve(here, value);
+    else if (word.startsWith("--work-tree")) workTree = path.resolve(here, value);
+  }
+  const subcommand = words[index];
+  const root = workTree ?? repositoryRoot(here);
+  if (!subcommand || !root) return undefined;
+  return { cwd: here, root, subcommand, args: words.slice(index + 1) };
+}
+
+/** The NUL-separated names git prints, or none when it fails. */
+function gitNames(root: string, args: string[]): string[] | undefined {
+  try {
+    return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {
+      cwd: root,
+      encoding: "utf8",
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: 64 * 1024 * 1024,
+      stdio: ["ignore", "pipe", "ignore"],
+      env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+    })
+      .split("\0")
+      .filter(Boolean);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Files the repository tracks, in its index or its HEAD commit, as paths from its root (a file
+ * removed from the index since HEAD, `git rm --cached .env`, is still in HEAD's changes); with
+ * `git stash show -u`, the untracked files a stash keeps too.
+ */
+function trackedFiles(call: GitCall): string[] {
+  const tracked =
+    gitNames(call.root, ["ls-files", "-z", "--with-tree=HEAD"]) ??
+    gitNames(call.root, ["ls-files", "-z"]) ??
+    [];
+  if (call.subcommand !== "stash" || !call.args.some((arg) => STASH_UNTRACKED.test(arg))) return tracked;
+  const stash = call.args.slice(1).find((arg) => !arg.startsWith("-")) ?? "stash@{0}";
+  const stashed = /^\d+$/.test(stash) ? `stash@{${stash}}` : stash;
+  return [...tracked, ...(gitNames(call.root, ["ls-tree", "-r", "-z", "--name-only", `${stashed}^3`]) ?? [])];
+}
+
+/** `:(exclude)x`, `:!x`, `:^x`, `:/x`, `:(top,glob)x`: a pathspec's magic and its path. */
+function readPathspec(spec: string): { exclude: boolean; top: boolean; path: string } {
+  const long = /^:\(([^)]*)\)(.*)$/.exec(spec);
+  if (long) {
+    const magic = long[1]!.split(",");
+    return { exclude: magic.includes("exclude"), top: magic.includes("top"), path: long[2]! };
+  }
+  const short = /^:([!^/]+)(.*)$/.exec(spec);
+  if (short) return { exclude: /[!^]/.test(short[1]!), top: short[1]!.includes("/"), path: short[2]! };
+  return { exclude: false, top: false, path: spec };
+}
+
+/** git matches a pathspec as a file, a folder above files, or a wildcard pattern where `*` crosses `/`. */
+function pathspecMatcher(spec: string): (file: string) => boolean {
+  if (spec === "" || spec === ".") return () => true;
+  const glob = /[*?[]/.test(spec)
+    ? new RegExp(
+        `^${spec
+          .replace(/[.+^${}()|\\]/g, "\\$&")
+          .replace(/\*/g, ".*")
+          .replace(/\?/g, ".")}$`,
+      )
+    : undefined;
+  return (file) => file === spec || file.startsWith(`${spec}/`) || (glob?.test(file) ?? false);
+}
+
+function fromRoot(call: GitCall, file: string, top: boolean): string {
+  const absolute = top ? path.resolve(call.root, file) : path.resolve(call.cwd, file);
+  return path.relative(call.root, absolute).split(path.sep).join("/");
+}
+
+/** The secret files `<rev>:<path>` words name: `git show HEAD:.env`, `git cat-file -p :config/.env`. */
+function revisionPaths(call: GitCall, secrets: SecretFiles): string[] {
+  if (!REV_PATH_READERS.has(call.subcommand)) return [];
+  const found: string[] = [];
+  for (const word of call.args) {
+    const named = /^(?!-)[^:]*:(?:\d:)?(.+)$/.exec(word)?.[1];
+    if (!named) continue;
+    // `HEAD:./x` is from the command's folder; `HEAD:x` from the repository's root.
+    const absolute = /^\.\.?\//.test(named) ? path.resolve(call.cwd, named) : path.resolve(call.root, named);
+    if (secrets.isOrWasSecret(absolute)) found.push(absolute);
+  }
+  return found;
+}
+
+/** Whether the subcommand prints the contents of the files it covers. */
+function printsContents(call: GitCall): boolean {
+  const { subcommand, args } = call;
+  if (ALWAYS_CONTENT.has(subcommand)) return true;
+  if (subcommand === "stash") return args[0] === "show" && args.some((arg) => STASH_PATCH.test(arg));
+  if (PATCH_WHEN_ASKED.has(subcommand)) return args.some((arg) => PATCH.test(arg));
+  if (!PATCH_BY_DEFAULT.has(subcommand)) return false;
+  // `git show HEAD:a.ts` prints that file (revisionPaths), not the commit's changes.
+  const dashes = args.indexOf("--");
+  const objects = (dashes === -1 ? args : args.slice(0, dashes)).filter((arg) => !arg.startsWith("-"));
+  if (subcommand === "show" && objects.length > 0 && objects.every((arg) => /^[^:]*:/.test(arg)))
+    return false;
+  return !args.some((arg) => NO_PATCH.test(arg)) || args.some((arg) => PATCH.test(arg));
+}
+
+/** The secret files the changes a git command prints may hold: tracked ones its pathspecs cover. */
+function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
+  if (!printsContents(call)) return [];
+  const dashes = call.args.indexOf("--");
+  const before = dashes === -1 ? call.args : call.args.slice(0, dashes);
+  const after = dashes === -1 ? [] : call.args.slice(dashes + 1);
+  // Before `--`, a word is a path when there is one of that name; otherwise a revision or a value.
+  // A stash is named by its revision: `git stash show -p stash@{1}`.
+  const specs =
+    call.subcommand === "stash"
+      ? []
+      : [
+          ...before.filter(
+            (word) =>
+              !word.startsWith("-") &&
+              (/^:[(!^/]/.test(word) ||
+                (!word.includes(":") &&
+                  (word.includes("$") || statSync(path.resolve(call.cwd, word), { throwIfNoEntry: false })))),
+          ),
+          ...after,
+        ];
+  const includes: Array<(file: string) => boolean> = [];
+  const excludes: Array<(file: string) => boolean> = [];
+  const named: string[] = [];
+  for (const spec of specs) {
+    // A pathspec known only when it runs may cover anything.
+    if (spec.includes("$")) {
+      includes.push(() => true);
+      continue;
+    }
+    const { exclude, top, path: file } = readPathspec(spec);
+    const relative = fromRoot(call, file, top);
+    (exclude ? excludes : includes).push(pathspecMatcher(relative === "" ? "." : relative));
+    // A secret file named outright, gone from the work tree since: `git log -p -- .env`.
+    const absolute = path.resolve(call.root, relative);
+    if (!exclude && hasSecretName(absolute) && secrets.isOrWasSecret(absolute)) named.push(absolute);
+  }
+  const covered = (file: string) =>
+    (includes.length === 0 || includes.some((matches) => matches(file))) &&
+    !excludes.some((matches) => matches(file));
+  const tracked = trackedFiles(call)
+    .filter((file) => hasSecretName(file) && covered(file))
+    .map((file) => path.join(call.root, file))
+    .filter((absolute) => secrets.isOrWasSecret(absolute));
+  return [...named, ...tracked];
+}
+
+/**
+ * The paths a git command line part leaves out by pathspec (`':(exclude).env'`, `':!.env'`):
+ * naming a file to leave it out does not read it.
+ */
+export function excludedByGit(part: CommandPart): string[] {
+  if (path.basename(part.words[0] ?? "") !== "git") return [];
+  return part.words.flatMap((word) => {
+    const spec = readPathspec(word);
+    return spec.exclude ? [spec.path] : [];
+  });
+}
+
+/** The secret files (absolute paths) a git command line part prints from the repository. */
+export function secretsPrintedByGit(part: CommandPart, cwd: string, secrets: SecretFiles): string[] {
+  const call = gitCall(part, cwd);
+  if (!call) return [];
+  return [...new Set([...revisionPaths(call, secrets), ...printedChanges(call, secrets)])];
+}
