@@ -71,6 +71,11 @@ export class ChatEngine {
   private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
   private notes: string[] = [];
+  /**
+   * Whether the conversation has begun: any message, /do, /agent or !command run in it (or a
+   * resumed history). Until then a greeting may be answered without the model.
+   */
+  private begun = false;
 
   private constructor(newSession: SessionFactory) {
     this.newSession = newSession;
@@ -104,6 +109,7 @@ export class ChatEngine {
     void this.session?.close();
     this.session = session;
     this.notes = [];
+    this.begun = history.all().length > 0;
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });
     this.loop = new ToolLoop(session, {
       phase: "execution",
@@ -125,6 +131,7 @@ export class ChatEngine {
       return await done;
     } finally {
       this.current = undefined;
+      this.begun = true;
       if (this.interrupted) {
         this.interrupted = false;
         this.notes.push(
@@ -202,9 +209,11 @@ export class ChatEngine {
       settle(
         turn,
         async () => {
-          // Patterns that need no model are for opening a conversation: inside one, "ok" or
-          // "thanks" may carry meaning only the model can read in context, as may what is attached.
-          const opening = this.loop.history.all().length === 0 && attachments.length === 0;
+          // Patterns that need no model are for opening a conversation: inside one (after a
+          // message, a /do, an /agent or a !command, none of which need be in this history),
+          // "ok" or "thanks" may carry meaning only the model can read in context, as may what
+          // is attached.
+          const opening = !this.begun && attachments.length === 0;
           const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });

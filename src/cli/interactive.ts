@@ -5,8 +5,9 @@ import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
-import type { Store } from "../store/sessions.js";
+import type { SessionInfo, Store } from "../store/sessions.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost, chatCheckpoints } from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
@@ -194,18 +195,36 @@ export interface ChatStart {
   resume?: "last" | "pick" | string;
 }
 
+/** The sessions `cairn -r` offers, numbered, each on one line of at most `columns`. */
+export function pickerRows(sessions: readonly SessionInfo[], columns: number): string {
+  const table = renderTable<{ n: number; s: SessionInfo }>(
+    [
+      { header: "", cell: ({ n }) => String(n), align: "right" },
+      { header: "", cell: ({ s }) => s.id },
+      { header: "", cell: ({ s }) => s.mode },
+      { header: "", cell: ({ s }) => clip(s.task, 200), shrink: true },
+    ],
+    sessions.map((s, i) => ({ n: i + 1, s })),
+    "plain",
+    // Indented by two, and a column left for the cursor.
+    columns - 3,
+  );
+  // The header row is empty: the prompt says what the rows are.
+  return table
+    .split("\n")
+    .slice(1)
+    .map((line) => `  ${line}`)
+    .join("\n");
+}
+
 /** Asks which of this folder's sessions to continue; undefined when there is none or no choice. */
 async function pickSession(store: Store, workspace: string): Promise<string | undefined> {
   const sessions = store.listSessions({ workspace, limit: 10 });
   if (sessions.length === 0) return undefined;
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const lines = sessions.map(
-      (s, i) =>
-        `  ${String(i + 1).padStart(2)}  ${s.id}  ${s.mode.padEnd(4)}  ${s.task.replace(/\s+/g, " ").slice(0, 50)}`,
-    );
     const answer = await rl.question(
-      `Sessions in ${workspace}:\n${lines.join("\n")}\nWhich one (1-${sessions.length}, Enter for 1)? `,
+      `Sessions in ${workspace}:\n${pickerRows(sessions, process.stdout.columns || 80)}\nWhich one (1-${sessions.length}, Enter for 1)? `,
     );
     const index = answer.trim() === "" ? 0 : Number(answer.trim()) - 1;
     return sessions[index]?.id;

@@ -3,8 +3,8 @@ import { openHostedSession } from "../agent/host.js";
 import type { ResumedLog, Session } from "../agent/session.js";
 import type { Outcome } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
-import type { EventOf, Mode } from "../events/types.js";
-import type { ApprovalAnswer } from "../safety/approval.js";
+import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
+import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
@@ -29,39 +29,101 @@ function canAsk(options: CommonOptions): boolean {
 }
 
 /**
- * Asks about one tool call. Enter means yes, except for a dangerous command, which takes a typed
- * "y"; a no can carry a reason, which the model is told.
+ * Keys typed before a prompt shows, or within `ms` after, were meant for something else (the
+ * model was slow; the person typed on): they are read and dropped, unechoed, so none answers
+ * what the person has not seen. Ctrl-C among them still interrupts.
+ */
+async function discardTypedAhead(ms: number): Promise<void> {
+  const input = process.stdin;
+  if (!input.isTTY) return;
+  const wasRaw = input.isRaw;
+  const drop = (chunk: Buffer | string) => {
+    if (String(chunk).includes("\x03")) process.kill(process.pid, "SIGINT");
+  };
+  input.setRawMode(true);
+  input.on("data", drop);
+  input.resume();
+  try {
+    await new Promise((resolve) => setTimeout(resolve, ms));
+  } finally {
+    input.off("data", drop);
+    input.pause();
+    input.setRawMode(wasRaw);
+  }
+}
+
+/** The choices on one line when it fits the terminal, else one to a line: none is cut by wrapping. */
+export function choiceLines(choices: string[], columns: number): string[] {
+  const line = choices.join("  ");
+  // The answer is typed after the last line: room for it.
+  return line.length + 4 <= columns ? [line] : choices.map((choice) => `  ${choice}`);
+}
+
+/** The keys of an approval, and what each answers. */
+function approvalChoices(
+  options: readonly string[],
+): Array<{ keys: string[]; label: string; choice: ApprovalChoice }> {
+  return [
+    { keys: ["y", "yes"], label: "[y] yes, once", choice: "once" },
+    ...(options.includes("session")
+      ? [{ keys: ["s", "a"], label: "[s] always this session", choice: "session" as const }]
+      : []),
+    ...(options.includes("workspace")
+      ? [{ keys: ["w"], label: "[w] always in this workspace", choice: "workspace" as const }]
+      : []),
+    { keys: ["n", "no"], label: "[n] no, and say why", choice: "deny" },
+  ];
+}
+
+/**
+ * Asks about one tool call. What was typed before the question showed, or within the guard time
+ * after, is dropped; then it takes a typed answer (a bare Enter asks again). A no can carry a
+ * reason, which the model is told.
  */
 async function askOnTerminal({ prompt, options }: EventOf<"approval.requested">): Promise<ApprovalAnswer> {
+  const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
+  for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
+  const hints = annotationsLine(prompt.annotations);
+  if (hints) lines.push(`  ${hints}`);
+  const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
+  if (always) lines.push(`  "always" allows from now on: ${always}`);
+  const choices = approvalChoices(options);
+  lines.push(
+    ...choiceLines(
+      choices.map((c) => c.label),
+      process.stdout.columns || 80,
+    ),
+  );
+  // The last line is where the answer is typed: readline writes it (again, in place) as its prompt.
+  const ask = `${lines.pop() ?? ""}  `;
+  process.stdout.write(`${lines.join("\n")}\n${ask}`);
+  await discardTypedAhead(APPROVAL_GUARD_MS);
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    const lines = [`\nAllow ${prompt.summary}${prompt.network ? " (with network access)" : ""}?`];
-    for (const danger of prompt.dangers) lines.push(`  ! ${danger}`);
-    const hints = annotationsLine(prompt.annotations);
-    if (hints) lines.push(`  ${hints}`);
-    const always = prompt.always?.map((what) => `\`${what}\``).join(", ");
-    if (always) lines.push(`  "always" allows from now on: ${always}`);
-    const choices = [
-      "[y] yes, once",
-      ...(options.includes("session") ? ["[s] always this session", "[w] always in this workspace"] : []),
-    ];
-    lines.push(`${[...choices, "[n] no, and say why"].join("  ")}  `);
-    const key = (await rl.question(lines.join("\n"))).trim().toLowerCase();
-    if (key === "y" || key === "yes" || (key === "" && prompt.dangers.length === 0))
-      return { choice: "once" };
-    if (options.includes("session") && (key === "s" || key === "a")) return { choice: "session" };
-    if (options.includes("workspace") && key === "w") return { choice: "workspace" };
-    const reason = await rl.question("Why not? The model is told (Enter to skip): ");
-    return { choice: "deny", reason };
+    process.stdout.write("\r");
+    for (let answer = await rl.question(ask); ; answer = await rl.question(ask)) {
+      const key = answer.trim().toLowerCase();
+      const choice = choices.find((c) => c.keys.includes(key))?.choice;
+      if (choice === "deny") {
+        const reason = await rl.question("Why not? The model is told (Enter to skip): ");
+        return { choice: "deny", reason };
+      }
+      if (choice) return { choice };
+      const keys = choices.map((c) => c.keys[0]);
+      process.stdout.write(`  Type ${keys.slice(0, -1).join(", ")} or ${keys.at(-1)}, then Enter.\n`);
+    }
   } finally {
     rl.close();
   }
 }
 
 async function answerOnTerminal(question: string): Promise<string> {
+  process.stdout.write(`\n${question}\n> `);
+  await discardTypedAhead(APPROVAL_GUARD_MS);
   const rl = createInterface({ input: process.stdin, output: process.stdout });
   try {
-    return await rl.question(`\n${question}\n> `);
+    process.stdout.write("\r");
+    return await rl.question("> ");
   } finally {
     rl.close();
   }

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { costTable, costText } from "../model/costTable.js";
 import { formatTokens } from "../platform/format.js";
-import { clip, renderTable } from "../platform/table.js";
+import { clip, renderTable, widestLine } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
@@ -64,22 +64,31 @@ export function sessionsCommand(store: Store, options: SessionsOptions, io: Comm
     io.out.write(options.workspace ? "No sessions in this workspace yet.\n" : "No sessions yet.\n");
     return 0;
   }
-  const table = renderTable<SessionInfo>(
-    [
-      { header: "id", cell: (s) => s.id },
-      { header: "started", cell: (s) => localTime(s.created_at) },
-      { header: "status", cell: (s) => s.status },
-      { header: "cost", cell: (s) => costText(s.usage), align: "right" },
-      // Listed for one workspace, the column would say the same on every line.
-      ...(options.workspace
-        ? []
-        : [{ header: "workspace", cell: (s: SessionInfo) => homePath(s.workspace), shrink: true }]),
-      { header: "task", cell: (s) => clip(s.task, 60), shrink: true },
-    ],
-    sessions,
-    "plain",
-    columnsOf(io),
-  );
+  // At a terminal too narrow for the whole table, the cost loses its note of unpriced calls and
+  // the date its year, before the workspace and the task are cut.
+  const width = columnsOf(io);
+  const render = (short: boolean) =>
+    renderTable<SessionInfo>(
+      [
+        { header: "id", cell: (s) => s.id },
+        {
+          header: "started",
+          cell: (s) => (short ? localTime(s.created_at).slice(5) : localTime(s.created_at)),
+        },
+        { header: "status", cell: (s) => s.status },
+        { header: "cost", cell: (s) => costText(s.usage, short), align: "right" },
+        // Listed for one workspace, the column would say the same on every line.
+        ...(options.workspace
+          ? []
+          : [{ header: "workspace", cell: (s: SessionInfo) => homePath(s.workspace), shrink: true }]),
+        { header: "task", cell: (s) => clip(s.task, 60), shrink: true },
+      ],
+      sessions,
+      "plain",
+      width,
+    );
+  const full = render(false);
+  const table = width !== undefined && widestLine(full) > width ? render(true) : full;
   io.out.write(`${table}\n`);
   if (sessions.length === limit) io.out.write(`(the ${limit} most recent; --limit <n> shows more)\n`);
   return 0;

@@ -5,10 +5,13 @@ import { type CostRow, type CostTotals, sumCostTotals } from "./usage.js";
 /** Dollars, saying so when some calls had no known price rather than passing off a part as the whole. */
 export function costText(
   totals: Pick<CostTotals, "known_cost_usd" | "unknown_cost_calls" | "calls">,
+  /** Where room is short: "≥ $0.03" alone says some calls had no price. */
+  short = false,
 ): string {
   if (totals.unknown_cost_calls === 0) return formatCost(totals.known_cost_usd);
   if (totals.unknown_cost_calls === totals.calls) return formatCost(null);
-  return `≥ ${formatCost(totals.known_cost_usd)} (${totals.unknown_cost_calls} unpriced)`;
+  const atLeast = `≥ ${formatCost(totals.known_cost_usd)}`;
+  return short ? atLeast : `${atLeast} (${totals.unknown_cost_calls} unpriced)`;
 }
 
 /** Cost rows with a total underneath, keyed by `keyHeader` (day, model, phase, workspace). */

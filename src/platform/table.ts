@@ -18,6 +18,11 @@ export function clip(text: string, max: number): string {
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
+/** The width of the longest line of a text: whether it fits a terminal. */
+export function widestLine(text: string): number {
+  return Math.max(0, ...text.split("\n").map((line) => line.length));
+}
+
 /** Escaped, so a file name with underscores or output with `<tags>` shows as written. */
 function markdownCell(text: string): string {
   return text.replace(/\n/g, " ").replace(/[\\`*_[\]<>|]/g, "\\$&");

@@ -16,6 +16,12 @@ import type { Sandbox } from "./sandbox.js";
 import { secretsReadBy } from "./secretCommands.js";
 import { SecretFiles } from "./secretFiles.js";
 
+/**
+ * Keys arriving this soon after an approval is shown (or before it) were typed ahead, meant for
+ * something else: every prompt that asks one ignores them, in the terminal UI and at the line prompt.
+ */
+export const APPROVAL_GUARD_MS = 500;
+
 export interface ApprovalRequest {
   /** The tool call asked about. */
   callId: string;

@@ -44,6 +44,18 @@ describe("cairn sessions", () => {
     ]);
   });
 
+  it("fits 80 columns, every workspace listed: the cost without its note, the date without its year", async () => {
+    const store = await twoSessions();
+    const { io, out } = captureIo();
+    expect(sessionsCommand(store, {}, { ...io, columns: 80 })).toBe(0);
+    const lines = out().trimEnd().split("\n");
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines[1]).toContain(B);
+    expect(lines[1]).toContain("≥ $0.0003");
+    expect(lines[1]).toContain(localTime("2026-03-02T10:00:00Z").slice(5));
+    expect(lines[2]).toMatch(/~\/src\/app {2}rename/);
+  });
+
   it("says when there is nothing, and when there may be more", async () => {
     const { store: empty } = await tempStore();
     const none = captureIo();

@@ -88,4 +88,29 @@ describe("the chat engine", () => {
     expect(server.requests).toHaveLength(2);
     expect(sent(server, 1)).toMatch(/buy milk[\s\S]*thanks/);
   });
+
+  for (const kind of ["do", "agent"] as const) {
+    it(`sends 'thanks' after a /${kind} to the model: the conversation has begun`, async () => {
+      // However many calls the task takes, each is answered the same; so is the thanks.
+      const { engine, server } = await chat(
+        Array.from({ length: 12 }, () => ({ text: "The notes say buy milk." })),
+      );
+      await engine.runTask(kind, "what do the notes say?");
+      const requestsForTask = server.requests.length;
+      const thanks = await engine.send("thanks");
+      expect(thanks.result.summary).toBe("The notes say buy milk.");
+      expect(server.requests.length).toBe(requestsForTask + 1);
+      expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toMatch(
+        /\/(do|agent) on: what do the notes say/,
+      );
+    });
+  }
+
+  it("sends 'ok' after a person's !command to the model", async () => {
+    const { engine, server } = await chat([{ text: "Noted." }]);
+    await engine.shell("echo from-the-person");
+    const ok = await engine.send("ok");
+    expect(ok.result.summary).toBe("Noted.");
+    expect(server.requests).toHaveLength(1);
+  });
 });

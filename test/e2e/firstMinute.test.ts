@@ -36,6 +36,54 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
   });
 
+  it("cairn do's approval prompt ignores keys typed ahead of it, fits 80 columns, and takes no bare Enter", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
+    open.server = await startScriptedServer([
+      // The model takes its time, as a real one does: long enough to type ahead.
+      { toolCalls: [{ name: "run_command", args: { command: "touch ran.txt" } }], delayMs: 1500 },
+      { text: "Ran it." },
+    ]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({
+      args: ["do", "run the tests", ...args, "--approval", "ask"],
+      cwd: repo,
+      home,
+      env,
+    });
+    const t = open.terminal;
+    // Typed before the prompt shows: "w" is "always in this workspace", Enter sends it.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    t.type("w");
+    t.press("Enter");
+    const screen = await t.waitFor("Allow run_command");
+    // And typed on as it appears, within the guard time.
+    t.type("s");
+    t.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+    // The choices are laid out within the 80 columns: none is cut by the terminal's wrapping.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const choices = t
+      .screen()
+      .split("\n")
+      .filter((line) => /\[[yswn]\]/.test(line));
+    expect(choices.join("\n")).toMatch(/\[n\] no, and say why/);
+    for (const line of choices) expect(line.length).toBeLessThan(80);
+    expect(screen).not.toMatch(/say\s*\n\s*why|an\s*\nd say/);
+    // A bare Enter, made while it shows, is not a yes: it asks again.
+    t.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
+    // A key typed while it shows, after the guard time, answers it.
+    t.type("y");
+    t.press("Enter");
+    await t.waitFor("Ran it.");
+    expect(await t.exited()).toBe(0);
+    expect(existsSync(path.join(repo, "ran.txt"))).toBe(true);
+    expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+  });
+
   it("a 3,000-word paragraph streams without flooding the scrollback", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`);

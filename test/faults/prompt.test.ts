@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { APPROVAL_GUARD_MS } from "../../src/safety/approval.js";
 import { hasTmux, Terminal } from "../e2e/tmux.js";
 import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
 import { closeServers, serve } from "./harness.js";
@@ -11,6 +12,8 @@ afterEach(async () => {
   await closeServers();
 });
 
+/** Keys the prompt takes: typed once it has shown for its guard time. */
+const guard = () => new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_MS + 100));
 const command = (text: string) => ({ toolCalls: [{ name: "run_command", args: { command: text } }] });
 
 describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () => {
@@ -36,6 +39,7 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
     let screen = await t.waitFor(/\[w\] always in this workspace/);
     expect(screen).toMatch(/Allow run_command echo one >> log\.txt\?/);
     expect(screen).toMatch(/"always" allows from now on: `echo one`/);
+    await guard();
     t.type("w");
     t.press("Enter");
 
@@ -43,7 +47,11 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
     screen = await t.waitFor(/Allow run_command rm -rf ~\/projects\?/);
     expect(screen).toMatch(/! `rm -rf ~\/projects` recursively deletes .*projects, outside the workspace/);
     expect(screen).not.toMatch(/rm -rf[\s\S]*\[w\] always/);
-    // Enter alone is not a yes for a dangerous command.
+    // Enter alone is not an answer: it asks again.
+    await guard();
+    t.press("Enter");
+    await t.waitFor("Type y or n, then Enter.");
+    t.type("n");
     t.press("Enter");
     await t.waitFor("Why not? The model is told");
     t.type("those are my other projects");

@@ -2,11 +2,14 @@ import { Box, Text, useInput } from "ink";
 import { useRef, useState } from "react";
 import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
-import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
+import { APPROVAL_GUARD_MS, type ApprovalAnswer, type ApprovalPrompt } from "../../safety/approval.js";
 import { annotationsLine } from "../format.js";
 import { Cursor } from "./components.js";
 import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
+
+/** Keys arriving this soon after an approval is drawn were typed before it: they are ignored. */
+export { APPROVAL_GUARD_MS };
 
 interface Choice {
   key: string;
@@ -63,9 +66,6 @@ function useLineInput(active: boolean, onSubmit: (text: string) => void): Editor
  * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
  * and Enter. Esc is handled above it: it refuses and interrupts.
  */
-/** Keys arriving this soon after an approval is drawn were typed before it: they are ignored. */
-export const APPROVAL_GUARD_MS = 500;
-
 export function ApprovalPanel({
   request,
   previewLines,

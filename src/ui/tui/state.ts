@@ -260,6 +260,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         {
           ...state,
           busy: true,
+          // A new turn: nothing of its answer is on screen yet, whatever the last one streamed.
+          streamed: 0,
           turnStartedAt: timeOf(event),
           turnFiles: [],
           model: event.model,

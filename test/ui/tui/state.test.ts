@@ -66,6 +66,21 @@ describe("the UI state reducer", () => {
     expect(state.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "Hello!" });
   });
 
+  it("shows a whole answer after a turn whose answer was streamed (a no-model answer after /do)", () => {
+    const state = run(
+      started("/do list the files"),
+      stamp({ type: "status", status: "thinking" }),
+      stamp({ type: "message.delta", text: "Two files." }),
+      stamp({ type: "message", text: "Two files." }),
+      finished("completed"),
+      started("hello"),
+      stamp({ type: "route", tier: 0, decision: "chitchat", reason: "a greeting" }),
+      stamp({ type: "message", text: "Hello again!" }),
+    );
+    const texts = state.transcript.items.flatMap((i) => (i.kind === "markdown" ? [i.text] : []));
+    expect(texts).toEqual(["Two files.", "Hello again!"]);
+  });
+
   it("keeps a tool call live until its result, then prints it once with its diff", () => {
     const call = stamp({
       type: "tool.call",
