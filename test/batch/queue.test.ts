@@ -234,4 +234,29 @@ describe("cairn batch on a queue, with cairn worker", () => {
     b.child.kill("SIGINT");
     expect(await b.exited).toBe(0);
   });
+
+  it("gives up enqueuing to a Redis that does not answer: one clear message, no stack trace, exit 1, nothing queued", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    await redis.pause();
+    const home = await makeHome();
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "u1", repo, task: "Write u1.txt", mode: "do" }));
+    const startedAt = Date.now();
+    const enqueue = await runCairn(["batch", tasks, "--queue", redis.url, "--model", "openai/gpt-4o"], {
+      home,
+      timeoutMs: 45_000,
+    });
+    // Bounded: about ten seconds of trying again, then it says so.
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(enqueue.code, enqueue.stderr).toBe(1);
+    expect(enqueue.stderr).not.toMatch(/^\s+at /m);
+    expect(enqueue.stderr).not.toContain("Error: connect");
+    expect(enqueue.stderr).not.toContain("Tasks running here go on");
+    expect(enqueue.stderr).toContain(`cannot reach Redis at ${redis.url}`);
+    expect(enqueue.stderr).toMatch(/nothing was queued\. Start Redis there, or give --queue the URL of one/);
+    expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
+  });
 });
