@@ -46,6 +46,15 @@ export function existingFolder(value: string): string {
   return value;
 }
 
+/**
+ * `--batch-workspace <original>`, hidden: a batch runs each task's cairn in a throwaway copy
+ * (`--cwd`) and says with it which repository that copy is of, so the session is stored and
+ * reported under the repository rather than under a folder that is about to be deleted.
+ */
+export function batchWorkspaceOption(): Option {
+  return new Option("--batch-workspace <original>", "for cairn batch only").hideHelp();
+}
+
 /** The flags every task command shares (DESIGN.md "Command line"). */
 export function addCommonOptions(command: Command): Command {
   return command
