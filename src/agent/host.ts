@@ -20,6 +20,8 @@ export interface HostOptions {
   attended: boolean;
   /** Listens to every event after the store has it: renderers, protocol bridges. */
   adapters?: EventListener[];
+  /** The workspace its sessions are recorded under, when not `cwd` (a batch's task: see Session). */
+  recordedWorkspace?: string;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -62,6 +64,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         attended: options.attended,
         env,
         ...(resume ? { resume } : {}),
+        ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);

@@ -57,6 +57,11 @@ export interface SessionOptions {
   attended: boolean;
   env?: NodeJS.ProcessEnv;
   resume?: ResumedLog;
+  /**
+   * The workspace to record (store, reports) instead of `workspace`, which the session still works
+   * in: a batch's task works in a throwaway copy and is recorded under its original repository.
+   */
+  recordedWorkspace?: string;
 }
 
 /**
@@ -113,6 +118,8 @@ export class Session {
   readonly mode: Mode;
   readonly config: Config;
   readonly workspace: string;
+  /** What the session is recorded under: `workspace`, unless a batch said its original repository. */
+  readonly recordedWorkspace: string;
   readonly env: NodeJS.ProcessEnv;
   /** Redacts every event; also for what is written outside the event stream (the report). */
   readonly redact: Redactor;
@@ -171,6 +178,7 @@ export class Session {
     this.mode = options.mode;
     this.config = config;
     this.workspace = workspace;
+    this.recordedWorkspace = options.recordedWorkspace ?? workspace;
     this.env = env;
     this.attended = options.attended;
     this.instructions = instructions;

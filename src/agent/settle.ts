@@ -35,7 +35,8 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     mode: session.mode,
     task,
     model: session.model.id,
-    workspace: session.workspace,
+    workspace: session.recordedWorkspace,
+    ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
   // An agent file that cannot be read leaves the others working: said once, at the start.
   for (const problem of session.agents.problems)

@@ -70,21 +70,31 @@ export function repositoryCache(env: NodeJS.ProcessEnv = process.env): string {
 /**
  * Runs `work` (tasks run here, or followed on a queue) with the results folder listening, then
  * writes the summary: the one ending of a local batch, `--wait` and `batch status`.
+ *
+ * The batch's time is from `run.startedAt` (a queued batch's enqueue time; here, now) to its last
+ * task's finish, or to now while tasks are still pending: following a queued batch late, or
+ * again, does not make it look shorter than it was.
  */
 export async function collectInto(
   results: ResultsFolder,
-  run: { batchId: string; skipped: number; emit: BatchListener },
+  run: { batchId: string; skipped: number; emit: BatchListener; startedAt?: number },
   work: (emit: BatchListener) => Promise<Collection>,
 ): Promise<BatchOutcome> {
-  const started = Date.now();
+  const started = run.startedAt ?? Date.now();
+  let lastFinish: number | undefined;
   const emit = (event: BatchEvent) => {
-    if (event.type === "task.finished") void results.add(event.record);
+    if (event.type === "task.finished") {
+      void results.add(event.record);
+      const finished = Date.parse(event.record.finished_at);
+      if (Number.isFinite(finished)) lastFinish = Math.max(lastFinish ?? finished, finished);
+    }
     run.emit(event);
   };
   const { notStarted, cancelled, pending = 0 } = await work(emit);
+  const ended = pending > 0 || lastFinish === undefined ? Date.now() : lastFinish;
   const summary = summarize(results.records(), {
     batch_id: run.batchId,
-    wall_ms: Date.now() - started,
+    wall_ms: Math.max(0, ended - started),
     skipped: run.skipped,
     not_started: notStarted,
     cancelled,

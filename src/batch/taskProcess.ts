@@ -1,8 +1,10 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
 import type { RunResult, Status } from "../events/types.js";
 import { spawnGroup } from "../platform/processes.js";
 import type { TaskProgress } from "./events.js";
 import { cairnEntry } from "./install.js";
-import type { TaskSpec } from "./spec.js";
+import { isGitUrl, type TaskSpec } from "./spec.js";
 
 /** The flags a batch passes to every task's cairn, besides what the task itself says. */
 export interface TaskFlags {
@@ -41,7 +43,23 @@ const HARD_KILL_GRACE_MS = 60_000;
 const INTERRUPT_GRACE_MS = 15_000;
 const STDERR_TAIL = 4_000;
 
-/** `cairn do|run` on the isolated copy, printing its events as JSON lines. */
+/**
+ * The repository a task's copy is of, as its session is recorded: a folder by its real path (as
+ * `cairn sessions` run there looks it up), a URL as given.
+ */
+export function originalWorkspace(spec: TaskSpec): string {
+  if (isGitUrl(spec.repo)) return spec.repo;
+  try {
+    return realpathSync(spec.repo);
+  } catch {
+    return path.resolve(spec.repo);
+  }
+}
+
+/**
+ * `cairn do|run` on the isolated copy, printing its events as JSON lines; its session is recorded
+ * under the task's repository (`--batch-workspace`), not under the copy, which is deleted.
+ */
 export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlags): string[] {
   const args = [
     spec.mode,
@@ -49,6 +67,8 @@ export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlag
     "stream-json",
     "--cwd",
     workspace,
+    "--batch-workspace",
+    originalWorkspace(spec),
     "--approval",
     flags.approval,
   ];

@@ -1,11 +1,12 @@
 import { ProviderError } from "../model/errors.js";
-import { ConfigError } from "../platform/errors.js";
+import { ConfigError, UnavailableError } from "../platform/errors.js";
 import { createRedactor } from "../safety/redact.js";
 import { StoreError } from "../store/db.js";
 
 /** The message and exit code DESIGN.md gives an error that ended the command. */
 function describeFatal(error: unknown): { message: string; code: number } {
   if (error instanceof ConfigError || error instanceof StoreError) return { message: error.message, code: 2 };
+  if (error instanceof UnavailableError) return { message: error.message, code: error.exitCode };
   if (error instanceof ProviderError) return { message: error.message, code: error.isConfiguration ? 2 : 1 };
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   return { message: `unexpected error: ${detail}`, code: 1 };

@@ -3,6 +3,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from "commander
 import { addBatchOptions, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
+  batchWorkspaceOption,
   type CommonOptions,
   cwdOption,
   folderToMake,
@@ -100,8 +101,9 @@ addCommonOptions(
     .command("do")
     .description("do one task with a single tool loop, then answer")
     .argument("[task...]", "what to do, in plain words; - reads it from standard input")
-    .option(AGENT_FLAG, AGENT_HELP),
-).action(async (task: string[], options: CommonOptions & { agent?: string }) => {
+    .option(AGENT_FLAG, AGENT_HELP)
+    .addOption(batchWorkspaceOption()),
+).action(async (task: string[], options: CommonOptions & { agent?: string; batchWorkspace?: string }) => {
   const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
   process.exitCode = await taskCommand("do", await taskWithInput(task), options);
 });
@@ -112,16 +114,25 @@ addCommonOptions(
     .description("take a task to a verified finish: plan, edit, run the checks, review, revise")
     .argument("[task...]", "what to do, in plain words; - reads it from standard input")
     .option("--resume <id>", "continue an interrupted session instead of starting one")
-    .option(AGENT_FLAG, AGENT_HELP),
-).action(async (task: string[], options: CommonOptions & { resume?: string; agent?: string }) => {
-  if (options.resume) {
-    const { resumeCommand } = await import("./resume.js");
-    process.exitCode = await resumeCommand(options.resume, options);
-    return;
-  }
-  const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
-  process.exitCode = await taskCommand("run", await taskWithInput(task), options);
-});
+    .option(AGENT_FLAG, AGENT_HELP)
+    .addOption(batchWorkspaceOption()),
+).action(
+  async (
+    task: string[],
+    options: CommonOptions & { resume?: string; agent?: string; batchWorkspace?: string },
+  ) => {
+    if (options.resume) {
+      const { resumeCommand } = await import("./resume.js");
+      process.exitCode = await resumeCommand(options.resume, options);
+      return;
+    }
+    const [{ taskCommand }, { taskWithInput }] = await Promise.all([
+      import("./task.js"),
+      import("./stdin.js"),
+    ]);
+    process.exitCode = await taskCommand("run", await taskWithInput(task), options);
+  },
+);
 
 addCommonOptions(
   program

@@ -71,9 +71,18 @@ export function folderToMake(value: string): string {
   }
 }
 
-/** `--cwd` of the commands that do not run a task: the same check as the task commands'. */
+/** `--cwd`, the same on every command: a folder that is there (see existingFolder). */
 export const cwdOption = (description = "workspace folder (default: the current folder)") =>
   new Option("--cwd <dir>", description).argParser(existingFolder);
+
+/**
+ * `--batch-workspace <original>`, hidden: a batch runs each task's cairn in a throwaway copy
+ * (`--cwd`) and says with it which repository that copy is of, so the session is stored and
+ * reported under the repository rather than under a folder that is about to be deleted.
+ */
+export function batchWorkspaceOption(): Option {
+  return new Option("--batch-workspace <original>", "for cairn batch only").hideHelp();
+}
 
 /** The flags every task command shares (DESIGN.md "Command line"). */
 export function addCommonOptions(command: Command): Command {

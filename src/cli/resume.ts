@@ -43,22 +43,27 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
   } finally {
     store.close();
   }
-  if (!existsSync(found.workspace)) {
+  // A batch's task is recorded under its repository but worked in a copy of it: it goes on there.
+  const started = events.find((event) => event.type === "session.started");
+  const workedIn = (started && "worked_in" in started && started.worked_in) || found.workspace;
+  if (!existsSync(workedIn)) {
     throw new StoreError(
-      `session ${found.id} ran in ${found.workspace}, which no longer exists; it can be resumed only there.`,
+      workedIn === found.workspace
+        ? `session ${found.id} ran in ${found.workspace}, which no longer exists; it can be resumed only there.`
+        : `session ${found.id} ran in a batch's copy of ${found.workspace} (${workedIn}), which no longer exists; it can be resumed only there.`,
     );
   }
   // A conversation can always be continued: in the terminal UI, where it happened.
   if (found.mode === "chat") {
     const { interactiveCommand } = await import("./interactive.js");
-    return interactiveCommand({ ...options, cwd: found.workspace }, { resume: found.id });
+    return interactiveCommand({ ...options, cwd: workedIn }, { resume: found.id });
   }
   if (found.status === "completed") {
     throw new StoreError(`session ${found.id} already completed; there is nothing to resume.`);
   }
   const point = resumePoint(events);
   return runWithRenderer({
-    cwd: found.workspace,
+    cwd: workedIn,
     flags: { ...flagsFrom(options), model: options.model ?? found.model },
     mode: found.mode,
     options,

@@ -20,6 +20,8 @@ export interface SessionRun {
   options: CommonOptions;
   env?: NodeJS.ProcessEnv;
   resume?: ResumedLog;
+  /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
+  recordedWorkspace?: string;
   run: (session: Session) => Promise<Outcome>;
 }
 
@@ -196,6 +198,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     attended,
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
+    ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
     adapters: [
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),

@@ -22,11 +22,12 @@ export function flagsFrom(options: CommonOptions) {
 export async function taskCommand(
   mode: "do" | "run",
   task: string,
-  options: CommonOptions & { agent?: string },
+  options: CommonOptions & { agent?: string; batchWorkspace?: string },
 ): Promise<number> {
   const { agent } = options;
   return runWithRenderer({
     cwd: options.cwd ?? process.cwd(),
+    ...(options.batchWorkspace ? { recordedWorkspace: options.batchWorkspace } : {}),
     flags: flagsFrom(options),
     mode,
     options,

@@ -22,11 +22,37 @@ Object.assign(globalThis, {
 });
 
 // Jest's `expect` takes a while to load: only tests that use it pay for it.
+const require = createRequire(import.meta.url);
 let expect: unknown;
 Object.defineProperty(globalThis, "expect", {
   configurable: true,
   get() {
-    expect ??= (createRequire(import.meta.url)("expect") as { expect: unknown }).expect;
+    expect ??= (require("expect") as { expect: unknown }).expect;
     return expect;
+  },
+});
+
+// `jest.fn()` and `jest.spyOn()` for tests that spy, from the jest-mock that `expect` itself uses
+// (so `toHaveBeenCalled` knows its mocks); nothing of Jest's module or timer mocking.
+let jest: unknown;
+Object.defineProperty(globalThis, "jest", {
+  configurable: true,
+  get() {
+    if (jest) return jest;
+    const { ModuleMocker } = createRequire(require.resolve("expect"))(
+      "jest-mock",
+    ) as typeof import("jest-mock");
+    const mocker = new ModuleMocker(globalThis);
+    jest = {
+      fn: mocker.fn.bind(mocker),
+      spyOn: mocker.spyOn.bind(mocker),
+      mocked: mocker.mocked.bind(mocker),
+      replaceProperty: mocker.replaceProperty.bind(mocker),
+      isMockFunction: mocker.isMockFunction.bind(mocker),
+      clearAllMocks: () => mocker.clearAllMocks(),
+      resetAllMocks: () => mocker.resetAllMocks(),
+      restoreAllMocks: () => mocker.restoreAllMocks(),
+    };
+    return jest;
   },
 });

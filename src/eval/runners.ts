@@ -30,8 +30,8 @@ function unittestStyle(dir: string, tests: readonly string[]): boolean {
  *
  * JavaScript and TypeScript run on Node's own test runner with a preload that gives Jest-style
  * tests (Exercism's) the globals they expect (`describe`, `test`, `expect`, and `xtest` run like
- * `test`, as every test grades) and lets them import `./two-fer` without an extension, so no
- * npm install is needed. Python's unittest-style tests (Exercism's) run on unittest, which needs
+ * `test`, as every test grades), the same from `@jest/globals` when that is not installed, and
+ * lets them import `./two-fer` without an extension, so no npm install is needed. Python's unittest-style tests (Exercism's) run on unittest, which needs
  * nothing installed; others on pytest.
  */
 export function testCommand(task: Pick<ExerciseTask, "language" | "tests" | "dir">): string {

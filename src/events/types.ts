@@ -219,7 +219,10 @@ export type CairnEvent =
       mode: Mode;
       task: string;
       model: string;
+      /** The workspace the session is recorded under: for a batch's task, its original repository. */
       workspace: string;
+      /** Where it actually worked, when that is not `workspace`: a batch's throwaway copy of it. */
+      worked_in?: string;
     }
   | { type: "session.resumed"; after_seq: number; interrupted_calls: string[] }
   | { type: "status"; status: Status; detail?: string }

@@ -7,3 +7,12 @@ export class ConfigError extends Error {
   readonly exitCode = 2;
   override name = "ConfigError";
 }
+
+/**
+ * Something the command needs cannot be reached (the queue's Redis): not a bad flag as such, so
+ * exit code 1, but printed as it is, one line without a stack trace, saying what to do.
+ */
+export class UnavailableError extends Error {
+  readonly exitCode = 1;
+  override name = "UnavailableError";
+}

@@ -107,9 +107,14 @@ describe("cairn batch on this machine", () => {
     const result = events.find((e) => e.type === "result");
     expect(result).toMatchObject({ tasks: 3, completed: 2 });
 
-    // The sessions are in the store as usual.
+    // The sessions are in the store as usual, under the repositories the tasks are of, not under
+    // the throwaway copies they worked in; and so are their costs.
     const sessions = await runCairn(["sessions", "--json"], { home });
-    expect(JSON.parse(sessions.stdout)).toHaveLength(3);
+    const listed = JSON.parse(sessions.stdout) as Array<{ workspace: string }>;
+    expect(listed.map((s) => s.workspace).sort()).toEqual([plain, repo, repo].sort());
+    const costs = await runCairn(["costs", "--by", "workspace", "--json"], { home });
+    expect(costs.stdout).toContain(JSON.stringify(repo));
+    expect(costs.stdout).not.toContain("cairn-batch-");
 
     // The same batch again: nothing to do, no model call.
     const calls = server.requests.length;

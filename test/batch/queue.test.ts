@@ -234,4 +234,78 @@ describe("cairn batch on a queue, with cairn worker", () => {
     b.child.kill("SIGINT");
     expect(await b.exited).toBe(0);
   });
+
+  it("gives up enqueuing to a Redis that does not answer: one clear message, no stack trace, exit 1, nothing queued", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    await redis.pause();
+    const home = await makeHome();
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "u1", repo, task: "Write u1.txt", mode: "do" }));
+    const startedAt = Date.now();
+    const enqueue = await runCairn(["batch", tasks, "--queue", redis.url, "--model", "openai/gpt-4o"], {
+      home,
+      timeoutMs: 45_000,
+    });
+    // Bounded: about ten seconds of trying again, then it says so.
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(enqueue.code, enqueue.stderr).toBe(1);
+    expect(enqueue.stderr).not.toMatch(/^\s+at /m);
+    expect(enqueue.stderr).not.toContain("Error: connect");
+    expect(enqueue.stderr).not.toContain("Tasks running here go on");
+    expect(enqueue.stderr).toContain(`cannot reach Redis at ${redis.url}`);
+    expect(enqueue.stderr).toMatch(/nothing was queued\. Start Redis there, or give --queue the URL of one/);
+    expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
+  });
+
+  it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    server = await startScriptedServer(
+      byTask({ "[t1]": writes("t1.txt", "t1\n"), "[t2]": writes("t2.txt", "t2\n") }),
+    );
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      ["t1", "t2"]
+        .map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }))
+        .join("\n"),
+    );
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const enqueuedAt = Date.now();
+    const enqueue = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--out", out, "--output-format", "json", ...args],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const worker = startWorker(home, env, "wa");
+    await until("both tasks to finish", () =>
+      worker.events.filter((e) => e.type === "task.finished").length === 2 ? true : undefined,
+    );
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(0);
+    const doneAt = Date.now();
+    // Followed only once the batch is over: following takes a moment, the batch took longer.
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      {
+        home,
+      },
+    );
+    expect(status.code, status.stderr).toBe(0);
+    const summary = JSON.parse(status.stdout) as { wall_ms: number; completed: number };
+    expect(summary.completed).toBe(2);
+    const records = await readResults(out);
+    const lastFinish = Math.max(...records.map((r) => Date.parse(r.finished_at)));
+    const firstStart = Math.min(...records.map((r) => Date.parse(r.finished_at) - r.duration_ms));
+    expect(summary.wall_ms).toBeGreaterThanOrEqual(lastFinish - firstStart);
+    expect(summary.wall_ms).toBeLessThanOrEqual(doneAt - enqueuedAt);
+  });
 });

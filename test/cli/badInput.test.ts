@@ -226,4 +226,28 @@ describe("resume", () => {
       `cairn: session ${id} ran in ${repo}, which no longer exists; it can be resumed only there.`,
     );
   });
+
+  it("resumes a batch's task only in the copy it worked in, never in the repository it is recorded under", async () => {
+    server = await startScriptedServer([{ error: { status: 400 } }]);
+    const { args, env } = modelFlags("openai", server);
+    const home = await makeHome();
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const copy = await makeRepo({ "a.txt": "a\n" });
+    const failed = await runCairn(
+      ["do", "fix it", ...args, "--cwd", copy, "--batch-workspace", repo, "--output-format", "json"],
+      { home, env },
+    );
+    expect(failed.code).not.toBe(0);
+    const { session_id: id } = JSON.parse(failed.stdout) as { session_id: string };
+    const listed = JSON.parse((await runCairn(["sessions", "--json"], { home })).stdout) as Array<{
+      workspace: string;
+    }>;
+    expect(listed.map((s) => s.workspace)).toEqual([repo]);
+    await rm(copy, { recursive: true });
+    const run = await runCairn(["resume", id, ...args], { home, env });
+    expectRefused(
+      run,
+      `cairn: session ${id} ran in a batch's copy of ${repo} (${copy}), which no longer exists; it can be resumed only there.`,
+    );
+  });
 });

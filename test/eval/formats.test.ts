@@ -113,6 +113,66 @@ describe("cairn eval suite formats", () => {
     expect(report.tasks[1]?.grade?.output).toContain("Goodbye, Mars!");
   });
 
+  it("grades today's Exercism tests, which import from '@jest/globals', without the package installed", async () => {
+    // As exercism/javascript two-fer.spec.js and exercism/typescript two-fer.test.ts begin.
+    const spec = (imports: string) =>
+      [
+        `import { describe, expect, test, xtest } from '@jest/globals'`,
+        imports,
+        "",
+        "describe('twoFer()', () => {",
+        "  test('no name given', () => {",
+        "    expect(twoFer()).toEqual('One for you, one for me.')",
+        "  })",
+        "  xtest('a name given', () => {",
+        "    expect(twoFer('Alice')).toEqual('One for Alice, one for me.')",
+        "  })",
+        "})",
+        "",
+      ].join("\n");
+    const stub =
+      'export const twoFer = () => {\n  throw new Error("Remove this statement and implement this function");\n};\n';
+    const exercise = (dir: string, solution: string, test: string, files: Record<string, string>) => ({
+      [`${dir}/.docs/instructions.md`]: "# Two-fer\n\n`twoFer(name)` says `One for <name>, one for me.`.\n",
+      [`${dir}/.meta/config.json`]: JSON.stringify({ files: { solution: [solution], test: [test] } }),
+      ...Object.fromEntries(Object.entries(files).map(([name, text]) => [`${dir}/${name}`, text])),
+    });
+    const suite = await makeRepo({
+      ...exercise("javascript/exercises/practice/two-fer", "two-fer.js", "two-fer.spec.js", {
+        "package.json": '{"type": "module"}\n',
+        "two-fer.js": stub,
+        "two-fer.spec.js": spec("import { twoFer } from './two-fer'"),
+      }),
+      ...exercise("typescript/exercises/practice/two-fer", "two-fer.ts", "two-fer.test.ts", {
+        "two-fer.ts": stub,
+        "two-fer.test.ts": spec("import { twoFer } from './two-fer'"),
+      }),
+      ...exercise("typescript/exercises/practice/two-fer-solved", "two_fer.ts", "two_fer.test.ts", {
+        "two_fer.ts":
+          "export function twoFer(name: string = 'you'): string {\n  return 'One for ' + name + ', one for me.'\n}\n",
+        "two_fer.test.ts": spec("import { twoFer } from './two_fer'"),
+      }),
+    });
+    server = await startScriptedServer(
+      byTask({
+        "Do this in `two-fer.js`": writes("two-fer.js", TWO_FER_SOLVED),
+        "Do this in `two-fer.ts`": declines,
+        "Do this in `two_fer.ts`": declines,
+      }),
+    );
+    const home = await makeHome();
+    const report = await runEval(suite, path.join(home, "eval"), { home, server });
+    expect(report.tasks.map((t) => [t.id, t.solved])).toEqual([
+      ["javascript/two-fer", true],
+      ["typescript/two-fer", false],
+      ["typescript/two-fer-solved", true],
+    ]);
+    // Not solved because its code is not written, not because '@jest/globals' could not be found.
+    const unsolved = report.tasks[1]?.grade?.output ?? "";
+    expect(unsolved).toContain("Remove this statement and implement this function");
+    expect(unsolved).not.toContain("ERR_MODULE_NOT_FOUND");
+  });
+
   it("grades SWE-style instances by their FAIL_TO_PASS and PASS_TO_PASS commands in a checkout at the base commit", async () => {
     const repo = await makeRepo({
       "calc.py": "def add(a, b):\n    return a - b\n",

@@ -38,21 +38,28 @@ export function shownUrl(url: string): string {
  */
 export class ConnectionWatch {
   private down = false;
+  /** Why Redis was last lost, as it was said. */
+  reason: string | undefined;
   private readonly url: string;
   private readonly notice: (message: string) => void;
+  private readonly meanwhile: string;
 
-  constructor(url: string, notice: (message: string) => void) {
+  /** `meanwhile`: what happens while Redis is away, as the notice says it. */
+  constructor(
+    url: string,
+    notice: (message: string) => void,
+    meanwhile = `retrying with backoff (up to every ${MAX_BACKOFF_MS / 1000}s). Tasks running here go on.`,
+  ) {
     this.url = url;
     this.notice = notice;
+    this.meanwhile = meanwhile;
   }
 
   lost(error: Error | string): void {
     if (this.down) return;
     this.down = true;
-    const why = typeof error === "string" ? error : error.message || error.name;
-    this.notice(
-      `cannot reach Redis at ${shownUrl(this.url)} (${why}); retrying with backoff (up to every ${MAX_BACKOFF_MS / 1000}s). Tasks running here go on.`,
-    );
+    this.reason = typeof error === "string" ? error : error.message || error.name;
+    this.notice(`cannot reach Redis at ${shownUrl(this.url)} (${this.reason}); ${this.meanwhile}`);
   }
 
   back(): void {

@@ -1,6 +1,8 @@
 import { Queue } from "bullmq";
+import type { Redis } from "ioredis";
+import { UnavailableError } from "../../platform/errors.js";
 import { type TaskSpec, taskKey } from "../spec.js";
-import { ConnectionWatch, connect } from "./connection.js";
+import { ConnectionWatch, connect, shownUrl } from "./connection.js";
 import {
   type BatchMeta,
   type JobData,
@@ -22,14 +24,52 @@ export interface EnqueueOptions {
 }
 
 /**
+ * How long an enqueue waits for Redis to answer before giving up: nothing runs here meanwhile,
+ * so a Redis that is down or a wrong URL is said in seconds, not waited for forever.
+ */
+export const ENQUEUE_WAIT_MS = 10_000;
+
+/** Resolves once the connection is ready; an UnavailableError saying what to do after `waitMs`. */
+function reachable(redis: Redis, url: string, watch: ConnectionWatch, waitMs: number): Promise<void> {
+  if (redis.status === "ready") return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const ready = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      redis.off("ready", ready);
+      reject(
+        new UnavailableError(
+          `cannot reach Redis at ${shownUrl(url)}${watch.reason ? ` (${watch.reason})` : ""} after ${waitMs / 1000}s: nothing was queued. Start Redis there, or give --queue the URL of one that is running, then run the same command again.`,
+        ),
+      );
+    }, waitMs);
+    redis.once("ready", ready);
+  });
+}
+
+/**
  * Puts a batch's tasks on the queue: the batch's list of jobs first (so `batch status` can find
  * them), then the jobs, each with an id made from the batch and the task so a task is never
- * queued twice in one batch.
+ * queued twice in one batch. Gives up when Redis does not answer within `waitMs`.
  */
-export async function enqueueBatch(specs: readonly TaskSpec[], options: EnqueueOptions): Promise<BatchMeta> {
-  const redis = connect(options.url, new ConnectionWatch(options.url, options.notice));
+export async function enqueueBatch(
+  specs: readonly TaskSpec[],
+  options: EnqueueOptions,
+  waitMs = ENQUEUE_WAIT_MS,
+): Promise<BatchMeta> {
+  const watch = new ConnectionWatch(
+    options.url,
+    options.notice,
+    `trying again for up to ${waitMs / 1000}s; nothing is queued until it answers.`,
+  );
+  const redis = connect(options.url, watch);
   const queue = new Queue<JobData>(QUEUE_NAME, { connection: redis });
+  // The queue reports its connection's errors too: through the same watch, once, not as stack traces.
+  queue.on("error", (error) => watch.lost(error));
   try {
+    await reachable(redis, options.url, watch, waitMs);
     const meta: BatchMeta = {
       batch_id: options.batchId,
       created_at: new Date().toISOString(),
@@ -56,7 +96,8 @@ export async function enqueueBatch(specs: readonly TaskSpec[], options: EnqueueO
     );
     return meta;
   } finally {
-    await queue.close();
+    // Disconnected first: closing the queue would otherwise wait for a Redis that is not there.
     redis.disconnect();
+    await queue.close();
   }
 }

@@ -69,7 +69,10 @@ export async function followTasks(spec: FollowSpec): Promise<BatchOutcome> {
     jobs: null,
     queue: shownUrl(url),
   });
-  return collectInto(results, { batchId: spec.batchId, skipped, emit: spec.emit }, (emit) =>
+  // The batch's time runs from when it was enqueued, however late it is followed.
+  const createdAt = Date.parse(meta.created_at);
+  const startedAt = Number.isFinite(createdAt) ? { startedAt: createdAt } : {};
+  return collectInto(results, { batchId: spec.batchId, skipped, emit: spec.emit, ...startedAt }, (emit) =>
     followBatch({ url, meta, emit, notice, ...(spec.signal ? { signal: spec.signal } : {}) }),
   );
 }
