@@ -1,5 +1,6 @@
 import { createInterface } from "node:readline/promises";
 import { openHostedSession } from "../agent/host.js";
+import { AnswerError } from "../agent/inbox.js";
 import type { ResumedLog, Session } from "../agent/session.js";
 import type { Outcome } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
@@ -33,20 +34,25 @@ function canAsk(options: CommonOptions): boolean {
 /**
  * Keys typed before a prompt shows, or within `ms` after, were meant for something else (the
  * model was slow; the person typed on): they are read and dropped, unechoed, so none answers
- * what the person has not seen. Ctrl-C among them still interrupts.
+ * what the person has not seen. Ctrl-C among them is an AbortError, as readline's own is.
  */
 async function discardTypedAhead(ms: number): Promise<void> {
   const input = process.stdin;
   if (!input.isTTY) return;
   const wasRaw = input.isRaw;
-  const drop = (chunk: Buffer | string) => {
-    if (String(chunk).includes("\x03")) process.kill(process.pid, "SIGINT");
-  };
+  let drop: (chunk: Buffer | string) => void = () => {};
   input.setRawMode(true);
-  input.on("data", drop);
-  input.resume();
   try {
-    await new Promise((resolve) => setTimeout(resolve, ms));
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      drop = (chunk) => {
+        if (!String(chunk).includes("\x03")) return;
+        clearTimeout(timer);
+        reject(Object.assign(new Error("Aborted with Ctrl+C"), { name: "AbortError" }));
+      };
+      input.on("data", drop);
+      input.resume();
+    });
   } finally {
     input.off("data", drop);
     input.pause();
@@ -135,20 +141,28 @@ async function answerOnTerminal(question: string): Promise<string> {
  * The terminal's side of the session's requests: each approval or question the session asks
  * (as an event) is asked at the prompt, one at a time, and answered through `submit`.
  */
-function answerAtTerminal(session: Session, flush: () => Promise<void>) {
+function answerAtTerminal(session: Session, flush: () => Promise<void>, interrupt: () => void) {
   let queue = Promise.resolve();
   return (event: EventOf<"approval.requested"> | EventOf<"question.asked">): void => {
-    queue = queue.then(async () => {
-      if (!session.inbox.pending().includes(event.request_id)) return;
-      await flush();
-      if (event.type === "approval.requested") {
-        const answer = await askOnTerminal(event);
-        await session.submit({ type: "approve", request_id: event.request_id, ...answer });
-      } else {
-        const answer = await answerOnTerminal(event.question);
-        await session.submit({ type: "answer", request_id: event.request_id, answer });
-      }
-    });
+    queue = queue
+      .then(async () => {
+        if (!session.inbox.pending().includes(event.request_id)) return;
+        await flush();
+        if (event.type === "approval.requested") {
+          const answer = await askOnTerminal(event);
+          await session.submit({ type: "approve", request_id: event.request_id, ...answer });
+        } else {
+          const answer = await answerOnTerminal(event.question);
+          await session.submit({ type: "answer", request_id: event.request_id, answer });
+        }
+      })
+      .catch((error: unknown) => {
+        // Ctrl-C at the prompt reaches the prompt, not the process: it interrupts the session as
+        // it does everywhere else (and a second one exits).
+        if (error instanceof Error && error.name === "AbortError") interrupt();
+        // The request ended while the person was answering (the session was interrupted): nothing to answer.
+        else if (!(error instanceof AnswerError)) throw error;
+      });
   };
 }
 
@@ -215,7 +229,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
   try {
     warnUnsandboxed(session);
     if (attended) {
-      const answer = answerAtTerminal(session, flush);
+      const answer = answerAtTerminal(session, flush, onSigint);
       session.bus.subscribe((event) => {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });

@@ -66,4 +66,27 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
       "The user declined `run_command rm -rf ~/projects`: those are my other projects",
     );
   });
+
+  it("Ctrl-C at the prompt interrupts the session as it does anywhere else: the command is not run, no stack trace", async () => {
+    const repo = await makeRepo({});
+    const home = await makeHome();
+    const server = await serve([command("touch ran.txt"), { text: "unused" }]);
+    const { args, env } = modelFlags("openai", server);
+    const t = Terminal.start({
+      args: ["do", "touch a file", ...args, "--approval", "ask"],
+      cwd: repo,
+      home,
+      env,
+    });
+    terminals.push(t);
+    await t.waitFor(/\[n\] no, and say why/);
+    await guard();
+    t.press("C-c");
+    const code = await t.exited(10_000);
+    const screen = t.screen();
+    expect(screen).not.toMatch(/AbortError|^\s+at .+:\d+:\d+\)?$/m);
+    expect(screen).toMatch(/cancelled|interrupted/i);
+    expect(code).toBe(1);
+    await expect(readFile(path.join(repo, "ran.txt"))).rejects.toThrow();
+  });
 });
