@@ -19,7 +19,9 @@ export const SECRET_FILE_NAMES = [
   "*.tfvars.json",
   "*.tfstate",
   "*.tfstate.backup",
-  "secrets.*",
+  // Data and config, not code: `secrets.ts` or `secrets.test.py` is a program about secrets.
+  "secrets",
+  "secrets.{yml,yaml,json,toml,env,ini,cfg,conf,properties,xml,txt,enc}",
   ".git-credentials",
   ".pgpass",
   ".htpasswd",

@@ -147,6 +147,8 @@ beforeAll(async () => {
     ".netrc": "machine example.com login me password pw\n",
     "sub/.env": "TOKEN=abc\n",
     "src/app.ts": "export {};\n",
+    "src/secrets.ts": "export const names = [];\n",
+    "test/secrets.test.py": "def test(): pass\n",
     "allowed/.env.test": "X=1\n",
   });
   await files(home, { ".ssh/id_rsa": "private\n", ".aws/credentials": "[default]\n" });
@@ -178,6 +180,8 @@ describe("files that look like secrets", () => {
       "keys/id_ed25519.pub",
       "web/.npmrc",
       "src/app.ts",
+      "src/secrets.ts",
+      "test/secrets.test.py",
       "allowed/.env.test",
       "missing/.env",
     ])
