@@ -51,9 +51,11 @@ export function readPrompt(
   let text = "";
   const attachments: Attachment[] = [];
   const images: ToolImage[] = [];
-  /** A word among the typed text, spaced from it. */
+  /** A word among the typed text, spaced from it: typed text that follows is spaced in turn. */
+  let afterWord = false;
   const add = (word: string) => {
-    text += `${text && !/\s$/.test(text) ? " " : ""}${word} `;
+    text += `${text && !/\s$/.test(text) ? " " : ""}${word}`;
+    afterWord = true;
   };
   /** An image beside the message, named where it stood. */
   const image = (data: string, mediaType: string, from?: string) => {
@@ -64,7 +66,8 @@ export function readPrompt(
   for (const block of blocks) {
     switch (block.type) {
       case "text":
-        text += block.text;
+        text += `${afterWord && !/^\s/.test(block.text) ? " " : ""}${block.text}`;
+        afterWord = false;
         break;
       case "image":
         if (takesImages)

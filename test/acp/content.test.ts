@@ -1,7 +1,9 @@
+import { pathToFileURL } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest } from "../helpers/acp.js";
 import { makeGitRepo, makeHome } from "../helpers/cli.js";
+import { JS_REPO } from "../helpers/runScript.js";
 
 const stage = stagePerTest();
 
@@ -56,5 +58,47 @@ describe("cairn acp: what a prompt carries besides text", () => {
     expect(sent).toContain("[image attached, which cairn cannot read");
     expect(sent).not.toContain(PNG);
     expect(sent).not.toContain("image_url");
+  });
+
+  it("sends @-mentioned files: an embedded buffer's unsaved text, and a linked file read where the person sees it", async () => {
+    const server = await stage.serve([{ text: "sum subtracts; the draft adds." }]);
+    const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
+    const editor = stage.start({ server, home });
+    const { session } = await openSession(editor, repo);
+    const { sessionId } = session;
+    const draft = "export const total = (xs) => xs.reduce((a, b) => a + b, 0); // unsaved\n";
+
+    const response = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "Compare " },
+        {
+          type: "resource",
+          resource: {
+            uri: pathToFileURL(`${repo}/src/draft.js`).href,
+            mimeType: "text/javascript",
+            text: draft,
+          },
+        },
+        { type: "text", text: " with " },
+        { type: "resource_link", uri: pathToFileURL(`${repo}/src/sum.js`).href, name: "sum.js" },
+      ],
+    });
+    expect(response.stopReason).toBe("end_turn");
+
+    const prompt = server.requests[0]?.body.messages.at(-1);
+    expect(prompt.role).toBe("user");
+    const said = typeof prompt.content === "string" ? prompt.content : JSON.stringify(prompt.content);
+    expect(said).toContain("Compare `src/draft.js` with @src/sum.js");
+    // The embedded text, as the editor had it (the file is not even on disk).
+    expect(said).toContain('<attached file="src/draft.js">');
+    expect(said).toContain("// unsaved");
+    // The linked file, read from the workspace.
+    expect(said).toContain('<attached file="src/sum.js">');
+    expect(said).toContain("(a, b) => a - b");
+    // The editor shows that read as a call of its own.
+    expect(editor.updatesOf(sessionId, "tool_call").map((call) => call.title)).toEqual([
+      "read_file src/sum.js",
+    ]);
   });
 });
