@@ -11,8 +11,10 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
+import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import { modelInfo } from "../model/catalog.js";
 import { ProviderError } from "../model/errors.js";
+import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
@@ -43,6 +45,16 @@ function asRequestError(error: unknown): unknown {
   if (error instanceof ConfigError || error instanceof StoreError || error instanceof ProviderError)
     return new RequestError(-32603, error.message);
   return error;
+}
+
+/** Whether the model the config chooses (or an API key in the environment picks) takes images. */
+function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolean {
+  if (!config) return false;
+  try {
+    return modelInfo(resolveModelId(config, env), config).images;
+  } catch {
+    return false;
+  }
 }
 
 /** A folder by its real path, where it exists. */
@@ -128,16 +140,16 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       "initialize",
       handle(async ({ params }) => {
         capabilities = params.clientCapabilities;
-        const missing = await configFor(options.cwd).then(
-          (config) => missingKey(config, env),
-          () => undefined,
-        );
+        const config = await configFor(options.cwd).catch(() => undefined);
+        const missing = config && missingKey(config, env);
         return {
           protocolVersion: PROTOCOL_VERSION,
           agentCapabilities: {
             loadSession: true,
-            // cairn's chat takes text: @-mentions embedded with their text, and links to files.
-            promptCapabilities: { image: false, audio: false, embeddedContext: true },
+            // cairn's chat takes text, @-mentions embedded with their text, links to files, and
+            // images when the model takes them: the config's model, as sessions' models are
+            // known only once they open (an image a session's model cannot read is named to it).
+            promptCapabilities: { image: takesImages(config, env), audio: false, embeddedContext: true },
             sessionCapabilities: { list: {}, close: {} },
           },
           authMethods: authMethods(missing),

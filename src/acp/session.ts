@@ -262,12 +262,14 @@ export class AcpSession {
     this.cancelled = false;
     this.ended = undefined;
     this.turnUsage = emptyUsage();
-    const message = readPrompt(blocks, this.engine.session.workspace);
-    const parsed = message.attachments.length === 0 ? parseCommand(message.text) : undefined;
+    const { workspace, model } = this.engine.session;
+    const message = readPrompt(blocks, workspace, model.info.images);
+    const plain = message.attachments.length === 0 && message.images.length === 0;
+    const parsed = plain ? parseCommand(message.text) : undefined;
     const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
     let cut: ChatOutcome["cut"];
     if (command && parsed) await this.runCommand(command, parsed.arg);
-    else ({ cut } = await this.engine.send(message.text, message.attachments));
+    else ({ cut } = await this.engine.send(message.text, message.attachments, message.images));
     this.reportUsage();
     return { stopReason: this.stopReason(cut), _meta: { cairn: { usage: this.turnUsage } } };
   }

@@ -6,6 +6,7 @@ import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
 import type { StampedEvent } from "../events/types.js";
 import type { AskApproval } from "../safety/approval.js";
+import type { ToolImage } from "../tools/types.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { doTask } from "./doTask.js";
@@ -201,9 +202,15 @@ export class ChatEngine {
 
   /**
    * One message of the conversation: answered with the tools, in the same history as the last.
-   * `attachments` go to the model with it, not into the message shown and stored.
+   * `attachments` and `images` go to the model with it, not into the message shown and stored;
+   * `images` only to a model that takes them (`model.info.images`), the message saying what
+   * they were for any other.
    */
-  async send(text: string, attachments: readonly Attachment[] = []): Promise<ChatOutcome> {
+  async send(
+    text: string,
+    attachments: readonly Attachment[] = [],
+    images: readonly ToolImage[] = [],
+  ): Promise<ChatOutcome> {
     let cut: ToolLoopOutcome["cut"];
     const outcome = await this.turn(text, {}, (turn) =>
       settle(
@@ -213,7 +220,7 @@ export class ChatEngine {
           // message, a /do, an /agent or a !command, none of which need be in this history),
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
           // is attached.
-          const opening = !this.begun && attachments.length === 0;
+          const opening = !this.begun && attachments.length === 0 && images.length === 0;
           const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
@@ -222,6 +229,7 @@ export class ChatEngine {
           const outcome = await this.loop.run(
             turn,
             this.withNotes(text + (await this.attachments(turn, text, attachments))),
+            turn.model.info.images ? images : [],
           );
           cut = outcome.cut;
           return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };

@@ -3,7 +3,7 @@ import { estimateTokens, History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
-import type { AgentOutcome, AgentRequest } from "../tools/types.js";
+import type { AgentOutcome, AgentRequest, ToolImage } from "../tools/types.js";
 import { type CompactionStats, Compactor } from "./compact.js";
 import {
   describeCall,
@@ -85,22 +85,21 @@ function textMode(turn: Turn): boolean {
   return turn.model.info.toolCalls === "text";
 }
 
+/** Images as the model is sent them, beside text: in a tool's result and in the person's message alike. */
+function imageParts(images: readonly ToolImage[]) {
+  return images.map((image) => ({
+    type: "file" as const,
+    data: { type: "data" as const, data: image.data },
+    mediaType: image.mediaType,
+  }));
+}
+
 /** A call's result as the model is sent it: images go along only to a model that takes them. */
 function resultOutput(result: ToolCallResult | undefined, images: boolean): ToolResultPart["output"] {
   const text = result?.text ?? "";
   if (!result?.ok) return { type: "error-text", value: text };
   if (!images || !result.images?.length) return { type: "text", value: text };
-  return {
-    type: "content",
-    value: [
-      { type: "text", text },
-      ...result.images.map((image) => ({
-        type: "file" as const,
-        data: { type: "data" as const, data: image.data },
-        mediaType: image.mediaType,
-      })),
-    ],
-  };
+  return { type: "content", value: [{ type: "text", text }, ...imageParts(result.images)] };
 }
 
 export class ToolLoop {
@@ -212,10 +211,15 @@ export class ToolLoop {
     this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
   }
 
-  /** Runs the model and its tools until it answers without calling one. */
-  async run(turn: Turn, prompt: string): Promise<ToolLoopOutcome> {
+  /**
+   * Runs the model and its tools until it answers without calling one. `images` go with the
+   * prompt, for a model that takes them (`model.info.images`): the caller describes them in the
+   * prompt for any other.
+   */
+  async run(turn: Turn, prompt: string, images: readonly ToolImage[] = []): Promise<ToolLoopOutcome> {
     const { session } = this;
-    this.history.add({ role: "user", content: prompt } satisfies ModelMessage);
+    const content = images.length ? [{ type: "text" as const, text: prompt }, ...imageParts(images)] : prompt;
+    this.history.add({ role: "user", content } satisfies ModelMessage);
     // The tool-call budget is per run: in `cairn run`, per plan step.
     this.toolCalls = 0;
     let planAnnounced = !this.options.announcePlan;

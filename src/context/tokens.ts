@@ -16,7 +16,14 @@ export function loadTokenCounter(): Promise<CountTokens> {
   return loading;
 }
 
-/** A message as the text its tokens are counted over. */
+/**
+ * A message as the text its tokens are counted over. An image (a file part's data) counts as a
+ * word: a provider bills it by its pixels, a thousand tokens or so, where its base64 would count
+ * as hundreds of thousands and crowd the rest of the conversation out of the window.
+ */
 export function messageText(message: ModelMessage): string {
-  return typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+  if (typeof message.content === "string") return message.content;
+  return JSON.stringify(message.content, (key, value) =>
+    key === "data" && value?.type === "data" && typeof value.data === "string" ? "[image]" : value,
+  );
 }

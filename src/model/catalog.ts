@@ -9,7 +9,10 @@ export interface ModelInfo {
   /** Null when unknown: cost is then reported as unknown, never as 0. */
   price: Price | null;
   toolCalls: "native" | "text";
-  /** Images in tool results reach the model (an MCP tool's screenshot); otherwise they are described. */
+  /**
+   * Images reach the model, in tool results (an MCP tool's screenshot) and in the person's
+   * message (an editor's prompt); otherwise they are described or left out.
+   */
   images: boolean;
 }
 

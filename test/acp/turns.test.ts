@@ -1,0 +1,149 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openSession, stagePerTest, text, waitFor } from "../helpers/acp.js";
+import { makeGitRepo, makeHome } from "../helpers/cli.js";
+
+const stage = stagePerTest();
+
+/** The ids of the processes running exactly this command line, wherever they were started. */
+function processesRunning(...argv: string[]): string[] {
+  const wanted = `${argv.join("\0")}\0`;
+  return readdirSync("/proc").filter((pid) => {
+    if (!/^\d+$/.test(pid)) return false;
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8") === wanted;
+    } catch {
+      return false;
+    }
+  });
+}
+
+describe("cairn acp: during a turn", () => {
+  it("stops asking about edits once switched to auto-edit, and still asks about commands", async () => {
+    const server = await stage.serve([
+      { toolCalls: [{ name: "write_file", args: { path: "one.txt", content: "one\n" } }] },
+      { text: "Wrote one.txt." },
+      { toolCalls: [{ name: "write_file", args: { path: "two.txt", content: "two\n" } }] },
+      { toolCalls: [{ name: "edit_file", args: { path: "one.txt", old_string: "one", new_string: "uno" } }] },
+      { toolCalls: [{ name: "run_command", args: { command: "touch three.txt" } }] },
+      { text: "Done." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
+    const editor = stage.start({ server, home, args: ["--approval", "ask"], answer: () => "once" });
+    const { session } = await openSession(editor, repo);
+    const { sessionId } = session;
+    expect(session.modes?.currentModeId).toBe("ask");
+
+    await editor.agent.request("session/prompt", { sessionId, prompt: text("write one.txt") });
+    expect(editor.permissions.map((p) => p.toolCall.title)).toEqual(["write_file one.txt"]);
+
+    await editor.agent.request("session/set_mode", { sessionId, modeId: "auto-edit" });
+    const response = await editor.agent.request("session/prompt", {
+      sessionId,
+      prompt: text("write two.txt, change one.txt, then make three.txt"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    // The writes went ahead unasked; the command was still asked about.
+    expect(editor.permissions.map((p) => p.toolCall.title)).toEqual([
+      "write_file one.txt",
+      "run_command touch three.txt",
+    ]);
+    expect(await readFile(path.join(repo, "two.txt"), "utf8")).toBe("two\n");
+    expect(await readFile(path.join(repo, "one.txt"), "utf8")).toBe("uno\n");
+    expect(await readFile(path.join(repo, "three.txt"), "utf8")).toBe("");
+
+    // A mode cairn does not have is refused, and the session keeps its own.
+    await expect(editor.agent.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(
+      /the modes are ask, auto-edit, auto, read-only/,
+    );
+  });
+
+  it("shows the TODO list as a plan each time the model writes it", async () => {
+    const server = await stage.serve([
+      {
+        toolCalls: [
+          {
+            name: "todo_write",
+            args: {
+              todos: [
+                { id: "1", content: "Read the README", status: "in_progress", priority: "high" },
+                { id: "2", content: "Summarise it", status: "pending" },
+              ],
+            },
+          },
+        ],
+      },
+      { toolCalls: [{ name: "read_file", args: { path: "README.md" } }] },
+      {
+        toolCalls: [
+          {
+            name: "todo_write",
+            args: {
+              todos: [
+                { id: "1", content: "Read the README", status: "completed", priority: "high" },
+                { id: "2", content: "Summarise it", status: "in_progress" },
+              ],
+            },
+          },
+        ],
+      },
+      { text: "It is a readme." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
+    const editor = stage.start({ server, home });
+    const { session } = await openSession(editor, repo);
+    const { sessionId } = session;
+
+    const response = await editor.agent.request("session/prompt", { sessionId, prompt: text("summarise") });
+    expect(response.stopReason).toBe("end_turn");
+    expect(editor.updatesOf(sessionId, "plan")).toEqual([
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the README", status: "in_progress", priority: "high" },
+          { content: "Summarise it", status: "pending", priority: "medium" },
+        ],
+      },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the README", status: "completed", priority: "high" },
+          { content: "Summarise it", status: "in_progress", priority: "medium" },
+        ],
+      },
+    ]);
+  });
+
+  it("cancels a running command within a second, leaving no process behind", async () => {
+    // A duration no other test sleeps for, so the processes looked for are this test's.
+    const sleep = ["sleep", "41"];
+    const server = await stage.serve([
+      { toolCalls: [{ name: "run_command", args: { command: sleep.join(" ") } }] },
+      { text: "Stopped, as asked." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
+    const editor = stage.start({ server, home, args: ["--approval", "auto"] });
+    const { session } = await openSession(editor, repo);
+    const { sessionId } = session;
+
+    const prompt = editor.agent.request("session/prompt", { sessionId, prompt: text("wait a while") });
+    await waitFor(() => processesRunning(...sleep).length > 0, "the command to start");
+    const cancelled = Date.now();
+    await editor.agent.notify("session/cancel", { sessionId });
+    const response = await prompt;
+    expect(Date.now() - cancelled).toBeLessThan(1000);
+    expect(response.stopReason).toBe("cancelled");
+    expect(processesRunning(...sleep)).toEqual([]);
+    // The call is shown as ended, not left running.
+    const [call] = editor.updatesOf(sessionId, "tool_call");
+    const ends = editor
+      .updatesOf(sessionId, "tool_call_update")
+      .filter(
+        (u) => u.toolCallId === call?.toolCallId && (u.status === "completed" || u.status === "failed"),
+      );
+    expect(ends).toHaveLength(1);
+    expect(server.requests).toHaveLength(1);
+  });
+});
