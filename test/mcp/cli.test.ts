@@ -4,6 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { classify, FIX_SUM, intent, JS_REPO, onePlan, ready, runScript } from "../helpers/runScript.js";
 import { closeAll, closeLater } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { EVERYTHING } from "./servers.js";
@@ -141,6 +142,48 @@ describe("cairn mcp serve", () => {
       result.structuredContent,
     );
     expect(progress).toEqual(["Plan: rewrite the greeting.", "write_file greeting.txt"]);
+  });
+
+  it("runs cairn_run for a client with its verify command: the check passes, progress comes, and the result says completed", async () => {
+    const repo = await makeRepo(JS_REPO);
+    const home = await makeHome();
+    const model = await startScriptedServer(
+      runScript({
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
+        execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
+        review: [ready],
+      }),
+    );
+    closeLater(model.close);
+    const client = await serveClient(repo, home, model);
+
+    // Not what cairn would find by itself (npm test), so the result shows it ran the client's command.
+    const verify = "node --test test/sum.test.js";
+    const progress: string[] = [];
+    const result = await client.callTool(
+      { name: "cairn_run", arguments: { task: "the sum test fails, fix it", verify } },
+      undefined,
+      { onprogress: (p) => progress.push(p.message ?? ""), timeout: 60_000 },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    expect(result.structuredContent).toMatchObject({
+      status: "completed",
+      files_changed: ["src/sum.js"],
+      validation: { ran: true, passed: true, command: verify },
+      iterations: 1,
+    });
+    // Progress in the words of cairn's own output: the route, the plan, the edit, the check, the review.
+    expect(progress).toEqual([
+      expect.stringMatching(/^route: tier 2/),
+      "intent: simple fix; files src/sum.js",
+      "Plan: Fix the reducer in sum",
+      "edit_file src/sum.js",
+      expect.stringMatching(/^✓ node --test test\/sum\.test\.js \d+ms$/),
+      "Review: ready, quality 9/10",
+    ]);
   });
 
   it("refuses what would need approval instead of waiting, and says when a task's folder does not exist", async () => {
