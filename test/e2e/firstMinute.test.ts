@@ -84,6 +84,35 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
   });
 
+  it("a question ignores text and Enter typed ahead of it, and takes the answer typed while it shows", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
+    open.server = await startScriptedServer([
+      { toolCalls: [{ name: "ask_user", args: { question: "Which port should it listen on?" } }] },
+      { text: "Listening on the port you gave." },
+    ]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env });
+    const t = open.terminal;
+    await t.waitFor("Ask cairn");
+    t.type("set up the server");
+    t.press("Enter");
+    // Typing on, as people do, as the question appears: it is not the answer, nor is its Enter.
+    await t.waitFor("Which port should it listen on?");
+    t.type("and log it");
+    t.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.screen()).toContain("cairn asks");
+    expect(open.server.requests).toHaveLength(1);
+    // Typed while it shows, after the guard time, it is the answer.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    t.type("8080");
+    t.press("Enter");
+    await t.waitFor("Listening on the port you gave.");
+    const answer = JSON.stringify(open.server.requests[1]?.body.messages.at(-1));
+    expect(answer).toContain("The user answered: 8080");
+    expect(answer).not.toContain("log it");
+  });
+
   it("a 3,000-word paragraph streams without flooding the scrollback", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`);
