@@ -14,11 +14,11 @@ afterEach(async () => {
 
 async function cairn(
   mode: "do" | "run",
-  script: ScriptedTurn[] | Parameters<typeof startScriptedServer>[0],
+  script: ScriptedTurn[] | Parameters<typeof startScriptedServer>[0] | ScriptedServer,
   repo: string,
   extra: string[],
 ) {
-  server = await startScriptedServer(script);
+  server = "requests" in script ? script : await startScriptedServer(script);
   const { args, env } = modelFlags("openai", server);
   const run = await runCairn(
     [
@@ -94,6 +94,36 @@ describe("--agent", () => {
     );
     expect(stepRequests.map((request) => request.body.model)).toEqual(["gpt-4o-mini", "gpt-4o-mini"]);
     expect(result?.usage.by_agent["llm:cheap"]?.calls).toBe(2);
+  });
+
+  it("cairn do --agent agent:ollama carries out the task on the Ollama model at providers.ollama.base_url", async () => {
+    const repo = await makeRepo(JS_REPO);
+    await mkdir(path.join(repo, ".cairn"), { recursive: true });
+    // The server is started first so its Ollama endpoint can go in the config.
+    server = await startScriptedServer([{ toolCalls: [FIX_SUM] }, { text: "The reducer adds now." }]);
+    await writeFile(
+      path.join(repo, ".cairn", "config.yaml"),
+      `providers:\n  ollama:\n    base_url: ${server.ollamaBaseUrl}\n`,
+    );
+    const { run, events, result, requests } = await cairn("do", server, repo, ["--agent", "agent:ollama"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.summary).toBe("The reducer adds now.");
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    // Every call went to Ollama's /api/chat, for the default agents.ollama model; none to the main model.
+    expect(requests.map((request) => [request.format, request.body.model])).toEqual([
+      ["ollama", "qwen2.5-coder:7b"],
+      ["ollama", "qwen2.5-coder:7b"],
+    ]);
+    expect(String(requests[0]?.body.messages[0].content)).toMatch(
+      /^You are a coding agent carrying out one self-contained job/,
+    );
+    expect(Object.keys(result?.usage.by_agent ?? {})).toEqual(["agent:ollama"]);
+    expect(result?.files_changed).toEqual(["src/sum.js"]);
+    expect(events.filter((e) => e.type === "agent.status").map((e) => [e.name, e.status])).toEqual([
+      ["agent:ollama", "running"],
+      ["agent:ollama", "done"],
+    ]);
   });
 
   it("an unknown target is bad usage, said before anything runs", async () => {

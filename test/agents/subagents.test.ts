@@ -248,3 +248,64 @@ describe("task", () => {
     );
   });
 });
+
+describe("an agent file's own caps", () => {
+  it("max_tool_calls stops the sub-agent once it has made that many calls, and the parent goes on", async () => {
+    const repo = await makeRepo(repoFiles);
+    await writeAgent(repo, "reader", "---\ndescription: Reads\nmax_tool_calls: 2\n---\nYou read files.\n");
+    const { run, events, result, requests } = await cairnDo((request) => {
+      if (isParent(request)) {
+        if (toolAnswers(request).length === 0)
+          return { toolCalls: [{ name: "task", args: { agent: "reader", prompt: "Read everything." } }] };
+        return { text: "The reader ran out of tool calls; parse is in src/config.js." };
+      }
+      // Offered no tools any more: the budget is spent and it must answer.
+      if (toolNames(request).length === 0) return { text: "I read src/config.js twice." };
+      return { toolCalls: [{ name: "read_file", args: { path: "src/config.js" } }] };
+    }, repo);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.summary).toBe("The reader ran out of tool calls; parse is in src/config.js.");
+    // Two requests with tools, each making one call, then one without tools for its answer.
+    const agentRequests = requests.filter((request) => !isParent(request));
+    expect(agentRequests.map((request) => toolNames(request).length > 0)).toEqual([true, true, false]);
+    const last = events.filter((e) => e.type === "agent.status").at(-1);
+    expect(last).toMatchObject({
+      agent: "reader#1",
+      status: "failed",
+      detail: "tool-call budget spent",
+      tool_calls: 2,
+    });
+    const parents = requests.filter(isParent);
+    expect(parents).toHaveLength(2);
+    expect(String(toolAnswers(parents[1]!)[0]?.content)).toMatch(
+      /reader#1 failed: tool-call budget spent \(2 tool calls/,
+    );
+  });
+
+  it("timeout_s stops a sub-agent that takes longer, and the parent goes on", async () => {
+    const repo = await makeRepo(repoFiles);
+    await writeAgent(repo, "slow", "---\ndescription: Slow\ntimeout_s: 1\n---\nYou think slowly.\n");
+    const started = Date.now();
+    const { run, events, result, requests } = await cairnDo((request) => {
+      if (isParent(request)) {
+        if (toolAnswers(request).length === 0)
+          return { toolCalls: [{ name: "task", args: { agent: "slow", prompt: "Think it over." } }] };
+        return { text: "The slow agent timed out; I answered myself." };
+      }
+      return { hang: true };
+    }, repo);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(result?.summary).toBe("The slow agent timed out; I answered myself.");
+    expect(Date.now() - started).toBeLessThan(15_000);
+    const last = events.filter((e) => e.type === "agent.status").at(-1);
+    expect(last).toMatchObject({ agent: "slow#1", status: "failed" });
+    expect(String(last?.detail)).toBe("it did not finish within 1 s and was stopped");
+    const parents = requests.filter(isParent);
+    expect(parents).toHaveLength(2);
+    expect(String(toolAnswers(parents[1]!)[0]?.content)).toMatch(
+      /slow#1 failed: it did not finish within 1 s and was stopped/,
+    );
+  });
+});

@@ -1,10 +1,15 @@
-import { writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { chmod, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkpointsCommand, undoCommand } from "../../src/cli/checkpoints.js";
 import type { Checkpoints } from "../../src/store/checkpoints.js";
+import { PRUNE_STAMP } from "../../src/store/shadowRepo.js";
 import { localTime } from "../../src/ui/table.js";
+import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { captureIo } from "../store/fixtures.js";
+import { startScriptedServer } from "../support/scriptedServer.js";
 import { open, ticking, tool, tree, workspace } from "./fixtures.js";
 
 const S1 = "20260301-090000-aaaaaa";
@@ -106,5 +111,43 @@ describe("cairn undo", () => {
     const nothing = captureIo();
     expect(await undoCommand(empty, {}, nothing.io)).toBe(1);
     expect(nothing.err()).toBe(`cairn: nothing to undo: no checkpoints in ${empty.workspace}.\n`);
+  });
+});
+
+describe("the first edit of a session in a new workspace", () => {
+  it("creates the checkpoint repository without running git gc on it", async () => {
+    const home = await makeHome();
+    const repo = await makeRepo({ "notes.txt": "one\n" });
+    // A `git` on the PATH that notes each subcommand cairn runs, then runs the real one.
+    const realGit = execFileSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).trim();
+    const log = path.join(home, "git.log");
+    const bin = path.join(home, "bin");
+    await mkdir(bin);
+    await writeFile(
+      path.join(bin, "git"),
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -c) ;; -*) ;; *=*) ;; *) echo "$a" >> '${log}'; break;; esac; done\nexec '${realGit}' "$@"\n`,
+    );
+    await chmod(path.join(bin, "git"), 0o755);
+    const server = await startScriptedServer([
+      { toolCalls: [{ name: "write_file", args: { path: "notes.txt", content: "two\n" } }] },
+      { text: "Wrote it." },
+    ]);
+    try {
+      const { args, env } = modelFlags("openai", server);
+      const run = await runCairn(
+        ["do", "write two", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
+        { home, env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      await server.close();
+    }
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("two\n");
+    const subcommands = (await readFile(log, "utf8")).split("\n").filter(Boolean);
+    // The repository was created in this run, for the edit, and no gc ran on it.
+    expect(subcommands).toContain("init");
+    expect(subcommands).not.toContain("gc");
+    const [gitDir] = await readdir(path.join(home, "data", "cairn", "checkpoints"));
+    expect(existsSync(path.join(home, "data", "cairn", "checkpoints", gitDir ?? "", PRUNE_STAMP))).toBe(true);
   });
 });

@@ -1,5 +1,10 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, realpath, symlink } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { findExecutable } from "../../src/platform/processes.js";
+import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -66,5 +71,60 @@ describe("a headless run whose needed commands are refused", () => {
     );
     expect(result.status).toBe("completed");
     expect(run.code).toBe(0);
+  });
+});
+
+describe("--allow-unsandboxed where there is no sandbox (no bwrap on the PATH)", () => {
+  /** A PATH of git and touch, and no bubblewrap. */
+  async function pathWithoutBwrap(): Promise<string> {
+    const bin = await mkdtemp(path.join(os.tmpdir(), "cairn-bin-"));
+    for (const tool of ["git", "touch"]) await symlink(findExecutable(tool)!, path.join(bin, tool));
+    return bin;
+  }
+
+  async function touch(extra: string[]) {
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "run_command", args: { command: "touch ran.txt" } }] },
+      { text: "Done." },
+    ]);
+    // A home of its own with no config: makeHome allows unsandboxed commands where bwrap cannot run.
+    const [repo, home, bin] = await Promise.all([
+      makeRepo({ "notes.txt": "x\n" }),
+      realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-"))),
+      pathWithoutBwrap(),
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(
+      [
+        "do",
+        "touch it",
+        ...args,
+        "--cwd",
+        repo,
+        "--output-format",
+        "stream-json",
+        "--approval",
+        "auto",
+        ...extra,
+      ],
+      { home, env: { ...env, PATH: bin } },
+    );
+    const events = streamEvents(run.stdout);
+    const ran = existsSync(path.join(repo, "ran.txt"));
+    return { run, events, ran, toolResult: events.find((e) => e.type === "tool.result") };
+  }
+
+  it("runs the command with the flag", async () => {
+    const { run, ran, toolResult } = await touch(["--allow-unsandboxed"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(toolResult).toMatchObject({ tool: "run_command", ok: true });
+    expect(ran).toBe(true);
+  });
+
+  it("refuses it without, and says what would allow it", async () => {
+    const { ran, toolResult } = await touch([]);
+    expect(ran).toBe(false);
+    expect(toolResult).toMatchObject({ tool: "run_command", ok: false });
+    expect(String(toolResult?.output)).toContain("--allow-unsandboxed");
   });
 });

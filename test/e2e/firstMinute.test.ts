@@ -84,6 +84,75 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
   });
 
+  it("a question ignores text and Enter typed ahead of it, and takes the answer typed while it shows", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
+    open.server = await startScriptedServer([
+      { toolCalls: [{ name: "ask_user", args: { question: "Which port should it listen on?" } }] },
+      { text: "Listening on the port you gave." },
+    ]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env });
+    const t = open.terminal;
+    await t.waitFor("Ask cairn");
+    t.type("set up the server");
+    t.press("Enter");
+    // Typing on, as people do, as the question appears: it is not the answer, nor is its Enter.
+    await t.waitFor("Which port should it listen on?");
+    t.type("and log it");
+    t.press("Enter");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(t.screen()).toContain("cairn asks");
+    expect(open.server.requests).toHaveLength(1);
+    // Typed while it shows, after the guard time, it is the answer.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    t.type("8080");
+    t.press("Enter");
+    await t.waitFor("Listening on the port you gave.");
+    const answer = JSON.stringify(open.server.requests[1]?.body.messages.at(-1));
+    expect(answer).toContain("The user answered: 8080");
+    expect(answer).not.toContain("log it");
+  });
+
+  it("the approval of a long edit pages through its diff with PgDn and PgUp", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "package.json": "{}\n" }), makeHome()]);
+    const content = Array.from({ length: 60 }, (_, i) => `line ${String(i + 1).padStart(2, "0")}`).join("\n");
+    open.server = await startScriptedServer([
+      { toolCalls: [{ name: "write_file", args: { path: "long.txt", content: `${content}\n` } }] },
+      { text: "Wrote it." },
+    ]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args, "--approval", "ask"], cwd: repo, home, env });
+    const t = open.terminal;
+    await t.waitFor("Ask cairn");
+    t.type("write the long file");
+    t.press("Enter");
+    const first = await t.waitFor("PgDn to read on");
+    expect(first).toContain("line 01");
+    expect(first).not.toContain("line 30");
+    // After the guard time, PgDn shows lines further down, and PgUp goes back.
+    const lastShown = (screen: string) =>
+      Math.max(...[...screen.matchAll(/line (\d\d)/g)].map((m) => Number(m[1])));
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    t.press("NPage");
+    const next = await t.waitFor(/lines? above \(PgUp\)/);
+    expect(next).not.toContain("line 01");
+    expect(lastShown(next)).toBeGreaterThan(lastShown(first));
+    // On to the end of the diff, a page at a time, and back to its start.
+    const page = async (key: string, until: string) => {
+      for (let i = 0; i < 20 && !t.screen().includes(until); i++) {
+        t.press(key);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      return t.waitFor(until, { timeoutMs: 1000 });
+    };
+    expect(await page("NPage", "line 60")).not.toContain("PgDn to read on");
+    expect(await page("PPage", "line 01")).not.toContain("(PgUp)");
+    expect(existsSync(path.join(repo, "long.txt"))).toBe(false);
+    t.press("y");
+    await t.waitFor("Wrote it.");
+    expect(existsSync(path.join(repo, "long.txt"))).toBe(true);
+  });
+
   it("a 3,000-word paragraph streams without flooding the scrollback", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
     const words = Array.from({ length: 3000 }, (_, i) => `w${i}`);

@@ -46,11 +46,16 @@ export function approvalChrome(request: ApprovalPrompt): number {
 /** Rows a question panel takes besides the question: borders, title, the answer line. */
 export const QUESTION_CHROME = 4;
 
-/** A one-line text field for the reason of a refusal or the answer to a question. */
-function useLineInput(active: boolean, onSubmit: (text: string) => void): EditorState {
+/**
+ * A one-line text field for the reason of a refusal or the answer to a question. Keys arriving
+ * within `guardMs` of it opening were typed ahead, for the prompt: they are ignored.
+ */
+function useLineInput(active: boolean, onSubmit: (text: string) => void, guardMs = 0): EditorState {
   const [field, setField] = useState(emptyEditor);
+  const shownAt = useRef(Date.now());
   useInput(
     (input, key) => {
+      if (Date.now() - shownAt.current < guardMs) return;
       if (key.return) onSubmit(field.text);
       else if (key.backspace || key.delete) setField(backspace);
       else if (input && !key.ctrl && !key.meta && !key.escape)
@@ -168,13 +173,17 @@ export function QuestionPanel({
   question,
   maxLines,
   onAnswer,
+  guardMs = APPROVAL_GUARD_MS,
 }: {
   question: string;
   /** Lines of the question that fit; a longer one shows its end, where the question is. */
   maxLines: number;
   onAnswer: (answer: string) => void;
+  /** Keys this soon after the panel is drawn are ignored, as an approval's are. */
+  guardMs?: number;
 }) {
-  const answer = useLineInput(true, onAnswer);
+  // Text typed ahead for the prompt, and its Enter, must not become the answer to a question not yet seen.
+  const answer = useLineInput(true, onAnswer, guardMs);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text bold color="cyan">
