@@ -3,7 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult } from "../../src/events/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
-import { classify, FIX_SUM, intent, JS_REPO, onePlan, ready, runScript } from "../helpers/runScript.js";
+import { FIX_SUM, FIX_SUM_RUN, JS_REPO, runScript } from "../helpers/runScript.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -68,18 +68,10 @@ describe("--agent", () => {
     const repo = await makeRepo(JS_REPO);
     await mkdir(path.join(repo, ".cairn"), { recursive: true });
     await writeFile(path.join(repo, ".cairn", "config.yaml"), "profiles:\n  cheap: openai/gpt-4o-mini\n");
-    const { run, events, result, requests } = await cairn(
-      "run",
-      runScript({
-        classification: [classify()],
-        intent: [intent(["src/sum.js"])],
-        plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
-        execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
-        review: [ready],
-      }),
-      repo,
-      ["--agent", "llm:cheap"],
-    );
+    const { run, events, result, requests } = await cairn("run", runScript(FIX_SUM_RUN), repo, [
+      "--agent",
+      "llm:cheap",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(result?.status).toBe("completed");
     expect(result?.validation?.passed).toBe(true);
@@ -146,18 +138,7 @@ describe("agents.preferences", () => {
       "---\ndescription: Fixes bugs\ntools: [read_file, edit_file]\n---\nYou fix bugs with the smallest edit.\n",
     );
     await writeFile(path.join(repo, ".cairn", "config.yaml"), "agents:\n  preferences:\n    fix: fixer\n");
-    const { run, events, result, requests } = await cairn(
-      "run",
-      runScript({
-        classification: [classify()],
-        intent: [intent(["src/sum.js"])],
-        plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
-        execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
-        review: [ready],
-      }),
-      repo,
-      [],
-    );
+    const { run, events, result, requests } = await cairn("run", runScript(FIX_SUM_RUN), repo, []);
     expect(run.code, run.stderr).toBe(0);
     expect(result?.status).toBe("completed");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");

@@ -7,6 +7,7 @@ import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpe
 import {
   classify,
   FIX_SUM,
+  FIX_SUM_RUN,
   intent,
   JS_REPO,
   notReady,
@@ -39,13 +40,7 @@ async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra
 describe("cairn run", () => {
   it("fixes a JS repo with a failing npm test: validated, reviewed, completed", async () => {
     const repo = await makeRepo(JS_REPO);
-    const { run, events, result } = await cairnRun(repo, "the sum test fails, fix it", {
-      classification: [classify()],
-      intent: [intent(["src/sum.js"])],
-      plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
-      execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
-      review: [ready],
-    });
+    const { run, events, result } = await cairnRun(repo, "the sum test fails, fix it", FIX_SUM_RUN);
     expect(run.code, run.stderr).toBe(0);
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
     expect(result?.status).toBe("completed");

@@ -86,3 +86,12 @@ export const FIX_SUM = {
   name: "edit_file",
   args: { path: "src/sum.js", old_string: "(a, b) => a - b", new_string: "(a, b) => a + b" },
 };
+
+/** The parts of a `cairn run` that fixes JS_REPO in one step and passes its review. */
+export const FIX_SUM_RUN: RunScriptParts = {
+  classification: [classify()],
+  intent: [intent(["src/sum.js"])],
+  plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
+  execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
+  review: [ready],
+};

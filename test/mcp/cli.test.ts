@@ -4,7 +4,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
-import { classify, FIX_SUM, intent, JS_REPO, onePlan, ready, runScript } from "../helpers/runScript.js";
+import { FIX_SUM_RUN, JS_REPO, runScript } from "../helpers/runScript.js";
 import { closeAll, closeLater } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { EVERYTHING } from "./servers.js";
@@ -147,15 +147,7 @@ describe("cairn mcp serve", () => {
   it("runs cairn_run for a client with its verify command: the check passes, progress comes, and the result says completed", async () => {
     const repo = await makeRepo(JS_REPO);
     const home = await makeHome();
-    const model = await startScriptedServer(
-      runScript({
-        classification: [classify()],
-        intent: [intent(["src/sum.js"])],
-        plan: [onePlan("Fix the reducer in sum", ["src/sum.js"])],
-        execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
-        review: [ready],
-      }),
-    );
+    const model = await startScriptedServer(runScript(FIX_SUM_RUN));
     closeLater(model.close);
     const client = await serveClient(repo, home, model);
 
