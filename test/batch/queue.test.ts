@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
@@ -75,6 +76,53 @@ async function everythingIn(url: string): Promise<string> {
       values.push(key);
     }
     return values.join("\n");
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * The sessions the tasks' cairns stored in `home` whose task holds `marker`, as they are stored
+ * (before any batch de-duplicates records): where each worked (a worker's copy is named after its
+ * pid) and whether it finished.
+ */
+function sessionsOf(home: string, marker: string): Array<{ workedIn: string; finished: number }> {
+  const db = new DatabaseSync(path.join(home, "data", "cairn", "cairn.db"), { readOnly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT
+           (SELECT data FROM events e WHERE e.session_id = s.id AND e.type = 'session.started') AS started,
+           (SELECT count(*) FROM events e WHERE e.session_id = s.id AND e.type = 'session.finished') AS finished
+         FROM sessions s WHERE instr(s.task, ?) > 0`,
+      )
+      .all(marker) as Array<{ started: string; finished: number }>;
+    return rows.map((row) => ({
+      workedIn: String((JSON.parse(row.started) as { worked_in?: string }).worked_in),
+      finished: Number(row.finished),
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+/** A worker's copies are in `cairn-worker-<its pid>-…`. */
+const copiedBy = (pid: number | undefined) => (session: { workedIn: string }) =>
+  session.workedIn.includes(`${path.sep}cairn-worker-${pid}-`);
+
+/** How often BullMQ's own event stream says a job completed: once per stored record. */
+async function completions(url: string, batchId: string): Promise<Map<string, number>> {
+  const client = new Redis(url);
+  try {
+    const counts = new Map<string, number>();
+    for (const [, fields] of await client.xrange("bull:cairn-tasks:events", "-", "+")) {
+      const event = Object.fromEntries(
+        fields.flatMap((field, i) => (i % 2 === 0 ? [[field, fields[i + 1]]] : [])),
+      ) as Record<string, string>;
+      if (event.event === "completed" && event.jobId?.startsWith(batchId))
+        counts.set(event.jobId, (counts.get(event.jobId) ?? 0) + 1);
+    }
+    return counts;
   } finally {
     client.disconnect();
   }
@@ -166,10 +214,26 @@ describe("cairn batch on a queue, with cairn worker", () => {
     const q3 = results.find((r) => r.id === "q3");
     expect(q3).toMatchObject({ status: "completed", worker: survivorName, attempt: 2 });
     expect(q3?.patch).toContain("+++ b/q3.txt");
-    // The survivor said it finished q3; the killed worker never did.
-    expect(
-      survivor.events.some((e) => e.type === "task.finished" && (e.record as { id: string }).id === "q3"),
-    ).toBe(true);
+    // The survivor said it finished q3, once; the killed worker never did. Counted where they said
+    // it, and in the sessions stored, before the results folder and the follower de-duplicate.
+    const finishedQ3 = (w: typeof a) =>
+      w.events.filter((e) => e.type === "task.finished" && (e.record as { id: string }).id === "q3").length;
+    expect(finishedQ3(survivor)).toBe(1);
+    expect(finishedQ3(started.w)).toBe(0);
+    const q3Sessions = sessionsOf(home, "[q3]");
+    expect(q3Sessions).toHaveLength(2);
+    expect(q3Sessions.filter(copiedBy(started.w.child.pid))).toEqual([
+      expect.objectContaining({ finished: 0 }),
+    ]);
+    expect(q3Sessions.filter(copiedBy(survivor.child.pid))).toEqual([
+      expect.objectContaining({ finished: 1 }),
+    ]);
+    // Every task ran to its end once, and its job completed once.
+    for (const id of ids.filter((id) => id !== "q3")) {
+      expect(sessionsOf(home, `[${id}]`).map((session) => session.finished)).toEqual([1]);
+    }
+    const completed = await completions(redis.url, batchId);
+    expect([...completed.values()]).toEqual(ids.map(() => 1));
 
     const stored = await everythingIn(redis.url);
     expect(stored).toContain("Write q3.txt");
