@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
@@ -322,6 +322,49 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(enqueue.stderr).toContain(`cannot reach Redis at ${redis.url}`);
     expect(enqueue.stderr).toMatch(/nothing was queued\. Start Redis there, or give --queue the URL of one/);
     expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
+  });
+
+  it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    const ids = ["m1", "m2", "m3"];
+    server = await startScriptedServer(
+      byTask(Object.fromEntries(ids.map((id) => [`[${id}]`, writes(`${id}.txt`, `${id}\n`)]))),
+    );
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" })).join("\n"),
+    );
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    // One task at a time: the first one's dollars (about $0.006) are more than the batch may spend.
+    const worker = startWorker(home, env, "wa");
+    const run = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--wait", "--max-cost", "0.001", "--out", out, ...args],
+      { home, timeoutMs: 45_000 },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/! --max-cost \$0\.001 reached \(\$0\.01 spent\): 2 task\(s\) not started\./);
+    expect(run.stdout).toContain("1/1 completed (100%)");
+    expect(run.stdout).toContain("2 not started (--max-cost reached)");
+    const summary = JSON.parse(await readFile(path.join(out, "summary.json"), "utf8"));
+    expect(summary).toMatchObject({ tasks: 1, completed: 1, not_started: 2, pending: 0 });
+    expect(await readFile(path.join(out, "summary.md"), "utf8")).toContain(
+      "2 not started (--max-cost reached)",
+    );
+    expect((await readResults(out)).map((r) => r.id)).toEqual(["m1"]);
+    // Not started: no session, not a word to the model, no record from the worker.
+    for (const id of ["m2", "m3"]) {
+      expect(server.requests.some((r) => r.rawBody.includes(`[${id}]`))).toBe(false);
+      expect(sessionsOf(home, `[${id}]`)).toEqual([]);
+    }
+    expect(worker.events.filter((e) => e.type === "task.started").map((e) => e.id)).toEqual(["m1"]);
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(0);
   });
 
   it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {
