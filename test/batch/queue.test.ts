@@ -367,6 +367,73 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(await worker.exited).toBe(0);
   });
 
+  it("gives a task up after --attempts tries whose worker died each time, with a record that says why", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    // The model never answers: each try is under way when its worker dies.
+    server = await startScriptedServer(byTask({ "[k1]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "k1", repo, task: "Write k1.txt [k1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const enqueue = await runCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--attempts",
+        "2",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const asked = () => server!.requests.filter((r) => r.rawBody.includes("[k1]")).length;
+    for (const [try_, name] of [
+      [1, "wa"],
+      [2, "wb"],
+    ] as const) {
+      const w = startWorker(home, env, name);
+      const started = await until(`try ${try_} to start`, () =>
+        w.events.find((e) => e.type === "task.started" && e.id === "k1"),
+      );
+      expect(started).toMatchObject({ attempt: try_, worker: name });
+      await until(`try ${try_} to ask the model`, () => asked() === try_);
+      // The worker first, so that it cannot see its cairn die and record a broken try instead.
+      w.child.kill("SIGKILL");
+      await w.exited;
+      process.kill(-(started.pid as number), "SIGKILL");
+    }
+    const last = startWorker(home, env, "wc");
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      { home, timeoutMs: 45_000 },
+    );
+    expect(status.code, status.stderr).toBe(1);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
+    const [record, ...more] = await readResults(out);
+    expect(more).toEqual([]);
+    expect(record).toMatchObject({ id: "k1", status: "failed", attempt: 2 });
+    expect(record?.error).toMatch(
+      /^gave up after 2 tries: tried 2 time\(s\) \(the limit of --attempts 2\); each time the worker running it stopped/,
+    );
+    // No third try: the last worker gave it up without starting it.
+    expect(last.events.some((e) => e.type === "task.started")).toBe(false);
+    expect(asked()).toBe(2);
+    expect(sessionsOf(home, "[k1]").map((session) => session.finished)).toEqual([0, 0]);
+    last.child.kill("SIGINT");
+    expect(await last.exited).toBe(0);
+  });
+
   it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {
     timeout: 60_000,
   }, async () => {

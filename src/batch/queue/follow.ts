@@ -128,7 +128,9 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
         if ("skipped" in job.returnvalue) await leftUnstarted(jobId);
         else finish(jobId, job.returnvalue);
       } else if (state === "failed") {
-        const tries = job.attemptsMade + job.stalledCounter;
+        // A worker that finds the task's tries used up gives it up without trying (BullMQ counts
+        // that as an attempt made too); no worker ever starts a try beyond --attempts.
+        const tries = Math.min(job.attemptsMade + job.stalledCounter, job.data.attempts);
         const record = failedRecord(
           job.data.spec,
           `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
