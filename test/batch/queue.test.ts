@@ -434,6 +434,65 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(await last.exited).toBe(0);
   });
 
+  it("tries again a task whose cairn dies without a result, and after --attempts tries records that it gave up and why", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    server = await startScriptedServer(byTask({ "[d1]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "d1", repo, task: "Write d1.txt [d1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const enqueue = await runCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--attempts",
+        "2",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const w = startWorker(home, env, "wa");
+    // Each try's cairn is killed mid-task (an OOM kill, say); the worker lives on.
+    for (const try_ of [1, 2]) {
+      const started = await until(`try ${try_} to start`, () =>
+        w.events.find((e) => e.type === "task.started" && e.id === "d1" && e.attempt === try_),
+      );
+      await until(`try ${try_} to ask the model`, () =>
+        server!.requests.filter((r) => r.rawBody.includes("[d1]")).length === try_ ? true : undefined,
+      );
+      process.kill(-(started.pid as number), "SIGKILL");
+    }
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      { home, timeoutMs: 30_000 },
+    );
+    expect(status.code, status.stderr).toBe(1);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
+    const records = await readResults(out);
+    expect(records).toMatchObject([{ id: "d1", status: "failed", attempt: 2, worker: "wa" }]);
+    expect(records[0]?.error).toMatch(
+      /^gave up after 2 tries \(the limit of --attempts 2\); the last: cairn ended without a result \(exit by signal\)/,
+    );
+    // The worker said it finished d1 once, after its last try; the broken first try was not a finish.
+    expect(w.events.filter((e) => e.type === "task.finished")).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(w.events.filter((e) => e.type === "task.started")).toHaveLength(2);
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
+  });
+
   it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {
     timeout: 60_000,
   }, async () => {

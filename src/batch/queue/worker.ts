@@ -2,6 +2,7 @@ import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { BatchListener, TaskProgress } from "../events.js";
 import { executeTask } from "../execute.js";
+import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
@@ -37,6 +38,12 @@ const PROGRESS_EVERY_MS = 500;
 /** Tries so far: failed attempts and times a worker vanished mid-task (a task handed back is neither). */
 function triesBefore(job: Job<JobData>): number {
   return job.attemptsMade + job.stalledCounter;
+}
+
+/** The record of a task whose last allowed try broke too: it says the task was given up, and why. */
+function givenUp(record: TaskRecord, attempts: number): TaskRecord {
+  const why = `gave up after ${attempts} tries (the limit of --attempts ${attempts}); the last: ${record.error ?? "the try broke"}`;
+  return { ...record, error: why, summary: why };
 }
 
 /**
@@ -118,7 +125,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw new WaitingError();
       }
       if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
-      const { record } = execution;
+      const record =
+        execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
       if (record.cost_usd) await redis.incrbyfloat(spentKey(batch_id), record.cost_usd);
       options.emit({ type: "task.finished", batch_id, record });
       return record;
