@@ -299,6 +299,95 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(await b.exited).toBe(0);
   });
 
+  it("marks a task done only once its record is stored: one that finished while Redis was away is recorded once, when it is back", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    // The first try's model takes a while to answer: Redis goes away meanwhile.
+    let tries = 0;
+    server = await startScriptedServer(
+      byTask({
+        "[r1]": (turn) => {
+          if (turn === 0) tries++;
+          const done = writes("r1.txt", "r1\n")(turn);
+          return tries === 1 && turn === 0 ? { ...done, delayMs: 1_500 } : done;
+        },
+      }),
+    );
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "r1", repo, task: "Write r1.txt [r1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const w = startWorker(home, env, "wa");
+    const follower = spawnCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--wait",
+        "--out",
+        out,
+        "--output-format",
+        "stream-json",
+        ...args,
+      ],
+      { home },
+    );
+    let followed = "";
+    follower.stdout.on("data", (chunk) => {
+      followed += chunk;
+    });
+    const followerExited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
+    workers.push(follower);
+    await until("r1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[r1]")));
+    await redis.pause();
+    // The task ends while Redis is away, and stays away past the worker's lock (2 s).
+    await until("r1's session to finish", () =>
+      sessionsOf(home, "[r1]").some((session) => session.finished) ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(followed).not.toContain('"task.finished"');
+    await redis.resume();
+
+    expect(await followerExited).toBe(0);
+    const events = streamEvents(followed);
+    const finished = events.filter((e) => e.type === "task.finished") as unknown as Array<{
+      record: unknown;
+      batch_id: string;
+    }>;
+    expect(finished).toHaveLength(1);
+    expect(events.find((e) => e.type === "result")).toMatchObject({ tasks: 1, completed: 1 });
+    const records = await readResults(out);
+    expect(records).toMatchObject([{ id: "r1", status: "completed", worker: "wa" }]);
+    expect(records[0]?.patch).toContain("+++ b/r1.txt");
+    expect(records[0]).toEqual(finished[0]?.record);
+    // Its first try ended while Redis was away and, its lock gone, was run again: two sessions,
+    // one record, one completion in BullMQ.
+    expect(records[0]?.attempt).toBe(2);
+    expect(sessionsOf(home, "[r1]").map((session) => session.finished)).toEqual([1, 1]);
+    expect([...(await completions(redis.url, String(finished[0]?.batch_id))).values()]).toEqual([1]);
+    // The worker says so: Redis lost, then back, then the task's lost lock (not Redis lost
+    // again); and it finished r1 once, the try whose record was stored.
+    const notices = w.events.filter((e) => e.type === "batch.notice").map((e) => String(e.message));
+    const back = notices.findIndex((m) => /reachable again/.test(m));
+    expect(notices.findIndex((m) => /cannot reach Redis/.test(m))).toBeGreaterThan(0);
+    expect(back).toBeGreaterThan(0);
+    expect(notices.slice(back + 1).filter((m) => /cannot reach Redis/.test(m))).toEqual([]);
+    expect(notices.filter((m) => /lost its lock/.test(m))).toEqual([
+      expect.stringMatching(/^r1 lost its lock on the queue .* the task is run again\.$/),
+    ]);
+    expect(
+      w.events
+        .filter((e) => e.type === "task.finished")
+        .map((e) => (e.record as { attempt: number }).attempt),
+    ).toEqual([2]);
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
+  });
+
   it("gives up enqueuing to a Redis that does not answer: one clear message, no stack trace, exit 1, nothing queued", {
     timeout: 60_000,
   }, async () => {
