@@ -4,9 +4,12 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import type { EvalReport } from "../../src/eval/report.js";
+import { loadSuite } from "../../src/eval/suite.js";
+import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
-import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 type Events = Array<Record<string, unknown> & { type: string }>;
@@ -578,6 +581,75 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(w.events.filter((e) => e.type === "task.finished")).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(w.events.filter((e) => e.type === "task.started")).toHaveLength(2);
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
+  });
+
+  it("cairn eval --queue --wait: the workers run the suite's tasks, and the eval grades them and writes its report", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    const suite = await loadSuite("builtin", ["javascript/median", "python/leap"]);
+    const tasks = suite.tasks as ExerciseTask[];
+    expect(tasks.map((t) => t.id).sort()).toEqual(["javascript/median", "python/leap"]);
+    const median = tasks.find((t) => t.id === "javascript/median")!;
+    const example = await readFile(
+      path.join(median.dir, ".meta", `example${path.extname(median.solution[0]!)}`),
+      "utf8",
+    );
+    // The median task is solved with its reference solution; leap is declined.
+    const marker = (t: ExerciseTask) => `Do this in \`${t.solution[0]}\``;
+    server = await startScriptedServer(
+      byTask(
+        Object.fromEntries(
+          tasks.map((t) => [marker(t), t === median ? writes(t.solution[0]!, example) : declines]),
+        ),
+      ),
+    );
+    const home = await makeHome();
+    const out = path.join(home, "eval-q");
+    const { args, env } = modelFlags("openai", server);
+    const w = startWorker(home, env, "wa");
+    // The eval itself has no key: the worker's is the one used.
+    const run = await runCairn(
+      [
+        "eval",
+        "builtin",
+        "--tasks",
+        "javascript/median,python/leap",
+        "--queue",
+        redis.url,
+        "--wait",
+        "--mode",
+        "do",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home, timeoutMs: 75_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as EvalReport;
+    expect(JSON.parse(run.stdout)).toMatchObject({ suite: "builtin", totals: report.totals });
+    expect(report).toMatchObject({ suite: "builtin", model: "openai/gpt-4o", mode: "do" });
+    expect(report.totals).toMatchObject({ tasks: 2, run: 2, solved: 1, pass_at_1: 0.5 });
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.id, t]));
+    expect(byId["javascript/median"]).toMatchObject({ solved: true, status: "completed" });
+    expect(byId["python/leap"]).toMatchObject({ solved: false });
+    expect(byId["python/leap"]?.grade?.checks.length).toBeGreaterThan(0);
+    // Graded on what the workers did: their records, in the eval's results.
+    const records = await readResults(out);
+    expect(records.map((r) => [r.id, r.worker]).sort()).toEqual([
+      ["javascript/median", "wa"],
+      ["python/leap", "wa"],
+    ]);
+    expect(report.totals.cost_usd).toBeCloseTo(
+      records.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0),
+      10,
+    );
+    expect(await readFile(path.join(out, "report.md"), "utf8")).toContain("pass@1 50% (1/2)");
     w.child.kill("SIGINT");
     expect(await w.exited).toBe(0);
   });
