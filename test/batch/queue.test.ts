@@ -1,11 +1,15 @@
 import { execFileSync } from "node:child_process";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import type { EvalReport } from "../../src/eval/report.js";
+import { loadSuite } from "../../src/eval/suite.js";
+import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
-import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 type Events = Array<Record<string, unknown> & { type: string }>;
@@ -75,6 +79,53 @@ async function everythingIn(url: string): Promise<string> {
       values.push(key);
     }
     return values.join("\n");
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * The sessions the tasks' cairns stored in `home` whose task holds `marker`, as they are stored
+ * (before any batch de-duplicates records): where each worked (a worker's copy is named after its
+ * pid) and whether it finished.
+ */
+function sessionsOf(home: string, marker: string): Array<{ workedIn: string; finished: number }> {
+  const db = new DatabaseSync(path.join(home, "data", "cairn", "cairn.db"), { readOnly: true });
+  try {
+    const rows = db
+      .prepare(
+        `SELECT
+           (SELECT data FROM events e WHERE e.session_id = s.id AND e.type = 'session.started') AS started,
+           (SELECT count(*) FROM events e WHERE e.session_id = s.id AND e.type = 'session.finished') AS finished
+         FROM sessions s WHERE instr(s.task, ?) > 0`,
+      )
+      .all(marker) as Array<{ started: string; finished: number }>;
+    return rows.map((row) => ({
+      workedIn: String((JSON.parse(row.started) as { worked_in?: string }).worked_in),
+      finished: Number(row.finished),
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+/** A worker's copies are in `cairn-worker-<its pid>-…`. */
+const copiedBy = (pid: number | undefined) => (session: { workedIn: string }) =>
+  session.workedIn.includes(`${path.sep}cairn-worker-${pid}-`);
+
+/** How often BullMQ's own event stream says a job completed: once per stored record. */
+async function completions(url: string, batchId: string): Promise<Map<string, number>> {
+  const client = new Redis(url);
+  try {
+    const counts = new Map<string, number>();
+    for (const [, fields] of await client.xrange("bull:cairn-tasks:events", "-", "+")) {
+      const event = Object.fromEntries(
+        fields.flatMap((field, i) => (i % 2 === 0 ? [[field, fields[i + 1]]] : [])),
+      ) as Record<string, string>;
+      if (event.event === "completed" && event.jobId?.startsWith(batchId))
+        counts.set(event.jobId, (counts.get(event.jobId) ?? 0) + 1);
+    }
+    return counts;
   } finally {
     client.disconnect();
   }
@@ -166,10 +217,26 @@ describe("cairn batch on a queue, with cairn worker", () => {
     const q3 = results.find((r) => r.id === "q3");
     expect(q3).toMatchObject({ status: "completed", worker: survivorName, attempt: 2 });
     expect(q3?.patch).toContain("+++ b/q3.txt");
-    // The survivor said it finished q3; the killed worker never did.
-    expect(
-      survivor.events.some((e) => e.type === "task.finished" && (e.record as { id: string }).id === "q3"),
-    ).toBe(true);
+    // The survivor said it finished q3, once; the killed worker never did. Counted where they said
+    // it, and in the sessions stored, before the results folder and the follower de-duplicate.
+    const finishedQ3 = (w: typeof a) =>
+      w.events.filter((e) => e.type === "task.finished" && (e.record as { id: string }).id === "q3").length;
+    expect(finishedQ3(survivor)).toBe(1);
+    expect(finishedQ3(started.w)).toBe(0);
+    const q3Sessions = sessionsOf(home, "[q3]");
+    expect(q3Sessions).toHaveLength(2);
+    expect(q3Sessions.filter(copiedBy(started.w.child.pid))).toEqual([
+      expect.objectContaining({ finished: 0 }),
+    ]);
+    expect(q3Sessions.filter(copiedBy(survivor.child.pid))).toEqual([
+      expect.objectContaining({ finished: 1 }),
+    ]);
+    // Every task ran to its end once, and its job completed once.
+    for (const id of ids.filter((id) => id !== "q3")) {
+      expect(sessionsOf(home, `[${id}]`).map((session) => session.finished)).toEqual([1]);
+    }
+    const completed = await completions(redis.url, batchId);
+    expect([...completed.values()]).toEqual(ids.map(() => 1));
 
     const stored = await everythingIn(redis.url);
     expect(stored).toContain("Write q3.txt");
@@ -235,6 +302,95 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(await b.exited).toBe(0);
   });
 
+  it("marks a task done only once its record is stored: one that finished while Redis was away is recorded once, when it is back", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    // The first try's model takes a while to answer: Redis goes away meanwhile.
+    let tries = 0;
+    server = await startScriptedServer(
+      byTask({
+        "[r1]": (turn) => {
+          if (turn === 0) tries++;
+          const done = writes("r1.txt", "r1\n")(turn);
+          return tries === 1 && turn === 0 ? { ...done, delayMs: 1_500 } : done;
+        },
+      }),
+    );
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "r1", repo, task: "Write r1.txt [r1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const w = startWorker(home, env, "wa");
+    const follower = spawnCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--wait",
+        "--out",
+        out,
+        "--output-format",
+        "stream-json",
+        ...args,
+      ],
+      { home },
+    );
+    let followed = "";
+    follower.stdout.on("data", (chunk) => {
+      followed += chunk;
+    });
+    const followerExited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
+    workers.push(follower);
+    await until("r1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[r1]")));
+    await redis.pause();
+    // The task ends while Redis is away, and stays away past the worker's lock (2 s).
+    await until("r1's session to finish", () =>
+      sessionsOf(home, "[r1]").some((session) => session.finished) ? true : undefined,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(followed).not.toContain('"task.finished"');
+    await redis.resume();
+
+    expect(await followerExited).toBe(0);
+    const events = streamEvents(followed);
+    const finished = events.filter((e) => e.type === "task.finished") as unknown as Array<{
+      record: unknown;
+      batch_id: string;
+    }>;
+    expect(finished).toHaveLength(1);
+    expect(events.find((e) => e.type === "result")).toMatchObject({ tasks: 1, completed: 1 });
+    const records = await readResults(out);
+    expect(records).toMatchObject([{ id: "r1", status: "completed", worker: "wa" }]);
+    expect(records[0]?.patch).toContain("+++ b/r1.txt");
+    expect(records[0]).toEqual(finished[0]?.record);
+    // Its first try ended while Redis was away and, its lock gone, was run again: two sessions,
+    // one record, one completion in BullMQ.
+    expect(records[0]?.attempt).toBe(2);
+    expect(sessionsOf(home, "[r1]").map((session) => session.finished)).toEqual([1, 1]);
+    expect([...(await completions(redis.url, String(finished[0]?.batch_id))).values()]).toEqual([1]);
+    // The worker says so: Redis lost, then back, then the task's lost lock (not Redis lost
+    // again); and it finished r1 once, the try whose record was stored.
+    const notices = w.events.filter((e) => e.type === "batch.notice").map((e) => String(e.message));
+    const back = notices.findIndex((m) => /reachable again/.test(m));
+    expect(notices.findIndex((m) => /cannot reach Redis/.test(m))).toBeGreaterThan(0);
+    expect(back).toBeGreaterThan(0);
+    expect(notices.slice(back + 1).filter((m) => /cannot reach Redis/.test(m))).toEqual([]);
+    expect(notices.filter((m) => /lost its lock/.test(m))).toEqual([
+      expect.stringMatching(/^r1 lost its lock on the queue .* the task is run again\.$/),
+    ]);
+    expect(
+      w.events
+        .filter((e) => e.type === "task.finished")
+        .map((e) => (e.record as { attempt: number }).attempt),
+    ).toEqual([2]);
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
+  });
+
   it("gives up enqueuing to a Redis that does not answer: one clear message, no stack trace, exit 1, nothing queued", {
     timeout: 60_000,
   }, async () => {
@@ -258,6 +414,244 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(enqueue.stderr).toContain(`cannot reach Redis at ${redis.url}`);
     expect(enqueue.stderr).toMatch(/nothing was queued\. Start Redis there, or give --queue the URL of one/);
     expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
+  });
+
+  it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    const ids = ["m1", "m2", "m3"];
+    server = await startScriptedServer(
+      byTask(Object.fromEntries(ids.map((id) => [`[${id}]`, writes(`${id}.txt`, `${id}\n`)]))),
+    );
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(
+      tasks,
+      ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" })).join("\n"),
+    );
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    // One task at a time: the first one's dollars (about $0.006) are more than the batch may spend.
+    const worker = startWorker(home, env, "wa");
+    const run = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--wait", "--max-cost", "0.001", "--out", out, ...args],
+      { home, timeoutMs: 45_000 },
+    );
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/! --max-cost \$0\.001 reached \(\$0\.01 spent\): 2 task\(s\) not started\./);
+    expect(run.stdout).toContain("1/1 completed (100%)");
+    expect(run.stdout).toContain("2 not started (--max-cost reached)");
+    const summary = JSON.parse(await readFile(path.join(out, "summary.json"), "utf8"));
+    expect(summary).toMatchObject({ tasks: 1, completed: 1, not_started: 2, pending: 0 });
+    expect(await readFile(path.join(out, "summary.md"), "utf8")).toContain(
+      "2 not started (--max-cost reached)",
+    );
+    expect((await readResults(out)).map((r) => r.id)).toEqual(["m1"]);
+    // Not started: no session, not a word to the model, no record from the worker.
+    for (const id of ["m2", "m3"]) {
+      expect(server.requests.some((r) => r.rawBody.includes(`[${id}]`))).toBe(false);
+      expect(sessionsOf(home, `[${id}]`)).toEqual([]);
+    }
+    expect(worker.events.filter((e) => e.type === "task.started").map((e) => e.id)).toEqual(["m1"]);
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(0);
+  });
+
+  it("gives a task up after --attempts tries whose worker died each time, with a record that says why", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    // The model never answers: each try is under way when its worker dies.
+    server = await startScriptedServer(byTask({ "[k1]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "k1", repo, task: "Write k1.txt [k1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const enqueue = await runCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--attempts",
+        "2",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const asked = () => server!.requests.filter((r) => r.rawBody.includes("[k1]")).length;
+    for (const [try_, name] of [
+      [1, "wa"],
+      [2, "wb"],
+    ] as const) {
+      const w = startWorker(home, env, name);
+      const started = await until(`try ${try_} to start`, () =>
+        w.events.find((e) => e.type === "task.started" && e.id === "k1"),
+      );
+      expect(started).toMatchObject({ attempt: try_, worker: name });
+      await until(`try ${try_} to ask the model`, () => asked() === try_);
+      // The worker first, so that it cannot see its cairn die and record a broken try instead.
+      w.child.kill("SIGKILL");
+      await w.exited;
+      process.kill(-(started.pid as number), "SIGKILL");
+    }
+    const last = startWorker(home, env, "wc");
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      { home, timeoutMs: 45_000 },
+    );
+    expect(status.code, status.stderr).toBe(1);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
+    const [record, ...more] = await readResults(out);
+    expect(more).toEqual([]);
+    expect(record).toMatchObject({ id: "k1", status: "failed", attempt: 2 });
+    expect(record?.error).toMatch(
+      /^gave up after 2 tries: tried 2 time\(s\) \(the limit of --attempts 2\); each time the worker running it stopped/,
+    );
+    // No third try: the last worker gave it up without starting it.
+    expect(last.events.some((e) => e.type === "task.started")).toBe(false);
+    expect(asked()).toBe(2);
+    expect(sessionsOf(home, "[k1]").map((session) => session.finished)).toEqual([0, 0]);
+    last.child.kill("SIGINT");
+    expect(await last.exited).toBe(0);
+  });
+
+  it("tries again a task whose cairn dies without a result, and after --attempts tries records that it gave up and why", {
+    timeout: 60_000,
+  }, async () => {
+    redis = await startRedis();
+    server = await startScriptedServer(byTask({ "[d1]": () => ({ hang: true }) }));
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = path.join(home, "tasks.jsonl");
+    await writeFile(tasks, JSON.stringify({ id: "d1", repo, task: "Write d1.txt [d1]", mode: "do" }));
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const enqueue = await runCairn(
+      [
+        "batch",
+        tasks,
+        "--queue",
+        redis.url,
+        "--attempts",
+        "2",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home },
+    );
+    expect(enqueue.code, enqueue.stderr).toBe(0);
+    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const w = startWorker(home, env, "wa");
+    // Each try's cairn is killed mid-task (an OOM kill, say); the worker lives on.
+    for (const try_ of [1, 2]) {
+      const started = await until(`try ${try_} to start`, () =>
+        w.events.find((e) => e.type === "task.started" && e.id === "d1" && e.attempt === try_),
+      );
+      await until(`try ${try_} to ask the model`, () =>
+        server!.requests.filter((r) => r.rawBody.includes("[d1]")).length === try_ ? true : undefined,
+      );
+      process.kill(-(started.pid as number), "SIGKILL");
+    }
+    const status = await runCairn(
+      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
+      { home, timeoutMs: 30_000 },
+    );
+    expect(status.code, status.stderr).toBe(1);
+    expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
+    const records = await readResults(out);
+    expect(records).toMatchObject([{ id: "d1", status: "failed", attempt: 2, worker: "wa" }]);
+    expect(records[0]?.error).toMatch(
+      /^gave up after 2 tries \(the limit of --attempts 2\); the last: cairn ended without a result \(exit by signal\)/,
+    );
+    // The worker said it finished d1 once, after its last try; the broken first try was not a finish.
+    expect(w.events.filter((e) => e.type === "task.finished")).toHaveLength(1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(w.events.filter((e) => e.type === "task.started")).toHaveLength(2);
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
+  });
+
+  it("cairn eval --queue --wait: the workers run the suite's tasks, and the eval grades them and writes its report", {
+    timeout: 90_000,
+  }, async () => {
+    redis = await startRedis();
+    const suite = await loadSuite("builtin", ["javascript/median", "python/leap"]);
+    const tasks = suite.tasks as ExerciseTask[];
+    expect(tasks.map((t) => t.id).sort()).toEqual(["javascript/median", "python/leap"]);
+    const median = tasks.find((t) => t.id === "javascript/median")!;
+    const example = await readFile(
+      path.join(median.dir, ".meta", `example${path.extname(median.solution[0]!)}`),
+      "utf8",
+    );
+    // The median task is solved with its reference solution; leap is declined.
+    const marker = (t: ExerciseTask) => `Do this in \`${t.solution[0]}\``;
+    server = await startScriptedServer(
+      byTask(
+        Object.fromEntries(
+          tasks.map((t) => [marker(t), t === median ? writes(t.solution[0]!, example) : declines]),
+        ),
+      ),
+    );
+    const home = await makeHome();
+    const out = path.join(home, "eval-q");
+    const { args, env } = modelFlags("openai", server);
+    const w = startWorker(home, env, "wa");
+    // The eval itself has no key: the worker's is the one used.
+    const run = await runCairn(
+      [
+        "eval",
+        "builtin",
+        "--tasks",
+        "javascript/median,python/leap",
+        "--queue",
+        redis.url,
+        "--wait",
+        "--mode",
+        "do",
+        "--out",
+        out,
+        "--output-format",
+        "json",
+        ...args,
+      ],
+      { home, timeoutMs: 75_000 },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")) as EvalReport;
+    expect(JSON.parse(run.stdout)).toMatchObject({ suite: "builtin", totals: report.totals });
+    expect(report).toMatchObject({ suite: "builtin", model: "openai/gpt-4o", mode: "do" });
+    expect(report.totals).toMatchObject({ tasks: 2, run: 2, solved: 1, pass_at_1: 0.5 });
+    const byId = Object.fromEntries(report.tasks.map((t) => [t.id, t]));
+    expect(byId["javascript/median"]).toMatchObject({ solved: true, status: "completed" });
+    expect(byId["python/leap"]).toMatchObject({ solved: false });
+    expect(byId["python/leap"]?.grade?.checks.length).toBeGreaterThan(0);
+    // Graded on what the workers did: their records, in the eval's results.
+    const records = await readResults(out);
+    expect(records.map((r) => [r.id, r.worker]).sort()).toEqual([
+      ["javascript/median", "wa"],
+      ["python/leap", "wa"],
+    ]);
+    expect(report.totals.cost_usd).toBeCloseTo(
+      records.reduce((sum, r) => sum + (r.cost_usd ?? 0), 0),
+      10,
+    );
+    expect(await readFile(path.join(out, "report.md"), "utf8")).toContain("pass@1 50% (1/2)");
+    w.child.kill("SIGINT");
+    expect(await w.exited).toBe(0);
   });
 
   it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {

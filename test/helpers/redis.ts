@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -8,9 +8,13 @@ import path from "node:path";
 export interface TestRedis {
   url: string;
   port: number;
-  /** Stops the server, keeping its port and folder, as a Redis that went away. */
+  /**
+   * Stops the server, as a Redis that went away: its port, its folder and what it held are kept
+   * (saved on the way down, as a Redis that restarts keeps its data), so the queue is still there
+   * when it comes back; what expired meanwhile (a worker's lock) is gone.
+   */
   pause(): Promise<void>;
-  /** Starts it again on the same port. */
+  /** Starts it again on the same port, with what it held when paused. */
   resume(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -53,11 +57,18 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
   });
 }
 
-function ended(child: ChildProcess): Promise<void> {
+function ended(child: ChildProcess, port?: number): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());
-    child.kill("SIGTERM");
+    if (port === undefined) {
+      child.kill("SIGTERM");
+      return;
+    }
+    // Saved as it stops (snapshots are off while it runs): SIGTERM if the save cannot be asked for.
+    execFile("redis-cli", ["-p", String(port), "shutdown", "save"], (error) => {
+      if (error && child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    });
   });
 }
 
@@ -69,7 +80,7 @@ export async function startRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     port,
     async pause() {
-      if (child) await ended(child);
+      if (child) await ended(child, port);
       child = undefined;
     },
     async resume() {

@@ -111,8 +111,12 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
     const look = async (jobId: string): Promise<void> => {
       if (phases.get(jobId) === "done") return;
       const task = names.get(jobId);
-      const job = (await queue.getJob(jobId)) as Job<JobData, JobResult> | undefined;
       if (!task) return;
+      // The state first, then the job: read the other way round, a job that finished in between
+      // was read as it was before (a failed job without its reason, a completed one without its
+      // record), under its new state.
+      const state = await queue.getJobState(jobId);
+      const job = (await queue.getJob(jobId)) as Job<JobData, JobResult> | undefined;
       if (!job) {
         const missing = failedRecord(
           { id: task.id, repo: "", task: "", mode: "run" },
@@ -121,14 +125,15 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
         finish(jobId, { ...missing, key: task.key });
         return;
       }
-      const state = await job.getState();
       const before = phases.get(jobId);
       if (before === "done") return;
       if (state === "completed" && job.returnvalue) {
         if ("skipped" in job.returnvalue) await leftUnstarted(jobId);
         else finish(jobId, job.returnvalue);
       } else if (state === "failed") {
-        const tries = job.attemptsMade + job.stalledCounter;
+        // A worker that finds the task's tries used up gives it up without trying (BullMQ counts
+        // that as an attempt made too); no worker ever starts a try beyond --attempts.
+        const tries = Math.min(job.attemptsMade + job.stalledCounter, job.data.attempts);
         const record = failedRecord(
           job.data.spec,
           `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,

@@ -2,6 +2,7 @@ import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { BatchListener, TaskProgress } from "../events.js";
 import { executeTask } from "../execute.js";
+import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
@@ -39,6 +40,17 @@ function triesBefore(job: Job<JobData>): number {
   return job.attemptsMade + job.stalledCounter;
 }
 
+/** The job a BullMQ lock error is about (`Missing lock for job <id>. moveToFinished`). */
+function lockErrorJob(error: Error): string | undefined {
+  return /\block\b/i.test(error.message) ? /\bjob (\S+?)\.?(?:\s|$)/.exec(error.message)?.[1] : undefined;
+}
+
+/** The record of a task whose last allowed try broke too: it says the task was given up, and why. */
+function givenUp(record: TaskRecord, attempts: number): TaskRecord {
+  const why = `gave up after ${attempts} tries (the limit of --attempts ${attempts}); the last: ${record.error ?? "the try broke"}`;
+  return { ...record, error: why, summary: why };
+}
+
 /**
  * `cairn worker`: takes tasks from the queue and runs each exactly as a local batch does (its own
  * copy, its own cairn process), reporting progress and the record back through the queue. The
@@ -53,10 +65,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const root = await scratchRoot("worker", Boolean(options.keepFailed));
   const handingBack = new AbortController();
   let active = 0;
+  /** The task each job taken here is, for what is said about a job. */
+  const taskOf = new Map<string, string>();
+  /** Jobs whose lost lock was said, this try. */
+  const lockLost = new Set<string>();
 
   const runJob = async (job: Job<JobData, JobResult>, token?: string): Promise<JobResult> => {
     const { batch_id, spec, flags, attempts } = job.data;
     const key = taskKey(spec);
+    if (job.id) {
+      taskOf.set(job.id, spec.id);
+      lockLost.delete(job.id);
+    }
     const tries = triesBefore(job);
     if (tries >= attempts) {
       throw new UnrecoverableError(
@@ -118,9 +138,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         throw new WaitingError();
       }
       if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
-      const { record } = execution;
+      const record =
+        execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
+      // Spent, whether or not the record is stored.
       if (record.cost_usd) await redis.incrbyfloat(spentKey(batch_id), record.cost_usd);
-      options.emit({ type: "task.finished", batch_id, record });
       return record;
     } finally {
       active--;
@@ -136,7 +157,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     // Tries are counted by the job's own --attempts (see triesBefore), not by BullMQ's stall limit.
     maxStalledCount: 1_000,
   });
-  worker.on("error", (error) => watch.lost(error));
+  // A lost lock is not a lost Redis: said once per try, as what it means for the task.
+  worker.on("error", (error) => {
+    const jobId = lockErrorJob(error);
+    if (jobId === undefined) {
+      watch.lost(error);
+      return;
+    }
+    if (lockLost.has(jobId)) return;
+    lockLost.add(jobId);
+    options.emit({
+      type: "batch.notice",
+      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): this try's record is not kept, and the task is run again.`,
+    });
+  });
+  // Finished once its record is stored under its lock: a try whose lock lapsed is not.
+  worker.on("completed", (job, result) => {
+    if (job.id) taskOf.delete(job.id);
+    if (!("skipped" in result))
+      options.emit({ type: "task.finished", batch_id: job.data.batch_id, record: result });
+  });
+  worker.on("failed", (job) => {
+    if (job?.id) taskOf.delete(job.id);
+  });
   await worker.waitUntilReady();
   options.emit({
     type: "batch.notice",
