@@ -87,6 +87,15 @@ const mcpToolsSchema = z.strictObject({
  * would start. `${VAR}` and `${VAR:-default}` in the command, arguments, env, URL and headers
  * are read from the environment then, so tokens stay out of the file.
  */
+/** An http(s) URL once its `${VAR}`s are read, so a typo is said when the config loads, not on first use. */
+function isRemoteUrl(url: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(url.replace(/\$\{[^}]*\}/g, "x")).protocol);
+  } catch {
+    return false;
+  }
+}
+
 export const mcpServerSchema = z.strictObject({
   /** `stdio` for a command; `http` (Streamable HTTP, falling back to SSE) or `sse` for a URL. */
   type: z.enum(["stdio", "http", "sse"]).optional(),
@@ -95,7 +104,10 @@ export const mcpServerSchema = z.strictObject({
   env: z.record(z.string(), z.string()).optional(),
   /** Where the command starts, relative to the workspace (default: the workspace). */
   cwd: z.string().optional(),
-  url: z.string().min(1).optional(),
+  url: z
+    .string()
+    .refine(isRemoteUrl, "expected an http or https URL, like https://mcp.example.com/mcp")
+    .optional(),
   headers: z.record(z.string(), z.string()).optional(),
   enabled: z.boolean().optional(),
   tools: mcpToolsSchema.optional(),

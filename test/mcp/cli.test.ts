@@ -43,6 +43,11 @@ describe("cairn mcp add, list and remove", () => {
         `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
         `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
     );
+    const notUrl = await cairn("add", "--transport", "http", "web3", "notaurl");
+    expect(notUrl.code).toBe(2);
+    expect(notUrl.stderr).toContain(
+      "mcp add: expected an http or https URL, like https://mcp.example.com/mcp",
+    );
     const again = await cairn("add", "everything", "--", node);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain("already has an MCP server named everything");
