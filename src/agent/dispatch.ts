@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
-import type { ApprovalRequest } from "../safety/approval.js";
+import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { ToolError } from "../tools/toolError.js";
@@ -174,7 +174,9 @@ export async function executeToolCall(
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
   } else {
-    const decision = await turn.policy.check(approvalRequest(session, tool, prepared));
+    const decision: ApprovalDecision = tool.asksInside?.(prepared.args)
+      ? { allowed: true, permission: tool.permission, network: false }
+      : await turn.policy.check(approvalRequest(session, tool, prepared));
     started = performance.now();
     if (!decision.allowed) {
       text = decision.reason;

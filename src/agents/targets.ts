@@ -20,6 +20,11 @@ export class UnknownTargetError extends Error {
   override name = "UnknownTargetError";
 }
 
+/** `agent:codex` and the like: a coding agent of its own, run as a command. */
+export function isExternalTarget(name: string): boolean {
+  return EXTERNAL_AGENTS.some((agent) => name === `agent:${agent.name}`);
+}
+
 /** Every target a person or the model can name, for messages and `cairn agents`. */
 export function targetNames(agents: ReadonlyMap<string, AgentDefinition>): string[] {
   return [

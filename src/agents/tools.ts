@@ -4,6 +4,7 @@ import { prose } from "../platform/prose.js";
 import { plural } from "../platform/text.js";
 import { ToolError } from "../tools/toolError.js";
 import { type AgentOutcome, type AgentRequest, defineTool, type ToolContext } from "../tools/types.js";
+import { isExternalTarget } from "./targets.js";
 
 /** The tools that start agents: a sub-agent is not given them unless its definition names them. */
 export const AGENT_TOOL_NAMES = ["explore_codebase", "task"];
@@ -64,6 +65,7 @@ const task = defineTool({
   }),
   // The agent may change files; each of its own calls is judged again, an external agent as a command.
   permission: "write",
+  asksInside: ({ agent }) => isExternalTarget(agent),
   describe: ({ agent }) => agent,
   execute: ({ agent, prompt }, ctx) => delegate({ agent, prompt }, ctx),
 });

@@ -155,6 +155,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * policy judges that one (its name, class and rules) in its place.
    */
   actsAs?(args: z.infer<S>): AnyTool | undefined;
+  /**
+   * Whether the call's effect is put to the approval policy as it happens, with more to show
+   * than the call itself (handing a job to an external agent: its command line), so the call is
+   * not asked about first: one question, not two.
+   */
+  asksInside?(args: z.infer<S>): boolean;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
   /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
   describe(args: z.infer<S>): string;
