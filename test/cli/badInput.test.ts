@@ -1,7 +1,7 @@
 // Bad flags, tasks and config files (issue 15): each is refused before anything runs, in one
 // clear line, with exit 2 (bad usage or configuration), never a stack trace.
 import { existsSync } from "node:fs";
-import { mkdir, rm, symlink } from "node:fs/promises";
+import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliRun, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
@@ -161,21 +161,36 @@ describe("config files", () => {
     expect(server?.requests).toHaveLength(0);
   });
 
-  it.skipIf(process.getuid?.() === 0)(
-    "--config without read permission is a configuration error",
-    async () => {
-      const repo = await makeRepo({ "locked.yaml": "model: openai/gpt-4o\n" });
-      const { chmod } = await import("node:fs/promises");
-      await chmod(path.join(repo, "locked.yaml"), 0o000);
-      const run = await runCairn(["do", "fix it", "--cwd", repo, "--config", "locked.yaml"], {
-        home: await makeHome(),
-      });
-      expectRefused(
-        run,
-        /locked\.yaml: cannot be read \(permission denied\); make it readable or remove it$/,
-      );
-    },
-  );
+  it("--config, the project's config.yaml or the global one without read permission is a configuration error", async () => {
+    const { chmod } = await import("node:fs/promises");
+    const repo = await makeRepo({
+      "locked.yaml": "model: openai/gpt-4o\n",
+      ".cairn/config.yaml": "max_tool_calls: 5\n",
+    });
+    const home = await makeHome();
+    const locked = /: cannot be read \(permission denied\); make it readable or remove it$/;
+    await chmod(path.join(repo, "locked.yaml"), 0o000);
+    const flag = await runCairn(["do", "fix it", "--cwd", repo, "--config", "locked.yaml"], {
+      home,
+      unprivileged: true,
+    });
+    expectRefused(flag, /^cairn: --config .*locked\.yaml: cannot be read/);
+    expect(flag.stderr.split("\n")[0]).toMatch(locked);
+
+    await chmod(path.join(repo, ".cairn", "config.yaml"), 0o000);
+    const project = await runCairn(["do", "fix it", "--cwd", repo], { home, unprivileged: true });
+    expectRefused(project, /\.cairn\/config\.yaml: cannot be read/);
+    expect(project.stderr.split("\n")[0]).toMatch(locked);
+
+    await chmod(path.join(repo, ".cairn", "config.yaml"), 0o644);
+    const global = path.join(home, "config", "cairn", "config.yaml");
+    await mkdir(path.dirname(global), { recursive: true });
+    await writeFile(global, "max_tool_calls: 5\n");
+    await chmod(global, 0o000);
+    const globalRun = await runCairn(["do", "fix it", "--cwd", repo], { home, unprivileged: true });
+    expectRefused(globalRun, /^cairn: ~\/config\/cairn\/config\.yaml: cannot be read/);
+    expect(globalRun.stderr.split("\n")[0]).toMatch(locked);
+  });
 
   it("a project or global config.yaml that is a folder is a configuration error; a .cairn file is no config", async () => {
     const { args, env } = await silentModel();

@@ -26,9 +26,19 @@ export const CAIRN_BIN = path.join(
  * Starts the built CLI as a user would, with its own XDG folders under `home` so no real config
  * or store leaks in: for tests that need the process itself (to signal it, or to read it live).
  */
+export interface CairnOptions {
+  env?: Record<string, string>;
+  home: string;
+  /**
+   * Run as an ordinary user would be, to whom file permissions apply: as root (as in CI), without
+   * the capabilities that let root read and search any file.
+   */
+  unprivileged?: boolean;
+}
+
 export function spawnCairn(
   args: string[],
-  options: { env?: Record<string, string>; home: string },
+  options: CairnOptions,
   stdio: StdioOptions = ["ignore", "pipe", "pipe"],
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
   const env: Record<string, string> = {
@@ -39,11 +49,12 @@ export function spawnCairn(
     NO_COLOR: "1",
     ...options.env,
   };
-  return spawn(process.execPath, [CAIRN_BIN, ...args], { env, stdio }) as ChildProcessByStdio<
-    Writable | null,
-    Readable,
-    Readable
-  >;
+  const command = [process.execPath, CAIRN_BIN, ...args];
+  const [file = "", ...rest] =
+    options.unprivileged && process.getuid?.() === 0
+      ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", ...command]
+      : command;
+  return spawn(file, rest, { env, stdio }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
 }
 
 export interface CliRun {
@@ -55,7 +66,7 @@ export interface CliRun {
 /** Runs the built CLI as a user would, with its own XDG folders so no real config leaks in. */
 export async function runCairn(
   args: string[],
-  options: { env?: Record<string, string>; home: string; timeoutMs?: number; input?: string },
+  options: CairnOptions & { timeoutMs?: number; input?: string },
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawnCairn(args, options, ["pipe", "pipe", "pipe"]);
