@@ -206,7 +206,7 @@ export class ToolLoop {
       type: "tool-result",
       toolCallId: call.call.id,
       toolName: call.call.name,
-      output: resultOutput(results[i], turn.model.info.images),
+      output: resultOutput(results[i], turn.model.info.toolImages),
     }));
     this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
   }

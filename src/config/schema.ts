@@ -37,7 +37,7 @@ const modelEntrySchema = z.strictObject({
   price: priceSchema.optional(),
   /** `text` for models without native tool calling: calls are read from the reply text. */
   tool_calls: z.enum(["native", "text"]).optional(),
-  /** Images in tool results and editors' prompts are sent to the model (default: on for Anthropic's models). */
+  /** The model takes images: an editor's prompt's, and tool results' where the wire carries them (default: Anthropic's, OpenAI's and Google's). */
   images: z.boolean().optional(),
 });
 

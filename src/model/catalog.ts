@@ -9,11 +9,13 @@ export interface ModelInfo {
   /** Null when unknown: cost is then reported as unknown, never as 0. */
   price: Price | null;
   toolCalls: "native" | "text";
-  /**
-   * Images reach the model, in tool results (an MCP tool's screenshot) and in the person's
-   * message (an editor's prompt); otherwise they are described or left out.
-   */
+  /** Images in the person's message (an editor's prompt) reach the model; otherwise a note says one was left out. */
   images: boolean;
+  /**
+   * Images in tool results (an MCP tool's screenshot) reach the model: one that takes images, on
+   * a wire that carries them there; otherwise they are described.
+   */
+  toolImages: boolean;
 }
 
 /** What the config's `models.<id>` may say of a model, each key winning over the price list. */
@@ -85,11 +87,13 @@ export function modelInfo(modelId: string, overrides: { models: Record<string, M
   const entry = overrides.models[modelId];
   const found = listed(provider, model);
   const contextWindow = entry?.context_window ?? found?.model.context_window;
+  const images = entry?.images ?? spec.images ?? false;
   return {
     contextWindow: contextWindow ?? (spec.local ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
     contextWindowKnown: contextWindow !== undefined,
     price: entry?.price ?? (found ? priceFrom(found.model_price) : (spec.price ?? null)),
     toolCalls: entry?.tool_calls ?? "native",
-    images: entry?.images ?? spec.images ?? false,
+    images,
+    toolImages: images && (spec.toolResultImages ?? false),
   };
 }

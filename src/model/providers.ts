@@ -33,8 +33,10 @@ export interface ProviderSpec {
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
   cacheBreakpoints?: boolean;
-  /** Tool results may carry images (Chat Completions' tool messages, for one, are text only). */
+  /** Its models take images in the person's message unless the config says otherwise. */
   images?: boolean;
+  /** Its wire carries images in tool results (Chat Completions' tool messages are text only). */
+  toolResultImages?: boolean;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
 }
@@ -67,6 +69,7 @@ export const PROVIDER_SPECS = {
     defaultModel: "anthropic/claude-sonnet-5",
     cacheBreakpoints: true,
     images: true,
+    toolResultImages: true,
     async create({ model, apiKey, baseURL }) {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey, baseURL }).messages(model);
@@ -76,6 +79,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENAI_API_KEY",
     local: false,
     defaultModel: "openai/gpt-6-sol",
+    images: true,
     async create({ model, apiKey, baseURL }) {
       const { createOpenAI } = await import("@ai-sdk/openai");
       // Chat Completions rather than Responses: it is the wire format every OpenAI-style server
@@ -87,6 +91,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
     local: false,
     defaultModel: "google/gemini-3.8-flash",
+    images: true,
     async create({ model, apiKey, baseURL }) {
       const { createGoogle } = await import("@ai-sdk/google");
       return createGoogle({ apiKey, baseURL }).languageModel(model);

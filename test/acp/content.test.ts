@@ -41,10 +41,24 @@ describe("cairn acp: what a prompt carries besides text", () => {
     expect(JSON.stringify(message.content)).toMatch(/What colour is this pixel\? \[image 1: image\/png/);
   });
 
+  it("sends them over OpenAI's wire too, as a data URL beside the text", async () => {
+    const server = await stage.serve([{ text: "It is red." }]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
+    const editor = stage.start({ server, home });
+    const { init, session } = await openSession(editor, repo);
+    expect(init.agentCapabilities?.promptCapabilities).toMatchObject({ image: true });
+    await editor.agent.request("session/prompt", { sessionId: session.sessionId, prompt: withImage });
+    const message = server.requests[0]?.body.messages.at(-1);
+    expect(message.content).toContainEqual({
+      type: "image_url",
+      image_url: { url: `data:image/png;base64,${PNG}` },
+    });
+  });
+
   it("with a model that reads text only, offers no images and tells the model one was left out", async () => {
     const server = await stage.serve([{ text: "I cannot see it." }]);
     const [repo, home] = await Promise.all([makeGitRepo({ "README.md": "# r\n" }), makeHome()]);
-    const editor = stage.start({ server, home });
+    const editor = stage.start({ server, home, format: "ollama" });
     const { init, session } = await openSession(editor, repo);
     expect(init.agentCapabilities?.promptCapabilities).toMatchObject({ image: false });
 

@@ -27,7 +27,7 @@ describe("cairn acp: a prompt", () => {
     const { init, session } = await openSession(editor, repo);
     expect(init.agentCapabilities).toMatchObject({
       loadSession: true,
-      promptCapabilities: { embeddedContext: true, image: false },
+      promptCapabilities: { embeddedContext: true, image: true },
       sessionCapabilities: { list: {} },
     });
     expect(init.authMethods).toEqual([]);

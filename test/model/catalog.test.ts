@@ -25,13 +25,16 @@ describe("modelInfo from the price list", () => {
       },
       toolCalls: "native",
       images: true,
+      toolImages: true,
     });
   });
 
-  it("knows GPT-4o, which has no cache-write rate", () => {
+  it("knows GPT-4o, which has no cache-write rate, and takes images in the person's message but not in tool results", () => {
     const info = modelInfo("openai/gpt-4o", config());
     expect(info).toMatchObject({ contextWindow: 128_000, contextWindowKnown: true, toolCalls: "native" });
     expect(info.price).toEqual({ input: 2.5, output: 10, cached_input: 1.25, cache_write: undefined });
+    // Chat Completions' tool messages are text only.
+    expect(info).toMatchObject({ images: true, toolImages: false });
   });
 
   it("knows OpenRouter's own listing", () => {
@@ -54,7 +57,8 @@ describe("modelInfo from the price list", () => {
       contextWindowKnown: false,
       price: null,
       toolCalls: "native",
-      images: false,
+      images: true,
+      toolImages: false,
     });
   });
 
@@ -65,6 +69,7 @@ describe("modelInfo from the price list", () => {
       price: null,
       toolCalls: "native",
       images: false,
+      toolImages: false,
     });
     // Ollama runs locally: no per-token bill, so its cost is known to be zero.
     expect(modelInfo("ollama/gpt-oss:20b", config())).toEqual({
@@ -73,6 +78,7 @@ describe("modelInfo from the price list", () => {
       price: { input: 0, output: 0 },
       toolCalls: "native",
       images: false,
+      toolImages: false,
     });
   });
 });
@@ -95,6 +101,7 @@ describe("modelInfo with config overrides", () => {
       price: { input: 1, output: 2 },
       toolCalls: "text",
       images: true,
+      toolImages: false,
     });
   });
 
