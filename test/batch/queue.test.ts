@@ -143,6 +143,25 @@ async function gitRepo(): Promise<string> {
   return repo;
 }
 
+/**
+ * One task put on a new queue with `--attempts 2`, against a model that never answers it: each
+ * try is under way until something stops it.
+ */
+async function enqueueHanging(id: string) {
+  redis = await startRedis();
+  server = await startScriptedServer(byTask({ [`[${id}]`]: () => ({ hang: true }) }));
+  const home = await makeHome();
+  const repo = await gitRepo();
+  const tasks = path.join(home, "tasks.jsonl");
+  await writeFile(tasks, JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
+  const out = path.join(home, "out");
+  const { args, env } = modelFlags("openai", server);
+  const batch = ["batch", tasks, "--queue", redis.url, "--attempts", "2", "--out", out];
+  const enqueue = await runCairn([...batch, "--output-format", "json", ...args], { home });
+  expect(enqueue.code, enqueue.stderr).toBe(0);
+  return { home, out, env, queue: redis.url, batchId: JSON.parse(enqueue.stdout).batch_id as string };
+}
+
 /** A task that hangs on its first model call, and is done properly when tried again. */
 function hangsFirst(file: string): (turn: number) => ScriptedTurn {
   let tries = 0;
@@ -462,33 +481,8 @@ describe("cairn batch on a queue, with cairn worker", () => {
   it("gives a task up after --attempts tries whose worker died each time, with a record that says why", {
     timeout: 90_000,
   }, async () => {
-    redis = await startRedis();
     // The model never answers: each try is under way when its worker dies.
-    server = await startScriptedServer(byTask({ "[k1]": () => ({ hang: true }) }));
-    const home = await makeHome();
-    const repo = await gitRepo();
-    const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(tasks, JSON.stringify({ id: "k1", repo, task: "Write k1.txt [k1]", mode: "do" }));
-    const out = path.join(home, "out");
-    const { args, env } = modelFlags("openai", server);
-    const enqueue = await runCairn(
-      [
-        "batch",
-        tasks,
-        "--queue",
-        redis.url,
-        "--attempts",
-        "2",
-        "--out",
-        out,
-        "--output-format",
-        "json",
-        ...args,
-      ],
-      { home },
-    );
-    expect(enqueue.code, enqueue.stderr).toBe(0);
-    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const { home, out, env, queue, batchId } = await enqueueHanging("k1");
     const asked = () => server!.requests.filter((r) => r.rawBody.includes("[k1]")).length;
     for (const [try_, name] of [
       [1, "wa"],
@@ -506,10 +500,10 @@ describe("cairn batch on a queue, with cairn worker", () => {
       process.kill(-(started.pid as number), "SIGKILL");
     }
     const last = startWorker(home, env, "wc");
-    const status = await runCairn(
-      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
-      { home, timeoutMs: 45_000 },
-    );
+    const status = await runCairn(["batch", "status", batchId, "--queue", queue, "--output-format", "json"], {
+      home,
+      timeoutMs: 45_000,
+    });
     expect(status.code, status.stderr).toBe(1);
     expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
     const [record, ...more] = await readResults(out);
@@ -529,32 +523,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   it("tries again a task whose cairn dies without a result, and after --attempts tries records that it gave up and why", {
     timeout: 60_000,
   }, async () => {
-    redis = await startRedis();
-    server = await startScriptedServer(byTask({ "[d1]": () => ({ hang: true }) }));
-    const home = await makeHome();
-    const repo = await gitRepo();
-    const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(tasks, JSON.stringify({ id: "d1", repo, task: "Write d1.txt [d1]", mode: "do" }));
-    const out = path.join(home, "out");
-    const { args, env } = modelFlags("openai", server);
-    const enqueue = await runCairn(
-      [
-        "batch",
-        tasks,
-        "--queue",
-        redis.url,
-        "--attempts",
-        "2",
-        "--out",
-        out,
-        "--output-format",
-        "json",
-        ...args,
-      ],
-      { home },
-    );
-    expect(enqueue.code, enqueue.stderr).toBe(0);
-    const { batch_id: batchId } = JSON.parse(enqueue.stdout);
+    const { home, out, env, queue, batchId } = await enqueueHanging("d1");
     const w = startWorker(home, env, "wa");
     // Each try's cairn is killed mid-task (an OOM kill, say); the worker lives on.
     for (const try_ of [1, 2]) {
@@ -566,10 +535,10 @@ describe("cairn batch on a queue, with cairn worker", () => {
       );
       process.kill(-(started.pid as number), "SIGKILL");
     }
-    const status = await runCairn(
-      ["batch", "status", batchId, "--queue", redis.url, "--output-format", "json"],
-      { home, timeoutMs: 30_000 },
-    );
+    const status = await runCairn(["batch", "status", batchId, "--queue", queue, "--output-format", "json"], {
+      home,
+      timeoutMs: 30_000,
+    });
     expect(status.code, status.stderr).toBe(1);
     expect(JSON.parse(status.stdout)).toMatchObject({ tasks: 1, completed: 0 });
     const records = await readResults(out);
