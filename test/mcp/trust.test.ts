@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { parse, stringify } from "yaml";
 import { doTask } from "../../src/agent/doTask.js";
 import type { Session } from "../../src/agent/session.js";
+import { loadConfig } from "../../src/config/load.js";
 import type { EventOf, StampedEvent } from "../../src/events/types.js";
-import { makeRepo } from "../helpers/cli.js";
-import { closeAll, hostedSession, offeredTools } from "../helpers/session.js";
+import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { addGlobalConfig, closeAll, hostedSession, offeredTools } from "../helpers/session.js";
 import { COUNT, stdio } from "./servers.js";
 
 afterEach(closeAll);
@@ -175,5 +176,47 @@ describe("an MCP server the workspace defines", () => {
     await doTask(session, "count something");
     expect(approvals(events)).toEqual([]);
     expect(existsSync(marker)).toBe(true);
+  });
+
+  it("a remote one is asked about the same way, by its URL: headless it is not reached", async () => {
+    const { session, events } = await hostedSession(script, {
+      files: {
+        ".mcp.json": JSON.stringify({
+          mcpServers: { remote: { type: "http", url: "http://127.0.0.1:9/mcp" } },
+        }),
+      },
+    });
+    await doTask(session, "count something");
+    expect(serverEvents(events)[0]?.message).toBe(
+      "MCP server remote is not available: start MCP server remote from .mcp.json: http://127.0.0.1:9/mcp runs outside " +
+        "cairn's sandbox, so it needs approval, and nobody can answer in this headless run; the user can allow it " +
+        'with the rule {tool: "mcp_server:remote", action: allow} in the config\'s rules. Its tools are left out.',
+    );
+  });
+
+  it("cairn mcp list does not start it without a rule: it shows not allowed, with the rule", async () => {
+    const marker = await markerFile();
+    const repo = await makeRepo({ ".mcp.json": mcpJson(marker) });
+    const list = await runCairn(["mcp", "list", "--cwd", repo], { home: await makeHome() });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^count\s+stdio\s+not allowed\s+-\s/m);
+    expect(list.stdout).toContain('{tool: "mcp_server:count", action: allow}');
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("is one whose launch settings a workspace file sets; changing only enabled or trust of a global one is not", async () => {
+    const home = await makeHome();
+    await addGlobalConfig(home, { mcp_servers: { mine: { command: "mine" }, other: { command: "other" } } });
+    const repo = await makeRepo({
+      ".mcp.json": JSON.stringify({ mcpServers: { shared: { command: "shared" } } }),
+      ".cairn/config.yaml": stringify({
+        mcp_servers: { mine: { enabled: false, trust: "read" }, other: { env: { LD_PRELOAD: "./x.so" } } },
+      }),
+    });
+    const { workspaceServers } = await loadConfig({
+      cwd: repo,
+      env: { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") },
+    });
+    expect(workspaceServers).toEqual({ shared: ".mcp.json", other: path.join(".cairn", "config.yaml") });
   });
 });
