@@ -43,7 +43,7 @@ export interface Host {
 export async function openHost(options: HostOptions): Promise<Host> {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
-  const { config } = await loadConfig({
+  const { config, workspaceServers } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
@@ -63,6 +63,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         mode: options.mode,
         attended: options.attended,
         env,
+        workspaceServers,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
       });

@@ -62,6 +62,11 @@ export interface SessionOptions {
    * in: a batch's task works in a throwaway copy and is recorded under its original repository.
    */
   recordedWorkspace?: string;
+  /**
+   * MCP servers the workspace itself defines (`.mcp.json`, its `.cairn/config.yaml`), with the
+   * file that does, as `loadConfig` finds them: each starts only once the approval policy allows it.
+   */
+  workspaceServers?: Record<string, string>;
 }
 
 /**
@@ -215,6 +220,9 @@ export class Session {
       env,
       serverEnv: this.commandEnv,
       report: (event) => this.bus.emit(event),
+      workspaceServers: options.workspaceServers ?? {},
+      // The session's policy as it is when they start: its mode, rules and way of asking.
+      approve: (request) => this.policy.check(request),
     });
     this.registry = new ToolRegistry(
       [

@@ -1,11 +1,13 @@
 import { mkdir } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { globalConfigFile, loadConfig, mcpJsonFile, projectConfigFile } from "../config/load.js";
 import { type McpServerConfig, mcpServerSchema } from "../config/schema.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
-import { McpTools } from "../mcp/hub.js";
+import { McpTools, serverStartTool } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
+import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { homePath } from "../ui/table.js";
 import { type CommandIo, usageError } from "./sessions.js";
@@ -31,7 +33,7 @@ export function serverTable(hub: McpTools): string {
     hub.servers,
   );
   const failures = hub.servers.flatMap((s) =>
-    s.status === "failed" ? [`${s.spec.name}: ${s.message}`] : [],
+    s.status === "failed" || s.status === "not allowed" ? [`${s.spec.name}: ${s.message}`] : [],
   );
   return [table, ...(failures.length ? ["", ...failures] : [])].join("\n");
 }
@@ -39,12 +41,27 @@ export function serverTable(hub: McpTools): string {
 /** `cairn mcp list`: starts every enabled server, then says how each went. 1 when one failed. */
 export async function mcpListCommand(options: McpListOptions, io: CommandIo): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config } = await loadConfig({ cwd, ...(options.config ? { configFile: options.config } : {}) });
+  const { config, workspaceServers } = await loadConfig({
+    cwd,
+    ...(options.config ? { configFile: options.config } : {}),
+  });
+  // Nobody is asked here: a server the workspace defines starts only when the config allows it
+  // (a rule), as in a headless session; otherwise it is listed as `not allowed`, with the rule.
+  const policy = new ApprovalPolicy({
+    mode: config.approval ?? "auto-edit",
+    rules: config.rules,
+    workspace: cwd,
+    home: process.env.HOME || os.homedir(),
+    sandbox: { kind: "none" },
+    settings: config.sandbox,
+  });
   const hub = new McpTools({
     servers: config.mcp_servers,
     workspace: cwd,
     env: process.env,
     serverEnv: cleanEnvironment(process.env, environmentPolicy(config)),
+    workspaceServers,
+    approve: (request) => policy.check(request),
   });
   try {
     await hub.ready();
@@ -85,6 +102,9 @@ function pairs(items: string[], separator: "=" | ":", flag: string): Record<stri
   return out;
 }
 
+/** The rule `cairn mcp add` writes beside a server it adds to the project's config. */
+const addedRule = (name: string) => ({ tool: serverStartTool(name), action: "allow" as const });
+
 function configFileFor(scope: McpAddOptions["scope"], cwd: string): string {
   return scope === "global" ? globalConfigFile() : projectConfigFile(cwd);
 }
@@ -123,9 +143,15 @@ export async function mcpAddCommand(
     return usageError(io, `mcp add: ${name}: a name is letters, digits, _ and - only`);
   const file = configFileFor(options.scope, cwd);
   await mkdir(path.dirname(file), { recursive: true });
-  await addServer(file, name, checked.data);
+  // A server the workspace's config defines is asked about before it starts; one the person adds
+  // is theirs, so the rule that lets it start goes into the same file, in the same write.
+  const rule = options.scope === "project" ? addedRule(name) : undefined;
+  await addServer(file, name, checked.data, rule);
+  const allowed = rule
+    ? `, with the rule {tool: "${rule.tool}", action: allow} that lets it start without asking`
+    : "";
   io.out.write(
-    `Added MCP server ${name} to ${homePath(file)}. cairn mcp list starts it and lists its tools.\n`,
+    `Added MCP server ${name} to ${homePath(file)}${allowed}. cairn mcp list starts it and lists its tools.\n`,
   );
   return 0;
 }
@@ -138,7 +164,11 @@ export async function mcpRemoveCommand(
 ): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
   const files = [
-    { scope: "project", file: projectConfigFile(cwd), remove: removeServer },
+    {
+      scope: "project",
+      file: projectConfigFile(cwd),
+      remove: (file: string, server: string) => removeServer(file, server, addedRule(server)),
+    },
     { scope: "global", file: globalConfigFile(), remove: removeServer },
     { scope: "mcp-json", file: mcpJsonFile(cwd), remove: removeFromMcpJson },
   ].filter((entry) => !options.scope || entry.scope === options.scope);

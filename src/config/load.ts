@@ -34,6 +34,13 @@ export interface LoadedConfig {
   config: Config;
   /** What contributed, in the order applied: file paths, variable names, flags (a base URL last). */
   sources: string[];
+  /**
+   * MCP servers whose launch settings (command, args, env, cwd, url, headers, type) come from the
+   * workspace itself — its `.mcp.json` or `.cairn/config.yaml` — by name, with that file as it is
+   * named to a person (`.mcp.json`). They came with the repository, so starting one is put to the
+   * approval policy first; the global config and `--config` are the person's own.
+   */
+  workspaceServers: Record<string, string>;
 }
 
 interface Override {
@@ -359,6 +366,22 @@ function combined(layers: Layer[]): Config {
   return configSchema.parse(layers.reduce<Mapping>((merged, layer) => merge(merged, layer.raw), {}));
 }
 
+/** The keys of a server's settings that say what runs, or where it connects and with what. */
+const LAUNCH_KEYS = ["type", "command", "args", "env", "cwd", "url", "headers"];
+
+/** The servers whose launch settings a workspace layer sets, by name, with the file that does (the last). */
+function workspaceServersIn(layers: Layer[], cwd: string): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const layer of layers) {
+    const servers = layer.raw.mcp_servers;
+    if (!isMapping(servers)) continue;
+    for (const [name, server] of Object.entries(servers))
+      if (isMapping(server) && LAUNCH_KEYS.some((key) => server[key] !== undefined))
+        found[name] = path.relative(cwd, layer.source);
+  }
+  return found;
+}
+
 /**
  * The configuration of a run, lowest first: built-in defaults < `$XDG_CONFIG_HOME/cairn/config.yaml`
  * < `<workspace>/.mcp.json` (its MCP servers) < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
@@ -367,10 +390,13 @@ function combined(layers: Layer[]): Config {
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
-  const layers = [
-    await fileLayer(globalConfigFile(env), false, env),
+  const workspaceLayers = [
     await mcpJsonLayer(options.cwd, env),
     await fileLayer(projectConfigFile(options.cwd), false, env),
+  ].filter((layer): layer is Layer => layer !== undefined);
+  const layers = [
+    await fileLayer(globalConfigFile(env), false, env),
+    ...workspaceLayers,
     options.configFile
       ? await fileLayer(path.resolve(options.cwd, options.configFile), true, env)
       : undefined,
@@ -392,5 +418,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     layers.push(...checked(urlLayers));
     config = combined(layers);
   }
-  return { config, sources: layers.map((layer) => layer.source) };
+  return {
+    config,
+    sources: layers.map((layer) => layer.source),
+    workspaceServers: workspaceServersIn(workspaceLayers, options.cwd),
+  };
 }

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { isMap, parseDocument } from "yaml";
-import type { McpServerConfig } from "../config/schema.js";
+import { isMap, isSeq, parseDocument, type YAMLSeq } from "yaml";
+import type { McpServerConfig, Rule } from "../config/schema.js";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { ConfigError } from "../platform/errors.js";
 
@@ -23,7 +23,12 @@ async function yamlDocument(file: string) {
  * Adds a server under `mcp_servers:` of a config file, creating the file if needed. The file is
  * edited as a YAML document, so the person's comments and layout stay as they were.
  */
-export async function addServer(file: string, name: string, server: McpServerConfig): Promise<void> {
+export async function addServer(
+  file: string,
+  name: string,
+  server: McpServerConfig,
+  rule?: Rule,
+): Promise<void> {
   const doc = await yamlDocument(file);
   if (doc.hasIn(["mcp_servers", name]))
     throw new ConfigError(
@@ -31,17 +36,41 @@ export async function addServer(file: string, name: string, server: McpServerCon
     );
   if (!isMap(doc.get("mcp_servers"))) doc.set("mcp_servers", doc.createNode({}));
   doc.setIn(["mcp_servers", name], doc.createNode(server));
+  if (rule) {
+    // In the same write: the server is never there without the rule that lets it start.
+    if (!isSeq(doc.get("rules"))) doc.set("rules", doc.createNode([]));
+    const node = doc.createNode(rule);
+    node.flow = true;
+    (doc.get("rules") as YAMLSeq).add(node);
+  }
   await writeFileAtomic(file, Buffer.from(doc.toString()));
 }
 
+/** Whether a rule's node is exactly this rule (same keys, same values). */
+function sameRule(item: unknown, rule: Rule): boolean {
+  const value = isMap(item) ? (item.toJSON() as Record<string, unknown>) : undefined;
+  if (!value) return false;
+  const keys = Object.keys(value);
+  return (
+    keys.length === Object.keys(rule).length &&
+    keys.every((key) => value[key] === (rule as Record<string, unknown>)[key])
+  );
+}
+
 /** Removes a server from a YAML config file; false when the file does not have it. */
-export async function removeServer(file: string, name: string): Promise<boolean> {
+export async function removeServer(file: string, name: string, rule?: Rule): Promise<boolean> {
   if ((await readOptional(file)) === undefined) return false;
   const doc = await yamlDocument(file);
   if (!doc.hasIn(["mcp_servers", name])) return false;
   doc.deleteIn(["mcp_servers", name]);
   const servers = doc.get("mcp_servers");
   if (isMap(servers) && servers.items.length === 0) doc.delete("mcp_servers");
+  // The rule `cairn mcp add` wrote with it goes too: it would let another server of that name start.
+  const rules = doc.get("rules");
+  if (rule && isSeq(rules)) {
+    rules.items = rules.items.filter((item) => !sameRule(item, rule));
+    if (rules.items.length === 0) doc.delete("rules");
+  }
   await writeFileAtomic(file, Buffer.from(doc.toString()));
   return true;
 }

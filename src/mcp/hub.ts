@@ -31,6 +31,10 @@ function validator(schema: McpTool["inputSchema"]): z.ZodType {
   }
 }
 
+/** A word for bash, quoted so that nothing in it is read as shell syntax. */
+const shellWord = (word: string) =>
+  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+
 /** A call of a server's tool, titled by its first text argument (a path, a query, a message). */
 function describeArguments(args: unknown): string {
   const first = Object.values((args ?? {}) as Record<string, unknown>).find(
@@ -39,7 +43,7 @@ function describeArguments(args: unknown): string {
   return typeof first === "string" ? first.replace(/\s+/g, " ").slice(0, 80) : "";
 }
 
-export type ServerStatus = "disabled" | "not started" | "starting" | "ready" | "failed";
+export type ServerStatus = "disabled" | "not started" | "not allowed" | "starting" | "ready" | "failed";
 
 export interface ServerState {
   spec: McpServerSpec;
@@ -61,7 +65,32 @@ export interface McpToolsOptions {
   serverEnv: Record<string, string>;
   /** How servers that become ready or fail are told: the session's events. */
   report?: (event: EventOf<"mcp.server">) => void;
+  /**
+   * Servers defined by the workspace itself (`.mcp.json`, its `.cairn/config.yaml`), by name, with
+   * the file that defines them: each is started only once `approve` allows it.
+   */
+  workspaceServers?: Record<string, string>;
+  /** Puts the start of a workspace server to the approval policy; without it, none starts. */
+  approve?: (request: ServerStartRequest) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
 }
+
+/**
+ * The start of a workspace server as the approval policy judges it: an `exec` outside the
+ * sandbox, of its command line (a local server) or of a connection to its URL (a remote one).
+ */
+export interface ServerStartRequest {
+  callId: string;
+  tool: string;
+  permission: "exec";
+  summary: string;
+  command?: { text: string; cwd: string };
+  unconfined: true;
+  /** The rule that lets exactly this server start, named when it is refused for want of a person. */
+  allowRule: string;
+}
+
+/** The tool name rules use for the start of a workspace server: `{tool: "mcp_server:docs", action: allow}`. */
+export const serverStartTool = (name: string) => `mcp_server:${name}`;
 
 /**
  * The tools of the configured MCP servers, as a source of the session's tool registry. Servers
@@ -103,10 +132,55 @@ export class McpTools implements ToolSource, McpCatalog {
   }
 
   ready(): Promise<void> {
-    this.started ??= Promise.all(
-      this.servers.filter((state) => state.status === "not started").map((state) => this.start(state)),
-    ).then(() => undefined);
+    this.started ??= this.startAll();
     return this.started;
+  }
+
+  /**
+   * The person's own servers start at once; the workspace's are put to the approval policy one
+   * at a time (a person answers one question after another), each starting once allowed.
+   */
+  private async startAll(): Promise<void> {
+    const waiting = this.servers.filter((state) => state.status === "not started");
+    const origins = this.options.workspaceServers ?? {};
+    const own = waiting.filter((state) => origins[state.spec.name] === undefined);
+    const starts = own.map((state) => this.start(state));
+    for (const state of waiting.filter((s) => origins[s.spec.name] !== undefined)) {
+      if (this.closed) break;
+      if (await this.allowed(state, origins[state.spec.name]!)) starts.push(this.start(state));
+    }
+    await Promise.all(starts);
+  }
+
+  /** Whether the approval policy lets a workspace server start; reported once when not. */
+  private async allowed(state: ServerState, origin: string): Promise<boolean> {
+    const { spec } = state;
+    // One that cannot start anyway is not asked about: it fails saying why.
+    if (!spec.launch) return true;
+    const { launch } = spec;
+    const request: ServerStartRequest = {
+      callId: `mcp-start-${spec.name}`,
+      tool: serverStartTool(spec.name),
+      permission: "exec",
+      // A local server's command line is shown as its own part of the question; a URL is not.
+      summary: `start MCP server ${spec.name} from ${origin}${launch.transport === "stdio" ? "" : `: ${spec.display}`}`,
+      ...(launch.transport === "stdio"
+        ? { command: { text: [launch.command, ...launch.args].map(shellWord).join(" "), cwd: launch.cwd } }
+        : {}),
+      unconfined: true,
+      allowRule: `{tool: "${serverStartTool(spec.name)}", action: allow}`,
+    };
+    const decision = this.options.approve
+      ? await this.options.approve(request)
+      : { allowed: false as const, reason: "nothing here can approve a server the workspace defines" };
+    if (decision.allowed) return true;
+    // The policy's words for the model, made a line for the person: what it is, why, what allows it.
+    const reason = decision.reason
+      .replace(/^Refused: /, "")
+      .replace(/\. Continue without it; the user can /, "; the user can ")
+      .replace(/\.$/, "");
+    this.fail(state, reason, "not allowed");
+    return false;
   }
 
   private async start(state: ServerState): Promise<void> {
@@ -153,9 +227,9 @@ export class McpTools implements ToolSource, McpCatalog {
   }
 
   /** Reported once; the server's tools are withdrawn and the session goes on. */
-  private fail(state: ServerState, message: string): void {
-    if (this.closed || state.status === "failed") return;
-    state.status = "failed";
+  private fail(state: ServerState, message: string, status: "failed" | "not allowed" = "failed"): void {
+    if (this.closed || state.status === "failed" || state.status === "not allowed") return;
+    state.status = status;
     state.message = message;
     state.tools = new Map();
     void state.connection?.close();

@@ -39,6 +39,8 @@ export interface ApprovalRequest {
   unconfined?: boolean;
   /** Absolute paths the call reads or changes, as its tool says: a secret file among them makes it class `secret`. */
   paths?: string[];
+  /** The rule to name when the call is refused for want of a person to ask, when not the usual one. */
+  allowRule?: string;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -225,7 +227,7 @@ export class ApprovalPolicy {
           : "only a person can let the model read one, and nobody can answer in this headless run";
       return refuse(`Refused: ${quoted(request.summary)}: ${what}, and ${why}. Go on without it. ${allowBy}`);
     }
-    const { callId, unconfined: _, paths: __, ...asked } = request;
+    const { callId, unconfined: _, paths: __, allowRule: ___, ...asked } = request;
     const reason = `${what}: what it reads goes to the model's provider.`;
     const answer = await ask(
       { ...asked, permission: "secret", dangers: [reason, ...dangers], network },
@@ -269,10 +271,14 @@ export class ApprovalPolicy {
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
     if (unconfined) {
-      const program = command ? path.basename(command.text.split(" ")[0] ?? "") : what;
+      const rule =
+        request.allowRule ??
+        (command
+          ? `{action: allow, command: ${path.basename(command.text.split(" ")[0] ?? "")}}`
+          : `{action: allow, tool: "${request.tool}"}`);
       return (
         `Refused: ${what} runs outside cairn's sandbox, so it needs approval, and ${nobody}. ` +
-        `Continue without it; the user can allow it with the rule {action: allow, command: ${program}} in the config's rules.`
+        `Continue without it; the user can allow it with the rule ${rule} in the config's rules.`
       );
     }
     if (this.mode === "auto") {
@@ -306,7 +312,9 @@ export class ApprovalPolicy {
       );
     }
     const dangers = command?.dangers ?? [];
-    const permission = command?.readOnly && dangers.length === 0 ? "read" : request.permission;
+    // A read-only command is read-only inside the sandbox; one that runs outside it stays what it is.
+    const permission =
+      command?.readOnly && dangers.length === 0 && !request.unconfined ? "read" : request.permission;
     const secrets = this.secretsOf(request, command);
     if (permission === "read" && secrets.shown.length === 0)
       return { allowed: true, network: false, permission };
@@ -321,7 +329,11 @@ export class ApprovalPolicy {
       (verdict.action !== "allow" && this.modeAsks(permission, request));
     // Outside a sandbox commands have the network anyway: there is nothing to grant.
     const network =
-      this.confined && !this.settings.network && !verdict.network && (command?.networked ?? false);
+      this.confined &&
+      !request.unconfined &&
+      !this.settings.network &&
+      !verdict.network &&
+      (command?.networked ?? false);
     if (secrets.shown.length > 0)
       return this.checkSecret(request, secrets, dangers, network, verdict.network);
     if (!asks && !network) return { allowed: true, network: verdict.network, permission };
@@ -335,7 +347,7 @@ export class ApprovalPolicy {
       return { allowed: true, network: false, permission };
     }
     const grants = dangers.length > 0 ? [] : grantsFor(request.tool, command?.parts, network);
-    const { callId, unconfined: _, ...asked } = request;
+    const { callId, unconfined: _, allowRule: __, ...asked } = request;
     const answer = await ask(
       {
         ...asked,

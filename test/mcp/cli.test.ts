@@ -37,11 +37,15 @@ describe("cairn mcp add, list and remove", () => {
       "-H",
       `Authorization: Bearer ${TOKEN_REFERENCE}`,
     );
-    expect(added.stdout).toContain(`Added MCP server github to ${repo}/.cairn/config.yaml.`);
+    // The person adds it, so the rule that lets it start goes in with it.
+    expect(added.stdout).toContain(
+      `Added MCP server github to ${repo}/.cairn/config.yaml, with the rule {tool: "mcp_server:github", action: allow} that lets it start without asking.`,
+    );
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\nmcp_servers:\n" +
         `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
-        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
+        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n` +
+        "rules:\n  - { tool: mcp_server:everything, action: allow }\n  - { tool: mcp_server:github, action: allow }\n",
     );
     const notUrl = await cairn("add", "--transport", "http", "web3", "notaurl");
     expect(notUrl.code).toBe(2);
@@ -56,7 +60,11 @@ describe("cairn mcp add, list and remove", () => {
     expect(list.code).toBe(1);
     expect(list.stdout).toMatch(/^server\s+type\s+status\s+tools\s+command or url$/m);
     expect(list.stdout).toMatch(/^everything\s+stdio\s+ready\s+1\d\s/m);
-    expect(list.stdout).toMatch(/^shared\s+stdio\s+ready\s+1\d\s/m);
+    // .mcp.json came with the repository: not started without a rule, which the list names.
+    expect(list.stdout).toMatch(/^shared\s+stdio\s+not allowed\s+-\s/m);
+    expect(list.stdout).toContain(
+      "shared: start MCP server shared from .mcp.json runs outside cairn's sandbox, so it needs approval, and nobody can answer in this headless run; the user can allow it with the rule {tool: \"mcp_server:shared\", action: allow} in the config's rules",
+    );
     expect(list.stdout).toMatch(/^github\s+http\s+failed\s+-\s+https:\/\/example\.invalid\/mcp$/m);
     expect(list.stdout).toContain(
       "github: mcp_servers.github.headers.Authorization needs the environment variable GH_TOKEN, which is not set.",

@@ -146,6 +146,8 @@ describe("MCP servers from npm, driven through a session", () => {
       {
         files: { ".mcp.json": JSON.stringify(mcpJson) },
         config: {
+          // The workspace's server starts because a rule allows its program (test/mcp/trust.test.ts).
+          rules: [{ command: "node", action: "allow" }],
           mcp_servers: {
             broken: {
               command: process.execPath,

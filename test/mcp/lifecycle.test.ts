@@ -49,7 +49,13 @@ describe("a server with enabled: false", () => {
     expect(listed).not.toMatch(/^off/m);
 
     await rm(on);
-    const repo = await makeRepo({ ".cairn/config.yaml": stringify({ mcp_servers: servers }) });
+    // Servers the project's config defines start for cairn mcp list only when a rule allows them.
+    const repo = await makeRepo({
+      ".cairn/config.yaml": stringify({
+        mcp_servers: servers,
+        rules: [{ tool: "mcp_server:on", action: "allow" }],
+      }),
+    });
     const home = await makeHome();
     const list = await runCairn(["mcp", "list", "--cwd", repo], { home });
     expect(list.code, list.stderr).toBe(0);
