@@ -176,7 +176,9 @@ export class AcpSession {
         ...(view ? { kind: view.kind } : {}),
         status: "pending",
       });
-      if (choice !== "deny")
+      // A question that is no tool call of the model's (starting a workspace's MCP server) has no
+      // call on the editor's screen to update.
+      if (choice !== "deny" && view)
         this.send({ sessionUpdate: "tool_call_update", toolCallId, status: "in_progress" });
     } catch (error) {
       this.options.log(`approval of ${event.prompt.summary} failed: ${String(error)}`);

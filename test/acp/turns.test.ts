@@ -1,9 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest, text, waitFor } from "../helpers/acp.js";
 import { makeGitRepo, makeHome } from "../helpers/cli.js";
+import { COUNT, stdio } from "../mcp/servers.js";
 
 const stage = stagePerTest();
 
@@ -145,5 +146,31 @@ describe("cairn acp: during a turn", () => {
       );
     expect(ends).toHaveLength(1);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it("asks the editor before starting an MCP server the repository defines, and offers its tools once allowed", async () => {
+    const server = await stage.serve([{ text: "Ready." }]);
+    const home = await makeHome();
+    const marker = path.join(home, "started");
+    const repo = await makeGitRepo({
+      "README.md": "# r\n",
+      ".mcp.json": JSON.stringify({
+        mcpServers: { counter: stdio(COUNT, "--tools", "2", "--marker", marker) },
+      }),
+    });
+    const editor = stage.start({ server, home, args: ["--approval", "ask"], answer: () => "once" });
+    const { session } = await openSession(editor, repo);
+    await editor.agent.request("session/prompt", { sessionId: session.sessionId, prompt: text("get ready") });
+    expect(editor.permissions.map((p) => p.toolCall.title)).toEqual([
+      "start MCP server counter from .mcp.json",
+    ]);
+    expect(existsSync(marker)).toBe(true);
+    const offered = server.requests[0]?.body.tools.map(
+      (tool: { function: { name: string } }) => tool.function.name,
+    );
+    expect(offered).toContain("counter__tool_1");
+    // Nothing updates a call the editor never saw.
+    const ids = editor.updatesOf(session.sessionId, "tool_call_update").map((u) => u.toolCallId);
+    expect(ids).not.toContain(editor.permissions[0]?.toolCall.toolCallId);
   });
 });
