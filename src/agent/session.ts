@@ -165,6 +165,8 @@ export class Session {
   policy: ApprovalPolicy;
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
+  /** How many times the person has interrupted: a question dismissed by one was not answered. */
+  private interrupts = 0;
   readonly running = new Set<Interruptible>();
   private readonly warned = new Set<string>();
   private readonly models = new Map<string, Promise<ModelHandle>>();
@@ -221,8 +223,15 @@ export class Session {
       serverEnv: this.commandEnv,
       report: (event) => this.bus.emit(event),
       workspaceServers: options.workspaceServers ?? {},
-      // The session's policy as it is when they start: its mode, rules and way of asking.
-      approve: (request) => this.policy.check(request),
+      // The session's policy as it is when they start: its mode, rules and way of asking. A
+      // question the person's interrupt dismissed is no answer: it is asked again next turn.
+      approve: async (request) => {
+        const interrupts = this.interrupts;
+        const decision = await this.policy.check(request);
+        return !decision.allowed && this.interrupts !== interrupts
+          ? { ...decision, interrupted: true }
+          : decision;
+      },
     });
     this.registry = new ToolRegistry(
       [
@@ -340,6 +349,7 @@ export class Session {
       case "answer":
         return this.inbox.answerQuestion(op.request_id, op.answer);
       case "interrupt": {
+        this.interrupts++;
         const reason = op.reason ?? "interrupted by the user";
         this.inbox.dismissAll(reason);
         for (const turn of [...this.running]) turn.abort(new Error(reason));

@@ -71,7 +71,9 @@ export interface McpToolsOptions {
    */
   workspaceServers?: Record<string, string>;
   /** Puts the start of a workspace server to the approval policy; without it, none starts. */
-  approve?: (request: ServerStartRequest) => Promise<{ allowed: true } | { allowed: false; reason: string }>;
+  approve?: (
+    request: ServerStartRequest,
+  ) => Promise<{ allowed: true } | { allowed: false; reason: string; interrupted?: boolean }>;
 }
 
 /**
@@ -145,15 +147,26 @@ export class McpTools implements ToolSource, McpCatalog {
     const origins = this.options.workspaceServers ?? {};
     const own = waiting.filter((state) => origins[state.spec.name] === undefined);
     const starts = own.map((state) => this.start(state));
+    let interrupted = false;
     for (const state of waiting.filter((s) => origins[s.spec.name] !== undefined)) {
       if (this.closed) break;
-      if (await this.allowed(state, origins[state.spec.name]!)) starts.push(this.start(state));
+      const verdict = await this.allowed(state, origins[state.spec.name]!);
+      // The person stopped the turn, not the servers: the rest are asked about next time.
+      if (verdict === "interrupted") {
+        interrupted = true;
+        break;
+      }
+      if (verdict) starts.push(this.start(state));
     }
     await Promise.all(starts);
+    if (interrupted) this.started = undefined;
   }
 
-  /** Whether the approval policy lets a workspace server start; reported once when not. */
-  private async allowed(state: ServerState, origin: string): Promise<boolean> {
+  /**
+   * Whether the approval policy lets a workspace server start; reported once when not, and not at
+   * all when the person's interrupt dismissed the question.
+   */
+  private async allowed(state: ServerState, origin: string): Promise<boolean | "interrupted"> {
     const { spec } = state;
     // One that cannot start anyway is not asked about: it fails saying why.
     if (!spec.launch) return true;
@@ -174,6 +187,7 @@ export class McpTools implements ToolSource, McpCatalog {
       ? await this.options.approve(request)
       : { allowed: false as const, reason: "nothing here can approve a server the workspace defines" };
     if (decision.allowed) return true;
+    if ("interrupted" in decision && decision.interrupted) return "interrupted";
     // The policy's words for the model, made a line for the person: what it is, why, what allows it.
     const reason = decision.reason
       .replace(/^Refused: /, "")

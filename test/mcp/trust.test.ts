@@ -135,6 +135,36 @@ describe("an MCP server the workspace defines", () => {
     expect(offeredTools(server.requests[0]?.body)).toContain("count__long");
   });
 
+  it("attended: an interrupt at the first question stops the turn at once, and the next turn asks again", async () => {
+    const [first, second] = [await markerFile(), await markerFile()];
+    const { session, events } = await hostedSession([{ text: "unused" }, { text: "Done." }], {
+      files: {
+        ".mcp.json": JSON.stringify({ mcpServers: { one: marked(first), two: marked(second) } }),
+      },
+      approval: "ask",
+      attended: true,
+    });
+    let interrupt = true;
+    session.bus.subscribe((event) => {
+      if (event.type !== "approval.requested") return;
+      if (interrupt) void session.submit({ type: "interrupt" });
+      else void session.submit({ type: "approve", request_id: event.request_id, choice: "once" });
+    });
+    const stopped = await doTask(session, "count something");
+    expect(stopped.result.status).toBe("cancelled");
+    // One question, dismissed; the second server was not asked about, and neither counts as refused.
+    expect(approvals(events).map((e) => e.prompt.tool)).toEqual(["mcp_server:one"]);
+    expect(serverEvents(events)).toEqual([]);
+    interrupt = false;
+    await doTask(session, "count something");
+    expect(approvals(events).map((e) => e.prompt.tool)).toEqual([
+      "mcp_server:one",
+      "mcp_server:one",
+      "mcp_server:two",
+    ]);
+    expect([existsSync(first), existsSync(second)]).toEqual([true, true]);
+  });
+
   it("attended: 'always in this workspace' saves the rule as any command's would; deny leaves it unstarted", async () => {
     const marker = await markerFile();
     const always = await hostedSession(script, {
