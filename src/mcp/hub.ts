@@ -89,6 +89,7 @@ export interface ServerStartRequest {
   unconfined: true;
   /** The rule that lets exactly this server start, named when it is refused for want of a person. */
   allowRule: string;
+  unseenByModel: true;
 }
 
 /** The tool name rules use for the start of a workspace server: `{tool: "mcp_server:docs", action: allow}`. */
@@ -182,6 +183,7 @@ export class McpTools implements ToolSource, McpCatalog {
         : {}),
       unconfined: true,
       allowRule: `{tool: "${serverStartTool(spec.name)}", action: allow}`,
+      unseenByModel: true,
     };
     const decision = this.options.approve
       ? await this.options.approve(request)

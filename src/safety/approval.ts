@@ -41,6 +41,11 @@ export interface ApprovalRequest {
   paths?: string[];
   /** The rule to name when the call is refused for want of a person to ask, when not the usual one. */
   allowRule?: string;
+  /**
+   * What the command reads never reaches the model (an MCP server's start: it runs with the
+   * person's permissions whatever its line names), so secret files on its line are no question.
+   */
+  unseenByModel?: boolean;
 }
 
 /** What a person is asked: the request, with its dangers and what "always" would allow. */
@@ -315,7 +320,7 @@ export class ApprovalPolicy {
     // A read-only command is read-only inside the sandbox; one that runs outside it stays what it is.
     const permission =
       command?.readOnly && dangers.length === 0 && !request.unconfined ? "read" : request.permission;
-    const secrets = this.secretsOf(request, command);
+    const secrets = request.unseenByModel ? { shown: [], absolute: [] } : this.secretsOf(request, command);
     if (permission === "read" && secrets.shown.length === 0)
       return { allowed: true, network: false, permission };
     if (this.mode === "read-only" && permission !== "read") {

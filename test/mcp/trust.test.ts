@@ -75,6 +75,24 @@ describe("an MCP server the workspace defines", () => {
     expect(approvals(events)).toEqual([]);
   });
 
+  it("a server that reads the workspace's .env itself starts under its rule: what it reads never reaches the model", async () => {
+    const marker = await markerFile();
+    const { session, events } = await hostedSession(script, {
+      files: {
+        ".env": "PORT=3\n",
+        ".cairn/config.yaml": stringify({
+          mcp_servers: {
+            count: { command: process.execPath, args: ["--env-file=.env", COUNT, "--marker", marker] },
+          },
+          rules: [{ tool: "mcp_server:count", action: "allow" }],
+        }),
+      },
+    });
+    await doTask(session, "count something");
+    expect(existsSync(marker)).toBe(true);
+    expect(serverEvents(events)).toEqual([expect.objectContaining({ server: "count", status: "ready" })]);
+  });
+
   it("a rule for its program allows it too; a deny rule refuses it in auto; read-only refuses it", async () => {
     const allowed = await markerFile();
     const byProgram = await hostedSession(script, {
