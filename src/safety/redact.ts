@@ -37,10 +37,17 @@ const TOKEN_SHAPES = [
 /** The password in https://user:password@host, and in any connection string of that form. */
 const URL_PASSWORD = String.raw`(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)`;
 
-/** Credentials known by what precedes them; the first group is kept so the text still reads. */
-const PREFIXED_SHAPES = [String.raw`(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{8,}=*`, URL_PASSWORD];
+/** A token given as the whole user part of a URL (`https://<token>@github.com/…`, as git takes one). */
+const URL_USER_TOKEN = String.raw`(\bhttps?://)(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}(?=@)`;
 
-const CREDENTIAL = new RegExp([...TOKEN_SHAPES, URL_PASSWORD].join("|"));
+/** Credentials known by what precedes them; the first group is kept so the text still reads. */
+const PREFIXED_SHAPES = [
+  String.raw`(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{8,}=*`,
+  URL_PASSWORD,
+  URL_USER_TOKEN,
+];
+
+const CREDENTIAL = new RegExp([...TOKEN_SHAPES, URL_PASSWORD, URL_USER_TOKEN].join("|"));
 
 /** A value shaped like a credential: a known token shape, or a URL with a password in it. */
 export function looksLikeCredential(value: string): boolean {
@@ -178,8 +185,8 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const pattern = new RegExp(alternatives.join("|"), "g");
   return (text) =>
     redactAssignments(
-      text.replace(pattern, (_match, value?: string, bearer?: string, userinfo?: string) =>
-        value ? `[REDACTED:${values.get(value)}]` : `${bearer ?? userinfo ?? ""}${REDACTED}`,
+      text.replace(pattern, (_match, value?: string, bearer?: string, userinfo?: string, scheme?: string) =>
+        value ? `[REDACTED:${values.get(value)}]` : `${bearer ?? userinfo ?? scheme ?? ""}${REDACTED}`,
       ),
     );
 }

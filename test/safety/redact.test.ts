@@ -70,6 +70,11 @@ describe("createRedactor", () => {
       "git clone https://me:[REDACTED]@github.com/x/y",
     ],
     [
+      "URL user token",
+      "git clone https://0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b@git.corp/x/y",
+      "git clone https://[REDACTED]@git.corp/x/y",
+    ],
+    [
       "PEM private key",
       "a\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\nAAAAB\n-----END OPENSSH PRIVATE KEY-----\nb",
       "a\n[REDACTED]\nb",
@@ -140,6 +145,7 @@ describe("createRedactor", () => {
       "task-management-service-for-teams and disk-usage-report-generator-v2",
       "sk-short, Bearer x, commit 3f2a9c1e5b7d9f0a2c4e6b8d0f1a3c5e7b9d1f3a",
       "uuid 123e4567-e89b-12d3-a456-426614174000, AKIAN, https://example.com:8080/path",
+      "https://maintainers-of-the-project@lists.example.org, https://me@github.com/x/y",
       "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----",
     ].join("\n");
     expect(createRedactor({ env: {} })(text)).toBe(text);
