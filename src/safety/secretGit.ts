@@ -210,15 +210,12 @@ function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
 }
 
 /**
- * The paths a git command line part leaves out by pathspec (`':(exclude).env'`, `':!.env'`):
+ * The words of a git command line part that leave paths out (`':(exclude).env'`, `':!.env'`):
  * naming a file to leave it out does not read it.
  */
-export function excludedByGit(part: CommandPart): string[] {
+export function excludedWords(part: CommandPart): string[] {
   if (path.basename(part.words[0] ?? "") !== "git") return [];
-  return part.words.flatMap((word) => {
-    const spec = readPathspec(word);
-    return spec.exclude ? [spec.path] : [];
-  });
+  return part.words.filter((word) => readPathspec(word).exclude);
 }
 
 /** The secret files (absolute paths) a git command line part prints from the repository. */

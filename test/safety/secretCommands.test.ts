@@ -199,3 +199,20 @@ describe("the approval of such commands", () => {
     expect((await policy("auto").check(request("npm test"))).allowed).toBe(true);
   });
 });
+
+describe("names left out or only looked at, judged in their own command", () => {
+  it.each([
+    ["git status ':!.env'; python3 -c \"print(open('.env').read())\"", [".env"]],
+    ["git -c 'alias.x=!cat .env' x ':!.env'", [".env"]],
+    ["ls .env; python3 -c \"print(open('.env').read())\"", [".env"]],
+    ["test -f .env && cat < .env", [".env"]],
+    ["echo .env; x=.env; cat $x", [".env"]],
+    ['ls .e"nv"; python3 -c "print(open(\'.env\').read())"', [".env"]],
+    // Still nothing read where only names are.
+    ["ls .env && test -f .env", []],
+    ["git status ':!.env'", []],
+    ["ls $(echo .env)", []],
+  ])("%s", (command, expected) => {
+    expect(readBy(command)).toEqual([...expected].sort());
+  });
+});
