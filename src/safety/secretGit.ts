@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { CommandPart } from "../platform/shell/split.js";
-import { hasSecretName, type SecretFiles } from "./secretFiles.js";
+import { hasSecretName, SECRET_NAME_PATHSPECS, type SecretFiles } from "./secretFiles.js";
 
 /**
  * The secret files a git command would print from the repository rather than from the work
@@ -87,14 +87,15 @@ function gitNames(root: string, args: string[]): string[] | undefined {
 }
 
 /**
- * Files the repository tracks, in its index or its HEAD commit, as paths from its root (a file
+ * The secret-named files the repository tracks, in its index or its HEAD commit, as paths from its root (a file
  * removed from the index since HEAD, `git rm --cached .env`, is still in HEAD's changes); with
  * `git stash show -u`, the untracked files a stash keeps too.
  */
 function trackedFiles(call: GitCall): string[] {
+  // Only the secret-named ones: git filters them, for a repository of many files.
   const tracked =
-    gitNames(call.root, ["ls-files", "-z", "--with-tree=HEAD"]) ??
-    gitNames(call.root, ["ls-files", "-z"]) ??
+    gitNames(call.root, ["ls-files", "-z", "--with-tree=HEAD", "--", ...SECRET_NAME_PATHSPECS]) ??
+    gitNames(call.root, ["ls-files", "-z", "--", ...SECRET_NAME_PATHSPECS]) ??
     [];
   if (call.subcommand !== "stash" || !call.args.some((arg) => STASH_UNTRACKED.test(arg))) return tracked;
   const stash = call.args.slice(1).find((arg) => !arg.startsWith("-")) ?? "stash@{0}";
