@@ -67,6 +67,50 @@ const PATTERN_FIRST: Record<string, { values: Record<string, number>; given: str
   };
   return { grep, egrep: grep, fgrep: grep, rg, sed, awk, gawk: awk, mawk: awk, jq, yq: jq };
 })();
+/**
+ * Options of the other readers that take the next word as their value (`head -n "$N"`, `cut -d
+ * "$D"`), not a file; the same joined (`-n$N`). Options that name a file to read are not here.
+ */
+const VALUE_OPTIONS: Record<string, string[]> = (() => {
+  const headTail = ["-n", "-c", "--lines", "--bytes"];
+  const cut = [
+    "-d",
+    "-f",
+    "-b",
+    "-c",
+    "--delimiter",
+    "--fields",
+    "--bytes",
+    "--characters",
+    "--output-delimiter",
+  ];
+  const sort = ["-k", "-t", "-o", "-S", "-T", "--key", "--field-separator", "--output", "--buffer-size"];
+  return {
+    head: headTail,
+    tail: [...headTail, "-s", "--sleep-interval", "--pid"],
+    cut,
+    sort,
+    uniq: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+    paste: ["-d", "--delimiters"],
+    join: ["-1", "-2", "-j", "-t", "-o", "-e"],
+    fold: ["-w", "--width"],
+    fmt: ["-w", "-p", "--width", "--prefix"],
+    column: ["-s", "-c", "-o", "--separator", "--output-separator", "--output-width"],
+    nl: ["-b", "-d", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+    od: ["-A", "-j", "-N", "-t", "-w"],
+    xxd: ["-c", "-g", "-l", "-s", "-o"],
+    hexdump: ["-n", "-s", "-e"],
+    strings: ["-n", "-t", "--bytes", "--radix"],
+    base64: ["-w", "--wrap"],
+    base32: ["-w", "--wrap"],
+    diff: ["-U", "--unified", "--label", "-I", "--ignore-matching-lines"],
+    less: ["-x", "-y", "-z", "-b", "-h", "-j", "-P"],
+    more: ["-n"],
+    iconv: ["-f", "-t", "--from-code", "--to-code"],
+  };
+})();
+/** `--name=value` of an option whose value is a file to read (`--file=$F`, `--files0-from=$L`). */
+const FILE_OPTION = /^--[^=]*(?:file|from|input)[^=]*=/;
 /** A word whose value is known only when it runs: a command's output, or a variable. */
 const SUBSTITUTION = /\$\(|`/;
 const VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/g;
@@ -211,19 +255,30 @@ function unknownName(word: string, known: Set<string>): boolean {
 
 /**
  * The words of a reader that may be files: for awk, sed, grep and the like not the program or
- * pattern, nor an option's value (`-e "$P"`, `-v x="$Y"`), as far as can be told without knowing
- * each option.
+ * pattern, nor an option's value (`-e "$P"`, `-v x="$Y"`, `head -n "$N"`, `--lines=$N`), as far
+ * as can be told without knowing each option; after `--`, every word.
  */
 function fileWords(part: CommandPart): string[] {
   const [program = "", ...words] = part.words;
-  const options = PATTERN_FIRST[path.basename(program)];
-  if (!options) return words;
+  const name = path.basename(program);
+  const options = PATTERN_FIRST[name];
+  const values: Record<string, number> =
+    options?.values ?? Object.fromEntries((VALUE_OPTIONS[name] ?? []).map((option) => [option, 1]));
   const files: string[] = [];
-  let pattern = !words.some((word) => options.given.includes(word));
+  let pattern = options !== undefined && !words.some((word) => options.given.includes(word));
+  let dashes = false;
   for (let index = 0; index < words.length; index++) {
     const word = words[index]!;
-    if (word.startsWith("-")) index += options.values[word] ?? 0;
-    else if (pattern) pattern = false;
+    // After `--` every word is a file (or the pattern), whatever it starts with.
+    if (!dashes && word === "--") dashes = true;
+    else if (!dashes && word.startsWith("-")) {
+      if (values[word] !== undefined) index += values[word];
+      // `--lines=$N` and `-n$N` are values; `--file=$F`, and for a reader whose options are not
+      // all known a short option not known to take one (`-i$X`?), may be files.
+      else if (options) continue;
+      else if (/^--[^=]+=/.test(word) ? FILE_OPTION.test(word) : !(word.slice(0, 2) in values))
+        files.push(word);
+    } else if (pattern) pattern = false;
     else files.push(word);
   }
   return files;

@@ -216,3 +216,25 @@ describe("names left out or only looked at, judged in their own command", () => 
     expect(readBy(command)).toEqual([...expected].sort());
   });
 });
+
+describe("the values of a reader's options, known only when it runs", () => {
+  it.each([
+    ['head -n "$N" a.ts', []],
+    ["tail -n $N a.ts", []],
+    ['cut -d "$D" -f1 a.ts', []],
+    ["head --lines=$N a.ts", []],
+    ["head -n$N a.ts", []],
+    ['sort -k "$K" -t , a.ts', []],
+    // Still files: no option takes them, or `--` came first.
+    ['head -n 5 "$F"', [".env", "config/secrets.yaml"]],
+    ['head -- -n "$F"', [".env", "config/secrets.yaml"]],
+    ['cat -n "$F"', [".env", "config/secrets.yaml"]],
+    ['tail -f "$F"', [".env", "config/secrets.yaml"]],
+    ["cut --file=$F a.ts", [".env", "config/secrets.yaml"]],
+    ['grep -e x -- "$F"', [".env", "config/secrets.yaml"]],
+    ["cat $(ls)", [".env", "config/secrets.yaml"]],
+    ['wc -l < "$F"', [".env", "config/secrets.yaml"]],
+  ])("%s", (command, expected) => {
+    expect(readBy(command)).toEqual([...expected].sort());
+  });
+});
