@@ -31,6 +31,17 @@ const PATCH_WHEN_ASKED = new Set(["log", "whatchanged", "reflog"]);
 const ALWAYS_CONTENT = new Set(["format-patch", "archive"]);
 /** Enough time for `git ls-files` in a big repository; past it, no tracked file is known. */
 const GIT_TIMEOUT_MS = 5_000;
+/** How long the names-only form of a command may take; past it, every covered file counts. */
+const NAMES_TIMEOUT_MS = 1_500;
+/** git's own options that change nothing about what a command prints, so its names-only form can do without them. */
+const PLAIN_GLOBALS = /^(?:-C|--no-pager|-P|--paginate|--no-optional-locks|--no-replace-objects)$/;
+/**
+ * Options that choose how a diff is printed (a patch, counts, colours, renames, a file to write
+ * to), left out of a command's names-only form, which sets its own. Merge options (`-c`, `--cc`,
+ * `-m`) stay: they choose which commits have changes.
+ */
+const OUTPUT_FORMAT =
+  /^(?:-p|-u|-U\d*|--patch|--unified(?:=\d+)?|--word-diff(?:=.*)?|--word-diff-regex=.*|--color-words(?:=.*)?|--patch-with-stat|--patch-with-raw|--check|-s|--no-patch|--stat(?:=.*)?|--numstat|--shortstat|--dirstat(?:=.*)?|-X.*|--name-only|--name-status|--summary|--raw|--quiet|--exit-code|--compact-summary|--output=.*|--relative(?:=.*)?|--ext-diff|--textconv|--color(?:=.*)?|--graph|--oneline|--pretty(?:=.*)?|--format=.*|-[MCB]\d*%?|--find-renames(?:=.*)?|--find-copies(?:=.*)?|--find-copies-harder|--break-rewrites(?:=.*)?|-z|--line-prefix=.*|--src-prefix=.*|--dst-prefix=.*|--no-prefix|--full-index|--binary|--show-signature|--notes(?:=.*)?|--stdout)$/;
 
 /** A git command line: the folder it runs in, its repository's root and its subcommand. */
 interface GitCall {
@@ -38,6 +49,8 @@ interface GitCall {
   root: string;
   subcommand: string;
   args: string[];
+  /** Only options that change nothing about what it prints come before the subcommand. */
+  plain: boolean;
 }
 
 /** The folder holding `.git` at or above `folder`. */
@@ -54,8 +67,10 @@ function gitCall(part: CommandPart, cwd: string): GitCall | undefined {
   let here = cwd;
   let workTree: string | undefined;
   let index = 0;
+  let plain = true;
   for (; index < words.length && words[index]!.startsWith("-"); index++) {
     const word = words[index]!;
+    if (!PLAIN_GLOBALS.test(word)) plain = false;
     const value = GLOBAL_WITH_VALUE.has(word) ? words[++index] : /^--work-tree=(.*)$/.exec(word)?.[1];
     // A folder known only when it runs: the command's own folder is the best guess.
     if (!value || value.includes("$")) continue;
@@ -65,7 +80,7 @@ function gitCall(part: CommandPart, cwd: string): GitCall | undefined {
   const subcommand = words[index];
   const root = workTree ?? repositoryRoot(here);
   if (!subcommand || !root) return undefined;
-  return { cwd: here, root, subcommand, args: words.slice(index + 1) };
+  return { cwd: here, root, subcommand, args: words.slice(index + 1), plain };
 }
 
 /** The NUL-separated names git prints, or none when it fails. */
@@ -163,7 +178,56 @@ function printsContents(call: GitCall): boolean {
   return !args.some((arg) => NO_PATCH.test(arg)) || args.some((arg) => PATCH.test(arg));
 }
 
-/** The secret files the changes a git command prints may hold: tracked ones its pathspecs cover. */
+/**
+ * The files (from the repository's root) whose changes the command prints, as its names-only form
+ * with the same revisions and pathspecs tells (`git diff --name-only …`, `git log --name-only
+ * --format= …`); undefined when that cannot be told in time, or cannot be told apart from the
+ * command's own options.
+ */
+function printedNames(call: GitCall): Set<string> | undefined {
+  const { subcommand, args } = call;
+  if (!call.plain || !printsContents(call)) return undefined;
+  if (args.some((arg) => arg.includes("$") || arg.includes("`"))) return undefined;
+  const names = ["--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-color"];
+  let form: string[];
+  if (subcommand === "stash") {
+    form = ["stash", "show", ...names, ...args.slice(1).filter((arg) => !STASH_PATCH.test(arg))];
+  } else if (PATCH_BY_DEFAULT.has(subcommand) || PATCH_WHEN_ASKED.has(subcommand)) {
+    const dashes = args.indexOf("--");
+    const options = dashes === -1 ? args : args.slice(0, dashes);
+    // `git show HEAD:a.ts` prints the file itself, not names.
+    if (subcommand === "show" && options.some((arg) => !arg.startsWith("-") && arg.includes(":")))
+      return undefined;
+    if (options.some((arg) => arg === "--output")) return undefined;
+    const kept = options.filter((arg) => !OUTPUT_FORMAT.test(arg));
+    const format = subcommand === "diff" ? [] : ["--format="];
+    form = [subcommand, ...names, ...format, ...kept, ...(dashes === -1 ? [] : args.slice(dashes))];
+  } else return undefined;
+  try {
+    const printed = execFileSync(
+      "git",
+      ["-c", "core.fsmonitor=false", "-c", "diff.relative=false", "--no-pager", ...form],
+      {
+        cwd: call.cwd,
+        encoding: "utf8",
+        timeout: NAMES_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+      },
+    );
+    // NUL ends each name; a line ends what a tag or a note prints before them.
+    return new Set(printed.split(/[\0\n]/).filter(Boolean));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The secret files the changes a git command prints may hold: tracked ones its pathspecs cover,
+ * and of those, when its names-only form tells, only the ones it prints (`git diff` of a
+ * repository where only `a.ts` changed reaches no tracked `secrets.yml`).
+ */
 function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
   if (!printsContents(call)) return [];
   const dashes = call.args.indexOf("--");
@@ -207,7 +271,14 @@ function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
     .filter((file) => hasSecretName(file) && covered(file))
     .map((file) => path.join(call.root, file))
     .filter((absolute) => secrets.isOrWasSecret(absolute));
-  return [...named, ...tracked];
+  const reached = [...named, ...tracked];
+  if (reached.length === 0) return [];
+  const printed = printedNames(call);
+  if (!printed) return reached;
+  return reached.filter((absolute) => {
+    const relative = path.relative(call.root, absolute).split(path.sep).join("/");
+    return printed.has(relative) || relative.includes("\n");
+  });
 }
 
 /**
