@@ -1,10 +1,12 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
-import type { CommandPart } from "../platform/shell/split.js";
+import { ParseError, parseScript } from "../platform/shell/parse.js";
+import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
+import { simpleCommands } from "../platform/shell/syntax.js";
 import { isInside } from "../platform/text.js";
 import { hasSecretName, type SecretFiles } from "./secretFiles.js";
-import { excludedByGit, secretsPrintedByGit } from "./secretGit.js";
+import { excludedWords, secretsPrintedByGit } from "./secretGit.js";
 
 /**
  * Which secret files a command line would read, as far as it can be told before it runs: the
@@ -65,6 +67,50 @@ const PATTERN_FIRST: Record<string, { values: Record<string, number>; given: str
   };
   return { grep, egrep: grep, fgrep: grep, rg, sed, awk, gawk: awk, mawk: awk, jq, yq: jq };
 })();
+/**
+ * Options of the other readers that take the next word as their value (`head -n "$N"`, `cut -d
+ * "$D"`), not a file; the same joined (`-n$N`). Options that name a file to read are not here.
+ */
+const VALUE_OPTIONS: Record<string, string[]> = (() => {
+  const headTail = ["-n", "-c", "--lines", "--bytes"];
+  const cut = [
+    "-d",
+    "-f",
+    "-b",
+    "-c",
+    "--delimiter",
+    "--fields",
+    "--bytes",
+    "--characters",
+    "--output-delimiter",
+  ];
+  const sort = ["-k", "-t", "-o", "-S", "-T", "--key", "--field-separator", "--output", "--buffer-size"];
+  return {
+    head: headTail,
+    tail: [...headTail, "-s", "--sleep-interval", "--pid"],
+    cut,
+    sort,
+    uniq: ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"],
+    paste: ["-d", "--delimiters"],
+    join: ["-1", "-2", "-j", "-t", "-o", "-e"],
+    fold: ["-w", "--width"],
+    fmt: ["-w", "-p", "--width", "--prefix"],
+    column: ["-s", "-c", "-o", "--separator", "--output-separator", "--output-width"],
+    nl: ["-b", "-d", "-h", "-i", "-l", "-n", "-s", "-v", "-w"],
+    od: ["-A", "-j", "-N", "-t", "-w"],
+    xxd: ["-c", "-g", "-l", "-s", "-o"],
+    hexdump: ["-n", "-s", "-e"],
+    strings: ["-n", "-t", "--bytes", "--radix"],
+    base64: ["-w", "--wrap"],
+    base32: ["-w", "--wrap"],
+    diff: ["-U", "--unified", "--label", "-I", "--ignore-matching-lines"],
+    less: ["-x", "-y", "-z", "-b", "-h", "-j", "-P"],
+    more: ["-n"],
+    iconv: ["-f", "-t", "--from-code", "--to-code"],
+  };
+})();
+/** `--name=value` of an option whose value is a file to read (`--file=$F`, `--files0-from=$L`). */
+const FILE_OPTION = /^--[^=]*(?:file|from|input)[^=]*=/;
 /** A word whose value is known only when it runs: a command's output, or a variable. */
 const SUBSTITUTION = /\$\(|`/;
 const VARIABLE = /\$\{?([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?$!-])/g;
@@ -209,19 +255,30 @@ function unknownName(word: string, known: Set<string>): boolean {
 
 /**
  * The words of a reader that may be files: for awk, sed, grep and the like not the program or
- * pattern, nor an option's value (`-e "$P"`, `-v x="$Y"`), as far as can be told without knowing
- * each option.
+ * pattern, nor an option's value (`-e "$P"`, `-v x="$Y"`, `head -n "$N"`, `--lines=$N`), as far
+ * as can be told without knowing each option; after `--`, every word.
  */
 function fileWords(part: CommandPart): string[] {
   const [program = "", ...words] = part.words;
-  const options = PATTERN_FIRST[path.basename(program)];
-  if (!options) return words;
+  const name = path.basename(program);
+  const options = PATTERN_FIRST[name];
+  const values: Record<string, number> =
+    options?.values ?? Object.fromEntries((VALUE_OPTIONS[name] ?? []).map((option) => [option, 1]));
   const files: string[] = [];
-  let pattern = !words.some((word) => options.given.includes(word));
+  let pattern = options !== undefined && !words.some((word) => options.given.includes(word));
+  let dashes = false;
   for (let index = 0; index < words.length; index++) {
     const word = words[index]!;
-    if (word.startsWith("-")) index += options.values[word] ?? 0;
-    else if (pattern) pattern = false;
+    // After `--` every word is a file (or the pattern), whatever it starts with.
+    if (!dashes && word === "--") dashes = true;
+    else if (!dashes && word.startsWith("-")) {
+      if (values[word] !== undefined) index += values[word];
+      // `--lines=$N` and `-n$N` are values; `--file=$F`, and for a reader whose options are not
+      // all known a short option not known to take one (`-i$X`?), may be files.
+      else if (options) continue;
+      else if (/^--[^=]+=/.test(word) ? FILE_OPTION.test(word) : !(word.slice(0, 2) in values))
+        files.push(word);
+    } else if (pattern) pattern = false;
     else files.push(word);
   }
   return files;
@@ -238,6 +295,68 @@ function readsUnknownNames(text: string, parts: CommandPart[]): boolean {
   return given || [...text.matchAll(INPUT_FROM_VARIABLE)].some(([, start = ""]) => unknownName(start, known));
 }
 
+/** Characters that may stand before and after a command where the line has it. */
+const COMMAND_BEFORE = /[\s;&|({`!]/;
+const COMMAND_AFTER = /[\s;&|)}`]/;
+/** Characters that may stand around a word where the line has it, quoted or not. */
+const WORD_BEFORE = /[\s'"]/;
+const WORD_AFTER = /[\s'";&|)]/;
+
+/** `text` with the first occurrence of `piece` in [from, to) standing between such characters blanked out, and where. */
+function blank(
+  text: string,
+  piece: string,
+  from: number,
+  to: number,
+  before: RegExp,
+  after: RegExp,
+): [string, number] | undefined {
+  for (
+    let at = text.indexOf(piece, from);
+    at !== -1 && at + piece.length <= to;
+    at = text.indexOf(piece, at + 1)
+  ) {
+    const end = at + piece.length;
+    if ((at === 0 || before.test(text[at - 1]!)) && (end === text.length || after.test(text[end]!)))
+      return [text.slice(0, at) + " ".repeat(piece.length) + text.slice(end), at];
+  }
+  return undefined;
+}
+
+/**
+ * The line with what only names a file left out, for the scan of its raw text: each command that
+ * only looks at names (`ls .env`, `test -f .env`), and each exclude pathspec of a git command
+ * (`git diff ':!.env'`), where the line has that very command. What else names the same file
+ * (`ls .env; python3 -c "open('.env')"`, `git -c 'alias.x=!cat .env' x ':!.env'`) stays.
+ */
+function withoutNamesOnly(text: string): string {
+  let script: ReturnType<typeof parseScript>;
+  try {
+    script = parseScript(text);
+  } catch (error) {
+    if (error instanceof ParseError || error instanceof RangeError) return text;
+    throw error;
+  }
+  let left = text;
+  for (const command of simpleCommands(script.flatMap((pipeline) => pipeline.commands))) {
+    const parts = splitCommandLine(command.source);
+    if (!parts || parts.length === 0) continue;
+    const namesOnly = parts.every((part) => looksAtNamesOnly(part));
+    const excluded = parts.flatMap((part) => excludedWords(part));
+    if (!namesOnly && excluded.length === 0) continue;
+    const found = blank(left, command.source, 0, left.length, COMMAND_BEFORE, COMMAND_AFTER);
+    if (!found) continue;
+    if (namesOnly) {
+      left = found[0];
+      continue;
+    }
+    // Only the exclusions, within that command.
+    const [start, end] = [found[1], found[1] + command.source.length];
+    for (const word of excluded) left = blank(left, word, start, end, WORD_BEFORE, WORD_AFTER)?.[0] ?? left;
+  }
+  return left;
+}
+
 /**
  * The secret files a command line names or searches through. `parts` are its commands as the
  * shell parser reads them (quotes removed, wrappers peeled); the raw text is read as well for
@@ -250,7 +369,6 @@ export function secretsReadBy(
   secrets: SecretFiles,
 ): string[] {
   const found = new Set<string>();
-  const onlyNamed = new Set<string>();
   // Each folder a `cd` in the line moves to: a name in the raw text may be meant in any of them.
   const places = [place];
   let here = place;
@@ -261,21 +379,16 @@ export function secretsReadBy(
       places.push(here);
       continue;
     }
-    if (looksAtNamesOnly(part)) {
-      for (const word of part.words.slice(1)) onlyNamed.add(word);
-      continue;
-    }
+    if (looksAtNamesOnly(part)) continue;
     for (const word of part.words.slice(1)) for (const file of namedBy(word, here, secrets)) found.add(file);
     for (const file of searchedBy(part, here, secrets)) found.add(file);
     for (const file of secretsPrintedByGit(part, here.cwd, secrets)) found.add(shown(place, file));
-    for (const name of excludedByGit(part)) onlyNamed.add(name);
   }
   // A name known only when it runs may be any of the workspace's secret files.
   if (parts && readsUnknownNames(text, parts))
     for (const file of secretsBelow([place.workspace], true, secrets)) found.add(shown(place, file));
-  for (const token of pathTokens(text)) {
-    if (onlyNamed.has(token)) continue;
+  // What only names a file is left out where the line has it, not elsewhere on the line.
+  for (const token of pathTokens(parts ? withoutNamesOnly(text) : text))
     for (const where of places) for (const file of namedBy(token, where, secrets)) found.add(file);
-  }
   return [...found];
 }

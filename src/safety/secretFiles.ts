@@ -31,6 +31,32 @@ export const SECRET_FILE_NAMES = [
   ".netrc",
   "_netrc",
 ];
+/**
+ * Git pathspecs that match at least every name SECRET_FILE_NAMES does, in any folder and any case,
+ * for git to pick the secret files out of a big repository; what they match is then judged by
+ * hasSecretName. Few and broad on purpose: git tries each pathspec on each file, and a
+ * `:(glob,icase)` one for each name (38 of them) takes longer than listing every file. Without
+ * `glob`, `*` also matches `/` and nothing, so `*.env*` matches `.env` and `a/b/.env.local`.
+ */
+export const SECRET_NAME_PATHSPECS: readonly string[] = [
+  "*.env*",
+  "*.pem",
+  "*.key",
+  "*.p12",
+  "*.pfx",
+  "*.jks",
+  "*.keystore",
+  "*id_*",
+  "*credentials*",
+  "*.tfvars*",
+  "*.tfstate*",
+  "*secrets*",
+  "*.pgpass",
+  "*.htpasswd",
+  "*.npmrc",
+  "*.pypirc",
+  "*netrc",
+].map((pattern) => `:(icase)${pattern}`);
 const NOT_SECRET_NAMES = [".env.{example,sample,template}", ".env.*.{example,sample,template}", "*.pub"];
 const NAME_OPTIONS = { dot: true, nocase: true };
 const secretName = picomatch(SECRET_FILE_NAMES, NAME_OPTIONS);

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
 import path from "node:path";
 import type { CommandPart } from "../platform/shell/split.js";
-import { hasSecretName, type SecretFiles } from "./secretFiles.js";
+import { hasSecretName, SECRET_NAME_PATHSPECS, type SecretFiles } from "./secretFiles.js";
 
 /**
  * The secret files a git command would print from the repository rather than from the work
@@ -31,6 +31,17 @@ const PATCH_WHEN_ASKED = new Set(["log", "whatchanged", "reflog"]);
 const ALWAYS_CONTENT = new Set(["format-patch", "archive"]);
 /** Enough time for `git ls-files` in a big repository; past it, no tracked file is known. */
 const GIT_TIMEOUT_MS = 5_000;
+/** How long the names-only form of a command may take; past it, every covered file counts. */
+const NAMES_TIMEOUT_MS = 1_500;
+/** git's own options that change nothing about what a command prints, so its names-only form can do without them. */
+const PLAIN_GLOBALS = /^(?:-C|--no-pager|-P|--paginate|--no-optional-locks|--no-replace-objects)$/;
+/**
+ * Options that choose how a diff is printed (a patch, counts, colours, renames, a file to write
+ * to), left out of a command's names-only form, which sets its own. Merge options (`-c`, `--cc`,
+ * `-m`) stay: they choose which commits have changes.
+ */
+const OUTPUT_FORMAT =
+  /^(?:-p|-u|-U\d*|--patch|--unified(?:=\d+)?|--word-diff(?:=.*)?|--word-diff-regex=.*|--color-words(?:=.*)?|--patch-with-stat|--patch-with-raw|--check|-s|--no-patch|--stat(?:=.*)?|--numstat|--shortstat|--dirstat(?:=.*)?|-X.*|--name-only|--name-status|--summary|--raw|--quiet|--exit-code|--compact-summary|--output=.*|--relative(?:=.*)?|--ext-diff|--textconv|--color(?:=.*)?|--graph|--oneline|--pretty(?:=.*)?|--format=.*|-[MCB]\d*%?|--find-renames(?:=.*)?|--find-copies(?:=.*)?|--find-copies-harder|--break-rewrites(?:=.*)?|-z|--line-prefix=.*|--src-prefix=.*|--dst-prefix=.*|--no-prefix|--full-index|--binary|--show-signature|--notes(?:=.*)?|--stdout)$/;
 
 /** A git command line: the folder it runs in, its repository's root and its subcommand. */
 interface GitCall {
@@ -38,6 +49,8 @@ interface GitCall {
   root: string;
   subcommand: string;
   args: string[];
+  /** Only options that change nothing about what it prints come before the subcommand. */
+  plain: boolean;
 }
 
 /** The folder holding `.git` at or above `folder`. */
@@ -54,8 +67,10 @@ function gitCall(part: CommandPart, cwd: string): GitCall | undefined {
   let here = cwd;
   let workTree: string | undefined;
   let index = 0;
+  let plain = true;
   for (; index < words.length && words[index]!.startsWith("-"); index++) {
     const word = words[index]!;
+    if (!PLAIN_GLOBALS.test(word)) plain = false;
     const value = GLOBAL_WITH_VALUE.has(word) ? words[++index] : /^--work-tree=(.*)$/.exec(word)?.[1];
     // A folder known only when it runs: the command's own folder is the best guess.
     if (!value || value.includes("$")) continue;
@@ -65,7 +80,7 @@ function gitCall(part: CommandPart, cwd: string): GitCall | undefined {
   const subcommand = words[index];
   const root = workTree ?? repositoryRoot(here);
   if (!subcommand || !root) return undefined;
-  return { cwd: here, root, subcommand, args: words.slice(index + 1) };
+  return { cwd: here, root, subcommand, args: words.slice(index + 1), plain };
 }
 
 /** The NUL-separated names git prints, or none when it fails. */
@@ -87,14 +102,15 @@ function gitNames(root: string, args: string[]): string[] | undefined {
 }
 
 /**
- * Files the repository tracks, in its index or its HEAD commit, as paths from its root (a file
+ * The secret-named files the repository tracks, in its index or its HEAD commit, as paths from its root (a file
  * removed from the index since HEAD, `git rm --cached .env`, is still in HEAD's changes); with
  * `git stash show -u`, the untracked files a stash keeps too.
  */
 function trackedFiles(call: GitCall): string[] {
+  // Only the secret-named ones: git filters them, for a repository of many files.
   const tracked =
-    gitNames(call.root, ["ls-files", "-z", "--with-tree=HEAD"]) ??
-    gitNames(call.root, ["ls-files", "-z"]) ??
+    gitNames(call.root, ["ls-files", "-z", "--with-tree=HEAD", "--", ...SECRET_NAME_PATHSPECS]) ??
+    gitNames(call.root, ["ls-files", "-z", "--", ...SECRET_NAME_PATHSPECS]) ??
     [];
   if (call.subcommand !== "stash" || !call.args.some((arg) => STASH_UNTRACKED.test(arg))) return tracked;
   const stash = call.args.slice(1).find((arg) => !arg.startsWith("-")) ?? "stash@{0}";
@@ -162,7 +178,56 @@ function printsContents(call: GitCall): boolean {
   return !args.some((arg) => NO_PATCH.test(arg)) || args.some((arg) => PATCH.test(arg));
 }
 
-/** The secret files the changes a git command prints may hold: tracked ones its pathspecs cover. */
+/**
+ * The files (from the repository's root) whose changes the command prints, as its names-only form
+ * with the same revisions and pathspecs tells (`git diff --name-only …`, `git log --name-only
+ * --format= …`); undefined when that cannot be told in time, or cannot be told apart from the
+ * command's own options.
+ */
+function printedNames(call: GitCall): Set<string> | undefined {
+  const { subcommand, args } = call;
+  if (!call.plain || !printsContents(call)) return undefined;
+  if (args.some((arg) => arg.includes("$") || arg.includes("`"))) return undefined;
+  const names = ["--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-color"];
+  let form: string[];
+  if (subcommand === "stash") {
+    form = ["stash", "show", ...names, ...args.slice(1).filter((arg) => !STASH_PATCH.test(arg))];
+  } else if (PATCH_BY_DEFAULT.has(subcommand) || PATCH_WHEN_ASKED.has(subcommand)) {
+    const dashes = args.indexOf("--");
+    const options = dashes === -1 ? args : args.slice(0, dashes);
+    // `git show HEAD:a.ts` prints the file itself, not names.
+    if (subcommand === "show" && options.some((arg) => !arg.startsWith("-") && arg.includes(":")))
+      return undefined;
+    if (options.some((arg) => arg === "--output")) return undefined;
+    const kept = options.filter((arg) => !OUTPUT_FORMAT.test(arg));
+    const format = subcommand === "diff" ? [] : ["--format="];
+    form = [subcommand, ...names, ...format, ...kept, ...(dashes === -1 ? [] : args.slice(dashes))];
+  } else return undefined;
+  try {
+    const printed = execFileSync(
+      "git",
+      ["-c", "core.fsmonitor=false", "-c", "diff.relative=false", "--no-pager", ...form],
+      {
+        cwd: call.cwd,
+        encoding: "utf8",
+        timeout: NAMES_TIMEOUT_MS,
+        maxBuffer: 64 * 1024 * 1024,
+        stdio: ["ignore", "pipe", "ignore"],
+        env: { ...process.env, GIT_OPTIONAL_LOCKS: "0", GIT_TERMINAL_PROMPT: "0" },
+      },
+    );
+    // NUL ends each name; a line ends what a tag or a note prints before them.
+    return new Set(printed.split(/[\0\n]/).filter(Boolean));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The secret files the changes a git command prints may hold: tracked ones its pathspecs cover,
+ * and of those, when its names-only form tells, only the ones it prints (`git diff` of a
+ * repository where only `a.ts` changed reaches no tracked `secrets.yml`).
+ */
 function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
   if (!printsContents(call)) return [];
   const dashes = call.args.indexOf("--");
@@ -206,19 +271,23 @@ function printedChanges(call: GitCall, secrets: SecretFiles): string[] {
     .filter((file) => hasSecretName(file) && covered(file))
     .map((file) => path.join(call.root, file))
     .filter((absolute) => secrets.isOrWasSecret(absolute));
-  return [...named, ...tracked];
+  const reached = [...named, ...tracked];
+  if (reached.length === 0) return [];
+  const printed = printedNames(call);
+  if (!printed) return reached;
+  return reached.filter((absolute) => {
+    const relative = path.relative(call.root, absolute).split(path.sep).join("/");
+    return printed.has(relative) || relative.includes("\n");
+  });
 }
 
 /**
- * The paths a git command line part leaves out by pathspec (`':(exclude).env'`, `':!.env'`):
+ * The words of a git command line part that leave paths out (`':(exclude).env'`, `':!.env'`):
  * naming a file to leave it out does not read it.
  */
-export function excludedByGit(part: CommandPart): string[] {
+export function excludedWords(part: CommandPart): string[] {
   if (path.basename(part.words[0] ?? "") !== "git") return [];
-  return part.words.flatMap((word) => {
-    const spec = readPathspec(word);
-    return spec.exclude ? [spec.path] : [];
-  });
+  return part.words.filter((word) => readPathspec(word).exclude);
 }
 
 /** The secret files (absolute paths) a git command line part prints from the repository. */

@@ -11,7 +11,8 @@ import { SecretFiles } from "../../src/safety/secretFiles.js";
 /**
  * Command lines that reach secret files without naming them as files: git printing them from the
  * repository, and readers given names known only when they run. The workspace is a git repository
- * where `.env` (and `config/secrets.yaml`) are committed and `.env` is changed since.
+ * where `.env` and `config/secrets.yaml` are committed and both are changed since, in the index
+ * and again in the folder.
  */
 
 let workspace: string;
@@ -46,7 +47,14 @@ beforeAll(async () => {
   git(workspace, "init", "-q");
   git(workspace, "add", "-A");
   git(workspace, "commit", "-qm", "first");
-  await files(workspace, { ".env": "DB_PASSWORD=changedchanged\n", "src/a.ts": "export const a = 2;\n" });
+  // Both secret files changed in the index and again in the folder, so that every diff prints them.
+  await files(workspace, {
+    ".env": "DB_PASSWORD=stagedstaged\n",
+    "config/secrets.yaml": "password: staged\n",
+    "src/a.ts": "export const a = 2;\n",
+  });
+  git(workspace, "add", "-A");
+  await files(workspace, { ".env": "DB_PASSWORD=changedchanged\n", "config/secrets.yaml": "password: y\n" });
   // A repository that tracks no secret file, though one lies untracked (ignored) in it.
   await files(plain, { ".gitignore": ".env\n", ".env": "X=secretsecret\n", "src/a.ts": "export {};\n" });
   git(plain, "init", "-q");
@@ -128,6 +136,72 @@ describe("git commands that print secret files from the repository", () => {
   });
 });
 
+describe("git commands judged by what they would print", () => {
+  let repo: string;
+  beforeAll(async () => {
+    // Tracks `.env` and `secrets.yml`, which only the first commit touches.
+    repo = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-unchanged-")));
+    await files(repo, { ".env": "X=secretsecret\n", "secrets.yml": "password: x\n", "a.ts": "1\n" });
+    git(repo, "init", "-q");
+    git(repo, "add", "-A");
+    git(repo, "commit", "-qm", "first");
+    await files(repo, { "a.ts": "2\n" });
+    git(repo, "commit", "-qam", "second");
+    await files(repo, { "a.ts": "3\n" });
+  });
+
+  it.each([
+    ["git diff", []],
+    ["git diff HEAD", []],
+    ["git show", []],
+    ["git show HEAD", []],
+    ["git show -p HEAD --stat", []],
+    ["git log -p -1", []],
+    ["git diff --cached", []],
+    // Those that do print them.
+    ["git show HEAD~1", [".env", "secrets.yml"]],
+    ["git diff HEAD~1", []],
+    // From the empty tree.
+    ["git diff 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD", [".env", "secrets.yml"]],
+    ["git log -p", [".env", "secrets.yml"]],
+    ["git log -p -- secrets.yml", ["secrets.yml"]],
+    // Not told apart from what git would be made to do: every covered file counts.
+    ["git -c diff.noprefix=true diff", [".env", "secrets.yml"]],
+    ['git diff "$REV"', [".env", "secrets.yml"]],
+    ["git diff no-such-rev", [".env", "secrets.yml"]],
+  ])("%s", (command, expected) => {
+    expect(readBy(command, repo)).toEqual([...expected].sort());
+  });
+
+  it("still catches a changed .env, and lets auto run the others", async () => {
+    const changed = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-changed-")));
+    await files(changed, { ".env": "X=secretsecret\n", "secrets.yml": "password: x\n", "a.ts": "1\n" });
+    git(changed, "init", "-q");
+    git(changed, "add", "-A");
+    git(changed, "commit", "-qm", "first");
+    await files(changed, { ".env": "X=othersecret\n", "a.ts": "2\n" });
+    expect(readBy("git diff", changed)).toEqual([".env"]);
+    expect(readBy("git diff -- a.ts", changed)).toEqual([]);
+    const policy = new ApprovalPolicy({
+      mode: "auto",
+      workspace: repo,
+      home,
+      sandbox: { kind: "bwrap", path: "/usr/bin/bwrap" },
+      secrets: new SecretFiles(repo),
+    });
+    for (const command of ["git diff", "git show HEAD"]) {
+      const decision = await policy.check({
+        callId: "c1",
+        tool: "run_command",
+        permission: "exec",
+        summary: `run_command ${command}`,
+        command: { text: command, cwd: repo },
+      });
+      expect(decision.allowed, command).toBe(true);
+    }
+  });
+});
+
 describe("readers given names known only when they run", () => {
   it.each([
     ["cat $(echo .env)", [".env", "config/secrets.yaml"]],
@@ -197,5 +271,44 @@ describe("the approval of such commands", () => {
         permission: "read",
       });
     expect((await policy("auto").check(request("npm test"))).allowed).toBe(true);
+  });
+});
+
+describe("names left out or only looked at, judged in their own command", () => {
+  it.each([
+    ["git status ':!.env'; python3 -c \"print(open('.env').read())\"", [".env"]],
+    ["git -c 'alias.x=!cat .env' x ':!.env'", [".env"]],
+    ["ls .env; python3 -c \"print(open('.env').read())\"", [".env"]],
+    ["test -f .env && cat < .env", [".env"]],
+    ["echo .env; x=.env; cat $x", [".env"]],
+    ['ls .e"nv"; python3 -c "print(open(\'.env\').read())"', [".env"]],
+    // Still nothing read where only names are.
+    ["ls .env && test -f .env", []],
+    ["git status ':!.env'", []],
+    ["ls $(echo .env)", []],
+  ])("%s", (command, expected) => {
+    expect(readBy(command)).toEqual([...expected].sort());
+  });
+});
+
+describe("the values of a reader's options, known only when it runs", () => {
+  it.each([
+    ['head -n "$N" a.ts', []],
+    ["tail -n $N a.ts", []],
+    ['cut -d "$D" -f1 a.ts', []],
+    ["head --lines=$N a.ts", []],
+    ["head -n$N a.ts", []],
+    ['sort -k "$K" -t , a.ts', []],
+    // Still files: no option takes them, or `--` came first.
+    ['head -n 5 "$F"', [".env", "config/secrets.yaml"]],
+    ['head -- -n "$F"', [".env", "config/secrets.yaml"]],
+    ['cat -n "$F"', [".env", "config/secrets.yaml"]],
+    ['tail -f "$F"', [".env", "config/secrets.yaml"]],
+    ["cut --file=$F a.ts", [".env", "config/secrets.yaml"]],
+    ['grep -e x -- "$F"', [".env", "config/secrets.yaml"]],
+    ["cat $(ls)", [".env", "config/secrets.yaml"]],
+    ['wc -l < "$F"', [".env", "config/secrets.yaml"]],
+  ])("%s", (command, expected) => {
+    expect(readBy(command)).toEqual([...expected].sort());
   });
 });
