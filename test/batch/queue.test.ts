@@ -143,6 +143,14 @@ async function gitRepo(): Promise<string> {
   return repo;
 }
 
+/** A tasks file in `home` of one `cairn do` per id, each writing `<id>.txt` in `repo`, its id in brackets for byTask. */
+async function writeTasks(home: string, repo: string, ids: string[]): Promise<string> {
+  const tasks = path.join(home, "tasks.jsonl");
+  const lines = ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
+  await writeFile(tasks, lines.join("\n"));
+  return tasks;
+}
+
 /**
  * One task put on a new queue with `--attempts 2`, against a model that never answers it: each
  * try is under way until something stops it.
@@ -152,8 +160,7 @@ async function enqueueHanging(id: string) {
   server = await startScriptedServer(byTask({ [`[${id}]`]: () => ({ hang: true }) }));
   const home = await makeHome();
   const repo = await gitRepo();
-  const tasks = path.join(home, "tasks.jsonl");
-  await writeFile(tasks, JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
+  const tasks = await writeTasks(home, repo, [id]);
   const out = path.join(home, "out");
   const { args, env } = modelFlags("openai", server);
   const batch = ["batch", tasks, "--queue", redis.url, "--attempts", "2", "--out", out];
@@ -186,11 +193,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     );
     const repo = await gitRepo();
     const home = await makeHome();
-    const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(
-      tasks,
-      ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" })).join("\n"),
-    );
+    const tasks = await writeTasks(home, repo, ids);
     const out = path.join(home, "out");
     const { args, env } = modelFlags("openai", server);
     const secret = "sk-test-SECRETabcdefghijklmnopqrstuvwxyz";
@@ -445,11 +448,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     );
     const home = await makeHome();
     const repo = await gitRepo();
-    const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(
-      tasks,
-      ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" })).join("\n"),
-    );
+    const tasks = await writeTasks(home, repo, ids);
     const out = path.join(home, "out");
     const { args, env } = modelFlags("openai", server);
     // One task at a time: the first one's dollars (about $0.006) are more than the batch may spend.
@@ -632,13 +631,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     );
     const home = await makeHome();
     const repo = await gitRepo();
-    const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(
-      tasks,
-      ["t1", "t2"]
-        .map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }))
-        .join("\n"),
-    );
+    const tasks = await writeTasks(home, repo, ["t1", "t2"]);
     const out = path.join(home, "out");
     const { args, env } = modelFlags("openai", server);
     const enqueuedAt = Date.now();
