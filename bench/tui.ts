@@ -100,6 +100,8 @@ const turnEvents = (turn: number): CairnEvent[] => [
     type: "tool.call",
     call_id: `c${turn}`,
     tool: "edit_file",
+    kind: "edit",
+    title: `edit_file src/f${turn}.ts`,
     args: { path: `src/f${turn}.ts` },
     permission: "write",
   },
@@ -194,7 +196,6 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       files: new WorkspaceFileList(workspace),
       initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
       color: true,
-      describe: (tool, args) => session.registry.describe(tool, args),
     },
     {
       stdout: terminal as unknown as NodeJS.WriteStream,

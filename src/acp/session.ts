@@ -79,10 +79,7 @@ export class AcpSession {
     this.host = host;
     this.engine = engine;
     this.options = options;
-    this.translator = new UpdateTranslator(
-      () => engine.session.workspace,
-      () => engine.session.registry,
-    );
+    this.translator = new UpdateTranslator(() => engine.session.workspace);
     this.asker = {
       client: options.client,
       sessionId: id,
@@ -209,10 +206,7 @@ export class AcpSession {
 
   /** A stored session's history, as the updates it made: what was asked, done and answered. */
   replay(events: readonly StampedEvent[]): void {
-    const replayed = new UpdateTranslator(
-      () => this.engine.session.workspace,
-      () => this.engine.session.registry,
-    );
+    const replayed = new UpdateTranslator(() => this.engine.session.workspace);
     for (const event of events) for (const update of replayed.translate(event, false)) this.send(update);
   }
 

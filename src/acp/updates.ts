@@ -8,37 +8,7 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
-import type { EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
-
-/** Kinds the tool's name says better than its permission class does. */
-const KIND_BY_NAME: Record<string, ToolKind> = {
-  grep: "search",
-  search_files: "search",
-  list_files: "search",
-  file_tree: "search",
-  explore_codebase: "search",
-  delete_file: "delete",
-  move_file: "move",
-  todo_write: "think",
-  consult: "think",
-  ask_user: "other",
-  task: "other",
-};
-
-const KIND_BY_PERMISSION: Record<Permission, ToolKind> = {
-  read: "read",
-  write: "edit",
-  exec: "execute",
-  network: "fetch",
-  // A call that reads a file that looks like a secret.
-  secret: "read",
-};
-
-/** How an editor should show a call (its icon): from the tool's name, else its permission class. */
-export function toolKind(tool: string, permission: Permission | null): ToolKind {
-  return KIND_BY_NAME[tool] ?? (permission ? KIND_BY_PERMISSION[permission] : "other");
-}
+import type { EventOf, StampedEvent, ToolData } from "../events/types.js";
 
 /** Grep hits and diff hunks shown as places in the editor: enough to follow, not every one. */
 const MAX_LOCATIONS = 20;
@@ -85,16 +55,14 @@ interface CallView {
  */
 export class UpdateTranslator {
   private readonly workspace: () => string;
-  private readonly registry: () => ToolRegistry;
   /** Calls by cairn's key (the sub-agent and the model's call id). */
   private readonly calls = new Map<string, CallView>();
   private readonly used = new Set<string>();
   /** The answer being written was streamed, so its whole text is not sent again. */
   private streamed = false;
 
-  constructor(workspace: () => string, registry: () => ToolRegistry) {
+  constructor(workspace: () => string) {
     this.workspace = workspace;
-    this.registry = registry;
   }
 
   private absolute(file: string): string {
@@ -111,27 +79,12 @@ export class UpdateTranslator {
     return [...this.calls].find(([key]) => key.endsWith(`/${callId}`))?.[1];
   }
 
-  /** The places a call's arguments name, and what a write proposes to change. */
-  preview(event: EventOf<"tool.call">): { locations: ToolCallLocation[]; content: ToolCallContent[] } {
-    const tool = this.registry().get(event.tool);
-    const parsed = tool?.schema.safeParse(event.args);
-    const touches = parsed?.success ? tool?.touches?.(parsed.data) : undefined;
+  /** The places a call acts on, as its tool said: where the editor can follow the agent. */
+  private locations(event: EventOf<"tool.call">): ToolCallLocation[] {
     // The workspace itself (a search of all of it) is no place to follow the agent to.
-    const locations = (touches?.paths ?? [])
+    return (event.paths ?? [])
       .map((file) => ({ path: this.absolute(file) }))
       .filter((location) => location.path !== this.workspace());
-    const content: ToolCallContent[] = [];
-    const { change, command } = touches ?? {};
-    if (change && tool?.permission === "write") {
-      content.push({
-        type: "diff",
-        path: this.absolute(change.path),
-        oldText: change.old_text,
-        newText: change.new_text,
-      });
-    }
-    if (command) content.push(fenced(`$ ${command.text}`));
-    return { locations, content };
   }
 
   private startCall(event: Extract<StampedEvent, { type: "tool.call" }>): SessionUpdate {
@@ -140,9 +93,8 @@ export class UpdateTranslator {
     let id = key;
     for (let n = 2; this.used.has(id); n++) id = `${key}#${n}`;
     this.used.add(id);
-    const target = this.registry().describe(event.tool, event.args).replace(/\s+/g, " ");
-    const title = `${event.agent ? `[${event.agent}] ` : ""}${event.tool}${target ? ` ${target}` : ""}`;
-    const view: CallView = { id, tool: event.tool, kind: toolKind(event.tool, event.permission), title };
+    const title = `${event.agent ? `[${event.agent}] ` : ""}${event.title}`;
+    const view: CallView = { id, tool: event.tool, kind: event.kind, title };
     this.calls.set(key, view);
     return {
       sessionUpdate: "tool_call",
@@ -151,7 +103,7 @@ export class UpdateTranslator {
       kind: view.kind,
       status: "pending",
       rawInput: event.args,
-      ...this.preview(event),
+      locations: this.locations(event),
     };
   }
 
@@ -287,7 +239,6 @@ export class UpdateTranslator {
       // prompt's response), or the session's bookkeeping, which an editor has no place for.
       case "approval.requested":
       case "approval.resolved":
-      case "question":
       case "question.asked":
       case "question.answered":
       case "usage":

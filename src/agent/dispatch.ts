@@ -1,5 +1,4 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
@@ -7,7 +6,7 @@ import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
 import { ToolError } from "../tools/toolError.js";
-import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolImage, ToolTouches } from "../tools/types.js";
 import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
@@ -34,6 +33,7 @@ export interface ToolCallResult {
   images?: ToolImage[];
 }
 
+/** The call's title wherever it is shown: its tool's name and what it acts on (`read_file src/a.ts`). */
 export function describeCall(call: PreparedCall): string {
   const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
@@ -52,21 +52,16 @@ export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
   return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
 }
 
-/** Every string in a tool's arguments, however deep. */
-function stringsIn(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value)) return value.flatMap(stringsIn);
-  if (value !== null && typeof value === "object") return Object.values(value).flatMap(stringsIn);
-  return [];
+/** The workspace paths a call reads or writes, as its tool says: where the call acts. */
+function touchedPaths(touches: ToolTouches): string[] {
+  return [...(touches.reads ?? []), ...(touches.writes === "unknown" ? [] : touches.writes)];
 }
 
-/** A `file://` URI as the path it names; anything else as it is. */
-function asPath(text: string): string {
-  try {
-    return text.startsWith("file://") ? fileURLToPath(text) : text;
-  } catch {
-    return text;
-  }
+/** Where a call acts, for front ends to show: none for a call that cannot run or a tool that cannot say. */
+function knownPaths(prepared: PreparedCall): string[] {
+  if (!prepared.tool || prepared.error !== undefined) return [];
+  const touches = prepared.tool.touches(prepared.args);
+  return touches.writes === "unknown" ? [] : touchedPaths(touches);
 }
 
 /**
@@ -75,11 +70,9 @@ function asPath(text: string): string {
  */
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const tool = judgedTool(called, prepared);
-  const touches = called.touches?.(prepared.args);
-  const { command, change, paths = [], reads = [] } = touches ?? {};
-  // A tool that does not say (a local MCP server's) may touch any file its arguments name.
-  const named = touches ? [...paths, ...reads] : stringsIn(prepared.args).map(asPath);
-  const touched = named.map((file) => path.resolve(session.workspace, file));
+  const touches = called.touches(prepared.args);
+  const { command, change } = touches;
+  const touched = touchedPaths(touches).map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
     tool: tool.name,
@@ -157,12 +150,17 @@ export async function executeToolCall(
   const { session } = turn;
   const { call } = prepared;
   const tool = session.registry.get(call.name);
+  const judged = tool && judgedTool(tool, prepared);
+  const paths = knownPaths(prepared);
   session.bus.emit({
     type: "tool.call",
     call_id: call.id,
     tool: call.name,
+    kind: judged?.kind ?? "other",
+    title: describeCall(prepared).replace(/\s+/g, " "),
     args: prepared.args ?? call.input,
-    permission: tool ? judgedTool(tool, prepared).permission : null,
+    permission: judged?.permission ?? null,
+    ...(paths.length ? { paths } : {}),
   });
   // The call's own time: the wait for a person's approval is not part of it.
   let started = performance.now();

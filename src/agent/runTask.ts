@@ -311,9 +311,7 @@ class RunLoop {
   private async askForHelp(): Promise<string | undefined> {
     const { session } = this;
     const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
-    const answer = (await session.inbox.ask(question))?.trim() || undefined;
-    this.session.bus.emit({ type: "question", question, answer: answer ?? null });
-    return answer;
+    return (await session.inbox.ask(question))?.trim() || undefined;
   }
 
   private ending(status: Ending["status"], summary: string): Ending {

@@ -177,7 +177,6 @@ async function lineChat(
     progress: process.stderr,
     color,
     interactive: false,
-    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   engine.subscribe(text.handle);
   const piped = await pipedMessage();
@@ -348,7 +347,6 @@ async function runInTerminal(
       workspace: session.workspace,
     }),
     color,
-    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   const leave = () => instance.unmount();

@@ -7,7 +7,6 @@ import type { ConfigFlags } from "../config/load.js";
 import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
 import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
@@ -189,8 +188,6 @@ function warnUnsandboxed(session: Session): void {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
-  // Calls are titled by the session's own tools, known once it is open (before any call).
-  let tools: ToolRegistry | undefined;
   const text =
     options.outputFormat === "text"
       ? new TextRenderer({
@@ -199,7 +196,6 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           progress: process.stderr,
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
-          describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;
   const flush = async () => text?.flush();
@@ -218,7 +214,6 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
     ],
   });
-  tools = session.registry;
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { APPROVAL_MODES } from "../events/common.js";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 
-export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
+export { APPROVAL_MODES };
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** `provider/model`; the model part may itself contain slashes (openrouter/google/gemini-2.5-flash). */

@@ -8,10 +8,10 @@ import { doTask } from "../agent/doTask.js";
 import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
+import { runResultSchema } from "../events/result.js";
+import type { Mode, RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
-import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
 import { CLIENT_INFO } from "./connection.js";
 
@@ -22,19 +22,6 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The result object of `--output-format json`, as the tools' structured output. */
-const resultShape = {
-  session_id: z.string(),
-  status: z.enum(RUN_STATUSES),
-  summary: z.string(),
-  iterations: z.number(),
-  files_changed: z.array(z.string()),
-  validation: z.looseObject({ ran: z.boolean(), passed: z.boolean().nullable() }).nullable(),
-  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
-  cost_usd: z.number().nullable(),
-  duration_ms: z.number(),
-};
-
 /** What both tools take first: the task, and where. */
 const taskFields = {
   task: z.string().min(1).describe("What to do, in plain words"),
@@ -42,11 +29,8 @@ const taskFields = {
 };
 
 /** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
-function progressMessage(event: StampedEvent, describe: ToolDescriber): string | undefined {
-  if (event.type === "tool.call") {
-    const target = describe(event.tool, event.args);
-    return target ? `${event.tool} ${target}` : event.tool;
-  }
+function progressMessage(event: StampedEvent): string | undefined {
+  if (event.type === "tool.call") return event.title;
   const lines = describeEvent(event);
   return lines?.length ? lines.map((line) => line.text.trim()).join("; ") : undefined;
 }
@@ -77,11 +61,8 @@ async function runForClient(
   if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) return failure(`cwd ${cwd} is not a folder.`);
   let progress = 0;
   const token = extra._meta?.progressToken;
-  // The session's tools title the calls; there is no session until it has opened.
-  let tools: ToolRegistry | undefined;
-  const describe: ToolDescriber = (tool, args) => tools?.describe(tool, args) ?? "";
   const report = (event: StampedEvent) => {
-    const message = token === undefined ? undefined : progressMessage(event, describe);
+    const message = token === undefined ? undefined : progressMessage(event);
     if (message === undefined || token === undefined) return;
     void extra
       .sendNotification({
@@ -106,7 +87,6 @@ async function runForClient(
     throw error;
   }
   const { session, close } = hosted;
-  tools = session.registry;
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {
@@ -145,7 +125,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
         ...taskFields,
         model: z.string().optional().describe("A provider/model id, or a profile of cairn's config"),
       },
-      outputSchema: resultShape,
+      outputSchema: runResultSchema.shape,
       annotations,
     },
     ({ task, cwd, model }, extra) => runForClient(options, "do", { task, cwd, flags: { model } }, extra),
@@ -166,7 +146,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
           .optional()
           .describe("Stop once the task has cost this many US dollars"),
       },
-      outputSchema: resultShape,
+      outputSchema: runResultSchema.shape,
       annotations,
     },
     ({ task, cwd, verify, max_cost }, extra) =>

@@ -5,6 +5,9 @@
 
 import { z } from "@hono/zod-openapi";
 import { APPROVAL_MODES, configSchema, modelIdSchema } from "../config/schema.js";
+import { todoItemSchema } from "../events/common.js";
+import { stampedEventSchema } from "../events/events.js";
+import { runResultSchema } from "../events/result.js";
 import { APPROVAL_CHOICES, MODES, RUN_STATUSES } from "../events/types.js";
 import { expectation } from "../platform/issues.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
@@ -49,15 +52,8 @@ export const sessionSchema = z
   })
   .openapi("Session");
 
-/** One event of the stream: its fields depend on `type` (docs/cli.md, stream-json). */
-export const eventSchema = z
-  .looseObject({
-    type: z.string(),
-    session_id: z.string(),
-    seq: z.number().int(),
-    ts: z.string(),
-  })
-  .openapi("Event");
+/** One event of the stream, each type with its own fields: the protocol's own schema (src/events). */
+export const eventSchema = stampedEventSchema;
 
 const timelineEntrySchema = z.object({
   seq: z.number().int(),
@@ -73,7 +69,10 @@ export const sessionDetailSchema = z
     pending: z
       .array(eventSchema)
       .openapi({ description: "approval.requested and question.asked events still waiting for an answer" }),
-    todos: z.array(z.looseObject({ id: z.string(), content: z.string(), status: z.string() })),
+    result: runResultSchema
+      .nullable()
+      .openapi({ description: "how its work last ended; null while none has" }),
+    todos: z.array(todoItemSchema),
     costs_by_phase: z.array(totalsSchema.extend({ key: z.string().openapi({ description: "the phase" }) })),
   })
   .openapi("SessionDetail");

@@ -43,6 +43,7 @@ const runCommandTool = defineTool({
       .describe("Stop the command after this many milliseconds (capped by the configured limit)"),
   }),
   permission: "exec",
+  kind: "execute",
   async execute({ command, cwd, timeout_ms }, ctx) {
     const dir = resolveInWorkspace(ctx, cwd ?? ".", "read");
     const info = await stat(dir.absolute).catch(() => undefined);
@@ -103,7 +104,10 @@ const runCommandTool = defineTool({
   },
   describe: ({ command }) => command,
   // What a command changes is not known before it runs: no paths, so it is checkpointed whole.
-  touches: ({ command, cwd }) => ({ command: { text: command, ...(cwd !== undefined ? { cwd } : {}) } }),
+  touches: ({ command, cwd }) => ({
+    writes: "unknown",
+    command: { text: command, ...(cwd !== undefined ? { cwd } : {}) },
+  }),
 });
 
 /**

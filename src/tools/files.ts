@@ -181,6 +181,7 @@ const readFileTool = fileTool({
   name: "read_file",
   description: toolDescription("read_file", { limit: DEFAULT_LIMIT }),
   permission: "read",
+  kind: "read",
   schema: z.object({
     path: pathParam,
     offset: z
@@ -225,13 +226,14 @@ const readFileTool = fileTool({
     return { text: `${body}\n... ${remaining}; call read_file with offset=${next} to continue.`, data };
   },
   describe: ({ path }) => path,
-  touches: ({ path }) => ({ paths: [path] }),
+  touches: ({ path }) => ({ reads: [path], writes: [] }),
 });
 
 const writeFileTool = fileTool({
   name: "write_file",
   description: toolDescription("write_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     content: z.string().describe("The complete new content of the file."),
@@ -265,7 +267,7 @@ const writeFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
+  touches: ({ path, content }) => ({ writes: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 function describeRanges(display: string, ranges: EditRange[]): string {
@@ -285,6 +287,7 @@ const editFileTool = fileTool({
   name: "edit_file",
   description: toolDescription("edit_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     old_string: z.string().describe("The exact text to replace, including its indentation."),
@@ -345,7 +348,7 @@ const editFileTool = fileTool({
   },
   describe: ({ path }) => path,
   touches: ({ path, old_string, new_string }) => ({
-    paths: [path],
+    writes: [path],
     change: { path, old_text: old_string, new_text: new_string },
   }),
 });
@@ -354,6 +357,7 @@ const appendFileTool = fileTool({
   name: "append_file",
   description: toolDescription("append_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     content: z.string().describe("The text to add at the end of the file."),
@@ -396,13 +400,14 @@ const appendFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
+  touches: ({ path, content }) => ({ writes: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 const deleteFileTool = fileTool({
   name: "delete_file",
   description: toolDescription("delete_file"),
   permission: "write",
+  kind: "delete",
   schema: z.object({ path: pathParam }),
   async execute(args, ctx) {
     const resolved = await resolveEntry(ctx, args.path);
@@ -423,13 +428,14 @@ const deleteFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path }) => ({ paths: [path] }),
+  touches: ({ path }) => ({ writes: [path] }),
 });
 
 const copyFileTool = fileTool({
   name: "copy_file",
   description: toolDescription("copy_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     source: pathParam.describe("The file to copy, relative to the workspace root."),
     destination: pathParam.describe(
@@ -449,13 +455,14 @@ const copyFileTool = fileTool({
     };
   },
   describe: ({ source, destination }) => `${source} → ${destination}`,
-  touches: ({ source, destination }) => ({ paths: [destination], reads: [source] }),
+  touches: ({ source, destination }) => ({ reads: [source], writes: [destination] }),
 });
 
 const moveFileTool = fileTool({
   name: "move_file",
   description: toolDescription("move_file"),
   permission: "write",
+  kind: "move",
   schema: z.object({
     source: pathParam.describe("The file or folder to move, relative to the workspace root."),
     destination: pathParam.describe("Its new full path, including the name; must not exist yet."),
@@ -483,7 +490,7 @@ const moveFileTool = fileTool({
     };
   },
   describe: ({ source, destination }) => `${source} → ${destination}`,
-  touches: ({ source, destination }) => ({ paths: [source, destination] }),
+  touches: ({ source, destination }) => ({ writes: [source, destination] }),
 });
 
 export const fileTools: AnyTool[] = [

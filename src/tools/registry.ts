@@ -3,9 +3,6 @@ import type { ToolDefinition } from "../model/stream.js";
 import { wildcard } from "../platform/text.js";
 import type { AnyTool, ToolSource } from "./types.js";
 
-/** Names what a call acts on, in a few words: how renderers title tool calls. */
-export type ToolDescriber = (tool: string, args: unknown) => string;
-
 export interface ToolFilter {
   allow?: string[] | undefined;
   deny?: string[] | undefined;
@@ -84,16 +81,6 @@ export class ToolRegistry {
 
   names(): string[] {
     return [...this.byName.keys()];
-  }
-
-  /**
-   * How a call is titled wherever it is shown: its tool's own `describe`, or "" for a tool not
-   * here or arguments that do not fit its schema (a call the model got wrong).
-   */
-  describe(name: string, args: unknown): string {
-    const tool = this.byName.get(name);
-    const parsed = tool?.schema.safeParse(args);
-    return tool && parsed?.success ? tool.describe(parsed.data) : "";
   }
 
   /**

@@ -5,6 +5,7 @@ import type {
   ProposedChange,
   ToolAnnotations,
   ToolData,
+  ToolKind,
 } from "../events/types.js";
 import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
 import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
@@ -124,16 +125,17 @@ export interface TodoInput {
 /** What one call acts on, said by the tool itself so that nothing else guesses from argument names. */
 export interface ToolTouches {
   /**
-   * Workspace-relative paths the call writes (a write tool) or reads. For a write tool, `[]` says
-   * it changes no file in the work tree (git_commit); absent, it cannot say, and every changed
-   * file of the workspace is checkpointed around the call.
-   */
-  paths?: string[];
-  /**
-   * Paths a write tool reads without writing them (copy_file's source): with `paths`, what the
-   * approval policy looks through for files that look like secrets.
+   * Workspace-relative paths the call reads without writing them (a read's file, a search's
+   * folder, copy_file's source): with `writes`, where the approval policy looks for files that
+   * look like secrets, and the places an editor shows.
    */
   reads?: string[];
+  /**
+   * What the call writes in the work tree: its paths, `[]` when it changes no file there (a read,
+   * git_commit), or "unknown" when it cannot say (a command, a local MCP server's tool): then
+   * every changed file of the workspace is checkpointed around the call.
+   */
+  writes: string[] | "unknown";
   /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
   command?: { text: string; cwd?: string };
   /** The text change an edit or a write proposes, for approval previews. */
@@ -148,6 +150,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
   parameters?: Record<string, unknown>;
   permission: Permission;
+  /** What the tool is, for front ends to show it by (an icon, a group): never its name. */
+  kind: ToolKind;
   /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
   annotations?: ToolAnnotations;
   /**
@@ -162,10 +166,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   asksInside?(args: z.infer<S>): boolean;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
-  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
+  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "": its title. */
   describe(args: z.infer<S>): string;
-  /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
-  touches?(args: z.infer<S>): ToolTouches;
+  /** What a call reads, writes, runs or changes; a tool that cannot say answers `unknownTouches`. */
+  touches(args: z.infer<S>): ToolTouches;
 }
 
 /**

@@ -13,6 +13,11 @@ export interface EventLine {
 
 const line = (text: string, tone: Tone = "dim"): EventLine => ({ text, tone });
 
+/** What a call acts on: its title after its tool's name (`src/a.ts` of `read_file src/a.ts`), shown beside the name. */
+export function callTarget(call: { tool: string; title: string }): string {
+  return call.title.startsWith(call.tool) ? call.title.slice(call.tool.length).trim() : call.title;
+}
+
 const CHOICE_WORDS = {
   once: "allowed once",
   session: "allowed for this session",
@@ -89,8 +94,6 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
           `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
         ),
       ];
-    case "question":
-      return [line(`Asked: ${firstLine(event.question, 160)} → ${event.answer ?? "(no answer)"}`, "plain")];
     case "approval.requested":
       return [line(`asks: allow ${event.prompt.summary}?`)];
     case "approval.resolved": {

@@ -2,8 +2,7 @@ import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
-import type { ToolDescriber } from "../tools/registry.js";
-import { describeEvent, type Tone } from "./eventLines.js";
+import { callTarget, describeEvent, type Tone } from "./eventLines.js";
 import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
@@ -17,8 +16,6 @@ export interface TextRendererOptions {
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
-  /** Names what each tool call acts on (the session's tool registry). */
-  describe: ToolDescriber;
 }
 
 type Style = Parameters<typeof styleText>[0];
@@ -99,7 +96,7 @@ export class TextRenderer {
         this.renderAgentStatus(event, tag);
         break;
       case "tool.call":
-        this.line(this.style("dim", `  ${id} ● ${event.tool} ${this.argSummary(event)}`));
+        this.line(this.style("dim", `  ${id} ● ${event.title}`));
         break;
       case "error":
         this.line(`  ${tag} ${this.style("red", `✗ ${event.message}`)}`);
@@ -147,7 +144,9 @@ export class TextRenderer {
         break;
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
-        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
+        this.line(
+          `${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${callTarget(event)}`.trimEnd(),
+        );
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -169,10 +168,6 @@ export class TextRenderer {
 
   private toned(tone: Tone, text: string): string {
     return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
-  }
-
-  private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
-    return this.options.describe(tool, args) || firstLine(JSON.stringify(args) ?? "", 100);
   }
 
   /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */

@@ -30,7 +30,9 @@ function fetchWebpage(config: WebConfig) {
         .describe(`Characters of content to return (default ${DEFAULT_CHARS}, at most ${MAX_CHARS})`),
     }),
     permission: "network",
+    kind: "fetch",
     describe: ({ url }) => url,
+    touches: () => ({ writes: [] }),
     async execute({ url, max_chars }, ctx) {
       const start = webUrl(url);
       const response = await webRequest(start, {
@@ -97,7 +99,9 @@ function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
         .describe(`How many results (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
     }),
     permission: "network",
+    kind: "fetch",
     describe: ({ query }) => query,
+    touches: () => ({ writes: [] }),
     async execute({ query, max_results }, ctx) {
       const results = await searchWeb(config, env, query, max_results ?? DEFAULT_RESULTS, ctx.signal);
       const data = { kind: "web_search" as const, backend: config.search.backend, results };

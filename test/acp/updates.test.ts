@@ -1,14 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { UpdateTranslator } from "../../src/acp/updates.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
 
 const stamp = { session_id: "s", seq: 1, ts: "2026-11-24T00:00:00.000Z" };
-const translator = () =>
-  new UpdateTranslator(
-    () => "/w",
-    () => new ToolRegistry([]),
-  );
+const translator = () => new UpdateTranslator(() => "/w");
 const thoughts = (event: StampedEvent) =>
   translator()
     .translate(event, true)

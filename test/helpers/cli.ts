@@ -7,6 +7,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
+import { streamLineProblem } from "./protocol.js";
 
 /** The repository root, whether this runs from source (vitest) or compiled into dist/ (the benchmarks). */
 function repositoryRoot(from: string): string {
@@ -187,10 +188,18 @@ export async function doSession(
   return { run, events, result, requests: server.requests };
 }
 
-/** Parses `--output-format stream-json` output into its events. */
+/**
+ * Parses `--output-format stream-json` output into its events, each checked against the
+ * protocol's schema: a line that does not fit it fails the test that printed it.
+ */
 export function streamEvents(stdout: string): Array<Record<string, unknown> & { type: string }> {
   return stdout
     .split("\n")
     .filter((line) => line.trim())
-    .map((line) => JSON.parse(line));
+    .map((line) => {
+      const json = JSON.parse(line);
+      const problem = streamLineProblem(json);
+      if (problem) throw new Error(`a stream-json line does not fit the protocol: ${problem}\n${line}`);
+      return json;
+    });
 }

@@ -21,6 +21,8 @@ async function recorded(): Promise<Store> {
     type: "tool.call",
     call_id: "c1",
     tool: "read_file",
+    kind: "read",
+    title: "read_file src/math_test.ts",
     args: { path: "src/math_test.ts" },
     permission: "read",
   });

@@ -24,6 +24,8 @@ export type { Tone };
 export interface ToolView {
   callId: string;
   tool: string;
+  /** The call in a line: its tool's name and what it acts on. */
+  title: string;
   args: unknown;
   permission: Permission | null;
   ok?: boolean;
@@ -188,7 +190,13 @@ function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCo
 function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   const started = state.running.find((call) => call.callId === event.call_id);
   const call: ToolView = {
-    ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
+    ...(started ?? {
+      callId: event.call_id,
+      tool: event.tool,
+      title: event.tool,
+      args: undefined,
+      permission: null,
+    }),
     ok: event.ok,
     output: event.output,
     durationMs: event.duration_ms,
@@ -202,7 +210,7 @@ function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
     turnFiles: files,
   };
   // The TODO panel shows what a list update did; a line for each would only repeat it.
-  return call.tool === "todo_write" && call.ok ? next : push(next, { kind: "tool", call });
+  return event.data?.kind === "todos" ? next : push(next, { kind: "tool", call });
 }
 
 function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiState {
@@ -299,7 +307,13 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         ...flushStream(state),
         running: [
           ...state.running,
-          { callId: event.call_id, tool: event.tool, args: event.args, permission: event.permission },
+          {
+            callId: event.call_id,
+            tool: event.tool,
+            title: event.title,
+            args: event.args,
+            permission: event.permission,
+          },
         ],
       };
     case "tool.result":
