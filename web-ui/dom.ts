@@ -1,4 +1,9 @@
-/** Small DOM helpers: every text goes in as text, never as HTML. */
+/**
+ * Small DOM helpers: every text goes in as text, never as HTML, but Markdown, which goes in as
+ * the HTML marked makes of it, sanitised by DOMPurify first.
+ */
+import DOMPurify from "dompurify";
+import { marked } from "marked";
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -36,6 +41,14 @@ function present(children: Child[]): Array<Node | string> {
         ? [String(child)]
         : [child],
   );
+}
+
+/** Markdown (an answer, a report) as HTML: headings, tables, code; nothing that runs or loads. */
+export function markdown(text: string): HTMLElement {
+  const html = marked.parse(text, { async: false, gfm: true });
+  const element = h("div", { class: "markdown" });
+  element.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img"] });
+  return element;
 }
 
 /** Replaces an element's children. */

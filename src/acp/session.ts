@@ -8,7 +8,7 @@ import type {
   SessionUpdate,
   StopReason,
 } from "@agentclientprotocol/sdk";
-import { ChatEngine, type ChatOutcome } from "../agent/chat.js";
+import { ChatEngine } from "../agent/chat.js";
 import { type Host, openHost } from "../agent/host.js";
 import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
@@ -70,7 +70,7 @@ export class AcpSession {
   /** The model calls of the prompt being answered, sub-agents' included. */
   private turnUsage: UsageTotals = emptyUsage();
   private lastCall: EventOf<"usage"> | undefined;
-  /** How the prompt's work ended (a message, /agent): its `session.finished`. */
+  /** How the prompt's work ended (a message, /agent): its `turn.finished`. */
   private ended: RunResult | undefined;
   private cancelled = false;
 
@@ -151,7 +151,7 @@ export class AcpSession {
       case "question.asked":
         askQuestion(this.asker, event).catch((error: unknown) => this.options.log(String(error)));
         return;
-      case "session.finished":
+      case "turn.finished":
         if (!event.agent) this.ended = event.result;
         return;
       case "retry":
@@ -221,21 +221,20 @@ export class AcpSession {
     this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   }
 
-  /** How the turn ended, in the protocol's words; `cut`, why the chat's answer is not a whole one. */
-  private stopReason(cut: ChatOutcome["cut"]): StopReason {
+  /** How the turn ended, in the protocol's words: from its result's status and reason code. */
+  private stopReason(): StopReason {
     if (this.cancelled || this.ended?.status === "cancelled") return "cancelled";
-    if (cut === "length") return "max_tokens";
-    if (cut === "content_filter") return "refusal";
-    if (cut === "tool_calls") return "max_turn_requests";
-    const { config, ledger } = this.engine.session;
-    switch (this.ended?.status) {
-      case "max_iterations":
+    switch (this.ended?.reason) {
+      case "output_cap":
+      case "token_cap":
+        return "max_tokens";
+      case "refused":
+        return "refusal";
+      case "tool_call_cap":
+      case "iteration_cap":
+      case "cost_cap":
+      case "time_cap":
         return "max_turn_requests";
-      case "budget_exceeded": {
-        const { input_tokens, output_tokens } = ledger.totals();
-        const tokenCap = config.max_tokens !== undefined && input_tokens + output_tokens >= config.max_tokens;
-        return tokenCap ? "max_tokens" : "max_turn_requests";
-      }
       default:
         return "end_turn";
     }
@@ -263,11 +262,17 @@ export class AcpSession {
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
     const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
-    let cut: ChatOutcome["cut"];
     if (command && parsed) await this.runCommand(command, parsed.arg);
-    else ({ cut } = await this.engine.send(message.text, message.attachments, message.images));
+    else
+      await this.engine.submit({
+        type: "user_input",
+        mode: "chat",
+        text: message.text,
+        attachments: message.attachments,
+        images: message.images,
+      });
     this.reportUsage();
-    return { stopReason: this.stopReason(cut), _meta: { cairn: { usage: this.turnUsage } } };
+    return { stopReason: this.stopReason(), _meta: { cairn: { usage: this.turnUsage } } };
   }
 
   /** `session/cancel`: stops the model call and any running command now, keeping what was done. */

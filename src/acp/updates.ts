@@ -9,6 +9,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
 import type { EventOf, StampedEvent, ToolData } from "../events/types.js";
+import { describeEvent, turnInput } from "../ui/eventLines.js";
 
 /** Grep hits and diff hunks shown as places in the editor: enough to follow, not every one. */
 const MAX_LOCATIONS = 20;
@@ -107,6 +108,25 @@ export class UpdateTranslator {
     };
   }
 
+  /** A call's end: its status, and its diff, places and output; nothing for a call never started here. */
+  private finishCall(
+    event: Extract<StampedEvent, { type: "tool.result" }>,
+    terminalOf?: (callId: string) => string | undefined,
+  ): SessionUpdate[] {
+    const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
+    const view = this.calls.get(key);
+    if (!view) return [];
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: view.id,
+        status: event.ok ? "completed" : "failed",
+        rawOutput: event.data ?? event.output,
+        ...this.result(event, terminalOf?.(view.id)),
+      },
+    ];
+  }
+
   /** What a finished call shows: its diff, its places with line numbers, its output. */
   private result(
     event: EventOf<"tool.result">,
@@ -152,9 +172,14 @@ export class UpdateTranslator {
       body
         ? [{ sessionUpdate: kind, content: { type: "text" as const, text: body } } satisfies SessionUpdate]
         : [];
+    // The words every front end gives the event (eventLines.ts), a line each.
+    const words = () =>
+      `${describeEvent(event)
+        .map((l) => (event.agent ? `${event.agent} ${l.text}` : l.text))
+        .join("\n")}\n`;
     switch (event.type) {
-      case "session.started":
-        return live ? [] : text("user_message_chunk", event.task);
+      case "turn.started":
+        return live ? [] : text("user_message_chunk", turnInput(event));
       case "status":
         if (event.status === "thinking") this.streamed = false;
         return [];
@@ -172,20 +197,8 @@ export class UpdateTranslator {
         return event.agent ? [] : text("agent_thought_chunk", event.text);
       case "tool.call":
         return [this.startCall(event)];
-      case "tool.result": {
-        const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
-        const view = this.calls.get(key);
-        if (!view) return [];
-        return [
-          {
-            sessionUpdate: "tool_call_update",
-            toolCallId: view.id,
-            status: event.ok ? "completed" : "failed",
-            rawOutput: event.data ?? event.output,
-            ...this.result(event, terminalOf?.(view.id)),
-          },
-        ];
-      }
+      case "tool.result":
+        return this.finishCall(event, terminalOf);
       case "todos":
         return [
           {
@@ -197,46 +210,30 @@ export class UpdateTranslator {
             })),
           },
         ];
+      // A one-sentence plan is what the model just said; a run's plan of steps is news.
       case "plan":
-        return event.steps?.length ? text("agent_thought_chunk", `Plan: ${event.summary}\n`) : [];
+        return event.steps?.length ? text("agent_thought_chunk", words()) : [];
       case "validation":
-        return text("agent_thought_chunk", `Checks: ${event.summary}\n`);
       case "review":
-        return text(
-          "agent_thought_chunk",
-          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10\n`,
-        );
       case "escalation":
-        return text("agent_thought_chunk", `Now on ${event.to}: ${event.reason}\n`);
-      case "compaction":
-        return text(
-          "agent_message_chunk",
-          `Compacted the conversation: ${event.before_tokens} → ${event.after_tokens} tokens.\n`,
-        );
-      case "error":
-        return event.fatal ? text("agent_message_chunk", `\n\n**Stopped:** ${event.message}\n`) : [];
       case "retry":
-        return text(
-          "agent_thought_chunk",
-          `The provider failed (${event.reason}); trying again in ${Math.ceil(event.delay_ms / 1000)} s.\n`,
-        );
-      case "agent.status": {
-        const who = event.agent ?? event.name;
-        if (event.status === "running") return text("agent_thought_chunk", `${who} started: ${event.task}\n`);
-        return text(
-          "agent_thought_chunk",
-          `${who}: ${event.status}${event.detail ? ` (${event.detail})` : ""}\n`,
-        );
-      }
+      case "agent.status":
+      case "repair":
+        return text("agent_thought_chunk", words());
       case "mcp.server":
-        return event.status === "failed"
-          ? text(
-              "agent_thought_chunk",
-              `MCP server ${event.server} failed: ${event.message ?? "no reason given"}\n`,
-            )
-          : [];
-      // Shown another way (approvals and questions are requests of their own, costs per turn in the
-      // prompt's response), or the session's bookkeeping, which an editor has no place for.
+        return event.status === "failed" ? text("agent_thought_chunk", words()) : [];
+      case "compaction":
+        return text("agent_message_chunk", words());
+      // A warning goes to cairn's log; an error that ended the work is part of the answer.
+      case "error":
+        return event.fatal ? text("agent_message_chunk", `\n\n${words()}`) : [];
+      // Shown another way: approvals and questions are requests of their own, how a turn ended is
+      // the prompt's stop reason and its cost the response's usage; a replayed session's start is
+      // its first message. Routing and intent are the run's own bookkeeping.
+      case "session.started":
+      case "session.resumed":
+      case "turn.finished":
+      case "session.finished":
       case "approval.requested":
       case "approval.resolved":
       case "question.asked":
@@ -244,9 +241,6 @@ export class UpdateTranslator {
       case "usage":
       case "route":
       case "intent":
-      case "repair":
-      case "session.resumed":
-      case "session.finished":
         return [];
       default: {
         const unhandled: never = event;

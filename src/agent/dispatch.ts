@@ -189,7 +189,8 @@ export async function executeToolCall(
           callId: call.id,
           ...extra,
         });
-        ok = true;
+        // A call the person's interrupt stopped (a command killed halfway) did not succeed.
+        ok = !turn.signal.aborted;
         text = output.text;
         data = output.data;
         images = output.images;

@@ -20,7 +20,7 @@ export async function doTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  announce(session, { mode: "do", input: task }, resume);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
       turn,
@@ -37,7 +37,7 @@ export async function doTask(
             }).run(turn, prompt);
         const summary = outcome.answer || outcome.reason || "";
         if (!session.config.verify || outcome.status !== "completed") {
-          return { status: outcome.status, summary, iterations: 1 };
+          return { status: outcome.status, summary, iterations: 1, reason: outcome.cut };
         }
         const report = await validateOnce(turn);
         return {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { EventBus } from "../events/bus.js";
+import { approvalPromptSchema } from "../events/common.js";
 import type { ApprovalChoice } from "../events/types.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
 
@@ -35,7 +36,9 @@ export class Inbox {
         : ["once", "deny"];
       // Waiting before the event goes out: a listener may answer while it is being delivered.
       this.waiting.set(request_id, { kind: "approval", options, resolve });
-      this.bus.emit({ type: "approval.requested", request_id, call_id: callId, prompt, options });
+      // What the policy judged by (absolute paths, its own flags) is not what a person is shown.
+      const shown = approvalPromptSchema.parse(prompt);
+      this.bus.emit({ type: "approval.requested", request_id, call_id: callId, prompt: shown, options });
     });
 
   /** Asks the person a question; resolves with their answer, or undefined when they give none. */

@@ -29,9 +29,12 @@ export interface UsageCaps {
 
 /** A cap was reached: the run ends as budget_exceeded with its work so far kept. */
 export class BudgetExceededError extends Error {
-  constructor(message: string) {
+  /** Which cap. */
+  readonly reason: "cost_cap" | "token_cap";
+  constructor(message: string, reason: "cost_cap" | "token_cap") {
     super(message);
     this.name = "BudgetExceededError";
+    this.reason = reason;
   }
 }
 
@@ -87,15 +90,15 @@ export class UsageLedger {
   private enforceCaps(): void {
     this.owner?.parent.enforceCaps();
     const { maxCostUsd, maxTokens } = this.caps;
-    const fail = (message: string) =>
-      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message);
+    const fail = (message: string, reason: BudgetExceededError["reason"]) =>
+      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message, reason);
     const cost = this.total.cost_usd;
     if (maxCostUsd !== undefined && cost !== null && cost >= maxCostUsd) {
-      throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`);
+      throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`, "cost_cap");
     }
     const tokens = this.total.input_tokens + this.total.output_tokens;
     if (maxTokens !== undefined && tokens >= maxTokens) {
-      throw fail(`token cap reached: ${tokens} of ${maxTokens} tokens used`);
+      throw fail(`token cap reached: ${tokens} of ${maxTokens} tokens used`, "token_cap");
     }
   }
 

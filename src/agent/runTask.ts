@@ -459,7 +459,7 @@ export async function runTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  announce(session, { mode: "run", input: task }, resume);
   return Turn.run(session, { label: "task" }, async (turn) => {
     const run = new RunLoop(turn, task, resume, options);
     try {

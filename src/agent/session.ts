@@ -19,7 +19,7 @@ import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { saveWorkspaceRules } from "../safety/rules.js";
-import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { detectSandbox, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -150,6 +150,8 @@ export class Session {
   /** Which files look like secrets, and which of them the config lets the model read. */
   readonly secrets: SecretFiles;
   private readonly envPolicy: EnvironmentPolicy;
+  /** What sandboxed commands see as /tmp, removed when the session closes. */
+  private readonly scratch: SessionTmpDir = sessionTmpDir();
   /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
   editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
@@ -165,6 +167,8 @@ export class Session {
   policy: ApprovalPolicy;
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
+  /** Its turns so far, stored ones included: the number of the last `turn.started`. */
+  turns = 0;
   /** How many times the person has interrupted: a question dismissed by one was not answered. */
   private interrupts = 0;
   readonly running = new Set<Interruptible>();
@@ -210,7 +214,7 @@ export class Session {
         ? undefined
         : {
             sandbox,
-            tmpDir: sessionTmpDir(),
+            tmpDir: this.scratch,
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
@@ -275,6 +279,7 @@ export class Session {
       if (event.type === "tool.result")
         for (const file of event.changed_files ?? []) this.filesChanged.add(file);
       if (event.type === "todos") this.todos = event.todos;
+      if (event.type === "turn.started") this.turns = event.turn;
     }
     this.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
     this.announced = Boolean(options.resume);
@@ -316,8 +321,9 @@ export class Session {
     return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
-  /** Stops what the session started outside itself: its MCP servers. */
+  /** Stops what the session started outside itself (its MCP servers) and removes its scratch folder. */
   close(): Promise<void> {
+    this.scratch.remove();
     return this.registry.close();
   }
 

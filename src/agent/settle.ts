@@ -1,4 +1,4 @@
-import type { RunResult, RunStatus, ValidationSummary } from "../events/types.js";
+import type { EventOf, Reason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { BudgetExceededError } from "./ledger.js";
 import type { ResumePoint } from "./resume.js";
@@ -11,25 +11,39 @@ export interface Ending {
   summary: string;
   iterations: number;
   validation?: ValidationSummary | null;
+  /** Why it ended so, where the status does not say it all (which cap, who stopped it). */
+  reason?: Reason | undefined;
 }
+
+/** What a turn was given: the person's task, message or command, and how it is worked on. */
+export type TurnInput = Pick<EventOf<"turn.started">, "mode" | "input">;
 
 export interface Outcome {
   result: RunResult;
   /** DESIGN.md's exit codes: 0 completed, 1 not completed, 2 bad usage or configuration. */
   exitCode: 0 | 1 | 2;
+  /** The ending the result was built from, to end the session with when this was its last turn. */
+  ending: Ending;
 }
 
-/** The first event of a session, or of its continuation after an interruption. */
-export function announce(session: Session, task: string, resume?: ResumePoint): void {
-  session.announced = true;
+/**
+ * Opens a turn of the session: its `turn.started`, after the session's own first event when this
+ * is its first turn (`session.started`), or its continuation after an interruption
+ * (`session.resumed`).
+ */
+export function announce(session: Session, input: TurnInput, resume?: ResumePoint): void {
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
-    return;
-  }
+  } else if (!session.announced) startSession(session, input.input);
+  session.announced = true;
+  session.bus.emit({ type: "turn.started", turn: ++session.turns, ...input });
+}
+
+function startSession(session: Session, task: string): void {
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
@@ -52,11 +66,29 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
   }
 }
 
+/** The reason an ending's status implies when the work gave none. */
+function impliedReason(ending: Ending): Reason | undefined {
+  switch (ending.status) {
+    case "max_iterations":
+      return "iteration_cap";
+    case "stuck":
+      return "no_progress";
+    case "cancelled":
+      return "interrupted";
+    case "failed":
+      return ending.validation?.passed === false ? "checks_failed" : undefined;
+    default:
+      return undefined;
+  }
+}
+
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
+  const reason = ending.reason ?? impliedReason(ending);
   return {
     session_id: session.id,
     status: ending.status,
+    ...(reason ? { reason } : {}),
     summary: ending.summary,
     iterations: ending.iterations,
     files_changed: [...session.filesChanged].sort(),
@@ -77,20 +109,39 @@ export function buildResult(session: Session, ending: Ending): RunResult {
 
 /** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
 function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
-  const end = (status: RunStatus, summary: string, exitCode: 1 | 2 = 1) => ({
-    ending: { status, summary, iterations },
+  const end = (status: RunStatus, reason: Reason, summary: string, exitCode: 1 | 2 = 1) => ({
+    ending: { status, reason, summary, iterations },
     exitCode,
   });
   if (error instanceof BudgetExceededError) {
-    return end("budget_exceeded", `Stopped: ${error.message}. The work done so far is kept.`);
+    return end("budget_exceeded", error.reason, `Stopped: ${error.message}. The work done so far is kept.`);
   }
   if (turn.timedOut) {
-    return end("budget_exceeded", "Stopped: the time cap was reached. The work done so far is kept.");
+    return end(
+      "budget_exceeded",
+      "time_cap",
+      "Stopped: the time cap was reached. The work done so far is kept.",
+    );
   }
-  if (turn.signal.aborted) return end("cancelled", "Cancelled by the user; changes made so far are kept.");
-  if (error instanceof ProviderError) return end("failed", error.message, error.isConfiguration ? 2 : 1);
-  if (error instanceof StructuredOutputError) return end("failed", error.message);
+  if (turn.signal.aborted)
+    return end("cancelled", "interrupted", "Cancelled by the user; changes made so far are kept.");
+  if (error instanceof ProviderError)
+    return error.isConfiguration
+      ? end("failed", "configuration", error.message, 2)
+      : end("failed", "provider_error", error.message);
+  if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
   throw error;
+}
+
+/**
+ * Work that ended after someone stopped it ended because they did: a run whose question an
+ * interrupt dismissed is cancelled, not stuck. One the wall-time cap stopped reached that cap.
+ */
+function stoppedEnding(turn: Turn, ending: Ending): Ending {
+  if (!turn.signal.aborted || ending.status === "completed" || ending.status === "cancelled") return ending;
+  return turn.timedOut
+    ? { ...ending, status: "budget_exceeded", reason: "time_cap" }
+    : { ...ending, status: "cancelled", reason: "interrupted" };
 }
 
 /**
@@ -105,6 +156,7 @@ function blockedEnding(turn: Turn, ending: Ending): Ending {
   return {
     ...ending,
     status: "failed",
+    reason: "needs_approval",
     summary:
       `Not done: the work needed approval that nobody could give in this run (refused: ${calls}). ` +
       `Rerun where a person can approve, or with the mode or rule the refusal names.\n\n${ending.summary}`.trim(),
@@ -112,8 +164,8 @@ function blockedEnding(turn: Turn, ending: Ending): Ending {
 }
 
 /**
- * Runs a session's work and ends it the one way every mode ends: a `session.finished` event
- * carrying the result, whether the work completed, hit a cap, lost its provider or was cancelled.
+ * Runs a turn's work and ends it the one way every mode ends: a `turn.finished` event carrying
+ * the result, whether the work completed, hit a cap, lost its provider or was cancelled.
  */
 export async function settle(
   turn: Turn,
@@ -126,16 +178,31 @@ export async function settle(
   let ending: Ending;
   let exitCode: 0 | 1 | 2;
   try {
-    ending = blockedEnding(turn, await work());
+    ending = stoppedEnding(turn, blockedEnding(turn, await work()));
     exitCode = ending.status === "completed" ? 0 : 1;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
-    session.bus.emit({ type: "error", message: ending.summary, fatal: true });
-    if (finalize && !turn.signal.aborted) ending = await finalize(ending);
+    session.bus.emit({
+      type: "error",
+      message: ending.summary,
+      fatal: true,
+      ...(ending.reason ? { reason: ending.reason } : {}),
+    });
+    if (finalize && !turn.signal.aborted) ending = { ...(await finalize(ending)), reason: ending.reason };
   }
   const result = buildResult(session, ending);
+  session.bus.emit({ type: "turn.finished", turn: session.turns, result });
+  return { result, exitCode, ending };
+}
+
+/**
+ * The session's last event: how it ended, as its last turn did, with the session's whole
+ * spending and time. A do or run ends after its task; a chat when it is closed.
+ */
+export function finishSession(session: Session, last: Ending): RunResult {
+  const result = buildResult(session, last);
   session.bus.emit({ type: "session.finished", result });
-  return { result, exitCode };
+  return result;
 }

@@ -1,6 +1,6 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { estimateTokens, History } from "../context/history.js";
-import type { Phase } from "../events/types.js";
+import type { Phase, Reason } from "../events/types.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
 import type { AgentOutcome, AgentRequest, ToolImage } from "../tools/types.js";
@@ -49,13 +49,13 @@ export interface ToolLoopOutcome {
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
    * its length limit, or the provider's content filter stopped it.
    */
-  cut?: "tool_calls" | "length" | "content_filter";
+  cut?: Extract<Reason, "tool_call_cap" | "output_cap" | "refused">;
 }
 
 /** The provider's word for an answer it stopped short, as an outcome's `cut`. */
 function cutBy(finishReason: string): Pick<ToolLoopOutcome, "cut"> {
-  if (finishReason === "length") return { cut: "length" };
-  return finishReason === "content-filter" ? { cut: "content_filter" } : {};
+  if (finishReason === "length") return { cut: "output_cap" };
+  return finishReason === "content-filter" ? { cut: "refused" } : {};
 }
 
 function firstSentence(text: string): string | undefined {
@@ -255,7 +255,7 @@ export class ToolLoop {
               answer,
               toolCalls: this.toolCalls,
               reason: "tool-call budget spent",
-              cut: "tool_calls",
+              cut: "tool_call_cap",
             }
           : { status: "completed", answer, toolCalls: this.toolCalls, ...cutBy(reply.finishReason) };
       }

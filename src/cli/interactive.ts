@@ -182,9 +182,9 @@ async function lineChat(
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
   if (!message) return 0;
-  const outcome = await engine.send(message);
+  const outcome = await engine.submit({ type: "user_input", mode: "chat", text: message });
   await text.flush();
-  return outcome.exitCode;
+  return outcome?.exitCode ?? 0;
 }
 
 /** How a chat starts: on a first message, or continuing a stored session. */

@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import { ChatEngine } from "../agent/chat.js";
 import { openHostedSession } from "../agent/host.js";
 import { AnswerError } from "../agent/inbox.js";
 import type { ResumedLog, Session } from "../agent/session.js";
@@ -22,7 +23,8 @@ export interface SessionRun {
   resume?: ResumedLog;
   /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
   recordedWorkspace?: string;
-  run: (session: Session) => Promise<Outcome>;
+  /** The work, as ops submitted to the session's engine. */
+  run: (engine: ChatEngine) => Promise<Outcome | undefined>;
 }
 
 /** A person is there to answer only in a text session on a terminal. */
@@ -229,9 +231,12 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });
     }
-    const outcome = await spec.run(session);
+    const engine = await ChatEngine.start(async () => session);
+    const outcome = await spec.run(engine);
+    // The session's own end (`session.finished`: the result json prints) before the renderer is done.
+    await engine.close();
     await flush();
-    return outcome.exitCode;
+    return outcome?.exitCode ?? 1;
   } finally {
     process.off("SIGINT", onSigint);
     await close();

@@ -1,6 +1,4 @@
 import { checkTarget } from "../agent/delegation.js";
-import { doTask } from "../agent/doTask.js";
-import { runTask } from "../agent/runTask.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -31,11 +29,9 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => {
-      if (agent) checkTarget(session, agent);
-      return mode === "run"
-        ? runTask(session, task, undefined, { agent })
-        : doTask(session, task, undefined, { agent });
+    run: (engine) => {
+      if (agent) checkTarget(engine.session, agent);
+      return engine.submit({ type: "user_input", mode, text: task, ...(agent ? { agent } : {}) });
     },
   });
 }

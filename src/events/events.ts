@@ -47,6 +47,15 @@ export const EVENTS = [
     after_seq: int(),
     interrupted_calls: z.array(z.string()).describe("tools whose calls the interruption cut off"),
   }),
+  event("turn.started", "a piece of work began: a do or run task, a chat message, a `!command`", {
+    turn: int().positive().describe("its number in the session, from 1"),
+    mode: z.union([modeSchema, z.literal("shell")]),
+    input: z.string().describe("what the person gave: the task, the message, the command"),
+  }),
+  event("turn.finished", "the piece of work ended, with its result", {
+    turn: int().positive(),
+    result: runResultSchema,
+  }),
   event("status", "what the agent does now", { status: statusSchema, detail: z.string().optional() }),
   event("route", "how the task was routed: tier 0 patterns, tier 1 a cheap model, tier 2 a full plan", {
     tier: z.union([z.literal(0), z.literal(1), z.literal(2)]),

@@ -4,12 +4,11 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { doTask } from "../agent/doTask.js";
+import { ChatEngine } from "../agent/chat.js";
 import { openHostedSession } from "../agent/host.js";
-import { runTask } from "../agent/runTask.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import { runResultSchema } from "../events/result.js";
-import type { Mode, RunResult, StampedEvent } from "../events/types.js";
+import type { RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
 import { describeEvent } from "../ui/eventLines.js";
@@ -30,9 +29,48 @@ const taskFields = {
 
 /** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
 function progressMessage(event: StampedEvent): string | undefined {
-  if (event.type === "tool.call") return event.title;
-  const lines = describeEvent(event);
-  return lines?.length ? lines.map((line) => line.text.trim()).join("; ") : undefined;
+  switch (event.type) {
+    case "tool.call":
+      return event.title;
+    case "session.resumed":
+    case "route":
+    case "intent":
+    case "plan":
+    case "validation":
+    case "repair":
+    case "review":
+    case "escalation":
+    case "retry":
+    case "compaction":
+    case "approval.requested":
+    case "approval.resolved":
+    case "question.asked":
+    case "question.answered":
+    case "mcp.server":
+    case "agent.status":
+    case "error":
+      return describeEvent(event)
+        .map((line) => line.text.trim())
+        .join("; ");
+    // The client sent the task and gets the answer and the result when the call returns; the
+    // model's streaming, thinking, spending and each call's output would only drown the rest.
+    case "session.started":
+    case "turn.started":
+    case "status":
+    case "todos":
+    case "message.delta":
+    case "reasoning":
+    case "message":
+    case "tool.result":
+    case "usage":
+    case "turn.finished":
+    case "session.finished":
+      return undefined;
+    default: {
+      const unknown: never = event;
+      throw new Error(`mcp serve does not report ${JSON.stringify(unknown)}`);
+    }
+  }
 }
 
 type Extra = {
@@ -53,7 +91,7 @@ const failure = (message: string): CallToolResult => ({
  */
 async function runForClient(
   options: ServeOptions,
-  mode: Mode,
+  mode: "do" | "run",
   task: { task: string; cwd?: string | undefined; flags: ConfigFlags },
   extra: Extra,
 ): Promise<CallToolResult> {
@@ -87,10 +125,12 @@ async function runForClient(
     throw error;
   }
   const { session, close } = hosted;
-  const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
+  const engine = await ChatEngine.start(async () => session);
+  const cancel = () => void engine.interrupt("cancelled by the MCP client");
   extra.signal.addEventListener("abort", cancel);
   try {
-    const { result } = await (mode === "run" ? runTask : doTask)(session, task.task);
+    const { result } = await engine.submit({ type: "user_input", mode, text: task.task });
+    await engine.close();
     return {
       content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
       structuredContent: result as RunResult & Record<string, unknown>,

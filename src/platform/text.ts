@@ -1,19 +1,6 @@
 import path from "node:path";
 
-/** `1 file`, `2 files`. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-/** The first line with something on it, trimmed; cut with an ellipsis past `max` characters. */
-export function firstLine(text: string, max = Number.POSITIVE_INFINITY): string {
-  const line =
-    text
-      .split("\n")
-      .find((l) => l.trim())
-      ?.trim() ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
-}
+export { firstLine, plural } from "./format.js";
 
 /** `target` is `root` or below it; both absolute, or both relative to the same folder. */
 export function isInside(root: string, target: string): boolean {

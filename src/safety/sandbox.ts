@@ -236,18 +236,30 @@ export function detectSandbox(): Sandbox {
   return detected;
 }
 
+/** The folder a session's sandboxed commands see as /tmp: made on first use. */
+export interface SessionTmpDir {
+  (): string;
+  /** Removes it with what the commands left in it: when the session closes, or cairn exits. */
+  remove(): void;
+}
+
 /**
- * The folder a session's sandboxed commands see as /tmp, made on first use and removed when
- * cairn exits: scratch files last from one command to the next, and not beyond the session.
+ * The folder a session's sandboxed commands see as /tmp: scratch files last from one command to
+ * the next, and not beyond the session.
  */
-export function sessionTmpDir(): () => string {
+export function sessionTmpDir(): SessionTmpDir {
   let dir: string | undefined;
-  return () => {
+  const remove = () => {
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+    process.off("exit", remove);
+  };
+  const get = () => {
     if (dir === undefined) {
-      const made = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
-      process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-      dir = made;
+      dir = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
+      process.once("exit", remove);
     }
     return dir;
   };
+  return Object.assign(get, { remove });
 }

@@ -83,6 +83,14 @@ function costTotals(row: Row): CostTotals {
   };
 }
 
+/** The session's status once the event is stored; null when the event does not change it. */
+function statusAfter(event: StampedEvent): SessionStatus | null {
+  if (event.agent) return null;
+  if (event.type === "turn.started") return "running";
+  if (event.type === "turn.finished" || event.type === "session.finished") return event.result.status;
+  return null;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -177,8 +185,9 @@ export class Store {
 
   /**
    * Writes one event, and with it what it means for the session: a usage row and the grown
-   * totals for a model call, the final status for `session.finished`. All or nothing, in one
-   * transaction, committed before this returns.
+   * totals for a model call, `running` again when a turn starts, and the status it ended with
+   * when a turn or the session ends. All or nothing, in one transaction, committed before this
+   * returns.
    */
   appendEvent(event: StampedEvent): void {
     const { session_id, seq, ts, ...body } = event;
@@ -205,7 +214,7 @@ export class Store {
         session_id,
         ts,
         pid: process.pid,
-        status: event.type === "session.finished" ? event.result.status : null,
+        status: statusAfter(event),
         calls: usage ? 1 : 0,
         ...Object.fromEntries(TOKEN_KINDS.map((k) => [k, usage?.[k] ?? 0])),
         known_cost_usd: usage?.cost_usd ?? 0,

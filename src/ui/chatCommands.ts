@@ -57,15 +57,16 @@ export function chatCheckpoints({ engine, dataDir }: ChatHost): Promise<Checkpoi
   return Checkpoints.open(engine.session.workspace, { dataDir });
 }
 
-function runTaskCommand(kind: "agent" | "do", summary: string): ChatCommand {
+/** /agent and /do: a task taken to a verified finish (a `run`), or one tool loop (a `do`). */
+function runTaskCommand(name: "agent" | "do", mode: "run" | "do", summary: string): ChatCommand {
   return {
-    name: kind,
+    name,
     args: "<task>",
     summary,
     startsTurn: true,
     async run({ engine }, arg) {
-      if (!arg) return { text: `Usage: /${kind} <task>`, tone: "warn" };
-      await engine.runTask(kind, arg);
+      if (!arg) return { text: `Usage: /${name} <task>`, tone: "warn" };
+      await engine.submit({ type: "user_input", mode, text: arg });
       return undefined;
     },
   };
@@ -84,8 +85,8 @@ export const CHAT_COMMANDS = {
       return { text: `model: ${handle.id}`, tone: "ok" };
     },
   },
-  agent: runTaskCommand("agent", "take a task to a verified finish: plan, edit, check, review"),
-  do: runTaskCommand("do", "one task in a fresh context (checked with --verify when set)"),
+  agent: runTaskCommand("agent", "run", "take a task to a verified finish: plan, edit, check, review"),
+  do: runTaskCommand("do", "do", "one task in a fresh context (checked with --verify when set)"),
   cost: {
     name: "cost",
     summary: "this session's tokens and dollars, by phase and by model",

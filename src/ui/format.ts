@@ -1,6 +1,5 @@
-import type { EventOf, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
-import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
-import { firstLine, plural } from "../platform/text.js";
+import type { EventOf, RunResult, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
+import { firstLine, formatCost, formatDuration, formatTokens, plural } from "../platform/format.js";
 
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {
@@ -11,6 +10,21 @@ export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): 
   if (tokensPerSecond !== null) parts.push(`${tokensPerSecond.toFixed(1)} tok/s`);
   parts.push(formatCost(totals.cost_usd));
   return `usage: ${parts.join(" · ")}`;
+}
+
+/** A result's spending as the closing usage line reads it. */
+export function resultTotals(result: RunResult): UsageTotals {
+  return { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
+}
+
+/** How a turn or a session ended: its status, the files it changed and how long it took. */
+export function endingLine(result: RunResult): string {
+  const changed = result.files_changed.length;
+  return [
+    result.status,
+    ...(changed ? [`${plural(changed, "file")} changed`] : []),
+    formatDuration(result.duration_ms),
+  ].join(" · ");
 }
 
 /** How each status reads in a status line, in every renderer. */

@@ -1,9 +1,9 @@
 import { styleText } from "node:util";
-import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import type { RunResult, StampedEvent, TodoItem } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import { callTarget, describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, endingLine, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -126,9 +126,6 @@ export class TextRenderer {
   private async render(event: StampedEvent): Promise<void> {
     if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
-      case "session.started":
-        this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
-        break;
       case "status":
         this.statusText = STATUS_LABEL[event.status];
         this.streamedChars = 0;
@@ -157,12 +154,40 @@ export class TextRenderer {
       case "usage":
         this.countUsage(event);
         break;
-      case "session.finished":
+      case "turn.finished":
         this.statusText = "";
         this.renderFinish(event.result);
         break;
-      default:
-        for (const { text, tone } of describeEvent(event) ?? []) this.line(this.toned(tone, text));
+      // The task or message is the person's own, said by the session's first line; a session's
+      // end is its last turn's, said by that; the model's thinking is its own business.
+      case "turn.started":
+      case "session.finished":
+      case "reasoning":
+        break;
+      case "session.started":
+      case "session.resumed":
+      case "route":
+      case "intent":
+      case "plan":
+      case "validation":
+      case "repair":
+      case "review":
+      case "escalation":
+      case "retry":
+      case "compaction":
+      case "approval.requested":
+      case "approval.resolved":
+      case "question.asked":
+      case "question.answered":
+      case "mcp.server":
+      case "agent.status":
+      case "error":
+        for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
+        break;
+      default: {
+        const unknown: never = event;
+        throw new Error(`the line renderer does not show ${JSON.stringify(unknown)}`);
+      }
     }
   }
 
@@ -223,14 +248,12 @@ export class TextRenderer {
     this.line(`\n${body}\n`, this.options.out);
   }
 
-  private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {
-    const totals: UsageTotals = { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
+  private renderFinish(result: RunResult): void {
     const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
-    const changed = result.files_changed.length;
-    const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
+    const [status, ...rest] = endingLine(result).split(" · ");
     const statusStyle: Style = result.status === "completed" ? "green" : "red";
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps)].join(" · "),
     );
   }
 }

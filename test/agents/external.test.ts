@@ -68,6 +68,7 @@ describe("delegating to a real external agent", () => {
     const bin = path.join(home, "bin");
     await mkdir(bin, { recursive: true });
     await symlink(await installOpencode(), path.join(bin, "opencode"));
+    await mkdir(path.join(home, "tmp"));
     server = await startScriptedServer((request): ScriptedTurn => {
       if (isCairn(request)) {
         if (toolAnswers(request).length === 0)
@@ -120,6 +121,8 @@ describe("delegating to a real external agent", () => {
       home,
       {
         PATH: `${bin}:${process.env.PATH}`,
+        // opencode unpacks its native parts into the temp folder and keeps them: in its home here.
+        TMPDIR: path.join(home, "tmp"),
       },
       90_000,
     );

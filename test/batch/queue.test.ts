@@ -4,10 +4,11 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
+import { sweepScratch } from "../../src/batch/scratch.js";
 import type { EvalReport } from "../../src/eval/report.js";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
-import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
@@ -18,7 +19,21 @@ let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
 const workers: Array<ReturnType<typeof spawnCairn>> = [];
 afterEach(async () => {
-  for (const worker of workers.splice(0)) worker.kill("SIGKILL");
+  // Stopped as a person stops them (twice: the running tasks are handed back), so each removes its
+  // copies; one that does not stop in time is killed, and its copies are swept as the next
+  // worker's start would.
+  await Promise.all(
+    workers.splice(0).map(async (worker) => {
+      if (worker.exitCode !== null || worker.signalCode !== null) return;
+      const exited = new Promise((done) => worker.once("exit", done));
+      worker.kill("SIGTERM");
+      worker.kill("SIGTERM");
+      const late = setTimeout(() => worker.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(late);
+    }),
+  );
+  await sweepScratch("worker");
   await server?.close();
   await redis?.stop();
   server = undefined;
@@ -229,7 +244,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
       },
     );
     expect(status.code, status.stderr).toBe(0);
-    expect(streamEvents(status.stdout).find((e) => e.type === "result")).toMatchObject({
+    expect(jsonLines(status.stdout).find((e) => e.type === "result")).toMatchObject({
       tasks: 6,
       completed: 6,
     });
@@ -378,7 +393,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     await redis.resume();
 
     expect(await followerExited).toBe(0);
-    const events = streamEvents(followed);
+    const events = jsonLines(followed);
     const finished = events.filter((e) => e.type === "task.finished") as unknown as Array<{
       record: unknown;
       batch_id: string;

@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
-import os from "node:os";
+import { cpSync, existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CAIRN_BIN } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 /** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
 function olderNode(): string | undefined {
@@ -28,7 +28,7 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
   });
 
   it("says what to install when there is no Node 22 beside it, and exits 2", () => {
-    const copy = mkdtempSync(path.join(os.tmpdir(), "cairn-old-node-"));
+    const copy = tempDir("cairn-old-node-");
     cpSync(path.dirname(CAIRN_BIN), path.join(copy, "bin"), { recursive: true });
     const run = spawnSync(oldNode as string, [path.join(copy, "bin", "cairn.js"), "--version"], {
       encoding: "utf8",

@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadProjectInstructions } from "../../src/context/instructions.js";
+import { tempDir } from "../helpers/temp.js";
 
 async function tree(files: Record<string, string>): Promise<string> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-instructions-")));
+  const root = tempDir("cairn-instructions-");
   for (const [file, text] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await writeFile(path.join(root, file), text);

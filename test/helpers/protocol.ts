@@ -1,4 +1,5 @@
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { schemaName } from "../../src/events/events.js";
 import { jsonSchemaOf, type SchemaName } from "../../src/events/jsonSchema.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
@@ -13,10 +14,22 @@ export function protocolValidator(name: SchemaName, schema: object = jsonSchemaO
     validate(value) ? undefined : ajv.errorsText(validate.errors, { dataVar: name });
 }
 
-let streamLine: ((value: unknown) => string | undefined) | undefined;
+const byType = new Map<string, (value: unknown) => string | undefined>();
 
-/** Why a stream-json line does not fit the protocol; undefined when it does. */
+/**
+ * Why a stream-json line does not fit the protocol, said against the schema of its own type (an
+ * unknown type is said as one); undefined when it fits.
+ */
 export function streamLineProblem(value: unknown): string | undefined {
-  streamLine ??= protocolValidator("events");
-  return streamLine(value);
+  const type = (value as { type?: unknown } | null)?.type;
+  if (typeof type !== "string") return "a line without a type";
+  const { $defs } = jsonSchemaOf("events") as { $defs: Record<string, object> };
+  const name = type === "result" ? "ResultLine" : schemaName(type);
+  if (!$defs[name]) return `no event has the type ${type}`;
+  let validate = byType.get(name);
+  if (!validate) {
+    validate = protocolValidator("events", { $ref: `#/$defs/${name}`, $defs });
+    byType.set(name, validate);
+  }
+  return validate(value);
 }

@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
@@ -13,6 +12,7 @@ import {
 } from "../../src/safety/approval.js";
 import { saveWorkspaceRules } from "../../src/safety/rules.js";
 import type { Sandbox } from "../../src/safety/sandbox.js";
+import { tempDir } from "../helpers/temp.js";
 
 const workspace = "/home/dev/project";
 const bwrap: Sandbox = { kind: "bwrap", path: "/usr/bin/bwrap" };
@@ -215,7 +215,7 @@ describe("always answers", () => {
   });
 
   it("are saved as rules in the workspace config, which keeps its comments", async () => {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-rules-")));
+    const root = tempDir("cairn-rules-");
     await mkdir(path.join(root, ".cairn"));
     const file = path.join(root, ".cairn", "config.yaml");
     await writeFile(file, "# the team's settings\nmax_iterations: 10 # enough\n");

@@ -171,7 +171,9 @@ describe("cairn serve: access", () => {
     );
     expect(schemas.RunResult?.required).toEqual(expect.arrayContaining(["status", "files_changed", "usage"]));
     const detail = schemas.SessionDetail?.properties?.result as Schema;
-    expect(detail.properties?.status).toMatchObject({ enum: expect.arrayContaining(["completed", "cancelled"]) });
+    expect(detail.properties?.status).toMatchObject({
+      enum: expect.arrayContaining(["completed", "cancelled"]),
+    });
   });
 });
 

@@ -1,9 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, runCairn, spawnCairn } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -93,7 +93,7 @@ beforeAll(async () => {
     expect(run.code, run.stderr).toBe(0);
   }
   await serve();
-  userData = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
+  userData = tempDir("cairn-chromium-");
   browser = await chromium.launchPersistentContext(userData, {
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -154,10 +154,17 @@ describe("the dashboard in Chromium", () => {
     await allow.click();
 
     await page.locator(".item.finished").waitFor({ timeout: 20_000 });
-    expect(await page.locator(".item.finished .label").textContent()).toBe("completed");
-    expect(await page.locator(".item.answer").last().textContent()).toBe(
-      "I wrote greeting.txt with a friendly hello in it.",
+    expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
+      /^completed · 1 file changed · [\d.]+m?s · usage: /,
     );
+    expect(await page.locator(".item.answer .markdown").last().innerHTML()).toBe(
+      "<p>I wrote greeting.txt with a friendly hello in it.</p>\n",
+    );
+    // The call by its title, its arguments folded away.
+    const call = page.locator(".item.tool.ok").first();
+    expect(await call.locator(".label").textContent()).toBe("✎ write_file");
+    expect(await call.textContent()).toContain("write_file greeting.txt");
+    expect(await call.locator("details.arguments").getAttribute("open")).toBeNull();
     expect(await page.locator(".approval .outcome, .settled .outcome").first().textContent()).toBe(
       "Allow once",
     );

@@ -2,8 +2,8 @@ import { realpathSync } from "node:fs";
 import path from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ConfigFlags } from "../../config/load.js";
-import type { RunResult, StampedEvent, TodoItem } from "../../events/types.js";
-import { timeline } from "../../ui/sessionExport.js";
+import type { StampedEvent, TodoItem } from "../../events/types.js";
+import { lastResult, timeline } from "../../ui/sessionExport.js";
 import { ApiError } from "../apiError.js";
 import { eventStream } from "../events.js";
 import {
@@ -39,12 +39,6 @@ function storedPath(folder: string): string {
 function lastTodos(events: StampedEvent[]): TodoItem[] {
   const last = events.findLast((event) => event.type === "todos");
   return last?.type === "todos" ? last.todos : [];
-}
-
-/** How the session's work last ended, by the session's own agent. */
-function lastResult(events: StampedEvent[]): RunResult | null {
-  const last = events.findLast((event) => event.type === "session.finished" && !event.agent);
-  return last?.type === "session.finished" ? last.result : null;
 }
 
 const list = createRoute({
@@ -168,7 +162,7 @@ export function sessionRoutes(state: ServerState) {
           session: sessionView(state, info),
           timeline: timeline(stored),
           pending: live.get(info.id)?.pending() ?? [],
-          result: lastResult(stored),
+          result: lastResult(stored) ?? null,
           todos: lastTodos(stored),
           costs_by_phase: store.costs({ groupBy: "phase", sessionId: info.id }),
         },

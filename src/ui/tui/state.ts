@@ -8,9 +8,8 @@ import type {
   UsageTotals,
 } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
-import { formatDuration } from "../../platform/format.js";
-import { describeEvent, type Tone } from "../eventLines.js";
-import { agentEnding } from "../format.js";
+import { describeEvent, endingTone, type Tone, turnInput } from "../eventLines.js";
+import { agentEnding, endingLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -87,7 +86,7 @@ export interface TuiState {
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
   status: { status: Status; since: number } | null;
-  /** A turn is in progress: from its `session.started` to its `session.finished`. */
+  /** A turn is in progress: from its `turn.started` to its `turn.finished`. */
   busy: boolean;
   turnStartedAt: number | null;
   turnFiles: string[];
@@ -213,20 +212,20 @@ function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   return event.data?.kind === "todos" ? next : push(next, { kind: "tool", call });
 }
 
-function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiState {
+function finishTurn(state: TuiState, event: Stamped<"turn.finished">): TuiState {
   const { result } = event;
   let next = flushStream(state);
   // A finished list goes into the transcript, where it stays; an unfinished one stays on the panel.
   const allDone = next.todos.length > 0 && next.todos.every((todo) => todo.status === "completed");
   if (allDone) next = push({ ...next, todos: [] }, { kind: "todos", todos: next.todos });
-  const files = next.turnFiles.length;
-  if (result.status !== "completed" || files > 0) {
-    const took =
-      next.turnStartedAt === null ? "" : ` · ${formatDuration(timeOf(event) - next.turnStartedAt)}`;
-    const changed = files ? ` · ${files} file${files === 1 ? "" : "s"} changed` : "";
-    const tone: Tone =
-      result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
-    next = push(next, line(`${result.status}${changed}${took}`, tone));
+  // What this turn changed and took, in the words every front end uses for an ending.
+  if (result.status !== "completed" || next.turnFiles.length > 0) {
+    const turn = {
+      ...result,
+      files_changed: next.turnFiles,
+      duration_ms: next.turnStartedAt === null ? result.duration_ms : timeOf(event) - next.turnStartedAt,
+    };
+    next = push(next, line(endingLine(turn), endingTone(result.status)));
   }
   return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
 }
@@ -264,6 +263,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
   if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
+      return { ...state, model: event.model, sessionId: event.session_id, workspace: event.workspace };
+    case "turn.started":
       return push(
         {
           ...state,
@@ -272,11 +273,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
           streamed: 0,
           turnStartedAt: timeOf(event),
           turnFiles: [],
-          model: event.model,
-          sessionId: event.session_id,
-          workspace: event.workspace,
         },
-        { kind: "user", text: event.task },
+        { kind: "user", text: turnInput(event) },
       );
     case "session.resumed":
       return push(state, line(`resumed after event ${event.after_seq}`));
@@ -331,16 +329,33 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
       return state;
     case "error":
       return pushLines(flushStream(state), event);
-    case "session.finished":
+    case "turn.finished":
       return finishTurn(state, event);
-    default:
+    // How the session ended is how its last turn did; the model's thinking is its own business.
+    case "session.finished":
+    case "reasoning":
+      return state;
+    case "intent":
+    case "validation":
+    case "repair":
+    case "review":
+    case "retry":
+    case "compaction":
+    case "approval.resolved":
+    case "question.answered":
+    case "mcp.server":
+    case "agent.status":
       return pushLines(state, event);
+    default: {
+      const unknown: never = event;
+      throw new Error(`the terminal UI does not show ${JSON.stringify(unknown)}`);
+    }
   }
 }
 
 /** The event's words (eventLines.ts), as in every renderer. */
 function pushLines(state: TuiState, event: CairnEvent): TuiState {
-  return push(state, ...(describeEvent(event) ?? []).map(({ text, tone }) => line(text, tone)));
+  return push(state, ...describeEvent(event).map(({ text, tone }) => line(text, tone)));
 }
 
 export function reduce(state: TuiState, action: Action): TuiState {
