@@ -21,13 +21,40 @@ Object.assign(globalThis, {
   afterEach,
 });
 
+/**
+ * Jest 29's other names for matchers, which Exercism's tests use (`toThrowError`) and the
+ * `expect` package dropped in version 30.
+ */
+const JEST_29_ALIASES: Record<string, string> = {
+  toThrowError: "toThrow",
+  toBeCalled: "toHaveBeenCalled",
+  toBeCalledTimes: "toHaveBeenCalledTimes",
+  toBeCalledWith: "toHaveBeenCalledWith",
+  lastCalledWith: "toHaveBeenLastCalledWith",
+  nthCalledWith: "toHaveBeenNthCalledWith",
+  toReturn: "toHaveReturned",
+  toReturnTimes: "toHaveReturnedTimes",
+  toReturnWith: "toHaveReturnedWith",
+  lastReturnedWith: "toHaveLastReturnedWith",
+  nthReturnedWith: "toHaveNthReturnedWith",
+};
+
+/** Where every copy of `expect` keeps its matchers (a registry Jest shares through this global symbol). */
+const MATCHERS = Symbol.for("$$jest-matchers-object");
+
 // Jest's `expect` takes a while to load: only tests that use it pay for it.
 const require = createRequire(import.meta.url);
 let expect: unknown;
 Object.defineProperty(globalThis, "expect", {
   configurable: true,
   get() {
-    expect ??= (require("expect") as { expect: unknown }).expect;
+    if (expect) return expect;
+    expect = (require("expect") as { expect: unknown }).expect;
+    // The aliases are the very matchers they name: same messages, same `.not`, `.resolves`, `.rejects`.
+    const { matchers } = (globalThis as unknown as Record<symbol, { matchers: Record<string, unknown> }>)[
+      MATCHERS
+    ]!;
+    for (const [alias, name] of Object.entries(JEST_29_ALIASES)) matchers[alias] ??= matchers[name];
     return expect;
   },
 });
