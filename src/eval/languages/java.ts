@@ -23,12 +23,6 @@ const INSTALL = "Debian: apt-get install default-jdk-headless junit5 libassertj-
 /** Dependencies every exercise's build.gradle names, which the test libraries above stand for. */
 const PROVIDED = /^(org\.junit(\.[\w-]+)?|org\.assertj):/;
 
-/**
- * Libraries Debian packages under another name with the same API: org.json's classes are in
- * Debian's clean-room rewrite of them (libandroid-json-java).
- */
-const STAND_INS: Record<string, string> = { "org.json:json": "com.android:json" };
-
 interface Dependency {
   coordinates: string;
   group: string;
@@ -54,14 +48,10 @@ async function dependenciesOf(dir: string): Promise<Dependency[]> {
 
 /** The jar of a dependency in Debian's Maven repository (its `debian` version first), or undefined. */
 async function jarOf(dependency: Dependency): Promise<string | undefined> {
-  const [group, artifact] = (STAND_INS[dependency.coordinates] ?? dependency.coordinates).split(":") as [
-    string,
-    string,
-  ];
-  const folder = path.join(MAVEN_REPOSITORY, ...group.split("."), artifact);
+  const folder = path.join(MAVEN_REPOSITORY, ...dependency.group.split("."), dependency.artifact);
   const versions = await readdir(folder).catch(() => [] as string[]);
   for (const version of ["debian", ...versions.sort().reverse()]) {
-    const jar = path.join(folder, version, `${artifact}-${version}.jar`);
+    const jar = path.join(folder, version, `${dependency.artifact}-${version}.jar`);
     if (existsSync(jar)) return jar;
   }
   return undefined;

@@ -29,6 +29,8 @@ function findCargo(): Promise<Cargo | undefined> {
   );
 }
 
+const INSTALL = "cargo is not installed (Debian: apt-get install cargo)";
+
 interface Crate {
   name: string;
   /** The version requirement as Cargo.toml writes it (`0.3`: any 0.3.x, as cargo reads it). */
@@ -78,10 +80,7 @@ async function unpackagedCrate(dir: string, manifest: string): Promise<string | 
     if (!(await packaged(crate))) {
       const held = await packagedVersions(crate.name);
       const has = held.length ? `holds only ${held.join(", ")}` : "does not hold it";
-      return (
-        `needs the crate ${crate.name} ${crate.requirement}; ${DEBIAN_CRATES} ${has} ` +
-        `(Debian's librust-${crate.name.replaceAll("_", "-")}-dev)`
-      );
+      return `needs the crate ${crate.name} ${crate.requirement}; ${DEBIAN_CRATES} (Debian's librust-*-dev packages) ${has}`;
     }
   }
   return undefined;
@@ -94,7 +93,7 @@ async function unpackagedCrate(dir: string, manifest: string): Promise<string | 
  */
 export const rust: CompiledLanguage = {
   async missing() {
-    return (await findCargo()) ? undefined : "cargo is not installed (Debian: apt-get install cargo)";
+    return (await findCargo()) ? undefined : INSTALL;
   },
   unmet(dir) {
     return unpackagedCrate(dir, "Cargo.toml");
@@ -105,7 +104,7 @@ export const rust: CompiledLanguage = {
   async test(dir) {
     const cargo = await findCargo();
     if (!cargo) {
-      process.stderr.write("cargo is not installed (Debian: apt-get install cargo)\n");
+      process.stderr.write(`${INSTALL}\n`);
       return 1;
     }
     const packaged = (await cratesOf(dir)).length

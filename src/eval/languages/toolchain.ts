@@ -5,19 +5,33 @@ import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 
-const probes = new Map<string, Promise<boolean>>();
+const probes = new Map<string, Promise<string | undefined>>();
 
-/** Whether `file args` runs and exits 0 here (asked once per process: toolchains do not come and go mid-run). */
-export function works(file: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<boolean> {
+/**
+ * What `file args` prints when it runs and exits 0 here, or undefined (asked once per process:
+ * toolchains do not come and go mid-run).
+ */
+export function outputOf(
+  file: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<string | undefined> {
   const key = JSON.stringify([file, args, env]);
   let probe = probes.get(key);
   if (!probe) {
     probe = new Promise((resolve) => {
-      execFile(file, args, { env: { ...process.env, ...env }, timeout: 20_000 }, (error) => resolve(!error));
+      execFile(file, args, { env: { ...process.env, ...env }, timeout: 20_000 }, (error, stdout) =>
+        resolve(error ? undefined : stdout),
+      );
     });
     probes.set(key, probe);
   }
   return probe;
+}
+
+/** Whether `file args` runs and exits 0 here. */
+export async function works(file: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<boolean> {
+  return (await outputOf(file, args, env)) !== undefined;
 }
 
 /** The first of `candidates` that passes `test`, or undefined. */
