@@ -39,8 +39,36 @@ const JEST_29_ALIASES: Record<string, string> = {
   nthReturnedWith: "toHaveNthReturnedWith",
 };
 
-/** Where every copy of `expect` keeps its matchers (a registry Jest shares through this global symbol). */
-const MATCHERS = Symbol.for("$$jest-matchers-object");
+type Matchers = Record<string, unknown>;
+type Expectation = Matchers & {
+  not: Matchers;
+  resolves: Matchers & { not: Matchers };
+  rejects: Matchers & { not: Matchers };
+};
+
+/**
+ * Jest's `expect`, and the aliases on what it returns: each is the very matcher it names, `.not`,
+ * `.resolves` and `.rejects` too (where `toThrow` is the variant for a promise's value).
+ */
+function withAliases(expect: (actual: unknown) => Expectation): (actual: unknown) => Expectation {
+  const aliased = (actual: unknown) => {
+    const expectation = expect(actual);
+    const sets = [
+      expectation,
+      expectation.not,
+      expectation.resolves,
+      expectation.resolves.not,
+      expectation.rejects,
+      expectation.rejects.not,
+    ];
+    for (const set of sets) {
+      for (const [alias, name] of Object.entries(JEST_29_ALIASES)) set[alias] ??= set[name];
+    }
+    return expectation;
+  };
+  // expect.extend, expect.any, expect.assertions…
+  return Object.assign(aliased, expect);
+}
 
 // Jest's `expect` takes a while to load: only tests that use it pay for it.
 const require = createRequire(import.meta.url);
@@ -48,13 +76,7 @@ let expect: unknown;
 Object.defineProperty(globalThis, "expect", {
   configurable: true,
   get() {
-    if (expect) return expect;
-    expect = (require("expect") as { expect: unknown }).expect;
-    // The aliases are the very matchers they name: same messages, same `.not`, `.resolves`, `.rejects`.
-    const { matchers } = (globalThis as unknown as Record<symbol, { matchers: Record<string, unknown> }>)[
-      MATCHERS
-    ]!;
-    for (const [alias, name] of Object.entries(JEST_29_ALIASES)) matchers[alias] ??= matchers[name];
+    expect ??= withAliases((require("expect") as { expect: (actual: unknown) => Expectation }).expect);
     return expect;
   },
 });

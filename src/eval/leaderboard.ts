@@ -138,6 +138,10 @@ export function besideLeaderboard(
 ): BesideLeaderboard {
   const entry = leaderboardEntry(report.model, entries, chosen);
   const caveats: string[] = [];
+  if (report.grade_only)
+    caveats.push(
+      `no agent ran: this report grades the exercises' ${report.grade_only === "reference" ? "reference solutions" : "stubs as given"}`,
+    );
   const exercises = entry.test_cases ?? POLYGLOT_EXERCISES;
   if (report.suite !== "polyglot" || report.tasks_filter || report.totals.tasks !== exercises) {
     caveats.push(

@@ -14,11 +14,11 @@ interface Cargo {
 
 /**
  * The cargo on PATH, or Debian's when that one does not work (rustup's proxy with no toolchain
- * installed), with Debian's rustc beside it.
+ * installed, as for another HOME), with Debian's rustc and rustdoc (doc tests) beside it.
  */
 const CARGOS: Cargo[] = [
   { file: "cargo", env: {} },
-  { file: "/usr/bin/cargo", env: { RUSTC: "/usr/bin/rustc" } },
+  { file: "/usr/bin/cargo", env: { RUSTC: "/usr/bin/rustc", RUSTDOC: "/usr/bin/rustdoc" } },
 ];
 
 function findCargo(): Promise<Cargo | undefined> {
