@@ -1,7 +1,9 @@
 // The tests' model server: the replay server (src/replay) with a script per test. Run as a
-// process (`node dist/test/support/scriptedServer.js script.json`) it serves that script and
-// prints `{"url": ...}` once listening, for end-to-end tests that drive the CLI in a terminal.
-import { readFileSync } from "node:fs";
+// process (`node dist/test/support/scriptedServer.js script.json [requests.jsonl]`) it serves
+// that script and prints `{"url": ...}` once listening, for end-to-end tests that drive the CLI
+// from elsewhere (a terminal, Emacs); given a second file, it appends each request's body to it
+// as a JSON line as the request arrives, for those tests to see what the model was sent.
+import { appendFileSync, readFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { pathToFileURL } from "node:url";
 import { startScriptedServer } from "../../src/replay/server.js";
@@ -19,6 +21,10 @@ export { startScriptedServer };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolvePath(process.argv[1])).href) {
   const script = JSON.parse(readFileSync(process.argv[2] ?? "", "utf8")) as ScriptedTurn[];
-  const server = await startScriptedServer(script);
+  const log = process.argv[3];
+  const server = await startScriptedServer(
+    script,
+    log ? { onRequest: (request) => appendFileSync(log, `${JSON.stringify(request.body)}\n`) } : {},
+  );
   process.stdout.write(`${JSON.stringify({ url: server.url })}\n`);
 }
