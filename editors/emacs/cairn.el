@@ -625,7 +625,7 @@ They were meant for something else."
   (unless (string-empty-p text)
     (unless (eq cairn--last kind)
       (cairn--fresh-line)
-      (when (memq cairn--last '(message thought)) (cairn--insert "\n")))
+      (when (memq cairn--last '(message thought tool)) (cairn--insert "\n")))
     (cairn--insert (if (eq kind 'thought) (cairn--face text 'cairn-thought) text))
     (setq cairn--last kind)))
 
@@ -668,9 +668,9 @@ They were meant for something else."
         (while (or (< i n) (< j m))
           (cond ((and (< i n) (< j m) (equal (aref a i) (aref b j)))
                  (push (cons ?\s (aref a i)) lines) (cl-incf i) (cl-incf j))
-                ((and (< j m) (or (= i n) (>= (aref (aref table i) (1+ j)) (aref (aref table (1+ i)) j))))
-                 (push (cons ?+ (aref b j)) lines) (cl-incf j))
-                (t (push (cons ?- (aref a i)) lines) (cl-incf i))))
+                ((and (< i n) (or (= j m) (>= (aref (aref table (1+ i)) j) (aref (aref table i) (1+ j)))))
+                 (push (cons ?- (aref a i)) lines) (cl-incf i))
+                (t (push (cons ?+ (aref b j)) lines) (cl-incf j))))
         (nreverse lines)))))
 
 (defun cairn--cut (lines limit)
@@ -698,7 +698,8 @@ They were meant for something else."
      (let* ((text (or (cairn--block-text (alist-get 'content item)) ""))
             (lines (cl-remove-if (lambda (line) (string-prefix-p "```" line))
                                  (split-string (string-trim-right text) "\n"))))
-       (if (equal kind "read")
+       ;; What a read found is the model's to read; the chat says how much.
+       (if (and (equal kind "read") (cdr lines))
            (list (cairn--face (format "(%d lines)" (length lines)) 'cairn-thought))
          (cairn--cut lines cairn-output-lines))))
     ("terminal" (list (cairn--face "(in a terminal)" 'cairn-thought)))))
