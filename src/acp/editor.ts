@@ -140,7 +140,11 @@ export function editorAccess(
   }
   if (offers.openFile === true) {
     access.openFile = async (file, line) => {
-      await client.request("_cairn/open_file", { sessionId: sessionId(), path: file, ...(line ? { line } : {}) });
+      await client.request("_cairn/open_file", {
+        sessionId: sessionId(),
+        path: file,
+        ...(line ? { line } : {}),
+      });
     };
   }
   return Object.keys(access).length > 0 ? access : undefined;

@@ -280,6 +280,12 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (request.code) {
+      return (
+        `Refused: ${what} evaluates code in the editor, which is asked about in every mode, and ${nobody}. ` +
+        `Continue without it; the user can allow it with ${this.modeThatAllows(request)}.`
+      );
+    }
     if (unconfined) {
       const rule =
         request.allowRule ??

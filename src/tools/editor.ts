@@ -12,7 +12,10 @@ const emacsEvalTool = defineTool({
   name: "emacs_eval",
   description: toolDescription("emacs_eval"),
   schema: z.object({
-    code: z.string().min(1).describe("Emacs Lisp: one or more forms, evaluated in order; the last one's value is returned"),
+    code: z
+      .string()
+      .min(1)
+      .describe("Emacs Lisp: one or more forms, evaluated in order; the last one's value is returned"),
   }),
   permission: "exec",
   async execute({ code }, ctx) {

@@ -139,7 +139,9 @@ describe("cairn.el against the real cairn acp (ERT in emacs --batch)", () => {
   for (const name of ERT_TESTS) {
     it(name, () => {
       // On failure, ERT's account of this test: its backtrace and the condition that failed.
-      const account = run.output.match(new RegExp(`Test ${name} backtrace:[\\s\\S]*?FAILED[^\\n]*${name}`))?.[0];
+      const account = run.output.match(
+        new RegExp(`Test ${name} backtrace:[\\s\\S]*?FAILED[^\\n]*${name}`),
+      )?.[0];
       expect(account ?? "").toBe("");
       expect(run.output).toMatch(new RegExp(`passed\\s+\\d+/\\d+\\s+${name}\\b`));
     });
