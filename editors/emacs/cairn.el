@@ -277,7 +277,9 @@ Signal an error that says why, when there is none."
             (cairn--cancel-questions)
             (clrhash cairn--callbacks)
             (cairn--fresh-line)
-            (cairn--insert (cairn--face (format "cairn stopped (exit code %d). %s\n"
+            (cairn--insert (cairn--face (format "cairn stopped (%s %d). %s\n"
+                                                (if (eq (process-status process) 'signal)
+                                                    "signal" "exit code")
                                                 (process-exit-status process)
                                                 (cairn--log-tail))
                                         'cairn-failed))
@@ -319,6 +321,8 @@ Signal an error that says why, when there is none."
                          cairn-program (error-message-string err))))))
     (process-put process 'cairn-buffer (current-buffer))
     (process-put process 'cairn-log log)
+    ;; The log holds what cairn wrote, not that its pipe closed.
+    (set-process-sentinel (get-buffer-process log) #'ignore)
     (setq cairn--process process
           cairn--partial ""
           cairn--callbacks (make-hash-table :test #'equal))
@@ -622,12 +626,13 @@ They were meant for something else."
 
 (defun cairn--write (kind text)
   "Add TEXT of KIND (`message' or `thought') to the transcript."
-  (unless (string-empty-p text)
-    (unless (eq cairn--last kind)
-      (cairn--fresh-line)
-      (when (memq cairn--last '(message thought tool)) (cairn--insert "\n")))
-    (cairn--insert (if (eq kind 'thought) (cairn--face text 'cairn-thought) text))
-    (setq cairn--last kind)))
+  (let ((text (if (eq cairn--last kind) text (string-trim-left text "\n+"))))
+    (unless (string-empty-p text)
+      (unless (eq cairn--last kind)
+        (cairn--fresh-line)
+        (when (memq cairn--last '(message thought tool)) (cairn--insert "\n")))
+      (cairn--insert (if (eq kind 'thought) (cairn--face text 'cairn-thought) text))
+      (setq cairn--last kind))))
 
 (defun cairn--write-user (text)
   "Show TEXT as your message."

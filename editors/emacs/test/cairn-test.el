@@ -265,11 +265,12 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (member "open_in_editor" (cairn-test--tools 0))))))
 
 (ert-deftest cairn-test-interrupt ()
-  "C-c C-k stops a turn; the chat goes on; without consent there is no emacs_eval."
+  "C-c C-k stops a turn; the chat goes on, even after cairn stops; no consent, no emacs_eval."
   (cairn-test--stage
       (repo '(("a.txt" . "a\n"))
             '(((hang . t))
-              ((text . "Still here."))))
+              ((text . "Still here."))
+              ((text . "Back again."))))
     (let* ((cairn-offer-eval nil)
            (chat (progn (cairn-test--visit repo "a.txt") (cairn))))
       (cairn-test--type chat "think for a long time")
@@ -283,7 +284,46 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "Still here."))
       (should (string-match-p "interrupt" (cairn-test--sent 1)))
       (should-not (member "emacs_eval" (cairn-test--tools 0)))
-      (should (member "read_file" (cairn-test--tools 0))))))
+      (should (member "read_file" (cairn-test--tools 0)))
+      ;; cairn stops; the next message starts it again on the same session, its history kept.
+      (let ((session (buffer-local-value 'cairn--session chat)))
+        (delete-process (buffer-local-value 'cairn--process chat))
+        (cairn-test--wait (lambda () (cairn-test--shows chat "cairn stopped")) "the chat to say so")
+        (cairn-test--type chat "and now?")
+        (cairn-test--turn-ends chat)
+        (should (cairn-test--shows chat "Back again."))
+        (should (equal (buffer-local-value 'cairn--session chat) session))
+        (should (string-match-p "Still here." (cairn-test--sent 2)))))))
+
+(ert-deftest cairn-test-run ()
+  "`cairn-run' hands cairn a task to carry out whole: plan, edit, review."
+  (cairn-test--stage
+      (repo `(("src/sum.js" . ,cairn-test--sum))
+            `(((text . ,(json-encode '((category . "fix") (complexity . "simple") (needs_tools . t)
+                                       (confidence . 0.8)))))
+              ((text . ,(json-encode '((category . "fix") (complexity . "simple")
+                                       (estimated_files . ["src/sum.js"]) (requires_context . :json-false)
+                                       (summary . "Fix the bug.")))))
+              ((text . ,(json-encode '((summary . "Fix the reducer in sum")
+                                       (steps . [((id . "1") (title . "Fix the reducer in sum")
+                                                  (category . "modify") (files . ["src/sum.js"])
+                                                  (done_when . "it adds"))])))))
+              ((toolCalls . [,cairn-test--fix-sum]))
+              ((text . "Changed the reducer to add."))
+              ((text . ,(json-encode '((ready . t) (quality . 9) (issues . []) (suggestions . []))))))
+            '("--approval" "auto-edit"))
+    (cairn-test--visit repo "src/sum.js")
+    (cairn-run "make sum add")
+    (let ((chat (cl-find-if (lambda (buffer) (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode))
+                            (buffer-list))))
+      (cairn-test--turn-ends chat)
+      (should (cairn-test--shows chat "You: /agent make sum add"))
+      (should (cairn-test--shows chat "Plan: Fix the reducer in sum"))
+      (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
+      (should (cairn-test--shows chat "Review: ready"))
+      (should (equal (with-temp-buffer (insert-file-contents (expand-file-name "src/sum.js" repo))
+                                       (buffer-string))
+                     (replace-regexp-in-string "a - b" "a + b" cairn-test--sum))))))
 
 (ert-deftest cairn-test-region-undo-resume ()
   "A region sent from its buffer, the edit taken back with cairn-undo, the session resumed."
