@@ -2,6 +2,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { ClientApp } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest, text } from "../helpers/acp.js";
 import { makeGitRepo, makeHome, runCairn } from "../helpers/cli.js";
@@ -137,29 +138,22 @@ describe("cairn acp: what cairn.el offers besides (emacs_eval, open_in_editor)",
       { text: "Done." },
     ]);
     const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
-    const evaluated: unknown[] = [];
     const opened: unknown[] = [];
-    const editor = stage.start({
+    const { editor, evaluated } = lispEditor({
       server,
       home,
-      args: ["--approval", "auto"],
-      answer: () => "once",
+      approval: "auto",
+      evaluate: (code) =>
+        code === "(car 1)" ? { error: "Wrong type argument: listp, 1" } : { value: "3", messages: "hi" },
       extend: (app) =>
-        app
-          .onRequest("_cairn/emacs_eval", lispParams, ({ params }) => {
-            evaluated.push(params.code);
-            return params.code === "(car 1)"
-              ? { error: "Wrong type argument: listp, 1" }
-              : { value: "3", messages: "hi" };
-          })
-          .onRequest(
-            "_cairn/open_file",
-            (params: unknown) => params,
-            ({ params }) => {
-              opened.push(params);
-              return {};
-            },
-          ),
+        app.onRequest(
+          "_cairn/open_file",
+          (params: unknown) => params,
+          ({ params }) => {
+            opened.push(params);
+            return {};
+          },
+        ),
     });
     const { session } = await openSession(editor, repo, offers);
     const response = await editor.agent.request("session/prompt", {
@@ -201,17 +195,11 @@ describe("cairn acp: what cairn.el offers besides (emacs_eval, open_in_editor)",
     expect(toolNames(server, 0)).not.toContain("open_in_editor");
     await plain.close();
 
-    const evaluated: unknown[] = [];
-    const editor = stage.start({
+    const { editor, evaluated } = lispEditor({
       server,
       home,
-      args: ["--approval", "read-only"],
-      answer: () => "once",
-      extend: (app) =>
-        app.onRequest("_cairn/emacs_eval", lispParams, ({ params }) => {
-          evaluated.push(params.code);
-          return { value: "nil" };
-        }),
+      approval: "read-only",
+      evaluate: () => ({ value: "nil" }),
     });
     const { session } = await openSession(editor, repo, offers);
     await editor.agent.request("session/prompt", { sessionId: session.sessionId, prompt: text("quit") });
@@ -221,7 +209,34 @@ describe("cairn acp: what cairn.el offers besides (emacs_eval, open_in_editor)",
   });
 });
 
-/** The params of `_cairn/emacs_eval`, as the editor reads them. */
-function lispParams(params: unknown): { code: string } {
-  return params as { code: string };
+/**
+ * An editor that evaluates Lisp as `evaluate` says (`_cairn/emacs_eval`), approving every call
+ * once; the code it was given, in order.
+ */
+function lispEditor(options: {
+  server: ScriptedServer;
+  home: string;
+  approval: string;
+  evaluate: (code: string) => object;
+  extend?: (app: ClientApp) => ClientApp;
+}) {
+  const evaluated: string[] = [];
+  const editor = stage.start({
+    server: options.server,
+    home: options.home,
+    args: ["--approval", options.approval],
+    answer: () => "once",
+    extend: (app) => {
+      const lisp = app.onRequest(
+        "_cairn/emacs_eval",
+        (params: unknown) => params as { code: string },
+        ({ params }) => {
+          evaluated.push(params.code);
+          return options.evaluate(params.code);
+        },
+      );
+      return options.extend ? options.extend(lisp) : lisp;
+    },
+  });
+  return { editor, evaluated };
 }
