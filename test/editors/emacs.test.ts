@@ -79,12 +79,13 @@ describe("cairn.el, the Emacs package", () => {
         (setq package-user-dir ${JSON.stringify(path.join(dir, "elpa"))})
         (package-initialize)
         (package-install-file ${JSON.stringify(file)})
-        (princ (format "installed:%s version:%s commands:%s\\n"
+        (princ (format "installed:%s version:%s commands:%s keymap:%s\\n"
                        (package-installed-p 'cairn)
                        (package-version-join (package-desc-version (cadr (assq 'cairn package-alist))))
-                       (cl-every #'commandp '(cairn cairn-run cairn-do-region cairn-resume cairn-undo)))))`;
+                       (cl-every #'commandp '(cairn cairn-run cairn-do-region cairn-resume cairn-undo))
+                       (fboundp 'cairn-command-map))))`;
       const run = await emacs(["--eval", "(require 'package)", "--eval", check], { HOME: dir });
-      expect(run.output).toContain("installed:t version:0.1.0 commands:t");
+      expect(run.output).toContain("installed:t version:0.1.0 commands:t keymap:t");
       expect(run.code).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
