@@ -229,12 +229,14 @@ Signal an error that says why, when there is none."
   (cairn--send `((method . ,method) (params . ,params))))
 
 (defun cairn--reply (id result)
-  "Answer cairn's request ID with RESULT."
-  (cairn--send `((id . ,id) (result . ,result))))
+  "Answer cairn's request ID with RESULT, if cairn is running."
+  (when (process-live-p cairn--process)
+    (cairn--send `((id . ,id) (result . ,result)))))
 
 (defun cairn--reply-error (id code text)
-  "Answer cairn's request ID with the error CODE and TEXT."
-  (cairn--send `((id . ,id) (error . ((code . ,code) (message . ,text))))))
+  "Answer cairn's request ID with the error CODE and TEXT, if cairn is running."
+  (when (process-live-p cairn--process)
+    (cairn--send `((id . ,id) (error . ((code . ,code) (message . ,text)))))))
 
 (defun cairn--filter (process text)
   "Read TEXT from PROCESS: one JSON-RPC message per line."
@@ -266,10 +268,13 @@ Signal an error that says why, when there is none."
   "Say in the chat that PROCESS stopped, and why."
   (let ((buffer (process-get process 'cairn-buffer)))
     (unless (process-live-p process)
-      (let ((log (process-get process 'cairn-log)))
-        (when (buffer-live-p log)
-          (let ((stderr (get-buffer-process log)))
-            (when stderr (delete-process stderr)))))
+      (let* ((log (process-get process 'cairn-log))
+             (stderr (and (buffer-live-p log) (get-buffer-process log)))
+             (deadline (+ (float-time) 1)))
+        ;; Its last words (why it stopped) may still be on their way.
+        (while (and (process-live-p stderr) (< (float-time) deadline))
+          (accept-process-output stderr 0.05))
+        (when stderr (delete-process stderr)))
       (when (buffer-live-p buffer)
         (with-current-buffer buffer
           (when (eq process cairn--process)
@@ -339,15 +344,15 @@ Signal an error that says why, when there is none."
 (defun cairn--ensure-session ()
   "Start cairn and a new session for the chat, unless there is one."
   (unless (cairn--live-p)
+    (message "Starting cairn in %s…" cairn--root)
     (unless (process-live-p cairn--process) (cairn--start))
     (if cairn--session
         (cairn--load cairn--session t)
-      (message "Starting cairn in %s…" cairn--root)
       (let ((result (cairn--request-sync "session/new"
                                          `((cwd . ,cairn--root) (mcpServers . [])))))
         (setq cairn--session (alist-get 'sessionId result))
-        (cairn--take-modes (alist-get 'modes result))
-        (message "cairn is ready")))
+        (cairn--take-modes (alist-get 'modes result))))
+    (message "cairn is ready")
     (force-mode-line-update)))
 
 (defun cairn--take-modes (modes)
@@ -402,15 +407,14 @@ PARAMS may give the first `line' (1-based) and a `limit' of lines."
          (limit (alist-get 'limit params)))
     (with-temp-buffer
       (if (and buffer (buffer-modified-p buffer))
-          (insert-buffer-substring-no-properties
-           buffer
-           (with-current-buffer buffer (point-min))
-           (with-current-buffer buffer (point-max)))
+          (insert (with-current-buffer buffer
+                    (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))))
         (insert-file-contents file))
-      (let ((start (if line (progn (goto-char (point-min)) (forward-line (1- line)) (point))
-                     (point-min)))
-            (end (if limit (progn (forward-line limit) (point)) (point-max))))
-        (buffer-substring-no-properties start end)))))
+      (goto-char (point-min))
+      (when line (forward-line (1- line)))
+      (let ((start (point)))
+        (when limit (forward-line limit))
+        (buffer-substring-no-properties start (if limit (point) (point-max)))))))
 
 (defun cairn--write-text-file (params)
   "Write the text PARAMS give into the file they name.
@@ -492,9 +496,11 @@ with the messages shown meanwhile."
            (said (with-current-buffer (messages-buffer)
                    (string-trim (buffer-substring-no-properties (min messages (point-max))
                                                                 (point-max))))))
-      (with-current-buffer buffer
-        (cairn--reply id (if (string-empty-p said) answer
-                           (cons `(messages . ,(cairn--cap said)) answer)))))))
+      ;; The Lisp may have closed the chat, and with it cairn.
+      (when (buffer-live-p buffer)
+        (with-current-buffer buffer
+          (cairn--reply id (if (string-empty-p said) answer
+                             (cons `(messages . ,(cairn--cap said)) answer))))))))
 
 (defun cairn--cap (text)
   "TEXT, cut to a size worth sending to a model."
@@ -532,11 +538,10 @@ with the messages shown meanwhile."
     (setq cairn--questions
           (cl-remove-if (lambda (question)
                           (when (eq (plist-get question :buffer) buffer)
-                            (when (process-live-p cairn--process)
-                              (cairn--reply (plist-get question :id)
-                                            (if (eq (plist-get question :kind) 'permission)
-                                                '((outcome . ((outcome . "cancelled"))))
-                                              '((action . "cancel")))))
+                            (cairn--reply (plist-get question :id)
+                                          (if (eq (plist-get question :kind) 'permission)
+                                              '((outcome . ((outcome . "cancelled"))))
+                                            '((action . "cancel"))))
                             t))
                         cairn--questions))))
 
