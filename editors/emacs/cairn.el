@@ -154,7 +154,7 @@ Keys typed just before it were meant for something else."
 
 (cl-defstruct (cairn--call (:constructor cairn--call-create))
   "A tool call shown in the chat: where it is, and what it shows."
-  start end title kind status content)
+  start end title kind status content locations expanded)
 
 (defvar-local cairn--root nil "The project folder of the chat.")
 (defvar-local cairn--process nil "The `cairn acp' process of the chat.")
@@ -609,6 +609,13 @@ They were meant for something else."
 
 ;;;; The transcript
 
+(defvar cairn-call-map
+  (let ((map (make-sparse-keymap)))
+    (define-key map (kbd "RET") #'cairn-visit-call)
+    (define-key map (kbd "TAB") #'cairn-toggle-call)
+    map)
+  "Keys on a tool call in the chat.")
+
 (defun cairn--face (text face)
   "TEXT shown in FACE, whether or not font lock is on in the chat."
   (propertize text 'face face 'font-lock-face face))
@@ -690,8 +697,8 @@ They were meant for something else."
               (list (cairn--face (format "… %d more lines" (- (length lines) limit)) 'cairn-thought)))
     lines))
 
-(defun cairn--content-lines (item kind)
-  "The lines that show ITEM, content of a tool call of KIND."
+(defun cairn--content-lines (item kind whole)
+  "The lines that show ITEM, content of a tool call of KIND; all of them if WHOLE."
   (pcase (alist-get 'type item)
     ("diff"
      (let ((file (cairn--relative (alist-get 'path item))))
@@ -703,15 +710,16 @@ They were meant for something else."
                                        (?- (cairn--face text 'cairn-removed))
                                        (_ text))))
                                  (cairn--diff-lines (alist-get 'oldText item) (alist-get 'newText item)))
-                         cairn-diff-lines))))
+                         (if whole most-positive-fixnum cairn-diff-lines)))))
     ("content"
      (let* ((text (or (cairn--block-text (alist-get 'content item)) ""))
             (lines (cl-remove-if (lambda (line) (string-prefix-p "```" line))
                                  (split-string (string-trim-right text) "\n"))))
-       ;; What a read found is the model's to read; the chat says how much.
-       (if (and (equal kind "read") (cdr lines))
-           (list (cairn--face (format "(%d lines)" (length lines)) 'cairn-thought))
-         (cairn--cut lines cairn-output-lines))))
+       ;; What a read found is the model's to read; the chat says how much, unless asked for all.
+       (cond (whole lines)
+             ((and (equal kind "read") (cdr lines))
+              (list (cairn--face (format "(%d lines; TAB shows them)" (length lines)) 'cairn-thought)))
+             (t (cairn--cut lines cairn-output-lines)))))
     ("terminal" (list (cairn--face "(in a terminal)" 'cairn-thought)))))
 
 (defun cairn--call-text (call)
@@ -724,7 +732,8 @@ They were meant for something else."
          (word (pcase status
                  ("completed" "done") ("in_progress" "running") ("asking" "asks you")
                  ((pred null) "pending") (_ status)))
-         (lines (mapcan (lambda (item) (cairn--content-lines item (cairn--call-kind call)))
+         (lines (mapcan (lambda (item) (cairn--content-lines item (cairn--call-kind call)
+                                                             (cairn--call-expanded call)))
                         (cairn--call-content call))))
     (concat (cairn--face "▸ " face)
             (cairn--face (or (cairn--call-title call) "tool call") 'cairn-tool)
@@ -739,8 +748,37 @@ They were meant for something else."
       (goto-char (cairn--call-start call))
       (insert (cairn--call-text call))
       (add-text-properties (cairn--call-start call) (point)
-                           '(read-only t front-sticky (read-only) rear-nonsticky (read-only)))
+                           `(read-only t front-sticky (read-only) rear-nonsticky (read-only)
+                                       cairn-call ,call keymap ,cairn-call-map))
       (set-marker (cairn--call-end call) (point)))))
+
+(defun cairn--call-at-point ()
+  "The tool call shown at point."
+  (or (get-text-property (point) 'cairn-call)
+      (user-error "No tool call here")))
+
+(defun cairn-toggle-call ()
+  "Show all of the tool call at point, or only its start again."
+  (interactive)
+  (let ((call (cairn--call-at-point)))
+    (setf (cairn--call-expanded call) (not (cairn--call-expanded call)))
+    (cairn--draw-call call)
+    (goto-char (cairn--call-start call))))
+
+(defun cairn-visit-call ()
+  "Visit the file the tool call at point acted on, where it acted."
+  (interactive)
+  (let* ((call (cairn--call-at-point))
+         (place (car (cairn--call-locations call)))
+         (diff (cl-find "diff" (cairn--call-content call)
+                        :key (lambda (item) (alist-get 'type item)) :test #'equal))
+         (file (or (alist-get 'path place) (alist-get 'path diff)))
+         (line (alist-get 'line place)))
+    (unless file (user-error "This call names no file"))
+    (find-file-other-window file)
+    (when line
+      (goto-char (point-min))
+      (forward-line (1- line)))))
 
 (defun cairn--call-for (update)
   "The call UPDATE is about; a new one shown at the end when there is none yet."
@@ -759,14 +797,15 @@ They were meant for something else."
 (defun cairn--update-call (update)
   "Show the tool call of UPDATE as it is now."
   (let ((call (cairn--call-for update)))
-    (dolist (field '(title kind status content))
+    (dolist (field '(title kind status content locations))
       (let ((value (assq field update)))
         (when value
           (pcase field
             ('title (setf (cairn--call-title call) (cdr value)))
             ('kind (setf (cairn--call-kind call) (cdr value)))
             ('status (setf (cairn--call-status call) (cdr value)))
-            ('content (setf (cairn--call-content call) (cdr value)))))))
+            ('content (setf (cairn--call-content call) (cdr value)))
+            ('locations (setf (cairn--call-locations call) (cdr value)))))))
     (when (equal (cairn--call-status call) "completed")
       (dolist (item (cairn--call-content call))
         (when (equal (alist-get 'type item) "diff")

@@ -214,6 +214,17 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "── done · "))
       (should (cairn-test--shows chat "changed src/sum.js"))
       (should (string-match-p "1 file changed" (with-current-buffer chat (cairn--header-line))))
+      ;; TAB on a call shows all of it; RET on an edit visits the file where it changed.
+      (switch-to-buffer chat)
+      (goto-char (point-min))
+      (search-forward "▸ read_file")
+      (execute-kbd-macro (kbd "TAB"))
+      (should (cairn-test--shows chat "export function sum(values) {"))
+      (goto-char (point-min))
+      (search-forward "▸ edit_file")
+      (execute-kbd-macro (kbd "RET"))
+      (should (eq (current-buffer) file))
+      (should (= (line-number-at-pos) 1))
       ;; The model read the unsaved buffer, and its edit went through it: saved, with the change kept.
       (should (string-match-p "typed in Emacs, not saved" (cairn-test--sent 1)))
       (with-current-buffer file
