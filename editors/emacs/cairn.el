@@ -870,9 +870,17 @@ They were meant for something else."
               "\n"))))
 
 (defun cairn--draw-footer ()
-  "Draw what stays below the transcript: the TODO list and the prompt."
-  (let ((inhibit-read-only t)
-        (start (marker-position cairn--output)))
+  "Draw what stays below the transcript: the TODO list and the prompt.
+Points in what you are typing (yours, and those of the windows on the
+chat) stay where they were in it."
+  (let* ((inhibit-read-only t)
+         (start (marker-position cairn--output))
+         (typing (lambda (position) (and (>= position start) (- position cairn--input))))
+         (point (funcall typing (point)))
+         (windows (delq nil (mapcar (lambda (window)
+                                      (let ((offset (funcall typing (window-point window))))
+                                        (and offset (cons window offset))))
+                                    (get-buffer-window-list nil nil t)))))
     (save-excursion
       (delete-region start cairn--input)
       (goto-char start)
@@ -885,12 +893,14 @@ They were meant for something else."
       (add-text-properties start (point)
                            '(read-only t front-sticky (read-only) rear-nonsticky t))
       (set-marker cairn--input (point))
-      (set-marker cairn--output start))))
+      (set-marker cairn--output start))
+    (when point (goto-char (+ cairn--input (max 0 point))))
+    (dolist (window windows)
+      (set-window-point (car window) (+ cairn--input (max 0 (cdr window)))))))
 
 (defun cairn--header-line ()
   "The chat's header: the session's mode, cost, context and changed files."
-  (string-join
-   (delq nil
+  (let ((parts
          (list (concat "cairn · " (file-name-nondirectory cairn--root))
                (when cairn--mode
                  (concat "mode " (or (cdr (assoc cairn--mode cairn--modes)) cairn--mode)))
@@ -900,8 +910,9 @@ They were meant for something else."
                (when cairn--files
                  (format "%d file%s changed" (length cairn--files) (if (cdr cairn--files) "s" "")))
                (cond (cairn--busy "working")
-                     ((not (process-live-p cairn--process)) "stopped"))))
-   " · "))
+                     ((not (process-live-p cairn--process)) "stopped")))))
+    ;; A header line reads % as the start of a construct.
+    (string-replace "%" "%%" (string-join (delq nil parts) " · "))))
 
 (defun cairn--number (n)
   "N with thousands separated."
@@ -1149,6 +1160,9 @@ Return the chat buffer."
         (cairn--request "session/close" `((sessionId . ,cairn--session))))
       (cairn--clear)
       (cairn--load id)
+      (cairn--fresh-line)
+      (setq cairn--last nil)
+      (cairn--draw-footer)
       (pop-to-buffer (current-buffer))
       (current-buffer))))
 

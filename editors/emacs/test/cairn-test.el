@@ -202,6 +202,8 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (cairn-test--wait (lambda () (cairn-test--shows chat "Fixed")) "the answer to stream in")
       (should (buffer-local-value 'cairn--busy chat))
       (cairn-test--turn-ends chat)
+      ;; The chat's window followed the answer: it is where you type next.
+      (should (= (window-point (get-buffer-window chat)) (with-current-buffer chat (point-max))))
       (should (cairn-test--shows chat "You: fix the sum"))
       (should (cairn-test--shows chat "Let me look."))
       (should (cairn-test--shows chat "Fixed the reducer: it adds now."))
