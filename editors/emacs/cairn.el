@@ -575,7 +575,9 @@ They were meant for something else."
     (unless visible (display-buffer (current-buffer)))
     (cairn--settle-input)
     (condition-case nil
-        (let* ((picked (read-multiple-choice (format "cairn: allow %s? " title)
+        ;; Asked from a timer, where C-g would be read as a key: here it quits.
+        (let* ((inhibit-quit nil)
+               (picked (read-multiple-choice (format "cairn: allow %s? " title)
                                              (mapcar (lambda (c) (butlast c)) choices)))
                (option (nth 3 (assq (car picked) choices)))
                (reason (when (equal option "deny")
@@ -595,7 +597,7 @@ They were meant for something else."
   (let* ((properties (alist-get 'properties (alist-get 'requestedSchema params)))
          (content nil))
     (condition-case nil
-        (progn
+        (let ((inhibit-quit nil))
           (cairn--settle-input)
           (dolist (property properties)
             (let ((answer (read-string (format "cairn asks: %s\n%s (RET for none): "
