@@ -73,7 +73,9 @@
           (make-process :name "scripted model" :noquery t :connection-type 'pipe
                         :command (list "node" (expand-file-name "dist/test/support/scriptedServer.js"
                                                                 cairn-test--repository)
-                                       script-file (cairn-test--requests-file))
+                                       script-file (cairn-test--requests-file)
+                                       ;; Gone with this Emacs, however it ends.
+                                       "--while-stdin-open")
                         :filter (lambda (_process text) (setq output (concat output text)))))
     (cairn-test--wait (lambda () (string-match "\"url\":\"\\([^\"]+\\)\"" output)) "the model server")
     (match-string 1 output)))
@@ -101,25 +103,27 @@
           (alist-get 'tools (nth index (cairn-test--requests)))))
 
 (defun cairn-test--cleanup ()
-  "Stop and remove everything the test started and made."
-  (dolist (buffer (buffer-list))
-    (when (or (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
-              (let ((file (buffer-file-name buffer)))
-                (and file cairn-test--dir (file-in-directory-p file cairn-test--dir)))
-              (string-prefix-p "*cairn-test" (buffer-name buffer)))
-      (with-current-buffer buffer (set-buffer-modified-p nil))
-      (kill-buffer buffer)))
-  (dolist (process (process-list))
-    (when (member (process-name process) '("cairn" "cairn undo"))
-      (delete-process process)))
-  (when (process-live-p cairn-test--server) (delete-process cairn-test--server))
-  ;; What cairn's processes still write (their logs) is gone with them.
-  (accept-process-output nil 0.1)
-  (dolist (buffer (buffer-list))
-    (when (string-prefix-p " *cairn log" (buffer-name buffer)) (kill-buffer buffer)))
-  (setq cairn--questions nil cairn--asking nil)
-  (when cairn-test--dir (delete-directory cairn-test--dir t))
-  (setq cairn-test--dir nil cairn-test--server nil))
+  "Stop and remove everything the test started and made, whatever fails on the way."
+  (unwind-protect
+      (progn
+        (dolist (buffer (buffer-list))
+          (when (or (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
+                    (let ((file (buffer-file-name buffer)))
+                      (and file cairn-test--dir (file-in-directory-p file cairn-test--dir)))
+                    (string-prefix-p "*cairn-test" (buffer-name buffer)))
+            (with-current-buffer buffer (set-buffer-modified-p nil))
+            (kill-buffer buffer)))
+        (dolist (process (process-list))
+          (when (member (process-name process) '("cairn" "cairn undo"))
+            (delete-process process)))
+        (when (process-live-p cairn-test--server) (delete-process cairn-test--server))
+        ;; What cairn's processes still write (their logs) is gone with them.
+        (accept-process-output nil 0.1)
+        (dolist (buffer (buffer-list))
+          (when (string-prefix-p " *cairn log" (buffer-name buffer)) (kill-buffer buffer))))
+    (setq cairn--questions nil cairn--asking nil)
+    (when cairn-test--dir (delete-directory cairn-test--dir t))
+    (setq cairn-test--dir nil cairn-test--server nil)))
 
 (defmacro cairn-test--stage (bindings &rest body)
   "Run BODY with a repository, a home and a model server, then clean up.
