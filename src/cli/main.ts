@@ -215,9 +215,11 @@ const evaluation = addBatchOptions(
         "--tries <n>",
         "2: a task not solved gets a second try with its failing tests' output, as aider's benchmark does (reported as pass@2)",
       )
-        .choices(["1", "2"])
         .default(1)
-        .argParser((value) => Number(value) as 1 | 2),
+        .argParser((value): 1 | 2 => {
+          if (value !== "1" && value !== "2") throw new InvalidArgumentError("expected 1 or 2.");
+          return Number(value) as 1 | 2;
+        }),
     )
     .addOption(
       new Option(

@@ -242,5 +242,8 @@ describe("cairn eval polyglot", () => {
     });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("is not a checkout of the polyglot benchmark");
+    const tries = await runCairn(["eval", "polyglot", "--source", FIXTURES, "--tries", "3"], { home: dir });
+    expect(tries.code).toBe(2);
+    expect(tries.stderr).toContain("argument '3' is invalid. expected 1 or 2.");
   });
 });
