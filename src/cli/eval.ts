@@ -194,23 +194,36 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
   };
 
   let second: TryOutcome | undefined;
+  let retriesLeft = 0;
   if (options.tries === 2) {
     const retries = retriesAfter(suite, first);
+    // --max-cost is for the whole eval: the second tries get what the first left.
+    const spent = [...records.values()].reduce((sum, record) => sum + (record.cost_usd ?? 0), 0);
+    const budget = options.maxCost === undefined ? undefined : options.maxCost - spent;
+    const runnable = budget === undefined || budget > 0 ? retries : [];
     view.handle({
       type: "batch.notice",
-      message: `second try for ${retries.length} task(s) not solved, with their test output…`,
+      message: runnable.length
+        ? `second try for ${retries.length} task(s) not solved, with their test output…`
+        : `no second tries: --max-cost was spent on the first (${retries.length} task(s) not solved)`,
     });
-    const retryRecords = await runTry(
-      await retrySpecsFor(retries, { workspaces: path.join(out, "workspaces-2"), mode: options.mode }),
-      path.join(out, "try-2"),
-      options,
-      view,
-    );
+    const retryRecords = runnable.length
+      ? await runTry(
+          await retrySpecsFor(runnable, { workspaces: path.join(out, "workspaces-2"), mode: options.mode }),
+          path.join(out, "try-2"),
+          { ...options, ...(budget === undefined ? {} : { maxCost: budget }) },
+          view,
+        )
+      : new Map<string, TaskRecord>();
     if (!retryRecords) return 1;
-    const retried = retries.map((retry) => retry.task);
+    retriesLeft = retries.filter((retry) => !retryRecords.has(retry.task.id)).length;
     second = {
       records: retryRecords,
-      grades: await gradeAll(retried, agentWork(retryRecords, records), { jobs, view, what: "second tries" }),
+      grades: await gradeAll(
+        retries.map((retry) => retry.task),
+        agentWork(retryRecords, records),
+        { jobs, view, what: "second tries" },
+      ),
     };
   }
 
@@ -225,7 +238,7 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
     wallMs: Date.now() - started,
   });
   await writeReport(out, report, view);
-  return report.totals.run === suite.tasks.length ? 0 : 1;
+  return report.totals.run === suite.tasks.length && retriesLeft === 0 ? 0 : 1;
 }
 
 /**
