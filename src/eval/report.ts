@@ -51,7 +51,7 @@ export interface EvalTotals {
   pass_at_2: number | null;
   /** Every try's dollars. */
   cost_usd: number;
-  /** Tries whose price was unknown: their dollars are missing from `cost_usd`. */
+  /** Tasks with a try whose price was unknown: those dollars are missing from `cost_usd`. */
   unpriced: number;
   /** Over the tasks solved in the end; null when none was. */
   cost_per_solved_usd: number | null;
@@ -136,8 +136,10 @@ export function buildReport(input: ReportInput): EvalReport {
   const tries = tasks.flatMap((task) => [task, ...(task.second_try ? [task.second_try] : [])]);
   const solved = tasks.filter((task) => task.solved).length;
   const solved2 = input.second ? tasks.filter((task) => task.solved || task.second_try?.solved).length : null;
-  const priced = tries.flatMap((t) => (t.cost_usd === null ? [] : [t.cost_usd]));
-  const cost = priced.reduce((a, b) => a + b, 0);
+  const cost = tries.reduce((total, t) => total + (t.cost_usd ?? 0), 0);
+  const unpriced = tasks.filter(
+    (task) => task.cost_usd === null || task.second_try?.cost_usd === null,
+  ).length;
   const sum = (pick: (t: TryReport) => number) => tries.reduce((total, t) => total + pick(t), 0);
   const solvedInTheEnd = solved2 ?? solved;
   return {
@@ -159,7 +161,7 @@ export function buildReport(input: ReportInput): EvalReport {
       solved_2: solved2,
       pass_at_2: solved2 === null ? null : all ? solved2 / all : 0,
       cost_usd: cost,
-      unpriced: tries.length - priced.length,
+      unpriced,
       cost_per_solved_usd: solvedInTheEnd ? cost / solvedInTheEnd : null,
       input_tokens: sum((t) => t.input_tokens),
       output_tokens: sum((t) => t.output_tokens),
