@@ -16,7 +16,8 @@ const fileList = (files: readonly string[]) => files.map((file) => `\`${file}\``
 function exercisePrompt(task: ExerciseTask): string {
   const grading = task.hiddenTests
     ? "Hidden tests, which are not in this folder, grade the work."
-    : `The tests in ${fileList(task.tests)} grade the work; changes to them are undone before grading.`;
+    : `The tests in ${fileList(task.tests)} grade the work; changes to them are undone before grading. ` +
+      `Run them with \`${testCommand(task)}\`.`;
   return [
     task.instructions,
     `Do this in ${fileList(task.solution)}, in this folder. Keep the names of the existing functions and classes: the tests call them. Use only the language's standard library.`,

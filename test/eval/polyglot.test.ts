@@ -139,6 +139,7 @@ describe("cairn eval polyglot", () => {
     // The exercise's instructions, the file to change, and the tests it may read.
     expect(first).toContain("Convert an octal number, represented as a string");
     expect(first).toContain("The tests in `octal_test.go` grade the work");
+    expect(first).toMatch(/Run them with `[^`]*exerciseTests\.(js|ts) go`/);
     const second = server.requests.find((r) => r.rawBody.includes("Fix the code in `octal.go`"))!.rawBody;
     expect(second).toContain("not enough arguments in call to ParseOctal");
     expect(second).toContain("The tests are right: do not change them.");
