@@ -1,0 +1,102 @@
+import { rm, stat } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+// A model that writes a file of one character repeated: its arguments enter the history, which is
+// measured with the tokenizer before the next request. Counted whole, such a run took minutes
+// (1 MiB ran past 90 s, 10 MiB past 180 s) and neither --timeout nor Ctrl-C could stop it.
+
+let server: ScriptedServer | undefined;
+const made: string[] = [];
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+async function workspace(): Promise<{ repo: string; home: string }> {
+  const repo = await makeRepo({ "README.md": "# a project\n" });
+  const home = await makeHome();
+  made.push(repo, home);
+  return { repo, home };
+}
+
+/** `cairn do` unattended in `repo`, against the scripted server. */
+function doArgs(repo: string, format: "json" | "stream-json", ...extra: string[]): string[] {
+  const { args } = modelFlags("openai", server!);
+  return [
+    "do",
+    "write the file",
+    ...args,
+    "--cwd",
+    repo,
+    "--approval",
+    "auto",
+    "--output-format",
+    format,
+    ...extra,
+  ];
+}
+
+function writeHuge(bytes: number) {
+  return { toolCalls: [{ name: "write_file", args: { path: "huge.txt", content: "a".repeat(bytes) } }] };
+}
+
+describe("a model writing megabytes of one character", () => {
+  it.each([
+    ["1 MiB", 1 << 20],
+    ["10 MiB", 10 << 20],
+  ])(
+    "%s: the session finishes in seconds",
+    async (_size, bytes) => {
+      const { repo, home } = await workspace();
+      server = await startScriptedServer([writeHuge(bytes), { text: "Wrote it." }]);
+      const { env } = modelFlags("openai", server);
+      const run = await runCairn(doArgs(repo, "json"), { home, env, timeoutMs: 60_000 });
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", files_changed: ["huge.txt"] });
+      expect((await stat(path.join(repo, "huge.txt"))).size).toBe(bytes);
+      // The history with the whole write was sent on: nothing was dropped to make it fit.
+      expect(server.requests[1]?.rawBody.length).toBeGreaterThan(bytes);
+    },
+    90_000,
+  );
+
+  it("--timeout ends the session while it measures the history", async () => {
+    const { repo, home } = await workspace();
+    server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
+    const { env } = modelFlags("openai", server);
+    const started = Date.now();
+    const run = await runCairn(doArgs(repo, "json", "--timeout", "3"), { home, env, timeoutMs: 60_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "budget_exceeded" });
+    expect(Date.now() - started).toBeLessThan(30_000);
+  }, 90_000);
+
+  it("Ctrl-C ends the session while it measures the history", async () => {
+    const { repo, home } = await workspace();
+    server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
+    const child = spawnCairn(doArgs(repo, "stream-json"), { home, env: modelFlags("openai", server).env });
+    let stdout = "";
+    let interrupted = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      const seen = stdout.slice(-32) + chunk.toString();
+      stdout += chunk;
+      // As soon as the write is done, the history with it is measured before the next request.
+      if (!interrupted && seen.includes('"type":"tool.result"')) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
+    });
+    const stuck = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    clearTimeout(stuck);
+    expect(interrupted).toBe(true);
+    expect(code).toBe(1);
+    expect(streamEvents(stdout).find((event) => event.type === "result")).toMatchObject({
+      status: "cancelled",
+    });
+  }, 90_000);
+});
