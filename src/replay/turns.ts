@@ -147,16 +147,9 @@ export interface Frame {
   kind?: "text" | "tool";
 }
 
-/** The frames up to and including the first (`"first"`) or the last of that kind; undefined when there is none. */
-export function framesThrough(
-  frames: Frame[],
-  kind: "text" | "tool",
-  which: "first" | "last",
-): Frame[] | undefined {
-  const index =
-    which === "first"
-      ? frames.findIndex((f) => f.kind === kind)
-      : frames.findLastIndex((f) => f.kind === kind);
+/** The frames up to and including the last of that kind; undefined when there is none. */
+export function framesThrough(frames: Frame[], kind: "text" | "tool"): Frame[] | undefined {
+  const index = frames.findLastIndex((f) => f.kind === kind);
   return index === -1 ? undefined : frames.slice(0, index + 1);
 }
 
