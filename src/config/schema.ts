@@ -293,6 +293,12 @@ export const configSchema = z.strictObject({
     .default({ workspaces: [] }),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
+  /**
+   * The cap on one model answer, in tokens: sent to local and OpenAI-compatible servers (hosted
+   * providers apply their model's own), and the bound on what any answer may stream
+   * (docs/limits.md). `models.<id>.max_output_tokens` replaces it for one model, sent to any provider.
+   */
+  max_output_tokens: z.number().int().positive().default(32_000),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
   retries: z
     .strictObject({

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolResultPart } from "ai";
 import { prose } from "../platform/prose.js";
-import { type CountTokens, messageText } from "./tokens.js";
+import { messageText } from "../model/size.js";
+import type { CountTokens } from "./tokens.js";
 
 /** Tool outputs shorter than this are kept whole: a stub would save nothing. */
 const PRUNE_MIN_CHARS = 400;

@@ -1,5 +1,4 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
-import type { ModelMessage } from "ai";
 
 /** Counts a text's tokens without holding the event loop for long: cancel it with `signal`. */
 export type CountTokens = (text: string, signal?: AbortSignal) => Promise<number>;
@@ -101,16 +100,4 @@ export function loadTokenCounter(): Promise<CountTokens> {
     (module) => (text: string, signal?: AbortSignal) => countBounded(module.countTokens, text, signal),
   );
   return loading;
-}
-
-/**
- * A message as the text its tokens are counted over. An image (a file part's data) counts as a
- * word: a provider bills it by its pixels, a thousand tokens or so, where its base64 would count
- * as hundreds of thousands and crowd the rest of the conversation out of the window.
- */
-export function messageText(message: ModelMessage): string {
-  if (typeof message.content === "string") return message.content;
-  return JSON.stringify(message.content, (key, value) =>
-    key === "data" && value?.type === "data" && typeof value.data === "string" ? "[image]" : value,
-  );
 }
