@@ -1,6 +1,6 @@
 import type { ModelMessage, ToolResultPart } from "ai";
-import { prose } from "../platform/prose.js";
 import { messageText } from "../model/size.js";
+import { prose } from "../platform/prose.js";
 import type { CountTokens } from "./tokens.js";
 
 /** Tool outputs shorter than this are kept whole: a stub would save nothing. */

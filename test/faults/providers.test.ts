@@ -208,7 +208,9 @@ describe("a model server that fails inside its stream", () => {
       expect(run.code).toBe(1);
       // The first failure was retried and the tool ran; the three after it ended the session.
       expect(await runs(repo)).toEqual(["ran"]);
-      expect(ofType(run.events, "retry")[0]?.reason).toMatch(/the server reported: Overloaded: the model is busy/);
+      expect(ofType(run.events, "retry")[0]?.reason).toMatch(
+        /the server reported: Overloaded: the model is busy/,
+      );
       expect(run.result?.status).toBe("failed");
       const summary = String(run.result?.summary);
       expect(summary).toMatch(/after 3 attempts: Overloaded: the model is busy/);
