@@ -289,8 +289,14 @@ export const configSchema = z.strictObject({
        * folder the server was started in. `~/` is the home folder; relative paths are from that folder.
        */
       workspaces: z.array(z.string().min(1)).default([]),
+      /** The largest request body the API reads; a larger one gets 413 before it is read whole. */
+      max_body_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024),
     })
-    .default({ workspaces: [] }),
+    .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /**
