@@ -3,6 +3,9 @@ import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 
+/** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -305,6 +308,11 @@ export const configSchema = z.strictObject({
    * (docs/limits.md). `models.<id>.max_output_tokens` replaces it for one model, sent to any provider.
    */
   max_output_tokens: z.number().int().positive().default(32_000),
+  /**
+   * The largest single message `cairn acp` and `cairn mcp serve` read from their client: a
+   * longer one is dropped as it arrives and answered with an error (docs/limits.md).
+   */
+  max_message_bytes: z.number().int().positive().default(DEFAULT_MAX_MESSAGE_BYTES),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
   retries: z
     .strictObject({
