@@ -34,6 +34,16 @@ export interface RunningWorker {
 
 /** How often a running task's progress is written to Redis, at most. */
 const PROGRESS_EVERY_MS = 500;
+/**
+ * Shares of the lock's duration. BullMQ renews a running task's lock every quarter to half of
+ * it; one not renewed for `LOST_AT` of it is taken as lost (Redis out of reach, or the lock
+ * taken), and its try is stopped within `STOP_WITHIN`, before the lock can lapse in Redis and
+ * another worker start the task again. A task's cairn left alone by a worker that died has
+ * `EXIT_WITHIN` to end.
+ */
+const LOST_AT = 0.7;
+const STOP_WITHIN = 0.15;
+const EXIT_WITHIN = 0.25;
 
 /** Tries so far: failed attempts and times a worker vanished mid-task (a task handed back is neither). */
 function triesBefore(job: Job<JobData>): number {
@@ -69,6 +79,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const taskOf = new Map<string, string>();
   /** Jobs whose lost lock was said, this try. */
   const lockLost = new Set<string>();
+  /** The tries running here: when each one's lock was last renewed, and what stops it. */
+  const held = new Map<string, { renewedAt: number; lost: AbortController }>();
+  /** Stops the try of a job whose lock is gone, if it still runs; said once per try. */
+  const loseLock = (jobId: string) => {
+    const hold = held.get(jobId);
+    if (hold && !hold.lost.signal.aborted) hold.lost.abort();
+    if (lockLost.has(jobId)) return;
+    lockLost.add(jobId);
+    const what = hold ? "this try is stopped and its record not kept" : "this try's record is not kept";
+    options.emit({
+      type: "batch.notice",
+      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): ${what}, and the task is run again.`,
+    });
+  };
+  const lockCheck = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [jobId, hold] of held)
+        if (now - hold.renewedAt > options.lockDurationMs * LOST_AT) loseLock(jobId);
+    },
+    Math.max(100, options.lockDurationMs / 8),
+  );
+  lockCheck.unref();
 
   const runJob = async (job: Job<JobData, JobResult>, token?: string): Promise<JobResult> => {
     const { batch_id, spec, flags, attempts } = job.data;
@@ -90,6 +123,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
     active++;
     const attempt = tries + 1;
+    const hold = { renewedAt: Date.now(), lost: new AbortController() };
+    if (job.id) held.set(job.id, hold);
     let lastWrite = 0;
     let queued: JobProgress | undefined;
     const writeProgress = (progress: JobProgress) => {
@@ -106,6 +141,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         cacheDir: options.cacheDir,
         keepFailed: Boolean(options.keepFailed),
         signal: handingBack.signal,
+        urgent: hold.lost.signal,
+        urgentGraceMs: options.lockDurationMs * STOP_WITHIN,
+        exitGraceMs: options.lockDurationMs * EXIT_WITHIN,
         attempt,
         worker: options.name,
         onStart: (pid) => {
@@ -125,6 +163,12 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           writeProgress({ ...progress, worker: options.name, attempt });
         },
       });
+      if (hold.lost.signal.aborted) {
+        // Back to the queue if the lock was still ours after all; if not, the queue takes the
+        // task back itself once the lock has lapsed.
+        if (token) await job.moveToWait(token).catch(() => {});
+        throw new WaitingError();
+      }
       if (queued) await job.updateProgress(queued).catch(() => {});
       if (execution.cancelled && handingBack.signal.aborted && token) {
         options.emit({
@@ -145,6 +189,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       return record;
     } finally {
       active--;
+      if (job.id) held.delete(job.id);
     }
   };
 
@@ -160,16 +205,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // A lost lock is not a lost Redis: said once per try, as what it means for the task.
   worker.on("error", (error) => {
     const jobId = lockErrorJob(error);
-    if (jobId === undefined) {
-      watch.lost(error);
-      return;
+    if (jobId === undefined) watch.lost(error);
+    else loseLock(jobId);
+  });
+  worker.on("lockRenewalFailed", (jobIds) => {
+    for (const jobId of jobIds) loseLock(jobId);
+  });
+  worker.on("locksRenewed", ({ jobIds }) => {
+    const now = Date.now();
+    for (const jobId of jobIds) {
+      const hold = held.get(jobId);
+      if (hold) hold.renewedAt = now;
     }
-    if (lockLost.has(jobId)) return;
-    lockLost.add(jobId);
-    options.emit({
-      type: "batch.notice",
-      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): this try's record is not kept, and the task is run again.`,
-    });
   });
   // Finished once its record is stored under its lock: a try whose lock lapsed is not.
   worker.on("completed", (job, result) => {
@@ -189,6 +236,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     async finish() {
       await worker.close();
+      clearInterval(lockCheck);
       redis.disconnect();
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
