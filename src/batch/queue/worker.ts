@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { BatchListener, TaskProgress } from "../events.js";
@@ -6,8 +7,18 @@ import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
-import { ConnectionWatch, connect, shownUrl } from "./connection.js";
-import { type JobData, type JobProgress, type JobResult, metaKey, QUEUE_NAME, spentKey } from "./jobs.js";
+import { ConnectionWatch, connect, RETRYING, shownUrl } from "./connection.js";
+import {
+  batchSpent,
+  earlierTriesSpent,
+  type JobData,
+  type JobProgress,
+  type JobResult,
+  KEEP_SECONDS,
+  metaKey,
+  QUEUE_NAME,
+  triesKey,
+} from "./jobs.js";
 
 export interface WorkerOptions {
   url: string;
@@ -68,8 +79,10 @@ function givenUp(record: TaskRecord, attempts: number): TaskRecord {
  * task finishes once however often a worker vanished on the way.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const watch = new ConnectionWatch(options.url, (message) =>
-    options.emit({ type: "batch.notice", message }),
+  const watch = new ConnectionWatch(
+    options.url,
+    (message) => options.emit({ type: "batch.notice", message }),
+    `${RETRYING}. Tasks running here go on.`,
   );
   const redis = connect(options.url, watch);
   const root = await scratchRoot("worker", Boolean(options.keepFailed));
@@ -118,7 +131,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
     const meta = await redis.get(metaKey(batch_id));
     const maxCost = meta ? (JSON.parse(meta) as { max_cost_usd?: number }).max_cost_usd : undefined;
-    if (maxCost !== undefined && Number((await redis.get(spentKey(batch_id))) ?? 0) >= maxCost) {
+    if (maxCost !== undefined && (await batchSpent(redis, batch_id)) >= maxCost) {
       return { skipped: "budget" };
     }
     active++;
@@ -127,12 +140,24 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     if (job.id) held.set(job.id, hold);
     let lastWrite = 0;
     let queued: JobProgress | undefined;
+    /** This try, among the job's tries: what it spent is kept under it. */
+    const tryField = `${job.id}|${randomUUID()}`;
+    let spent = 0;
+    const writeSpent = () =>
+      redis
+        .multi()
+        .hset(triesKey(batch_id), tryField, String(spent))
+        .expire(triesKey(batch_id), KEEP_SECONDS)
+        .exec()
+        .catch(() => null);
     const writeProgress = (progress: JobProgress) => {
       queued = progress;
+      spent = progress.cost_usd ?? spent;
       const now = Date.now();
       if (now - lastWrite < PROGRESS_EVERY_MS) return;
       lastWrite = now;
       void job.updateProgress(progress).catch(() => {});
+      void writeSpent();
     };
     try {
       const execution = await executeTask(spec, {
@@ -163,6 +188,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           writeProgress({ ...progress, worker: options.name, attempt });
         },
       });
+      // Whatever this try comes to, what it spent counts.
+      spent = execution.broken ? spent : (execution.record.cost_usd ?? spent);
+      await writeSpent();
       if (hold.lost.signal.aborted) {
         // Back to the queue if the lock was still ours after all; if not, the queue takes the
         // task back itself once the lock has lapsed.
@@ -184,9 +212,8 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
       const record =
         execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
-      // Spent, whether or not the record is stored.
-      if (record.cost_usd) await redis.incrbyfloat(spentKey(batch_id), record.cost_usd);
-      return record;
+      const earlier = job.id ? await earlierTriesSpent(redis, batch_id, job.id, tryField) : 0;
+      return earlier > 0 ? { ...record, earlier_tries_cost_usd: earlier } : record;
     } finally {
       active--;
       if (job.id) held.delete(job.id);
