@@ -2,19 +2,15 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
-import { gitRepo, killWorkers, startWorker, until, writeTasks } from "../helpers/queue.js";
+import { endQueueTest, gitRepo, killLater, startWorker, until, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
-const followers: Array<ReturnType<typeof spawnCairn>> = [];
 afterEach(async () => {
-  killWorkers();
-  for (const follower of followers.splice(0)) follower.kill("SIGKILL");
-  await server?.close();
-  await redis?.stop();
+  await endQueueTest(server, redis);
   server = undefined;
   redis = undefined;
 });
@@ -29,7 +25,7 @@ describe("following a batch on the queue", () => {
     const tasks = await writeTasks(home, await gitRepo(), ["w1"]);
     const { args, env } = modelFlags("openai", server);
     const follower = spawnCairn(["batch", tasks, "--queue", redis.url, "--wait", ...args], { home });
-    followers.push(follower);
+    killLater(follower);
     let out = "";
     let err = "";
     follower.stdout.on("data", (chunk) => {

@@ -8,8 +8,9 @@ import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import {
   copiedBy,
+  endQueueTest,
   gitRepo,
-  killWorkers,
+  killLater,
   sessionsOf,
   startWorker as startQueueWorker,
   until,
@@ -21,12 +22,8 @@ import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../
 
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
-const followers: Array<ReturnType<typeof spawnCairn>> = [];
 afterEach(async () => {
-  killWorkers();
-  for (const follower of followers.splice(0)) follower.kill("SIGKILL");
-  await server?.close();
-  await redis?.stop();
+  await endQueueTest(server, redis);
   server = undefined;
   redis = undefined;
 });
@@ -293,7 +290,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
       followed += chunk;
     });
     const followerExited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
-    followers.push(follower);
+    killLater(follower);
     await until("r1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[r1]")));
     await redis.pause();
     // The task ends while Redis is away, and stays away past the worker's lock (2 s).

@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, runCairn } from "../helpers/cli.js";
-import { gitRepo, killWorkers, sessionsOf, startWorker, until, writeTasks } from "../helpers/queue.js";
+import { endQueueTest, gitRepo, sessionsOf, startWorker, until, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
@@ -10,9 +10,7 @@ import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
 afterEach(async () => {
-  killWorkers();
-  await server?.close();
-  await redis?.stop();
+  await endQueueTest(server, redis);
   server = undefined;
   redis = undefined;
 });

@@ -1,7 +1,7 @@
 import { rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { doCommand, makeHome, makeRepo, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 // A model that writes a file of one character repeated: its arguments enter the history, which is
@@ -24,20 +24,8 @@ async function workspace(): Promise<{ repo: string; home: string }> {
 }
 
 /** `cairn do` unattended in `repo`, against the scripted server. */
-function doArgs(repo: string, format: "json" | "stream-json", ...extra: string[]): string[] {
-  const { args } = modelFlags("openai", server!);
-  return [
-    "do",
-    "write the file",
-    ...args,
-    "--cwd",
-    repo,
-    "--approval",
-    "auto",
-    "--output-format",
-    format,
-    ...extra,
-  ];
+function doArgs(repo: string, output: "json" | "stream-json", ...extra: string[]) {
+  return doCommand(server!, { repo, task: "write the file", output, extra });
 }
 
 function writeHuge(bytes: number) {
@@ -53,8 +41,8 @@ describe("a model writing megabytes of one character", () => {
     async (_size, bytes) => {
       const { repo, home } = await workspace();
       server = await startScriptedServer([writeHuge(bytes), { text: "Wrote it." }]);
-      const { env } = modelFlags("openai", server);
-      const run = await runCairn(doArgs(repo, "json"), { home, env, timeoutMs: 60_000 });
+      const { args, env } = doArgs(repo, "json");
+      const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", files_changed: ["huge.txt"] });
       expect((await stat(path.join(repo, "huge.txt"))).size).toBe(bytes);
@@ -67,9 +55,9 @@ describe("a model writing megabytes of one character", () => {
   it("--timeout ends the session while it measures the history", async () => {
     const { repo, home } = await workspace();
     server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
-    const { env } = modelFlags("openai", server);
+    const { args, env } = doArgs(repo, "json", "--timeout", "3");
     const started = Date.now();
-    const run = await runCairn(doArgs(repo, "json", "--timeout", "3"), { home, env, timeoutMs: 60_000 });
+    const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "budget_exceeded" });
     expect(Date.now() - started).toBeLessThan(30_000);
@@ -78,7 +66,8 @@ describe("a model writing megabytes of one character", () => {
   it("Ctrl-C ends the session while it measures the history", async () => {
     const { repo, home } = await workspace();
     server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
-    const child = spawnCairn(doArgs(repo, "stream-json"), { home, env: modelFlags("openai", server).env });
+    const { args, env } = doArgs(repo, "stream-json");
+    const child = spawnCairn(args, { home, env });
     let stdout = "";
     let interrupted = false;
     child.stdout.on("data", (chunk: Buffer) => {

@@ -2,15 +2,30 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import type { ScriptedServer } from "../support/scriptedServer.js";
 import { makeRepo, spawnCairn } from "./cli.js";
+import type { TestRedis } from "./redis.js";
 
 export type Events = Array<Record<string, unknown> & { type: string }>;
 
-const workers: Array<ReturnType<typeof spawnCairn>> = [];
+const started: Array<ReturnType<typeof spawnCairn>> = [];
 
-/** Kills the workers the test started that are still running; for afterEach. */
-export function killWorkers(): void {
-  for (const worker of workers.splice(0)) worker.kill("SIGKILL");
+/** A process of the test's (a worker, a follower) that `killStarted` ends if it is still running. */
+export function killLater<T extends ReturnType<typeof spawnCairn>>(child: T): T {
+  started.push(child);
+  return child;
+}
+
+/** Kills the workers and followers the test started that are still running; for afterEach. */
+export function killStarted(): void {
+  for (const child of started.splice(0)) child.kill("SIGKILL");
+}
+
+/** After a queue test: its processes killed, its model server closed, its Redis stopped. */
+export async function endQueueTest(server: ScriptedServer | undefined, redis: TestRedis | undefined) {
+  killStarted();
+  await server?.close();
+  await redis?.stop();
 }
 
 /** A worker process on `queue` (a 2-second lock) whose stream-json events are collected as they come. */
@@ -19,7 +34,7 @@ export function startWorker(queue: string, home: string, env: Record<string, str
     ["worker", "--queue", queue, "--name", name, "--lock-duration", "2", "--output-format", "stream-json"],
     { home, env },
   );
-  workers.push(child);
+  killLater(child);
   const events: Events = [];
   let pending = "";
   child.stdout.on("data", (chunk) => {
