@@ -1,4 +1,4 @@
-import { rm, stat } from "node:fs/promises";
+import { appendFile, mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doCommand, makeHome, makeRepo, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
@@ -6,7 +6,9 @@ import { type ScriptedServer, startScriptedServer } from "../support/scriptedSer
 
 // A model that writes a file of one character repeated: its arguments enter the history, which is
 // measured with the tokenizer before the next request. Counted whole, such a run took minutes
-// (1 MiB ran past 90 s, 10 MiB past 180 s) and neither --timeout nor Ctrl-C could stop it.
+// (1 MiB ran past 90 s, 10 MiB past 180 s) and neither --timeout nor Ctrl-C could stop it. The
+// cap on one answer (32000 tokens by default) would cut such a write short: these sessions raise
+// it, so that the whole write goes through, as it would for a model allowed that much.
 
 let server: ScriptedServer | undefined;
 const made: string[] = [];
@@ -16,10 +18,13 @@ afterEach(async () => {
   await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function workspace(): Promise<{ repo: string; home: string }> {
+async function workspace(maxOutputTokens = 4_000_000): Promise<{ repo: string; home: string }> {
   const repo = await makeRepo({ "README.md": "# a project\n" });
   const home = await makeHome();
   made.push(repo, home);
+  const config = path.join(home, "config", "cairn");
+  await mkdir(config, { recursive: true });
+  await appendFile(path.join(config, "config.yaml"), `max_output_tokens: ${maxOutputTokens}\n`);
   return { repo, home };
 }
 
@@ -51,6 +56,21 @@ describe("a model writing megabytes of one character", () => {
     },
     90_000,
   );
+
+  it("with the default cap on one answer: the write is cut off there, refused, and the model told", async () => {
+    const { repo, home } = await workspace(32_000);
+    server = await startScriptedServer([writeHuge(10 << 20), { text: "It was too long." }]);
+    const { args, env } = doArgs(repo, "stream-json");
+    const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const events = streamEvents(run.stdout);
+    expect(events.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/went past the output cap of 32000 tokens and was cut off there/),
+    );
+    expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "write_file", ok: false });
+    await expect(stat(path.join(repo, "huge.txt"))).rejects.toThrow();
+    expect(server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
+  }, 90_000);
 
   it("--timeout ends the session while it measures the history", async () => {
     const { repo, home } = await workspace();
