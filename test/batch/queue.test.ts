@@ -293,9 +293,13 @@ describe("cairn batch on a queue, with cairn worker", () => {
     killLater(follower);
     await until("r1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[r1]")));
     await redis.pause();
-    // The task ends while Redis is away, and stays away past the worker's lock (2 s).
-    await until("r1's session to finish", () =>
-      sessionsOf(home, "[r1]").some((session) => session.finished) ? true : undefined,
+    // The task ends while Redis is away (or, on a machine too busy for it to end first, is stopped
+    // as its lock is lost), and Redis stays away past the worker's lock (2 s).
+    await until("r1's first try to end", () =>
+      sessionsOf(home, "[r1]").some((session) => session.finished) ||
+      w.events.some((e) => /^r1 lost its lock/.test(String(e.message)))
+        ? true
+        : undefined,
     );
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(followed).not.toContain('"task.finished"');
@@ -316,7 +320,10 @@ describe("cairn batch on a queue, with cairn worker", () => {
     // Its first try ended while Redis was away and, its lock gone, was run again: two sessions,
     // one record, one completion in BullMQ.
     expect(records[0]?.attempt).toBe(2);
-    expect(sessionsOf(home, "[r1]").map((session) => session.finished)).toEqual([1, 1]);
+    const sessions = sessionsOf(home, "[r1]");
+    expect(sessions).toHaveLength(2);
+    // The second ran to its end; the first did too, or was stopped as its lock was lost.
+    expect(sessions.map((session) => session.status)).toContain("completed");
     expect([...(await completions(redis.url, String(finished[0]?.batch_id))).values()]).toEqual([1]);
     // The worker says so: Redis lost, then back, then the task's lost lock (not Redis lost
     // again); and it finished r1 once, the try whose record was stored.

@@ -41,6 +41,11 @@ export const RETRYING = `retrying with backoff (up to every ${MAX_BACKOFF_MS / 1
  */
 export class ConnectionWatch {
   private down = false;
+
+  /** Whether Redis is out of reach now, as last heard. */
+  get isDown(): boolean {
+    return this.down;
+  }
   /** Why Redis was last lost, as it was said. */
   reason: string | undefined;
   private readonly url: string;

@@ -94,10 +94,12 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
 
     /** A job a worker did not start because the batch's --max-cost was spent: said once, counted each time. */
     const leftUnstarted = async (jobId: string) => {
+      // Tried before the budget ran out: what those tries spent is the batch's all the same. Read
+      // before the job is marked done, which may end the following.
+      const spent = await earlierTriesSpent(redis, batchId, jobId);
       phases.set(jobId, "done");
       notStarted++;
-      // Tried before the budget ran out: what those tries spent is the batch's all the same.
-      unrecorded += await earlierTriesSpent(redis, batchId, jobId);
+      unrecorded += spent;
       if (!budgetSaid && meta.max_cost_usd !== undefined) {
         budgetSaid = true;
         const spent = await batchSpent(redis, batchId);

@@ -47,10 +47,11 @@ export interface RunningWorker {
 const PROGRESS_EVERY_MS = 500;
 /**
  * Shares of the lock's duration. BullMQ renews a running task's lock every quarter to half of
- * it; one not renewed for `LOST_AT` of it is taken as lost (Redis out of reach, or the lock
- * taken), and its try is stopped within `STOP_WITHIN`, before the lock can lapse in Redis and
- * another worker start the task again. A task's cairn left alone by a worker that died has
- * `EXIT_WITHIN` to end.
+ * it. When it says a renewal failed, the lock is lost; when Redis is out of reach and the lock
+ * has not been renewed for `LOST_AT` of it, it is taken as lost too (a busy machine that is
+ * merely late renewing it, with Redis there, is not). Either way the try is stopped within
+ * `STOP_WITHIN`, before the lock can lapse in Redis and another worker start the task. A task's
+ * cairn left alone by a worker that died has `EXIT_WITHIN` to end.
  */
 const LOST_AT = 0.7;
 const STOP_WITHIN = 0.15;
@@ -110,7 +111,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     () => {
       const now = Date.now();
       for (const [jobId, hold] of held)
-        if (now - hold.renewedAt > options.lockDurationMs * LOST_AT) loseLock(jobId);
+        if (watch.isDown && now - hold.renewedAt > options.lockDurationMs * LOST_AT) loseLock(jobId);
     },
     Math.max(100, options.lockDurationMs / 8),
   );
