@@ -43,7 +43,7 @@ async function dependenciesOf(dir: string): Promise<Dependency[]> {
       artifact: artifact!,
       ...(version ? { version } : {}),
     }))
-    .filter((dependency) => !PROVIDED.test(`${dependency.coordinates}`));
+    .filter((dependency) => !PROVIDED.test(dependency.coordinates));
 }
 
 /** The jar of a dependency in Debian's Maven repository (its `debian` version first), or undefined. */
