@@ -18,6 +18,7 @@ import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
+import { askTrustAtTerminal, warnUntrusted } from "./trustPrompt.js";
 
 /** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
 function capture(columns?: number): { io: CommandIo; text: () => string } {
@@ -255,7 +256,10 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
+  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
+  if (tty) warnUntrusted(host.trust);
   const { store } = host;
   let engine: ChatEngine;
   try {
