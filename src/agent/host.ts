@@ -1,6 +1,6 @@
 import path from "node:path";
 import { loadAgents } from "../agents/files.js";
-import { type ConfigFlags, loadConfig } from "../config/load.js";
+import { type ConfigFlags, loadConfig, type TrustOptions } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { AskTrust, WorkspaceTrust } from "../config/trust/decide.js";
 import type { EventListener } from "../events/bus.js";
@@ -45,6 +45,15 @@ export interface Host {
 }
 
 /**
+ * What the workspace carries besides its config files, judged as its config is: its agent files
+ * (asked about, hashed and left out with its config). Everything that reads more of the workspace
+ * (hooks, commands, skills) adds its part here.
+ */
+export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): TrustOptions["contributions"] {
+  return async (narrowed) => (await loadAgents(cwd, env, { trusted: false, config: narrowed })).widening;
+}
+
+/**
  * The one way a front end (the CLI, the terminal UI, an editor, the HTTP server, a batch worker)
  * gets sessions: the configuration loaded and merged for the workspace, the model resolved, and
  * the store subscribed before anything else, so every event is on disk before it is shown or
@@ -62,9 +71,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
       flag: options.trust?.flag ?? false,
       ...(options.recordedWorkspace ? { folder: options.recordedWorkspace } : {}),
       defaultApproval: options.attended ? "ask" : "auto-edit",
-      // The agent files are the workspace's too: asked about, hashed and left out with its config.
-      contributions: async (narrowed) =>
-        (await loadAgents(cwd, env, { trusted: false, config: narrowed })).widening,
+      contributions: workspaceContributions(cwd, env),
       ask: options.trust?.ask,
     },
   });

@@ -379,6 +379,12 @@ function workspaceServersIn(layers: Layer[], cwd: string): Record<string, string
   return found;
 }
 
+/** The person's own global settings alone, without any workspace's (the folders they list as trusted). */
+export async function globalConfig(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const layer = await fileLayer(globalConfigFile(env), false, env);
+  return combined(checked(layer ? [layer] : []));
+}
+
 /** The rules the person allowed "always" in this folder, kept in their own `folders.json`, as a layer. */
 function folderRulesLayer(folders: Folders, folder: string, env: NodeJS.ProcessEnv): Layer | undefined {
   const rules = folders[folder]?.rules;

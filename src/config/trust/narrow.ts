@@ -86,7 +86,9 @@ export function narrowLayer(
       const kept = walk(branch[key] ?? branch["*"], item, [...path, key]);
       if (kept !== undefined) out[key] = kept;
     }
-    return out;
+    // Nothing of it left (`mcp_servers: {g: {trust: read}}` without a server g of the person's):
+    // gone whole, rather than an empty entry that would stand for something.
+    return Object.keys(out).length === 0 && Object.keys(value).length > 0 ? undefined : out;
   };
-  return { kept: walk(DECLARATIONS as unknown as Node, raw, []) as Mapping, widening };
+  return { kept: (walk(DECLARATIONS as unknown as Node, raw, []) as Mapping | undefined) ?? {}, widening };
 }
