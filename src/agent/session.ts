@@ -21,6 +21,7 @@ import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -223,6 +224,7 @@ export class Session {
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
+            masks: sessionMasks([workspace, ...this.extraRoots], env),
           };
     // MCP servers' tools come and go as the servers start, change their lists and stop.
     this.mcp = new McpTools({

@@ -12,8 +12,8 @@ import { clip, renderTable } from "../platform/table.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { homePath } from "../ui/table.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { type CommandIo, usageError } from "./sessions.js";
-import { warnUntrusted } from "./trustPrompt.js";
 
 export interface McpListOptions {
   cwd?: string;

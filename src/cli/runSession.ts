@@ -11,9 +11,10 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommonOptions } from "./options.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
-import { askTrustAtTerminal, warnUntrusted } from "./trustPrompt.js";
+import { askTrustAtTerminal } from "./trustPrompt.js";
 
 export interface SessionRun {
   /** The workspace. */

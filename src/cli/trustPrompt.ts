@@ -1,8 +1,6 @@
 import { createInterface } from "node:readline/promises";
-import type { TrustAnswer, TrustQuestion, WorkspaceTrust } from "../config/trust/decide.js";
-import { trustEvent } from "../config/trust/decide.js";
+import type { TrustAnswer, TrustQuestion } from "../config/trust/decide.js";
 import { APPROVAL_GUARD_MS } from "../safety/approval.js";
-import { describeEvent } from "../ui/eventLines.js";
 import { homePath } from "../ui/table.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
 
@@ -63,19 +61,4 @@ export async function askTrustAtTerminal(question: TrustQuestion): Promise<Trust
   } finally {
     reader?.close();
   }
-}
-
-let warned = false;
-
-/**
- * Once per process, on stderr: what an untrusted workspace asked for and did not get, and how to
- * trust it. For the front ends without a line renderer there (the JSON formats, the terminal UI,
- * editors, the servers); the line renderer says it from the session's `workspace.trust` event.
- */
-export function warnUntrusted(trust: WorkspaceTrust): void {
-  const event = trustEvent(trust);
-  if (warned || !event || event.trusted) return;
-  warned = true;
-  const lines = describeEvent(event)?.map((line) => line.text) ?? [];
-  process.stderr.write(`${lines.map((line) => `cairn: ${line}`).join("\n")}\n`);
 }

@@ -13,6 +13,7 @@ import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -107,6 +108,7 @@ async function runForClient(
   }
   const { session, close } = hosted;
   tools = session.registry;
+  if (session.trust) warnUntrusted(session.trust);
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {

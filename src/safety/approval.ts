@@ -205,7 +205,11 @@ export class ApprovalPolicy {
       ...named.map((file) => (file.startsWith(`${workspace}${path.sep}`) ? inWorkspace(file) : file)),
       ...(command?.secrets ?? []),
     ];
-    return { shown: [...new Set(shown)], absolute: named };
+    // What a command line reads, as real paths, so the sandbox shows it to the call a person allowed.
+    const read = (command?.secrets ?? []).flatMap((file) =>
+      file.includes("$") ? [] : [path.isAbsolute(file) ? file : path.join(workspace, file)],
+    );
+    return { shown: [...new Set(shown)], absolute: [...new Set([...named, ...read])] };
   }
 
   /**

@@ -136,6 +136,7 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
     ...(confined ? { tmpDir: confined.tmpDir() } : {}),
     allowNetwork: confined?.network ?? true,
     readOnly: confined?.readOnly ?? [],
+    ...(confined ? { masks: confined.masks(ctx.secrets) } : {}),
   });
 }
 
