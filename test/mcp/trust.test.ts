@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import { doTask } from "../../src/agent/doTask.js";
 import type { Session } from "../../src/agent/session.js";
 import { loadConfig } from "../../src/config/load.js";
