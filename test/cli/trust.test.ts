@@ -95,7 +95,8 @@ describe("trusting a folder headless", () => {
     expect((await cairn("trust", "--list")).stdout).toBe(
       "No folder is trusted. cairn trust [dir] trusts one.\n",
     );
-  });
+    // Eight runs of cairn and six of cairn trust.
+  }, 90_000);
 
   it("trusts a folder the person's config lists, which --revoke cannot undo and says where it is", async () => {
     const { repo, home, touch, cairn } = await setUp();

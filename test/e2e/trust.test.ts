@@ -1,12 +1,16 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { APPROVAL_GUARD_MS } from "../../src/safety/approval.js";
 import { makeGitRepo, makeHome, modelFlags, runCairn } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
 const open = closedAfterEach();
+const made: string[] = [];
+afterEach(() => {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Keys the question takes: typed once it has shown for its guard time. */
 const guard = () => new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_MS + 100));
@@ -19,6 +23,7 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
       makeGitRepo({ ".cairn/config.yaml": "approval: auto\n" }),
       makeHome(),
     ]);
+    made.push(repo, home);
     open.server = await startScriptedServer([]);
     const { args, env } = modelFlags("openai", open.server);
     const folders = path.join(home, "config", "cairn", "folders.json");
@@ -91,6 +96,7 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
       makeGitRepo({ ".cairn/config.yaml": "rules:\n  - { command: touch, action: allow }\n" }),
       makeHome(),
     ]);
+    made.push(repo, home);
     const touch = (file: string) => [
       { toolCalls: [{ name: "run_command", args: { command: `touch ${file}` } }] },
       { text: `Made ${file}.` },
