@@ -32,7 +32,9 @@ function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): Ev
   const count = `${event.settings.length} setting${event.settings.length === 1 ? "" : "s"} beyond yours`;
   if (event.trusted)
     return [
-      line(`trusted folder (${event.by ? TRUSTED_BY[event.by] : "trusted"}): its files' ${count} apply`),
+      line(
+        `trusted folder (${event.by ? TRUSTED_BY[event.by] : "trusted"}): what its files ask for applies (${count})`,
+      ),
     ];
   return [
     line(`This folder is not trusted, so cairn left out what its files ask for (${count}):`, "warn"),
