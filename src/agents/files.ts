@@ -4,7 +4,7 @@ import path from "node:path";
 import { globalConfigFile } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { WorkspaceSetting } from "../config/trust/narrow.js";
-import { PROVIDER_SPECS, type ProviderName, parseModelId, resolveModelId } from "../model/providers.js";
+import { chosenProvider, PROVIDER_SPECS, type ProviderName, parseModelId } from "../model/providers.js";
 import { describeIssue } from "../platform/issues.js";
 import { BUILT_IN_AGENTS } from "./builtins.js";
 import { AGENT_NAME, type AgentDefinition, type AgentSource, frontMatterSchema } from "./definition.js";
@@ -85,15 +85,6 @@ async function agentFiles(dir: string): Promise<string[]> {
   }
 }
 
-/** The provider the person's model goes to; undefined when none is chosen or reachable. */
-function providerOf(config: Config, env: NodeJS.ProcessEnv): ProviderName | undefined {
-  try {
-    return parseModelId(resolveModelId(config, env)).provider;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * What a project agent asks for beyond the person's settings, as the config's keys are judged
  * (config/trust/declarations.ts): to replace a built-in agent or the person's own of that name (the
@@ -142,7 +133,7 @@ export async function loadAgents(
   const agents = new Map(BUILT_IN_AGENTS.map((agent) => [agent.name, agent]));
   const problems: string[] = [];
   const widening: WorkspaceSetting[] = [];
-  const provider = trust ? providerOf(trust.config, env) : undefined;
+  const provider = trust ? chosenProvider(trust.config, env) : undefined;
   const places = [
     { kind: "global" as const, dir: globalAgentsDir(env) },
     { kind: "project" as const, dir: projectAgentsDir(workspace) },

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import { parseModelId, resolveModelId } from "../model/providers.js";
+import { chosenProvider, parseModelId, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
@@ -400,14 +400,7 @@ function folderRulesLayer(folders: Folders, folder: string, env: NodeJS.ProcessE
 
 /** What the person's own settings allow, which a workspace nobody trusted may only narrow. */
 function baselineOf(mine: Config, env: NodeJS.ProcessEnv, defaultApproval: ApprovalMode): Baseline {
-  let provider: Baseline["provider"];
-  try {
-    provider = parseModelId(resolveModelId(mine, env)).provider;
-  } catch {
-    // No model chosen and no key: whatever the workspace picks is judged without one.
-    provider = undefined;
-  }
-  return { user: mine, provider, approval: mine.approval ?? defaultApproval };
+  return { user: mine, provider: chosenProvider(mine, env), approval: mine.approval ?? defaultApproval };
 }
 
 /** The layers merged, then a `--base-url` (or CAIRN_BASE_URL) given to the provider they settle on. */
