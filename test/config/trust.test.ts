@@ -143,6 +143,20 @@ describe("what each config key may do from an untrusted workspace", () => {
     ]);
   });
 
+  it("asks nothing for what the person's own settings already give: the same value, a shorter list", async () => {
+    write(
+      globalFile(),
+      "workspace: { extra_roots: [../lib, ../docs] }\nproviders: { ollama: { base_url: http://gpu:11434/api } }\n",
+    );
+    write(
+      projectFile(),
+      "files: { allow_secrets: [] }\nworkspace: { extra_roots: [../lib] }\nproviders: { ollama: { base_url: http://gpu:11434/api } }\n",
+    );
+    const { config, trust } = await load();
+    expect(trust.widening).toEqual([]);
+    expect(config.workspace.extra_roots).toEqual(["../lib"]);
+  });
+
   it("judges a looser approval mode against the person's own, or the front end's default", async () => {
     write(projectFile(), "approval: auto-edit\n");
     expect((await load({ defaultApproval: "auto-edit" })).config.approval).toBe("auto-edit");

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { EventOf } from "../../events/types.js";
+import { canonicalJson } from "../../platform/canonical.js";
 import { isInside } from "../../platform/text.js";
 import { homeDir } from "../paths.js";
 import type { WorkspaceSetting } from "./narrow.js";
@@ -42,17 +43,6 @@ export type TrustAnswer = "once" | "always" | "no";
 
 export type AskTrust = (question: TrustQuestion) => Promise<TrustAnswer>;
 
-/** JSON with keys sorted, so the same settings hash the same whatever order a file writes them in. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object")
-    return `{${Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`)
-      .join(",")}}`;
-  return JSON.stringify(value) ?? "null";
-}
-
 /**
  * The hash of what a folder asks for. A list item's place is left out (`rules[3]` is `rules`), so
  * a deny rule added above an allow rule does not make the folder ask again; a new or changed
@@ -60,7 +50,7 @@ function canonical(value: unknown): string {
  */
 export function settingsHash(widening: readonly WorkspaceSetting[]): string {
   const entries = widening.map((setting) =>
-    canonical([setting.file, setting.key.replace(/\[\d+\]/g, ""), setting.value]),
+    canonicalJson([setting.file, setting.key.replace(/\[\d+\]/g, ""), setting.value]),
   );
   return `sha256:${createHash("sha256").update(entries.sort().join("\n")).digest("hex")}`;
 }

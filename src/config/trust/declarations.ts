@@ -1,4 +1,5 @@
 import { PROVIDER_SPECS, type ProviderName, parseModelId } from "../../model/providers.js";
+import { canonicalJson } from "../../platform/canonical.js";
 import type { ApprovalMode, Config } from "../schema.js";
 
 /**
@@ -60,10 +61,31 @@ const keyOf = (place: Place) => place.path.join(".");
 /** Only narrows or changes nothing that matters to safety: applied as it is. */
 const safe: Judge = (value) => ({ keep: value });
 
-/** Widens whatever it says: ignored until the folder is trusted. */
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Whether a value asks for nothing the person's own does not already give: the same value, a
+ * list of items all in theirs (lists replace, so a shorter one narrows), a mapping of entries
+ * all as theirs are. `files.allow_secrets: []` in a repository is no reason to ask anything.
+ */
+function within(value: unknown, mine: unknown): boolean {
+  if (canonicalJson(value) === canonicalJson(mine)) return true;
+  if (Array.isArray(value))
+    return value.every(
+      (item) => Array.isArray(mine) && mine.some((own) => canonicalJson(own) === canonicalJson(item)),
+    );
+  if (isMapping(value))
+    return Object.entries(value).every(([key, item]) => isMapping(mine) && within(item, mine[key]));
+  return false;
+}
+
+/** Widens whatever it says, unless it is within the person's own: ignored until the folder is trusted. */
 const widens =
   (words: (value: unknown, place: Place) => string): Judge =>
-  (value, place) => ({ asks: words(value, place) });
+  (value, place) =>
+    within(value, place.mine) ? { keep: value } : { asks: words(value, place) };
 
 /** A cap: a smaller one (or one where the person has none) narrows; a larger one is ignored. */
 const atMost: Judge = (value, place) =>
