@@ -154,16 +154,16 @@ const sameProvider: Judge = (value, place) => {
 /** Settings that say how an MCP server starts or where it connects: the person's own servers are theirs. */
 const serverLaunch: Judge = (value, place) => {
   const name = place.path[1] ?? "";
-  return place.user.mcp_servers[name] === undefined
+  return place.user.mcp_servers[name] === undefined || within(value, place.mine)
     ? { keep: value }
     : { asks: `change how your MCP server ${name} starts (${place.path.slice(2).join(".")})` };
 };
 
 const serverName = (place: Place) => place.path[1] ?? "";
 
-/** Tool allow lists narrow only where the person has none of their own to replace. */
+/** A tool allow list narrows where the person has none, or where it keeps only names of theirs. */
 const narrowerList: Judge = (value, place) =>
-  place.mine === undefined
+  place.mine === undefined || within(value, place.mine)
     ? { keep: value }
     : { asks: `replace your ${keyOf(place)} list with ${listed(value)}` };
 
