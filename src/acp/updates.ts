@@ -8,7 +8,7 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
-import type { EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
+import type { EvaluatedCode, EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
 
@@ -48,6 +48,11 @@ const fenced = (text: string): ToolCallContent => ({
   type: "content",
   content: { type: "text", text: `\`\`\`\n${text.replace(/\n+$/, "")}\n\`\`\`` },
 });
+
+/** Code a call evaluates (emacs_eval), as Markdown a person reads before approving it. */
+export function fencedCode(code: EvaluatedCode): string {
+  return `\`\`\`${code.language}\n${code.text.replace(/\n+$/, "")}\n\`\`\``;
+}
 
 /**
  * A unified diff as the editor's diff blocks: each hunk's old and new text, context included,
@@ -122,7 +127,7 @@ export class UpdateTranslator {
       .map((file) => ({ path: this.absolute(file) }))
       .filter((location) => location.path !== this.workspace());
     const content: ToolCallContent[] = [];
-    const { change, command } = touches ?? {};
+    const { change, command, code } = touches ?? {};
     if (change && tool?.permission === "write") {
       content.push({
         type: "diff",
@@ -132,6 +137,7 @@ export class UpdateTranslator {
       });
     }
     if (command) content.push(fenced(`$ ${command.text}`));
+    if (code) content.push({ type: "content", content: { type: "text", text: fencedCode(code) } });
     return { locations, content };
   }
 

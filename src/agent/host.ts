@@ -8,6 +8,7 @@ import type { Mode } from "../events/types.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
 export interface HostOptions {
@@ -30,6 +31,8 @@ export interface HostOptions {
    * `recordedWorkspace` when there is one: a batch task's copy is trusted as its repository is.
    */
   trust?: { flag?: boolean | undefined; ask?: AskTrust | undefined };
+  /** What the editor the sessions run in lends their tools (`cairn acp`). */
+  editor?: EditorAccess;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -94,6 +97,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         trust,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
+        ...(options.editor ? { editor: options.editor } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
