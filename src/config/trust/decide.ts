@@ -6,7 +6,7 @@ import { canonicalJson } from "../../platform/canonical.js";
 import { isInside } from "../../platform/text.js";
 import { homeDir } from "../paths.js";
 import type { WorkspaceSetting } from "./narrow.js";
-import { type Folders, readFolders, trustFolder } from "./store.js";
+import { type Folders, trustFolder } from "./store.js";
 
 /**
  * Whether the person trusts a workspace folder, and what its own files ask for beyond their
@@ -92,8 +92,8 @@ export interface TrustInputs {
   env: NodeJS.ProcessEnv;
   /** Asks a person; absent headless, where nothing is asked. */
   ask?: AskTrust | undefined;
-  /** Already read (`cairn trust --list` and the loader share one read). */
-  folders?: Folders;
+  /** What the person recorded of each folder (the loader has read it for the folder's rules already). */
+  folders: Folders;
 }
 
 /**
@@ -107,7 +107,7 @@ export async function decideTrust(inputs: TrustInputs): Promise<WorkspaceTrust> 
   const base = { folder, widening, hash };
   if (inputs.flag) return { ...base, trusted: true, by: "flag" };
   if (listedInConfig(folder, inputs.trustedFolders, env)) return { ...base, trusted: true, by: "config" };
-  const recorded = (inputs.folders ?? (await readFolders(env)))[folder]?.trusted;
+  const recorded = inputs.folders[folder]?.trusted;
   if (recorded?.hash === hash) return { ...base, trusted: true, by: "stored" };
   const changedSince = recorded ? { changedSince: recorded.at } : {};
   if (widening.length === 0 || !inputs.ask) return { ...base, trusted: false, ...changedSince };
@@ -117,13 +117,8 @@ export async function decideTrust(inputs: TrustInputs): Promise<WorkspaceTrust> 
   return { ...base, trusted: true, by: "prompt" };
 }
 
-/** What was left out of a run because the folder is not trusted. */
-export function ignoredSettings(trust: WorkspaceTrust | undefined): WorkspaceSetting[] {
-  return trust && !trust.trusted ? trust.widening : [];
-}
-
 /** How the person can trust the folder, in one sentence. */
-export function trustHint(trust: Pick<WorkspaceTrust, "folder" | "changedSince">): string {
+function trustHint(trust: Pick<WorkspaceTrust, "folder" | "changedSince">): string {
   const changed = trust.changedSince ? "its settings changed since you trusted it; " : "";
   return `${changed}to apply them, trust the folder with \`cairn trust ${trust.folder}\`, or pass --trust-workspace for one run`;
 }
