@@ -11,7 +11,7 @@ const CHOICES: Array<{ keys: string[]; label: string; answer: TrustAnswer }> = [
 ];
 
 /** What the question says: the folder, each setting in plain words, and where they came from. */
-export function trustQuestionLines(question: TrustQuestion): string[] {
+function trustQuestionLines(question: TrustQuestion): string[] {
   const folder = homePath(question.folder);
   const opening = question.changedSince
     ? `The files of ${folder} changed since you trusted it (${question.changedSince.slice(0, 10)}). They now ask for more than your own settings allow:`

@@ -19,7 +19,7 @@ const folderSchema = z.object({
 
 const foldersSchema = z.object({ folders: z.record(z.string(), folderSchema).default({}) });
 
-export type FolderEntry = z.infer<typeof folderSchema>;
+type FolderEntry = z.infer<typeof folderSchema>;
 export type Folders = Record<string, FolderEntry>;
 
 /** `$XDG_CONFIG_HOME/cairn/folders.json`. */
