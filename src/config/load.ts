@@ -5,6 +5,7 @@ import { chosenProvider, parseModelId, resolveModelId } from "../model/providers
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
+import { keyPathText } from "./keyPath.js";
 import { displayed, globalConfigFile, projectConfigFile } from "./paths.js";
 import { type ApprovalMode, type Config, configSchema } from "./schema.js";
 import { type AskTrust, decideTrust, realFolder, type WorkspaceTrust } from "./trust/decide.js";
@@ -137,17 +138,6 @@ interface Layer {
   source: string;
   /** Names where a key was set, so a person can find it: file and key path, or the variable or flag. */
   locate: (keyPath: readonly PropertyKey[]) => string;
-}
-
-function keyPathText(keyPath: readonly PropertyKey[]): string {
-  return keyPath
-    .map((key, i) => {
-      if (typeof key === "number") return `[${key}]`;
-      const name = String(key);
-      const plain = /^[\w/:-]+$/.test(name) ? name : JSON.stringify(name);
-      return i === 0 ? plain : `.${plain}`;
-    })
-    .join("");
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {

@@ -1,4 +1,5 @@
 import type { ProviderName } from "../../model/providers.js";
+import { keyPathText } from "../keyPath.js";
 import type { ApprovalMode, Config } from "../schema.js";
 import { DECLARATIONS, type EachItem, type Judge, type Verdict } from "./declarations.js";
 
@@ -40,10 +41,6 @@ function valueAt(config: unknown, path: readonly string[]): unknown {
   return at;
 }
 
-function keyText(path: readonly string[]): string {
-  return path.map((key) => (/^[\w-]+$/.test(key) ? key : JSON.stringify(key))).join(".");
-}
-
 /**
  * Splits one workspace layer (`.cairn/config.yaml`, `.mcp.json`) into what may apply while the
  * folder is untrusted and what would widen the person's settings, key by key as DECLARATIONS say.
@@ -69,13 +66,13 @@ export function narrowLayer(
   const walk = (node: Node | undefined, value: unknown, path: string[]): unknown => {
     if (node === undefined) return value;
     if (typeof node === "function") {
-      const verdict = judged(node, value, path, keyText(path));
+      const verdict = judged(node, value, path, keyPathText(path));
       return "keep" in verdict ? verdict.keep : undefined;
     }
     if (isEachItem(node)) {
       if (!Array.isArray(value)) return value;
       return value.flatMap((item, i) => {
-        const verdict = judged(node.each, item, path, `${keyText(path)}[${i}]`);
+        const verdict = judged(node.each, item, path, `${keyPathText(path)}[${i}]`);
         return "keep" in verdict ? [verdict.keep] : [];
       });
     }
