@@ -183,7 +183,7 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
   models: {
     "*": {
       context_window: safe,
-      max_output_tokens: safe,
+      max_output_tokens: atMost,
       tool_calls: safe,
       images: safe,
       price: widens((_, place) => `set the price of ${place.path[1]}, which spending caps count by`),
@@ -282,8 +282,11 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
   },
   server: {
     workspaces: widens((value) => `let cairn serve start sessions in ${listed(value)}`),
+    max_body_bytes: atMost,
   },
   trusted_folders: widens((value) => `trust the folders ${listed(value)}`),
   request_timeout_ms: safe,
+  max_output_tokens: atMost,
+  max_message_bytes: atMost,
   retries: { max: atMost, base_ms: safe },
 };
