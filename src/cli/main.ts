@@ -7,6 +7,7 @@ import {
   batchWorkspaceOption,
   type CommonOptions,
   cwdOption,
+  existingFolder,
   folderToMake,
   positiveInteger,
   positiveNumber,
@@ -456,6 +457,20 @@ mcp
   .action(async (options: { cwd?: string; config?: string }) => {
     const { serveMcp } = await import("../mcp/serve.js");
     await serveMcp({ cwd: options.cwd ?? process.cwd(), configFile: options.config });
+  });
+
+program
+  .command("trust")
+  .description(
+    "trust a folder: what its own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings applies there",
+  )
+  .argument("[dir]", "the folder (default: the current one)", existingFolder)
+  .option("--list", "the folders you trust, and whether their files changed since")
+  .option("--revoke <dir>", "stop trusting a folder")
+  .option("--json", "print JSON (with --list)")
+  .action(async (dir: string | undefined, options) => {
+    const { trustCommand } = await import("./trust.js");
+    process.exitCode = await trustCommand(dir, options, io);
   });
 
 function port(value: string): number {

@@ -221,6 +221,18 @@ export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = pro
   );
 }
 
+/** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
+export function chosenProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  try {
+    return parseModelId(resolveModelId(choice, env)).provider;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
 export function profileModelId(
   choice: ModelChoice,
