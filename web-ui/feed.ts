@@ -165,6 +165,7 @@ export class Feed {
       case "compaction":
       case "mcp.server":
       case "agent.status":
+      case "workspace.trust":
         this.describe(event);
         return;
       default: {

@@ -15,6 +15,7 @@ import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
 import { editorAccess, type TerminalStarted } from "./editor.js";
@@ -48,6 +49,8 @@ export interface AcpSessionOptions {
   cwd: string;
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** The person trusts the folder: `cairn acp --trust-workspace`, or the editor said so for this session. */
+  trustWorkspace: boolean;
   env: NodeJS.ProcessEnv;
   /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
   log: (message: string) => void;
@@ -91,6 +94,16 @@ export class AcpSession {
 
   /** A new session in the editor's folder, or a stored one continued (`session/load`). */
   static async open(options: AcpSessionOptions, resume?: { id: string; events: StampedEvent[] }) {
+    // The editor knows the session by the id of its first cairn session, known once it opens.
+    let id = resume?.id;
+    // The editor's access is lent before the AcpSession that shows its terminals exists.
+    let showTerminal: TerminalStarted | undefined;
+    const editor = editorAccess(
+      options.client,
+      () => id ?? "",
+      options.capabilities,
+      (terminalId, callId) => showTerminal?.(terminalId, callId),
+    );
     const host = await openHost({
       cwd: options.cwd,
       configFile: options.configFile,
@@ -98,17 +111,16 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      // Nobody is asked before the session: the editor has no place for the question yet. What
+      // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
+      trust: { flag: options.trustWorkspace },
+      ...(editor ? { editor } : {}),
     });
+    warnUntrusted(host.trust, options.log);
     try {
-      let id = resume?.id;
-      // The session's editor access is made before the AcpSession that shows its terminals.
-      let showTerminal: TerminalStarted | undefined;
       const engine = await ChatEngine.start(async (log) => {
         const session = await host.open(log);
         id ??= session.id;
-        session.editor = editorAccess(options.client, id, options.capabilities, (terminalId, callId) =>
-          showTerminal?.(terminalId, callId),
-        );
         return session;
       });
       if (resume) await engine.resume(resume.id, resume.events);

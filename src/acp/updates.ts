@@ -8,7 +8,7 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
-import type { EventOf, StampedEvent, ToolData } from "../events/types.js";
+import type { EvaluatedCode, EventOf, StampedEvent, ToolData } from "../events/types.js";
 import { describeEvent, turnInput } from "../ui/eventLines.js";
 
 /** Grep hits and diff hunks shown as places in the editor: enough to follow, not every one. */
@@ -18,6 +18,11 @@ const fenced = (text: string): ToolCallContent => ({
   type: "content",
   content: { type: "text", text: `\`\`\`\n${text.replace(/\n+$/, "")}\n\`\`\`` },
 });
+
+/** Code a call evaluates (emacs_eval), as Markdown a person reads before approving it. */
+export function fencedCode(code: EvaluatedCode): string {
+  return `\`\`\`${code.language}\n${code.text.replace(/\n+$/, "")}\n\`\`\``;
+}
 
 /**
  * A unified diff as the editor's diff blocks: each hunk's old and new text, context included,
@@ -220,8 +225,11 @@ export class UpdateTranslator {
       case "agent.status":
       case "repair":
         return text("agent_thought_chunk", words());
+      // A failed server and an untrusted folder's left-out settings are news; the rest is not.
       case "mcp.server":
         return event.status === "failed" ? text("agent_thought_chunk", words()) : [];
+      case "workspace.trust":
+        return event.trusted ? [] : text("agent_thought_chunk", words());
       case "compaction":
         return text("agent_message_chunk", words());
       // A warning goes to cairn's log; an error that ended the work is part of the answer.

@@ -71,7 +71,7 @@ function knownPaths(prepared: PreparedCall): string[] {
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const tool = judgedTool(called, prepared);
   const touches = called.touches(prepared.args);
-  const { command, change } = touches;
+  const { command, change, code } = touches;
   const touched = touchedPaths(touches).map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
@@ -82,6 +82,7 @@ function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCa
       ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
       : {}),
     ...(change ? { change } : {}),
+    ...(code ? { code } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(touched.length > 0 ? { paths: touched } : {}),
   };

@@ -1,3 +1,4 @@
+import { trustEvent } from "../config/trust/decide.js";
 import type { EventOf, Reason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { BudgetExceededError } from "./ledger.js";
@@ -38,6 +39,8 @@ export function announce(session: Session, input: TurnInput, resume?: ResumePoin
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
+    const trust = trustEvent(session.trust);
+    if (trust) session.bus.emit(trust);
   } else if (!session.announced) startSession(session, input.input);
   session.announced = true;
   session.bus.emit({ type: "turn.started", turn: ++session.turns, ...input });
@@ -52,6 +55,9 @@ function startSession(session: Session, task: string): void {
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
+  // What the workspace's files asked for, and whether it applied, is on record with the session.
+  const trust = trustEvent(session.trust);
+  if (trust) session.bus.emit(trust);
   // An agent file that cannot be read leaves the others working: said once, at the start.
   for (const problem of session.agents.problems)
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });

@@ -160,6 +160,10 @@ export const proposedChangeSchema = z
   })
   .describe("a file's text as a call would change it");
 
+export const evaluatedCodeSchema = z
+  .object({ language: z.string().describe("`emacs-lisp`"), text: z.string() })
+  .describe("code a call evaluates outside any sandbox (emacs_eval), in its language");
+
 export const toolAnnotationsSchema = z
   .object({
     read_only: z.boolean().optional(),
@@ -178,6 +182,9 @@ export const approvalPromptSchema = z.object({
     .optional()
     .describe("for a tool that runs a command line: the line, and the absolute folder it starts in"),
   change: proposedChangeSchema.optional().describe("for an edit or a write: the text it would put in"),
+  code: evaluatedCodeSchema
+    .optional()
+    .describe("for a call that evaluates code in the editor (emacs_eval): the code, whole"),
   dangers: z
     .array(z.string())
     .describe('why the command is dangerous; with a reason, "always" is not offered'),

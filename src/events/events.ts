@@ -113,6 +113,10 @@ export const EVENTS = [
     cached_input_tokens: int(),
     cache_write_tokens: int(),
     reasoning_tokens: int(),
+    estimated: z
+      .boolean()
+      .optional()
+      .describe("the provider reported no usage: the counts are estimated from the sizes sent and received"),
     cost_usd: z.number().nullable().describe("null when the model's price is unknown"),
     duration_ms: z.number(),
     tokens_per_second: z.number().nullable(),
@@ -184,6 +188,22 @@ export const EVENTS = [
     fatal: z.boolean(),
     reason: reasonSchema.optional(),
   }),
+  event(
+    "workspace.trust",
+    "what the workspace's own files (.cairn/config.yaml, .mcp.json, agent files) ask for beyond the person's settings, and whether it applied; untrusted, each setting was left out",
+    {
+      folder: z.string().describe("the folder trust was decided for"),
+      trusted: z.boolean(),
+      by: z
+        .enum(["flag", "prompt", "stored", "config"])
+        .optional()
+        .describe(
+          "how it came to be trusted: --trust-workspace, the prompt, cairn trust, the config's trusted_folders",
+        ),
+      settings: z.array(z.object({ file: z.string(), key: z.string(), asks: z.string() })),
+      hint: z.string().optional().describe("how to trust the folder"),
+    },
+  ),
   event("agent.status", "a sub-agent or delegate started or ended (emitted by it, so stamped with its id)", {
     name: z
       .string()

@@ -8,6 +8,7 @@ import type {
   agentRunStatusSchema,
   approvalChoiceSchema,
   approvalPromptSchema,
+  evaluatedCodeSchema,
   modeSchema,
   permissionSchema,
   phaseSchema,
@@ -55,6 +56,7 @@ export type TodoItem = z.infer<typeof todoItemSchema>;
 export type PlanStepEvent = z.infer<typeof planStepSchema>;
 export type ValidationSummary = z.infer<typeof validationSummarySchema>;
 export type ProposedChange = z.infer<typeof proposedChangeSchema>;
+export type EvaluatedCode = z.infer<typeof evaluatedCodeSchema>;
 export type ToolAnnotations = z.infer<typeof toolAnnotationsSchema>;
 export type ApprovalPromptEvent = z.infer<typeof approvalPromptSchema>;
 export type ToolData = z.infer<typeof toolDataSchema>;

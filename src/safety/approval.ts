@@ -4,6 +4,7 @@ import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type {
   ApprovalChoice,
   ApprovalPromptEvent,
+  EvaluatedCode,
   Permission,
   ProposedChange,
   ToolAnnotations,
@@ -33,6 +34,8 @@ export interface ApprovalRequest {
   command?: { text: string; cwd: string };
   /** For an edit or a write: the text it would put in, to judge before approving. */
   change?: ProposedChange;
+  /** Code the call evaluates outside any sandbox (emacs_eval): asked about in every mode a rule does not allow. */
+  code?: EvaluatedCode;
   /** What the tool's MCP server says of it. */
   annotations?: ToolAnnotations;
   /** The command runs outside the sandbox even where there is one (an external coding agent). */
@@ -87,7 +90,7 @@ export interface PolicyOptions {
   sandbox: Sandbox;
   /** The config's `sandbox` section: the network, and `auto` without a sandbox. */
   settings?: Config["sandbox"];
-  /** Keeps "always in this workspace" answers (in the project's config file). */
+  /** Keeps "always in this workspace" answers (in the person's own settings for the folder). */
   saveRules?: (rules: Rule[]) => Promise<void>;
   /** Which files look like secrets, and which of them config `files.allow_secrets` lets the model read. */
   secrets?: SecretFiles;
@@ -205,7 +208,11 @@ export class ApprovalPolicy {
       ...named.map((file) => (file.startsWith(`${workspace}${path.sep}`) ? inWorkspace(file) : file)),
       ...(command?.secrets ?? []),
     ];
-    return { shown: [...new Set(shown)], absolute: named };
+    // What a command line reads, as real paths, so the sandbox shows it to the call a person allowed.
+    const read = (command?.secrets ?? []).flatMap((file) =>
+      file.includes("$") ? [] : [path.isAbsolute(file) ? file : path.join(workspace, file)],
+    );
+    return { shown: [...new Set(shown)], absolute: [...new Set([...named, ...read])] };
   }
 
   /**
@@ -222,8 +229,8 @@ export class ApprovalPolicy {
   ): Promise<ApprovalDecision> {
     const what = secretSentence(secrets.shown);
     const allowBy =
-      `If the task needs it, the user can list it under files.allow_secrets in .cairn/config.yaml ` +
-      "(or the global config).";
+      "If the task needs it, the user can list it under files.allow_secrets in their config " +
+      "(the global one, or .cairn/config.yaml of a folder they trust).";
     const { ask } = this.options;
     if (this.mode === "auto" || !ask) {
       const why =
@@ -250,9 +257,11 @@ export class ApprovalPolicy {
   /**
    * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
    * a command where no sandbox works, an external agent always. A tool that runs no command line
-   * (an MCP server's) runs as it is.
+   * (an MCP server's) runs as it is. Code evaluated in the editor has no sandbox to run in, nor a
+   * setting that waives one: it is asked about in every mode.
    */
   private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
+    if (request.code) return true;
     switch (this.mode) {
       case "auto": {
         const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
@@ -275,6 +284,12 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (request.code) {
+      return (
+        `Refused: ${what} evaluates code in the editor, which is asked about in every mode, and ${nobody}. ` +
+        `Continue without it; the user can allow it with ${this.modeThatAllows(request)}.`
+      );
+    }
     if (unconfined) {
       const rule =
         request.allowRule ??
@@ -298,14 +313,15 @@ export class ApprovalPolicy {
   }
 
   /** The approval mode (or rule) under which this call would run without asking. */
-  private modeThatAllows({ permission, tool, command }: ApprovalRequest): string {
+  private modeThatAllows({ permission, tool, command, code }: ApprovalRequest): string {
+    if (code) return `a rule {tool: ${tool}, action: allow} in .cairn/config.yaml`;
     if (permission === "write") return "--approval auto-edit (or auto)";
     const rule = command
       ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`
       : `{tool: ${tool}, action: allow}`;
     // Only commands run in the sandbox; other tools (an MCP server's) run in auto as they are.
     const sandboxed = !command || this.confined || this.settings.allow_unsandboxed;
-    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
+    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in the config`;
   }
 
   async check(request: ApprovalRequest): Promise<ApprovalDecision> {

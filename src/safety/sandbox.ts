@@ -1,9 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "../platform/processes.js";
+import type { Masks } from "./sandboxMasks.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
 
@@ -29,6 +30,10 @@ export interface WrapOptions {
   allowNetwork: boolean;
   /** Folders inside the writable ones that stay read-only; made first when missing. */
   readOnly?: string[];
+  /** What the command may not read: secret files seen empty, credential folders seen empty (sandboxMasks.ts). */
+  masks?: Masks;
+  /** Makes the read-only empty file shown in place of a secret one: the session's; else the process's own. */
+  emptyFile?: () => string;
 }
 
 export interface WrappedCommand {
@@ -102,7 +107,52 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
     // cannot make it, the command, run by the same user, cannot either.
     if (makeFolder(dir)) args.push("--ro-bind", dir, dir);
   }
+  args.push(...maskArgs(options.masks, options.emptyFile ?? empty));
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
+  return args;
+}
+
+let emptyFile: string | undefined;
+
+/** A read-only empty file made in `dir`. */
+function emptyFileIn(dir: string): string {
+  const file = path.join(dir, "empty");
+  writeFileSync(file, "", { mode: 0o444 });
+  return file;
+}
+
+/** A read-only empty file to show in place of a secret one, made once per process, for commands of no session. */
+function empty(): string {
+  if (emptyFile === undefined) {
+    const dir = mkdtempSync(path.join(tmpdir(), "cairn-mask-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    emptyFile = emptyFileIn(dir);
+  }
+  return emptyFile;
+}
+
+/**
+ * Last, so they land on whatever was bound before: each hidden file replaced by an empty
+ * read-only one, each hidden folder by an empty read-only tmpfs, with what it keeps visible
+ * bound back in before it is made read-only (bwrap reads a bind's source from the host).
+ */
+function maskArgs(masks: Masks | undefined, emptyFile: () => string): string[] {
+  const args: string[] = [];
+  for (const target of masks?.hide ?? []) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) {
+      const inside = (masks?.expose ?? []).filter((file) => file.startsWith(`${target}${path.sep}`));
+      args.push(
+        "--tmpfs",
+        target,
+        ...inside.flatMap((file) => ["--ro-bind", file, file]),
+        "--remount-ro",
+        target,
+      );
+    } else if (stat) {
+      args.push("--ro-bind", emptyFile(), target);
+    }
+  }
   return args;
 }
 
@@ -163,6 +213,10 @@ function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): st
     lines.push(`(deny file-write* (literal ${dir}) (literal ${config}) (subpath ${hooks}))`);
   }
   for (const dir of options.readOnly ?? []) lines.push(`(deny file-write* (subpath ${JSON.stringify(dir)}))`);
+  for (const target of options.masks?.hide ?? [])
+    lines.push(`(deny file-read* (subpath ${JSON.stringify(target)}))`);
+  for (const file of options.masks?.expose ?? [])
+    lines.push(`(allow file-read* (literal ${JSON.stringify(file)}))`);
   if (!options.allowNetwork)
     lines.push("(deny network*)", "(allow network* (remote unix-socket) (local unix-socket))");
   return lines.join("\n");
@@ -239,27 +293,38 @@ export function detectSandbox(): Sandbox {
 /** The folder a session's sandboxed commands see as /tmp: made on first use. */
 export interface SessionTmpDir {
   (): string;
-  /** Removes it with what the commands left in it: when the session closes, or cairn exits. */
+  /** The read-only empty file the session's sandbox shows in place of a secret one. */
+  empty(): string;
+  /** Removes both, with what the commands left: when the session closes, or cairn exits. */
   remove(): void;
 }
 
 /**
- * The folder a session's sandboxed commands see as /tmp: scratch files last from one command to
- * the next, and not beyond the session.
+ * A session's scratch folder: what its sandboxed commands see as /tmp (scratch files last from
+ * one command to the next, and not beyond the session), and beside it, out of their reach, the
+ * empty file secret ones are seen as.
  */
 export function sessionTmpDir(): SessionTmpDir {
-  let dir: string | undefined;
+  let root: string | undefined;
+  let emptyFile: string | undefined;
   const remove = () => {
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
-    dir = undefined;
+    if (root !== undefined) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+    emptyFile = undefined;
     process.off("exit", remove);
   };
-  const get = () => {
-    if (dir === undefined) {
-      dir = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
+  const made = () => {
+    if (root === undefined) {
+      root = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
+      mkdirSync(path.join(root, "tmp"));
       process.once("exit", remove);
     }
-    return dir;
+    return root;
   };
-  return Object.assign(get, { remove });
+  const get = () => path.join(made(), "tmp");
+  const empty = () => {
+    emptyFile ??= emptyFileIn(made());
+    return emptyFile;
+  };
+  return Object.assign(get, { empty, remove });
 }

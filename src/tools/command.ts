@@ -6,6 +6,7 @@ import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { resolveInWorkspace } from "../safety/paths.js";
+import { hideEnvironmentSecrets } from "../safety/redact.js";
 import { type WrappedCommand, wrapCommand } from "../safety/sandbox.js";
 import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
@@ -78,7 +79,15 @@ const runCommandTool = defineTool({
     } else {
       status = `Exit code ${result.exitCode} after ${result.durationMs} ms.`;
     }
-    const text = cut.total_bytes === 0 ? "(no output)" : cleanTerminalOutput(cut.text);
+    // A person who let this call read secret files chose to show them; otherwise an environment
+    // listing (`env`, a container's settings) keeps its secrets from the model.
+    const shown = cleanTerminalOutput(cut.text);
+    const text =
+      cut.total_bytes === 0
+        ? "(no output)"
+        : ctx.secrets?.approved.size
+          ? shown
+          : hideEnvironmentSecrets(shown);
     const offline =
       ctx.sandbox &&
       !ctx.sandbox.network &&
@@ -137,9 +146,10 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
     sandbox: confined?.sandbox ?? { kind: "none" },
     workspace: ctx.workspace,
     extraRoots: ctx.extraRoots,
-    ...(confined ? { tmpDir: confined.tmpDir() } : {}),
+    ...(confined ? { tmpDir: confined.tmpDir(), emptyFile: confined.tmpDir.empty } : {}),
     allowNetwork: confined?.network ?? true,
     readOnly: confined?.readOnly ?? [],
+    ...(confined ? { masks: confined.masks(ctx.secrets) } : {}),
   });
 }
 

@@ -58,6 +58,29 @@ function validationLines(event: EventOf<"validation">): EventLine[] {
   return [...checks, ...failure];
 }
 
+const TRUSTED_BY = {
+  flag: "--trust-workspace",
+  prompt: "your answer",
+  stored: "cairn trust",
+  config: "trusted_folders in your config",
+} as const;
+
+/** A trusted folder in one line; an untrusted one with each setting left out, and how to trust it. */
+function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): EventLine[] {
+  const count = `${event.settings.length} setting${event.settings.length === 1 ? "" : "s"} beyond yours`;
+  if (event.trusted)
+    return [
+      line(
+        `trusted folder (${event.by ? TRUSTED_BY[event.by] : "trusted"}): what its files ask for applies (${count})`,
+      ),
+    ];
+  return [
+    line(`This folder is not trusted, so cairn left out what its files ask for (${count}):`, "warn"),
+    ...event.settings.map((setting) => line(`  ${setting.file} ${setting.key}: ${setting.asks}`, "warn")),
+    ...(event.hint ? [line(`${event.hint[0]?.toUpperCase()}${event.hint.slice(1)}.`, "warn")] : []),
+  ];
+}
+
 /**
  * What an event says in words. Exhaustive: a new event does not compile until it is decided here
  * how it reads. A piece of streamed text says nothing on its own (the answer says it whole).
@@ -173,6 +196,8 @@ export function describeEvent(event: CairnEvent): EventLine[] {
           ];
     case "error":
       return [line(`✗ ${event.message}`, "error")];
+    case "workspace.trust":
+      return trustLines(event);
     default: {
       const unknown: never = event;
       throw new Error(`no words for event ${JSON.stringify(unknown)}`);

@@ -181,6 +181,7 @@ export class TextRenderer {
       case "question.answered":
       case "mcp.server":
       case "agent.status":
+      case "workspace.trust":
       case "error":
         for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
         break;

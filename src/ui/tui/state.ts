@@ -345,6 +345,7 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "question.answered":
     case "mcp.server":
     case "agent.status":
+    case "workspace.trust":
       return pushLines(state, event);
     default: {
       const unknown: never = event;
