@@ -14,6 +14,7 @@ import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
+import type { CallRef } from "../tools/types.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import { parseCommand } from "../ui/tui/commands.js";
@@ -102,7 +103,7 @@ export class AcpSession {
       options.client,
       () => id ?? "",
       options.capabilities,
-      (terminalId, callId) => showTerminal?.(terminalId, callId),
+      (terminalId, call) => showTerminal?.(terminalId, call),
     );
     const host = await openHost({
       cwd: options.cwd,
@@ -137,8 +138,8 @@ export class AcpSession {
     this.options.client.notify("session/update", { sessionId: this.id, update }).catch(() => {});
   }
 
-  private readonly showTerminal = (terminalId: string, callId: string | undefined): void => {
-    const toolCallId = callId && this.translator.call(callId)?.id;
+  private readonly showTerminal = (terminalId: string, call: CallRef | undefined): void => {
+    const toolCallId = call && this.translator.call(call)?.id;
     if (!toolCallId) return;
     this.terminals.set(toolCallId, terminalId);
     this.send({
@@ -175,8 +176,12 @@ export class AcpSession {
     }
   };
 
-  private async approve(event: EventOf<"approval.requested">): Promise<void> {
-    const view = this.translator.call(event.call_id);
+  private async approve(event: Extract<StampedEvent, { type: "approval.requested" }>): Promise<void> {
+    // The approval names the agent whose call it is, as the call did.
+    const view = this.translator.call({
+      callId: event.call_id,
+      ...(event.agent ? { agent: event.agent } : {}),
+    });
     const toolCallId = view?.id ?? event.call_id;
     try {
       const choice = await askPermission(this.asker, event, {

@@ -9,6 +9,7 @@ import type {
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
 import type { EvaluatedCode, EventOf, StampedEvent, ToolData } from "../events/types.js";
+import type { CallRef } from "../tools/types.js";
 import { describeEvent, turnInput } from "../ui/eventLines.js";
 
 /** Grep hits and diff hunks shown as places in the editor: enough to follow, not every one. */
@@ -45,6 +46,11 @@ function diffBlocks(file: string, diff: string, created: boolean): { content: Di
   };
 }
 
+/** A call's key among those of the session: a sub-agent's model may give its calls the same ids as the main one's. */
+function callKey(ref: CallRef): string {
+  return ref.agent ? `${ref.agent}/${ref.callId}` : ref.callId;
+}
+
 /** What a call was, remembered from its start so its result can be shown in the same place. */
 interface CallView {
   /** The id the editor knows it by. */
@@ -75,14 +81,9 @@ export class UpdateTranslator {
     return path.resolve(this.workspace(), file);
   }
 
-  /**
-   * A call by the id its tool context or its approval carries, which says nothing of the
-   * sub-agent that made it: the session's own call by that id, else a sub-agent's.
-   */
-  call(callId: string): CallView | undefined {
-    const own = this.calls.get(callId);
-    if (own) return own;
-    return [...this.calls].find(([key]) => key.endsWith(`/${callId}`))?.[1];
+  /** A call as its approval or its tool context names it: its id, and the sub-agent that made it. */
+  call(ref: CallRef): CallView | undefined {
+    return this.calls.get(callKey(ref));
   }
 
   /** The places a call acts on, as its tool said: where the editor can follow the agent. */
@@ -94,7 +95,7 @@ export class UpdateTranslator {
   }
 
   private startCall(event: Extract<StampedEvent, { type: "tool.call" }>): SessionUpdate {
-    const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
+    const key = callKey({ callId: event.call_id, ...(event.agent ? { agent: event.agent } : {}) });
     // Ids the model or cairn gives may come back in a later message (`mention-1`): each call is its own.
     let id = key;
     for (let n = 2; this.used.has(id); n++) id = `${key}#${n}`;
@@ -118,8 +119,7 @@ export class UpdateTranslator {
     event: Extract<StampedEvent, { type: "tool.result" }>,
     terminalOf?: (callId: string) => string | undefined,
   ): SessionUpdate[] {
-    const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
-    const view = this.calls.get(key);
+    const view = this.call({ callId: event.call_id, ...(event.agent ? { agent: event.agent } : {}) });
     if (!view) return [];
     return [
       {

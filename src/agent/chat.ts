@@ -113,7 +113,7 @@ export class ChatEngine {
     this.notes = [];
     this.begun = history.all().length > 0;
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });
-    this.loop = new ToolLoop(session, {
+    this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: true,
@@ -234,7 +234,7 @@ export class ChatEngine {
     const parts: string[] = [];
     for (const [i, mention] of mentionedPaths(text, this.session.workspace).entries()) {
       const folder = statSync(path.resolve(this.session.workspace, mention)).isDirectory();
-      const call = prepareToolCall(this.session, {
+      const call = prepareToolCall(this.session.registry, {
         id: `mention-${i + 1}`,
         name: folder ? "file_tree" : "read_file",
         input: { path: mention },
@@ -335,7 +335,7 @@ export class ChatEngine {
       settle(
         turn,
         async () => {
-          const call = prepareToolCall(this.session, {
+          const call = prepareToolCall(this.session.registry, {
             id: `user-${Date.now()}`,
             name: "run_command",
             input: { command },

@@ -1,10 +1,11 @@
 import path from "node:path";
-import type { ToolData } from "../events/types.js";
+import { MAIN_AGENT, type ToolData } from "../events/types.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext, ToolImage, ToolTouches } from "../tools/types.js";
 import { BudgetExceededError } from "./ledger.js";
@@ -93,7 +94,7 @@ function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCa
  * turn's cancellation and step, and the network when it was granted for this call.
  */
 export function toolContextFor(turn: Turn, network = false): ToolContext {
-  const { session } = turn;
+  const { session, agent } = turn;
   const sandbox = session.sandbox && network ? { ...session.sandbox, network: true } : session.sandbox;
   return {
     workspace: session.workspace,
@@ -105,12 +106,14 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     env: session.commandEnv,
     secrets: session.secrets,
     ...(sandbox ? { sandbox } : {}),
-    ...(session.attended ? { ask: session.inbox.ask } : {}),
+    // A sub-agent's question names it, as its approvals do.
+    ...(session.attended ? { ask: agent.inbox.ask } : {}),
+    ...(agent.id !== MAIN_AGENT ? { agent: agent.id } : {}),
     ...(session.editor ? { editor: session.editor } : {}),
     consult: (question) => consultStrongModel(turn, question),
     setTodos: (todos) => {
-      session.todos = todos;
-      session.bus.emit({ type: "todos", todos });
+      agent.todos = todos;
+      agent.bus.emit({ type: "todos", todos });
     },
   };
 }
@@ -119,12 +122,16 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
  * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
  * how the model's turn ended, which says whether arguments missing their closing brace were cut.
  */
-export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
-  const tool = session.registry.get(call.name);
+export function prepareToolCall(
+  registry: ToolRegistry,
+  call: ModelToolCall,
+  finishReason?: string,
+): PreparedCall {
+  const tool = registry.get(call.name);
   if (!tool) {
     return {
       call,
-      error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
+      error: `There is no tool named ${call.name}. Available tools: ${registry.names().join(", ")}.`,
     };
   }
   const prepared = prepareArguments(call.input, tool.schema, finishReason);
@@ -148,12 +155,12 @@ export async function executeToolCall(
   prepared: PreparedCall,
   extra: Partial<ToolContext> = {},
 ): Promise<ToolCallResult> {
-  const { session } = turn;
+  const { session, agent } = turn;
   const { call } = prepared;
-  const tool = session.registry.get(call.name);
+  const tool = agent.registry.get(call.name);
   const judged = tool && judgedTool(tool, prepared);
   const paths = knownPaths(prepared);
-  session.bus.emit({
+  agent.bus.emit({
     type: "tool.call",
     call_id: call.id,
     tool: call.name,
@@ -203,7 +210,7 @@ export async function executeToolCall(
       }
     }
   }
-  session.bus.emit({
+  agent.bus.emit({
     type: "tool.result",
     call_id: call.id,
     tool: call.name,

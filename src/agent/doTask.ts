@@ -30,7 +30,7 @@ export async function doTask(
         const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
         const outcome = options.agent
           ? await executeThrough(turn, options.agent, prompt)
-          : await new ToolLoop(session, {
+          : await new ToolLoop({
               phase: "execution",
               maxToolCalls: session.config.max_tool_calls,
               announcePlan: true,

@@ -21,7 +21,9 @@ export async function callAndBook(
   phase: Phase,
   request: TurnRequest,
 ): Promise<ModelCallResult> {
-  const { config, bus, ledger } = turn.session;
+  const { config } = turn.session;
+  // Booked and told as the agent whose turn it is: its budget, its events.
+  const { bus, ledger } = turn.agent;
   const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
   const reply = await callModel({
     ...request,

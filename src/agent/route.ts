@@ -42,7 +42,7 @@ export function routeByPattern(task: string, workspace: string): PatternRoute | 
 
 async function runTool(turn: Turn, name: string, args: Record<string, unknown>) {
   const call = { id: `route-${name}`, name, input: args };
-  return executeToolCall(turn, prepareToolCall(turn.session, call));
+  return executeToolCall(turn, prepareToolCall(turn.agent.registry, call));
 }
 
 /**
@@ -74,7 +74,7 @@ export async function answerByPattern(turn: Turn, task: string): Promise<string 
     case "explain": {
       const result = await runTool(turn, "read_file", { path: route.path });
       if (!result.ok) return result.text;
-      const loop = new ToolLoop(session, {
+      const loop = new ToolLoop({
         phase: "execution",
         maxToolCalls: 0,
         announcePlan: false,

@@ -87,7 +87,7 @@ class RunLoop {
     this.resume = resume;
     this.delegateTo = options.agent;
     this.model = session.model;
-    this.loop = new ToolLoop(session, {
+    this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: false,
@@ -338,7 +338,7 @@ class RunLoop {
       this.iteration = 1;
       const outcome = this.delegateTo
         ? await executeThrough(this.turn, this.delegateTo, this.task)
-        : await new ToolLoop(session, {
+        : await new ToolLoop({
             phase: "execution",
             maxToolCalls: session.config.max_tool_calls,
             announcePlan: true,

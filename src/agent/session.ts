@@ -35,6 +35,7 @@ import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
+import { type AgentContext, mainAgent } from "./agentContext.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
@@ -144,6 +145,8 @@ export class Session {
   /** The configured MCP servers, started with the first request that offers tools. */
   readonly mcp: McpTools;
   readonly inbox: Inbox;
+  /** The session's own agent: what its turns run as, unless a sub-agent's turn says another. */
+  readonly main: AgentContext;
   readonly attended: boolean;
   readonly system: string;
   readonly startedAt = Date.now();
@@ -214,6 +217,7 @@ export class Session {
       maxTokens: config.max_tokens,
     });
     this.inbox = new Inbox(this.bus);
+    this.main = mainAgent(this, this.inbox);
     this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
     this.editor = options.editor;
     this.model = model;

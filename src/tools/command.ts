@@ -65,7 +65,11 @@ const runCommandTool = defineTool({
     };
     const terminal = ctx.editor?.terminal;
     const handle = terminal
-      ? terminal(withExactEnvironment(spawned, options.env), options, ctx.callId)
+      ? terminal(
+          withExactEnvironment(spawned, options.env),
+          options,
+          ctx.callId ? { callId: ctx.callId, ...(ctx.agent ? { agent: ctx.agent } : {}) } : undefined,
+        )
       : spawnGroup(spawned.file, spawned.args, options);
     const result = await handle.done;
     const cut = output.finish();

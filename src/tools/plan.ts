@@ -27,6 +27,7 @@ const todoWriteTool = defineTool({
   schema: z.object({ todos: z.array(todoSchema).describe("The complete, updated list") }),
   permission: "read",
   kind: "think",
+  mainAgentOnly: true,
   async execute({ todos }, ctx) {
     const ids = new Set<string>();
     for (const todo of todos) {

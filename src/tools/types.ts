@@ -64,6 +64,8 @@ export interface ToolContext {
   secrets?: SecretFiles;
   /** The tool call this context serves: where what an editor shows of it (a terminal) belongs. */
   callId?: string;
+  /** The sub-agent that made the call (`explore#2`); absent for the session's own agent's. */
+  agent?: string;
   /** What the editor cairn runs in lends the tools (ACP); without it, the disk and cairn's own processes. */
   editor?: EditorAccess;
 }
@@ -76,7 +78,7 @@ export interface ToolContext {
 export interface EditorAccess {
   files?: EditorFiles;
   /** Starts a command as `spawnGroup` would, with the same result; `callId` is the call it runs for. */
-  terminal?: (command: WrappedCommand, options: SpawnOptions, callId?: string) => ProcessHandle;
+  terminal?: (command: WrappedCommand, options: SpawnOptions, call?: CallRef) => ProcessHandle;
   /**
    * Evaluates Emacs Lisp in the editor (cairn.el, when the person lets it offer this): the value
    * as Lisp prints it, or the error the code signalled. Stops waiting when `signal` aborts.
@@ -88,6 +90,12 @@ export interface EditorAccess {
 
 /** What evaluating code in the editor came to. */
 export type EvalOutcome = { value: string; messages?: string } | { error: string; messages?: string };
+
+/** Which tool call something belongs to: its id, and the sub-agent that made it (absent: the session's own agent). */
+export interface CallRef {
+  callId: string;
+  agent?: string;
+}
 
 /** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
 export interface AgentRequest {
@@ -171,6 +179,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   permission: Permission;
   /** What the tool is, for front ends to show it by (an icon, a group): never its name. */
   kind: ToolKind;
+  /** Acts on what only the session's own agent has (its TODO list): a sub-agent is not offered it. */
+  mainAgentOnly?: boolean;
   /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
   annotations?: ToolAnnotations;
   /**
