@@ -89,10 +89,26 @@ export function shortPath(folder: string): string {
   return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : folder;
 }
 
-export function statusBadge(status: string, live = false): HTMLElement {
-  return h(
-    "span",
-    { class: `badge status-${status}`, title: live ? "running in this server" : status },
-    status,
-  );
+/** What a waiting session waits for, in a line: the calls to approve, the questions to answer. */
+export function waitingLine(
+  waiting: ReadonlyArray<{ kind: string; summary: string; agent?: string | undefined }>,
+): string {
+  return waiting
+    .map(
+      (w) => `${w.agent ? `${w.agent}: ` : ""}${w.kind === "approval" ? `allow ${w.summary}?` : w.summary}`,
+    )
+    .join(" · ");
+}
+
+export function statusBadge(
+  status: string,
+  live = false,
+  waiting: ReadonlyArray<{ kind: string; summary: string; agent?: string | undefined }> = [],
+): HTMLElement {
+  const title = waiting.length
+    ? `waiting for: ${waitingLine(waiting)}`
+    : live
+      ? "running in this server"
+      : status;
+  return h("span", { class: `badge status-${status}`, title }, status);
 }

@@ -38,7 +38,7 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
       h(
         "p",
         { class: "facts" },
-        statusBadge(session.status, session.live),
+        statusBadge(session.status, session.live, session.waiting_for),
         session.live ? h("span", { class: "live-dot", title: "live" }) : null,
         ` ${session.mode} · ${session.model} · `,
         h("span", { title: session.workspace }, session.workspace),
@@ -52,7 +52,7 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
       (session.mode === "chat" || session.status !== "completed");
     fill(
       actions,
-      session.live && session.status === "running"
+      session.live && (session.status === "running" || session.status === "waiting")
         ? h(
             "button",
             { class: "danger", on: { click: () => void act(() => api.cancel(session.id)) } },

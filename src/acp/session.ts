@@ -124,7 +124,10 @@ export class AcpSession {
         id ??= session.id;
         return session;
       });
+      // A new thread is stored now, so session/list shows it and session/load finds it even if
+      // nothing is ever said in it.
       if (resume) await engine.resume(resume.id, resume.events);
+      else engine.announce();
       const acp = new AcpSession(id ?? engine.session.id, host, engine, options);
       showTerminal = acp.showTerminal;
       return acp;

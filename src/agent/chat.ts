@@ -14,7 +14,15 @@ import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
-import { announce, type Ending, finishSession, type Outcome, settle, type TurnInput } from "./settle.js";
+import {
+  announce,
+  announceSession,
+  type Ending,
+  finishSession,
+  type Outcome,
+  settle,
+  type TurnInput,
+} from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -214,6 +222,14 @@ export class ChatEngine {
   private ended(outcome: Outcome): Outcome {
     this.lastEnding = outcome.ending;
     return outcome;
+  }
+
+  /**
+   * Records the session now, before its first message (its `session.started`, with no task yet):
+   * an editor lists and reopens a thread it has just opened, whether or not anything was said in it.
+   */
+  announce(): void {
+    announceSession(this.session, "");
   }
 
   /** Something the model should know with the next message, such as files the person put back. */

@@ -29,8 +29,8 @@ export interface Outcome {
 
 /**
  * Opens a turn of the session: its `turn.started`, after the session's own first event when this
- * is its first turn (`session.started`), or its continuation after an interruption
- * (`session.resumed`).
+ * is its first turn (`session.started`, and what the person should know from the start), or its
+ * continuation after an interruption (`session.resumed`).
  */
 export function announce(session: Session, input: TurnInput, resume?: ResumePoint): void {
   if (resume) {
@@ -41,12 +41,20 @@ export function announce(session: Session, input: TurnInput, resume?: ResumePoin
     });
     const trust = trustEvent(session.trust);
     if (trust) session.bus.emit(trust);
-  } else if (!session.announced) startSession(session, input.input);
-  session.announced = true;
+  } else {
+    announceSession(session, input.input);
+    if (session.turns === 0) startingNotices(session);
+  }
   session.bus.emit({ type: "turn.started", turn: ++session.turns, ...input });
 }
 
-function startSession(session: Session, task: string): void {
+/**
+ * The session's first event (`session.started`), once: with its first turn, or before it where a
+ * front end records the session as soon as it is opened (an editor's new thread, `task` empty).
+ */
+export function announceSession(session: Session, task: string): void {
+  if (session.announced) return;
+  session.announced = true;
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
@@ -55,10 +63,14 @@ function startSession(session: Session, task: string): void {
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
+}
+
+/** What the person should know before the session's first turn, said once, where they will see it. */
+function startingNotices(session: Session): void {
   // What the workspace's files asked for, and whether it applied, is on record with the session.
   const trust = trustEvent(session.trust);
   if (trust) session.bus.emit(trust);
-  // An agent file that cannot be read leaves the others working: said once, at the start.
+  // An agent file that cannot be read leaves the others working.
   for (const problem of session.agents.problems)
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {

@@ -13,8 +13,11 @@ import { expectation } from "../platform/issues.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
 import { COST_GROUPS } from "../store/sessions.js";
 
-/** A stored session's status: running, cut off by a crash, or how its work ended. */
-export const SESSION_STATUSES = ["running", "interrupted", ...RUN_STATUSES] as const;
+/**
+ * A session's status: running, waiting for a person (an approval or an answer, in this server),
+ * cut off by a crash, or how its work ended.
+ */
+export const SESSION_STATUSES = ["running", "waiting", "interrupted", ...RUN_STATUSES] as const;
 
 export const errorSchema = z
   .object({
@@ -49,6 +52,19 @@ export const sessionSchema = z
     updated_at: z.string(),
     usage: totalsSchema,
     live: z.boolean().openapi({ description: "running in this server, so it can be answered and cancelled" }),
+    waiting_for: z
+      .array(
+        z.object({
+          request_id: z.string(),
+          kind: z.enum(["approval", "question"]),
+          summary: z.string().openapi({ description: "the call to approve, or the question" }),
+          agent: z
+            .string()
+            .optional()
+            .openapi({ description: "the sub-agent that asks; absent: the session's own" }),
+        }),
+      )
+      .openapi({ description: "what a waiting session waits for, oldest first: answer it to let it go on" }),
   })
   .openapi("Session");
 

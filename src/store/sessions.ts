@@ -129,6 +129,7 @@ export class Store {
   private readonly insertEvent: StatementSync;
   private readonly insertUsage: StatementSync;
   private readonly touchSession: StatementSync;
+  private readonly nameSession: StatementSync;
 
   static open(file: string = storePath()): Store {
     return new Store(openDatabase(file));
@@ -148,6 +149,7 @@ export class Store {
       `INSERT INTO usage (session_id, seq, ts, model, phase, agent, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
        VALUES (:session_id, :seq, :ts, :model, :phase, :agent, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
     );
+    this.nameSession = db.prepare("UPDATE sessions SET task = :task WHERE id = :session_id AND task = ''");
     // Totals grow with each call, so a session killed halfway still shows what it has cost. The
     // process that last wrote owns the session, so one resumed elsewhere is running, not interrupted.
     this.touchSession = db.prepare(
@@ -196,6 +198,9 @@ export class Store {
         const { workspace, task, mode, model } = event;
         this.createSession({ id: session_id, workspace, task, mode, model, created_at: ts });
       }
+      // A session recorded before anything was asked of it (an editor's new thread) is named by its first input.
+      if (event.type === "turn.started" && !event.agent)
+        this.nameSession.run({ session_id, task: event.input });
       this.insertEvent.run({ session_id, seq, ts, type: event.type, data: JSON.stringify(body) });
       const usage = event.type === "usage" ? event : undefined;
       if (usage)

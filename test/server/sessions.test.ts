@@ -77,6 +77,14 @@ describe("cairn serve: sessions", () => {
       `/api/sessions/${session.id}`,
     );
     expect(shown.body.pending.map((p) => p.request_id)).toEqual([asked.request_id]);
+    // Waiting for a person, and said so with what for, in the list too.
+    const waiting = {
+      status: "waiting",
+      waiting_for: [{ request_id: asked.request_id, kind: "approval", summary: asked.prompt.summary }],
+    };
+    expect(shown.body).toMatchObject({ session: waiting });
+    const listed = await h.json<{ sessions: unknown[] }>("GET", "/api/sessions?status=waiting");
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ id: session.id, ...waiting })]);
 
     const approved = await h.json("POST", `/api/sessions/${session.id}/approvals/${asked.request_id}`, {
       choice: "once",

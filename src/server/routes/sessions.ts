@@ -142,16 +142,17 @@ export function sessionRoutes(state: ServerState) {
       const query = c.req.valid("query");
       const workspace = query.workspace === undefined ? undefined : storedPath(query.workspace);
       const needle = query.q?.toLowerCase();
+      // Filtered as shown: a session waiting for a person here is `waiting`, not `running`.
       const sessions = store
         .listSessions(workspace ? { workspace } : {})
+        .map((s) => sessionView(state, s))
         .filter(
           (s) =>
             (!query.status || s.status === query.status) &&
             (!query.mode || s.mode === query.mode) &&
             (!needle || s.task.toLowerCase().includes(needle)),
         )
-        .slice(0, query.limit)
-        .map((s) => sessionView(state, s));
+        .slice(0, query.limit);
       return c.json({ sessions }, 200);
     })
     .openapi(show, (c) => {
