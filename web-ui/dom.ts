@@ -1,9 +1,9 @@
 /**
  * Small DOM helpers: every text goes in as text, never as HTML, but Markdown, which goes in as
- * the HTML marked makes of it, sanitised by DOMPurify first.
+ * the HTML marked makes of it (HTML written in the Markdown shown as text), sanitised by DOMPurify.
  */
 import DOMPurify from "dompurify";
-import { marked } from "marked";
+import { Marked } from "marked";
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -43,9 +43,26 @@ function present(children: Child[]): Array<Node | string> {
   );
 }
 
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/**
+ * The model's Markdown: what it writes as HTML is shown as the text it is, never parsed, so
+ * nothing of it runs or loads (DOMPurify then checks what marked made, links included).
+ */
+const answers = new Marked({
+  gfm: true,
+  renderer: { html: ({ text }) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) },
+});
+
 /** Markdown (an answer, a report) as HTML: headings, tables, code; nothing that runs or loads. */
 export function markdown(text: string): HTMLElement {
-  const html = marked.parse(text, { async: false, gfm: true });
+  const html = answers.parse(text, { async: false });
   const element = h("div", { class: "markdown" });
   element.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img"] });
   return element;

@@ -232,9 +232,11 @@ export class UpdateTranslator {
         return event.trusted ? [] : text("agent_thought_chunk", words());
       case "compaction":
         return text("agent_message_chunk", words());
-      // A warning goes to cairn's log; an error that ended the work is part of the answer.
+      // An error that ended the work is part of the answer; a warning, a thought beside it.
       case "error":
-        return event.fatal ? text("agent_message_chunk", `\n\n${words()}`) : [];
+        return event.fatal
+          ? text("agent_message_chunk", `\n\n${words()}`)
+          : text("agent_thought_chunk", words());
       // Shown another way: approvals and questions are requests of their own, how a turn ended is
       // the prompt's stop reason and its cost the response's usage; a replayed session's start is
       // its first message. Routing and intent are the run's own bookkeeping.

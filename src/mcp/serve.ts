@@ -31,7 +31,7 @@ const taskFields = {
 };
 
 /** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
-function progressMessage(event: StampedEvent): string | undefined {
+export function progressMessage(event: StampedEvent): string | undefined {
   switch (event.type) {
     case "tool.call":
       return event.title;

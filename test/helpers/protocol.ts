@@ -4,6 +4,9 @@ import { jsonSchemaOf, type SchemaName } from "../../src/events/jsonSchema.js";
 
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 
+/** A recorded session holding every event type, which every front end is driven by in the tests. */
+export const RECORDING = "test/fixtures/every-event.jsonl";
+
 /**
  * A validator of the protocol's JSON Schema (as `cairn schema <name>` prints it): a program in
  * any language reads cairn's output this way, so the tests check it this way too.

@@ -7,17 +7,15 @@ import path from "node:path";
  * a folder inside it, see files.ts), so what a run leaves behind is found however many other
  * runs share the machine's temp folder. Anything left in it at the end fails the run, named.
  */
-const CACHE = "node-compile-cache";
-
 export default function setup(): () => void {
+  // Node's compile cache (cairn and npm turn it on) stays where Node keeps it for every program,
+  // shared from run to run, instead of following TMPDIR into the run's own folder.
+  process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), "node-compile-cache");
   const root = mkdtempSync(path.join(os.tmpdir(), "cairn-tests-"));
   process.env.TMPDIR = root;
-  // cairn (and npm) keep Node's compile cache in the temp folder by design: one for the run.
-  const cache = path.join(root, CACHE);
-  process.env.NODE_COMPILE_CACHE = cache;
   return () => {
-    const left = readdirSync(root).filter((entry) => entry !== CACHE);
-    rmSync(root, { recursive: true, force: true });
+    const left = readdirSync(root);
+    rmSync(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     if (left.length)
       throw new Error(`the test run left ${left.length} folder(s) in the temp folder: ${left.join(", ")}`);
   };
