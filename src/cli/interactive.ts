@@ -333,13 +333,19 @@ async function runInTerminal(
     feed.push({ type: "ui.replayed" });
     feed.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
   }
+  const history = PromptHistory.load(historyFile(chat.dataDir, session.workspace));
+  let unsent: string | undefined;
   const instance = startTui({
     engine,
     ...(opening.firstMessage ? { firstMessage: opening.firstMessage } : {}),
     feed,
     interactions,
     commands,
-    history: PromptHistory.load(historyFile(chat.dataDir, session.workspace)),
+    history,
+    onUnsent: (text) => {
+      unsent = text;
+      history.add(text);
+    },
     files: new WorkspaceFileList(session.workspace),
     initial: state.initialState({
       model: session.model.id,
@@ -363,5 +369,9 @@ async function runInTerminal(
     await instance.waitUntilExit();
   } finally {
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+    // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
+    process.stdin.destroy();
   }
+  if (unsent)
+    process.stdout.write(`Not sent, kept in the prompt history (↑ brings it back): ${clip(unsent, 200)}\n`);
 }

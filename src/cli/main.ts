@@ -51,6 +51,15 @@ function carryRootFlags(root: Command, command: Command): void {
   }
 }
 
+/**
+ * The terminal UI is about to load: the keyboard leaves the terminal's line mode now rather than
+ * once the UI is up, so what is typed meanwhile waits as keys (an Enter as an Enter, not as a line
+ * feed) for the UI to take. Node puts the terminal back as it was when cairn exits.
+ */
+function holdKeysForTheUi(): void {
+  if (process.stdin.isTTY && process.stdout.isTTY) process.stdin.setRawMode(true);
+}
+
 interface RootOptions extends CommonOptions {
   print?: boolean;
   continue?: boolean;
@@ -76,14 +85,21 @@ addCommonOptions(program)
       process.exitCode = await taskCommand("do", await taskWithInput(message), options);
       return;
     }
-    // Without a terminal there is nobody to talk to: the help says what else there is.
-    if (!process.stdout.isTTY && message.length === 0 && !options.continue && !options.resume) {
-      program.outputHelp();
-      return;
+    // Without a terminal there is nobody to talk to: what is piped in is the message (`echo x |
+    // cairn > out.txt`), and with nothing piped either the help says what else there is.
+    let first = message.join(" ");
+    if (!process.stdout.isTTY && !first && !options.continue && !options.resume) {
+      const { pipedMessage } = await import("./stdin.js");
+      first = (await pipedMessage()) ?? "";
+      if (!first) {
+        program.outputHelp();
+        return;
+      }
     }
+    holdKeysForTheUi();
     const { interactiveCommand } = await import("./interactive.js");
     process.exitCode = await interactiveCommand(options, {
-      ...(message.length ? { firstMessage: message.join(" ") } : {}),
+      ...(first ? { firstMessage: first } : {}),
       ...(options.continue ? { resume: "last" as const } : {}),
       ...(options.resume ? { resume: options.resume === true ? ("pick" as const) : options.resume } : {}),
     });
@@ -92,6 +108,7 @@ addCommonOptions(program)
 addCommonOptions(
   program.command("chat").description("talk with the agent in the terminal UI (piped: one message)"),
 ).action(async (options: CommonOptions) => {
+  holdKeysForTheUi();
   const { interactiveCommand } = await import("./interactive.js");
   process.exitCode = await interactiveCommand(options);
 });

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
-import { APPROVAL_GUARD_MS } from "../../src/ui/tui/Approval.js";
+import { ANSWER_QUIET_MS } from "../../src/ui/tui/keyGuard.js";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
@@ -48,8 +48,8 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
 
     // The edit waits for approval, with the plan on the TODO panel.
     let screen = await t.waitFor("Allow edit_file");
-    // A key is taken only once the approval has been on screen a moment (keys typed ahead are not).
-    await new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_MS));
+    // A key is taken only once the approval has been on screen, and the keyboard still, a moment.
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_QUIET_MS));
     expect(screen).toContain("+a + b");
     expect(screen).toMatch(/TODO 1\/2[\s\S]*✓ Read math\.js[\s\S]*▸ Fix add\(\)/);
     t.press("y");
