@@ -11,6 +11,11 @@ import { validateOnce } from "./validate.js";
 export interface TaskOptions {
   /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
   agent?: string | undefined;
+  /**
+   * False: a greeting or a thanks is the model's to answer, not a canned reply (`cairn -p`, where
+   * the person asked the model on purpose).
+   */
+  chitchat?: boolean;
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -25,7 +30,7 @@ export async function doTask(
     settle(
       turn,
       async () => {
-        const direct = resume ? undefined : await answerByPattern(turn, task);
+        const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         if (direct) return { status: "completed", summary: direct, iterations: 1 };
         const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
         const outcome = options.agent

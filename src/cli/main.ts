@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { addBatchOptions, batchFormat } from "./batchOptions.js";
+import { addBatchOptions, approvalOption, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
   batchWorkspaceOption,
@@ -87,11 +87,9 @@ addCommonOptions(program)
     }
     // Without a terminal there is nobody to talk to: what is piped in is the message (`echo x |
     // cairn > out.txt`), and with nothing piped either the help says what else there is.
-    let first = message.join(" ");
-    if (!process.stdout.isTTY && !first && !options.continue && !options.resume) {
+    if (!process.stdout.isTTY && message.length === 0 && !options.continue && !options.resume) {
       const { pipedMessage } = await import("./stdin.js");
-      first = (await pipedMessage()) ?? "";
-      if (!first) {
+      if (!(await pipedMessage())) {
         program.outputHelp();
         return;
       }
@@ -99,7 +97,7 @@ addCommonOptions(program)
     holdKeysForTheUi();
     const { interactiveCommand } = await import("./interactive.js");
     process.exitCode = await interactiveCommand(options, {
-      ...(first ? { firstMessage: first } : {}),
+      ...(message.length ? { firstMessage: message.join(" ") } : {}),
       ...(options.continue ? { resume: "last" as const } : {}),
       ...(options.resume ? { resume: options.resume === true ? ("pick" as const) : options.resume } : {}),
     });
@@ -246,6 +244,11 @@ program
   .requiredOption("--queue <url>", "the Redis of the queue (redis://host:6379)")
   .option("--concurrency <n>", "tasks at once", positiveInteger, 1)
   .option("--config <file>", "extra config file for every task run here")
+  .addOption(
+    approvalOption(
+      "what tasks run here may do without asking, whatever their batch said (default: the batch's --approval)",
+    ),
+  )
   .option(
     "--allow-unsandboxed",
     "where no sandbox works, let --approval auto run commands unconfined, on purpose",

@@ -18,11 +18,14 @@ export function flagsFrom(options: CommonOptions) {
   };
 }
 
-/** `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution over. */
+/**
+ * `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution
+ * over. `print` is `cairn -p`: the person asks the model, so even a greeting goes to it.
+ */
 export async function taskCommand(
   mode: "do" | "run",
   task: string,
-  options: CommonOptions & { agent?: string; batchWorkspace?: string },
+  options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
   return runWithRenderer({
@@ -35,7 +38,7 @@ export async function taskCommand(
       if (agent) checkTarget(session, agent);
       return mode === "run"
         ? runTask(session, task, undefined, { agent })
-        : doTask(session, task, undefined, { agent });
+        : doTask(session, task, undefined, { agent, chitchat: !options.print });
     },
   });
 }

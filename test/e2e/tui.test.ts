@@ -119,6 +119,13 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     const screen = await t.waitFor(/^╰─{58}╯$/m);
     for (const line of screen.split("\n")) expect(line.length).toBeLessThanOrEqual(60);
     expect(screen.match(/╭─+╮/g)).toHaveLength(1);
+    // No piece of the frame drawn at 120 columns is left, on the screen or above it; the
+    // transcript is there once.
+    await t.waitFor(/Unknown command \/frobnicate/);
+    const all = t.history();
+    expect(all.match(/╭─/g)).toHaveLength(1);
+    expect(all.match(/● ready/g)).toHaveLength(1);
+    expect(all.match(/Unknown command \/frobnicate/g)).toHaveLength(1);
     t.press("C-c", "C-c");
     await t.waitFor("is saved");
     t.close();

@@ -67,6 +67,60 @@ describe("the text renderer", () => {
     ]);
   });
 
+  it("says a refusal whole, with the rule at its end that would allow the call", async () => {
+    const refusal =
+      "Refused: run_command npm publish runs outside cairn's sandbox, so it needs approval, and nobody can answer " +
+      "in this headless run. Continue without it; the user can allow it with the rule {action: allow, command: npm} " +
+      "in the config's rules.";
+    const lines = await render([
+      { type: "tool.call", call_id: "1", tool: "run_command", args: { command: "npm publish" }, permission: "exec" },
+      { type: "tool.result", call_id: "1", tool: "run_command", ok: false, output: refusal, duration_ms: 0 },
+    ]);
+    expect(lines.join("\n")).toContain("{action: allow, command: npm} in the config's rules.");
+  });
+
+  it("gives the speed of an answer only when there is enough of it to measure", async () => {
+    const finish = (output: number, seconds: number): CairnEvent[] => [
+      {
+        type: "usage",
+        phase: "execution",
+        model: "openai/gpt-4o",
+        input_tokens: 100,
+        output_tokens: output,
+        cached_input_tokens: 0,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+        cost_usd: 0,
+        duration_ms: seconds * 1000,
+        tokens_per_second: output / seconds,
+      },
+      {
+        type: "session.finished",
+        result: {
+          session_id: "s",
+          status: "completed",
+          summary: "",
+          iterations: 1,
+          files_changed: [],
+          validation: null,
+          usage: {
+            input_tokens: 100,
+            output_tokens: output,
+            cached_input_tokens: 0,
+            cache_write_tokens: 0,
+            reasoning_tokens: 0,
+            by_phase: {},
+            by_agent: {},
+          },
+          cost_usd: 0,
+          duration_ms: seconds * 1000,
+        },
+      },
+    ];
+    expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
+    expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
+  });
+
   it("shows the arguments of a call its tool cannot name, or that no tool here knows", async () => {
     const lines = await render([
       { type: "tool.call", call_id: "1", tool: "todo_write", args: { todos: [] }, permission: "read" },

@@ -55,6 +55,11 @@ export class ConnectionWatch {
     this.meanwhile = meanwhile;
   }
 
+  /** Whether Redis is out of reach now. */
+  get isDown(): boolean {
+    return this.down;
+  }
+
   lost(error: Error | string): void {
     if (this.down) return;
     this.down = true;
