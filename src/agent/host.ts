@@ -1,4 +1,5 @@
 import path from "node:path";
+import { withStoredKeys } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { EventListener } from "../events/bus.js";
@@ -41,14 +42,16 @@ export interface Host {
  * acted on.
  */
 export async function openHost(options: HostOptions): Promise<Host> {
-  const env = options.env ?? process.env;
+  const given = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
   const { config, workspaceServers } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
-    env,
+    env: given,
   });
+  // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
+  const env = withStoredKeys(given, config);
   const modelId = resolveModelId(config, env);
   const store = Store.open(storePath(env));
   const sessions = new Set<Session>();

@@ -8,7 +8,9 @@ export const batchFormat = () =>
 
 /** The flags of a run of many tasks (`cairn batch`, `cairn eval`): how they run, where results go. */
 /** `--approval` of tasks run with nobody to ask: a batch's, or a worker's for the tasks it runs. */
-export function approvalOption(description = "what tasks may do without asking (nobody is there to ask)"): Option {
+export function approvalOption(
+  description = "what tasks may do without asking (nobody is there to ask)",
+): Option {
   return new Option("--approval <mode>", description).choices(["auto-edit", "auto", "read-only"]);
 }
 

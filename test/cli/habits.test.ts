@@ -32,7 +32,10 @@ describe("what users of other agents type in the first minute", () => {
   });
 
   it("cairn -p asks the model even for a greeting, and a message piped to a bare cairn is sent", async () => {
-    const { repo, home, args, env } = await setUp([{ text: "Hi from the model." }, { text: "Piped, heard." }]);
+    const { repo, home, args, env } = await setUp([
+      { text: "Hi from the model." },
+      { text: "Piped, heard." },
+    ]);
     const greeting = await runCairn(["-p", "hi", ...args, "--cwd", repo], { home, env });
     expect(greeting.stdout).toContain("Hi from the model.");
     expect(open.server?.requests).toHaveLength(1);

@@ -73,7 +73,13 @@ describe("the text renderer", () => {
       "in this headless run. Continue without it; the user can allow it with the rule {action: allow, command: npm} " +
       "in the config's rules.";
     const lines = await render([
-      { type: "tool.call", call_id: "1", tool: "run_command", args: { command: "npm publish" }, permission: "exec" },
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "run_command",
+        args: { command: "npm publish" },
+        permission: "exec",
+      },
       { type: "tool.result", call_id: "1", tool: "run_command", ok: false, output: refusal, duration_ms: 0 },
     ]);
     expect(lines.join("\n")).toContain("{action: allow, command: npm} in the config's rules.");
