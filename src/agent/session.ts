@@ -285,7 +285,7 @@ export class Session {
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
     const [instructions, agents] = await Promise.all([
-      loadProjectInstructions(workspace),
+      loadProjectInstructions(workspace, env),
       loadAgents(workspace, env),
     ]);
     return new Session(options, model, workspace, instructions, agents);

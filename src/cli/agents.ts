@@ -5,7 +5,7 @@ import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.j
 import { loadConfig } from "../config/load.js";
 import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
-import { homePath } from "../ui/table.js";
+import { homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
 
 export interface AgentsOptions {

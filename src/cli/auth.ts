@@ -12,8 +12,7 @@ import { loadConfig } from "../config/load.js";
 import { keyVariable, PROVIDERS, type ProviderName, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { renderTable } from "../platform/table.js";
-import { closest, firstLine } from "../platform/text.js";
-import { homePath } from "../ui/table.js";
+import { closest, firstLine, homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { parseModelId, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
-import { closest } from "../platform/text.js";
+import { closest, homePath } from "../platform/text.js";
 import { type Config, configSchema } from "./schema.js";
 
 /** The common command-line flags that carry settings, as commander names them. */
@@ -110,8 +110,7 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A file as the person would type it: `~/.config/cairn/config.yaml`. */
 function displayed(file: string, env: NodeJS.ProcessEnv): string {
-  const rel = path.relative(home(env), file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
+  return homePath(file, home(env));
 }
 
 type Mapping = Record<string, unknown>;

@@ -1,4 +1,11 @@
+import os from "node:os";
 import path from "node:path";
+
+/** A path under the home folder as `~/…`, the way people write it. */
+export function homePath(file: string, home: string = os.homedir()): string {
+  const rel = path.relative(home, file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
+}
 
 /** `1 file`, `2 files`. */
 export function plural(count: number, noun: string): string {
