@@ -10,6 +10,7 @@ import type { ToolImage } from "../tools/types.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { doTask } from "./doTask.js";
+import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
@@ -40,17 +41,11 @@ function attached(kind: "file" | "folder", name: string, text: string): string {
 /** The person's own `!command` is approved by their typing it. */
 const typedByThePerson: AskApproval = async () => ({ choice: "once" });
 
-/** `@path` in a message: a file (or folder) of the workspace the person wants the model to see. */
-const MENTION = /(^|\s)@([^\s@]+)/g;
-
+/** The files and folders of the workspace a message mentions (`@path`), for the model to see; images go as images. */
 function mentionedPaths(text: string, workspace: string): string[] {
-  const found = new Set<string>();
-  for (const match of text.matchAll(MENTION)) {
-    const mention = (match[2] ?? "").replace(/[.,;:!?)]+$/, "");
-    const full = path.resolve(workspace, mention);
-    if (mention && existsSync(full)) found.add(mention);
-  }
-  return [...found];
+  return mentions(text).filter(
+    (mention) => !isImagePath(mention) && existsSync(path.resolve(workspace, mention)),
+  );
 }
 
 /**
@@ -209,8 +204,13 @@ export class ChatEngine {
   async send(
     text: string,
     attachments: readonly Attachment[] = [],
-    images: readonly ToolImage[] = [],
+    given: readonly ToolImage[] = [],
   ): Promise<ChatOutcome> {
+    // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
+    // sent a message about an image it cannot see.
+    const mentioned = await imagesToSend(text, this.session, given.length);
+    const images = [...given, ...mentioned.images];
+    const { labels } = mentioned;
     let cut: ToolLoopOutcome["cut"];
     const outcome = await this.turn(text, {}, (turn) =>
       settle(
@@ -228,7 +228,9 @@ export class ChatEngine {
           }
           const outcome = await this.loop.run(
             turn,
-            this.withNotes(text + (await this.attachments(turn, text, attachments))),
+            this.withNotes(
+              text + (labels ? `\n\n${labels}` : "") + (await this.attachments(turn, text, attachments)),
+            ),
             turn.model.info.images ? images : [],
           );
           cut = outcome.cut;

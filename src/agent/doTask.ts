@@ -1,3 +1,4 @@
+import type { ToolImage } from "../tools/types.js";
 import { toValidationSummary } from "../verify/check.js";
 import { executeThrough } from "./delegation.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -16,6 +17,8 @@ export interface TaskOptions {
    * the person asked the model on purpose).
    */
   chitchat?: boolean;
+  /** Images that go beside the task (`@shot.png` in `cairn -p`), for a model that takes them. */
+  images?: readonly ToolImage[];
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -39,7 +42,7 @@ export async function doTask(
               phase: "execution",
               maxToolCalls: session.config.max_tool_calls,
               announcePlan: true,
-            }).run(turn, prompt);
+            }).run(turn, prompt, options.images);
         const summary = outcome.answer || outcome.reason || "";
         if (!session.config.verify || outcome.status !== "completed") {
           return { status: outcome.status, summary, iterations: 1 };

@@ -1,5 +1,6 @@
 import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
+import { imagesToSend } from "../agent/mentions.js";
 import { runTask } from "../agent/runTask.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
@@ -34,11 +35,16 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => {
+    run: async (session) => {
       if (agent) checkTarget(session, agent);
-      return mode === "run"
-        ? runTask(session, task, undefined, { agent })
-        : doTask(session, task, undefined, { agent, chitchat: !options.print });
+      if (mode === "run") return runTask(session, task, undefined, { agent });
+      // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
+      const { images, labels } = await imagesToSend(task, session);
+      return doTask(session, labels ? `${task}\n\n${labels}` : task, undefined, {
+        agent,
+        chitchat: !options.print,
+        images,
+      });
     },
   });
 }

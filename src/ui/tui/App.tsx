@@ -1,7 +1,9 @@
+import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout, useWindowSize } from "ink";
 import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
 import wrapAnsi from "wrap-ansi";
 import type { ChatEngine } from "../../agent/chat.js";
+import { dataDir } from "../../config/load.js";
 import type { StampedEvent } from "../../events/types.js";
 import { ApprovalPanel, approvalChrome, QUESTION_CHROME, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
@@ -13,6 +15,7 @@ import type { ActionFeed } from "./feed.js";
 import type { PromptHistory } from "./history.js";
 import type { Interactions, Pending } from "./interactions.js";
 import { Prompt } from "./Prompt.js";
+import { droppedImage, pasteClipboardImage } from "./pastedImages.js";
 import { CLEAR_SCREEN, useReprintOnResize } from "./reprint.js";
 import { type Action, reduce, type TuiState } from "./state.js";
 
@@ -353,6 +356,15 @@ export function App(props: AppProps) {
           suggest={suggest}
           onSubmit={submit}
           {...(props.onUnsent ? { onUnsent: props.onUnsent } : {})}
+          pasteAs={(pasted) => droppedImage(pasted, engine.session.workspace)}
+          clipboardImage={async () => {
+            const pasted = await pasteClipboardImage(
+              path.join(dataDir(engine.session.env), "pasted-images"),
+              engine.session.workspace,
+            );
+            if ("problem" in pasted) screen.note(pasted.problem, "warn");
+            return "mention" in pasted ? pasted.mention : undefined;
+          }}
           maxLines={budget.prompt}
           placeholder={
             busy

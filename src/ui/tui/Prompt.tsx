@@ -41,6 +41,10 @@ export interface PromptProps {
   placeholder: string;
   /** Told what was typed and never sent, when the prompt goes away (the UI closes). */
   onUnsent?: (text: string) => void;
+  /** What a paste becomes instead of its text, if anything: a dropped image file's mention. */
+  pasteAs?: (pasted: string) => string | undefined;
+  /** Ctrl-V: the clipboard's image, as a mention to insert (undefined when there is none, said elsewhere). */
+  clipboardImage?: () => Promise<string | undefined>;
 }
 
 /** A key with no name and no modifier: a character typed. */
@@ -101,7 +105,17 @@ interface PromptModel {
  * and large pastes kept whole behind a placeholder. Keys that arrive together (typed faster than
  * they are read, or while the UI starts) are taken one by one, exactly as if typed slowly.
  */
-export function Prompt({ active, history, suggest, onSubmit, maxLines, placeholder, onUnsent }: PromptProps) {
+export function Prompt({
+  active,
+  history,
+  suggest,
+  onSubmit,
+  maxLines,
+  placeholder,
+  onUnsent,
+  pasteAs,
+  clipboardImage,
+}: PromptProps) {
   const model = useRef<PromptModel>({
     editor: emptyEditor,
     browse: undefined,
@@ -161,6 +175,8 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
   };
 
   const paste = (raw: string) => {
+    const mention = pasteAs?.(raw);
+    if (mention) return edit(insert(model.current.editor, `${mention} `));
     const text = normalizeNewlines(raw);
     const lines = text.split("\n").length;
     const { editor } = model.current;
@@ -208,6 +224,11 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
     if (key.ctrl && input === "u") return edit(killToStart(editor));
     if (key.ctrl && input === "k") return edit(killToEnd(editor));
     if (key.ctrl && input === "w") return edit(deleteWord(editor));
+    if (key.ctrl && input === "v") {
+      // Inserted where the cursor is once the clipboard has been read.
+      void clipboardImage?.().then((found) => found && edit(insert(model.current.editor, `${found} `)));
+      return;
+    }
     if (input === "\n") return edit(insert(editor, "\n"));
     if (key.ctrl || key.meta || !input) return;
     edit(insert(editor, input));
