@@ -11,9 +11,13 @@ import { loadProjectInstructions, type ProjectInstructions } from "../context/in
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { type CommandCatalog, loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
+import { skillTool } from "../extensions/skillTool.js";
+import { WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS } from "../extensions/trust.js";
 import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
-import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
+import { type ChatModel, createLanguageModel, type ModelRole, parseModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
@@ -97,6 +101,14 @@ function extraRoot(workspace: string, root: string): string {
   }
 }
 
+/** What a session finds in the workspace and the person's folders when it starts. */
+interface WorkspaceFindings {
+  instructions: ProjectInstructions[];
+  agents: AgentCatalog;
+  commands: CommandCatalog;
+  skills: SkillCatalog;
+}
+
 /** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
 export function newSessionId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
@@ -157,6 +169,10 @@ export class Session {
   readonly instructions: ProjectInstructions[];
   /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   readonly agents: AgentCatalog;
+  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
+  readonly commands: CommandCatalog;
+  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
+  readonly skills: SkillCatalog;
   /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
   readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
@@ -176,9 +192,9 @@ export class Session {
     options: SessionOptions,
     model: ModelHandle,
     workspace: string,
-    instructions: ProjectInstructions[],
-    agents: AgentCatalog,
+    found: WorkspaceFindings,
   ) {
+    const { instructions, agents } = found;
     const { config } = options;
     const env = options.env ?? process.env;
     this.id = options.resume?.id ?? newSessionId();
@@ -190,6 +206,8 @@ export class Session {
     this.attended = options.attended;
     this.instructions = instructions;
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
+    this.commands = found.commands;
+    this.skills = found.skills;
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
     this.ledger = new UsageLedger(this.bus, {
@@ -243,6 +261,8 @@ export class Session {
         ...planTools,
         ...agentTools,
         ...webTools(config.web, env),
+        // Offered only when there are skills: their list costs nothing otherwise.
+        ...(found.skills.skills.size ? [skillTool(found.skills.skills)] : []),
       ],
       config.tools,
       { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
@@ -284,11 +304,16 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    const [instructions, agents] = await Promise.all([
+    const [instructions, agents, commands, skills] = await Promise.all([
       loadProjectInstructions(workspace, env),
       loadAgents(workspace, env),
+      loadCustomCommands(workspace, env, {
+        trusted: WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS,
+        provider: parseModelId(options.modelId).provider,
+      }),
+      loadSkills(workspace, env),
     ]);
-    return new Session(options, model, workspace, instructions, agents);
+    return new Session(options, model, workspace, { instructions, agents, commands, skills });
   }
 
   /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */

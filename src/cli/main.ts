@@ -344,6 +344,21 @@ program
     process.exitCode = await agentsCommand(options, io);
   });
 
+program
+  .command("skills")
+  .description(
+    "the skills the model can load here (SKILL.md folders), where each comes from, and what it is for",
+  )
+  .addOption(cwdOption())
+  .option("--json", "print JSON")
+  .action(async (options: { cwd?: string; json?: boolean }) => {
+    const { skillsCommand } = await import("./skills.js");
+    process.exitCode = await skillsCommand(options, {
+      ...io,
+      ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    });
+  });
+
 const auth = program
   .command("auth")
   .description(

@@ -2,6 +2,8 @@ import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
 import { imagesToSend } from "../agent/mentions.js";
 import { runTask } from "../agent/runTask.js";
+import type { Session } from "../agent/session.js";
+import { commandCall, expandCommand } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -17,6 +19,18 @@ export function flagsFrom(options: CommonOptions) {
     verify: options.verify,
     allowUnsandboxed: options.allowUnsandboxed,
   };
+}
+
+/**
+ * `cairn -p "/review src/app.ts"`: a custom command's prompt with its arguments, the session on
+ * its model and its allowed tools running without asking; any other task as it is.
+ */
+async function customCommandPrompt(session: Session, task: string): Promise<string> {
+  const call = commandCall(task, session.commands);
+  if (!call) return task;
+  if (call.command.model) await session.submit({ type: "override", model: call.command.model });
+  session.policy = session.policy.allowing(call.command.allows);
+  return expandCommand(call.command, call.args);
 }
 
 /**
@@ -38,9 +52,10 @@ export async function taskCommand(
     run: async (session) => {
       if (agent) checkTarget(session, agent);
       if (mode === "run") return runTask(session, task, undefined, { agent });
+      const prompt = await customCommandPrompt(session, task);
       // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
-      const { images, labels } = await imagesToSend(task, session);
-      return doTask(session, labels ? `${task}\n\n${labels}` : task, undefined, {
+      const { images, labels } = await imagesToSend(prompt, session);
+      return doTask(session, labels ? `${prompt}\n\n${labels}` : prompt, undefined, {
         agent,
         chitchat: !options.print,
         images,

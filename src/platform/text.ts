@@ -7,6 +7,12 @@ export function homePath(file: string, home: string = os.homedir()): string {
   return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
 }
 
+/** A file as the person finds it: relative to the workspace when inside it, else under `~/`, else whole. */
+export function shownPath(file: string, workspace: string, home: string = os.homedir()): string {
+  const inWorkspace = path.relative(workspace, file);
+  return inWorkspace.startsWith("..") || path.isAbsolute(inWorkspace) ? homePath(file, home) : inWorkspace;
+}
+
 /** `1 file`, `2 files`. */
 export function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? "" : "s"}`;
