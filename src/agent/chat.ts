@@ -12,6 +12,7 @@ import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { doTask } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
+import { promptThroughHooks } from "./promptHooks.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
@@ -103,7 +104,7 @@ export class ChatEngine {
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
     // The conversation left behind needs its MCP servers no more.
-    void this.session?.close();
+    void this.session?.close("clear");
     this.session = session;
     this.notes = [];
     this.begun = history.all().length > 0;
@@ -112,6 +113,7 @@ export class ChatEngine {
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: true,
+      stopHooks: true,
       history,
     });
   }
@@ -257,6 +259,8 @@ export class ChatEngine {
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
           // is attached, or a command's prompt.
           const opening = !this.begun && attachments.length === 0 && images.length === 0 && shown === prompt;
+          const hooked = await promptThroughHooks(turn, prompt);
+          if ("blocked" in hooked) return hooked.blocked;
           const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: prompt }, { role: "assistant", content: direct });
@@ -265,7 +269,9 @@ export class ChatEngine {
           const outcome = await this.loop.run(
             turn,
             this.withNotes(
-              prompt + (labels ? `\n\n${labels}` : "") + (await this.attachments(turn, prompt, attachments)),
+              hooked.prompt +
+                (labels ? `\n\n${labels}` : "") +
+                (await this.attachments(turn, prompt, attachments)),
             ),
             turn.model.info.images ? images : [],
           );

@@ -1,6 +1,7 @@
 import type { ToolImage } from "../tools/types.js";
 import { toValidationSummary } from "../verify/check.js";
 import { executeThrough } from "./delegation.js";
+import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
@@ -33,15 +34,18 @@ export async function doTask(
     settle(
       turn,
       async () => {
+        const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
+        if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         if (direct) return { status: "completed", summary: direct, iterations: 1 };
-        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : hooked.prompt;
         const outcome = options.agent
           ? await executeThrough(turn, options.agent, prompt)
           : await new ToolLoop(session, {
               phase: "execution",
               maxToolCalls: session.config.max_tool_calls,
               announcePlan: true,
+              stopHooks: true,
             }).run(turn, prompt, options.images);
         const summary = outcome.answer || outcome.reason || "";
         if (!session.config.verify || outcome.status !== "completed") {

@@ -44,7 +44,7 @@ export interface Host {
 export async function openHost(options: HostOptions): Promise<Host> {
   const given = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
-  const { config, workspaceServers } = await loadConfig({
+  const { config, workspaceServers, leftOut } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
@@ -67,6 +67,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         attended: options.attended,
         env,
         workspaceServers,
+        leftOut,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
       });

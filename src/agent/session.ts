@@ -7,6 +7,7 @@ import { unknownExternalAgents } from "../agents/targets.js";
 import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
+import { WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS, type WorkspaceAsk } from "../config/workspaceTrust.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
@@ -14,7 +15,7 @@ import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/typ
 import { type CommandCatalog, loadCustomCommands } from "../extensions/customCommands.js";
 import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
 import { skillTool } from "../extensions/skillTool.js";
-import { WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS } from "../extensions/trust.js";
+import { Hooks } from "../hooks/hooks.js";
 import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole, parseModelId } from "../model/providers.js";
@@ -71,6 +72,8 @@ export interface SessionOptions {
    * file that does, as `loadConfig` finds them: each starts only once the approval policy allows it.
    */
   workspaceServers?: Record<string, string>;
+  /** What the workspace's config asked for and was left out, the folder not being trusted (its hooks). */
+  leftOut?: WorkspaceAsk[];
 }
 
 /**
@@ -173,6 +176,13 @@ export class Session {
   readonly commands: CommandCatalog;
   /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
   readonly skills: SkillCatalog;
+  /**
+   * What the workspace's own files asked for and was left out, the folder not being trusted (its
+   * hooks, its commands' allowed tools): said at the start.
+   */
+  readonly leftOut: WorkspaceAsk[];
+  /** The commands the config's `hooks:` runs on the session's events. */
+  readonly hooks: Hooks;
   /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
   readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
@@ -207,6 +217,7 @@ export class Session {
     this.instructions = instructions;
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
     this.commands = found.commands;
+    this.leftOut = [...(options.leftOut ?? []), ...found.commands.widening];
     this.skills = found.skills;
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
@@ -221,6 +232,19 @@ export class Session {
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
     this.envPolicy = environmentPolicy(config);
     this.commandEnv = this.environmentFor();
+    this.hooks = new Hooks(config.hooks, {
+      id: this.id,
+      workspace,
+      env: this.commandEnv,
+      approvalMode: () => this.policy.mode,
+      report: (message) => this.bus.emit({ type: "error", message, fatal: false }),
+    });
+    // The person is waited for: hooks may tell them where they are (a desktop notification, a sound).
+    this.bus.subscribe((event) => {
+      if (event.type === "approval.requested")
+        this.hooks.notify(`cairn needs your permission to use ${event.prompt.tool}`, "permission_prompt");
+      if (event.type === "question.asked") this.hooks.notify(event.question, "question");
+    });
     this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
     this.sandbox =
@@ -341,9 +365,10 @@ export class Session {
     return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
-  /** Stops what the session started outside itself: its MCP servers. */
-  close(): Promise<void> {
-    return this.registry.close();
+  /** Stops what the session started outside itself (its MCP servers), its SessionEnd hooks told first. */
+  async close(reason = "exit"): Promise<void> {
+    if (this.announced) await this.hooks.onSessionEnd(reason);
+    await this.registry.close();
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

@@ -45,6 +45,14 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     ...session.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
+  if (session.leftOut.length > 0) {
+    const what = session.leftOut.map((ask) => `${ask.file}: ${ask.asks}`).join("; ");
+    session.bus.emit({
+      type: "error",
+      fatal: false,
+      message: `Left out until you trust this folder: ${what}.`,
+    });
+  }
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({
       type: "error",

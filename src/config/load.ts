@@ -7,6 +7,7 @@ import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
 import { closest, homePath } from "../platform/text.js";
 import { type Config, configSchema } from "./schema.js";
+import { WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS, type WorkspaceAsk } from "./workspaceTrust.js";
 
 /** The common command-line flags that carry settings, as commander names them. */
 export interface ConfigFlags {
@@ -41,6 +42,8 @@ export interface LoadedConfig {
    * approval policy first; the global config and `--config` are the person's own.
    */
   workspaceServers: Record<string, string>;
+  /** What the workspace's own config asked for and was left out, the folder not being trusted (its hooks). */
+  leftOut: WorkspaceAsk[];
 }
 
 interface Override {
@@ -121,15 +124,19 @@ function isMapping(value: unknown): value is Mapping {
 
 /**
  * Objects merge key by key; anything else, lists included, is replaced whole, except approval
- * rules: a project's rules come after the global ones, so that a global `deny` still holds
- * unless a project rule overrides it on purpose (the last matching rule decides).
+ * rules and hooks: a project's rules come after the global ones, so that a global `deny` still
+ * holds unless a project rule overrides it on purpose (the last matching rule decides), and a
+ * project's hooks for an event run after the person's.
  */
-function merge(base: Mapping, over: Mapping): Mapping {
+function merge(base: Mapping, over: Mapping, at = ""): Mapping {
   const out = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = out[key];
-    if (key === "rules" && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
-    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
+    const keyPath = at ? `${at}.${key}` : key;
+    // A project's hooks run after the person's for the same event: both are kept, as rules are.
+    const kept = keyPath === "rules" || at === "hooks";
+    if (kept && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
+    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value, keyPath) : value;
   }
   return out;
 }
@@ -407,6 +414,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
       layers.push(settingLayer(setting, nested(setting.override.key, setting.value)));
   }
   checked(layers);
+  const untrustedHooks = WORKSPACE_TRUSTED_BEFORE_TRUST_LANDS
+    ? []
+    : setAsideHooks(workspaceLayers, options.cwd);
   let config = combined(layers);
   if (baseUrls.length) {
     // Which provider the URL belongs to is known only once the model is settled by the layers above.
@@ -421,5 +431,33 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     config,
     sources: layers.map((layer) => layer.source),
     workspaceServers: workspaceServersIn(workspaceLayers, options.cwd),
+    leftOut: untrustedHooks,
   };
+}
+
+/**
+ * The hooks a workspace's own config sets, taken out of its layers (checked first, so a mistake
+ * in them is still said): they would run commands the repository chose on every event, so they
+ * run only in a folder the person trusts (see workspaceTrust.ts). What was set aside is named.
+ */
+function setAsideHooks(workspaceLayers: Layer[], cwd: string): WorkspaceAsk[] {
+  const asks: WorkspaceAsk[] = [];
+  for (const layer of workspaceLayers) {
+    const hooks = layer.raw.hooks;
+    if (!isMapping(hooks)) continue;
+    for (const [event, matchers] of Object.entries(hooks))
+      for (const [i, matcher] of (Array.isArray(matchers) ? matchers : []).entries()) {
+        const commands = isMapping(matcher) && Array.isArray(matcher.hooks) ? matcher.hooks : [];
+        const shown = commands.map((hook) => (isMapping(hook) ? String(hook.command) : "")).join(", ");
+        asks.push({
+          file: path.relative(cwd, layer.source),
+          key: `hooks.${event}[${i}]`,
+          asks: `run ${shown} on ${event}`,
+          value: matcher,
+        });
+      }
+    const { hooks: _, ...rest } = layer.raw;
+    layer.raw = rest;
+  }
+  return asks;
 }

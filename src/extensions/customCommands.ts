@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { Rule } from "../config/schema.js";
+import type { WorkspaceAsk } from "../config/workspaceTrust.js";
 import { parseModelId } from "../model/providers.js";
 import { readFrontMatter } from "../platform/frontMatter.js";
 import { describeIssue } from "../platform/issues.js";
@@ -10,7 +11,6 @@ import { splitCommandLine } from "../platform/shell/split.js";
 import { firstLine, shownPath } from "../platform/text.js";
 import { cairnToolName } from "./claudeNames.js";
 import { type ExtensionScope, entriesOf, extensionFolders } from "./places.js";
-import type { WorkspaceAsk } from "./trust.js";
 
 /**
  * A custom slash command: a Markdown file whose body is the prompt (`.cairn/commands/review.md`
