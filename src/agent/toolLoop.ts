@@ -263,7 +263,7 @@ export class ToolLoop {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
         session.bus.emit({ type: "message", text: answer });
-        const goOn = !budgetSpent && (await this.stopHookSays(turn, answer, stopContinues));
+        const goOn = budgetSpent ? undefined : await this.stopHookSays(turn, answer, stopContinues);
         if (goOn !== undefined) {
           stopContinues++;
           this.history.add({ role: "user", content: `A hook asks you to go on before you stop: ${goOn}` });
