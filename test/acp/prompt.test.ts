@@ -25,7 +25,10 @@ describe("cairn acp: a prompt", () => {
     const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
     // The person's own command is offered beside cairn's.
     await mkdir(path.join(home, "config", "cairn", "commands"), { recursive: true });
-    await writeFile(path.join(home, "config", "cairn", "commands", "explain.md"), "Explain $ARGUMENTS simply.");
+    await writeFile(
+      path.join(home, "config", "cairn", "commands", "explain.md"),
+      "Explain $ARGUMENTS simply.",
+    );
     const editor = stage.start({ server, home, args: ["--approval", "auto"] });
     const { init, session } = await openSession(editor, repo);
     expect(init.agentCapabilities).toMatchObject({

@@ -408,11 +408,20 @@ describe("XDG directories", () => {
 
 describe("hooks in the config", () => {
   it("keeps every layer's hooks for an event, the person's first; sets the workspace's aside and names them", async () => {
-    write(globalFile(), "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - command: mine.sh\n");
+    write(
+      globalFile(),
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - command: mine.sh\n",
+    );
     write(projectFile(), "hooks:\n  Stop:\n    - hooks:\n        - command: theirs.sh\n");
-    const extra = write(path.join(root, "extra.yaml"), "hooks:\n  PreToolUse:\n    - hooks:\n        - command: extra.sh\n");
+    const extra = write(
+      path.join(root, "extra.yaml"),
+      "hooks:\n  PreToolUse:\n    - hooks:\n        - command: extra.sh\n",
+    );
     const { config, leftOut } = await load({}, extra);
-    expect(config.hooks.PreToolUse?.map((matcher) => matcher.hooks[0]?.command)).toEqual(["mine.sh", "extra.sh"]);
+    expect(config.hooks.PreToolUse?.map((matcher) => matcher.hooks[0]?.command)).toEqual([
+      "mine.sh",
+      "extra.sh",
+    ]);
     expect(config.hooks.Stop).toBeUndefined();
     expect(leftOut).toEqual([
       {

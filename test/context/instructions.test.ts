@@ -51,7 +51,11 @@ describe("the person's own instructions", () => {
     const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") };
     const found = await loadProjectInstructions(root, env);
     expect(found).toEqual([
-      { file: path.join("~", "config", "cairn", "AGENTS.md"), text: "Answer in British English.", user: true },
+      {
+        file: path.join("~", "config", "cairn", "AGENTS.md"),
+        text: "Answer in British English.",
+        user: true,
+      },
       { file: "AGENTS.md", text: "Use pnpm." },
     ]);
     const system = buildSystemPrompt({ workspace: root, instructions: found });
