@@ -42,6 +42,16 @@ async function keyChoice(options: AuthOptions, env: NodeJS.ProcessEnv) {
   return config;
 }
 
+/** A provider named on the command line, and the variable its key is read from here. */
+async function providerKey(
+  name: string,
+  options: AuthOptions,
+  env: NodeJS.ProcessEnv,
+): Promise<{ provider: ProviderName; variable: string }> {
+  const provider = providerNamed(name);
+  return { provider, variable: keyVariable(provider, await keyChoice(options, env)) };
+}
+
 /** A line typed at the terminal without showing it, as a password prompt reads one. */
 function readHidden(question: string): Promise<string> {
   const input = process.stdin;
@@ -97,8 +107,7 @@ export async function authLoginCommand(
   io: CommandIo,
   env = process.env,
 ): Promise<number> {
-  const provider = providerNamed(name);
-  const variable = keyVariable(provider, await keyChoice(options, env));
+  const { provider, variable } = await providerKey(name, options, env);
   const key = await keyFromPerson(provider, variable);
   await storeKey(provider, key, env);
   const file = homePath(credentialsFile(env), env.HOME);
@@ -118,8 +127,7 @@ export async function authLogoutCommand(
   io: CommandIo,
   env = process.env,
 ): Promise<number> {
-  const provider = providerNamed(name);
-  const variable = keyVariable(provider, await keyChoice(options, env));
+  const { provider, variable } = await providerKey(name, options, env);
   if (!(await forgetKey(provider, env))) {
     io.out.write(`No ${provider} key is stored; nothing to remove.\n`);
     return 0;

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { putFiles } from "../helpers/folders.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
@@ -24,18 +24,13 @@ description: Write release notes from the git log, in the project's style.
 Group the changes under Added, Fixed and Changed; one line each, newest first.
 `;
 
-async function put(root: string, file: string, text: string): Promise<void> {
-  await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-  await writeFile(path.join(root, file), text);
-}
-
 describe.skipIf(!hasTmux)("custom commands and skills in the terminal", () => {
   it("runs a custom command with its arguments, lists it in /help, and lets its allowed tools run without asking", async () => {
     const [repo, home] = await Promise.all([
       makeRepo({ "math.js": "export const add = (a, b) => a - b;\n" }),
       makeHome(),
     ]);
-    await put(home, "config/cairn/commands/review.md", REVIEW);
+    await putFiles(home, { "config/cairn/commands/review.md": REVIEW });
     open.server = await startScriptedServer([
       { toolCalls: [{ name: "run_command", args: { command: "touch reviewed.txt" } }] },
       { text: "Reviewed: add subtracts." },
@@ -68,7 +63,7 @@ describe.skipIf(!hasTmux)("custom commands and skills in the terminal", () => {
 
   it("offers a skill by its description and loads its instructions only when the model asks", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
-    await put(repo, ".cairn/skills/release-notes/SKILL.md", NOTES_SKILL);
+    await putFiles(repo, { ".cairn/skills/release-notes/SKILL.md": NOTES_SKILL });
     open.server = await startScriptedServer([
       { toolCalls: [{ name: "load_skill", args: { name: "release-notes" } }] },
       { text: "Notes written, grouped." },
@@ -94,8 +89,8 @@ describe("custom commands and skills without a terminal", () => {
       makeRepo({ "math.js": "export const add = (a, b) => a - b;\n" }),
       makeHome(),
     ]);
-    await put(repo, ".cairn/commands/review.md", REVIEW);
-    await put(repo, ".cairn/skills/release-notes/SKILL.md", NOTES_SKILL);
+    await putFiles(repo, { ".cairn/commands/review.md": REVIEW });
+    await putFiles(repo, { ".cairn/skills/release-notes/SKILL.md": NOTES_SKILL });
     open.server = await startScriptedServer([{ text: "Looked." }, { text: "Plain." }]);
     const { args, env } = modelFlags("openai", open.server);
     const run = await runCairn(["-p", "/review math.js naming", ...args, "--cwd", repo], { home, env });

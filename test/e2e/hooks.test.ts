@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
+import { chmod } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { putFiles } from "../helpers/folders.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
@@ -17,11 +18,9 @@ esac
 exit 0
 `;
 
-async function put(root: string, file: string, text: string, mode?: number): Promise<string> {
-  const full = path.join(root, file);
-  await mkdir(path.dirname(full), { recursive: true });
-  await writeFile(full, text, mode ? { mode } : {});
-  return full;
+async function put(root: string, file: string, text: string): Promise<string> {
+  await putFiles(root, { [file]: text });
+  return path.join(root, file);
 }
 
 /** The person's own config, with hooks. */
@@ -30,7 +29,8 @@ const globalHooks = (home: string, yaml: string) => put(home, "config/cairn/conf
 describe.skipIf(!hasTmux)("hooks in the terminal", () => {
   it("a PreToolUse hook (matcher Bash, as written for Claude Code) blocks a command, and the model is told why", async () => {
     const [repo, home] = await Promise.all([makeRepo({ "build/out.js": "x\n" }), makeHome()]);
-    const guard = await put(home, "hooks/guard.sh", GUARD, 0o755);
+    const guard = await put(home, "hooks/guard.sh", GUARD);
+    await chmod(guard, 0o755);
     await globalHooks(
       home,
       `sandbox:\n  allow_unsandboxed: true\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: ${guard}\n`,

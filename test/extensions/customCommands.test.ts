@@ -1,23 +1,9 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { commandCall, expandCommand, loadCustomCommands } from "../../src/extensions/customCommands.js";
+import { tempFolder } from "../helpers/folders.js";
 
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function folder(files: Record<string, string>): Promise<string> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-commands-")));
-  made.push(root);
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const folder = (files: Record<string, string>) => tempFolder(files, "cairn-commands");
 
 describe("a custom command's prompt", () => {
   it("takes $ARGUMENTS whole and $1, $2 one by one, quoted words as one", () => {

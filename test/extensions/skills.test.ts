@@ -1,25 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { loadSkills } from "../../src/extensions/skills.js";
 import { skillTool } from "../../src/extensions/skillTool.js";
+import { tempFolder } from "../helpers/folders.js";
 import { toolContext } from "../helpers/tools.js";
 
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
-async function folder(files: Record<string, string>): Promise<string> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-skills-")));
-  made.push(root);
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const folder = (files: Record<string, string>) => tempFolder(files, "cairn-skills");
 
 const PDF_SKILL =
   "---\nname: pdf\ndescription: Read and fill PDF forms. Use for any .pdf file.\n---\n# PDF\nRun scripts/fill.py <form>.";

@@ -1,10 +1,11 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CairnEvent, StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
 import { fileTools } from "../../src/tools/files.js";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { TextRenderer } from "../../src/ui/text.js";
+import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
@@ -88,40 +89,11 @@ describe("the text renderer", () => {
   it("gives the speed of an answer only when there is enough of it to measure", async () => {
     const finish = (output: number, seconds: number): CairnEvent[] => [
       {
-        type: "usage",
-        phase: "execution",
-        model: "openai/gpt-4o",
-        input_tokens: 100,
-        output_tokens: output,
-        cached_input_tokens: 0,
-        cache_write_tokens: 0,
-        reasoning_tokens: 0,
-        cost_usd: 0,
+        ...(usage(100, output, 0) as EventOf<"usage">),
         duration_ms: seconds * 1000,
         tokens_per_second: output / seconds,
       },
-      {
-        type: "session.finished",
-        result: {
-          session_id: "s",
-          status: "completed",
-          summary: "",
-          iterations: 1,
-          files_changed: [],
-          validation: null,
-          usage: {
-            input_tokens: 100,
-            output_tokens: output,
-            cached_input_tokens: 0,
-            cache_write_tokens: 0,
-            reasoning_tokens: 0,
-            by_phase: {},
-            by_agent: {},
-          },
-          cost_usd: 0,
-          duration_ms: seconds * 1000,
-        },
-      },
+      finished("completed", seconds * 1000),
     ];
     expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
     expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
