@@ -8,6 +8,7 @@ import { benchQuit } from "./quit.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
+import { benchTokens, type TokensOptions } from "./tokens.js";
 import { benchTui, TUI_FULL, TUI_SMOKE } from "./tui.js";
 
 export interface Scale {
@@ -29,6 +30,8 @@ export interface Scale {
   /** Tasks of the queue benchmark, and how many run at once. */
   queueTasks: number;
   queueJobs: number;
+  /** Inputs of the token counting benchmark (issue 26). */
+  tokens: TokensOptions;
   /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
   quitRuns: number;
 }
@@ -48,6 +51,7 @@ export const FULL: Scale = {
   tui: TUI_FULL,
   queueTasks: 12,
   queueJobs: 2,
+  tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
   quitRuns: 7,
 };
 
@@ -67,6 +71,7 @@ export const SMOKE: Scale = {
   tui: TUI_SMOKE,
   queueTasks: 2,
   queueJobs: 2,
+  tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
   quitRuns: 1,
 };
 
@@ -86,5 +91,6 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
+  tokens: (scale) => benchTokens(scale.tokens),
   quit: (scale) => benchQuit({ runs: scale.quitRuns }),
 };
