@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -18,6 +18,7 @@ import {
   type Config,
   DEFAULT_MAX_MESSAGE_BYTES,
 } from "../config/schema.js";
+import { realFolder } from "../config/trust/decide.js";
 import { modelInfo } from "../model/catalog.js";
 import { ProviderError } from "../model/errors.js";
 import { resolveModelId } from "../model/providers.js";
@@ -37,6 +38,8 @@ export interface AcpServerOptions {
   /** `--config <file>`, and the flags `cairn acp` was started with: for every session. */
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** `cairn acp --trust-workspace`: every session's folder is trusted (docs/security.md#trust). */
+  trustWorkspace?: boolean | undefined;
   env?: NodeJS.ProcessEnv;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
@@ -65,13 +68,17 @@ function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolea
   }
 }
 
-/** A folder by its real path, where it exists. */
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
+/**
+ * Whether the editor says the person trusts the session's folder: `{"_meta": {"cairn":
+ * {"trustWorkspace": true}}}` on `session/new` or `session/load`, for an editor that asks its
+ * own question (VS Code's workspace trust, Emacs's trusted-content). Nothing else counts.
+ */
+function editorTrusts(meta: unknown): boolean {
+  const cairn =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).cairn : undefined;
+  return (
+    typeof cairn === "object" && cairn !== null && (cairn as Record<string, unknown>).trustWorkspace === true
+  );
 }
 
 /** The editor's project folder, which must be an absolute path to a folder. */
@@ -101,22 +108,26 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       })
     ).config;
 
-  const sessionOptions = (cwd: string): AcpSessionOptions => ({
+  const sessionOptions = (cwd: string, trusted: boolean): AcpSessionOptions => ({
     client: connection.client,
     capabilities,
     cwd: projectFolder(cwd),
     configFile: options.configFile,
     flags: options.flags,
+    trustWorkspace: Boolean(options.trustWorkspace) || trusted,
     env,
     log: options.log,
   });
 
-  /** Opens a session, or says what is missing: an API key is the editor's to give (auth). */
-  const open = async (cwd: string, resume?: Parameters<typeof AcpSession.open>[1]) => {
+  /**
+   * Opens a session, or says what is missing: an API key is the editor's to give (auth). An
+   * editor that keeps its own trust of folders says so for the session (`editorTrusts`).
+   */
+  const open = async (cwd: string, meta: unknown, resume?: Parameters<typeof AcpSession.open>[1]) => {
     const missing = missingKey(await configFor(projectFolder(cwd)), env);
     if (missing)
       throw RequestError.authRequired({ variables: missing.wanted.map((w) => w.variable) }, missing.message);
-    const session = await AcpSession.open(sessionOptions(cwd), resume);
+    const session = await AcpSession.open(sessionOptions(cwd, editorTrusts(meta)), resume);
     await sessions.get(session.id)?.close();
     sessions.set(session.id, session);
     return session;
@@ -181,7 +192,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     .onRequest(
       "session/new",
       handle(async ({ params }) => {
-        const session = await open(params.cwd);
+        const session = await open(params.cwd, params._meta);
         setImmediate(() => session.announceCommands());
         return { sessionId: session.id, modes: session.modes() };
       }),
@@ -197,7 +208,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
         } finally {
           store.close();
         }
-        const session = await open(params.cwd, { id: params.sessionId, events });
+        const session = await open(params.cwd, params._meta, { id: params.sessionId, events });
         session.replay(events);
         setImmediate(() => session.announceCommands());
         return { modes: session.modes() };

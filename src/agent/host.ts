@@ -1,9 +1,13 @@
 import path from "node:path";
+import { loadAgents } from "../agents/files.js";
 import { withStoredKeys } from "../config/credentials.js";
-import { type ConfigFlags, loadConfig } from "../config/load.js";
+import { type ConfigFlags, loadConfig, type TrustOptions } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import type { AskTrust, WorkspaceTrust } from "../config/trust/decide.js";
 import type { EventListener } from "../events/bus.js";
 import type { Mode } from "../events/types.js";
+import { loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
@@ -24,6 +28,12 @@ export interface HostOptions {
   adapters?: EventListener[];
   /** The workspace its sessions are recorded under, when not `cwd` (a batch's task: see Session). */
   recordedWorkspace?: string;
+  /**
+   * How the workspace's own files are trusted: `flag` for `--trust-workspace` (or a batch task the
+   * batch file trusts), `ask` to ask a person at a terminal. Trust is decided for
+   * `recordedWorkspace` when there is one: a batch task's copy is trusted as its repository is.
+   */
+  trust?: { flag?: boolean | undefined; ask?: AskTrust | undefined };
   /** What the editor the sessions run in lends their tools (`cairn acp`). */
   editor?: EditorAccess;
 }
@@ -31,11 +41,31 @@ export interface HostOptions {
 /** Sessions on one workspace and configuration, each stored as it runs. */
 export interface Host {
   config: Config;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out. */
+  trust: WorkspaceTrust;
   store: Store;
   /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
   open(resume?: ResumedLog): Promise<Session>;
   /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
   close(): Promise<void>;
+}
+
+/**
+ * What the workspace carries besides its config files, judged as its config is: its agent files,
+ * custom commands and skills (asked about, hashed and left out with its config), each judged as
+ * the session will load it, against the provider the person's own key (or stored key) goes to.
+ */
+export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): TrustOptions["contributions"] {
+  return async (narrowed) => {
+    const keyed = withStoredKeys(env, narrowed);
+    const carried = { trusted: false, config: narrowed };
+    const catalogs = await Promise.all([
+      loadAgents(cwd, keyed, carried),
+      loadCustomCommands(cwd, keyed, carried),
+      loadSkills(cwd, keyed, carried),
+    ]);
+    return catalogs.flatMap((catalog) => catalog.widening);
+  };
 }
 
 /**
@@ -47,11 +77,18 @@ export interface Host {
 export async function openHost(options: HostOptions): Promise<Host> {
   const given = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
-  const { config, workspaceServers, leftOut } = await loadConfig({
+  const { config, workspaceServers, trust } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
     env: given,
+    trust: {
+      flag: options.trust?.flag ?? false,
+      ...(options.recordedWorkspace ? { folder: options.recordedWorkspace } : {}),
+      defaultApproval: options.attended ? "ask" : "auto-edit",
+      contributions: workspaceContributions(cwd, given),
+      ask: options.trust?.ask,
+    },
   });
   // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
   const env = withStoredKeys(given, config);
@@ -60,6 +97,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   const sessions = new Set<Session>();
   return {
     config,
+    trust,
     store,
     async open(resume) {
       const session = await Session.create({
@@ -70,7 +108,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         attended: options.attended,
         env,
         workspaceServers,
-        leftOut,
+        trust,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),

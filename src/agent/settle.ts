@@ -1,3 +1,4 @@
+import { trustEvent } from "../config/trust/decide.js";
 import type { RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { BudgetExceededError } from "./ledger.js";
@@ -22,12 +23,14 @@ export interface Outcome {
 /** The first event of a session, or of its continuation after an interruption. */
 export function announce(session: Session, task: string, resume?: ResumePoint): void {
   session.announced = true;
+  const trust = trustEvent(session.trust);
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
+    if (trust) session.bus.emit(trust);
     return;
   }
   session.bus.emit({
@@ -38,6 +41,8 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
+  // What the workspace's files asked for, and whether it applied, is on record with the session.
+  if (trust) session.bus.emit(trust);
   // An agent, command or skill file that cannot be read leaves the others working: said at the start.
   for (const problem of [
     ...session.agents.problems,
@@ -45,14 +50,6 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     ...session.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
-  if (session.leftOut.length > 0) {
-    const what = session.leftOut.map((ask) => `${ask.file}: ${ask.asks}`).join("; ");
-    session.bus.emit({
-      type: "error",
-      fatal: false,
-      message: `Left out until you trust this folder: ${what}.`,
-    });
-  }
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({
       type: "error",

@@ -2,16 +2,18 @@ import path from "node:path";
 import { loadSkills } from "../extensions/skills.js";
 import { clip, renderTable } from "../platform/table.js";
 import type { CommandIo } from "./sessions.js";
+import { asSessionsSeeIt } from "./sessionView.js";
 
 export interface SkillsOptions {
   cwd?: string;
+  config?: string;
   json?: boolean;
 }
 
 /**
  * `cairn skills`: the skills a session in this folder offers the model (`load_skill`), where each
- * comes from, and what it says of itself. Skills that cannot be read are reported, and the exit
- * code says so, but the others are still listed.
+ * comes from, and what it says of itself, within what the folder's trust allows. Skills that
+ * cannot be read are reported, and the exit code says so, but the others are still listed.
  */
 export async function skillsCommand(
   options: SkillsOptions,
@@ -19,7 +21,8 @@ export async function skillsCommand(
   env = process.env,
 ): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { skills, problems } = await loadSkills(cwd, env);
+  const { trust } = await asSessionsSeeIt(cwd, options.config, env, io);
+  const { skills, problems } = await loadSkills(cwd, env, trust);
   const rows = [...skills.values()].map(({ name, scope, file, description, dir }) => ({
     name,
     scope,

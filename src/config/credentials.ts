@@ -14,7 +14,7 @@ import {
 } from "../model/providers.js";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { ConfigError } from "../platform/errors.js";
-import { dataDir } from "./load.js";
+import { dataDir } from "./paths.js";
 
 /** A key stored with `cairn auth login`, and when. */
 export interface StoredKey {

@@ -53,7 +53,7 @@ export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** An approval rule: what to do with the calls of matching tools, or with matching commands. */
-const ruleSchema = z
+export const ruleSchema = z
   .strictObject({
     action: z.enum(RULE_ACTIONS),
     /** Tool name; `*` matches any run of characters (`write_*`). */
@@ -347,6 +347,12 @@ export const configSchema = z.strictObject({
         .default(4 * 1024 * 1024),
     })
     .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
+  /**
+   * Folders you trust, each with everything under it (`~/` is the home folder): what their own
+   * files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for applies there without asking
+   * (docs/security.md#trust). Only your own config can list them.
+   */
+  trusted_folders: z.array(z.string().min(1)).default([]),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /**

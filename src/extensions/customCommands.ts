@@ -3,8 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import type { Rule } from "../config/schema.js";
-import type { WorkspaceAsk } from "../config/workspaceTrust.js";
-import { parseModelId } from "../model/providers.js";
+import type { CarriedTrust, WorkspaceSetting } from "../config/trust/narrow.js";
+import { chosenProvider, goesElsewhere, type ProviderName, parseModelId } from "../model/providers.js";
 import { readFrontMatter } from "../platform/frontMatter.js";
 import { describeIssue } from "../platform/issues.js";
 import { splitCommandLine } from "../platform/shell/split.js";
@@ -37,7 +37,7 @@ export interface CommandCatalog {
   /** One line per file that could not be read, or part of one that was left out. */
   problems: string[];
   /** What the project's commands ask for beyond the person's settings: applied only when the folder is trusted. */
-  widening: WorkspaceAsk[];
+  widening: WorkspaceSetting[];
 }
 
 /** Command names are file names, typed after the slash: letters, digits, `-`, `_`, `.`, `:`. */
@@ -89,23 +89,12 @@ function modelProblem(model: string): string | undefined {
   }
 }
 
-interface Judged {
-  command: CustomCommand;
-  problems: string[];
-  widening: WorkspaceAsk[];
-}
-
-/**
- * A command from its file. A project's command came with the repository: until the folder is
- * trusted, it may not let tools run without asking, nor send the prompt to another provider
- * than the person's; what it asked for is named (`widening`) and left out.
- */
+/** A command from its file, and what in it could not be used (said, the rest still works). */
 async function readCommand(
   name: string,
   text: string,
   place: { scope: ExtensionScope; file: string },
-  trust: CommandTrust,
-): Promise<Judged> {
+): Promise<{ command: CustomCommand; problems: string[] }> {
   const found = await readFrontMatter(text);
   const parsed = frontMatterSchema.safeParse(found?.data ?? {}, { reportInput: true });
   if (!parsed.success)
@@ -117,70 +106,75 @@ async function readCommand(
   const body = (found ? found.body : text).trim();
   if (!body) throw new Error("the body is empty: write the prompt the command sends");
   const data = parsed.data;
-  const problems: string[] = [];
-  const widening: WorkspaceAsk[] = [];
   const rules = (data["allowed-tools"] ?? []).map(allowRule);
-  let allows = rules.filter((rule): rule is Rule => typeof rule !== "string");
-  problems.push(...rules.filter((rule): rule is string => typeof rule === "string"));
-  let model = data.model;
-  const badModel = model && modelProblem(model);
-  if (badModel) {
-    problems.push(badModel);
-    model = undefined;
-  }
-  const project = place.scope === "project" && !trust.trusted;
-  if (project && allows.length > 0) {
-    widening.push({
-      file: place.file,
-      key: `commands.${name}.allowed-tools`,
-      asks: `let /${name} run ${allows.map((rule) => rule.command ?? rule.tool).join(", ")} without asking`,
-      value: data["allowed-tools"],
-    });
-    allows = [];
-  }
-  const provider = model?.includes("/") ? parseModelId(model).provider : undefined;
-  if (project && model && provider && provider !== trust.provider) {
-    widening.push({
-      file: place.file,
-      key: `commands.${name}.model`,
-      asks: `run /${name} on ${model}, another provider than ${trust.provider ?? "yours"}`,
-      value: model,
-    });
-    model = undefined;
-  }
+  const problems = rules.filter((rule): rule is string => typeof rule === "string");
+  const badModel = data.model && modelProblem(data.model);
+  if (badModel) problems.push(badModel);
   const command: CustomCommand = {
     name,
     description: data.description?.trim() || firstLine(body, 80),
     ...(data["argument-hint"] ? { argumentHint: data["argument-hint"] } : {}),
-    ...(model ? { model } : {}),
-    allows,
+    ...(data.model && !badModel ? { model: data.model } : {}),
+    allows: rules.filter((rule): rule is Rule => typeof rule !== "string"),
     body,
     scope: place.scope,
     file: place.file,
   };
-  return { command, problems: problems.map((problem) => `${place.file}: ${problem}`), widening };
+  return { command, problems: problems.map((problem) => `${place.file}: ${problem}`) };
 }
 
-/** Whether the project's commands may widen what the person allows, and the provider the person's model goes to. */
-export interface CommandTrust {
-  trusted: boolean;
-  provider?: string | undefined;
+/**
+ * What a project's command asks for beyond the person's settings, as the config's keys are judged
+ * (config/trust/declarations.ts): to stand in for the person's own command of that name, to let
+ * tools run without asking (`allowed-tools`), or to send its turn to a provider their key does not
+ * already go to. Its prompt is not among them: it is words the person chose to send by typing
+ * `/name`, as if they had typed them.
+ */
+function commandWidening(
+  command: CustomCommand,
+  replaces: CustomCommand | undefined,
+  provider: ProviderName | undefined,
+): { replace?: WorkspaceSetting; allows?: WorkspaceSetting; model?: WorkspaceSetting } {
+  const { name, file } = command;
+  const key = `commands.${name}`;
+  const widening: { replace?: WorkspaceSetting; allows?: WorkspaceSetting; model?: WorkspaceSetting } = {};
+  if (replaces?.scope === "user")
+    widening.replace = { file, key, asks: `replace your command /${name}`, value: command.body };
+  if (command.allows.length > 0)
+    widening.allows = {
+      file,
+      key: `${key}.allowed-tools`,
+      asks: `let /${name} run ${command.allows.map((rule) => rule.command ?? rule.tool).join(", ")} without asking`,
+      value: command.allows,
+    };
+  if (command.model && goesElsewhere(command.model, provider))
+    widening.model = {
+      file,
+      key: `${key}.model`,
+      asks: `run /${name} on ${command.model}, another provider than ${provider ?? "yours"}`,
+      value: command.model,
+    };
+  return widening;
 }
 
 /**
  * The person's commands, then the project's (`~/.claude/commands`, `~/.config/cairn/commands`,
  * `.claude/commands`, `.cairn/commands`): a later one of the same name replaces an earlier one.
- * A file that cannot be read is reported and skipped; the others still load.
+ * A file that cannot be read is reported and skipped; the others still load. The project's came
+ * with the repository: unless `trust` says the folder is trusted, one that would replace the
+ * person's own is left out, and its allowed tools and a model of another provider are dropped
+ * (it asks before each tool and runs on the session's model), as `widening` says.
  */
 export async function loadCustomCommands(
   workspace: string,
   env: NodeJS.ProcessEnv,
-  trust: CommandTrust,
+  trust: CarriedTrust,
 ): Promise<CommandCatalog> {
   const commands = new Map<string, CustomCommand>();
   const problems: string[] = [];
-  const widening: WorkspaceAsk[] = [];
+  const widening: WorkspaceSetting[] = [];
   const home = env.HOME || os.homedir();
+  const provider = chosenProvider(trust.config, env);
   for (const { scope, dir } of extensionFolders("commands", workspace, env)) {
     for (const entry of await entriesOf(dir)) {
       if (entry.isDirectory || !entry.name.endsWith(".md")) continue;
@@ -192,13 +186,21 @@ export async function loadCustomCommands(
         continue;
       }
       try {
-        const judged = await readCommand(name, await readFile(file, "utf8"), { scope, file: shown }, trust);
-        commands.set(name, judged.command);
-        problems.push(...judged.problems);
-        widening.push(...judged.widening);
-        // Said until folder trust names it in its own question (see trust.ts).
-        for (const ask of judged.widening)
-          problems.push(`${ask.file}: left out until the folder is trusted: ${ask.asks}`);
+        const read = await readCommand(name, await readFile(file, "utf8"), { scope, file: shown });
+        let { command } = read;
+        problems.push(...read.problems);
+        if (scope === "project") {
+          const asks = commandWidening(command, commands.get(name), provider);
+          widening.push(
+            ...[asks.replace, asks.allows, asks.model].filter((setting) => setting !== undefined),
+          );
+          if (!trust.trusted) {
+            if (asks.replace) continue;
+            const { model, ...rest } = command;
+            command = { ...rest, allows: [], ...(model && !asks.model ? { model } : {}) };
+          }
+        }
+        commands.set(name, command);
       } catch (error) {
         problems.push(`${shown}: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -17,6 +17,7 @@ import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { describeSize } from "../tools/fileText.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -127,6 +128,7 @@ async function runForClient(
   }
   const { session, close } = hosted;
   tools = session.registry;
+  if (session.trust) warnUntrusted(session.trust);
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {

@@ -249,6 +249,29 @@ export function missingKeyMessage(modelId: string, provider: ProviderName, varia
   return `${modelId} needs an API key: set ${variable} in the environment, or store one with \`cairn auth login ${provider}\`.`;
 }
 
+/** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
+export function chosenProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  try {
+    return parseModelId(resolveModelId(choice, env)).provider;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a model would send requests to another provider than the person's (another of their
+ * keys, billed elsewhere) or, when they have none, to one that is not local. A role (`cheap`)
+ * names no provider: it goes where the person's profiles say.
+ */
+export function goesElsewhere(modelId: string, provider: ProviderName | undefined): boolean {
+  if (!modelId.includes("/")) return false;
+  const target = parseModelId(modelId).provider;
+  return provider ? target !== provider : !PROVIDER_SPECS[target].local;
+}
+
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
 export function profileModelId(
   choice: ModelChoice,

@@ -108,4 +108,25 @@ describe("custom commands and skills without a terminal", () => {
     await runCairn(["-p", "say plain", ...args, "--cwd", bare], { home, env });
     expect(open.server.requests[1]?.rawBody).not.toContain("load_skill");
   });
+
+  it("a project's command lets its allowed tools run without asking only once the folder is trusted", async () => {
+    const [repo, home] = await Promise.all([makeRepo({ "math.js": "export const add = 1;\n" }), makeHome()]);
+    await putFiles(repo, { ".cairn/commands/review.md": REVIEW });
+    const touch = { toolCalls: [{ name: "run_command", args: { command: "touch reviewed.txt" } }] };
+    open.server = await startScriptedServer([touch, { text: "Not marked." }, touch, { text: "Marked." }]);
+    const { args, env } = modelFlags("openai", open.server);
+    const untrusted = await runCairn(["-p", "/review math.js naming", ...args, "--cwd", repo], { home, env });
+    // Its prompt is still the person's to send; what it would let run without asking is not applied.
+    expect(open.server.requests[0]?.rawBody).toContain("Review @math.js for naming only");
+    expect(existsSync(path.join(repo, "reviewed.txt"))).toBe(false);
+    expect(untrusted.stderr).toContain(
+      `${path.join(".cairn", "commands", "review.md")} commands.review.allowed-tools: let /review run touch without asking`,
+    );
+    const trusted = await runCairn(
+      ["-p", "/review math.js naming", ...args, "--cwd", repo, "--trust-workspace"],
+      { home, env },
+    );
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(existsSync(path.join(repo, "reviewed.txt"))).toBe(true);
+  });
 });

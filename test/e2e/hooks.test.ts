@@ -88,6 +88,8 @@ describe("hooks headless", () => {
       { text: "Tests run: all pass." },
       { text: "Again." },
       { text: "Tests run again." },
+      { text: "Trusted." },
+      { text: "Tests run, trusted." },
     ]);
     const { args, env } = modelFlags("openai", open.server);
     const blocked = await runCairn(["-p", "print the secret", ...args, "--cwd", repo], { home, env });
@@ -106,12 +108,17 @@ describe("hooks headless", () => {
       "A hook asks you to go on before you stop: run the tests first",
     );
     expect(existsSync(marker)).toBe(false);
-    expect(json.stderr + json.stdout).not.toContain("Left out until you trust");
-    const text = await runCairn(["-p", "fix it", ...args, "--cwd", repo], { home, env: { ...env } }).catch(
-      () => undefined,
-    );
-    expect(text?.stdout + String(text?.stderr)).toContain(
-      `Left out until you trust this folder: ${path.join(".cairn", "config.yaml")}: run touch ${marker} on UserPromptSubmit.`,
-    );
+    // Named once on stderr as every setting an untrusted folder asked for is, and in the event.
+    const ignored = `${path.join(".cairn", "config.yaml")} hooks.UserPromptSubmit[0]: run \`touch ${marker}\` on every prompt you send`;
+    expect(json.stderr.split(ignored)).toHaveLength(2);
+    const text = await runCairn(["-p", "fix it", ...args, "--cwd", repo], { home, env });
+    expect(text.stdout + text.stderr).toContain(ignored);
+    expect(existsSync(marker)).toBe(false);
+    const trusted = await runCairn(["-p", "fix it", ...args, "--cwd", repo, "--trust-workspace"], {
+      home,
+      env,
+    });
+    expect(trusted.code).toBe(0);
+    expect(existsSync(marker)).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { configSchema } from "../../src/config/schema.js";
 import { commandCall, expandCommand, loadCustomCommands } from "../../src/extensions/customCommands.js";
 import { tempFolder } from "../helpers/folders.js";
 
@@ -22,21 +23,25 @@ describe("a custom command's prompt", () => {
 });
 
 describe("custom commands on disk", () => {
-  it("are read from Claude Code's folders and cairn's, the project's over the person's, with what they allow as rules", async () => {
+  /** The person's own settings: their key goes to OpenAI. */
+  const mine = configSchema.parse({ model: "openai/gpt-4.1" });
+
+  it("are read from Claude Code's folders and cairn's, the project's after the person's, with what they allow as rules", async () => {
     const home = await folder({
       ".claude/commands/commit.md":
         "---\ndescription: Commit what is staged\nallowed-tools: Bash(git add:*), Bash(git commit:*), Read, Write(src/**)\nmodel: haiku\n---\nCommit with a message about $ARGUMENTS.",
       "config/cairn/commands/review.md": "---\ndescription: mine\n---\nReview mine.",
     });
     const workspace = await folder({
-      ".cairn/commands/review.md":
-        "---\ndescription: Review a file\nargument-hint: <file>\nmodel: anthropic/claude-sonnet-4-5\nallowed-tools: [Bash(npm test)]\n---\nReview $1.",
+      ".cairn/commands/check.md":
+        "---\ndescription: Check a file\nargument-hint: <file>\nmodel: anthropic/claude-sonnet-4-5\nallowed-tools: [Bash(npm test)]\n---\nCheck $1.",
+      ".cairn/commands/review.md": "---\ndescription: theirs\n---\nReview theirs.",
       ".claude/commands/Plain.md": "Explain the build.\nIn detail.",
       ".cairn/commands/empty.md": "---\ndescription: nothing\n---\n",
     });
     const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") };
-    const catalog = await loadCustomCommands(workspace, env, { trusted: false, provider: "openai" });
-    expect([...catalog.commands.keys()].sort()).toEqual(["commit", "plain", "review"]);
+    const catalog = await loadCustomCommands(workspace, env, { trusted: false, config: mine });
+    expect([...catalog.commands.keys()].sort()).toEqual(["check", "commit", "plain", "review"]);
     expect(catalog.commands.get("commit")).toMatchObject({
       scope: "user",
       description: "Commit what is staged",
@@ -51,28 +56,54 @@ describe("custom commands on disk", () => {
       description: "Explain the build.",
       scope: "project",
     });
-    // The project's command came with the repository: what it would widen is left out until the folder is trusted.
-    expect(catalog.commands.get("review")).toMatchObject({
-      description: "Review a file",
+    // The project's commands came with the repository: their prompts are the person's to send,
+    // but what they would widen is left out until the folder is trusted.
+    expect(catalog.commands.get("check")).toMatchObject({
+      description: "Check a file",
       argumentHint: "<file>",
+      body: "Check $1.",
       allows: [],
     });
-    expect(catalog.commands.get("review")?.model).toBeUndefined();
-    expect(catalog.widening.map((ask) => ask.asks)).toEqual([
-      "let /review run npm test without asking",
-      "run /review on anthropic/claude-sonnet-4-5, another provider than openai",
+    expect(catalog.commands.get("check")?.model).toBeUndefined();
+    expect(catalog.commands.get("review")).toMatchObject({ description: "mine", scope: "user" });
+    expect(catalog.widening.map((ask) => [ask.file, ask.key, ask.asks])).toEqual([
+      [
+        path.join(".cairn", "commands", "check.md"),
+        "commands.check.allowed-tools",
+        "let /check run npm test without asking",
+      ],
+      [
+        path.join(".cairn", "commands", "check.md"),
+        "commands.check.model",
+        "run /check on anthropic/claude-sonnet-4-5, another provider than openai",
+      ],
+      [path.join(".cairn", "commands", "review.md"), "commands.review", "replace your command /review"],
     ]);
     const problems = catalog.problems.join("\n");
     expect(problems).toContain("Write(src/**) was left out");
     expect(problems).toContain("model: haiku is not a role");
     expect(problems).toContain(`${path.join(".cairn", "commands", "empty.md")}: the body is empty`);
 
-    const trusted = await loadCustomCommands(workspace, env, { trusted: true, provider: "openai" });
-    expect(trusted.commands.get("review")).toMatchObject({
+    const trusted = await loadCustomCommands(workspace, env, { trusted: true, config: mine });
+    expect(trusted.commands.get("check")).toMatchObject({
       model: "anthropic/claude-sonnet-4-5",
       allows: [{ action: "allow", command: "npm test" }],
     });
-    expect(commandCall("/Review src/a.ts", trusted)).toMatchObject({ args: "src/a.ts" });
+    expect(trusted.commands.get("review")).toMatchObject({ description: "theirs", scope: "project" });
+    expect(commandCall("/Check src/a.ts", trusted)).toMatchObject({ args: "src/a.ts" });
     expect(commandCall("/etc/hosts is odd", trusted)).toBeUndefined();
+  });
+
+  it("keep a project's model of the provider the person already uses, untrusted", async () => {
+    const workspace = await folder({
+      ".cairn/commands/quick.md": "---\nmodel: openai/gpt-4.1-mini\n---\nBe quick.",
+    });
+    const catalog = await loadCustomCommands(
+      workspace,
+      { HOME: workspace },
+      { trusted: false, config: mine },
+    );
+    expect(catalog.commands.get("quick")?.model).toBe("openai/gpt-4.1-mini");
+    expect(catalog.widening).toEqual([]);
   });
 });

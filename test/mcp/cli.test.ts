@@ -37,16 +37,20 @@ describe("cairn mcp add, list and remove", () => {
       "-H",
       `Authorization: Bearer ${TOKEN_REFERENCE}`,
     );
-    // The person adds it, so the rule that lets it start goes in with it.
+    // The person adds it, so the rule that lets it start is theirs: kept in their own settings for the folder.
     expect(added.stdout).toContain(
-      `Added MCP server github to ${repo}/.cairn/config.yaml, with the rule {tool: "mcp_server:github", action: allow} that lets it start without asking.`,
+      `Added MCP server github to ${repo}/.cairn/config.yaml; the rule {tool: "mcp_server:github", action: allow} that lets it start without asking is saved in your settings for this folder (~/config/cairn/folders.json).`,
     );
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\nmcp_servers:\n" +
         `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
-        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n` +
-        "rules:\n  - { tool: mcp_server:everything, action: allow }\n  - { tool: mcp_server:github, action: allow }\n",
+        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
     );
+    const folders = path.join(home, "config", "cairn", "folders.json");
+    expect(JSON.parse(await readFile(folders, "utf8")).folders[repo].rules).toEqual([
+      { tool: "mcp_server:everything", action: "allow" },
+      { tool: "mcp_server:github", action: "allow" },
+    ]);
     const notUrl = await cairn("add", "--transport", "http", "web3", "notaurl");
     expect(notUrl.code).toBe(2);
     expect(notUrl.stderr).toContain(
@@ -80,6 +84,7 @@ describe("cairn mcp add, list and remove", () => {
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\n",
     );
+    expect(JSON.parse(await readFile(folders, "utf8")).folders).toEqual({});
     const missing = await cairn("remove", "everything");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no MCP server named everything");
