@@ -10,6 +10,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import { withStoredKeys } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import {
   APPROVAL_MODES,
@@ -57,11 +58,11 @@ function asRequestError(error: unknown): unknown {
   return error;
 }
 
-/** Whether the model the config chooses (or an API key in the environment picks) takes images. */
+/** Whether the model the config chooses (or an API key in the environment, or a stored one, picks) takes images. */
 function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolean {
   if (!config) return false;
   try {
-    return modelInfo(resolveModelId(config, env), config).images;
+    return modelInfo(resolveModelId(config, withStoredKeys(env, config)), config).images;
   } catch {
     return false;
   }
@@ -124,7 +125,8 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
    */
   const open = async (cwd: string, meta: unknown, resume?: Parameters<typeof AcpSession.open>[1]) => {
     const missing = missingKey(await configFor(projectFolder(cwd)), env);
-    if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+    if (missing)
+      throw RequestError.authRequired({ variables: missing.wanted.map((w) => w.variable) }, missing.message);
     const session = await AcpSession.open(sessionOptions(cwd, editorTrusts(meta)), resume);
     await sessions.get(session.id)?.close();
     sessions.set(session.id, session);
@@ -179,7 +181,11 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       "authenticate",
       handle(async () => {
         const missing = missingKey(await configFor(options.cwd), env);
-        if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+        if (missing)
+          throw RequestError.authRequired(
+            { variables: missing.wanted.map((w) => w.variable) },
+            missing.message,
+          );
         return {};
       }),
     )
