@@ -17,6 +17,7 @@ import {
   RequestError,
   type SetSessionModeRequest,
 } from "@agentclientprotocol/sdk";
+import { withStoredKeys } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import {
   APPROVAL_MODES,
@@ -64,11 +65,11 @@ function asRequestError(error: unknown): unknown {
   return error;
 }
 
-/** Whether the model the config chooses (or an API key in the environment picks) takes images. */
+/** Whether the model the config chooses (or an API key in the environment, or a stored one, picks) takes images. */
 function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolean {
   if (!config) return false;
   try {
-    return modelInfo(resolveModelId(config, env), config).images;
+    return modelInfo(resolveModelId(config, withStoredKeys(env, config)), config).images;
   } catch {
     return false;
   }
@@ -156,7 +157,8 @@ class AcpAgent {
   /** Says what is missing: an API key is the editor's to give. */
   async authenticate(cwd = this.options.cwd): Promise<Record<string, never>> {
     const missing = missingKey(await this.configFor(projectFolder(cwd)), this.env);
-    if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+    if (missing)
+      throw RequestError.authRequired({ variables: missing.wanted.map((w) => w.variable) }, missing.message);
     return {};
   }
 

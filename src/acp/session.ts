@@ -15,7 +15,13 @@ import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 import type { CallRef } from "../tools/types.js";
-import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
+import {
+  CHAT_COMMANDS,
+  type ChatCommand,
+  type ChatHost,
+  customChatCommands,
+  SKILLS_COMMAND,
+} from "../ui/chatCommands.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import { parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
@@ -41,6 +47,7 @@ const EDITOR_COMMANDS: ChatCommand[] = [
   CHAT_COMMANDS.cost,
   CHAT_COMMANDS.undo,
   CHAT_COMMANDS.compact,
+  SKILLS_COMMAND,
 ];
 
 /** Where and how a session's host is set up: the editor's project folder, the flags `cairn acp` was given. */
@@ -214,9 +221,15 @@ export class AcpSession {
     this.engine.setApproval(mode);
   }
 
+  /** cairn's commands for an editor, then the person's and the project's own (`.cairn/commands/*.md`). */
+  private get commands(): ChatCommand[] {
+    const taken = EDITOR_COMMANDS.map((command) => command.name);
+    return [...EDITOR_COMMANDS, ...customChatCommands(this.engine, taken).commands];
+  }
+
   /** Tells the editor which slash commands there are; sent once the session exists for it. */
   announceCommands(): void {
-    const availableCommands: AvailableCommand[] = EDITOR_COMMANDS.map((command) => ({
+    const availableCommands: AvailableCommand[] = this.commands.map((command) => ({
       name: command.name,
       description: command.summary,
       ...(command.args ? { input: { hint: command.args } } : {}),
@@ -281,7 +294,7 @@ export class AcpSession {
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
-    const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
+    const command = parsed && this.commands.find((c) => c.name === parsed.name);
     if (command && parsed) await this.runCommand(command, parsed.arg);
     else
       await this.engine.submit({

@@ -5,11 +5,14 @@ import type { ApprovalMode } from "../config/schema.js";
 import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
 import type { Op, OpOf, StampedEvent } from "../events/types.js";
+import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask } from "./doTask.js";
+import { doTask, type TaskOptions } from "./doTask.js";
+import { imagesToSend, isImagePath, mentions } from "./mentions.js";
+import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
@@ -24,7 +27,7 @@ import {
   type TurnInput,
 } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
-import { Turn } from "./turn.js";
+import { Turn, type TurnOptions } from "./turn.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
 export type SessionFactory = (resume?: ResumedLog) => Promise<Session>;
@@ -44,17 +47,11 @@ function attached(kind: "file" | "folder", name: string, text: string): string {
 /** The person's own `!command` is approved by their typing it. */
 const typedByThePerson: AskApproval = async () => ({ choice: "once" });
 
-/** `@path` in a message: a file (or folder) of the workspace the person wants the model to see. */
-const MENTION = /(^|\s)@([^\s@]+)/g;
-
+/** The files and folders of the workspace a message mentions (`@path`), for the model to see; images go as images. */
 function mentionedPaths(text: string, workspace: string): string[] {
-  const found = new Set<string>();
-  for (const match of text.matchAll(MENTION)) {
-    const mention = (match[2] ?? "").replace(/[.,;:!?)]+$/, "");
-    const full = path.resolve(workspace, mention);
-    if (mention && existsSync(full)) found.add(mention);
-  }
-  return [...found];
+  return mentions(text).filter(
+    (mention) => !isImagePath(mention) && existsSync(path.resolve(workspace, mention)),
+  );
 }
 
 /**
@@ -116,7 +113,7 @@ export class ChatEngine {
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
     // The conversation left behind needs its MCP servers no more.
-    void this.session?.close();
+    void this.session?.close("clear");
     this.session = session;
     this.notes = [];
     this.begun = history.all().length > 0;
@@ -125,6 +122,7 @@ export class ChatEngine {
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: true,
+      stopHooks: true,
       history,
     });
   }
@@ -193,7 +191,11 @@ export class ChatEngine {
   /** The person's input, worked on as its mode says: the one place do, run and chat are told apart. */
   private input(op: OpOf<"user_input">): Promise<Outcome> {
     if (op.mode === "chat") return this.send(op.text, op.attachments ?? [], op.images ?? []);
-    return this.task(op.mode, op.text, op.agent ? { agent: op.agent } : {});
+    return this.task(op.mode, op.text, {
+      ...(op.agent ? { agent: op.agent } : {}),
+      ...(op.images?.length ? { images: op.images } : {}),
+      ...(op.greetings_to_model ? { chitchat: false } : {}),
+    });
   }
 
   /** Stops the current work, keeping what it did. False when there was nothing to stop. */
@@ -265,7 +267,7 @@ export class ChatEngine {
   /** A turn of the conversation, announced and settled like `cairn do`. */
   private turn(
     input: TurnInput,
-    options: { policy?: Turn["policy"] },
+    options: Pick<TurnOptions, "model" | "policy">,
     work: (turn: Turn) => Promise<Outcome>,
   ) {
     return this.exclusive(async () => {
@@ -286,23 +288,65 @@ export class ChatEngine {
     attachments: readonly Attachment[],
     images: readonly ToolImage[],
   ): Promise<Outcome> {
-    return this.turn({ mode: "chat", input: text }, {}, (turn) =>
+    return this.message({ shown: text, prompt: text, attachments, images });
+  }
+
+  /**
+   * A custom command (`/review src/app.ts`): its prompt, with the arguments in it, sent as a
+   * message, on the command's model when it names one, its allowed tools running without asking
+   * for this turn only. What is shown and stored is the command as typed.
+   */
+  async runCommand(command: CustomCommand, args: string): Promise<Outcome> {
+    const model = command.model ? await this.session.modelFor(command.model) : undefined;
+    return this.message({
+      shown: `/${command.name}${args ? ` ${args}` : ""}`,
+      prompt: expandCommand(command, args),
+      attachments: [],
+      images: [],
+      turn: { ...(model ? { model } : {}), policy: this.session.policy.allowing(command.allows) },
+    });
+  }
+
+  private async message(message: {
+    /** What the person typed: the turn's task, as shown and stored. */
+    shown: string;
+    /** What the model is sent. */
+    prompt: string;
+    attachments: readonly Attachment[];
+    images: readonly ToolImage[];
+    turn?: Pick<TurnOptions, "model" | "policy">;
+  }): Promise<Outcome> {
+    const { shown, prompt, attachments } = message;
+    // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
+    // sent a message about an image it cannot see.
+    const model = message.turn?.model ?? this.session.model;
+    const { workspace, env } = this.session;
+    const mentioned = await imagesToSend(prompt, { workspace, env, model }, message.images.length);
+    const images = [...message.images, ...mentioned.images];
+    const { labels } = mentioned;
+    return this.turn({ mode: "chat", input: shown }, message.turn ?? {}, (turn) =>
       settle(
         turn,
         async () => {
           // Patterns that need no model are for opening a conversation: inside one (after a
           // message, a /do, an /agent or a !command, none of which need be in this history),
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
-          // is attached.
-          const opening = !this.begun && attachments.length === 0 && images.length === 0;
-          const direct = opening ? await answerByPattern(turn, text) : undefined;
+          // is attached, or a command's prompt.
+          const opening = !this.begun && attachments.length === 0 && images.length === 0 && shown === prompt;
+          const hooked = await promptThroughHooks(turn, prompt);
+          if ("blocked" in hooked) return hooked.blocked;
+          const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
-            this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
+            this.loop.history.add({ role: "user", content: prompt }, { role: "assistant", content: direct });
             return { status: "completed", summary: direct, iterations: 1 };
           }
           const outcome = await this.loop.run(
             turn,
-            this.withNotes(text + (await this.attachments(turn, text, attachments))),
+            this.withNotes(
+              hooked.prompt +
+                (labels ? `\n\n${labels}` : "") +
+                (await this.attachments(turn, prompt, attachments)),
+            ),
             turn.model.info.images ? images : [],
           );
           return {
@@ -324,11 +368,15 @@ export class ChatEngine {
   private task(
     mode: "do" | "run",
     task: string,
-    options: { agent?: string; resume?: ResumePoint },
+    options: TaskOptions & { resume?: ResumePoint },
   ): Promise<Outcome> {
     return this.exclusive(async () => {
-      const work = mode === "run" ? runTask : doTask;
-      const outcome = this.ended(await work(this.session, task, options.resume, { agent: options.agent }));
+      const { resume, ...taskOptions } = options;
+      const outcome = this.ended(
+        mode === "run"
+          ? await runTask(this.session, task, resume, { agent: taskOptions.agent })
+          : await doTask(this.session, task, resume, taskOptions),
+      );
       this.notes.push(
         `[Meanwhile the user had you run /${mode === "run" ? "agent" : "do"} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );

@@ -1,5 +1,7 @@
+import type { ToolImage } from "../tools/types.js";
 import { toValidationSummary } from "../verify/check.js";
 import { executeThrough } from "./delegation.js";
+import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
@@ -11,6 +13,13 @@ import { validateOnce } from "./validate.js";
 export interface TaskOptions {
   /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
   agent?: string | undefined;
+  /**
+   * False: a greeting or a thanks is the model's to answer, not a canned reply (`cairn -p`, where
+   * the person asked the model on purpose).
+   */
+  chitchat?: boolean;
+  /** Images that go beside the task (`@shot.png` in `cairn -p`), for a model that takes them. */
+  images?: readonly ToolImage[];
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -25,16 +34,19 @@ export async function doTask(
     settle(
       turn,
       async () => {
-        const direct = resume ? undefined : await answerByPattern(turn, task);
+        const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
+        if ("blocked" in hooked) return hooked.blocked;
+        const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         if (direct) return { status: "completed", summary: direct, iterations: 1 };
-        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : hooked.prompt;
         const outcome = options.agent
           ? await executeThrough(turn, options.agent, prompt)
           : await new ToolLoop({
               phase: "execution",
               maxToolCalls: session.config.max_tool_calls,
               announcePlan: true,
-            }).run(turn, prompt);
+              stopHooks: true,
+            }).run(turn, prompt, options.images);
         const summary = outcome.answer || outcome.reason || "";
         if (!session.config.verify || outcome.status !== "completed") {
           return { status: outcome.status, summary, iterations: 1, reason: outcome.cut };

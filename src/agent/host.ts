@@ -1,10 +1,13 @@
 import path from "node:path";
 import { loadAgents } from "../agents/files.js";
+import { withStoredKeys } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig, type TrustOptions } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { AskTrust, WorkspaceTrust } from "../config/trust/decide.js";
 import type { EventListener } from "../events/bus.js";
 import type { Mode } from "../events/types.js";
+import { loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
@@ -48,12 +51,21 @@ export interface Host {
 }
 
 /**
- * What the workspace carries besides its config files, judged as its config is: its agent files
- * (asked about, hashed and left out with its config). Everything that reads more of the workspace
- * (hooks, commands, skills) adds its part here.
+ * What the workspace carries besides its config files, judged as its config is: its agent files,
+ * custom commands and skills (asked about, hashed and left out with its config), each judged as
+ * the session will load it, against the provider the person's own key (or stored key) goes to.
  */
 export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): TrustOptions["contributions"] {
-  return async (narrowed) => (await loadAgents(cwd, env, { trusted: false, config: narrowed })).widening;
+  return async (narrowed) => {
+    const keyed = withStoredKeys(env, narrowed);
+    const carried = { trusted: false, config: narrowed };
+    const catalogs = await Promise.all([
+      loadAgents(cwd, keyed, carried),
+      loadCustomCommands(cwd, keyed, carried),
+      loadSkills(cwd, keyed, carried),
+    ]);
+    return catalogs.flatMap((catalog) => catalog.widening);
+  };
 }
 
 /**
@@ -63,21 +75,23 @@ export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): Tru
  * acted on.
  */
 export async function openHost(options: HostOptions): Promise<Host> {
-  const env = options.env ?? process.env;
+  const given = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
   const { config, workspaceServers, trust } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
-    env,
+    env: given,
     trust: {
       flag: options.trust?.flag ?? false,
       ...(options.recordedWorkspace ? { folder: options.recordedWorkspace } : {}),
       defaultApproval: options.attended ? "ask" : "auto-edit",
-      contributions: workspaceContributions(cwd, env),
+      contributions: workspaceContributions(cwd, given),
       ask: options.trust?.ask,
     },
   });
+  // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
+  const env = withStoredKeys(given, config);
   const modelId = resolveModelId(config, env);
   const store = Store.open(storePath(env));
   const sessions = new Set<Session>();

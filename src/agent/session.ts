@@ -13,6 +13,10 @@ import { loadProjectInstructions, type ProjectInstructions } from "../context/in
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { type CommandCatalog, loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
+import { skillTool } from "../extensions/skillTool.js";
+import { Hooks } from "../hooks/hooks.js";
 import { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
@@ -73,7 +77,7 @@ export interface SessionOptions {
   workspaceServers?: Record<string, string>;
   /**
    * Whether the person trusts the workspace, as `loadConfig` decided it. Without it the workspace
-   * is not trusted: its agent files may not widen what the session allows.
+   * is not trusted: its agent files, commands and skills may not widen what the session allows.
    */
   trust?: WorkspaceTrust;
   /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
@@ -106,6 +110,14 @@ function extraRoot(workspace: string, root: string): string {
       `workspace.extra_roots: ${root} does not exist (resolved from ${workspace}); create it or remove it from the config.`,
     );
   }
+}
+
+/** What a session finds in the workspace and the person's folders when it starts. */
+interface WorkspaceFindings {
+  instructions: ProjectInstructions[];
+  agents: AgentCatalog;
+  commands: CommandCatalog;
+  skills: SkillCatalog;
 }
 
 /** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
@@ -172,6 +184,12 @@ export class Session {
   readonly instructions: ProjectInstructions[];
   /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   readonly agents: AgentCatalog;
+  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
+  readonly commands: CommandCatalog;
+  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
+  readonly skills: SkillCatalog;
+  /** The commands the config's `hooks:` runs on the session's events. */
+  readonly hooks: Hooks;
   /** Whether the workspace is trusted, and what of its own files applied or was left out (said at the start). */
   readonly trust: WorkspaceTrust | undefined;
   /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
@@ -195,9 +213,9 @@ export class Session {
     options: SessionOptions,
     model: ModelHandle,
     workspace: string,
-    instructions: ProjectInstructions[],
-    agents: AgentCatalog,
+    found: WorkspaceFindings,
   ) {
+    const { instructions, agents } = found;
     const { config } = options;
     const env = options.env ?? process.env;
     this.id = options.resume?.id ?? newSessionId();
@@ -210,6 +228,8 @@ export class Session {
     this.instructions = instructions;
     this.trust = options.trust;
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
+    this.commands = found.commands;
+    this.skills = found.skills;
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
     this.ledger = new UsageLedger(this.bus, {
@@ -225,6 +245,19 @@ export class Session {
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
     this.envPolicy = environmentPolicy(config);
     this.commandEnv = this.environmentFor();
+    this.hooks = new Hooks(config.hooks, {
+      id: this.id,
+      workspace,
+      env: this.commandEnv,
+      approvalMode: () => this.policy.mode,
+      report: (message) => this.bus.emit({ type: "error", message, fatal: false }),
+    });
+    // The person is waited for: hooks may tell them where they are (a desktop notification, a sound).
+    this.bus.subscribe((event) => {
+      if (event.type === "approval.requested")
+        this.hooks.notify(`cairn needs your permission to use ${event.prompt.tool}`, "permission_prompt");
+      if (event.type === "question.asked") this.hooks.notify(event.question, "question");
+    });
     this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
     this.sandbox =
@@ -267,6 +300,8 @@ export class Session {
         ...agentTools,
         ...webTools(config.web, env),
         ...editorTools(options.editor),
+        // Offered only when there are skills: their list costs nothing otherwise.
+        ...(found.skills.skills.size ? [skillTool(found.skills.skills)] : []),
       ],
       config.tools,
       { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
@@ -310,11 +345,14 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    const [instructions, agents] = await Promise.all([
-      loadProjectInstructions(workspace),
-      loadAgents(workspace, env, { trusted: options.trust?.trusted ?? false, config: options.config }),
+    const carried = { trusted: options.trust?.trusted ?? false, config: options.config };
+    const [instructions, agents, commands, skills] = await Promise.all([
+      loadProjectInstructions(workspace, env),
+      loadAgents(workspace, env, carried),
+      loadCustomCommands(workspace, env, carried),
+      loadSkills(workspace, env, carried),
     ]);
-    return new Session(options, model, workspace, instructions, agents);
+    return new Session(options, model, workspace, { instructions, agents, commands, skills });
   }
 
   /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
@@ -342,10 +380,14 @@ export class Session {
     return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
-  /** Stops what the session started outside itself (its MCP servers) and removes its scratch folder. */
-  close(): Promise<void> {
+  /**
+   * Stops what the session started outside itself (its MCP servers), its SessionEnd hooks told
+   * first, and removes its scratch folder.
+   */
+  async close(reason = "exit"): Promise<void> {
+    if (this.announced) await this.hooks.onSessionEnd(reason);
     this.scratch.remove();
-    return this.registry.close();
+    await this.registry.close();
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

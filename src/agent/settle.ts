@@ -70,8 +70,12 @@ function startingNotices(session: Session): void {
   // What the workspace's files asked for, and whether it applied, is on record with the session.
   const trust = trustEvent(session.trust);
   if (trust) session.bus.emit(trust);
-  // An agent file that cannot be read leaves the others working.
-  for (const problem of session.agents.problems)
+  // An agent, command or skill file that cannot be read leaves the others working: said at the start.
+  for (const problem of [
+    ...session.agents.problems,
+    ...session.commands.problems,
+    ...session.skills.problems,
+  ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({

@@ -2,10 +2,11 @@ import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { globalConfigFile } from "../config/load.js";
-import type { Config } from "../config/schema.js";
-import type { WorkspaceSetting } from "../config/trust/narrow.js";
-import { chosenProvider, PROVIDER_SPECS, type ProviderName, parseModelId } from "../model/providers.js";
+import type { CarriedTrust, WorkspaceSetting } from "../config/trust/narrow.js";
+import { chosenProvider, goesElsewhere, type ProviderName } from "../model/providers.js";
+import { readFrontMatter } from "../platform/frontMatter.js";
 import { describeIssue } from "../platform/issues.js";
+import { shownPath } from "../platform/text.js";
 import { BUILT_IN_AGENTS } from "./builtins.js";
 import { AGENT_NAME, type AgentDefinition, type AgentSource, frontMatterSchema } from "./definition.js";
 
@@ -18,12 +19,6 @@ export interface AgentCatalog {
   widening: WorkspaceSetting[];
 }
 
-/** How the project's agent files are judged: whether the folder is trusted, and the provider the person uses. */
-export interface AgentTrust {
-  trusted: boolean;
-  config: Config;
-}
-
 /** `<workspace>/.cairn/agents`: the project's agents, which win over the global ones of the same name. */
 export function projectAgentsDir(workspace: string): string {
   return path.join(workspace, ".cairn", "agents");
@@ -34,16 +29,6 @@ export function globalAgentsDir(env: NodeJS.ProcessEnv): string {
   return path.join(path.dirname(globalConfigFile(env)), "agents");
 }
 
-/** A file as the person would type it: `~/.config/cairn/agents/x.md`, or relative to the workspace. */
-function shownPath(file: string, workspace: string, env: NodeJS.ProcessEnv): string {
-  const inWorkspace = path.relative(workspace, file);
-  if (!inWorkspace.startsWith("..")) return inWorkspace;
-  const inHome = path.relative(env.HOME || os.homedir(), file);
-  return inHome.startsWith("..") ? file : path.join("~", inHome);
-}
-
-const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
-
 /** An agent from its Markdown file: YAML front matter, then the system prompt. Throws the problem as text. */
 export async function parseAgentFile(
   name: string,
@@ -52,14 +37,9 @@ export async function parseAgentFile(
 ): Promise<AgentDefinition> {
   if (!AGENT_NAME.test(name))
     throw new Error("the file name must be letters, digits, '-', '_' or '.' (it is the agent's name)");
-  const match = FRONT_MATTER.exec(text);
-  if (!match) throw new Error("expected YAML front matter between --- lines at the top, with a description");
-  // Loaded only when there is an agent file: most workspaces have none.
-  const { parseDocument } = await import("yaml");
-  const doc = parseDocument(match[1] ?? "", { prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) throw new Error(`invalid YAML in the front matter: ${syntax.message}`);
-  const parsed = frontMatterSchema.safeParse(doc.toJS() ?? {}, { reportInput: true });
+  const found = await readFrontMatter(text);
+  if (!found) throw new Error("expected YAML front matter between --- lines at the top, with a description");
+  const parsed = frontMatterSchema.safeParse(found.data, { reportInput: true });
   if (!parsed.success) {
     throw new Error(
       parsed.error.issues
@@ -67,7 +47,7 @@ export async function parseAgentFile(
         .join("; "),
     );
   }
-  const prompt = (match[2] ?? "").trim();
+  const prompt = found.body.trim();
   if (!prompt) throw new Error("the body is empty: write the agent's system prompt under the front matter");
   const { description, ...settings } = parsed.data;
   const defined = Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined));
@@ -103,18 +83,15 @@ function agentWidening(
     asks: `replace ${replaces.source.kind === "built-in" ? "the built-in" : "your"} agent ${agent.name}`,
     value: { name: agent.name, description: agent.description, prompt: agent.prompt },
   };
-  const modelProvider = agent.model?.includes("/") ? parseModelId(agent.model).provider : undefined;
-  const foreign =
-    modelProvider !== undefined &&
-    (provider ? modelProvider !== provider : !PROVIDER_SPECS[modelProvider].local);
-  const model = foreign
-    ? {
-        file,
-        key: `${key}.model`,
-        asks: `run agent ${agent.name} on ${agent.model}, another provider than ${provider ?? "yours"}`,
-        value: agent.model,
-      }
-    : undefined;
+  const model =
+    agent.model && goesElsewhere(agent.model, provider)
+      ? {
+          file,
+          key: `${key}.model`,
+          asks: `run agent ${agent.name} on ${agent.model}, another provider than ${provider ?? "yours"}`,
+          value: agent.model,
+        }
+      : undefined;
   return { ...(replace ? { replace } : {}), ...(model ? { model } : {}) };
 }
 
@@ -128,7 +105,7 @@ function agentWidening(
 export async function loadAgents(
   workspace: string,
   env: NodeJS.ProcessEnv = process.env,
-  trust?: AgentTrust,
+  trust?: CarriedTrust,
 ): Promise<AgentCatalog> {
   const agents = new Map(BUILT_IN_AGENTS.map((agent) => [agent.name, agent]));
   const problems: string[] = [];
@@ -158,7 +135,7 @@ export async function loadAgents(
         agents.set(agent.name, agent);
       } catch (error) {
         problems.push(
-          `${shownPath(file, workspace, env)}: ${error instanceof Error ? error.message : String(error)}`,
+          `${shownPath(file, workspace, env.HOME || os.homedir())}: ${error instanceof Error ? error.message : String(error)}`,
         );
       }
     }

@@ -1,14 +1,12 @@
 import path from "node:path";
-import { workspaceContributions } from "../agent/host.js";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
 import { loadAgents } from "../agents/files.js";
 import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
-import { loadConfig } from "../config/load.js";
 import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
-import { homePath } from "../ui/table.js";
-import { warnUntrusted } from "../ui/trustNotice.js";
+import { homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
+import { asSessionsSeeIt } from "./sessionView.js";
 
 export interface AgentsOptions {
   cwd?: string;
@@ -39,13 +37,7 @@ export async function agentsCommand(
   env = process.env,
 ): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config, trust } = await loadConfig({
-    cwd,
-    ...(options.config ? { configFile: options.config } : {}),
-    env,
-    trust: { contributions: workspaceContributions(cwd, env) },
-  });
-  warnUntrusted(trust, (line) => io.err.write(`cairn: ${line}\n`));
+  const { config, trust } = await asSessionsSeeIt(cwd, options.config, env, io);
   // As a session here would have them: the project's files within what the folder's trust allows.
   const catalog = await loadAgents(cwd, env, { trusted: trust.trusted, config });
   const rows: AgentRow[] = [...catalog.agents.values()].map((agent) => ({

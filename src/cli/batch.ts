@@ -36,6 +36,7 @@ export interface WorkerCliOptions {
   queue: string;
   concurrency: number;
   config?: string;
+  approval?: TaskFlags["approval"];
   allowUnsandboxed?: boolean;
   keepFailed?: boolean;
   name?: string;
@@ -256,6 +257,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
     local: {
       ...(options.config ? { config: configFile(options.config) } : {}),
       ...(options.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
     },
     keepFailed: Boolean(options.keepFailed),
     cacheDir: repositoryCache(),
@@ -282,5 +284,8 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
     process.on("SIGTERM", onStop);
   });
   await finished;
-  return 0;
+  // BullMQ's fetch loop keeps a timer for seconds after the worker has closed (longer while Redis
+  // is away): nothing is left to do, so the process does not wait for it.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(0);
 }

@@ -8,7 +8,14 @@ import type { StampedEvent } from "../events/types.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { CHAT_COMMANDS, type ChatCommand, type ChatHost, chatCheckpoints } from "../ui/chatCommands.js";
+import {
+  CHAT_COMMANDS,
+  type ChatCommand,
+  type ChatHost,
+  chatCheckpoints,
+  customChatCommands,
+  SKILLS_COMMAND,
+} from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
@@ -159,8 +166,22 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
         screen.note(`approval: ${arg}`, "ok");
       },
     },
+    onScreen(chat, SKILLS_COMMAND, true),
     { name: "exit", summary: "leave (the session is saved)", anytime: true, run: (screen) => screen.exit() },
   ];
+}
+
+/** The chat's commands, then the person's and the project's own (`.cairn/commands/*.md`), listed after them. */
+function allSlashCommands(
+  chat: ChatHost,
+  help: () => string,
+): { commands: SlashCommand[]; problems: string[] } {
+  const own = slashCommands(chat, help);
+  const custom = customChatCommands(chat.engine, [...own.map((command) => command.name), "quit"]);
+  return {
+    commands: [...own, ...custom.commands.map((command) => onScreen(chat, command))],
+    problems: custom.problems,
+  };
 }
 
 /**
@@ -326,7 +347,8 @@ async function runInTerminal(
   engine.subscribe(feed.push);
   // After the feed: the call being approved is in the feed before its approval is drawn.
   engine.subscribe(interactions.handle);
-  const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands, chat.columns));
+  const { commands, problems } = allSlashCommands(chat, () => helpText(commands, chat.columns));
+  for (const problem of problems) feed.push({ type: "ui.line", text: `! ${problem}`, tone: "warn" });
   feed.push({
     type: "ui.line",
     text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
@@ -337,13 +359,19 @@ async function runInTerminal(
     feed.push({ type: "ui.replayed" });
     feed.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
   }
+  const history = PromptHistory.load(historyFile(chat.dataDir, session.workspace));
+  let unsent: string | undefined;
   const instance = startTui({
     engine,
     ...(opening.firstMessage ? { firstMessage: opening.firstMessage } : {}),
     feed,
     interactions,
     commands,
-    history: PromptHistory.load(historyFile(chat.dataDir, session.workspace)),
+    history,
+    onUnsent: (text) => {
+      unsent = text;
+      history.add(text);
+    },
     files: new WorkspaceFileList(session.workspace),
     initial: state.initialState({
       model: session.model.id,
@@ -366,5 +394,9 @@ async function runInTerminal(
     await instance.waitUntilExit();
   } finally {
     for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+    // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
+    process.stdin.destroy();
   }
+  if (unsent)
+    process.stdout.write(`Not sent, kept in the prompt history (↑ brings it back): ${clip(unsent, 200)}\n`);
 }

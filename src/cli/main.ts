@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { exitWithParent } from "../platform/parentWatch.js";
-import { addBatchOptions, batchFormat } from "./batchOptions.js";
+import { addBatchOptions, approvalOption, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
   batchWorkspaceOption,
@@ -55,6 +55,15 @@ function carryRootFlags(root: Command, command: Command): void {
   }
 }
 
+/**
+ * The terminal UI is about to load: the keyboard leaves the terminal's line mode now rather than
+ * once the UI is up, so what is typed meanwhile waits as keys (an Enter as an Enter, not as a line
+ * feed) for the UI to take. Node puts the terminal back as it was when cairn exits.
+ */
+function holdKeysForTheUi(): void {
+  if (process.stdin.isTTY && process.stdout.isTTY) process.stdin.setRawMode(true);
+}
+
 interface RootOptions extends CommonOptions {
   print?: boolean;
   continue?: boolean;
@@ -80,11 +89,16 @@ addCommonOptions(program)
       process.exitCode = await taskCommand("do", await taskWithInput(message), options);
       return;
     }
-    // Without a terminal there is nobody to talk to: the help says what else there is.
+    // Without a terminal there is nobody to talk to: what is piped in is the message (`echo x |
+    // cairn > out.txt`), and with nothing piped either the help says what else there is.
     if (!process.stdout.isTTY && message.length === 0 && !options.continue && !options.resume) {
-      program.outputHelp();
-      return;
+      const { pipedMessage } = await import("./stdin.js");
+      if (!(await pipedMessage())) {
+        program.outputHelp();
+        return;
+      }
     }
+    holdKeysForTheUi();
     const { interactiveCommand } = await import("./interactive.js");
     process.exitCode = await interactiveCommand(options, {
       ...(message.length ? { firstMessage: message.join(" ") } : {}),
@@ -96,6 +110,7 @@ addCommonOptions(program)
 addCommonOptions(
   program.command("chat").description("talk with the agent in the terminal UI (piped: one message)"),
 ).action(async (options: CommonOptions) => {
+  holdKeysForTheUi();
   const { interactiveCommand } = await import("./interactive.js");
   process.exitCode = await interactiveCommand(options);
 });
@@ -259,6 +274,11 @@ program
   .requiredOption("--queue <url>", "the Redis of the queue (redis://host:6379)")
   .option("--concurrency <n>", "tasks at once", positiveInteger, 1)
   .option("--config <file>", "extra config file for every task run here")
+  .addOption(
+    approvalOption(
+      "what tasks run here may do without asking, whatever their batch said (default: the batch's --approval)",
+    ),
+  )
   .option(
     "--allow-unsandboxed",
     "where no sandbox works, let --approval auto run commands unconfined, on purpose",
@@ -361,6 +381,60 @@ program
   .action(async (name: "events" | "result" | "ops") => {
     const { schemaCommand } = await import("./schema.js");
     process.exitCode = schemaCommand(name, io);
+  });
+
+program
+  .command("skills")
+  .description(
+    "the skills the model can load here (SKILL.md folders), where each comes from, and what it is for",
+  )
+  .addOption(cwdOption())
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
+    const { skillsCommand } = await import("./skills.js");
+    process.exitCode = await skillsCommand(options, {
+      ...io,
+      ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    });
+  });
+
+const auth = program
+  .command("auth")
+  .description(
+    "API keys stored for cairn, used where the environment has none (an MCP client's, an editor's)",
+  );
+auth
+  .command("login")
+  .description("store a provider's API key, typed hidden or piped in, in a file only you can read")
+  .argument("<provider>", "openrouter, anthropic, openai, google, ollama or openai-compatible")
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (provider: string, options) => {
+    const { authLoginCommand } = await import("./auth.js");
+    process.exitCode = await authLoginCommand(provider, options, io);
+  });
+auth
+  .command("logout")
+  .description("remove a provider's stored API key")
+  .argument("<provider>", "the provider whose key to remove")
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (provider: string, options) => {
+    const { authLogoutCommand } = await import("./auth.js");
+    process.exitCode = await authLogoutCommand(provider, options, io);
+  });
+auth
+  .command("list")
+  .description(
+    "each provider's key variable, and whether its key is in the environment or stored (never the key)",
+  )
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options) => {
+    const { authListCommand } = await import("./auth.js");
+    process.exitCode = await authListCommand(options, io);
   });
 
 async function openCheckpoints(cwd: string | undefined) {

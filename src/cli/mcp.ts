@@ -9,9 +9,9 @@ import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js
 import { McpTools, serverStartTool } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
+import { homePath } from "../platform/text.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
-import { homePath } from "../ui/table.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import { type CommandIo, usageError } from "./sessions.js";
 

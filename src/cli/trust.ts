@@ -5,7 +5,7 @@ import { globalConfig, globalConfigFile, loadConfig } from "../config/load.js";
 import { listedInConfig, realFolder, type WorkspaceTrust } from "../config/trust/decide.js";
 import { foldersFile, readFolders, revokeFolder, trustFolder } from "../config/trust/store.js";
 import { renderTable } from "../platform/table.js";
-import { homePath } from "../ui/table.js";
+import { homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
 
 export interface TrustCommandOptions {

@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline/promises";
 import type { TrustAnswer, TrustQuestion } from "../config/trust/decide.js";
+import { homePath } from "../platform/text.js";
 import { APPROVAL_GUARD_MS } from "../safety/approval.js";
-import { homePath } from "../ui/table.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
 
 const CHOICES: Array<{ keys: string[]; label: string; answer: TrustAnswer }> = [

@@ -5,6 +5,7 @@ import { chosenProvider, parseModelId, resolveModelId } from "../model/providers
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
+import { withStoredKeys } from "./credentials.js";
 import { keyPathText } from "./keyPath.js";
 import { displayed, globalConfigFile, projectConfigFile } from "./paths.js";
 import { type ApprovalMode, type Config, configSchema } from "./schema.js";
@@ -120,15 +121,19 @@ function isMapping(value: unknown): value is Mapping {
 
 /**
  * Objects merge key by key; anything else, lists included, is replaced whole, except approval
- * rules: a project's rules come after the global ones, so that a global `deny` still holds
- * unless a project rule overrides it on purpose (the last matching rule decides).
+ * rules and hooks: a project's rules come after the global ones, so that a global `deny` still
+ * holds unless a project rule overrides it on purpose (the last matching rule decides), and a
+ * project's hooks for an event run after the person's.
  */
-function merge(base: Mapping, over: Mapping): Mapping {
+function merge(base: Mapping, over: Mapping, at = ""): Mapping {
   const out = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = out[key];
-    if (key === "rules" && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
-    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
+    const keyPath = at ? `${at}.${key}` : key;
+    // A project's hooks run after the person's for the same event: both are kept, as rules are.
+    const kept = keyPath === "rules" || at === "hooks";
+    if (kept && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
+    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value, keyPath) : value;
   }
   return out;
 }
@@ -390,7 +395,9 @@ function folderRulesLayer(folders: Folders, folder: string, env: NodeJS.ProcessE
 
 /** What the person's own settings allow, which a workspace nobody trusted may only narrow. */
 function baselineOf(mine: Config, env: NodeJS.ProcessEnv, defaultApproval: ApprovalMode): Baseline {
-  return { user: mine, provider: chosenProvider(mine, env), approval: mine.approval ?? defaultApproval };
+  // A key stored with `cairn auth login` goes where one in the environment would.
+  const provider = chosenProvider(mine, withStoredKeys(env, mine));
+  return { user: mine, provider, approval: mine.approval ?? defaultApproval };
 }
 
 /** The layers merged, then a `--base-url` (or CAIRN_BASE_URL) given to the provider they settle on. */

@@ -1,5 +1,6 @@
 import os from "node:os";
 import path from "node:path";
+import { homePath } from "../platform/text.js";
 
 /** Where cairn keeps the person's settings and data, and where a workspace keeps its own. */
 
@@ -33,6 +34,5 @@ export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A file as the person would type it: `~/.config/cairn/config.yaml`. */
 export function displayed(file: string, env: NodeJS.ProcessEnv): string {
-  const rel = path.relative(homeDir(env), file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
+  return homePath(file, homeDir(env));
 }

@@ -26,6 +26,12 @@ export const OPS = [
       .array(z.object({ data: z.string().describe("base64"), mediaType: z.string() }))
       .optional()
       .describe("images with the message, for a model that takes them"),
+    greetings_to_model: z
+      .boolean()
+      .optional()
+      .describe(
+        "do: a greeting or a thanks goes to the model too, where cairn would answer it itself (`cairn -p`)",
+      ),
   }),
   op("approve", "answers an `approval.requested`", {
     request_id: z.string(),

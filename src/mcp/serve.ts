@@ -6,10 +6,12 @@ import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/s
 import { z } from "zod";
 import { ChatEngine } from "../agent/chat.js";
 import { openHostedSession } from "../agent/host.js";
+import { missingKeyProblem } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import { runResultSchema } from "../events/result.js";
 import type { RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { MissingKeyError } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { describeSize } from "../tools/fileText.js";
@@ -83,6 +85,21 @@ type Extra = {
   sendNotification: (notification: ServerNotification) => Promise<void>;
 };
 
+/**
+ * MCP clients start their servers with a bare environment (HOME, PATH, SHELL…), so the key in the
+ * person's shell never reaches cairn: how to give it one, for the provider it wanted.
+ */
+function clientEnvironmentHint(error: MissingKeyError): string {
+  const [first] = error.wanted;
+  const variable = first?.variable ?? "<PROVIDER>_API_KEY";
+  const provider = first?.provider ?? "<provider>";
+  return (
+    "MCP clients start cairn mcp serve with a minimal environment, so a key set in your shell does not reach it. " +
+    `Give it in the client's config for cairn ("env": {"${variable}": "…"}), or store it once in a terminal ` +
+    `with \`cairn auth login ${provider}\`.`
+  );
+}
+
 const failure = (message: string): CallToolResult => ({
   content: [{ type: "text", text: message }],
   isError: true,
@@ -125,6 +142,7 @@ async function runForClient(
       adapters: [report],
     });
   } catch (error) {
+    if (error instanceof MissingKeyError) return failure(`${error.message}\n${clientEnvironmentHint(error)}`);
     if (error instanceof ConfigError || error instanceof ProviderError) return failure(error.message);
     throw error;
   }
@@ -157,6 +175,11 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
     configFile: options.configFile,
     ...(options.env ? { env: options.env } : {}),
   });
+  // No key either: said at once in the client's log of the server, and again to each task (which
+  // may still name a model that needs none).
+  const problem = missingKeyProblem(config, options.env ?? process.env);
+  if (problem)
+    process.stderr.write(`cairn mcp serve: ${problem.message}\n${clientEnvironmentHint(problem)}\n`);
   const server = new McpServer(CLIENT_INFO);
   const annotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
   server.registerTool(

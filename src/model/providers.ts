@@ -200,25 +200,53 @@ export const DEFAULT_MODELS: readonly { provider: ProviderName; modelId: string 
   },
 );
 
+/**
+ * A model cannot be reached for want of an API key: which provider, which variable. Front ends
+ * that start cairn with a bare environment (an MCP client, an editor) add how to give one there.
+ */
+export class MissingKeyError extends ConfigError {
+  override name = "MissingKeyError";
+  /** The providers (and the variables) any one of which would do. */
+  readonly wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>;
+
+  constructor(message: string, wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>) {
+    super(message);
+    this.wanted = wanted;
+  }
+}
+
 /** The model a run uses: the chosen one, else the default profile, else one a key in env can reach. */
 export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = choice.model ?? choice.profiles.default;
   if (chosen) return chosen;
   const reachable = DEFAULT_MODELS.find(({ provider }) => env[keyVariable(provider, choice)]);
   if (reachable) return reachable.modelId;
-  const width = Math.max(...DEFAULT_MODELS.map(({ provider }) => keyVariable(provider, choice).length));
-  const options = DEFAULT_MODELS.map(
-    ({ provider, modelId }) =>
-      `  ${keyVariable(provider, choice).padEnd(width)}  (then cairn uses ${modelId})`,
-  );
-  throw new ConfigError(
+  const rows = DEFAULT_MODELS.map(({ provider, modelId }) => ({
+    provider,
+    modelId,
+    variable: keyVariable(provider, choice),
+  }));
+  const table = [{ provider: "provider", variable: "variable", modelId: "model cairn then uses" }, ...rows];
+  const providerWidth = Math.max(...table.map((row) => row.provider.length));
+  const variableWidth = Math.max(...table.map((row) => row.variable.length));
+  throw new MissingKeyError(
     [
-      "No model chosen and no API key found. Set one of these environment variables:",
-      ...options,
-      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
+      "No model chosen and no API key found. Store a key once with",
+      "`cairn auth login <provider>`, or set its variable in the environment:",
+      ...table.map(
+        (row) =>
+          `  ${row.provider.padEnd(providerWidth)}  ${row.variable.padEnd(variableWidth)}  ${row.modelId}`,
+      ),
+      "Or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
       "A local Ollama needs no key: --model ollama/<name>.",
     ].join("\n"),
+    rows,
   );
+}
+
+/** What to say when a model's key is missing: the provider's variable, or a stored key. */
+export function missingKeyMessage(modelId: string, provider: ProviderName, variable: string): string {
+  return `${modelId} needs an API key: set ${variable} in the environment, or store one with \`cairn auth login ${provider}\`.`;
 }
 
 /** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
@@ -231,6 +259,17 @@ export function chosenProvider(
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Whether a model would send requests to another provider than the person's (another of their
+ * keys, billed elsewhere) or, when they have none, to one that is not local. A role (`cheap`)
+ * names no provider: it goes where the person's profiles say.
+ */
+export function goesElsewhere(modelId: string, provider: ProviderName | undefined): boolean {
+  if (!modelId.includes("/")) return false;
+  const target = parseModelId(modelId).provider;
+  return provider ? target !== provider : !PROVIDER_SPECS[target].local;
 }
 
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
@@ -255,7 +294,10 @@ export async function createLanguageModel(
   const spec: ProviderSpec = PROVIDER_SPECS[provider];
   const settings = choice.providers[provider];
   const missing = missingKeyVariable(modelId, choice, env);
-  if (missing) throw new ConfigError(`${modelId} needs an API key: set the environment variable ${missing}.`);
+  if (missing)
+    throw new MissingKeyError(missingKeyMessage(modelId, provider, missing), [
+      { provider, variable: missing },
+    ]);
   const apiKey = env[keyVariable(provider, choice)] || undefined;
   return spec.create({ model, apiKey, baseURL: settings?.base_url }, modelId);
 }

@@ -173,6 +173,17 @@ export class ApprovalPolicy {
     return policy;
   }
 
+  /**
+   * The same policy, with `rules` that allow more for one turn (a custom command's allowed
+   * tools), before the person's own rules so that a deny of theirs still holds.
+   */
+  allowing(rules: Rule[]): ApprovalPolicy {
+    if (rules.length === 0) return this;
+    const policy = new ApprovalPolicy({ ...this.options, rules: [] });
+    policy.rules = this.rules.withFirst(rules);
+    return policy;
+  }
+
   private get confined(): boolean {
     return this.options.sandbox.kind !== "none";
   }

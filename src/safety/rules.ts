@@ -60,7 +60,9 @@ function shellWord(word: string): string {
 
 /** The rules of a session: the config's, then what the person allowed "always" since. */
 export class RuleSet {
-  private readonly rules: CompiledRule[];
+  /** Rules that come before the session's for one turn (a custom command's allowed tools). */
+  private first: CompiledRule[] = [];
+  private rules: CompiledRule[];
 
   constructor(rules: Rule[]) {
     this.rules = rules.map(compile);
@@ -70,8 +72,21 @@ export class RuleSet {
     this.rules.push(...rules.map(compile));
   }
 
+  /**
+   * This set with `rules` before its own, for one turn: the session's rules, later, still win
+   * where both match (a deny of the person's holds), and an "always" answered meanwhile is
+   * added to the session's set, which the two share.
+   */
+  withFirst(rules: Rule[]): RuleSet {
+    const set = new RuleSet([]);
+    set.first = [...this.first, ...rules.map(compile)];
+    set.rules = this.rules;
+    return set;
+  }
+
   private last(tool: string, part?: CommandPart): Rule | undefined {
-    return this.rules.findLast((compiled) => matches(compiled, tool, part))?.rule;
+    const found = (list: CompiledRule[]) => list.findLast((compiled) => matches(compiled, tool, part))?.rule;
+    return found(this.rules) ?? found(this.first);
   }
 
   /**

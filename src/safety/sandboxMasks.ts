@@ -1,6 +1,7 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { credentialsFile } from "../config/credentials.js";
 import { isInside } from "../platform/text.js";
 import { secretsBelow } from "./secretCommands.js";
 import { SecretFiles } from "./secretFiles.js";
@@ -45,6 +46,8 @@ const HOME_SECRETS: Array<{ path: string; keep?: string[]; onlyWithCredential?: 
   { path: ".cargo/credentials" },
   { path: ".cargo/credentials.toml" },
   { path: ".gem/credentials" },
+  // cairn's own: the keys `cairn auth login` stored, where they are unless XDG_DATA_HOME says otherwise.
+  { path: ".local/share/cairn/credentials.json" },
   // Registries' settings: hidden only when they hold a token, not when they only point at a registry.
   { path: ".npmrc", onlyWithCredential: true },
   { path: ".pypirc", onlyWithCredential: true },
@@ -89,7 +92,7 @@ function homes(env: NodeJS.ProcessEnv): string[] {
 
 const credentialCheck = new SecretFiles("/");
 
-/** The machine's credential stores that exist, with what each keeps visible. */
+/** The machine's credential stores that exist (cairn's stored keys among them), with what each keeps visible. */
 function hostSecrets(env: NodeJS.ProcessEnv): Array<{ path: string; keep: string[] }> {
   const found: Array<{ path: string; keep: string[] }> = [];
   for (const home of homes(env)) {
@@ -100,9 +103,9 @@ function hostSecrets(env: NodeJS.ProcessEnv): Array<{ path: string; keep: string
       found.push({ path: target, keep: (entry.keep ?? []).map((name) => path.join(target, name)) });
     }
   }
-  for (const file of [...SYSTEM_SECRETS, ...hostKeys()]) {
+  for (const file of [credentialsFile(env), ...SYSTEM_SECRETS, ...hostKeys()]) {
     const target = real(file);
-    if (target) found.push({ path: target, keep: [] });
+    if (target && !found.some((entry) => entry.path === target)) found.push({ path: target, keep: [] });
   }
   return found;
 }

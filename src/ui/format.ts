@@ -1,6 +1,15 @@
 import type { EventOf, RunResult, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
 import { firstLine, formatCost, formatDuration, formatTokens, plural } from "../platform/format.js";
 
+/**
+ * Output tokens a second, when there is enough to measure: over a short answer the rate is the
+ * noise of the first token's latency and of buffering (a replayed answer came out at thousands a
+ * second), so it is not said.
+ */
+export function outputSpeed(outputTokens: number, seconds: number): number | null {
+  return outputTokens >= 50 && seconds >= 1 ? outputTokens / seconds : null;
+}
+
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {
   const parts = [

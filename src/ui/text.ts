@@ -3,7 +3,7 @@ import type { RunResult, StampedEvent, TodoItem } from "../events/types.js";
 import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import { callTarget, describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, endingLine, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, endingLine, outputSpeed, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -21,6 +21,8 @@ export interface TextRendererOptions {
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
+/** The most of a failed call's message shown: enough for a refusal and the rule that would allow it. */
+const MAX_FAILURE_CHARS = 1_000;
 
 const TONE_STYLE: Record<Exclude<Tone, "plain">, Style> = {
   dim: "dim",
@@ -212,7 +214,10 @@ export class TextRenderer {
   private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
     const time = this.style("dim", formatDuration(event.duration_ms));
     if (!event.ok) {
-      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output, 160)} ${time}`);
+      // Why a call failed or was refused is said whole: its end often says how to allow it.
+      const why = event.output.trim();
+      const shown = why.length > MAX_FAILURE_CHARS ? `${why.slice(0, MAX_FAILURE_CHARS)}…` : why;
+      this.line(`  ${this.style("red", "✗")} ${shown.replace(/\n/g, "\n    ")} ${time}`);
       return;
     }
     // What a read returns is content, not a message: its size says more than its first line.
@@ -250,7 +255,7 @@ export class TextRenderer {
   }
 
   private renderFinish(result: RunResult): void {
-    const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
+    const tps = outputSpeed(this.outputTokens, this.generationSeconds);
     const [status, ...rest] = endingLine(result).split(" · ");
     const statusStyle: Style = result.status === "completed" ? "green" : "red";
     this.line(

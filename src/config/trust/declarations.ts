@@ -1,6 +1,6 @@
-import { PROVIDER_SPECS, type ProviderName, parseModelId } from "../../model/providers.js";
+import { goesElsewhere, type ProviderName } from "../../model/providers.js";
 import { canonicalJson } from "../../platform/canonical.js";
-import type { ApprovalMode, Config } from "../schema.js";
+import { type ApprovalMode, type Config, HOOK_EVENTS, type HookEvent, type HookMatcher } from "../schema.js";
 
 /**
  * What each config key may do when it comes from a workspace nobody trusted yet
@@ -142,14 +142,10 @@ const rules: EachItem = {
  * provider would send another of their keys elsewhere (and bill it). Without a chosen model, a
  * local provider (no key) is as far as it may go.
  */
-const sameProvider: Judge = (value, place) => {
-  if (typeof value !== "string") return { keep: value };
-  const provider = parseModelId(value).provider;
-  const same = place.provider ? provider === place.provider : PROVIDER_SPECS[provider].local;
-  return same
+const sameProvider: Judge = (value, place) =>
+  typeof value !== "string" || !goesElsewhere(value, place.provider)
     ? { keep: value }
     : { asks: `use ${value} for ${keyOf(place)}, another provider than ${place.provider ?? "yours"}` };
-};
 
 /** Settings that say how an MCP server starts or where it connects: the person's own servers are theirs. */
 const serverLaunch: Judge = (value, place) => {
@@ -166,6 +162,35 @@ const narrowerList: Judge = (value, place) =>
   place.mine === undefined || within(value, place.mine)
     ? { keep: value }
     : { asks: `replace your ${keyOf(place)} list with ${listed(value)}` };
+
+/** When a hook of each event runs, as the trust question says it. */
+const HOOK_MOMENTS: Record<HookEvent, string> = {
+  PreToolUse: "before",
+  PostToolUse: "after",
+  UserPromptSubmit: "on every prompt you send",
+  Stop: "each time the agent ends its turn",
+  SessionEnd: "when the session ends",
+  Notification: "whenever cairn waits for you",
+};
+
+/**
+ * A hook runs a command the repository chose, outside any approval, on every event it matches: a
+ * workspace's hooks are all widening, each named with what it runs and when.
+ */
+const hookRuns: EachItem = {
+  each: (value, place) => {
+    const event = place.path[1] as HookEvent;
+    const matcher = value as HookMatcher;
+    const commands = matcher.hooks.map((hook) => `\`${hook.command}\``).join(", ");
+    const tools =
+      !matcher.matcher || matcher.matcher === "*" ? "every tool call" : `calls of ${matcher.matcher}`;
+    const moment =
+      event === "PreToolUse" || event === "PostToolUse"
+        ? `${HOOK_MOMENTS[event]} ${tools}`
+        : HOOK_MOMENTS[event];
+    return { asks: `run ${commands} ${moment}` };
+  },
+};
 
 export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Config[K]>> } = {
   model: sameProvider,
@@ -234,6 +259,7 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
           .join(", ")})`,
     ),
   },
+  hooks: Object.fromEntries(HOOK_EVENTS.map((event) => [event, hookRuns])) as Record<HookEvent, EachItem>,
   mcp_servers: {
     "*": {
       type: serverLaunch,

@@ -15,6 +15,15 @@ export interface WorkspaceSetting {
   value: unknown;
 }
 
+/**
+ * How what a workspace carries besides its config (agent files, commands, skills) is loaded:
+ * whether the folder is trusted, and the settings it is judged against (the person's provider).
+ */
+export interface CarriedTrust {
+  trusted: boolean;
+  config: Config;
+}
+
 /** The person's side of the judgement: their own settings, and what follows from them. */
 export interface Baseline {
   user: Config;

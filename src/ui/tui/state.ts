@@ -63,6 +63,8 @@ export type UiAction =
   /** The items of transcript batch `key` up to `count` are on the screen for good. */
   | { type: "ui.printed"; key: number; count: number }
   | { type: "ui.reset" }
+  /** The screen was cleared (the terminal's width changed): these printed items are printed again, first. */
+  | { type: "ui.reprint"; items: Item[] }
   /** A stored session was replayed: a turn it left unfinished is not running now. */
   | { type: "ui.replayed" };
 
@@ -379,6 +381,11 @@ export function reduce(state: TuiState, action: Action): TuiState {
       return {
         ...state,
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
+      };
+    case "ui.reprint":
+      return {
+        ...state,
+        transcript: { key: state.transcript.key + 1, items: [...action.items, ...state.transcript.items] },
       };
     case "ui.replayed":
       return {
