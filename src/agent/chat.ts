@@ -223,8 +223,11 @@ export class ChatEngine {
           const opening = !this.begun && attachments.length === 0 && images.length === 0;
           const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
-            this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
-            return { status: "completed", summary: direct, iterations: 1 };
+            this.loop.history.add(
+              { role: "user", content: text },
+              { role: "assistant", content: direct.answer },
+            );
+            return { status: direct.ok ? "completed" : "failed", summary: direct.answer, iterations: 1 };
           }
           const outcome = await this.loop.run(
             turn,

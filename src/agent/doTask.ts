@@ -26,7 +26,8 @@ export async function doTask(
       turn,
       async () => {
         const direct = resume ? undefined : await answerByPattern(turn, task);
-        if (direct) return { status: "completed", summary: direct, iterations: 1 };
+        if (direct)
+          return { status: direct.ok ? "completed" : "failed", summary: direct.answer, iterations: 1 };
         const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
         const outcome = options.agent
           ? await executeThrough(turn, options.agent, prompt)

@@ -326,7 +326,7 @@ class RunLoop {
     const point = this.resume;
     if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
     const direct = await answerByPattern(this.turn, this.task);
-    if (direct) return { status: "completed", summary: direct, iterations: 0 };
+    if (direct) return { status: direct.ok ? "completed" : "failed", summary: direct.answer, iterations: 0 };
 
     const classification = await this.classify();
     this.pickDelegate(classification);

@@ -324,6 +324,57 @@ describe("cairn do, whatever the wire format", () => {
     expect(result?.summary).toContain("console.log('hi');");
   });
 
+  it("carries out plain file commands with the file tools and no model call", async () => {
+    const repo = await makeRepo({ "a.txt": "hi there\n", "old.txt": "gone soon\n", "src/keep.txt": "k\n" });
+    const steps: Array<[string, string]> = [
+      ["move a.txt to b.txt", "move_file"],
+      ["copy b.txt to src/c.txt", "copy_file"],
+      ["replace hi with bye in b.txt", "edit_file"],
+      ["write 'fresh start' to notes.txt", "write_file"],
+      ["delete old.txt", "delete_file"],
+    ];
+    for (const [task, tool] of steps) {
+      const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
+      expect(run.code, run.stderr).toBe(0);
+      expect(requests).toHaveLength(0);
+      expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
+      expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });
+      expect(result).toMatchObject({ status: "completed", usage: { input_tokens: 0, output_tokens: 0 } });
+    }
+    expect(existsSync(path.join(repo, "a.txt"))).toBe(false);
+    expect(await readFile(path.join(repo, "b.txt"), "utf8")).toBe("bye there\n");
+    expect(await readFile(path.join(repo, "src/c.txt"), "utf8")).toBe("hi there\n");
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("fresh start\n");
+    expect(existsSync(path.join(repo, "old.txt"))).toBe(false);
+  });
+
+  it("leaves an ambiguous file command to the model", async () => {
+    const repo = await makeRepo({ "a.txt": "hi, this is it\n" });
+    const { run, requests } = await cairnDo(
+      "openai",
+      [{ text: "Which hi? There are two." }],
+      repo,
+      "replace hi with bye in a.txt",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(1);
+    expect(await readFile(path.join(repo, "a.txt"), "utf8")).toBe("hi, this is it\n");
+  });
+
+  it("ends a file command that is refused as failed, with the reason", async () => {
+    const repo = await makeRepo({ "a.txt": "x\n" });
+    server = await startScriptedServer([]);
+    const { run, requests, result } = await doSession(server, {
+      repo,
+      task: "delete a.txt",
+      extra: ["--approval", "read-only"],
+    });
+    expect(run.code).toBe(1);
+    expect(requests).toHaveLength(0);
+    expect(result?.status).toBe("failed");
+    expect(existsSync(path.join(repo, "a.txt"))).toBe(true);
+  });
+
   it("answers 'what does X do' from the file in one call without tools", async () => {
     const repo = await makeRepo({ "src/app.js": "export const add = (a, b) => a + b;\n" });
     const { run, requests, result, events } = await cairnDo(
