@@ -76,6 +76,9 @@ export async function writeReport(session: Session, input: ReportInput): Promise
     input.headline,
     `## What changed\n${fileList(input.context, changed)}`,
     `## Validation\n${validationSection(input.validation)}`,
+    input.context.repairs.length
+      ? `## Deterministic repair\n${input.context.repairs.map((line) => `- ${line}`).join("\n")}`
+      : "",
     `## Review\n${reviewSection(input.context)}`,
     input.context.pendingIssues.length && input.ending.status !== "completed"
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`

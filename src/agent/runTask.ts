@@ -2,7 +2,7 @@ import type { EventOf, TodoItem } from "../events/types.js";
 import { prose } from "../platform/prose.js";
 import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
-import { tryFixers, tryMutations } from "../verify/repair.js";
+import { repairSummary, tryFixers, tryMutations } from "../verify/repair.js";
 import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
 import { executeThrough } from "./delegation.js";
@@ -28,6 +28,9 @@ import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
+
+/** Checks whose failure a small mutation of the edited code can plausibly fix. */
+const MUTABLE_CHECKS = new Set(["expected_output", "test"]);
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
 const FAST_PATH_CONFIDENCE = 0.9;
@@ -243,11 +246,15 @@ class RunLoop {
           }),
       });
     }
-    const outputCheck = report.checks.find((check) => !check.passed && check.kind === "expected_output");
-    if (report.passed === false && outputCheck && this.context.recentRanges.size > 0) {
+    const failing = report.checks.find((check) => !check.passed && MUTABLE_CHECKS.has(check.kind));
+    if (report.passed === false && failing && this.context.recentRanges.size > 0) {
       const only: ValidationPlan = {
         ...plan,
-        checks: plan.checks.filter((check) => check.name === outputCheck.name),
+        checks: plan.checks.filter((check) => check.name === failing.name),
+      };
+      const others: ValidationPlan = {
+        ...plan,
+        checks: plan.checks.filter((check) => check.name !== failing.name),
       };
       const mutation = await tryMutations(
         [...this.context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
@@ -255,22 +262,21 @@ class RunLoop {
           cwd: session.workspace,
           signal: this.turn.signal,
           validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
+          confirm: async () =>
+            others.checks.length === 0 ||
+            (await runValidation(others, { ...options, failFast: true })).passed === true,
           onAttempt: (attempt) =>
             session.bus.emit({
               type: "repair",
               kind: "mutation",
-              description: `${attempt.file}:${attempt.line} ${attempt.description}`,
+              description: `${attempt.file}:${attempt.line} ${attempt.description}${attempt.broke ? ` (${attempt.broke})` : ""}`,
               passed: attempt.passed,
               kept: attempt.passed,
             }),
         },
       );
-      if (mutation.fixed) {
-        report = await runValidation(plan, options);
-        this.context.progress.push(
-          `Deterministic repair: ${mutation.kept?.description} at ${mutation.kept?.file}:${mutation.kept?.line}`,
-        );
-      }
+      this.context.repairs.push(repairSummary(mutation));
+      if (mutation.fixed) report = await runValidation(plan, options);
     }
     this.context.recentRanges.clear();
     emitValidation(session, report);

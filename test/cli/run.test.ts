@@ -151,6 +151,63 @@ describe("cairn run", () => {
     expect(requests).toHaveLength(6);
   });
 
+  it("repairs a skipping guard and a stray /100 together, reporting what it tried", async () => {
+    const repo = await makeRepo({
+      "main.py": [
+        "def total(items):",
+        "    s = 0",
+        "    for price, discount in items:",
+        "        if discount > 0.5:",
+        "            continue",
+        "        s += price * (1 - discount)",
+        "    return s",
+        "",
+        "",
+        "print(total([(100, 0.25), (100, 0.75)]))",
+        "",
+      ].join("\n"),
+      "expected.txt": "100.0\n",
+    });
+    const { run, result, requests, events } = await cairnRun(repo, "total() should count every item", {
+      classification: [classify()],
+      intent: [intent(["main.py"])],
+      plan: [onePlan("Fix total", ["main.py"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "main.py",
+                old_string: "s += price * (1 - discount)",
+                new_string: "s += price * (1 - discount / 100)",
+              },
+            },
+          ],
+        },
+        { text: "Discounts are percentages." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    const source = await readFile(path.join(repo, "main.py"), "utf8");
+    expect(source).not.toContain("continue");
+    expect(source).not.toContain("/ 100");
+    const repairs = events.filter((e) => e.type === "repair" && e.kind === "mutation");
+    expect(repairs.length).toBeGreaterThan(1);
+    expect(repairs.at(-1)).toMatchObject({
+      kept: true,
+      description: expect.stringMatching(/remove the guard.* \+ drop \/ 100/),
+    });
+    // classification, intent, plan, two tool-loop turns, review: the repair asked no model.
+    expect(requests).toHaveLength(6);
+    const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
+    expect(report).toMatch(
+      /## Deterministic repair\n- Deterministic repair: tried \d+ mutations \(\d+ of them pairs\)/,
+    );
+  });
+
   it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
     const repo = await makeRepo(JS_REPO);
     await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
