@@ -296,12 +296,15 @@ export class Session {
     return new Session(options, model, workspace, instructions, agents);
   }
 
-  /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
+  /**
+   * The model for a role (cheap, strong, review), a profile the config names, or any
+   * provider/model id, built on first use.
+   */
   modelFor(ref: ModelRole | string): Promise<ModelHandle> {
     const role = ROLES.find((r) => r === ref);
+    const profile = Object.hasOwn(this.config.profiles, ref) ? this.config.profiles[ref] : undefined;
     // The session's model stands in for every role the config leaves unset.
-    const id =
-      role === "default" ? this.model.id : role ? (this.config.profiles[role] ?? this.model.id) : ref;
+    const id = role === "default" ? this.model.id : role ? (profile ?? this.model.id) : (profile ?? ref);
     let handle = this.models.get(id);
     if (!handle) {
       handle = buildModel(id, this.config, this.env);

@@ -197,13 +197,16 @@ export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
+  /**
+   * Models by name: the four roles (default, cheap, strong, review) and any others you name
+   * (`groq-qwen3-32b: openrouter/qwen/qwen3-32b`), each usable as `llm:<name>`, in
+   * `agents.preferences` and with `/model <name>`.
+   */
   profiles: z
-    .strictObject({
-      default: modelIdSchema.optional(),
-      cheap: modelIdSchema.optional(),
-      strong: modelIdSchema.optional(),
-      review: modelIdSchema.optional(),
-    })
+    .record(
+      z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)"),
+      modelIdSchema,
+    )
     .default({}),
   providers: z
     .partialRecord(z.enum(PROVIDERS as [ProviderName, ...ProviderName[]]), providerSchema)
