@@ -34,8 +34,6 @@ const MUTABLE_CHECKS = new Set(["expected_output", "test"]);
 
 /** At or above this confidence, a trivial or read-only task skips planning and validation. */
 const FAST_PATH_CONFIDENCE = 0.9;
-/** Attempts at a usable plan (and at any structured answer) before the run fails. */
-const STRUCTURED_ATTEMPTS = 3;
 
 /** The instructions of a structured request: who answers, then what is asked of it. */
 function instructions(prompt: string): string {
@@ -98,6 +96,11 @@ class RunLoop {
     this.unsubscribe = session.bus.subscribe(this.context.observe);
   }
 
+  /** Attempts at a usable plan (and at any structured answer) before the run fails: `planning.attempts`. */
+  private get attempts(): number {
+    return this.session.config.planning.attempts;
+  }
+
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
   private emitTodos(todos: TodoItem[]): void {
     const snapshot = todos.map((todo) => ({ ...todo }));
@@ -114,7 +117,7 @@ class RunLoop {
       instructions: instructions("classify"),
       prompt: this.task,
       schema: classificationSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
   }
 
@@ -143,7 +146,7 @@ class RunLoop {
       instructions: instructions("analyse"),
       prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
       schema: intentSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     this.session.bus.emit({
       type: "intent",
@@ -175,7 +178,7 @@ class RunLoop {
         .filter(Boolean)
         .join("\n\n"),
       schema: planSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
       check: (value) => (value.steps.length === 0 ? "the plan has no steps" : undefined),
     });
     this.session.bus.emit({
@@ -299,7 +302,7 @@ class RunLoop {
         `# Validation\n${report.summary}`,
       ].join("\n\n"),
       schema: reviewSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     session.bus.emit({ type: "review", ...review });
     this.context.lastReview = review;

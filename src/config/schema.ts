@@ -227,6 +227,12 @@ export const configSchema = z.strictObject({
     })
     .default({ network: false, allow_unsandboxed: false }),
   max_iterations: z.number().int().positive().default(25),
+  planning: z
+    .strictObject({
+      /** Attempts at a usable plan, and at each structured answer (intent, review), before the run fails. */
+      attempts: z.number().int().positive().max(10).default(3),
+    })
+    .default({ attempts: 3 }),
   /** Tool calls one `cairn do` turn (or one plan step) may make before it must answer. */
   max_tool_calls: z.number().int().positive().default(50),
   max_cost_usd: z.number().positive().optional(),

@@ -208,6 +208,22 @@ describe("cairn run", () => {
     );
   });
 
+  it("asks for a usable plan as many times as planning.attempts says, then fails saying so", async () => {
+    const repo = await makeRepo({ "main.py": 'print("hi")\n', "expected.txt": "hi\n" });
+    await writeFile(path.join(repo, "planning.yaml"), "planning:\n  attempts: 5\n");
+    const empty = { summary: "nothing", steps: [] };
+    const { run, result, requests } = await cairnRun(
+      repo,
+      "tidy main.py",
+      { classification: [classify()], intent: [intent(["main.py"])], plan: Array(5).fill(empty) },
+      ["--config", "planning.yaml"],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("failed");
+    expect(result?.summary).toMatch(/no valid plan in 5 attempts \(last problem: the plan has no steps\)/);
+    expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(5);
+  });
+
   it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
     const repo = await makeRepo(JS_REPO);
     await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
