@@ -30,6 +30,8 @@ export interface AcpServerOptions {
   configFile?: string | undefined;
   flags: ConfigFlags;
   env?: NodeJS.ProcessEnv;
+  /** `--debug-log FILE`, for every session. */
+  debugLog?: string | undefined;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
   output: Writable;
@@ -100,6 +102,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     configFile: options.configFile,
     flags: options.flags,
     env,
+    debugLog: options.debugLog,
     log: options.log,
   });
 

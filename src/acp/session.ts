@@ -49,6 +49,7 @@ export interface AcpSessionOptions {
   configFile?: string | undefined;
   flags: ConfigFlags;
   env: NodeJS.ProcessEnv;
+  debugLog?: string | undefined;
   /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
   log: (message: string) => void;
 }
@@ -111,6 +112,7 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      debugLog: options.debugLog,
       ...(editor ? { editor } : {}),
     });
     try {

@@ -25,6 +25,8 @@ export interface HostOptions {
   recordedWorkspace?: string;
   /** What the editor the sessions run in lends their tools (`cairn acp`). */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
+  debugLog?: string | undefined;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -70,6 +72,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
+        ...(options.debugLog ? { debugLog: options.debugLog } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);

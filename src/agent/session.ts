@@ -34,6 +34,7 @@ import { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
+import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
 
@@ -70,6 +71,8 @@ export interface SessionOptions {
   workspaceServers?: Record<string, string>;
   /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: every event and a summary of each model call, appended there (redacted). */
+  debugLog?: string;
 }
 
 /**
@@ -155,6 +158,8 @@ export class Session {
   private readonly envPolicy: EnvironmentPolicy;
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
+  /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
+  readonly debug: DebugLog | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];
@@ -195,6 +200,8 @@ export class Session {
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    this.debug = options.debugLog ? new DebugLog(options.debugLog, this.redact) : undefined;
+    if (this.debug) this.bus.subscribe(this.debug.event);
     this.ledger = new UsageLedger(this.bus, {
       maxCostUsd: config.max_cost_usd,
       maxTokens: config.max_tokens,
@@ -324,9 +331,9 @@ export class Session {
     return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
-  /** Stops what the session started outside itself: its MCP servers. */
+  /** Stops what the session started outside itself: its MCP servers; closes its debug log. */
   close(): Promise<void> {
-    return this.registry.close();
+    return this.registry.close().finally(() => this.debug?.close());
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

@@ -255,6 +255,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    debugLog: options.debugLog,
   });
   const { store } = host;
   let engine: ChatEngine;

@@ -199,6 +199,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           progress: process.stderr,
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+          verbose: Boolean(options.verbose),
           describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;
@@ -210,6 +211,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     flags: spec.flags,
     mode: spec.mode,
     attended,
+    debugLog: options.debugLog,
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),

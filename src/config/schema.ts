@@ -204,7 +204,9 @@ export const configSchema = z.strictObject({
    */
   profiles: z
     .record(
-      z.string().regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)"),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)"),
       modelIdSchema,
     )
     .default({}),

@@ -324,6 +324,39 @@ describe("cairn do, whatever the wire format", () => {
     expect(result?.summary).toContain("console.log('hi');");
   });
 
+  it("writes every event and each model call's summary to --debug-log, without secrets", async () => {
+    const repo = await makeRepo({ "notes.txt": "keep\n" });
+    const home = await makeHome();
+    const secret = "sk-proj-Zq8vN3xTq7LmW2pR9sKd4YhB";
+    const log = path.join(home, "logs", "debug.jsonl");
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "read_file", args: { path: "notes.txt" } }] },
+      { text: `Read it. (The key you gave was ${secret}.)` },
+    ]);
+    const { args } = modelFlags("openai", server);
+    const run = await runCairn(
+      ["do", `read notes.txt; my key is ${secret}`, ...args, "--cwd", repo, "--debug-log", log, "--verbose"],
+      { home, env: { OPENAI_API_KEY: secret } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const text = await readFile(log, "utf8");
+    expect(text).not.toContain(secret);
+    expect(text).toContain("[REDACTED:OPENAI_API_KEY]");
+    const entries = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { kind: string; event?: { type: string }; tools?: string[] });
+    expect(entries.filter((e) => e.kind === "request")).toHaveLength(2);
+    expect(entries.filter((e) => e.kind === "response")).toHaveLength(2);
+    expect(entries.find((e) => e.kind === "request")?.tools).toContain("read_file");
+    const types = entries.flatMap((e) => (e.event ? [e.event.type] : []));
+    expect(types[0]).toBe("session.started");
+    expect(types.at(-1)).toBe("session.finished");
+    expect(types).toEqual(expect.arrayContaining(["tool.call", "tool.result", "usage", "message"]));
+    // --verbose: each model call's line on stderr, with the text output.
+    expect(run.stderr).toMatch(/· openai\/gpt-4o \(execution\)/);
+  });
+
   it("carries out plain file commands with the file tools and no model call", async () => {
     const repo = await makeRepo({ "a.txt": "hi there\n", "old.txt": "gone soon\n", "src/keep.txt": "k\n" });
     const steps: Array<[string, string]> = [
