@@ -75,6 +75,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         ...(options.debugLog ? { debugLog: options.debugLog } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
+      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

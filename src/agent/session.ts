@@ -171,6 +171,11 @@ export class Session {
   model: ModelHandle;
   /** The approval policy turns ask unless given another; `override` changes its mode. */
   policy: ApprovalPolicy;
+  /**
+   * What every session recorded in this workspace has cost so far, this one's stored calls
+   * included: the host sets it where a store records the session.
+   */
+  workspaceSpend: (() => number) | undefined = undefined;
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   /** How many times the person has interrupted: a question dismissed by one was not answered. */

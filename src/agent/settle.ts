@@ -71,6 +71,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
+    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
     duration_ms: Date.now() - session.startedAt,
   };
 }

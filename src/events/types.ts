@@ -93,6 +93,11 @@ export interface RunResult {
     by_agent: Record<string, UsageTotals>;
   };
   cost_usd: number | null;
+  /**
+   * What every session recorded in this workspace has cost so far, this one included (the
+   * calls of known price; ledit's persisted history of costs). Absent where no store records it.
+   */
+  workspace_cost_usd?: number;
   duration_ms: number;
 }
 

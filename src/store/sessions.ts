@@ -272,6 +272,14 @@ export class Store {
       );
   }
 
+  /** What the sessions recorded in a workspace have cost, all of them, in the calls of known price. */
+  workspaceCost(workspace: string): number {
+    const row = this.db
+      .prepare("SELECT total(known_cost_usd) AS spent FROM sessions WHERE workspace = ?")
+      .get(workspace);
+    return Number(row?.spent ?? 0);
+  }
+
   /** Deletes a session with its events and usage. False when there was no such session. */
   removeSession(id: string): boolean {
     return Number(this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id).changes) > 0;

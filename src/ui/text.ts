@@ -1,6 +1,6 @@
 import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
-import { formatDuration } from "../platform/format.js";
+import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
@@ -267,8 +267,10 @@ export class TextRenderer {
     const changed = result.files_changed.length;
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
     const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const allTime =
+      result.workspace_cost_usd === undefined ? "" : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
     );
   }
 }

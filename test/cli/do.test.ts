@@ -357,6 +357,30 @@ describe("cairn do, whatever the wire format", () => {
     expect(run.stderr).toMatch(/· openai\/gpt-4o \(execution\)/);
   });
 
+  it("gives the workspace's all-time cost beside the run's in the closing line and the result", async () => {
+    const repo = await makeRepo({});
+    const home = await makeHome();
+    const usage = { input: 200_000, output: 10_000 };
+    server = await startScriptedServer([
+      { text: "One.", usage },
+      { text: "Two.", usage },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const first = await runCairn(["do", "say one", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+    });
+    const result = JSON.parse(first.stdout) as { cost_usd: number; workspace_cost_usd: number };
+    expect(result.cost_usd).toBeGreaterThan(0);
+    expect(result.workspace_cost_usd).toBeCloseTo(result.cost_usd, 10);
+    const second = await runCairn(["do", "say two", ...args, "--cwd", repo], { home, env });
+    expect(second.code, second.stderr).toBe(0);
+    const closing = second.stderr.trim().split("\n").at(-1) ?? "";
+    expect(closing).toMatch(/^completed · .* · \$\d+\.\d+ · \$\d+\.\d+ all-time here$/);
+    const [run, allTime] = [...closing.matchAll(/\$(\d+\.\d+)/g)].map((match) => Number(match[1]));
+    expect(allTime).toBeCloseTo((run ?? 0) + result.cost_usd, 2);
+  });
+
   it("carries out plain file commands with the file tools and no model call", async () => {
     const repo = await makeRepo({ "a.txt": "hi there\n", "old.txt": "gone soon\n", "src/keep.txt": "k\n" });
     const steps: Array<[string, string]> = [
