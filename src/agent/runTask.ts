@@ -24,6 +24,7 @@ import {
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
 import { announce, type Ending, type Outcome, settle } from "./settle.js";
+import { stepBrief } from "./stepPrompt.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
@@ -203,15 +204,7 @@ class RunLoop {
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
       const label = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
-      const prompt = [
-        `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
-        step.files.length ? `Files: ${step.files.join(", ")}` : "",
-        `Done when: ${step.done_when}`,
-        this.context.render(),
-        "Carry out this step with the tools, then reply briefly with what you did.",
-      ]
-        .filter(Boolean)
-        .join("\n");
+      const prompt = stepBrief(step, { index, total: plan.steps.length }, this.context.render());
       const first = index === startAt && (note !== "" || this.iteration === 1);
       const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>

@@ -149,6 +149,10 @@ describe("cairn run", () => {
     expect(events.some((e) => e.type === "repair" && e.kind === "mutation" && e.kept)).toBe(true);
     // classification, intent, plan, two tool-loop turns, review: nothing more.
     expect(requests).toHaveLength(6);
+    // The step's prompt says what a modify step asks for, and nothing of the other categories.
+    const step = requests.find((r) => !structuredName(r));
+    expect(step?.rawBody).toContain("This is a modify step. Read the code you change first");
+    expect(step?.rawBody).not.toContain("Change only documentation");
   });
 
   it("repairs a skipping guard and a stray /100 together, reporting what it tried", async () => {
