@@ -3,7 +3,7 @@ import { executeThrough } from "./delegation.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
+import { announce, type Outcome, settle, taskWithContext } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { validateOnce } from "./validate.js";
@@ -11,6 +11,8 @@ import { validateOnce } from "./validate.js";
 export interface TaskOptions {
   /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
   agent?: string | undefined;
+  /** What the caller says about the task apart from it: goes to the model with the task. */
+  context?: string | undefined;
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -20,7 +22,8 @@ export async function doTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  const context = options.context ?? resume?.context;
+  announce(session, task, resume, context);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
       turn,
@@ -28,7 +31,8 @@ export async function doTask(
         const direct = resume ? undefined : await answerByPattern(turn, task);
         if (direct)
           return { status: direct.ok ? "completed" : "failed", summary: direct.answer, iterations: 1 };
-        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+        const brief = taskWithContext(task, context);
+        const prompt = resume ? `${brief}\n\n${resumeNote(resume)}` : brief;
         const outcome = options.agent
           ? await executeThrough(turn, options.agent, prompt)
           : await new ToolLoop(session, {

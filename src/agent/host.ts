@@ -33,8 +33,11 @@ export interface HostOptions {
 export interface Host {
   config: Config;
   store: Store;
-  /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
-  open(resume?: ResumedLog): Promise<Session>;
+  /**
+   * A new session (with the id given, or a new one), or a stored one continued; its events reach
+   * the store first, then the adapters.
+   */
+  open(resume?: ResumedLog, id?: string): Promise<Session>;
   /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
   close(): Promise<void>;
 }
@@ -60,7 +63,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   return {
     config,
     store,
-    async open(resume) {
+    async open(resume, id) {
       const session = await Session.create({
         config,
         modelId,
@@ -70,6 +73,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         env,
         workspaceServers,
         ...(resume ? { resume } : {}),
+        ...(id ? { id } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
         ...(options.debugLog ? { debugLog: options.debugLog } : {}),

@@ -23,7 +23,7 @@ import {
   reviewSchema,
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
-import { announce, type Ending, type Outcome, settle } from "./settle.js";
+import { announce, type Ending, type Outcome, settle, taskWithContext } from "./settle.js";
 import { stepBrief } from "./stepPrompt.js";
 import { askStructured } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
@@ -65,7 +65,10 @@ class RunLoop {
   private readonly session: Session;
   /** The whole run's turn: its cancellation; each step runs in a turn within it. */
   private readonly turn: Turn;
+  /** The task as the model is given it: with the caller's context, when there is one. */
   private readonly task: string;
+  /** The task as the person gave it, for tier-0 patterns, questions and the report. */
+  private readonly title: string;
   private readonly context = new IterationContext();
   private readonly loop: ToolLoop;
   private model: ModelHandle;
@@ -85,7 +88,8 @@ class RunLoop {
     const { session } = turn;
     this.session = session;
     this.turn = turn;
-    this.task = task;
+    this.title = task;
+    this.task = taskWithContext(task, options.context ?? resume?.context);
     this.resume = resume;
     this.delegateTo = options.agent;
     this.model = session.model;
@@ -312,7 +316,7 @@ class RunLoop {
   /** Asks the person how to get unstuck; undefined when they give no answer. */
   private async askForHelp(): Promise<string | undefined> {
     const { session } = this;
-    const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
+    const question = `I am stuck on: ${this.title}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
     const answer = (await session.inbox.ask(question))?.trim() || undefined;
     this.session.bus.emit({ type: "question", question, answer: answer ?? null });
     return answer;
@@ -327,7 +331,7 @@ class RunLoop {
     const { session } = this;
     const point = this.resume;
     if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
-    const direct = await answerByPattern(this.turn, this.task);
+    const direct = await answerByPattern(this.turn, this.title);
     if (direct) return { status: direct.ok ? "completed" : "failed", summary: direct.answer, iterations: 0 };
 
     const classification = await this.classify();
@@ -439,7 +443,7 @@ class RunLoop {
   /** Writes the report for an ending, its `summary` the headline, and returns it with the report as summary. */
   async report(ending: Ending): Promise<Ending> {
     const summary = await writeReport(this.session, {
-      task: this.task,
+      task: this.title,
       ending: { ...ending, iterations: this.iteration },
       headline: ending.summary,
       context: this.context,
@@ -463,7 +467,7 @@ export async function runTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  announce(session, task, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
     const run = new RunLoop(turn, task, resume, options);
     try {

@@ -59,6 +59,8 @@ export interface SessionOptions {
   attended: boolean;
   env?: NodeJS.ProcessEnv;
   resume?: ResumedLog;
+  /** The id of a new session, when its caller chooses it (the HTTP API's `session_id`); a new one otherwise. */
+  id?: string;
   /**
    * The workspace to record (store, reports) instead of `workspace`, which the session still works
    * in: a batch's task works in a throwaway copy and is recorded under its original repository.
@@ -194,7 +196,7 @@ export class Session {
   ) {
     const { config } = options;
     const env = options.env ?? process.env;
-    this.id = options.resume?.id ?? newSessionId();
+    this.id = options.resume?.id ?? options.id ?? newSessionId();
     this.mode = options.mode;
     this.config = config;
     this.workspace = workspace;

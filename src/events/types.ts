@@ -231,6 +231,8 @@ export type CairnEvent =
       type: "session.started";
       mode: Mode;
       task: string;
+      /** What the caller gave the model besides the task (the HTTP API's `context`). */
+      context?: string;
       model: string;
       /** The workspace the session is recorded under: for a batch's task, its original repository. */
       workspace: string;

@@ -214,6 +214,11 @@ export class Store {
     });
   }
 
+  /** Whether a session has exactly this id (not merely one starting with it). */
+  sessionExists(id: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(id) !== undefined;
+  }
+
   /** Newest first. */
   listSessions(options: { limit?: number; workspace?: string } = {}): SessionInfo[] {
     const rows = this.db

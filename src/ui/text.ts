@@ -268,7 +268,9 @@ export class TextRenderer {
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
     const statusStyle: Style = result.status === "completed" ? "green" : "red";
     const allTime =
-      result.workspace_cost_usd === undefined ? "" : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
+      result.workspace_cost_usd === undefined
+        ? ""
+        : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
     this.line(
       `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
     );
