@@ -6,6 +6,7 @@ import type { Mode } from "../events/types.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
@@ -80,6 +81,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
+      session.embeddings.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

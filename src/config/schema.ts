@@ -290,6 +290,18 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
+  /** Ranking the workspace's files for a task, for the analysis and explore_codebase. */
+  relevance: z
+    .strictObject({
+      /**
+       * Embeddings besides BM25: `off` (words only, no tokens spent), `auto` for the session's
+       * provider's embedding model where it has one (OpenAI, Google, Ollama), or a `provider/model`.
+       */
+      embeddings: z.union([z.enum(["auto", "off"]), modelIdSchema]).default("off"),
+      /** Files looked at, at most, in the order list_files gives them. */
+      max_files: z.number().int().positive().default(5000),
+    })
+    .default({ embeddings: "off", max_files: 5000 }),
   /** Sub-agents and delegation to other coding agents (docs/agents.md). */
   agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
   /** `cairn serve`. */
