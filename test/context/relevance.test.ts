@@ -8,7 +8,7 @@ import { type Embedder, rankFiles } from "../../src/context/relevance/rank.js";
 import { standInEmbedding } from "../../src/replay/embeddings.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { openDatabase } from "../../src/store/db.js";
-import { MemoryVectors, StoredVectors } from "../../src/store/vectors.js";
+import { MemoryVectors, StoredVectors, type VectorCache } from "../../src/store/vectors.js";
 
 let workspace: string;
 
@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 /** The stand-in model of the replay server, counting what it embeds. */
-function standIn(cache = new MemoryVectors()): Embedder & { embedded: string[] } {
+function standIn(cache: VectorCache = new MemoryVectors()): Embedder & { embedded: string[] } {
   const embedded: string[] = [];
   return {
     model: "test/stand-in",
