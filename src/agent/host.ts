@@ -81,7 +81,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
-      session.embeddings.cache = new StoredVectors(store.db);
+      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

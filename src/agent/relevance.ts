@@ -13,7 +13,7 @@ export function embeddingModelId(setting: string, chatModelId: string): string |
 
 function embedderFor(turn: Turn, phase: Phase): Embedder | undefined {
   const { session } = turn;
-  const state = session.embeddings;
+  const state = session.relevance;
   const id = embeddingModelId(session.config.relevance.embeddings, session.model.id);
   if (!id || state.failed) return undefined;
   const price = modelInfo(id, session.config).price;
@@ -62,17 +62,18 @@ export async function rankWorkspace(turn: Turn, query: string, phase: Phase): Pr
     secrets: session.secrets,
     maxFiles: session.config.relevance.max_files,
   });
+  const corpus = await session.relevance.corpus(files);
   const embedder = embedderFor(turn, phase);
   try {
-    return await rankFiles(files, query, embedder);
+    return await rankFiles(corpus, query, embedder);
   } catch (error) {
     if (!embedder || turn.signal.aborted) throw error;
-    session.embeddings.failed = true;
+    session.relevance.failed = true;
     const why = error instanceof Error ? error.message : String(error);
     session.warnOnce(
       `Ranking files by their words only: embeddings from ${embedder.model} failed (${why}). ` +
         "Set relevance.embeddings to another model, or to off.",
     );
-    return rankFiles(files, query);
+    return rankFiles(corpus, query);
   }
 }

@@ -8,7 +8,7 @@ import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
-import { EmbeddingState } from "../context/relevance/rank.js";
+import { RelevanceState } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
@@ -179,8 +179,8 @@ export class Session {
    * included: the host sets it where a store records the session.
    */
   workspaceSpend: (() => number) | undefined = undefined;
-  /** File relevance's embeddings: their cache (the store's, set by the host) and whether they failed. */
-  readonly embeddings = new EmbeddingState();
+  /** File relevance: the last corpus, the embeddings' cache (the store's, set by the host), whether they failed. */
+  readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   /** How many times the person has interrupted: a question dismissed by one was not answered. */

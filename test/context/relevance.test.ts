@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { candidateFiles } from "../../src/context/relevance/files.js";
 import { stem, terms } from "../../src/context/relevance/lexical.js";
-import { type Embedder, rankFiles } from "../../src/context/relevance/rank.js";
+import { buildCorpus, type Embedder, rankFiles } from "../../src/context/relevance/rank.js";
 import { standInEmbedding } from "../../src/replay/embeddings.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { openDatabase } from "../../src/store/db.js";
@@ -90,8 +90,9 @@ describe("file relevance", () => {
       ["the closing line the renderer prints", "src/ui/text.ts"],
       ["mutation repair misses an off-by-one", "src/verify/repair.ts"],
     ];
+    const corpus = await buildCorpus(files);
     for (const [query, expected] of cases) {
-      const ranking = await rankFiles(files, query);
+      const ranking = await rankFiles(corpus, query);
       expect(ranking.semantic).toBe(false);
       expect(ranking.files[0]?.path, query).toBe(expected);
     }
@@ -104,8 +105,9 @@ describe("file relevance", () => {
         secrets: new SecretFiles(workspace, []),
         maxFiles: 100,
       });
+      const corpus = await buildCorpus(files);
       const first = standIn(new StoredVectors(db));
-      const ranking = await rankFiles(files, "load the config", first);
+      const ranking = await rankFiles(corpus, "load the config", first);
       expect(ranking.semantic).toBe(true);
       expect(ranking.files[0]).toMatchObject({ path: "src/config/load.ts", lexical: 1, semantic: 1 });
       expect(ranking.embedded).toBeGreaterThan(0);
@@ -113,7 +115,7 @@ describe("file relevance", () => {
 
       // Another session on the same store: only the question is embedded.
       const second = standIn(new StoredVectors(db));
-      const again = await rankFiles(files, "load the config", second);
+      const again = await rankFiles(corpus, "load the config", second);
       expect(again.embedded).toBe(0);
       expect(second.embedded).toEqual(["load the config"]);
       expect(again.files.map((file) => file.path)).toEqual(ranking.files.map((file) => file.path));

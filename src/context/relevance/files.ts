@@ -14,7 +14,7 @@ export interface CandidateFile {
 }
 
 /** Enough of a file to know what it is about; the rest of a long file rarely changes that. */
-const MAX_TEXT_BYTES = 32 * 1024;
+const MAX_TEXT_BYTES = 12 * 1024;
 
 /** Bytes of a NUL in the first block: a binary file, left out. */
 function looksBinary(bytes: Uint8Array): boolean {

@@ -32,19 +32,43 @@ export function stem(word: string): string {
  */
 export function terms(text: string): string[] {
   const found: string[] = [];
-  for (const token of text.match(/[A-Za-z_][A-Za-z0-9_]*|\d{2,}/g) ?? []) {
-    const parts = token
-      .split("_")
-      .flatMap((part) => part.split(/(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])/))
-      .filter(Boolean);
-    const words = parts.length > 1 ? [token, ...parts] : [token];
-    for (const word of words) {
-      const lower = word.toLowerCase();
-      if (lower.length < 2 || STOPWORDS.has(lower)) continue;
-      found.push(stem(lower));
-    }
+  const add = (word: string) => {
+    const lower = word.toLowerCase();
+    if (lower.length >= 2 && !STOPWORDS.has(lower)) found.push(stem(lower));
+  };
+  for (const [token] of text.matchAll(/[A-Za-z_][A-Za-z0-9_]*|\d{2,}/g)) {
+    add(token);
+    if (COMPOUND.test(token)) for (const part of partsOf(token)) add(part);
   }
   return found;
+}
+
+/** An identifier of several words: snake_case, camelCase, HTTPServer. */
+const COMPOUND = /_|[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/;
+
+/** The words of an identifier, split at `_` and where its case changes; a loop, as this runs on every token. */
+function partsOf(token: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  const cut = (end: number) => {
+    if (end > start) parts.push(token.slice(start, end));
+    start = end;
+  };
+  for (let i = 1; i < token.length; i++) {
+    const char = token[i]!;
+    const before = token[i - 1]!;
+    if (char === "_") {
+      cut(i);
+      start = i + 1;
+    } else if (
+      /[A-Z]/.test(char) &&
+      (/[a-z0-9]/.test(before) || (/[A-Z]/.test(before) && /[a-z]/.test(token[i + 1] ?? "")))
+    ) {
+      cut(i);
+    }
+  }
+  cut(token.length);
+  return parts.length > 1 ? parts : [];
 }
 
 /** Names a file defines: functions, classes, types, constants, in the common languages' spellings. */
@@ -61,26 +85,61 @@ export interface LexicalHit {
 }
 
 /**
- * BM25 over each file's path, the names it defines and its text (MiniSearch's BM25+, path and
- * names weighing more), searched with the task's terms; best first.
+ * BM25 needs how often a term occurs, but saturates: past a few occurrences more add next to
+ * nothing. Capping them keeps the index (and the time to build it) a fraction of the text's.
  */
-export async function searchLexically(files: readonly CandidateFile[], query: string): Promise<LexicalHit[]> {
-  const { default: MiniSearch } = await import("minisearch");
-  const index = new MiniSearch<{ id: number; path: string; symbols: string; content: string }>({
-    fields: ["path", "symbols", "content"],
-    storeFields: [],
-    // Terms are made whole by `terms`; MiniSearch's own splitting and casing would undo its work.
-    tokenize: (text) => terms(text),
-    processTerm: (term) => term,
-  });
-  index.addAll(
-    files.map((file, id) => ({ id, path: file.path, symbols: symbolsOf(file.text), content: file.text })),
-  );
-  const results = index.search(query, {
-    boost: { path: 3, symbols: 2 },
-    prefix: (term) => term.length >= 5,
-    fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
-    combineWith: "OR",
-  });
-  return results.map((result) => ({ path: files[result.id as number]!.path, score: result.score }));
+const MAX_OCCURRENCES = 3;
+
+function cappedTerms(text: string): string {
+  const counts = new Map<string, number>();
+  for (const term of terms(text)) counts.set(term, Math.min(MAX_OCCURRENCES, (counts.get(term) ?? 0) + 1));
+  return [...counts].map(([term, count]) => `${term} `.repeat(count)).join("");
+}
+
+type Document = { id: number; path: string; symbols: string; content: string };
+
+/**
+ * BM25 over each file's path, the names it defines and its text (MiniSearch's BM25+, path and
+ * names weighing more): built once for a set of files, searched with each task's terms.
+ */
+export class LexicalIndex {
+  private readonly files: readonly CandidateFile[];
+  private readonly index: import("minisearch").default<Document>;
+
+  private constructor(files: readonly CandidateFile[], index: import("minisearch").default<Document>) {
+    this.files = files;
+    this.index = index;
+  }
+
+  static async build(files: readonly CandidateFile[]): Promise<LexicalIndex> {
+    const { default: MiniSearch } = await import("minisearch");
+    const index = new MiniSearch<Document>({
+      fields: ["path", "symbols", "content"],
+      storeFields: [],
+      // Terms are made whole by `terms` (the content's ahead of time, capped); MiniSearch's own
+      // splitting and casing would undo that work. A query has no field name.
+      tokenize: (text, field) => (field === "content" ? text.split(" ").filter(Boolean) : terms(text)),
+      processTerm: (term) => term,
+    });
+    index.addAll(
+      files.map((file, id) => ({
+        id,
+        path: file.path,
+        symbols: symbolsOf(file.text),
+        content: cappedTerms(file.text),
+      })),
+    );
+    return new LexicalIndex(files, index);
+  }
+
+  /** The files matching any of the query's terms, best first. */
+  search(query: string): LexicalHit[] {
+    const results = this.index.search(query, {
+      boost: { path: 3, symbols: 2 },
+      prefix: (term) => term.length >= 5,
+      fuzzy: (term) => (term.length >= 7 ? 0.15 : false),
+      combineWith: "OR",
+    });
+    return results.map((result) => ({ path: this.files[result.id as number]!.path, score: result.score }));
+  }
 }

@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { MemoryVectors, type VectorCache } from "../../store/vectors.js";
 import type { CandidateFile } from "./files.js";
-import { searchLexically } from "./lexical.js";
+import { LexicalIndex } from "./lexical.js";
 
 /** Embeds texts with one model, its vectors kept in `cache` by content hash. */
 export interface Embedder {
@@ -27,12 +28,25 @@ export interface Ranking {
   embedded: number;
 }
 
-/** What a session knows about its embeddings: where vectors are kept, and whether its model failed. */
-export class EmbeddingState {
+/**
+ * What a session keeps for ranking: its last corpus (rebuilt only when a file changed), where
+ * vectors are kept, and whether its embedding model failed.
+ */
+export class RelevanceState {
   /** In memory unless the host gives the store's. */
   cache: VectorCache = new MemoryVectors();
   /** Set once the embedding model failed: the session ranks by words from then on. */
   failed = false;
+  private last: { fingerprint: string; corpus: Corpus } | undefined;
+
+  /** The corpus of these files: the last one when they are the same files with the same content. */
+  async corpus(files: readonly CandidateFile[]): Promise<Corpus> {
+    const fingerprint = createHash("sha256")
+      .update(files.map((file) => `${file.path}\0${file.hash}`).join("\n"))
+      .digest("hex");
+    if (this.last?.fingerprint !== fingerprint) this.last = { fingerprint, corpus: await buildCorpus(files) };
+    return this.last.corpus;
+  }
 }
 
 /** The lexical hits whose embeddings are made when not cached yet: what one ranking may cost. */
@@ -81,18 +95,25 @@ async function vectorsFor(
   return { vectors, embedded: unique.length };
 }
 
+/** Files with their lexical index, built once and ranked against as many tasks as come. */
+export interface Corpus {
+  files: readonly CandidateFile[];
+  index: LexicalIndex;
+}
+
+export async function buildCorpus(files: readonly CandidateFile[]): Promise<Corpus> {
+  return { files, index: await LexicalIndex.build(files) };
+}
+
 /**
  * Ranks the files for a task: BM25 over paths, names and text, and, with an embedder, the
  * cosine of each file's embedding to the task's, the two fused by reciprocal rank. Only files
  * the words found, or whose vectors are cached already, are embedded and ranked semantically,
  * so a ranking costs at most EMBED_PER_RANKING embeddings and a repository is embedded bit by bit.
  */
-export async function rankFiles(
-  files: readonly CandidateFile[],
-  query: string,
-  embedder?: Embedder,
-): Promise<Ranking> {
-  const lexical = await searchLexically(files, query);
+export async function rankFiles(corpus: Corpus, query: string, embedder?: Embedder): Promise<Ranking> {
+  const { files } = corpus;
+  const lexical = corpus.index.search(query);
   const ranked = new Map<string, RankedFile>();
   lexical.forEach((hit, i) => {
     ranked.set(hit.path, { path: hit.path, score: 1 / (RRF_K + i + 1), lexical: i + 1 });
