@@ -8,6 +8,7 @@ import { benchRelevance } from "./relevance.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
+import { benchTokens, type TokensOptions } from "./tokens.js";
 import { benchTui, TUI_FULL, TUI_SMOKE } from "./tui.js";
 
 export interface Scale {
@@ -31,6 +32,8 @@ export interface Scale {
   queueJobs: number;
   /** Commits of this repository asked about by the file-relevance benchmark. */
   relevanceCommits: number;
+  /** Inputs of the token counting benchmark (issue 26). */
+  tokens: TokensOptions;
 }
 
 export const FULL: Scale = {
@@ -49,6 +52,7 @@ export const FULL: Scale = {
   queueTasks: 12,
   queueJobs: 2,
   relevanceCommits: 80,
+  tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -68,6 +72,7 @@ export const SMOKE: Scale = {
   queueTasks: 2,
   queueJobs: 2,
   relevanceCommits: 4,
+  tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -87,4 +92,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
   relevance: (scale) => benchRelevance({ commits: scale.relevanceCommits }),
+  tokens: (scale) => benchTokens(scale.tokens),
 };
