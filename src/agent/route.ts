@@ -105,6 +105,8 @@ export async function answerByPattern(turn: Turn, task: string): Promise<Pattern
         turn,
         `${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`,
       );
+      // No answer from the file alone (the model wanted its tools): the task goes to the loop.
+      if (!outcome.answer) return undefined;
       return { answer: outcome.answer, ok: outcome.status === "completed" };
     }
   }

@@ -217,7 +217,7 @@ describe.each<Format>(["openai", "anthropic"])(
         format,
         [{ toolCalls: [{ name: "edit_file", args: unclosed }] }, { text: "Replaced a with b." }],
         repo,
-        "replace a with b in src/format.js",
+        "swap a for b in src/format.js",
       );
       expect(run.code, run.stderr).toBe(0);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe("export const x = b;\n");
@@ -234,7 +234,7 @@ describe.each<Format>(["openai", "anthropic"])(
           { text: "The call was cut off; I will send it again." },
         ],
         repo,
-        "replace a with b in src/format.js",
+        "swap a for b in src/format.js",
       );
       expect(run.code, run.stderr).toBe(0);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe(file);
@@ -499,8 +499,11 @@ describe("cairn do, whatever the wire format", () => {
         "summary",
         "usage",
         "validation",
+        "workspace_cost_usd",
       ].sort(),
     );
+    // A fresh store: the workspace's all-time cost is this run's.
+    expect(result.workspace_cost_usd).toBeCloseTo(result.cost_usd, 12);
   });
 
   it("prints the plan, each tool call and a closing usage line on stderr, the answer alone on stdout", async () => {
