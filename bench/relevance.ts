@@ -100,7 +100,7 @@ export async function benchRelevance(options: RelevanceOptions): Promise<BenchRe
     const note = "no git history to ask about here";
     return {
       id: "relevance",
-      title: "10. file relevance",
+      title: "9. file relevance",
       figures: [{ name: `right file in top ${TOP}`, value: null, unit: "%", note }],
       details: { commits: 0 },
       durationMs: nowMs() - started,
@@ -182,7 +182,7 @@ export async function benchRelevance(options: RelevanceOptions): Promise<BenchRe
       { name: "ranking one task by BM25", value: lexicalMs / n, unit: "ms" },
     ];
     const breakdown: Breakdown = {
-      title: `10. file relevance: commits whose files BM25 left out of its top ${TOP} (first 10)`,
+      title: `9. file relevance: commits whose files BM25 left out of its top ${TOP} (first 10)`,
       columns: ["commit", "message", "changed", `BM25's top ${TOP}`],
       rows: misses
         .slice(0, 10)
@@ -190,7 +190,7 @@ export async function benchRelevance(options: RelevanceOptions): Promise<BenchRe
     };
     return {
       id: "relevance",
-      title: "10. file relevance",
+      title: "9. file relevance",
       figures,
       breakdowns: [breakdown],
       details: {
