@@ -59,6 +59,15 @@ export interface ProviderSpec {
 
 export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/api";
 
+/** An Ollama server: the local one by default; a key is sent when set, for hosted Ollama or a guarded server. */
+async function ollamaProvider({ apiKey, baseURL }: Connection) {
+  const { createOllama } = await import("ollama-ai-provider-v2");
+  return createOllama({
+    baseURL: baseURL ?? OLLAMA_BASE_URL,
+    ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
+  });
+}
+
 /**
  * With no model chosen, the first provider (in this order) whose key is set gives the model.
  * OpenRouter comes first because one key reaches every vendor; its Gemini Flash is the newest
@@ -135,21 +144,13 @@ export const PROVIDER_SPECS = {
     price: { input: 0, output: 0 },
     // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
     outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
-    async create({ model, apiKey, baseURL }) {
-      const { createOllama } = await import("ollama-ai-provider-v2");
-      return createOllama({
-        baseURL: baseURL ?? OLLAMA_BASE_URL,
-        ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
-      })(model);
+    async create(connection) {
+      return (await ollamaProvider(connection))(connection.model);
     },
     embedding: {
       defaultModel: "ollama/nomic-embed-text",
-      async create({ model, apiKey, baseURL }) {
-        const { createOllama } = await import("ollama-ai-provider-v2");
-        return createOllama({
-          baseURL: baseURL ?? OLLAMA_BASE_URL,
-          ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
-        }).embedding(model);
+      async create(connection) {
+        return (await ollamaProvider(connection)).embedding(connection.model);
       },
     },
   },
