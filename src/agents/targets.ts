@@ -1,4 +1,4 @@
-import type { Config, ExternalAgentConfig } from "../config/schema.js";
+import { type Config, type ExternalAgentConfig, PROFILE_ROLES } from "../config/schema.js";
 import { closest } from "../platform/text.js";
 import { GENERAL } from "./builtins.js";
 import type { AgentDefinition } from "./definition.js";
@@ -8,12 +8,10 @@ import type { ExternalAgent } from "./external/types.js";
 /** The model `agent:ollama` runs on when the config names none. */
 export const DEFAULT_OLLAMA_MODEL = "ollama/qwen2.5-coder:7b";
 
-/** The four roles are profiles whether or not the config sets them: unset, they are the session's model. */
-const ROLES = ["default", "cheap", "strong", "review"];
-
 /** Every profile a target can name: the roles, then the config's own names. */
 export function profileNames(config: Pick<Config, "profiles">): string[] {
-  return [...new Set([...ROLES, ...Object.keys(config.profiles)])];
+  // The roles are profiles whether or not the config sets them: unset, they are the session's model.
+  return [...new Set([...PROFILE_ROLES, ...Object.keys(config.profiles)])];
 }
 
 /** Who carries out a job: cairn's own loop with an agent definition, or an external coding agent. */

@@ -2,6 +2,10 @@ import { z } from "zod";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
+import { closest } from "../platform/text.js";
+
+/** The profiles cairn's loop uses by role; others are names of the person's own. */
+export const PROFILE_ROLES = ["default", "cheap", "strong", "review"] as const;
 
 /** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -209,7 +213,13 @@ export const configSchema = z.strictObject({
     .record(
       z
         .string()
-        .regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)"),
+        .regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)")
+        .superRefine((name, ctx) => {
+          // A name a letter or two from a role is a typo far likelier than a profile of its own.
+          const role = closest(name, PROFILE_ROLES);
+          if (role && role !== name)
+            ctx.addIssue({ code: "custom", message: `unknown key; did you mean "${role}"?` });
+        }),
       modelIdSchema,
     )
     .default({}),

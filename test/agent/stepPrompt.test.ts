@@ -8,7 +8,7 @@ describe("the step prompt", () => {
     const countTokens = await loadTokenCounter();
     const instructions = STEP_CATEGORIES.map((category) => STEP_INSTRUCTIONS[category]);
     expect(new Set(instructions).size).toBe(STEP_CATEGORIES.length);
-    for (const instruction of instructions) expect(countTokens(instruction)).toBeLessThanOrEqual(30);
+    for (const instruction of instructions) expect(await countTokens(instruction)).toBeLessThanOrEqual(30);
   });
 
   it("puts the step's category instruction after where the work stands", () => {
