@@ -52,7 +52,7 @@ export async function tryFixers(
       continue;
     }
     const fixerRun = await runCheck(
-      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind },
+      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind, source: result.source },
       runOptions,
     );
     const rerun = await runCheck(result, runOptions);
