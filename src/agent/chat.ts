@@ -13,7 +13,7 @@ import { doTask } from "./doTask.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
+import { announce, loopEnding, type Outcome, settle } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -224,7 +224,7 @@ export class ChatEngine {
           const direct = opening ? await answerByPattern(turn, text) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
-            return { status: "completed", summary: direct, iterations: 1 };
+            return loopEnding(this.session, { status: "completed", answer: direct, toolCalls: 0 }, direct);
           }
           const outcome = await this.loop.run(
             turn,
@@ -232,7 +232,7 @@ export class ChatEngine {
             turn.model.info.images ? images : [],
           );
           cut = outcome.cut;
-          return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };
+          return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
         },
         () => 1,
       ),
@@ -268,7 +268,13 @@ export class ChatEngine {
           });
           const result = await executeToolCall(turn, call);
           this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
-          return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
+          return result.ok
+            ? loopEnding(
+                this.session,
+                { status: "completed", answer: result.text, toolCalls: 1 },
+                result.text,
+              )
+            : { status: "failed", reason: "work_failed", summary: result.text, iterations: 1 };
         },
         () => 1,
       ),

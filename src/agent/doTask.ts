@@ -1,10 +1,11 @@
 import { toValidationSummary } from "../verify/check.js";
+import { assess } from "./assessment.js";
 import { executeThrough } from "./delegation.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
-import { ToolLoop } from "./toolLoop.js";
+import { announce, loopEnding, type Outcome, settle } from "./settle.js";
+import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { validateOnce } from "./validate.js";
 
@@ -26,28 +27,43 @@ export async function doTask(
       turn,
       async () => {
         const direct = resume ? undefined : await answerByPattern(turn, task);
-        if (direct) return { status: "completed", summary: direct, iterations: 1 };
-        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
-        const outcome = options.agent
-          ? await executeThrough(turn, options.agent, prompt)
-          : await new ToolLoop(session, {
-              phase: "execution",
-              maxToolCalls: session.config.max_tool_calls,
-              announcePlan: true,
-            }).run(turn, prompt);
-        const summary = outcome.answer || outcome.reason || "";
-        if (!session.config.verify || outcome.status !== "completed") {
-          return { status: outcome.status, summary, iterations: 1 };
-        }
+        const work: ToolLoopOutcome = direct
+          ? { status: "completed", answer: direct, toolCalls: 0 }
+          : await execute(turn, task, resume, options);
+        const ending = loopEnding(session, work, work.answer || work.reason || "");
+        if (!session.config.verify || ending.status !== "completed") return ending;
+        // --verify runs whether or not anything changed: the person asked for it.
         const report = await validateOnce(turn);
+        const passed = report.passed === true;
+        const status = passed ? "completed" : "failed";
         return {
-          status: report.passed === false ? "failed" : "completed",
-          summary,
-          iterations: 1,
+          ...ending,
+          status,
+          reason: passed ? "checks_passed" : "checks_failed",
           validation: toValidationSummary(report),
+          assessment: assess({
+            status,
+            changed: [...session.filesChanged].sort(),
+            validation: report,
+            review: undefined,
+            pending: passed ? [] : [report.summary],
+            mode: "do",
+          }),
         };
       },
       () => 1,
     ),
   );
+}
+
+/** The tool loop (or the `--agent` target) on the task, or on where a resumed one stood. */
+function execute(turn: Turn, task: string, resume: ResumePoint | undefined, options: TaskOptions) {
+  const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+  return options.agent
+    ? executeThrough(turn, options.agent, prompt)
+    : new ToolLoop(turn.session, {
+        phase: "execution",
+        maxToolCalls: turn.session.config.max_tool_calls,
+        announcePlan: true,
+      }).run(turn, prompt);
 }

@@ -4,7 +4,7 @@ import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, checkedLine, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -233,9 +233,10 @@ export class TextRenderer {
     const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
     const changed = result.files_changed.length;
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
-    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const statusStyle: Style =
+      result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+      `${this.style(statusStyle, result.status)}${checkedLine(result)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
     );
   }
 }
