@@ -11,6 +11,7 @@ import { folderFor, taskSpecsFor } from "../eval/prepare.js";
 import { buildReport, readReport, reportHeadline, reportMarkdown } from "../eval/report.js";
 import { loadSuite } from "../eval/suite.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
+import { refuseUnreachableModels } from "./preflight.js";
 
 export interface EvalCliOptions extends BatchCliOptions {
   mode: "do" | "run";
@@ -40,6 +41,8 @@ async function eachLimited<T>(
  */
 export async function evalCommand(suiteName: string, options: EvalCliOptions): Promise<number> {
   const started = Date.now();
+  // Workers on a queue bring their own keys; here, every task would fail alike without one.
+  if (!options.queue) await refuseUnreachableModels([options.model], { ...options, command: "eval" });
   const suite = await loadSuite(
     suiteName,
     options.tasks?.split(",").map((glob) => glob.trim()),

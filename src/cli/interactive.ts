@@ -5,6 +5,7 @@ import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
@@ -357,11 +358,11 @@ async function runInTerminal(
     if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
     leave();
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, leave);
+  const release = onStopSignal(leave);
   process.stdout.on("error", gone);
   try {
     await instance.waitUntilExit();
   } finally {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+    release();
   }
 }

@@ -1,5 +1,5 @@
 import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -34,6 +34,10 @@ export interface CairnOptions {
    * the capabilities that let root read and search any file.
    */
   unprivileged?: boolean;
+  /** The Node that starts bin/cairn.js: the test's own unless given (an older one, for the wrapper). */
+  node?: string;
+  /** In a process group of its own, for a test that must kill whatever it leaves behind. */
+  detached?: boolean;
 }
 
 export function spawnCairn(
@@ -49,12 +53,52 @@ export function spawnCairn(
     NO_COLOR: "1",
     ...options.env,
   };
-  const command = [process.execPath, CAIRN_BIN, ...args];
+  const command = [options.node ?? process.execPath, CAIRN_BIN, ...args];
   const [file = "", ...rest] =
     options.unprivileged && process.getuid?.() === 0
       ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", ...command]
       : command;
-  return spawn(file, rest, { env, stdio }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+  return spawn(file, rest, { env, stdio, detached: Boolean(options.detached) }) as ChildProcessByStdio<
+    Writable | null,
+    Readable,
+    Readable
+  >;
+}
+
+/** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
+export function olderNode(): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir.includes("node_modules")) continue;
+    const candidate = path.join(dir, "node");
+    if (!existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+    if (Number(version.split(".")[0]) < 22) return candidate;
+  }
+  return undefined;
+}
+
+/** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
+export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+}
+
+/** Whether a process whose command line holds `words` (in order, as its arguments) is running. */
+export function processRunning(words: string[]): boolean {
+  const wanted = words.join("\0");
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(wanted)) return true;
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return false;
 }
 
 export interface CliRun {
