@@ -8,7 +8,13 @@ import { doTask } from "../agent/doTask.js";
 import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
+import {
+  ENDING_REASONS,
+  type Mode,
+  RUN_STATUSES,
+  type RunResult,
+  type StampedEvent,
+} from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
@@ -26,6 +32,7 @@ export interface ServeOptions {
 const resultShape = {
   session_id: z.string(),
   status: z.enum(RUN_STATUSES),
+  reason: z.enum(ENDING_REASONS),
   summary: z.string(),
   iterations: z.number(),
   files_changed: z.array(z.string()),
@@ -33,6 +40,10 @@ const resultShape = {
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
   cost_usd: z.number().nullable(),
   duration_ms: z.number(),
+  assessment: z.looseObject({
+    confidence: z.enum(["high", "medium", "low"]),
+    self_assessment: z.string(),
+  }),
 };
 
 /** What both tools take first: the task, and where. */

@@ -13,7 +13,7 @@ const WORKFLOWS = path.join(".github", "workflows");
 /** A project's CI runs a handful of checks; more lines than this are a matrix of variants. */
 const MAX_CHECKS = 5;
 const CHECKS =
-  /\b(test|tests|check|lint|verify|validate|typecheck|build|pytest|tox|clippy|vet|fmt|make|just|ruff|mypy|eslint|tsc|vitest|jest)\b|^\.\/|\.sh\b/i;
+  /\b(test|tests|check|lint|verify|validate|typecheck|build|pytest|unittest|tox|clippy|vet|fmt|make|just|ruff|mypy|eslint|tsc|vitest|jest)\b|^\.\/|\.sh\b/i;
 const NOT_CHECKS =
   /\b(install|npm ci|apt(-get)?|brew|choco|setup|checkout|upload|download|deploy|publish|release|push|login|curl|wget|sudo|cache|docker|codecov)\b|^(echo|export|source|set|if|then|else|fi|for|do|done)\b/i;
 

@@ -21,6 +21,23 @@ const SCRIPT_PATH = /^(?:\.\/)?[\w.-]+(?:\/[\w.-]+)*$/;
 /** Bare `./script` words in prose, outside any code span: tasks are often typed without backticks. */
 const BARE_SCRIPT = /(?<![\w/`])\.\/[\w.-]+(?:\/[\w.-]+)*/g;
 
+/** Where a clause ends: a sentence's end, a comma, "or", "and"… (a dot inside `./check.sh` is no end). */
+const CLAUSE_END = /[;,!?]|\.(?=\s|$)|\s(?:or|and|then|but)\s/g;
+
+/** The clause of `line` the text at `start`..`end` is in: "or `./deploy.sh` to ship it" says nothing of checks. */
+function clauseAround(line: string, start: number, end: number): string {
+  let from = 0;
+  let to = line.length;
+  for (const boundary of line.matchAll(CLAUSE_END)) {
+    if (boundary.index < start) from = boundary.index + boundary[0].length;
+    else if (boundary.index >= end) {
+      to = boundary.index;
+      break;
+    }
+  }
+  return line.slice(from, to);
+}
+
 interface Mention {
   command: string;
   /** The words around it (its line, the heading it is under): whether they speak of checking. */
@@ -43,11 +60,17 @@ function mentions(text: string): Mention[] {
       continue;
     }
     if (/^#{1,6}\s/.test(line)) heading = line;
-    const context = `${heading}\n${line}`;
-    for (const span of line.matchAll(/`([^`\n]+)`/g))
-      found.push({ command: (span[1] ?? "").trim().replace(/^\$\s+/, ""), context });
-    for (const bare of line.replace(/`[^`\n]*`/g, " ").matchAll(BARE_SCRIPT))
-      found.push({ command: bare[0].replace(/[.,;:]+$/, ""), context });
+    const context = (start: number, end: number) => `${heading}\n${clauseAround(line, start, end)}`;
+    for (const span of line.matchAll(/`([^`\n]+)`/g)) {
+      const command = (span[1] ?? "").trim().replace(/^\$\s+/, "");
+      found.push({ command, context: context(span.index, span.index + span[0].length) });
+    }
+    // Code spans blanked to spaces of their length, so positions stay those of the line.
+    const prose = line.replace(/`[^`\n]*`/g, (span) => " ".repeat(span.length));
+    for (const bare of prose.matchAll(BARE_SCRIPT)) {
+      const command = bare[0].replace(/[.,;:]+$/, "");
+      found.push({ command, context: context(bare.index, bare.index + command.length) });
+    }
   }
   return found;
 }

@@ -1,4 +1,4 @@
-import { chmod, readFile, rm } from "node:fs/promises";
+import { chmod, readdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult, TodoItem } from "../../src/events/types.js";
@@ -161,6 +161,75 @@ describe("endings of cairn run", () => {
     expect(run.code).toBe(1);
     expect(result).toMatchObject({ status: "failed", reason: "checks_failed" });
     expect(result?.validation).toMatchObject({ ran: true, passed: false, command: "sh build-check.sh" });
+  });
+
+  it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await folder({ "notes.txt": "draft\n" });
+    server = await startScriptedServer(
+      runScript({
+        classification: [classify()],
+        intent: [intent(["notes.txt"])],
+        plan: [onePlan("Polish the notes", ["notes.txt"])],
+        execution: [edit("notes.txt", "draft", "final"), { text: "Polished." }],
+        check: [{ command: null, reason: "whether prose is polished is a matter of taste" }],
+        review: [ready],
+      }),
+    );
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["run", "polish the notes", ...args, "--cwd", repo, "--approval", "auto"], {
+      home: await home(),
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/unverified · not verified: no check was found or could run/);
+    const reports = path.join(repo, ".cairn", "reports");
+    const [file] = (await readdir(reports)).filter((name) => name.endsWith(".md"));
+    const report = await readFile(path.join(reports, file!), "utf8");
+    expect(report).toContain("**Status:** unverified");
+    expect(report).toMatch(
+      /## How sure\nLow confidence\. Nothing checked the change: no check found.*the model proposed none/,
+    );
+    expect(report).toContain("- Not verified: the change to 1 file");
+    // Asked once: the proposal is kept for the session, not asked again each round.
+    expect(server.requests.filter((r) => structuredName(r) === "check")).toHaveLength(1);
+  });
+
+  it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await folder(JS_REPO);
+    const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [1, 2, 3].map((n) => onePlan(`Attempt ${n}`, ["src/sum.js"])),
+      execution: [
+        { toolCalls: [FIX_SUM] },
+        { text: "Fixed the reducer." },
+        { text: "Nothing else to change." },
+        { text: "Still nothing to change." },
+      ],
+      review: [
+        notReady("sum() has no doc comment"),
+        notReady("The sum function still lacks documentation"),
+        notReady("Please document sum"),
+      ],
+      progress: [
+        { verdict: "same", reason: "the missing doc comment again" },
+        { verdict: "same", reason: "still the doc comment" },
+      ],
+    });
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({ status: "stuck", reason: "no_progress", iterations: 3 });
+    expect(events.filter((e) => e.type === "progress").map((e) => e.stalled)).toEqual([1, 2]);
+    // Counting could not tell the reworded issues apart: the cheap model judged, in a small request.
+    const judged = requests.filter((r) => structuredName(r) === "progress");
+    expect(judged).toHaveLength(2);
+    expect(judged[1]?.rawBody).toContain("Please document sum");
+    expect(judged[1]?.rawBody.length).toBeLessThan(4_000);
+    expect(result?.assessment.remaining).toEqual(["[major] Please document sum"]);
   });
 
   it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", {

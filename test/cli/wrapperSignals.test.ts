@@ -73,6 +73,27 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     expect(String(result?.summary)).toContain("SIGTERM");
   });
 
+  it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
+    timeout: 60_000,
+  }, async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    made.push(repo);
+    server = await startScriptedServer([{ hang: true }]);
+    const { args, env } = modelFlags("openai", server);
+    const { child, output, exited } = await startWrapped(
+      ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
+      env,
+    );
+    expect(await waitFor(() => (server?.requests.length ?? 0) > 0, 30_000)).toBe(true);
+    // As a terminal sends it: to the whole foreground process group, the wrapper and cairn alike.
+    process.kill(-(child.pid as number), "SIGINT");
+    // Two would have been "Ctrl-C twice": an exit at once (130) with no result.
+    expect(await within(exited, 20_000)).toBe(1);
+    expect(streamEvents(output.stdout).find((e) => e.type === "result")).toMatchObject({
+      status: "cancelled",
+    });
+  });
+
   it("SIGTERM to the wrapper stops cairn serve", { timeout: 60_000 }, async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     made.push(repo);

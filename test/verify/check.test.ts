@@ -170,17 +170,13 @@ describe("runValidation", () => {
   it("reports a skipped plan with its reason, in the shape of the run result's validation", async () => {
     const dir = await workspace({ "README.md": "# x\n" });
     const report = await runValidation(await detectValidation(dir, { changedFiles: ["README.md"] }));
-    expect(report).toMatchObject({
-      ran: false,
-      passed: null,
-      checks: [],
-      reason: "docs-only change (README.md)",
-    });
+    const reason = "docs-only change (README.md): the project's tests cannot check it";
+    expect(report).toMatchObject({ ran: false, passed: null, checks: [], reason });
     expect(toValidationSummary(report)).toEqual({
       ran: false,
       passed: null,
-      reason: "docs-only change (README.md)",
-      output: "validation skipped: docs-only change (README.md)",
+      reason,
+      output: `validation skipped: ${reason}`,
     });
   });
 
