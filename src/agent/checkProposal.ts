@@ -2,7 +2,7 @@ import { readdir } from "node:fs/promises";
 import { z } from "zod";
 import type { CheckResult } from "../verify/check.js";
 import { parseFailures } from "../verify/failures.js";
-import type { Check } from "../verify/strategy.js";
+import type { Check } from "../verify/plan.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { askStructured, phaseInstructions } from "./structured.js";
 import { Turn } from "./turn.js";

@@ -1,7 +1,7 @@
 import type { StampedEvent } from "../events/types.js";
 import { reportFrom, runValidation, type ValidationReport } from "../verify/check.js";
+import type { Check, ValidationPlan } from "../verify/plan.js";
 import { tryFixers, tryMutations } from "../verify/repair.js";
-import type { Check, ValidationPlan } from "../verify/strategy.js";
 import { type Proposal, proposeCheck, runProposedCheck } from "./checkProposal.js";
 import type { IterationContext } from "./iteration.js";
 import { StructuredOutputError } from "./structured.js";

@@ -1,6 +1,7 @@
 import { confinedCommand } from "../tools/command.js";
 import { type CheckOptions, runValidation, type ValidationReport } from "../verify/check.js";
-import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
+import type { ValidationPlan } from "../verify/plan.js";
+import { detectValidation } from "../verify/strategy.js";
 import { toolContextFor } from "./dispatch.js";
 import type { Session } from "./session.js";
 import type { Turn } from "./turn.js";

@@ -17,7 +17,7 @@ import { findExecutable, type ProcessResult, spawnGroup } from "../platform/proc
 import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
-import type { Check, ValidationPlan } from "./strategy.js";
+import type { Check, ValidationPlan } from "./plan.js";
 
 export interface CheckOptions {
   /** Where the checks run; the plan's workspace when not given. */

@@ -7,7 +7,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import type { Check } from "./strategy.js";
+import type { Check } from "./plan.js";
 
 const WORKFLOWS = path.join(".github", "workflows");
 /** A project's CI runs a handful of checks; more lines than this are a matrix of variants. */

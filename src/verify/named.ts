@@ -7,7 +7,7 @@
 import { access, constants, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import type { CheckSource } from "../events/types.js";
-import type { Check } from "./strategy.js";
+import type { Check } from "./plan.js";
 
 /** What a person reads first about a project, in the order they would. */
 const GUIDES = ["README.md", "README", "README.rst", "README.txt", "CONTRIBUTING.md", "AGENTS.md"];

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type CheckOptions, type CheckResult, reportFrom, runCheck, type ValidationReport } from "./check.js";
-import type { ValidationPlan } from "./strategy.js";
+import type { ValidationPlan } from "./plan.js";
 
 export interface FixerAttempt {
   kind: "fixer";
