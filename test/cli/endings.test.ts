@@ -1,15 +1,17 @@
-import { chmod, readdir, readFile, rm } from "node:fs/promises";
+import { chmod, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult, TodoItem } from "../../src/events/types.js";
 import {
+  doSession,
   makeHome,
   makeRepo,
   modelFlags,
   processRunning,
   runCairn,
-  spawnCairn,
+  startCairn,
   streamEvents,
+  TempFolders,
   waitFor,
 } from "../helpers/cli.js";
 import {
@@ -27,35 +29,27 @@ import {
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-const made: string[] = [];
+const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await temp.removeAll();
 });
 
-async function folder(files: Record<string, string>): Promise<string> {
-  const dir = await makeRepo(files);
-  made.push(dir);
-  return dir;
-}
-
-async function home(): Promise<string> {
-  const dir = await makeHome();
-  made.push(dir);
-  return dir;
-}
+const folder = (files: Record<string, string>) => temp.keep(makeRepo(files));
+const home = () => temp.keep(makeHome());
 
 async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
   server = await startScriptedServer(runScript(parts));
-  const { args, env } = modelFlags("openai", server);
-  const run = await runCairn(
-    ["run", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
-    { home: await home(), env, timeoutMs: 90_000 },
-  );
-  const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
-  return { run, events, result, requests: server.requests };
+  const session = await doSession(server, {
+    command: "run",
+    repo,
+    task,
+    extra,
+    home: await home(),
+    timeoutMs: 90_000,
+  });
+  return { ...session, result: session.result as unknown as RunResult | undefined };
 }
 
 /** A repository whose only check is a script its README names; `greet.txt` must start with "Hello". */
@@ -245,31 +239,23 @@ describe("endings of cairn run", () => {
       }),
     );
     const { args, env } = modelFlags("openai", server);
-    const child = spawnCairn(
-      [
-        "run",
-        "run the slow job",
-        ...args,
-        "--cwd",
-        repo,
-        "--approval",
-        "auto",
-        "--output-format",
-        "stream-json",
-      ],
-      { home: await home(), env },
-    );
-    let stdout = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const task = [
+      "run",
+      "run the slow job",
+      "--cwd",
+      repo,
+      "--approval",
+      "auto",
+      "--output-format",
+      "stream-json",
+    ];
+    const { child, output, exited } = startCairn([...task, ...args], { home: await home(), env });
     expect(await waitFor(() => processRunning(["sleep", "29.5"]), 30_000)).toBe(true);
     const interrupted = Date.now();
     child.kill("SIGINT");
     expect(await exited).toBe(1);
     expect(Date.now() - interrupted).toBeLessThan(20_000);
-    const events = streamEvents(stdout);
+    const events = streamEvents(output.stdout);
     const result = events.find((e) => e.type === "result");
     expect(result).toMatchObject({ status: "cancelled", reason: "interrupted" });
     const todos = events.filter((e) => e.type === "todos").at(-1)?.todos as TodoItem[];

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult, TodoItem } from "../../src/events/types.js";
-import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import {
   classify,
   FIX_SUM,
@@ -27,14 +27,8 @@ afterEach(async () => {
 
 async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
   server = await startScriptedServer(runScript(parts));
-  const { args, env } = modelFlags("openai", server);
-  const run = await runCairn(
-    ["run", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
-    { home: await makeHome(), env, timeoutMs: 60_000 },
-  );
-  const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
-  return { run, events, result, requests: server.requests };
+  const session = await doSession(server, { command: "run", repo, task, extra, timeoutMs: 60_000 });
+  return { ...session, result: session.result as unknown as RunResult | undefined };
 }
 
 describe("cairn run", () => {

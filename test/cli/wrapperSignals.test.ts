@@ -1,12 +1,12 @@
-import { rm } from "node:fs/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   makeHome,
   makeRepo,
   modelFlags,
   olderNode,
-  spawnCairn,
+  startCairn,
   streamEvents,
+  TempFolders,
   waitFor,
 } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -15,7 +15,7 @@ const oldNode = olderNode();
 
 let server: ScriptedServer | undefined;
 const groups: number[] = [];
-const made: string[] = [];
+const temp = new TempFolders();
 afterEach(async () => {
   // Whatever a failing test left running: the wrapper's whole group, cairn on Node 22 with it.
   for (const pid of groups.splice(0)) {
@@ -27,24 +27,15 @@ afterEach(async () => {
   }
   await server?.close();
   server = undefined;
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await temp.removeAll();
 });
 
 /** cairn started as a user with Node 20 first on PATH starts it: through bin/cairn.js's restart on Node 22. */
 async function startWrapped(args: string[], env: Record<string, string> = {}) {
-  const home = await makeHome();
-  made.push(home);
-  const child = spawnCairn(args, { home, env, node: oldNode as string, detached: true });
-  groups.push(child.pid as number);
-  const output = { stdout: "", stderr: "" };
-  child.stdout.on("data", (chunk) => {
-    output.stdout += chunk;
-  });
-  child.stderr.on("data", (chunk) => {
-    output.stderr += chunk;
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-  return { child, output, exited };
+  const home = await temp.keep(makeHome());
+  const started = startCairn(args, { home, env, node: oldNode as string, detached: true });
+  groups.push(started.child.pid as number);
+  return started;
 }
 
 /** Resolves with the exit code, or with "still running" after `ms`. */
@@ -57,8 +48,7 @@ function within(exited: Promise<number | null>, ms: number): Promise<number | nu
 
 describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => {
   it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: 60_000 }, async () => {
-    const repo = await makeRepo({ "a.txt": "a\n" });
-    made.push(repo);
+    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
     const { child, output, exited } = await startWrapped(
@@ -76,8 +66,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
     timeout: 60_000,
   }, async () => {
-    const repo = await makeRepo({ "a.txt": "a\n" });
-    made.push(repo);
+    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
     const { child, output, exited } = await startWrapped(
@@ -95,8 +84,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   });
 
   it("SIGTERM to the wrapper stops cairn serve", { timeout: 60_000 }, async () => {
-    const repo = await makeRepo({ "a.txt": "a\n" });
-    made.push(repo);
+    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
     expect(await waitFor(() => /cairn serve: (http:\S+)/.test(output.stdout), 30_000)).toBe(true);
     const url = /cairn serve: (http:\S+)/.exec(output.stdout)?.[1] as string;

@@ -1,26 +1,22 @@
 import { existsSync } from "node:fs";
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
-import { makeHome, runCairn } from "../helpers/cli.js";
+import { makeHome, runCairn, TempFolders } from "../helpers/cli.js";
 import { byTask, readResults, runEval, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-const made: string[] = [];
+const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  await temp.removeAll();
 });
 
-async function home(): Promise<string> {
-  const dir = await makeHome();
-  made.push(dir);
-  return dir;
-}
+const home = () => temp.keep(makeHome());
 
 const TASK = "javascript/median";
 

@@ -1,6 +1,6 @@
 import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -75,6 +75,38 @@ export function olderNode(): string | undefined {
     if (Number(version.split(".")[0]) < 22) return candidate;
   }
   return undefined;
+}
+
+/**
+ * The CLI started as `spawnCairn` starts it, its output gathered as it comes, and its exit: for a
+ * test that acts on it while it runs (signals it, waits for its requests).
+ */
+export function startCairn(args: string[], options: CairnOptions) {
+  const child = spawnCairn(args, options);
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => {
+    output.stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    output.stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, output, exited };
+}
+
+/** Folders a test makes, removed when it ends: `afterEach(() => temp.removeAll())`. */
+export class TempFolders {
+  private readonly made: string[] = [];
+
+  async keep(make: Promise<string>): Promise<string> {
+    const dir = await make;
+    this.made.push(dir);
+    return dir;
+  }
+
+  async removeAll(): Promise<void> {
+    await Promise.all(this.made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  }
 }
 
 /** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
@@ -203,17 +235,26 @@ export function modelFlags(
 }
 
 /**
- * `cairn do` against the scripted server as most end-to-end tests run it: unattended (`--approval
- * auto`) in `repo`, printing its events; the run, the events, the result line and what was sent.
+ * `cairn do` (or `cairn run`) against the scripted server as most end-to-end tests run it:
+ * unattended (`--approval auto`) in `repo`, printing its events; the run, the events, the result
+ * line and what was sent.
  */
 export async function doSession(
   server: ScriptedServer,
-  options: { repo: string; task: string; format?: Format; extra?: string[]; home?: string },
+  options: {
+    repo: string;
+    task: string;
+    command?: "do" | "run";
+    format?: Format;
+    extra?: string[];
+    home?: string;
+    timeoutMs?: number;
+  },
 ) {
   const { args, env } = modelFlags(options.format ?? "openai", server);
   const run = await runCairn(
     [
-      "do",
+      options.command ?? "do",
       options.task,
       ...args,
       "--cwd",
@@ -224,7 +265,11 @@ export async function doSession(
       "stream-json",
       ...(options.extra ?? []),
     ],
-    { home: options.home ?? (await makeHome()), env },
+    {
+      home: options.home ?? (await makeHome()),
+      env,
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    },
   );
   const events = streamEvents(run.stdout);
   const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
