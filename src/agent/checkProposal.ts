@@ -49,7 +49,8 @@ export async function proposeCheck(turn: Turn, task: string, changed: string[]):
     attempts: 2,
   });
   const command = answer.command?.trim();
-  if (!command) return { check: undefined, reason: answer.reason };
+  // Some models write "no command" as a word rather than as null.
+  if (!command || /^(null|none|n\/a)$/i.test(command)) return { check: undefined, reason: answer.reason };
   return {
     check: { name: "proposed check", command, kind: "test", source: "proposed" },
     reason: answer.reason,
