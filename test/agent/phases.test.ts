@@ -10,7 +10,14 @@ import {
   type RunFacts,
   type RunPhase,
 } from "../../src/agent/phases.js";
-import { ENDING_REASONS, RUN_STATUSES } from "../../src/events/types.js";
+import { resumePhase, resumePoint } from "../../src/agent/resume.js";
+import {
+  type CairnEvent,
+  ENDING_REASONS,
+  RUN_STATUSES,
+  type StampedEvent,
+  type TodoItem,
+} from "../../src/events/types.js";
 
 const base: RunFacts = { ...INITIAL_FACTS, verifyGiven: false, canAsk: false, maxIterations: 25 };
 
@@ -234,4 +241,48 @@ describe("the run loop's phases", () => {
       expect(nextPhase(phase, { ...base, ...facts })).toBe(next);
     });
   }
+});
+
+describe("where a resumed run picks up", () => {
+  const stamp = (event: CairnEvent, seq: number) =>
+    ({ ...event, session_id: "s", seq, ts: "2026-01-01T00:00:00.000Z" }) as StampedEvent;
+  const intent: CairnEvent = {
+    type: "intent",
+    summary: "Fix it.",
+    category: "fix",
+    complexity: "simple",
+    estimated_files: [],
+    requires_context: false,
+  };
+  const plan: CairnEvent = {
+    type: "plan",
+    summary: "Two steps.",
+    iteration: 1,
+    steps: ["1", "2"].map((id) => ({
+      id,
+      title: `Step ${id}`,
+      category: "modify",
+      files: [],
+      done_when: "done",
+    })),
+  };
+  const todos = (...statuses: TodoItem["status"][]): CairnEvent => ({
+    type: "todos",
+    todos: statuses.map((status, i) => ({ id: String(i + 1), content: `Step ${i + 1}`, status })),
+  });
+  const phaseOf = (...events: CairnEvent[]) => resumePhase(resumePoint(events.map(stamp)));
+
+  it("starts over at route when the run never planned", () => {
+    expect(phaseOf({ type: "route", tier: 2, decision: "analyse and plan", reason: "" })).toBe("route");
+  });
+
+  it("carries on executing at the first unfinished step", () => {
+    const point = resumePoint([intent, plan, todos("completed", "in_progress")].map(stamp));
+    expect(resumePhase(point)).toBe("execute");
+    expect(point.stepIndex).toBe(1);
+  });
+
+  it("checks the work again when every step was done", () => {
+    expect(phaseOf(intent, plan, todos("completed", "completed"))).toBe("validate");
+  });
 });

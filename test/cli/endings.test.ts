@@ -187,8 +187,10 @@ describe("endings of cairn run", () => {
       /## How sure\nLow confidence\. Nothing checked the change: no check found.*the model proposed none/,
     );
     expect(report).toContain("- Not verified: the change to 1 file");
-    // Asked once: the proposal is kept for the session, not asked again each round.
-    expect(server.requests.filter((r) => structuredName(r) === "check")).toHaveLength(1);
+    // Asked once: the proposal is kept for the session, not asked again each round. A small request.
+    const proposals = server.requests.filter((r) => structuredName(r) === "check");
+    expect(proposals).toHaveLength(1);
+    expect(proposals[0]?.rawBody.length).toBeLessThan(3_000);
   });
 
   it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
