@@ -197,6 +197,49 @@ function afterRound(facts: RunFacts): Next {
   return revise;
 }
 
+/** What an ending's headline says beyond the facts: the answer, why nothing checked, what is open. */
+export interface ClosingDetails {
+  answer: string;
+  unchecked: string | undefined;
+  pending: string[];
+}
+
+/** The headline and reason code of each ending the phases reach (the errors' are settle.ts's). */
+export function closingOf(
+  status: RunStatus,
+  facts: RunFacts,
+  details: ClosingDetails,
+): { headline: string; reason: EndingReason } {
+  switch (status) {
+    case "completed":
+      return facts.checks === "passed"
+        ? { headline: "", reason: "checks_passed" }
+        : { headline: details.answer, reason: "answered" };
+    case "unverified":
+      return {
+        headline: `Not verified: ${details.unchecked ?? "no check ran"}. The change is kept; check it yourself, or give the check with --verify.`,
+        reason: "no_check",
+      };
+    case "stuck":
+      return {
+        headline: `Stuck: ${STALLED_LIMIT} rounds in a row came no closer${facts.escalated ? ", the strong model included" : ""}.`,
+        reason: "no_progress",
+      };
+    case "max_iterations":
+      return {
+        headline: `Stopped after ${facts.maxIterations} iterations without a verified result.`,
+        reason: "max_iterations",
+      };
+    default:
+      return facts.workFailed
+        ? { headline: details.pending.join("\n"), reason: "work_failed" }
+        : {
+            headline: "The checks failed, and a task answered without a plan has no round to fix them in.",
+            reason: "checks_failed",
+          };
+  }
+}
+
 /** The one transition function: where the run goes from `at`, given what it knows now. */
 export function nextPhase(at: RunPhase, facts: RunFacts): Next {
   switch (at) {

@@ -1,6 +1,8 @@
 import { z } from "zod";
 import type { ValidationReport } from "../verify/check.js";
 import type { Review } from "./schemas.js";
+import { askStructured, phaseInstructions, StructuredOutputError } from "./structured.js";
+import type { Turn } from "./turn.js";
 
 /** What one round of the run left open: its checks and its review. */
 export interface RoundOutcome {
@@ -54,6 +56,32 @@ export function openProblems({ validation, review }: RoundOutcome): string {
     ...(review && !review.ready ? review.issues.map((i) => `- [${i.severity}] ${i.description}`) : []),
   ];
   return lines.join("\n") || "(none)";
+}
+
+/**
+ * The model's judgement where counting cannot tell: the `cheap` profile, the open problems of two
+ * rounds in a few lines. No usable answer is no sign of progress.
+ */
+export async function askProgress(
+  turn: Turn,
+  task: string,
+  before: RoundOutcome,
+  now: RoundOutcome,
+): Promise<{ verdict: Verdict; reason: string }> {
+  try {
+    return await askStructured(turn, {
+      phase: "progress",
+      model: await turn.session.modelFor("cheap"),
+      name: "progress",
+      instructions: phaseInstructions("progress"),
+      prompt: `# Task\n${task}\n\n# Open after the round before\n${openProblems(before)}\n\n# Open now\n${openProblems(now)}`,
+      schema: progressSchema,
+      attempts: 2,
+    });
+  } catch (error) {
+    if (!(error instanceof StructuredOutputError)) throw error;
+    return { verdict: "same", reason: "no judgement of progress could be had from the model" };
+  }
 }
 
 /**

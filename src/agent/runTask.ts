@@ -1,4 +1,4 @@
-import type { EndingReason, RunStatus, TodoItem } from "../events/types.js";
+import type { RunStatus, TodoItem } from "../events/types.js";
 import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
@@ -7,8 +7,8 @@ import { RunChecks } from "./checking.js";
 import { executeThrough } from "./delegation.js";
 import type { TaskOptions } from "./doTask.js";
 import { IterationContext } from "./iteration.js";
-import { INITIAL_FACTS, isEnding, nextPhase, type RunFacts, type RunPhase, STALLED_LIMIT } from "./phases.js";
-import { openProblems, ProgressJudge, progressSchema, type RoundOutcome } from "./progress.js";
+import { closingOf, INITIAL_FACTS, isEnding, nextPhase, type RunFacts, type RunPhase } from "./phases.js";
+import { askProgress, ProgressJudge, type RoundOutcome } from "./progress.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote, resumePhase } from "./resume.js";
 import { answerByPattern, routeByPattern } from "./route.js";
@@ -24,7 +24,7 @@ import {
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
 import { announce, type Ending, type Outcome, settle } from "./settle.js";
-import { askStructured, phaseInstructions, StructuredOutputError } from "./structured.js";
+import { askStructured, phaseInstructions } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -412,7 +412,9 @@ class RunLoop {
    */
   private async progress(): Promise<void> {
     const outcome: RoundOutcome = { validation: this.lastValidation, review: this.roundReview };
-    const judged = await this.judge.judge(outcome, (before, now) => this.askProgress(before, now));
+    const judged = await this.judge.judge(outcome, (before, now) =>
+      askProgress(this.turn, this.task, before, now),
+    );
     if (!judged) return;
     this.facts.stalled = judged.verdict === "closer" ? 0 : this.facts.stalled + 1;
     this.session.bus.emit({
@@ -422,24 +424,6 @@ class RunLoop {
       reason: judged.reason,
       stalled: this.facts.stalled,
     });
-  }
-
-  /** The model's judgement where counting cannot tell: the `cheap` profile, the problems in a few lines. */
-  private async askProgress(before: RoundOutcome, now: RoundOutcome) {
-    try {
-      return await askStructured(this.turn, {
-        phase: "progress",
-        model: await this.session.modelFor("cheap"),
-        name: "progress",
-        instructions: phaseInstructions("progress"),
-        prompt: `# Task\n${this.task}\n\n# Open after the round before\n${openProblems(before)}\n\n# Open now\n${openProblems(now)}`,
-        schema: progressSchema,
-        attempts: 2,
-      });
-    } catch (error) {
-      if (!(error instanceof StructuredOutputError)) throw error;
-      return { verdict: "same" as const, reason: "no judgement of progress could be had from the model" };
-    }
   }
 
   private async escalate(reason: string): Promise<void> {
@@ -461,40 +445,12 @@ class RunLoop {
     this.facts.stalled = 0;
   }
 
-  /** The headline and reason of each ending the phases can reach. */
-  private closing(status: RunStatus): { headline: string; reason: EndingReason } {
-    switch (status) {
-      case "completed":
-        return this.facts.checks === "passed"
-          ? { headline: "", reason: "checks_passed" }
-          : { headline: this.lastAnswer, reason: "answered" };
-      case "unverified":
-        return {
-          headline: `Not verified: ${this.lastValidation?.reason ?? "no check ran"}. The change is kept; check it yourself, or give the check with --verify.`,
-          reason: "no_check",
-        };
-      case "stuck":
-        return {
-          headline: `Stuck: ${STALLED_LIMIT} rounds in a row came no closer${this.facts.escalated ? ", the strong model included" : ""}.`,
-          reason: "no_progress",
-        };
-      case "max_iterations":
-        return {
-          headline: `Stopped after ${this.facts.maxIterations} iterations without a verified result.`,
-          reason: "max_iterations",
-        };
-      default:
-        return this.facts.workFailed
-          ? { headline: this.context.pendingIssues.join("\n"), reason: "work_failed" }
-          : {
-              headline: "The checks failed, and a task answered without a plan has no round to fix them in.",
-              reason: "checks_failed",
-            };
-    }
-  }
-
   private end(status: RunStatus): Promise<Ending> {
-    const { headline, reason } = this.closing(status);
+    const { headline, reason } = closingOf(status, this.facts, {
+      answer: this.lastAnswer,
+      unchecked: this.lastValidation?.reason,
+      pending: this.context.pendingIssues,
+    });
     const ending: Ending = { status, reason, summary: headline, iterations: this.facts.iteration };
     // A tier-0 or tier-1 answer that changed and checked nothing is the result itself: no report.
     if (reason === "answered" && this.facts.route !== "plan") {
