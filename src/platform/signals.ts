@@ -18,8 +18,12 @@ export interface ForwardedSignal {
   signal: StopSignal;
 }
 
-/** How long a signal and its passed-on copy can be apart and still be the same one. */
-const PAIRING_MS = 2_000;
+/**
+ * How long a signal and its passed-on copy can be apart and still be the same one: long, since a
+ * loaded machine can keep the wrapper from running for seconds, and a copy is only ever paired
+ * with a signal that reached this process directly and has no copy yet.
+ */
+const PAIRING_MS = 10_000;
 
 type Handler = (signal: StopSignal) => void;
 
@@ -60,10 +64,19 @@ function onMessage(message: unknown): void {
   else process.kill(process.pid, message.signal);
 }
 
+/**
+ * The process that started this one and passes its signals on is gone (killed outright, with
+ * nothing to pass on): as when a terminal hangs up, there is nobody left to work for.
+ */
+function onDisconnect(): void {
+  onMessage({ type: "cairn.signal", signal: "SIGHUP" } satisfies ForwardedSignal);
+}
+
 /** Listens for passed-on signals from the start when there is a parent to pass them on. */
 export function listenForForwardedSignals(): void {
   if (typeof process.send !== "function" || process.listeners("message").includes(onMessage)) return;
   process.on("message", onMessage);
+  process.on("disconnect", onDisconnect);
   // The channel is only for this: it must not keep the process alive when its work is done.
   process.channel?.unref();
 }
