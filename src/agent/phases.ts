@@ -129,10 +129,12 @@ export const ENDINGS: Record<
     reasons: [
       "checks_failed",
       "needs_approval",
+      "tool_call_cap",
       "work_failed",
       "provider_error",
       "configuration",
-      "invalid_output",
+      "bad_model_output",
+      "internal",
     ],
     exitCode: 1,
   },
@@ -145,13 +147,13 @@ export const ENDINGS: Record<
   max_iterations: {
     means: "the iteration cap was reached before the work was verified",
     requires: "--max-iterations rounds, the last of them not done",
-    reasons: ["max_iterations"],
+    reasons: ["iteration_cap"],
     exitCode: 1,
   },
   budget_exceeded: {
     means: "a cap on cost, tokens or time stopped the run",
     requires: "--max-cost, --max-tokens or --timeout reached",
-    reasons: ["budget", "time"],
+    reasons: ["cost_cap", "token_cap", "time_cap"],
     exitCode: 1,
   },
   cancelled: {
@@ -200,6 +202,8 @@ function afterRound(facts: RunFacts): Next {
 /** What an ending's headline says beyond the facts: the answer, why nothing checked, what is open. */
 export interface ClosingDetails {
   answer: string;
+  /** Why the single tool loop could not finish, when it could not. */
+  failure: EndingReason | undefined;
   unchecked: string | undefined;
   pending: string[];
 }
@@ -228,11 +232,11 @@ export function closingOf(
     case "max_iterations":
       return {
         headline: `Stopped after ${facts.maxIterations} iterations without a verified result.`,
-        reason: "max_iterations",
+        reason: "iteration_cap",
       };
     default:
       return facts.workFailed
-        ? { headline: details.pending.join("\n"), reason: "work_failed" }
+        ? { headline: details.pending.join("\n"), reason: details.failure ?? "work_failed" }
         : {
             headline: "The checks failed, and a task answered without a plan has no round to fix them in.",
             reason: "checks_failed",

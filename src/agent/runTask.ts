@@ -1,4 +1,4 @@
-import type { RunStatus, TodoItem } from "../events/types.js";
+import type { EndingReason, RunStatus, TodoItem } from "../events/types.js";
 import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
@@ -23,7 +23,7 @@ import {
   reviewSchema,
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
-import { announce, type Ending, type Outcome, settle } from "./settle.js";
+import { announce, type Ending, failedReason, type Outcome, settle } from "./settle.js";
 import { askStructured, phaseInstructions } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
@@ -69,6 +69,8 @@ class RunLoop {
   /** This round's review: undefined until the reviewer reads the round's change. */
   private roundReview: Review | undefined;
   private lastAnswer = "";
+  /** Why the single tool loop could not finish, when it could not. */
+  private failure: EndingReason | undefined;
   private readonly resume: ResumePoint | undefined;
   /** Who carries out the steps instead of cairn's tool loop: `--agent`, or the router's pick. */
   private delegateTo: string | undefined;
@@ -253,6 +255,7 @@ class RunLoop {
     this.afterWork();
     if (outcome.status === "failed") {
       this.facts.workFailed = true;
+      this.failure = failedReason(outcome);
       this.context.pendingIssues = [`The work did not finish: ${outcome.reason ?? "the tool loop failed"}`];
     }
   }
@@ -448,6 +451,7 @@ class RunLoop {
   private end(status: RunStatus): Promise<Ending> {
     const { headline, reason } = closingOf(status, this.facts, {
       answer: this.lastAnswer,
+      failure: this.failure,
       unchecked: this.lastValidation?.reason,
       pending: this.context.pendingIssues,
     });

@@ -100,10 +100,14 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
     exitCode,
   });
   if (error instanceof BudgetExceededError) {
-    return end("budget_exceeded", "budget", `Stopped: ${error.message}. The work done so far is kept.`);
+    return end("budget_exceeded", error.cap, `Stopped: ${error.message}. The work done so far is kept.`);
   }
   if (turn.timedOut) {
-    return end("budget_exceeded", "time", "Stopped: the time cap was reached. The work done so far is kept.");
+    return end(
+      "budget_exceeded",
+      "time_cap",
+      "Stopped: the time cap was reached. The work done so far is kept.",
+    );
   }
   if (turn.signal.aborted) return end("cancelled", "interrupted", cancelledSummary(turn));
   if (error instanceof ProviderError) {
@@ -111,8 +115,14 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
       ? end("failed", "configuration", error.message, 2)
       : end("failed", "provider_error", error.message);
   }
-  if (error instanceof StructuredOutputError) return end("failed", "invalid_output", error.message);
+  if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
   throw error;
+}
+
+/** Why a tool loop (or the agent it handed the work to) could not finish. */
+export function failedReason(outcome: ToolLoopOutcome): EndingReason {
+  if (outcome.cut === "tool_calls") return "tool_call_cap";
+  return outcome.invalidCalls ? "bad_model_output" : "work_failed";
 }
 
 /**
@@ -128,7 +138,7 @@ export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: 
     iterations: 1,
   });
   if (outcome.status === "cancelled") return end("cancelled", "interrupted");
-  if (outcome.status === "failed") return end("failed", "work_failed");
+  if (outcome.status === "failed") return end("failed", failedReason(outcome));
   return end("completed", session.filesChanged.size > 0 ? "unchecked" : "answered");
 }
 

@@ -56,21 +56,28 @@ export const ENDING_REASONS = [
   "checks_failed",
   /** failed: the work needed approvals nobody could give. */
   "needs_approval",
-  /** failed: the tool loop could not finish (invalid tool calls, its tool-call budget spent). */
+  /** failed: the tool calls allowed for the task were used up before it was done. */
+  "tool_call_cap",
+  /** failed: the work could not finish (the agent it was handed to failed or overspent). */
   "work_failed",
   /** failed: the model's provider failed for good (outage, rate limits, network). */
   "provider_error",
   /** failed: the model cannot be used as configured (no key, a rejected key, an unknown model). */
   "configuration",
-  /** failed: the model gave no valid structured answer (intent, plan, review). */
-  "invalid_output",
+  /** failed: the model's answers stayed unusable (a plan, a review, its tool calls). */
+  "bad_model_output",
+  /** failed: a bug in cairn; the summary says what. */
+  "internal",
   /** stuck: the same failure came back and nothing (a stronger model, a person) got past it. */
   "no_progress",
-  "max_iterations",
-  /** budget_exceeded: the cost or token cap. */
-  "budget",
-  /** budget_exceeded: the wall-time cap. */
-  "time",
+  /** max_iterations: `--max-iterations` rounds went by. */
+  "iteration_cap",
+  /** budget_exceeded: `--max-cost` was spent. */
+  "cost_cap",
+  /** budget_exceeded: `--max-tokens` was spent. */
+  "token_cap",
+  /** budget_exceeded: `--timeout`, the wall-time cap. */
+  "time_cap",
   /** cancelled: Ctrl-C, SIGTERM or SIGHUP, or an interrupt from a front end. */
   "interrupted",
 ] as const;

@@ -105,7 +105,7 @@ export class LiveSession {
             type: "session.finished",
             result: buildResult(this.session, {
               status: "failed",
-              reason: "work_failed",
+              reason: "internal",
               summary: message,
               iterations: 0,
             }),

@@ -117,15 +117,17 @@ describe("the run loop's phases", () => {
         [
           "checks_failed",
           "needs_approval",
+          "tool_call_cap",
           "work_failed",
           "provider_error",
           "configuration",
-          "invalid_output",
+          "bad_model_output",
+          "internal",
         ],
       ],
       stuck: [1, ["no_progress"]],
-      max_iterations: [1, ["max_iterations"]],
-      budget_exceeded: [1, ["budget", "time"]],
+      max_iterations: [1, ["iteration_cap"]],
+      budget_exceeded: [1, ["cost_cap", "token_cap", "time_cap"]],
       cancelled: [1, ["interrupted"]],
     });
     // Each reason belongs to exactly one ending.
