@@ -31,6 +31,12 @@ const handlers = new Set<Handler>();
 /** Stops one path brought and the other has not yet: the one its copy will pair with. */
 const unpaired: Array<{ signal: StopSignal; via: "direct" | "forwarded"; at: number }> = [];
 
+/**
+ * One stop, however it came: to the handlers when there are any. A passed-on one with nobody
+ * listening is done as the signal itself would be (the process ends), so a process nobody
+ * listens in is still stopped; but never the copy of a signal that already came directly, which
+ * may arrive after its stop has ended the work and the handlers have gone.
+ */
 function deliver(signal: StopSignal, via: "direct" | "forwarded"): void {
   const now = Date.now();
   const match = unpaired.findIndex(
@@ -42,7 +48,8 @@ function deliver(signal: StopSignal, via: "direct" | "forwarded"): void {
   }
   unpaired.push({ signal, via, at: now });
   while (unpaired.length > 0 && now - (unpaired[0]?.at ?? now) > PAIRING_MS) unpaired.shift();
-  for (const handler of [...handlers]) handler(signal);
+  if (handlers.size > 0) for (const handler of [...handlers]) handler(signal);
+  else if (via === "forwarded") process.kill(process.pid, signal);
 }
 
 const direct = Object.fromEntries(
@@ -54,14 +61,9 @@ function isForwarded(message: unknown): message is ForwardedSignal {
   return candidate?.type === "cairn.signal" && STOP_SIGNALS.includes(candidate.signal as StopSignal);
 }
 
-/**
- * A stop passed on by bin/cairn.js: to the handlers when there are any, or else done as the
- * signal itself would be (the process ends), so a process nobody listens in is still stopped.
- */
+/** A stop passed on by bin/cairn.js. */
 function onMessage(message: unknown): void {
-  if (!isForwarded(message)) return;
-  if (handlers.size > 0) deliver(message.signal, "forwarded");
-  else process.kill(process.pid, message.signal);
+  if (isForwarded(message)) deliver(message.signal, "forwarded");
 }
 
 /**
@@ -86,11 +88,21 @@ export function listenForForwardedSignals(): void {
  * handler is there, the signals no longer end the process by themselves: the handlers decide.
  */
 export function onStopSignal(handler: Handler): () => void {
-  if (handlers.size === 0) for (const signal of STOP_SIGNALS) process.on(signal, direct[signal]);
+  for (const signal of STOP_SIGNALS)
+    if (!process.listeners(signal).includes(direct[signal])) process.on(signal, direct[signal]);
   handlers.add(handler);
   return () => {
     if (!handlers.delete(handler) || handlers.size > 0) return;
-    for (const signal of STOP_SIGNALS) process.off(signal, direct[signal]);
+    const stopListening = () => {
+      if (handlers.size > 0) return;
+      for (const signal of STOP_SIGNALS) process.off(signal, direct[signal]);
+    };
+    // A passed-on stop may be ahead of its own signal, which must still be caught (and dropped)
+    // when it comes, not end the process that is finishing the stop it asked for.
+    const pending = unpaired.filter((stop) => stop.via === "forwarded");
+    if (pending.length === 0) return stopListening();
+    const last = Math.max(...pending.map((stop) => stop.at));
+    setTimeout(stopListening, Math.max(0, last + PAIRING_MS - Date.now())).unref();
   };
 }
 
