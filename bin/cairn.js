@@ -33,6 +33,9 @@ if (oldNode) {
   // passed-on copy for the same Ctrl-C.
   const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: ["inherit", "inherit", "inherit", "ipc"],
+    // A SIGKILL of this process cannot be passed on: cairn ends itself once this one is gone
+    // (src/platform/parentWatch.ts).
+    env: { CAIRN_EXIT_WITH_PARENT: "5000", ...process.env },
   });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => {

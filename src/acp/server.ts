@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -11,13 +11,21 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  type Config,
+  DEFAULT_MAX_MESSAGE_BYTES,
+} from "../config/schema.js";
+import { realFolder } from "../config/trust/decide.js";
 import { modelInfo } from "../model/catalog.js";
 import { ProviderError } from "../model/errors.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
+import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import { describeSize } from "../tools/fileText.js";
 import { authMethods, missingKey } from "./auth.js";
 import { AcpSession, type AcpSessionOptions } from "./session.js";
 
@@ -29,6 +37,8 @@ export interface AcpServerOptions {
   /** `--config <file>`, and the flags `cairn acp` was started with: for every session. */
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** `cairn acp --trust-workspace`: every session's folder is trusted (docs/security.md#trust). */
+  trustWorkspace?: boolean | undefined;
   env?: NodeJS.ProcessEnv;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
@@ -57,13 +67,17 @@ function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolea
   }
 }
 
-/** A folder by its real path, where it exists. */
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
+/**
+ * Whether the editor says the person trusts the session's folder: `{"_meta": {"cairn":
+ * {"trustWorkspace": true}}}` on `session/new` or `session/load`, for an editor that asks its
+ * own question (VS Code's workspace trust, Emacs's trusted-content). Nothing else counts.
+ */
+function editorTrusts(meta: unknown): boolean {
+  const cairn =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).cairn : undefined;
+  return (
+    typeof cairn === "object" && cairn !== null && (cairn as Record<string, unknown>).trustWorkspace === true
+  );
 }
 
 /** The editor's project folder, which must be an absolute path to a folder. */
@@ -93,21 +107,25 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       })
     ).config;
 
-  const sessionOptions = (cwd: string): AcpSessionOptions => ({
+  const sessionOptions = (cwd: string, trusted: boolean): AcpSessionOptions => ({
     client: connection.client,
     capabilities,
     cwd: projectFolder(cwd),
     configFile: options.configFile,
     flags: options.flags,
+    trustWorkspace: Boolean(options.trustWorkspace) || trusted,
     env,
     log: options.log,
   });
 
-  /** Opens a session, or says what is missing: an API key is the editor's to give (auth). */
-  const open = async (cwd: string, resume?: Parameters<typeof AcpSession.open>[1]) => {
+  /**
+   * Opens a session, or says what is missing: an API key is the editor's to give (auth). An
+   * editor that keeps its own trust of folders says so for the session (`editorTrusts`).
+   */
+  const open = async (cwd: string, meta: unknown, resume?: Parameters<typeof AcpSession.open>[1]) => {
     const missing = missingKey(await configFor(projectFolder(cwd)), env);
     if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
-    const session = await AcpSession.open(sessionOptions(cwd), resume);
+    const session = await AcpSession.open(sessionOptions(cwd, editorTrusts(meta)), resume);
     await sessions.get(session.id)?.close();
     sessions.set(session.id, session);
     return session;
@@ -168,7 +186,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     .onRequest(
       "session/new",
       handle(async ({ params }) => {
-        const session = await open(params.cwd);
+        const session = await open(params.cwd, params._meta);
         setImmediate(() => session.announceCommands());
         return { sessionId: session.id, modes: session.modes() };
       }),
@@ -184,7 +202,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
         } finally {
           store.close();
         }
-        const session = await open(params.cwd, { id: params.sessionId, events });
+        const session = await open(params.cwd, params._meta, { id: params.sessionId, events });
         session.replay(events);
         setImmediate(() => session.announceCommands());
         return { modes: session.modes() };
@@ -243,10 +261,25 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       sessions.get(params.sessionId)?.cancel();
     });
 
+  // A config that cannot load is reported when a session opens; the limit is then the default.
+  const maxBytes = await configFor(options.cwd).then(
+    (config) => config.max_message_bytes,
+    () => DEFAULT_MAX_MESSAGE_BYTES,
+  );
+  const input = options.input.pipe(
+    new LineLimit(maxBytes, (line) => {
+      const limit = `the ${describeSize(maxBytes)} limit of cairn acp (max_message_bytes)`;
+      options.log(`refused a message of ${line.bytes} bytes from the editor: over ${limit}.`);
+      const refusal = refusalOf(line, limit);
+      if (refusal) options.output.write(refusal);
+    }),
+  );
   const connection = app.connect(
     ndJsonStream(
       Writable.toWeb(options.output) as WritableStream<Uint8Array>,
-      Readable.toWeb(options.input) as ReadableStream<Uint8Array>,
+      Readable.toWeb(input) as ReadableStream<Uint8Array>,
+      // Lines never reach the SDK's own limit, which would end the connection.
+      { maxMessageBytes: maxBytes + 1 },
     ),
   );
   await connection.closed;

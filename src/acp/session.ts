@@ -15,6 +15,7 @@ import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
 import { editorAccess, type TerminalStarted } from "./editor.js";
@@ -48,6 +49,8 @@ export interface AcpSessionOptions {
   cwd: string;
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** The person trusts the folder: `cairn acp --trust-workspace`, or the editor said so for this session. */
+  trustWorkspace: boolean;
   env: NodeJS.ProcessEnv;
   /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
   log: (message: string) => void;
@@ -111,8 +114,12 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      // Nobody is asked before the session: the editor has no place for the question yet. What
+      // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
+      trust: { flag: options.trustWorkspace },
       ...(editor ? { editor } : {}),
     });
+    warnUntrusted(host.trust, options.log);
     try {
       const engine = await ChatEngine.start(async (log) => {
         const session = await host.open(log);

@@ -1,6 +1,8 @@
 import path from "node:path";
-import { type ConfigFlags, loadConfig } from "../config/load.js";
+import { loadAgents } from "../agents/files.js";
+import { type ConfigFlags, loadConfig, type TrustOptions } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import type { AskTrust, WorkspaceTrust } from "../config/trust/decide.js";
 import type { EventListener } from "../events/bus.js";
 import type { Mode } from "../events/types.js";
 import { resolveModelId } from "../model/providers.js";
@@ -23,6 +25,12 @@ export interface HostOptions {
   adapters?: EventListener[];
   /** The workspace its sessions are recorded under, when not `cwd` (a batch's task: see Session). */
   recordedWorkspace?: string;
+  /**
+   * How the workspace's own files are trusted: `flag` for `--trust-workspace` (or a batch task the
+   * batch file trusts), `ask` to ask a person at a terminal. Trust is decided for
+   * `recordedWorkspace` when there is one: a batch task's copy is trusted as its repository is.
+   */
+  trust?: { flag?: boolean | undefined; ask?: AskTrust | undefined };
   /** What the editor the sessions run in lends their tools (`cairn acp`). */
   editor?: EditorAccess;
 }
@@ -30,11 +38,22 @@ export interface HostOptions {
 /** Sessions on one workspace and configuration, each stored as it runs. */
 export interface Host {
   config: Config;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out. */
+  trust: WorkspaceTrust;
   store: Store;
   /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
   open(resume?: ResumedLog): Promise<Session>;
   /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
   close(): Promise<void>;
+}
+
+/**
+ * What the workspace carries besides its config files, judged as its config is: its agent files
+ * (asked about, hashed and left out with its config). Everything that reads more of the workspace
+ * (hooks, commands, skills) adds its part here.
+ */
+export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): TrustOptions["contributions"] {
+  return async (narrowed) => (await loadAgents(cwd, env, { trusted: false, config: narrowed })).widening;
 }
 
 /**
@@ -46,17 +65,25 @@ export interface Host {
 export async function openHost(options: HostOptions): Promise<Host> {
   const env = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
-  const { config, workspaceServers } = await loadConfig({
+  const { config, workspaceServers, trust } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
     env,
+    trust: {
+      flag: options.trust?.flag ?? false,
+      ...(options.recordedWorkspace ? { folder: options.recordedWorkspace } : {}),
+      defaultApproval: options.attended ? "ask" : "auto-edit",
+      contributions: workspaceContributions(cwd, env),
+      ask: options.trust?.ask,
+    },
   });
   const modelId = resolveModelId(config, env);
   const store = Store.open(storePath(env));
   const sessions = new Set<Session>();
   return {
     config,
+    trust,
     store,
     async open(resume) {
       const session = await Session.create({
@@ -67,6 +94,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         attended: options.attended,
         env,
         workspaceServers,
+        trust,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),

@@ -7,6 +7,8 @@ import { unknownExternalAgents } from "../agents/targets.js";
 import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
+import type { WorkspaceTrust } from "../config/trust/decide.js";
+import { saveFolderRules } from "../config/trust/store.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
@@ -18,8 +20,8 @@ import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
-import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -68,6 +70,11 @@ export interface SessionOptions {
    * file that does, as `loadConfig` finds them: each starts only once the approval policy allows it.
    */
   workspaceServers?: Record<string, string>;
+  /**
+   * Whether the person trusts the workspace, as `loadConfig` decided it. Without it the workspace
+   * is not trusted: its agent files may not widen what the session allows.
+   */
+  trust?: WorkspaceTrust;
   /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
   editor?: EditorAccess;
 }
@@ -160,6 +167,8 @@ export class Session {
   readonly instructions: ProjectInstructions[];
   /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   readonly agents: AgentCatalog;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out (said at the start). */
+  readonly trust: WorkspaceTrust | undefined;
   /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
   readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
@@ -192,6 +201,7 @@ export class Session {
     this.env = env;
     this.attended = options.attended;
     this.instructions = instructions;
+    this.trust = options.trust;
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
@@ -218,6 +228,7 @@ export class Session {
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
+            masks: sessionMasks([workspace, ...this.extraRoots], env),
           };
     // MCP servers' tools come and go as the servers start, change their lists and stop.
     this.mcp = new McpTools({
@@ -261,12 +272,13 @@ export class Session {
       sandbox,
       settings: config.sandbox,
       secrets: this.secrets,
+      // The person's answer, so it is kept in their own settings for this folder, not in the workspace's files.
       saveRules: (rules) =>
-        saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
+        saveFolderRules(this.trust?.folder ?? workspace, rules, env).catch((error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
           this.bus.emit({
             type: "error",
-            message: `Could not save the rule in the workspace config: ${why}`,
+            message: `Could not save the rule for this folder: ${why}`,
             fatal: false,
           });
         }),
@@ -291,7 +303,7 @@ export class Session {
     const model = await buildModel(options.modelId, options.config, env);
     const [instructions, agents] = await Promise.all([
       loadProjectInstructions(workspace),
-      loadAgents(workspace, env),
+      loadAgents(workspace, env, { trusted: options.trust?.trusted ?? false, config: options.config }),
     ]);
     return new Session(options, model, workspace, instructions, agents);
   }

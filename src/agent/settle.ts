@@ -1,3 +1,4 @@
+import { trustEvent } from "../config/trust/decide.js";
 import type { Assessment, EndingReason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { assess } from "./assessment.js";
@@ -28,12 +29,14 @@ export interface Outcome {
 /** The first event of a session, or of its continuation after an interruption. */
 export function announce(session: Session, task: string, resume?: ResumePoint): void {
   session.announced = true;
+  const trust = trustEvent(session.trust);
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
+    if (trust) session.bus.emit(trust);
     return;
   }
   session.bus.emit({
@@ -44,6 +47,8 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
+  // What the workspace's files asked for, and whether it applied, is on record with the session.
+  if (trust) session.bus.emit(trust);
   // An agent file that cannot be read leaves the others working: said once, at the start.
   for (const problem of session.agents.problems)
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });

@@ -2,6 +2,9 @@ import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { globalConfigFile } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import type { WorkspaceSetting } from "../config/trust/narrow.js";
+import { chosenProvider, PROVIDER_SPECS, type ProviderName, parseModelId } from "../model/providers.js";
 import { describeIssue } from "../platform/issues.js";
 import { BUILT_IN_AGENTS } from "./builtins.js";
 import { AGENT_NAME, type AgentDefinition, type AgentSource, frontMatterSchema } from "./definition.js";
@@ -11,6 +14,14 @@ export interface AgentCatalog {
   agents: Map<string, AgentDefinition>;
   /** One line per malformed file: the file, the key, what is wrong. */
   problems: string[];
+  /** What the project's agent files ask for beyond the person's settings: left out unless the folder is trusted. */
+  widening: WorkspaceSetting[];
+}
+
+/** How the project's agent files are judged: whether the folder is trusted, and the provider the person uses. */
+export interface AgentTrust {
+  trusted: boolean;
+  config: Config;
 }
 
 /** `<workspace>/.cairn/agents`: the project's agents, which win over the global ones of the same name. */
@@ -75,16 +86,54 @@ async function agentFiles(dir: string): Promise<string[]> {
 }
 
 /**
+ * What a project agent asks for beyond the person's settings, as the config's keys are judged
+ * (config/trust/declarations.ts): to replace a built-in agent or the person's own of that name (the
+ * read-only explorer, say), or to run on a model of a provider their key does not already go to.
+ */
+function agentWidening(
+  agent: AgentDefinition,
+  replaces: AgentDefinition | undefined,
+  provider: ProviderName | undefined,
+  file: string,
+): { replace?: WorkspaceSetting; model?: WorkspaceSetting } {
+  const key = `agents.${agent.name}`;
+  const replace = replaces && {
+    file,
+    key,
+    asks: `replace ${replaces.source.kind === "built-in" ? "the built-in" : "your"} agent ${agent.name}`,
+    value: { name: agent.name, description: agent.description, prompt: agent.prompt },
+  };
+  const modelProvider = agent.model?.includes("/") ? parseModelId(agent.model).provider : undefined;
+  const foreign =
+    modelProvider !== undefined &&
+    (provider ? modelProvider !== provider : !PROVIDER_SPECS[modelProvider].local);
+  const model = foreign
+    ? {
+        file,
+        key: `${key}.model`,
+        asks: `run agent ${agent.name} on ${agent.model}, another provider than ${provider ?? "yours"}`,
+        value: agent.model,
+      }
+    : undefined;
+  return { ...(replace ? { replace } : {}), ...(model ? { model } : {}) };
+}
+
+/**
  * The built-in agents, then the global agent files, then the project's: a later one of the same
  * name replaces an earlier one. A file that cannot be read or parsed is reported and skipped, and
- * the others still load.
+ * the others still load. The project's files came with the repository: with `trust` saying the
+ * folder is not trusted (or without `trust`), one that would replace another agent is left out and
+ * a model of another provider is dropped (the agent runs on the session's), as `widening` says.
  */
 export async function loadAgents(
   workspace: string,
   env: NodeJS.ProcessEnv = process.env,
+  trust?: AgentTrust,
 ): Promise<AgentCatalog> {
   const agents = new Map(BUILT_IN_AGENTS.map((agent) => [agent.name, agent]));
   const problems: string[] = [];
+  const widening: WorkspaceSetting[] = [];
+  const provider = trust ? chosenProvider(trust.config, env) : undefined;
   const places = [
     { kind: "global" as const, dir: globalAgentsDir(env) },
     { kind: "project" as const, dir: projectAgentsDir(workspace) },
@@ -94,7 +143,18 @@ export async function loadAgents(
       const file = path.join(dir, entry);
       try {
         const text = await readFile(file, "utf8");
-        const agent = await parseAgentFile(entry.slice(0, -".md".length), text, { kind, file });
+        let agent = await parseAgentFile(entry.slice(0, -".md".length), text, { kind, file });
+        if (kind === "project") {
+          const asks = agentWidening(agent, agents.get(agent.name), provider, path.relative(workspace, file));
+          widening.push(...[asks.replace, asks.model].filter((setting) => setting !== undefined));
+          if (!trust?.trusted) {
+            if (asks.replace) continue;
+            if (asks.model) {
+              const { model: _, ...rest } = agent;
+              agent = rest;
+            }
+          }
+        }
         agents.set(agent.name, agent);
       } catch (error) {
         problems.push(
@@ -103,5 +163,5 @@ export async function loadAgents(
       }
     }
   }
-  return { agents, problems };
+  return { agents, problems, widening };
 }

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { workspaceContributions } from "../agent/host.js";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
 import { loadAgents } from "../agents/files.js";
 import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
@@ -6,6 +7,7 @@ import { loadConfig } from "../config/load.js";
 import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../ui/table.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommandIo } from "./sessions.js";
 
 export interface AgentsOptions {
@@ -37,12 +39,15 @@ export async function agentsCommand(
   env = process.env,
 ): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config } = await loadConfig({
+  const { config, trust } = await loadConfig({
     cwd,
     ...(options.config ? { configFile: options.config } : {}),
     env,
+    trust: { contributions: workspaceContributions(cwd, env) },
   });
-  const catalog = await loadAgents(cwd, env);
+  warnUntrusted(trust, (line) => io.err.write(`cairn: ${line}\n`));
+  // As a session here would have them: the project's files within what the folder's trust allows.
+  const catalog = await loadAgents(cwd, env, { trusted: trust.trusted, config });
   const rows: AgentRow[] = [...catalog.agents.values()].map((agent) => ({
     name: agent.name,
     kind: agent.source.kind,

@@ -11,6 +11,7 @@ import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { CHAT_COMMANDS, type ChatCommand, type ChatHost, chatCheckpoints } from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import { checkpointsCommand } from "./checkpoints.js";
@@ -19,6 +20,7 @@ import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
+import { askTrustAtTerminal } from "./trustPrompt.js";
 
 /** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
 function capture(columns?: number): { io: CommandIo; text: () => string } {
@@ -256,7 +258,10 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
+  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
+  if (tty) warnUntrusted(host.trust);
   const { store } = host;
   let engine: ChatEngine;
   try {

@@ -1,15 +1,19 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { exitWithParent } from "../platform/parentWatch.js";
 import { addBatchOptions, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
   batchWorkspaceOption,
   type CommonOptions,
   cwdOption,
+  existingFolder,
   folderToMake,
   positiveInteger,
   positiveNumber,
 } from "./options.js";
+
+exitWithParent();
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;
@@ -196,7 +200,10 @@ const evaluation = addBatchOptions(
     .description(
       "measure: a suite of tasks run through the batch engine, graded by tests the agent could not edit",
     )
-    .argument("<suite>", "builtin, a folder of exercises (Exercism layout) or a file of SWE-style instances")
+    .argument(
+      "<suite>",
+      "builtin, polyglot (aider's benchmark, with --source), a folder of exercises (Exercism layout) or a file of SWE-style instances",
+    )
     .addOption(
       new Option("--mode <mode>", "how each task runs: cairn do or cairn run")
         .choices(["do", "run"])
@@ -205,6 +212,24 @@ const evaluation = addBatchOptions(
     .option(
       "--tasks <globs>",
       "only the tasks whose id matches one of these comma-separated globs (python/*)",
+    )
+    .option("--source <dir>", "for polyglot: the checkout of github.com/Aider-AI/polyglot-benchmark")
+    .addOption(
+      new Option(
+        "--tries <n>",
+        "2: a task not solved gets a second try with its failing tests' output, as aider's benchmark does (reported as pass@2)",
+      )
+        .default(1)
+        .argParser((value): 1 | 2 => {
+          if (value !== "1" && value !== "2") throw new InvalidArgumentError("expected 1 or 2.");
+          return Number(value) as 1 | 2;
+        }),
+    )
+    .addOption(
+      new Option(
+        "--grade-only <what>",
+        "run no agent: grade each exercise's reference solution, or the exercises as given (checks the toolchains; no key needed)",
+      ).choices(["reference", "given"]),
     ),
 ).action(async (suite: string, options) => {
   const { evalCommand } = await import("./eval.js");
@@ -213,12 +238,17 @@ const evaluation = addBatchOptions(
 evaluation
   .command("compare")
   .description(
-    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed",
+    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed; or a report beside aider's leaderboard",
   )
   .argument("<a>", "a report.json, or the --out folder of an eval")
-  .argument("<b>", "the other one")
+  .argument("[b]", "the other one")
+  .option(
+    "--leaderboard <file>",
+    "aider's polyglot_leaderboard.yml: set each report beside the leaderboard's row for its model",
+  )
+  .option("--leaderboard-model <name>", "the leaderboard's row to use: its model or dirname")
   .addOption(batchFormat())
-  .action(async (a: string, b: string, options) => {
+  .action(async (a: string, b: string | undefined, options) => {
     const { evalCompareCommand } = await import("./eval.js");
     process.exitCode = await evalCompareCommand(a, b, options);
   });
@@ -427,6 +457,20 @@ mcp
   .action(async (options: { cwd?: string; config?: string }) => {
     const { serveMcp } = await import("../mcp/serve.js");
     await serveMcp({ cwd: options.cwd ?? process.cwd(), configFile: options.config });
+  });
+
+program
+  .command("trust")
+  .description(
+    "trust a folder: what its own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings applies there",
+  )
+  .argument("[dir]", "the folder (default: the current one)", existingFolder)
+  .option("--list", "the folders you trust, and whether their files changed since")
+  .option("--revoke <dir>", "stop trusting a folder")
+  .option("--json", "print JSON (with --list)")
+  .action(async (dir: string | undefined, options) => {
+    const { trustCommand } = await import("./trust.js");
+    process.exitCode = await trustCommand(dir, options, io);
   });
 
 function port(value: string): number {

@@ -12,7 +12,10 @@ import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommonOptions } from "./options.js";
+import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
+import { askTrustAtTerminal } from "./trustPrompt.js";
 
 export interface SessionRun {
   /** The workspace. */
@@ -30,42 +33,6 @@ export interface SessionRun {
 /** A person is there to answer only in a text session on a terminal. */
 function canAsk(options: CommonOptions): boolean {
   return options.outputFormat === "text" && Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
-}
-
-/**
- * Keys typed before a prompt shows, or within `ms` after, were meant for something else (the
- * model was slow; the person typed on): they are read and dropped, unechoed, so none answers
- * what the person has not seen. Ctrl-C among them is an AbortError, as readline's own is.
- */
-async function discardTypedAhead(ms: number): Promise<void> {
-  const input = process.stdin;
-  if (!input.isTTY) return;
-  const wasRaw = input.isRaw;
-  let drop: (chunk: Buffer | string) => void = () => {};
-  input.setRawMode(true);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      drop = (chunk) => {
-        if (!String(chunk).includes("\x03")) return;
-        clearTimeout(timer);
-        reject(Object.assign(new Error("Aborted with Ctrl+C"), { name: "AbortError" }));
-      };
-      input.on("data", drop);
-      input.resume();
-    });
-  } finally {
-    input.off("data", drop);
-    input.pause();
-    input.setRawMode(wasRaw);
-  }
-}
-
-/** The choices on one line when it fits the terminal, else one to a line: none is cut by wrapping. */
-export function choiceLines(choices: string[], columns: number): string[] {
-  const line = choices.join("  ");
-  // The answer is typed after the last line: room for it.
-  return line.length + 4 <= columns ? [line] : choices.map((choice) => `  ${choice}`);
 }
 
 /** The keys of an approval, and what each answers. */
@@ -219,6 +186,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     flags: spec.flags,
     mode: spec.mode,
     attended,
+    trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
@@ -228,6 +196,8 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     ],
   });
   tools = session.registry;
+  // The line renderer says it from the session's first events; the JSON formats keep stdout for JSON.
+  if (!text && session.trust) warnUntrusted(session.trust);
   let interrupts = 0;
   const onStop = (signal: StopSignal) => {
     interrupts++;

@@ -3,6 +3,9 @@ import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 
+/** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -50,7 +53,7 @@ export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** An approval rule: what to do with the calls of matching tools, or with matching commands. */
-const ruleSchema = z
+export const ruleSchema = z
   .strictObject({
     action: z.enum(RULE_ACTIONS),
     /** Tool name; `*` matches any run of characters (`write_*`). */
@@ -289,10 +292,33 @@ export const configSchema = z.strictObject({
        * folder the server was started in. `~/` is the home folder; relative paths are from that folder.
        */
       workspaces: z.array(z.string().min(1)).default([]),
+      /** The largest request body the API reads; a larger one gets 413 before it is read whole. */
+      max_body_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024),
     })
-    .default({ workspaces: [] }),
+    .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
+  /**
+   * Folders you trust, each with everything under it (`~/` is the home folder): what their own
+   * files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for applies there without asking
+   * (docs/security.md#trust). Only your own config can list them.
+   */
+  trusted_folders: z.array(z.string().min(1)).default([]),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
+  /**
+   * The cap on one model answer, in tokens: sent to local and OpenAI-compatible servers (hosted
+   * providers apply their model's own), and the bound on what any answer may stream
+   * (docs/limits.md). `models.<id>.max_output_tokens` replaces it for one model, sent to any provider.
+   */
+  max_output_tokens: z.number().int().positive().default(32_000),
+  /**
+   * The largest single message `cairn acp` and `cairn mcp serve` read from their client: a
+   * longer one is dropped as it arrives and answered with an error (docs/limits.md).
+   */
+  max_message_bytes: z.number().int().positive().default(DEFAULT_MAX_MESSAGE_BYTES),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
   retries: z
     .strictObject({

@@ -349,6 +349,8 @@ export type CairnEvent =
       cached_input_tokens: number;
       cache_write_tokens: number;
       reasoning_tokens: number;
+      /** The provider reported no usage: the counts are estimated from the sizes sent and received. */
+      estimated?: boolean;
       cost_usd: number | null;
       duration_ms: number;
       tokens_per_second: number | null;
@@ -419,6 +421,21 @@ export type CairnEvent =
    */
   | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
+  /**
+   * What the workspace's own files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for beyond
+   * the person's settings, and whether it applied: at the start of a session whose workspace asks
+   * for more. Untrusted, each setting was left out; `hint` says how to trust the folder.
+   */
+  | {
+      type: "workspace.trust";
+      /** The folder trust was decided for. */
+      folder: string;
+      trusted: boolean;
+      /** How it came to be trusted: `--trust-workspace`, the prompt, `cairn trust`, the config's `trusted_folders`. */
+      by?: "flag" | "prompt" | "stored" | "config";
+      settings: Array<{ file: string; key: string; asks: string }>;
+      hint?: string;
+    }
   /**
    * A sub-agent or delegate started or ended. Emitted by the agent itself, so it carries the
    * agent's `agent` and `parent` ids like everything else it emits.

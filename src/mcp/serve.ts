@@ -17,8 +17,11 @@ import {
 } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
+import { LineLimit, refusalOf } from "../platform/lineLimit.js";
+import { describeSize } from "../tools/fileText.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -118,6 +121,7 @@ async function runForClient(
   }
   const { session, close } = hosted;
   tools = session.registry;
+  if (session.trust) warnUntrusted(session.trust);
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {
@@ -138,7 +142,7 @@ async function runForClient(
  */
 export async function serveMcp(options: ServeOptions): Promise<void> {
   // A config that cannot load would fail every task alike: said once, at start, as bad usage.
-  await loadConfig({
+  const { config } = await loadConfig({
     cwd: options.cwd,
     configFile: options.configFile,
     ...(options.env ? { env: options.env } : {}),
@@ -186,7 +190,17 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport());
+  const maxBytes = config.max_message_bytes;
+  const input = process.stdin.pipe(
+    new LineLimit(maxBytes, (line) => {
+      const limit = `the ${describeSize(maxBytes)} limit of cairn mcp serve (max_message_bytes)`;
+      process.stderr.write(`cairn mcp serve: refused a message of ${line.bytes} bytes: over ${limit}.\n`);
+      const refusal = refusalOf(line, limit);
+      if (refusal) process.stdout.write(refusal);
+    }),
+  );
+  // Lines never reach the SDK's own limit, which would drop whatever comes after.
+  await server.connect(new StdioServerTransport(input, process.stdout, { maxBufferSize: maxBytes + 1 }));
   process.stdin.once("end", () => void server.close());
   await closed;
 }

@@ -1,4 +1,5 @@
-import { APICallError } from "ai";
+import { APICallError, StreamProviderError } from "ai";
+import { formatDuration } from "../platform/format.js";
 import { PROVIDER_SPECS } from "./providers.js";
 
 function providerOf(modelId: string): string {
@@ -12,8 +13,20 @@ function keyVariable(provider: string): string {
   );
 }
 
-function hintFor(status: number | undefined, modelId: string): string {
+/** The stream sent nothing for the request timeout, on every attempt. */
+export class IdleError extends Error {
+  constructor(timeoutMs: number, cause: unknown) {
+    super(`no data for ${formatDuration(timeoutMs)}`, { cause });
+    this.name = "IdleError";
+  }
+}
+
+function hintFor(cause: unknown, status: number | undefined, modelId: string): string {
   const provider = providerOf(modelId);
+  if (StreamProviderError.isInstance(cause))
+    return `${provider} reported an error while answering: try again later, or another model with --model.`;
+  if (cause instanceof IdleError)
+    return `${provider} stopped sending: try again later, or raise request_timeout_ms for a slow server.`;
   switch (status) {
     case 401:
     case 403:
@@ -39,10 +52,13 @@ export class ProviderError extends Error {
   readonly attempts: number;
 
   constructor(modelId: string, cause: unknown, info: { retryable: boolean; attempts: number }) {
-    const status = APICallError.isInstance(cause) ? cause.statusCode : undefined;
+    const status =
+      APICallError.isInstance(cause) || StreamProviderError.isInstance(cause) ? cause.statusCode : undefined;
     const detail = cause instanceof Error ? cause.message : String(cause);
     const tries = info.attempts > 1 ? ` after ${info.attempts} attempts` : "";
-    super(`Model call to ${modelId} failed${tries}: ${detail}\n${hintFor(status, modelId)}`, { cause });
+    super(`Model call to ${modelId} failed${tries}: ${detail}\n${hintFor(cause, status, modelId)}`, {
+      cause,
+    });
     this.name = "ProviderError";
     this.modelId = modelId;
     this.status = status;

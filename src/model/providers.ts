@@ -39,6 +39,11 @@ export interface ProviderSpec {
   images?: boolean;
   /** Its wire carries images in tool results (Chat Completions' tool messages are text only). */
   toolResultImages?: boolean;
+  /**
+   * Provider options that carry the cap on an answer's tokens where the SDK's own setting does
+   * not reach the server.
+   */
+  outputCapOptions?(tokens: number): Record<string, Record<string, unknown>>;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
 }
@@ -110,6 +115,8 @@ export const PROVIDER_SPECS = {
     baseUrl: OLLAMA_BASE_URL,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
+    // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
+    outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
     async create({ model, apiKey, baseURL }) {
       const { createOllama } = await import("ollama-ai-provider-v2");
       return createOllama({
@@ -219,6 +226,18 @@ export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = pro
       "A local Ollama needs no key: --model ollama/<name>.",
     ].join("\n"),
   );
+}
+
+/** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
+export function chosenProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  try {
+    return parseModelId(resolveModelId(choice, env)).provider;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */

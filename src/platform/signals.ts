@@ -66,19 +66,10 @@ function onMessage(message: unknown): void {
   if (isForwarded(message)) deliver(message.signal, "forwarded");
 }
 
-/**
- * The process that started this one and passes its signals on is gone (killed outright, with
- * nothing to pass on): as when a terminal hangs up, there is nobody left to work for.
- */
-function onDisconnect(): void {
-  onMessage({ type: "cairn.signal", signal: "SIGHUP" } satisfies ForwardedSignal);
-}
-
 /** Listens for passed-on signals from the start when there is a parent to pass them on. */
 export function listenForForwardedSignals(): void {
   if (typeof process.send !== "function" || process.listeners("message").includes(onMessage)) return;
   process.on("message", onMessage);
-  process.on("disconnect", onDisconnect);
   // The channel is only for this: it must not keep the process alive when its work is done.
   process.channel?.unref();
 }

@@ -1,9 +1,5 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { YAMLSeq } from "yaml";
-import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
-import { writeFileAtomic } from "../platform/atomicFile.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { wildcard } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
@@ -116,30 +112,4 @@ export function grantsFor(tool: string, parts: CommandPart[] | undefined, networ
       action: "allow" as const,
       ...(network && needsNetwork(part) ? { network: true } : {}),
     }));
-}
-
-/**
- * Appends rules to `<workspace>/.cairn/config.yaml`, creating it if needed. The file is edited
- * as a YAML document, so the person's comments and layout stay as they were.
- */
-export async function saveWorkspaceRules(workspace: string, rules: Rule[]): Promise<void> {
-  const file = projectConfigFile(workspace);
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw error;
-  });
-  const { isSeq, parseDocument } = await import("yaml");
-  const doc = parseDocument(text);
-  if (doc.errors[0]) throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
-  let list = doc.get("rules");
-  if (!isSeq(list)) {
-    list = doc.createNode([]);
-    doc.set("rules", list);
-  }
-  for (const rule of rules) {
-    const node = doc.createNode(rule);
-    node.flow = true;
-    (list as YAMLSeq).add(node);
-  }
-  await writeFileAtomic(file, Buffer.from(doc.toString()));
 }

@@ -34,8 +34,15 @@ function write(file: string, text: string): string {
 const globalFile = () => path.join(home, ".config", "cairn", "config.yaml");
 const projectFile = () => path.join(workspace, ".cairn", "config.yaml");
 
+/** Layering is about a folder the person trusts: an untrusted one is test/config/trust.test.ts's. */
 function load(flags: ConfigFlags = {}, configFile?: string) {
-  return loadConfig({ cwd: workspace, env, flags, ...(configFile ? { configFile } : {}) });
+  return loadConfig({
+    cwd: workspace,
+    env,
+    flags,
+    ...(configFile ? { configFile } : {}),
+    trust: { flag: true },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ConfigError> {

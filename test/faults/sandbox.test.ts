@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -108,6 +108,61 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
     ]);
     expect(toolResults(run.events)[0]?.output).toMatch(/^Exit code 1 .*Read-only file system/s);
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+  });
+
+  it("hides secret files and the machine's credentials from a script that builds their names at run time, /etc/shadow too", async () => {
+    const repo = await makeRepo({
+      ...PROJECT,
+      ".env": "API_TOKEN=canary-dotenv-7731\n",
+      "config/secrets.yaml": "password: canary-yaml-7731\n",
+    });
+    // A home outside /tmp, which the sandbox replaces anyway: the credentials must be hidden by name.
+    const home = mkdtempSync("/var/tmp/cairn-home-");
+    try {
+      mkdirSync(path.join(home, ".ssh"));
+      mkdirSync(path.join(home, ".aws"));
+      writeFileSync(path.join(home, ".ssh", "id_rsa"), "canary-ssh-key-7731\n");
+      writeFileSync(path.join(home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAAC3\n");
+      writeFileSync(path.join(home, ".aws", "credentials"), "aws_secret_access_key = canary-aws-7731\n");
+      // Each name is put together as the script runs: nothing on the command line says what it reads.
+      const read = (expression: string) =>
+        `node -e "const fs = require('fs'); const f = ${expression}; try { console.log(JSON.stringify(fs.readFileSync(f, 'utf8'))) } catch (e) { console.log(e.code) }"`;
+      const commands = [
+        read("['.e', 'nv'].join('')"),
+        read("['config/sec', 'rets.yaml'].join('')"),
+        read("require('os').homedir() + '/.ss' + 'h/id_' + 'rsa'"),
+        read("require('os').homedir() + '/.aw' + 's/credentials'"),
+        read("require('os').homedir() + '/.ssh/known_hosts'"),
+        read("'/etc/sha' + 'dow'"),
+        "node -e \"require('fs').writeFileSync(['.e', 'nv'].join(''), 'overwritten')\"",
+        "npm test",
+      ];
+      const run = await runFaulty(
+        repo,
+        "look around",
+        [
+          { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
+          { text: "Done." },
+        ],
+        { env: { HOME: home } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const outputs = toolResults(run.events).map((result) => result.output.split("\n")[1]);
+      expect(outputs.slice(0, 6)).toEqual([
+        '""',
+        '""',
+        "ENOENT",
+        "ENOENT",
+        '"example.com ssh-ed25519 AAAAC3\\n"',
+        '""',
+      ]);
+      expect(toolResults(run.events)[6]?.output).toMatch(/^Exit code 1 .*EROFS/s);
+      expect(toolResults(run.events)[7]?.output).toMatch(/^Exit code 0 [\s\S]*# pass 1/);
+      expect(JSON.stringify(run.server.requests)).not.toMatch(/canary-|root:/);
+      expect(await readFile(path.join(repo, ".env"), "utf8")).toBe("API_TOKEN=canary-dotenv-7731\n");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it("opens the network when the config allows it", async () => {

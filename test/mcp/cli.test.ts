@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,16 +37,20 @@ describe("cairn mcp add, list and remove", () => {
       "-H",
       `Authorization: Bearer ${TOKEN_REFERENCE}`,
     );
-    // The person adds it, so the rule that lets it start goes in with it.
+    // The person adds it, so the rule that lets it start is theirs: kept in their own settings for the folder.
     expect(added.stdout).toContain(
-      `Added MCP server github to ${repo}/.cairn/config.yaml, with the rule {tool: "mcp_server:github", action: allow} that lets it start without asking.`,
+      `Added MCP server github to ${repo}/.cairn/config.yaml; the rule {tool: "mcp_server:github", action: allow} that lets it start without asking is saved in your settings for this folder (~/config/cairn/folders.json).`,
     );
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\nmcp_servers:\n" +
         `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
-        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n` +
-        "rules:\n  - { tool: mcp_server:everything, action: allow }\n  - { tool: mcp_server:github, action: allow }\n",
+        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
     );
+    const folders = path.join(home, "config", "cairn", "folders.json");
+    expect(JSON.parse(await readFile(folders, "utf8")).folders[repo].rules).toEqual([
+      { tool: "mcp_server:everything", action: "allow" },
+      { tool: "mcp_server:github", action: "allow" },
+    ]);
     const notUrl = await cairn("add", "--transport", "http", "web3", "notaurl");
     expect(notUrl.code).toBe(2);
     expect(notUrl.stderr).toContain(
@@ -80,6 +84,7 @@ describe("cairn mcp add, list and remove", () => {
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\n",
     );
+    expect(JSON.parse(await readFile(folders, "utf8")).folders).toEqual({});
     const missing = await cairn("remove", "everything");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no MCP server named everything");
@@ -189,6 +194,25 @@ describe("cairn mcp serve", () => {
       expect.stringMatching(/^✓ node --test test\/sum\.test\.js \d+ms$/),
       "Review: ready, quality 9/10",
     ]);
+  });
+
+  it("refuses a message over max_message_bytes with an error to that call, and goes on serving", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    const config = path.join(home, "config", "cairn", "config.yaml");
+    await mkdir(path.dirname(config), { recursive: true });
+    await appendFile(config, "max_message_bytes: 1048576\n");
+    const model = await startScriptedServer([{ text: "Hello." }]);
+    closeLater(model.close);
+    const client = await serveClient(repo, home, model);
+
+    const huge = client.callTool({ name: "cairn_do", arguments: { task: "x".repeat(5_000_000) } });
+    await expect(huge).rejects.toThrow(
+      /message of \d+ bytes refused: over the 1\.0 MB limit of cairn mcp serve/,
+    );
+    expect(model.requests).toHaveLength(0);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["cairn_do", "cairn_run"]);
   });
 
   it("refuses what would need approval instead of waiting, and says when a task's folder does not exist", async () => {
