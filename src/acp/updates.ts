@@ -310,6 +310,7 @@ export class UpdateTranslator {
       case "route":
       case "intent":
       case "repair":
+      case "progress":
       case "session.resumed":
       case "session.finished":
         return [];

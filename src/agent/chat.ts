@@ -16,7 +16,7 @@ import { promptThroughHooks } from "./promptHooks.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
+import { announce, loopEnding, type Outcome, settle } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn, type TurnOptions } from "./turn.js";
 
@@ -264,7 +264,7 @@ export class ChatEngine {
           const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
             this.loop.history.add({ role: "user", content: prompt }, { role: "assistant", content: direct });
-            return { status: "completed", summary: direct, iterations: 1 };
+            return loopEnding(this.session, { status: "completed", answer: direct, toolCalls: 0 }, direct);
           }
           const outcome = await this.loop.run(
             turn,
@@ -276,7 +276,7 @@ export class ChatEngine {
             turn.model.info.images ? images : [],
           );
           cut = outcome.cut;
-          return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };
+          return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
         },
         () => 1,
       ),
@@ -312,7 +312,13 @@ export class ChatEngine {
           });
           const result = await executeToolCall(turn, call);
           this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
-          return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
+          return result.ok
+            ? loopEnding(
+                this.session,
+                { status: "completed", answer: result.text, toolCalls: 1 },
+                result.text,
+              )
+            : { status: "failed", reason: "work_failed", summary: result.text, iterations: 1 };
         },
         () => 1,
       ),

@@ -9,7 +9,13 @@ import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
 import { missingKeyProblem } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
+import {
+  ENDING_REASONS,
+  type Mode,
+  RUN_STATUSES,
+  type RunResult,
+  type StampedEvent,
+} from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { MissingKeyError } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -31,6 +37,7 @@ export interface ServeOptions {
 const resultShape = {
   session_id: z.string(),
   status: z.enum(RUN_STATUSES),
+  reason: z.enum(ENDING_REASONS),
   summary: z.string(),
   iterations: z.number(),
   files_changed: z.array(z.string()),
@@ -38,6 +45,10 @@ const resultShape = {
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
   cost_usd: z.number().nullable(),
   duration_ms: z.number(),
+  assessment: z.looseObject({
+    confidence: z.enum(["high", "medium", "low"]),
+    self_assessment: z.string(),
+  }),
 };
 
 /** What both tools take first: the task, and where. */

@@ -29,6 +29,8 @@ export interface ProviderSpec {
   local: boolean;
   /** The model used when none is chosen and this provider's key is set. */
   defaultModel?: string;
+  /** Where its API is when the config names no base URL (none: it must be given). */
+  baseUrl?: string;
   /** The price when the list has none and the config sets none. */
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
@@ -61,6 +63,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENROUTER_API_KEY",
     local: false,
     defaultModel: "openrouter/google/gemini-3.5-flash",
+    baseUrl: "https://openrouter.ai/api/v1",
     async create({ model, apiKey, baseURL }) {
       const { createOpenRouter } = await import("@openrouter/ai-sdk-provider");
       // "strict" asks for usage in streamed replies; the default mode leaves it out, and then
@@ -72,6 +75,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "ANTHROPIC_API_KEY",
     local: false,
     defaultModel: "anthropic/claude-sonnet-5",
+    baseUrl: "https://api.anthropic.com/v1",
     cacheBreakpoints: true,
     images: true,
     toolResultImages: true,
@@ -84,6 +88,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENAI_API_KEY",
     local: false,
     defaultModel: "openai/gpt-6-sol",
+    baseUrl: "https://api.openai.com/v1",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createOpenAI } = await import("@ai-sdk/openai");
@@ -96,6 +101,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
     local: false,
     defaultModel: "google/gemini-3.8-flash",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createGoogle } = await import("@ai-sdk/google");
@@ -106,6 +112,7 @@ export const PROVIDER_SPECS = {
     // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded server.
     keyEnv: "OLLAMA_API_KEY",
     local: true,
+    baseUrl: OLLAMA_BASE_URL,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
     // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.

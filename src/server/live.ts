@@ -104,7 +104,12 @@ export class LiveSession {
           this.session.bus.emit({ type: "error", message, fatal: true });
           this.session.bus.emit({
             type: "session.finished",
-            result: buildResult(this.session, { status: "failed", summary: message, iterations: 0 }),
+            result: buildResult(this.session, {
+              status: "failed",
+              reason: "internal",
+              summary: message,
+              iterations: 0,
+            }),
           });
         },
       )

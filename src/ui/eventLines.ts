@@ -80,6 +80,13 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
           : [];
       return [...checks, ...failure];
     }
+    case "progress":
+      return [
+        line(
+          `progress: ${event.verdict} (${event.reason})${event.stalled ? `; ${event.stalled} round${event.stalled === 1 ? "" : "s"} without getting closer` : ""}`,
+          event.verdict === "closer" ? "dim" : "warn",
+        ),
+      ];
     case "repair":
       return [
         line(

@@ -4,7 +4,7 @@ import { formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, outputSpeed, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, checkedLine, outputSpeed, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -238,9 +238,10 @@ export class TextRenderer {
     const tps = outputSpeed(this.outputTokens, this.generationSeconds);
     const changed = result.files_changed.length;
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
-    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const statusStyle: Style =
+      result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+      `${this.style(statusStyle, result.status)}${checkedLine(result)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
     );
   }
 }

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type CheckOptions, type CheckResult, reportFrom, runCheck, type ValidationReport } from "./check.js";
-import type { ValidationPlan } from "./strategy.js";
+import type { ValidationPlan } from "./plan.js";
 
 export interface FixerAttempt {
   kind: "fixer";
@@ -52,7 +52,7 @@ export async function tryFixers(
       continue;
     }
     const fixerRun = await runCheck(
-      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind },
+      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind, source: result.source },
       runOptions,
     );
     const rerun = await runCheck(result, runOptions);

@@ -10,7 +10,7 @@ import type {
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
 import { describeEvent, type Tone } from "../eventLines.js";
-import { agentEnding } from "../format.js";
+import { agentEnding, checkedLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -219,8 +219,14 @@ function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiSta
       next.turnStartedAt === null ? "" : ` · ${formatDuration(timeOf(event) - next.turnStartedAt)}`;
     const changed = files ? ` · ${files} file${files === 1 ? "" : "s"} changed` : "";
     const tone: Tone =
-      result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
-    next = push(next, line(`${result.status}${changed}${took}`, tone));
+      result.status === "completed"
+        ? "ok"
+        : result.status === "cancelled" || result.status === "unverified"
+          ? "warn"
+          : "error";
+    // A chat message is never checked without --verify: saying so after every edit would be noise.
+    const checked = result.reason === "unchecked" ? "" : checkedLine(result);
+    next = push(next, line(`${result.status}${checked}${changed}${took}`, tone));
   }
   return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
 }
