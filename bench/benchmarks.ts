@@ -4,6 +4,7 @@ import { benchEdits } from "./edits.js";
 import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
 import { benchQueue } from "./queue.js";
+import { benchQuit } from "./quit.js";
 import { benchRelevance } from "./relevance.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
@@ -34,6 +35,8 @@ export interface Scale {
   relevanceCommits: number;
   /** Inputs of the token counting benchmark (issue 26). */
   tokens: TokensOptions;
+  /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
+  quitRuns: number;
 }
 
 export const FULL: Scale = {
@@ -53,6 +56,7 @@ export const FULL: Scale = {
   queueJobs: 2,
   relevanceCommits: 80,
   tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
+  quitRuns: 7,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -73,6 +77,7 @@ export const SMOKE: Scale = {
   queueJobs: 2,
   relevanceCommits: 4,
   tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
+  quitRuns: 1,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -93,4 +98,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
   relevance: (scale) => benchRelevance({ commits: scale.relevanceCommits }),
   tokens: (scale) => benchTokens(scale.tokens),
+  quit: (scale) => benchQuit({ runs: scale.quitRuns }),
 };

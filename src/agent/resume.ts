@@ -1,4 +1,5 @@
 import type { EventOf, StampedEvent, TodoItem } from "../events/types.js";
+import type { RunPhase } from "./phases.js";
 
 interface CallRecord {
   tool: string;
@@ -73,6 +74,17 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
   if (review) point.lastReview = review;
   if (validation) point.lastValidation = validation;
   return point;
+}
+
+/**
+ * The phase of `cairn run` an interrupted run picks up at (phases.ts), read from where its log
+ * stood: a run that never planned starts over at `route`; one with steps left carries on with
+ * `execute` at the first unfinished one; one whose steps were all done goes to `validate`, since
+ * the work must be checked as it stands now, whatever was checked before the interruption.
+ */
+export function resumePhase(point: ResumePoint): Extract<RunPhase, "route" | "execute" | "validate"> {
+  if (!point.plan?.steps || !point.intent) return "route";
+  return point.stepIndex < point.plan.steps.length ? "execute" : "validate";
 }
 
 function callLine(call: CallRecord): string {

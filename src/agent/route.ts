@@ -29,8 +29,9 @@ function isFileIn(workspace: string, candidate: string): boolean {
   return existsSync(full) && statSync(full).isFile();
 }
 
-export function routeByPattern(task: string, workspace: string): PatternRoute | undefined {
-  if (CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks" };
+/** `chitchat: false`: a greeting goes to the model like any message (`cairn -p "hi"`). */
+export function routeByPattern(task: string, workspace: string, chitchat = true): PatternRoute | undefined {
+  if (chitchat && CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks" };
   const command = COMMAND.exec(task)?.[1];
   if (command) return { kind: "command", command, reason: "an explicit command to run" };
   const file = parseFileCommand(task, workspace);
@@ -59,9 +60,13 @@ export interface PatternAnswer {
  * Handles a tier-0 task and returns the answer, or undefined when the task needs the loop.
  * The route and its reason are recorded as an event either way it goes.
  */
-export async function answerByPattern(turn: Turn, task: string): Promise<PatternAnswer | undefined> {
+export async function answerByPattern(
+  turn: Turn,
+  task: string,
+  options: { chitchat?: boolean } = {},
+): Promise<PatternAnswer | undefined> {
   const { session } = turn;
-  const route = routeByPattern(task, session.workspace);
+  const route = routeByPattern(task, session.workspace, options.chitchat);
   if (!route) return undefined;
   const decision = route.kind === "file" ? route.tool : route.kind;
   session.bus.emit({ type: "route", tier: 0, decision, reason: route.reason });

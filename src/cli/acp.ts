@@ -16,6 +16,7 @@ export async function acpCommand(options: CommonOptions, version: string): Promi
     configFile: options.config,
     flags: flagsFrom(options),
     debugLog: options.debugLog,
+    trustWorkspace: options.trustWorkspace,
     input: process.stdin,
     output: process.stdout,
     log,

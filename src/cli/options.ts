@@ -14,6 +14,7 @@ export interface CommonOptions {
   timeout?: number;
   verify?: string;
   allowUnsandboxed?: boolean;
+  trustWorkspace?: boolean;
   outputFormat: "text" | "json" | "stream-json";
   color: boolean;
   verbose?: boolean;
@@ -116,6 +117,10 @@ export function addCommonOptions(command: Command): Command {
     .option(
       "--allow-unsandboxed",
       "where no sandbox works (no bubblewrap), let --approval auto run commands unconfined, on purpose",
+    )
+    .option(
+      "--trust-workspace",
+      "for this run, apply what the workspace's own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings",
     )
     .addOption(
       new Option("--output-format <format>", "text for people; json or stream-json for scripts")

@@ -1,6 +1,9 @@
 import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
+import { imagesToSend } from "../agent/mentions.js";
 import { runTask } from "../agent/runTask.js";
+import type { Session } from "../agent/session.js";
+import { commandCall, expandCommand } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -18,11 +21,26 @@ export function flagsFrom(options: CommonOptions) {
   };
 }
 
-/** `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution over. */
+/**
+ * `cairn -p "/review src/app.ts"`: a custom command's prompt with its arguments, the session on
+ * its model and its allowed tools running without asking; any other task as it is.
+ */
+async function customCommandPrompt(session: Session, task: string): Promise<string> {
+  const call = commandCall(task, session.commands);
+  if (!call) return task;
+  if (call.command.model) await session.submit({ type: "override", model: call.command.model });
+  session.policy = session.policy.allowing(call.command.allows);
+  return expandCommand(call.command, call.args);
+}
+
+/**
+ * `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution
+ * over. `print` is `cairn -p`: the person asks the model, so even a greeting goes to it.
+ */
 export async function taskCommand(
   mode: "do" | "run",
   task: string,
-  options: CommonOptions & { agent?: string; batchWorkspace?: string },
+  options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
   return runWithRenderer({
@@ -31,11 +49,17 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => {
+    run: async (session) => {
       if (agent) checkTarget(session, agent);
-      return mode === "run"
-        ? runTask(session, task, undefined, { agent })
-        : doTask(session, task, undefined, { agent });
+      if (mode === "run") return runTask(session, task, undefined, { agent });
+      const prompt = await customCommandPrompt(session, task);
+      // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
+      const { images, labels } = await imagesToSend(prompt, session);
+      return doTask(session, labels ? `${prompt}\n\n${labels}` : prompt, undefined, {
+        agent,
+        chitchat: !options.print,
+        images,
+      });
     },
   });
 }

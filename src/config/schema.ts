@@ -57,7 +57,7 @@ export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** An approval rule: what to do with the calls of matching tools, or with matching commands. */
-const ruleSchema = z
+export const ruleSchema = z
   .strictObject({
     action: z.enum(RULE_ACTIONS),
     /** Tool name; `*` matches any run of characters (`write_*`). */
@@ -199,6 +199,51 @@ const agentsSchema = z.strictObject({
   ollama: z.strictObject({ model: modelIdSchema.optional() }).optional(),
 });
 
+/**
+ * The events a hook can be run on, named as Claude Code names them so that its hook settings and
+ * scripts carry over: before a tool call and after it, when the person sends a prompt, when the
+ * agent has answered (the end of a turn), when the session ends, and when cairn asks the person
+ * something (a notification).
+ */
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SessionEnd",
+  "Notification",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One command a hook runs, with the event as JSON on its standard input. */
+const hookCommandSchema = z.strictObject({
+  /** Only commands, as in Claude Code's settings. */
+  type: z.literal("command").default("command"),
+  /** Run with `sh -c` in the workspace; $CAIRN_PROJECT_DIR (and $CLAUDE_PROJECT_DIR) is the workspace. */
+  command: z.string().min(1),
+  /** Seconds it may take before it is stopped (default 60). */
+  timeout: z.number().positive().optional(),
+});
+
+/** Hooks for one event: for tool events, those of the tools `matcher` matches (a regular expression; none or `*`: all). */
+const hookMatcherSchema = z.strictObject({
+  matcher: z
+    .string()
+    .refine((matcher) => {
+      try {
+        new RegExp(matcher);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "expected a tool name, or a regular expression such as edit_file|write_file")
+    .optional(),
+  hooks: z.array(hookCommandSchema).min(1),
+});
+
+export type HookCommand = z.infer<typeof hookCommandSchema>;
+export type HookMatcher = z.infer<typeof hookMatcherSchema>;
+
 export type AgentsConfig = z.infer<typeof agentsSchema>;
 export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
@@ -294,6 +339,8 @@ export const configSchema = z.strictObject({
   mcp_servers: z
     .record(z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only"), mcpServerSchema)
     .default({}),
+  /** Commands run on events (docs/hooks.md), the global config's first, then the project's. */
+  hooks: z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookMatcherSchema)).default({}),
   /** Keeping a conversation inside its model's window. */
   context: z
     .strictObject({
@@ -333,6 +380,12 @@ export const configSchema = z.strictObject({
         .default(4 * 1024 * 1024),
     })
     .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
+  /**
+   * Folders you trust, each with everything under it (`~/` is the home folder): what their own
+   * files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for applies there without asking
+   * (docs/security.md#trust). Only your own config can list them.
+   */
+  trusted_folders: z.array(z.string().min(1)).default([]),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /**

@@ -32,6 +32,8 @@ export interface ProviderSpec {
   local: boolean;
   /** The model used when none is chosen and this provider's key is set. */
   defaultModel?: string;
+  /** Where its API is when the config names no base URL (none: it must be given). */
+  baseUrl?: string;
   /** The price when the list has none and the config sets none. */
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
@@ -81,6 +83,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENROUTER_API_KEY",
     local: false,
     defaultModel: "openrouter/google/gemini-3.5-flash",
+    baseUrl: "https://openrouter.ai/api/v1",
     async create({ model, apiKey, baseURL }) {
       const { createOpenRouter } = await import("@openrouter/ai-sdk-provider");
       // "strict" asks for usage in streamed replies; the default mode leaves it out, and then
@@ -92,6 +95,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "ANTHROPIC_API_KEY",
     local: false,
     defaultModel: "anthropic/claude-sonnet-5",
+    baseUrl: "https://api.anthropic.com/v1",
     cacheBreakpoints: true,
     images: true,
     toolResultImages: true,
@@ -104,6 +108,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENAI_API_KEY",
     local: false,
     defaultModel: "openai/gpt-6-sol",
+    baseUrl: "https://api.openai.com/v1",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createOpenAI } = await import("@ai-sdk/openai");
@@ -123,6 +128,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
     local: false,
     defaultModel: "google/gemini-3.8-flash",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createGoogle } = await import("@ai-sdk/google");
@@ -140,6 +146,7 @@ export const PROVIDER_SPECS = {
     // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded server.
     keyEnv: "OLLAMA_API_KEY",
     local: true,
+    baseUrl: OLLAMA_BASE_URL,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
     // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
@@ -247,25 +254,76 @@ export const DEFAULT_MODELS: readonly { provider: ProviderName; modelId: string 
   },
 );
 
+/**
+ * A model cannot be reached for want of an API key: which provider, which variable. Front ends
+ * that start cairn with a bare environment (an MCP client, an editor) add how to give one there.
+ */
+export class MissingKeyError extends ConfigError {
+  override name = "MissingKeyError";
+  /** The providers (and the variables) any one of which would do. */
+  readonly wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>;
+
+  constructor(message: string, wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>) {
+    super(message);
+    this.wanted = wanted;
+  }
+}
+
 /** The model a run uses: the chosen one, else the default profile, else one a key in env can reach. */
 export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = choice.model ?? choice.profiles.default;
   if (chosen) return chosen;
   const reachable = DEFAULT_MODELS.find(({ provider }) => env[keyVariable(provider, choice)]);
   if (reachable) return reachable.modelId;
-  const width = Math.max(...DEFAULT_MODELS.map(({ provider }) => keyVariable(provider, choice).length));
-  const options = DEFAULT_MODELS.map(
-    ({ provider, modelId }) =>
-      `  ${keyVariable(provider, choice).padEnd(width)}  (then cairn uses ${modelId})`,
-  );
-  throw new ConfigError(
+  const rows = DEFAULT_MODELS.map(({ provider, modelId }) => ({
+    provider,
+    modelId,
+    variable: keyVariable(provider, choice),
+  }));
+  const table = [{ provider: "provider", variable: "variable", modelId: "model cairn then uses" }, ...rows];
+  const providerWidth = Math.max(...table.map((row) => row.provider.length));
+  const variableWidth = Math.max(...table.map((row) => row.variable.length));
+  throw new MissingKeyError(
     [
-      "No model chosen and no API key found. Set one of these environment variables:",
-      ...options,
-      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
+      "No model chosen and no API key found. Store a key once with",
+      "`cairn auth login <provider>`, or set its variable in the environment:",
+      ...table.map(
+        (row) =>
+          `  ${row.provider.padEnd(providerWidth)}  ${row.variable.padEnd(variableWidth)}  ${row.modelId}`,
+      ),
+      "Or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
       "A local Ollama needs no key: --model ollama/<name>.",
     ].join("\n"),
+    rows,
   );
+}
+
+/** What to say when a model's key is missing: the provider's variable, or a stored key. */
+export function missingKeyMessage(modelId: string, provider: ProviderName, variable: string): string {
+  return `${modelId} needs an API key: set ${variable} in the environment, or store one with \`cairn auth login ${provider}\`.`;
+}
+
+/** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
+export function chosenProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  try {
+    return parseModelId(resolveModelId(choice, env)).provider;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a model would send requests to another provider than the person's (another of their
+ * keys, billed elsewhere) or, when they have none, to one that is not local. A role (`cheap`)
+ * names no provider: it goes where the person's profiles say.
+ */
+export function goesElsewhere(modelId: string, provider: ProviderName | undefined): boolean {
+  if (!modelId.includes("/")) return false;
+  const target = parseModelId(modelId).provider;
+  return provider ? target !== provider : !PROVIDER_SPECS[target].local;
 }
 
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
@@ -299,7 +357,10 @@ function connectionFor(
 ): Connection {
   const { provider, model } = parseModelId(modelId);
   const missing = missingKeyVariable(modelId, choice, env);
-  if (missing) throw new ConfigError(`${modelId} needs an API key: set the environment variable ${missing}.`);
+  if (missing)
+    throw new MissingKeyError(missingKeyMessage(modelId, provider, missing), [
+      { provider, variable: missing },
+    ]);
   return {
     model,
     apiKey: env[keyVariable(provider, choice)] || undefined,

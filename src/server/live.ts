@@ -8,6 +8,7 @@ import type { Session, SessionOp } from "../agent/session.js";
 import { buildResult } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { Mode, StampedEvent } from "../events/types.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { ApiError } from "./apiError.js";
 
 /** What a stream of the session's events is told: each event, then that the session left this server. */
@@ -107,7 +108,12 @@ export class LiveSession {
           this.session.bus.emit({ type: "error", message, fatal: true });
           this.session.bus.emit({
             type: "session.finished",
-            result: buildResult(this.session, { status: "failed", summary: message, iterations: 0 }),
+            result: buildResult(this.session, {
+              status: "failed",
+              reason: "internal",
+              summary: message,
+              iterations: 0,
+            }),
           });
         },
       )
@@ -213,6 +219,8 @@ export class LiveSessions {
       mode: spec.mode,
       attended: true,
     });
+    // The folder's trust is the person's, recorded with `cairn trust` or `trusted_folders`.
+    warnUntrusted(host.trust, this.options.log);
     try {
       return spec.mode === "chat" ? await this.chat(host, spec) : await this.task(host, spec);
     } catch (error) {

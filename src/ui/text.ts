@@ -4,7 +4,7 @@ import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, checkedLine, outputSpeed, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -31,6 +31,8 @@ type Style = Parameters<typeof styleText>[0];
 const MAX_DIFF_LINES = 60;
 /** Lines of a tool's output shown with --verbose (the first line otherwise). */
 const VERBOSE_OUTPUT_LINES = 20;
+/** The most of a failed call's message shown: enough for a refusal and the rule that would allow it. */
+const MAX_FAILURE_CHARS = 1_000;
 
 const TONE_STYLE: Record<Exclude<Tone, "plain">, Style> = {
   dim: "dim",
@@ -214,7 +216,10 @@ export class TextRenderer {
   private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
     const time = this.style("dim", formatDuration(event.duration_ms));
     if (!event.ok) {
-      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output, 160)} ${time}`);
+      // Why a call failed or was refused is said whole: its end often says how to allow it.
+      const why = event.output.trim();
+      const shown = why.length > MAX_FAILURE_CHARS ? `${why.slice(0, MAX_FAILURE_CHARS)}…` : why;
+      this.line(`  ${this.style("red", "✗")} ${shown.replace(/\n/g, "\n    ")} ${time}`);
       return;
     }
     // What a read returns is content, not a message: its size says more than its first line.
@@ -263,16 +268,17 @@ export class TextRenderer {
 
   private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {
     const totals: UsageTotals = { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
-    const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
+    const tps = outputSpeed(this.outputTokens, this.generationSeconds);
     const changed = result.files_changed.length;
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
-    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const statusStyle: Style =
+      result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
     const allTime =
       result.workspace_cost_usd === undefined
         ? ""
         : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
+      `${this.style(statusStyle, result.status)}${checkedLine(result)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
     );
   }
 }

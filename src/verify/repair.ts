@@ -15,7 +15,7 @@ import {
   type RankedMutation,
   rankMutations,
 } from "./mutations.js";
-import type { ValidationPlan } from "./strategy.js";
+import type { ValidationPlan } from "./plan.js";
 
 export interface FixerAttempt {
   kind: "fixer";
@@ -66,7 +66,7 @@ export async function tryFixers(
       continue;
     }
     const fixerRun = await runCheck(
-      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind },
+      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind, source: result.source },
       runOptions,
     );
     const rerun = await runCheck(result, runOptions);

@@ -490,10 +490,12 @@ describe("cairn do, whatever the wire format", () => {
     expect(result.usage.by_phase.execution.cost_usd).toBeCloseTo(result.cost_usd, 12);
     expect(Object.keys(result).sort()).toEqual(
       [
+        "assessment",
         "cost_usd",
         "duration_ms",
         "files_changed",
         "iterations",
+        "reason",
         "session_id",
         "status",
         "summary",

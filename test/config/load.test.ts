@@ -34,8 +34,15 @@ function write(file: string, text: string): string {
 const globalFile = () => path.join(home, ".config", "cairn", "config.yaml");
 const projectFile = () => path.join(workspace, ".cairn", "config.yaml");
 
+/** Layering is about a folder the person trusts: an untrusted one is test/config/trust.test.ts's. */
 function load(flags: ConfigFlags = {}, configFile?: string) {
-  return loadConfig({ cwd: workspace, env, flags, ...(configFile ? { configFile } : {}) });
+  return loadConfig({
+    cwd: workspace,
+    env,
+    flags,
+    ...(configFile ? { configFile } : {}),
+    trust: { flag: true },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ConfigError> {
@@ -411,5 +418,35 @@ describe("XDG directories", () => {
     expect(dataDir({ HOME: home, XDG_DATA_HOME: "relative/data" })).toBe(
       path.join(home, ".local", "share", "cairn"),
     );
+  });
+});
+
+describe("hooks in the config", () => {
+  it("keeps every layer's hooks for an event, the person's first, then the trusted workspace's", async () => {
+    write(
+      globalFile(),
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - command: mine.sh\n",
+    );
+    write(
+      projectFile(),
+      "hooks:\n  PreToolUse:\n    - hooks:\n        - command: theirs.sh\n  Stop:\n    - hooks:\n        - command: stop.sh\n",
+    );
+    const extra = write(
+      path.join(root, "extra.yaml"),
+      "hooks:\n  PreToolUse:\n    - hooks:\n        - command: extra.sh\n",
+    );
+    const { config } = await load({}, extra);
+    expect(config.hooks.PreToolUse?.map((matcher) => matcher.hooks[0]?.command)).toEqual([
+      "mine.sh",
+      "theirs.sh",
+      "extra.sh",
+    ]);
+    expect(config.hooks.Stop?.[0]?.hooks[0]?.command).toBe("stop.sh");
+  });
+
+  it("says a mistake in the workspace's hooks, naming the file and key", async () => {
+    write(projectFile(), "hooks:\n  BeforeTool:\n    - hooks:\n        - command: x.sh\n");
+    const error = await failure(load());
+    expect(error.message).toContain(".cairn/config.yaml: hooks.BeforeTool");
   });
 });

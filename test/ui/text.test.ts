@@ -1,10 +1,11 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CairnEvent, StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
 import { fileTools } from "../../src/tools/files.js";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { TextRenderer } from "../../src/ui/text.js";
+import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
@@ -66,6 +67,37 @@ describe("the text renderer", () => {
       "    -old",
       "    +new",
     ]);
+  });
+
+  it("says a refusal whole, with the rule at its end that would allow the call", async () => {
+    const refusal =
+      "Refused: run_command npm publish runs outside cairn's sandbox, so it needs approval, and nobody can answer " +
+      "in this headless run. Continue without it; the user can allow it with the rule {action: allow, command: npm} " +
+      "in the config's rules.";
+    const lines = await render([
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "run_command",
+        args: { command: "npm publish" },
+        permission: "exec",
+      },
+      { type: "tool.result", call_id: "1", tool: "run_command", ok: false, output: refusal, duration_ms: 0 },
+    ]);
+    expect(lines.join("\n")).toContain("{action: allow, command: npm} in the config's rules.");
+  });
+
+  it("gives the speed of an answer only when there is enough of it to measure", async () => {
+    const finish = (output: number, seconds: number): CairnEvent[] => [
+      {
+        ...(usage(100, output, 0) as EventOf<"usage">),
+        duration_ms: seconds * 1000,
+        tokens_per_second: output / seconds,
+      },
+      finished("completed", seconds * 1000),
+    ];
+    expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
+    expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
   });
 
   it("shows the arguments of a call its tool cannot name, or that no tool here knows", async () => {

@@ -318,7 +318,13 @@ describe("tryFixers", () => {
     const dir = await biomeProject("let  x = 1\nconsole.log(x)\n");
     const plan = await detectValidation(dir);
     expect(plan.checks).toEqual([
-      { name: "lint", command: "npm run lint", kind: "lint", fixer: "biome check src --write" },
+      {
+        name: "lint",
+        command: "npm run lint",
+        kind: "lint",
+        source: "project",
+        fixer: "biome check src --write",
+      },
     ]);
     const failed = await runValidation(plan);
     expect(failed.passed).toBe(false);
@@ -360,7 +366,10 @@ describe("tryFixers", () => {
 
   it("leaves a report with nothing to fix as it is", async () => {
     const dir = await workspace({});
-    const plan = { workspace: dir, checks: [{ name: "t", command: "exit 1", kind: "test" as const }] };
+    const plan = {
+      workspace: dir,
+      checks: [{ name: "t", command: "exit 1", kind: "test" as const, source: "project" as const }],
+    };
     const report = await runValidation(plan);
     expect(await tryFixers(plan, report)).toBe(report);
   });
