@@ -222,8 +222,45 @@ describe("cairn run", () => {
     expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(5);
   });
 
-  it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
+  it("repairs a failing test by changing an operator, keeping it only once the test passes", async () => {
     const repo = await makeRepo(JS_REPO);
+    const { run, result, requests, events } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [onePlan("Document sum", ["src/sum.js"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "src/sum.js",
+                old_string: "export function",
+                new_string: "// Sums values.\nexport function",
+              },
+            },
+          ],
+        },
+        { text: "Documented it." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
+    expect(events.find((e) => e.type === "repair" && e.kept)).toMatchObject({
+      description: "src/sum.js:3 - → +",
+    });
+    // No second round: classification, intent, plan, two tool-loop turns, review.
+    expect(requests).toHaveLength(6);
+  });
+
+  it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
+    // A bug no small mutation fixes (a `-` for a `+` would be repaired without a model).
+    const repo = await makeRepo({
+      ...JS_REPO,
+      "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
+    });
     await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
     const { run, result, requests, events } = await cairnRun(
       repo,
