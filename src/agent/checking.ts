@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { StampedEvent } from "../events/types.js";
 import { reportFrom, runValidation, type ValidationReport } from "../verify/check.js";
 import type { Check, ValidationPlan } from "../verify/plan.js";
@@ -120,7 +121,13 @@ export class RunChecks {
       },
     );
     context.repairs.push(repairSummary(mutation));
-    if (!mutation.fixed) return report;
+    if (!mutation.fixed) {
+      // Every file tried was put back as it was: cairn's own write, not a change behind the
+      // model's back, so its next edit is not refused as made to a stale file.
+      for (const file of context.recentRanges.keys())
+        await session.reads.remember(path.resolve(session.workspace, file));
+      return report;
+    }
     return runValidation(plan, options);
   }
 }
