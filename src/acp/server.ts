@@ -41,6 +41,8 @@ export interface AcpServerOptions {
   /** `cairn acp --trust-workspace`: every session's folder is trusted (docs/security.md#trust). */
   trustWorkspace?: boolean | undefined;
   env?: NodeJS.ProcessEnv;
+  /** `--debug-log FILE`, for every session. */
+  debugLog?: string | undefined;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
   output: Writable;
@@ -116,6 +118,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
     flags: options.flags,
     trustWorkspace: Boolean(options.trustWorkspace) || trusted,
     env,
+    debugLog: options.debugLog,
     log: options.log,
   });
 

@@ -263,8 +263,16 @@ export class ChatEngine {
           if ("blocked" in hooked) return hooked.blocked;
           const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
-            this.loop.history.add({ role: "user", content: prompt }, { role: "assistant", content: direct });
-            return loopEnding(this.session, { status: "completed", answer: direct, toolCalls: 0 }, direct);
+            this.loop.history.add(
+              { role: "user", content: prompt },
+              { role: "assistant", content: direct.answer },
+            );
+            const work = {
+              status: direct.ok ? "completed" : "failed",
+              answer: direct.answer,
+              toolCalls: 0,
+            } as const;
+            return loopEnding(this.session, work, direct.answer);
           }
           const outcome = await this.loop.run(
             turn,

@@ -1,12 +1,16 @@
+import path from "node:path";
 import type { StampedEvent } from "../events/types.js";
 import { reportFrom, runValidation, type ValidationReport } from "../verify/check.js";
 import type { Check, ValidationPlan } from "../verify/plan.js";
-import { tryFixers, tryMutations } from "../verify/repair.js";
+import { repairSummary, tryFixers, tryMutations } from "../verify/repair.js";
 import { type Proposal, proposeCheck, runProposedCheck } from "./checkProposal.js";
 import type { IterationContext } from "./iteration.js";
 import { StructuredOutputError } from "./structured.js";
 import type { Turn } from "./turn.js";
 import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
+
+/** Checks whose failure a small mutation of the edited code can plausibly fix. */
+const MUTABLE_CHECKS = new Set(["expected_output", "test"]);
 
 /** The check the model proposed earlier in a session, read back from its log on resume. */
 function proposedIn(events: StampedEvent[]): Check | undefined {
@@ -86,11 +90,15 @@ export class RunChecks {
           }),
       });
     }
-    const outputCheck = report.checks.find((check) => !check.passed && check.kind === "expected_output");
-    if (report.passed !== false || !outputCheck || context.recentRanges.size === 0) return report;
+    const failing = report.checks.find((check) => !check.passed && MUTABLE_CHECKS.has(check.kind));
+    if (report.passed !== false || !failing || context.recentRanges.size === 0) return report;
     const only: ValidationPlan = {
       ...plan,
-      checks: plan.checks.filter((check) => check.name === outputCheck.name),
+      checks: plan.checks.filter((check) => check.name === failing.name),
+    };
+    const others: ValidationPlan = {
+      ...plan,
+      checks: plan.checks.filter((check) => check.name !== failing.name),
     };
     const mutation = await tryMutations(
       [...context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
@@ -98,20 +106,28 @@ export class RunChecks {
         cwd: session.workspace,
         signal: this.turn.signal,
         validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
+        // Kept only when nothing else breaks with it.
+        confirm: async () =>
+          others.checks.length === 0 ||
+          (await runValidation(others, { ...options, failFast: true })).passed === true,
         onAttempt: (attempt) =>
           session.bus.emit({
             type: "repair",
             kind: "mutation",
-            description: `${attempt.file}:${attempt.line} ${attempt.description}`,
+            description: `${attempt.file}:${attempt.line} ${attempt.description}${attempt.broke ? ` (${attempt.broke})` : ""}`,
             passed: attempt.passed,
             kept: attempt.passed,
           }),
       },
     );
-    if (!mutation.fixed) return report;
-    context.progress.push(
-      `Deterministic repair: ${mutation.kept?.description} at ${mutation.kept?.file}:${mutation.kept?.line}`,
-    );
+    context.repairs.push(repairSummary(mutation));
+    if (!mutation.fixed) {
+      // Every file tried was put back as it was: cairn's own write, not a change behind the
+      // model's back, so its next edit is not refused as made to a stale file.
+      for (const file of context.recentRanges.keys())
+        await session.reads.remember(path.resolve(session.workspace, file));
+      return report;
+    }
     return runValidation(plan, options);
   }
 }

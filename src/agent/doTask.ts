@@ -6,7 +6,7 @@ import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
-import { announce, loopEnding, type Outcome, settle } from "./settle.js";
+import { announce, loopEnding, type Outcome, settle, taskWithContext } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { validateOnce } from "./validate.js";
@@ -21,6 +21,8 @@ export interface TaskOptions {
   chitchat?: boolean;
   /** Images that go beside the task (`@shot.png` in `cairn -p`), for a model that takes them. */
   images?: readonly ToolImage[];
+  /** What the caller says about the task apart from it: goes to the model with the task. */
+  context?: string | undefined;
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -30,7 +32,8 @@ export async function doTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  const context = options.context ?? resume?.context;
+  announce(session, task, resume, context);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
       turn,
@@ -39,8 +42,8 @@ export async function doTask(
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         const work: ToolLoopOutcome = direct
-          ? { status: "completed", answer: direct, toolCalls: 0 }
-          : await execute(turn, hooked.prompt, resume, options);
+          ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
+          : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
         const ending = loopEnding(session, work, work.answer || work.reason || "");
         if (!session.config.verify || ending.status !== "completed") return ending;
         // --verify runs whether or not anything changed: the person asked for it.

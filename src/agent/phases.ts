@@ -82,7 +82,7 @@ export const STALLED_LIMIT = 2;
 /** The phases: what each needs to run, and every place it can lead. */
 export const PHASE_TABLE: Record<RunPhase, { needs: string; next: readonly Next[] }> = {
   route: { needs: "the task", next: ["answer", "single", "analyse"] },
-  answer: { needs: "a task a text pattern answers (tier 0)", next: ["validate", "completed"] },
+  answer: { needs: "a task a text pattern answers (tier 0)", next: ["validate", "completed", "failed"] },
   single: {
     needs: "a trivial or read-only task, classified at confidence ≥ 0.9 (tier 1)",
     next: ["validate", "completed", "failed"],
@@ -254,6 +254,9 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
       if (facts.workFailed) return "failed";
       return needsCheck(facts) ? "validate" : "completed";
     case "answer":
+      // A tier-0 file command refused or failed: there is no plan to try again with.
+      if (facts.workFailed) return "failed";
+      return needsCheck(facts) ? "validate" : "completed";
     case "execute":
       return needsCheck(facts) ? "validate" : "completed";
     case "analyse":

@@ -90,13 +90,19 @@ function reviewSection(context: IterationContext): string {
 export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
+  const allTime = session.workspaceSpend
+    ? ` (${formatCost(session.workspaceSpend())} all-time in this workspace)`
+    : "";
   const markdown = [
     `# cairn run: ${input.task}`,
-    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)} · model ${session.model.id}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.model.id}`,
     input.headline,
     `## How sure\n${assessmentSection(input.assessment)}`,
     `## What changed\n${fileList(input.context, changed)}`,
     `## Validation\n${validationSection(input.validation)}`,
+    input.context.repairs.length
+      ? `## Deterministic repair\n${input.context.repairs.map((line) => `- ${line}`).join("\n")}`
+      : "",
     `## Review\n${reviewSection(input.context)}`,
     input.context.pendingIssues.length && input.ending.status !== "completed"
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`

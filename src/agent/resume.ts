@@ -11,6 +11,8 @@ interface CallRecord {
 /** Where an interrupted session stood, read back from its event log. */
 export interface ResumePoint {
   events: StampedEvent[];
+  /** What the caller gave the model besides the task when the session started. */
+  context?: string;
   intent?: EventOf<"intent">;
   plan?: EventOf<"plan">;
   todos: TodoItem[];
@@ -62,6 +64,8 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
     done: records.filter((call) => call.ok !== undefined),
     interrupted: records.filter((call) => call.ok === undefined),
   };
+  const context = events.find((event) => event.type === "session.started")?.context;
+  if (context) point.context = context;
   const intent = lastOf(events, "intent");
   const review = lastOf(events, "review");
   const validation = lastOf(events, "validation");

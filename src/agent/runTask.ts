@@ -23,15 +23,14 @@ import {
   reviewSchema,
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
-import { announce, type Ending, failedReason, type Outcome, settle } from "./settle.js";
+import { announce, type Ending, failedReason, type Outcome, settle, taskWithContext } from "./settle.js";
+import { stepBrief } from "./stepPrompt.js";
 import { askStructured, phaseInstructions } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
 /** At or above this confidence, a trivial or read-only task runs as one tool loop, without a plan. */
 const FAST_PATH_CONFIDENCE = 0.9;
-/** Attempts at a usable plan (and at any structured answer) before the run fails. */
-const STRUCTURED_ATTEMPTS = 3;
 
 function fastPath(c: Classification): boolean {
   return (
@@ -54,7 +53,10 @@ class RunLoop {
   private readonly session: Session;
   /** The whole run's turn: its cancellation; each step runs in a turn within it. */
   private readonly turn: Turn;
+  /** The task as the model is given it: with the caller's context, when there is one. */
   private readonly task: string;
+  /** The task as the person gave it, for tier-0 patterns, questions and the report. */
+  private readonly title: string;
   private readonly context = new IterationContext();
   private readonly loop: ToolLoop;
   private readonly checks: RunChecks;
@@ -81,7 +83,8 @@ class RunLoop {
     const { session } = turn;
     this.session = session;
     this.turn = turn;
-    this.task = task;
+    this.title = task;
+    this.task = taskWithContext(task, options.context ?? resume?.context);
     this.resume = resume;
     this.delegateTo = options.agent;
     this.model = session.model;
@@ -104,6 +107,11 @@ class RunLoop {
 
   get iteration(): number {
     return this.facts.iteration;
+  }
+
+  /** Attempts at a usable plan (and at any structured answer) before the run fails: `planning.attempts`. */
+  private get attempts(): number {
+    return this.session.config.planning.attempts;
   }
 
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
@@ -151,8 +159,7 @@ class RunLoop {
       case "route":
         return this.route();
       case "answer":
-        this.lastAnswer = (await answerByPattern(this.turn, this.task)) ?? "";
-        return this.afterWork();
+        return this.answer();
       case "single":
         return this.single();
       case "analyse":
@@ -180,6 +187,18 @@ class RunLoop {
     }
   }
 
+  /** Tier 0: the pattern's answer, or its tool's refusal as the run's failure. */
+  private async answer(): Promise<void> {
+    const direct = await answerByPattern(this.turn, this.title);
+    this.lastAnswer = direct?.answer ?? "";
+    this.afterWork();
+    if (direct && !direct.ok) {
+      this.facts.workFailed = true;
+      this.failure = "work_failed";
+      this.context.pendingIssues = [direct.answer];
+    }
+  }
+
   /** After work that may change files: the checks must run again on what it left. */
   private afterWork(): void {
     Object.assign(this.facts, {
@@ -193,7 +212,7 @@ class RunLoop {
   }
 
   private async route(): Promise<void> {
-    if (routeByPattern(this.task, this.session.workspace)) {
+    if (routeByPattern(this.title, this.session.workspace)) {
       this.facts.route = "answer";
       return;
     }
@@ -219,7 +238,7 @@ class RunLoop {
       instructions: phaseInstructions("classify"),
       prompt: this.task,
       schema: classificationSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
   }
 
@@ -269,7 +288,7 @@ class RunLoop {
       instructions: phaseInstructions("analyse"),
       prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
       schema: intentSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     this.session.bus.emit({
       type: "intent",
@@ -301,7 +320,7 @@ class RunLoop {
         .filter(Boolean)
         .join("\n\n"),
       schema: planSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
       check: (value) => (value.steps.length === 0 ? "the plan has no steps" : undefined),
     });
     this.session.bus.emit({
@@ -337,15 +356,7 @@ class RunLoop {
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
       const label = `iteration ${this.facts.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
-      const prompt = [
-        `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
-        step.files.length ? `Files: ${step.files.join(", ")}` : "",
-        `Done when: ${step.done_when}`,
-        this.context.render(),
-        "Carry out this step with the tools, then reply briefly with what you did.",
-      ]
-        .filter(Boolean)
-        .join("\n");
+      const prompt = stepBrief(step, { index, total: plan.steps.length }, this.context.render());
       const first = index === startAt && (note !== "" || this.facts.iteration === 1);
       const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
@@ -398,7 +409,7 @@ class RunLoop {
         `# Validation\n${this.lastValidation?.summary ?? "not run"}`,
       ].join("\n\n"),
       schema: reviewSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     session.bus.emit({ type: "review", ...review });
     this.context.lastReview = review;
@@ -439,7 +450,7 @@ class RunLoop {
   /** Asks the person how to get unstuck; a run with no answer stops as stuck. */
   private async askForHelp(): Promise<void> {
     const { session } = this;
-    const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
+    const question = `I am stuck on: ${this.title}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
     const answer = (await session.inbox.ask(question))?.trim() || undefined;
     session.bus.emit({ type: "question", question, answer: answer ?? null });
     this.facts.advised = Boolean(answer);
@@ -479,7 +490,7 @@ class RunLoop {
     const done = { ...ending, iterations: this.facts.iteration };
     const assessment = this.assessment(done);
     const summary = await writeReport(this.session, {
-      task: this.task,
+      task: this.title,
       ending: done,
       headline: ending.summary,
       context: this.context,
@@ -504,7 +515,7 @@ export async function runTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  announce(session, task, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
     const run = new RunLoop(turn, task, resume, options);
     try {

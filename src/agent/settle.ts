@@ -26,8 +26,16 @@ export interface Outcome {
   exitCode: 0 | 1 | 2 | 3;
 }
 
+/**
+ * What the model is given as the task: the task, and what the caller said about it apart from
+ * it (Efrit's `goal` and `context`), under a heading of its own.
+ */
+export function taskWithContext(task: string, context: string | undefined): string {
+  return context?.trim() ? `${task}\n\n# Context given with the task\n${context.trim()}` : task;
+}
+
 /** The first event of a session, or of its continuation after an interruption. */
-export function announce(session: Session, task: string, resume?: ResumePoint): void {
+export function announce(session: Session, task: string, resume?: ResumePoint, context?: string): void {
   session.announced = true;
   const trust = trustEvent(session.trust);
   if (resume) {
@@ -43,6 +51,7 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
     type: "session.started",
     mode: session.mode,
     task,
+    ...(context?.trim() ? { context } : {}),
     model: session.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
@@ -88,6 +97,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
+    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
     duration_ms: Date.now() - session.startedAt,
     assessment:
       ending.assessment ??

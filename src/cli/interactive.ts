@@ -279,6 +279,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
   // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.

@@ -175,6 +175,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           progress: process.stderr,
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+          verbose: Boolean(options.verbose),
           describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;
@@ -186,6 +187,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     flags: spec.flags,
     mode: spec.mode,
     attended,
+    debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),

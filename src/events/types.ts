@@ -167,6 +167,11 @@ export interface RunResult {
     by_agent: Record<string, UsageTotals>;
   };
   cost_usd: number | null;
+  /**
+   * What every session recorded in this workspace has cost so far, this one included (the
+   * calls of known price; ledit's persisted history of costs). Absent where no store records it.
+   */
+  workspace_cost_usd?: number;
   duration_ms: number;
   assessment: Assessment;
 }
@@ -301,6 +306,8 @@ export type CairnEvent =
       type: "session.started";
       mode: Mode;
       task: string;
+      /** What the caller gave the model besides the task (the HTTP API's `context`). */
+      context?: string;
       model: string;
       /** The workspace the session is recorded under: for a batch's task, its original repository. */
       workspace: string;

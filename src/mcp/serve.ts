@@ -44,6 +44,7 @@ const resultShape = {
   validation: z.looseObject({ ran: z.boolean(), passed: z.boolean().nullable() }).nullable(),
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
   cost_usd: z.number().nullable(),
+  workspace_cost_usd: z.number().optional(),
   duration_ms: z.number(),
   assessment: z.looseObject({
     confidence: z.enum(["high", "medium", "low"]),

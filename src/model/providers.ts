@@ -1,4 +1,4 @@
-import type { LanguageModel } from "ai";
+import type { EmbeddingModel, LanguageModel } from "ai";
 import { ConfigError } from "../platform/errors.js";
 import { expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
@@ -6,6 +6,9 @@ import type { Price } from "./cost.js";
 
 /** A model object ready for `streamText`, never a bare id string for the SDK's global registry. */
 export type ChatModel = Exclude<LanguageModel, string>;
+
+/** An embedding model object ready for `embedMany`. */
+export type EmbedModel = Exclude<EmbeddingModel, string>;
 
 interface Connection {
   model: string;
@@ -46,9 +49,26 @@ export interface ProviderSpec {
   outputCapOptions?(tokens: number): Record<string, Record<string, unknown>>;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
+  /**
+   * Its text embeddings, where it offers them through the AI SDK: the model `auto` picks, and
+   * how to build one (file relevance, src/context/relevance).
+   */
+  embedding?: {
+    defaultModel?: string;
+    create(connection: Connection): Promise<EmbedModel>;
+  };
 }
 
 export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/api";
+
+/** An Ollama server: the local one by default; a key is sent when set, for hosted Ollama or a guarded server. */
+async function ollamaProvider({ apiKey, baseURL }: Connection) {
+  const { createOllama } = await import("ollama-ai-provider-v2");
+  return createOllama({
+    baseURL: baseURL ?? OLLAMA_BASE_URL,
+    ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
+  });
+}
 
 /**
  * With no model chosen, the first provider (in this order) whose key is set gives the model.
@@ -96,6 +116,13 @@ export const PROVIDER_SPECS = {
       // (and the scripted test server) speaks, so one code path serves them all.
       return createOpenAI({ apiKey, baseURL }).chat(model);
     },
+    embedding: {
+      defaultModel: "openai/text-embedding-3-small",
+      async create({ model, apiKey, baseURL }) {
+        const { createOpenAI } = await import("@ai-sdk/openai");
+        return createOpenAI({ apiKey, baseURL }).embedding(model);
+      },
+    },
   },
   google: {
     keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
@@ -107,6 +134,13 @@ export const PROVIDER_SPECS = {
       const { createGoogle } = await import("@ai-sdk/google");
       return createGoogle({ apiKey, baseURL }).languageModel(model);
     },
+    embedding: {
+      defaultModel: "google/gemini-embedding-001",
+      async create({ model, apiKey, baseURL }) {
+        const { createGoogle } = await import("@ai-sdk/google");
+        return createGoogle({ apiKey, baseURL }).embedding(model);
+      },
+    },
   },
   ollama: {
     // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded server.
@@ -117,12 +151,14 @@ export const PROVIDER_SPECS = {
     price: { input: 0, output: 0 },
     // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
     outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
-    async create({ model, apiKey, baseURL }) {
-      const { createOllama } = await import("ollama-ai-provider-v2");
-      return createOllama({
-        baseURL: baseURL ?? OLLAMA_BASE_URL,
-        ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
-      })(model);
+    async create(connection) {
+      return (await ollamaProvider(connection))(connection.model);
+    },
+    embedding: {
+      defaultModel: "ollama/nomic-embed-text",
+      async create(connection) {
+        return (await ollamaProvider(connection)).embedding(connection.model);
+      },
     },
   },
   // May be a paid proxy as well as a local server, so its price stays unknown until configured.
@@ -144,6 +180,17 @@ export const PROVIDER_SPECS = {
         apiKey,
         includeUsage: true,
       }).chatModel(model);
+    },
+    // No model to pick for a server cairn does not know; one named in relevance.embeddings works.
+    embedding: {
+      async create({ model, apiKey, baseURL }) {
+        if (!baseURL)
+          throw new ConfigError(
+            "openai-compatible embeddings need the server's address: set providers.openai-compatible.base_url.",
+          );
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+        return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey }).embeddingModel(model);
+      },
     },
   },
 } as const satisfies Record<string, ProviderSpec>;
@@ -297,16 +344,49 @@ export async function createLanguageModel(
   choice: Pick<ModelChoice, "providers">,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ChatModel> {
-  const { provider, model } = parseModelId(modelId);
+  const { provider } = parseModelId(modelId);
   const spec: ProviderSpec = PROVIDER_SPECS[provider];
-  const settings = choice.providers[provider];
+  return spec.create(connectionFor(modelId, choice, env), modelId);
+}
+
+/** What reaching a model takes: its name at the provider, the key, the address; a missing key said as one. */
+function connectionFor(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv,
+): Connection {
+  const { provider, model } = parseModelId(modelId);
   const missing = missingKeyVariable(modelId, choice, env);
   if (missing)
     throw new MissingKeyError(missingKeyMessage(modelId, provider, missing), [
       { provider, variable: missing },
     ]);
-  const apiKey = env[keyVariable(provider, choice)] || undefined;
-  return spec.create({ model, apiKey, baseURL: settings?.base_url }, modelId);
+  return {
+    model,
+    apiKey: env[keyVariable(provider, choice)] || undefined,
+    baseURL: choice.providers[provider]?.base_url,
+  };
+}
+
+/** The embedding model `auto` means for a chat model: its provider's, where it has one. */
+export function defaultEmbeddingModel(chatModelId: string): string | undefined {
+  const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(chatModelId).provider];
+  return spec.embedding?.defaultModel;
+}
+
+/** An embedding model (`openai/text-embedding-3-small`), reached as the provider's chat models are. */
+export async function createEmbeddingModel(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EmbedModel> {
+  const { provider } = parseModelId(modelId);
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  if (!spec.embedding)
+    throw new ConfigError(
+      `${provider} offers no embeddings through cairn; name another in relevance.embeddings (e.g. openai/text-embedding-3-small) or set it to off.`,
+    );
+  return spec.embedding.create(connectionFor(modelId, choice, env));
 }
 
 /** The environment variable a model's API key should be in and is not; undefined when it needs none or has one. */

@@ -102,7 +102,11 @@ describe("endings of cairn run", () => {
   it("validates what the fast path changes, and takes a failing change through the full loop", {
     timeout: 120_000,
   }, async () => {
-    const repo = await folder(JS_REPO);
+    // A bug no small mutation fixes, so the fast path's failing change is the full loop's to fix.
+    const repo = await folder({
+      ...JS_REPO,
+      "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
+    });
     const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
       classification: [{ ...classify("trivial"), confidence: 0.95 }],
       intent: [intent(["src/sum.js"])],
@@ -110,7 +114,7 @@ describe("endings of cairn run", () => {
       execution: [
         edit("src/sum.js", "export function", "// Sums values.\nexport function"),
         { text: "Documented it." },
-        { toolCalls: [FIX_SUM] },
+        edit("src/sum.js", "values.length", "values.reduce((a, b) => a + b, 0)"),
         { text: "Changed the reducer to add." },
       ],
       review: [ready],

@@ -143,10 +143,124 @@ describe("cairn run", () => {
     expect(events.some((e) => e.type === "repair" && e.kind === "mutation" && e.kept)).toBe(true);
     // classification, intent, plan, two tool-loop turns, review: nothing more.
     expect(requests).toHaveLength(6);
+    // The step's prompt says what a modify step asks for, and nothing of the other categories.
+    const step = requests.find((r) => !structuredName(r));
+    expect(step?.rawBody).toContain("This is a modify step. Read the code you change first");
+    expect(step?.rawBody).not.toContain("Change only documentation");
+  });
+
+  it("repairs a skipping guard and a stray /100 together, reporting what it tried", async () => {
+    const repo = await makeRepo({
+      "main.py": [
+        "def total(items):",
+        "    s = 0",
+        "    for price, discount in items:",
+        "        if discount > 0.5:",
+        "            continue",
+        "        s += price * (1 - discount)",
+        "    return s",
+        "",
+        "",
+        "print(total([(100, 0.25), (100, 0.75)]))",
+        "",
+      ].join("\n"),
+      "expected.txt": "100.0\n",
+    });
+    const { run, result, requests, events } = await cairnRun(repo, "total() should count every item", {
+      classification: [classify()],
+      intent: [intent(["main.py"])],
+      plan: [onePlan("Fix total", ["main.py"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "main.py",
+                old_string: "s += price * (1 - discount)",
+                new_string: "s += price * (1 - discount / 100)",
+              },
+            },
+          ],
+        },
+        { text: "Discounts are percentages." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    const source = await readFile(path.join(repo, "main.py"), "utf8");
+    expect(source).not.toContain("continue");
+    expect(source).not.toContain("/ 100");
+    const repairs = events.filter((e) => e.type === "repair" && e.kind === "mutation");
+    expect(repairs.length).toBeGreaterThan(1);
+    expect(repairs.at(-1)).toMatchObject({
+      kept: true,
+      description: expect.stringMatching(/remove the guard.* \+ drop \/ 100/),
+    });
+    // classification, intent, plan, two tool-loop turns, review: the repair asked no model.
+    expect(requests).toHaveLength(6);
+    const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
+    expect(report).toMatch(
+      /## Deterministic repair\n- Deterministic repair: tried \d+ mutations \(\d+ of them pairs\)/,
+    );
+  });
+
+  it("asks for a usable plan as many times as planning.attempts says, then fails saying so", async () => {
+    const repo = await makeRepo({ "main.py": 'print("hi")\n', "expected.txt": "hi\n" });
+    await writeFile(path.join(repo, "planning.yaml"), "planning:\n  attempts: 5\n");
+    const empty = { summary: "nothing", steps: [] };
+    const { run, result, requests } = await cairnRun(
+      repo,
+      "tidy main.py",
+      { classification: [classify()], intent: [intent(["main.py"])], plan: Array(5).fill(empty) },
+      ["--config", "planning.yaml"],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("failed");
+    expect(result?.summary).toMatch(/no valid plan in 5 attempts \(last problem: the plan has no steps\)/);
+    expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(5);
+  });
+
+  it("repairs a failing test by changing an operator, keeping it only once the test passes", async () => {
+    const repo = await makeRepo(JS_REPO);
+    const { run, result, requests, events } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [onePlan("Document sum", ["src/sum.js"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "src/sum.js",
+                old_string: "export function",
+                new_string: "// Sums values.\nexport function",
+              },
+            },
+          ],
+        },
+        { text: "Documented it." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
+    expect(events.find((e) => e.type === "repair" && e.kept)).toMatchObject({
+      description: "src/sum.js:3 - → +",
+    });
+    // No second round: classification, intent, plan, two tool-loop turns, review.
+    expect(requests).toHaveLength(6);
   });
 
   it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
-    const repo = await makeRepo(JS_REPO);
+    // A bug no small mutation fixes (a `-` for a `+` would be repaired without a model).
+    const repo = await makeRepo({
+      ...JS_REPO,
+      "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
+    });
     await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
     const { run, result, requests, events } = await cairnRun(
       repo,
