@@ -5,6 +5,7 @@ import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
 import { benchQueue } from "./queue.js";
 import { benchQuit } from "./quit.js";
+import { benchRelevance } from "./relevance.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
@@ -30,6 +31,8 @@ export interface Scale {
   /** Tasks of the queue benchmark, and how many run at once. */
   queueTasks: number;
   queueJobs: number;
+  /** Commits of this repository asked about by the file-relevance benchmark. */
+  relevanceCommits: number;
   /** Inputs of the token counting benchmark (issue 26). */
   tokens: TokensOptions;
   /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
@@ -51,6 +54,7 @@ export const FULL: Scale = {
   tui: TUI_FULL,
   queueTasks: 12,
   queueJobs: 2,
+  relevanceCommits: 80,
   tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
   quitRuns: 7,
 };
@@ -71,6 +75,7 @@ export const SMOKE: Scale = {
   tui: TUI_SMOKE,
   queueTasks: 2,
   queueJobs: 2,
+  relevanceCommits: 4,
   tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
   quitRuns: 1,
 };
@@ -91,6 +96,7 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
+  relevance: (scale) => benchRelevance({ commits: scale.relevanceCommits }),
   tokens: (scale) => benchTokens(scale.tokens),
   quit: (scale) => benchQuit({ runs: scale.quitRuns }),
 };

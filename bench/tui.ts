@@ -244,7 +244,12 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
           emit({
             type: "turn.finished",
             turn: turn + 2,
-            result: buildResult(session, { status: "completed", summary: "", iterations: 1 }),
+            result: buildResult(session, {
+              status: "completed",
+              reason: "answered",
+              summary: "",
+              iterations: 1,
+            }),
           });
           await pause(40);
         });

@@ -159,6 +159,7 @@ export class Feed {
       case "plan":
       case "validation":
       case "repair":
+      case "progress":
       case "review":
       case "escalation":
       case "retry":

@@ -48,6 +48,8 @@ export interface AcpServerOptions {
   /** `cairn acp --trust-workspace`: every session's folder is trusted (docs/security.md#trust). */
   trustWorkspace?: boolean | undefined;
   env?: NodeJS.ProcessEnv;
+  /** `--debug-log FILE`, for every session. */
+  debugLog?: string | undefined;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
   output: Writable;
@@ -178,6 +180,7 @@ class AcpAgent {
       flags: this.options.flags,
       trustWorkspace: Boolean(this.options.trustWorkspace) || editorTrusts(meta),
       env: this.env,
+      debugLog: this.options.debugLog,
       log: this.options.log,
     };
     const session = await AcpSession.open(sessionOptions, resume);

@@ -60,6 +60,7 @@ export interface AcpSessionOptions {
   /** The person trusts the folder: `cairn acp --trust-workspace`, or the editor said so for this session. */
   trustWorkspace: boolean;
   env: NodeJS.ProcessEnv;
+  debugLog?: string | undefined;
   /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
   log: (message: string) => void;
 }
@@ -119,6 +120,7 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      debugLog: options.debugLog,
       // Nobody is asked before the session: the editor has no place for the question yet. What
       // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
       trust: { flag: options.trustWorkspace },

@@ -224,6 +224,7 @@ export class UpdateTranslator {
       case "retry":
       case "agent.status":
       case "repair":
+      case "progress":
         return text("agent_thought_chunk", words());
       // A failed server and an untrusted folder's left-out settings are news; the rest is not.
       case "mcp.server":

@@ -1,10 +1,21 @@
 import type { EventBus } from "../events/bus.js";
 import { MAIN_AGENT, type TodoItem } from "../events/types.js";
+import type { ModelInfo } from "../model/catalog.js";
+import type { ChatModel } from "../model/providers.js";
 import type { ApprovalPolicy } from "../safety/approval.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { InboxView } from "./inbox.js";
 import type { UsageLedger } from "./ledger.js";
-import type { ModelHandle, Session } from "./session.js";
+
+/** A model as an agent runs on it: its id, the provider's model, and what cairn knows of it. */
+export interface ModelHandle {
+  id: string;
+  model: ChatModel;
+  info: ModelInfo;
+}
+
+/** What the session's own agent is read from: the session's current bus, budget, tools, model and policy. */
+export type MainAgentSource = Omit<AgentContext, "id" | "inbox">;
 
 /**
  * What belongs to one agent of a session rather than to the session: the session's own agent, or
@@ -32,7 +43,7 @@ export interface AgentContext {
  * The session's own agent, read live from the session: an override changes its model and policy
  * for every turn after it.
  */
-export function mainAgent(session: Session, inbox: InboxView): AgentContext {
+export function mainAgent(session: MainAgentSource, inbox: InboxView): AgentContext {
   return {
     id: MAIN_AGENT,
     get bus() {

@@ -8,6 +8,7 @@ import type { Op, OpOf, StampedEvent } from "../events/types.js";
 import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
+import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { doTask, type TaskOptions } from "./doTask.js";
@@ -16,12 +17,13 @@ import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
-import type { ModelHandle, ResumedLog, Session } from "./session.js";
+import type { ResumedLog, Session } from "./session.js";
 import {
   announce,
   announceSession,
   type Ending,
   finishSession,
+  loopEnding,
   type Outcome,
   settle,
   type TurnInput,
@@ -195,6 +197,7 @@ export class ChatEngine {
       ...(op.agent ? { agent: op.agent } : {}),
       ...(op.images?.length ? { images: op.images } : {}),
       ...(op.greetings_to_model ? { chitchat: false } : {}),
+      ...(op.context ? { context: op.context } : {}),
     });
   }
 
@@ -337,8 +340,16 @@ export class ChatEngine {
           if ("blocked" in hooked) return hooked.blocked;
           const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
-            this.loop.history.add({ role: "user", content: prompt }, { role: "assistant", content: direct });
-            return { status: "completed", summary: direct, iterations: 1 };
+            this.loop.history.add(
+              { role: "user", content: prompt },
+              { role: "assistant", content: direct.answer },
+            );
+            const work = {
+              status: direct.ok ? "completed" : "failed",
+              answer: direct.answer,
+              toolCalls: 0,
+            } as const;
+            return loopEnding(this.session, work, direct.answer);
           }
           const outcome = await this.loop.run(
             turn,
@@ -349,12 +360,7 @@ export class ChatEngine {
             ),
             turn.model.info.images ? images : [],
           );
-          return {
-            status: outcome.status,
-            summary: outcome.answer || outcome.reason || "",
-            iterations: 1,
-            reason: outcome.cut,
-          };
+          return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
         },
         () => 1,
       ),
@@ -374,7 +380,7 @@ export class ChatEngine {
       const { resume, ...taskOptions } = options;
       const outcome = this.ended(
         mode === "run"
-          ? await runTask(this.session, task, resume, { agent: taskOptions.agent })
+          ? await runTask(this.session, task, resume, taskOptions)
           : await doTask(this.session, task, resume, taskOptions),
       );
       this.notes.push(
@@ -406,7 +412,13 @@ export class ChatEngine {
           });
           const result = await executeToolCall(turn, call);
           this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
-          return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
+          return result.ok
+            ? loopEnding(
+                this.session,
+                { status: "completed", answer: result.text, toolCalls: 1 },
+                result.text,
+              )
+            : { status: "failed", reason: "work_failed", summary: result.text, iterations: 1 };
         },
         () => 1,
       ),

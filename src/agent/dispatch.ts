@@ -240,5 +240,10 @@ export async function executeToolCall(
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
-  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text, ...(images ? { images } : {}) };
+  return {
+    ok,
+    text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text,
+    ...(data !== undefined ? { data } : {}),
+    ...(images ? { images } : {}),
+  };
 }

@@ -1,12 +1,13 @@
 import type { ToolImage } from "../tools/types.js";
 import { toValidationSummary } from "../verify/check.js";
+import { assess } from "./assessment.js";
 import { executeThrough } from "./delegation.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
-import { ToolLoop } from "./toolLoop.js";
+import { announce, loopEnding, type Outcome, settle, taskWithContext } from "./settle.js";
+import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 import { validateOnce } from "./validate.js";
 
@@ -20,6 +21,8 @@ export interface TaskOptions {
   chitchat?: boolean;
   /** Images that go beside the task (`@shot.png` in `cairn -p`), for a model that takes them. */
   images?: readonly ToolImage[];
+  /** What the caller says about the task apart from it: goes to the model with the task. */
+  context?: string | undefined;
 }
 
 /** `cairn do`: tier-0 routing, then one tool loop (or the `--agent` target), in one turn. */
@@ -29,7 +32,8 @@ export async function doTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, { mode: "do", input: task }, resume);
+  const context = options.context ?? resume?.context;
+  announce(session, { mode: "do", input: task }, resume, context);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
       turn,
@@ -37,29 +41,44 @@ export async function doTask(
         const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
-        if (direct) return { status: "completed", summary: direct, iterations: 1 };
-        const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : hooked.prompt;
-        const outcome = options.agent
-          ? await executeThrough(turn, options.agent, prompt)
-          : await new ToolLoop({
-              phase: "execution",
-              maxToolCalls: session.config.max_tool_calls,
-              announcePlan: true,
-              stopHooks: true,
-            }).run(turn, prompt, options.images);
-        const summary = outcome.answer || outcome.reason || "";
-        if (!session.config.verify || outcome.status !== "completed") {
-          return { status: outcome.status, summary, iterations: 1, reason: outcome.cut };
-        }
+        const work: ToolLoopOutcome = direct
+          ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
+          : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
+        const ending = loopEnding(session, work, work.answer || work.reason || "");
+        if (!session.config.verify || ending.status !== "completed") return ending;
+        // --verify runs whether or not anything changed: the person asked for it.
         const report = await validateOnce(turn);
+        const passed = report.passed === true;
+        const status = passed ? "completed" : "failed";
         return {
-          status: report.passed === false ? "failed" : "completed",
-          summary,
-          iterations: 1,
+          ...ending,
+          status,
+          reason: passed ? "checks_passed" : "checks_failed",
           validation: toValidationSummary(report),
+          assessment: assess({
+            status,
+            changed: [...session.filesChanged].sort(),
+            validation: report,
+            review: undefined,
+            pending: passed ? [] : [report.summary],
+            mode: "do",
+          }),
         };
       },
       () => 1,
     ),
   );
+}
+
+/** The tool loop (or the `--agent` target) on the task, or on where a resumed one stood. */
+function execute(turn: Turn, prompt: string, resume: ResumePoint | undefined, options: TaskOptions) {
+  const sent = resume ? `${prompt}\n\n${resumeNote(resume)}` : prompt;
+  return options.agent
+    ? executeThrough(turn, options.agent, sent)
+    : new ToolLoop({
+        phase: "execution",
+        maxToolCalls: turn.session.config.max_tool_calls,
+        announcePlan: true,
+        stopHooks: true,
+      }).run(turn, sent, options.images);
 }

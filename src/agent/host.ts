@@ -11,6 +11,7 @@ import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
@@ -36,6 +37,8 @@ export interface HostOptions {
   trust?: { flag?: boolean | undefined; ask?: AskTrust | undefined };
   /** What the editor the sessions run in lends their tools (`cairn acp`). */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
+  debugLog?: string | undefined;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -44,8 +47,11 @@ export interface Host {
   /** Whether the workspace is trusted, and what of its own files applied or was left out. */
   trust: WorkspaceTrust;
   store: Store;
-  /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
-  open(resume?: ResumedLog): Promise<Session>;
+  /**
+   * A new session (with the id given, or a new one), or a stored one continued; its events reach
+   * the store first, then the adapters.
+   */
+  open(resume?: ResumedLog, id?: string): Promise<Session>;
   /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
   close(): Promise<void>;
 }
@@ -99,7 +105,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
     config,
     trust,
     store,
-    async open(resume) {
+    async open(resume, id) {
       const session = await Session.create({
         config,
         modelId,
@@ -110,10 +116,14 @@ export async function openHost(options: HostOptions): Promise<Host> {
         workspaceServers,
         trust,
         ...(resume ? { resume } : {}),
+        ...(id ? { id } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
+        ...(options.debugLog ? { debugLog: options.debugLog } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
+      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
+      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

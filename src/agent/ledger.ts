@@ -31,12 +31,13 @@ export interface UsageCaps {
 
 /** A cap was reached: the run ends as budget_exceeded with its work so far kept. */
 export class BudgetExceededError extends Error {
-  /** Which cap. */
-  readonly reason: "cost_cap" | "token_cap";
-  constructor(message: string, reason: "cost_cap" | "token_cap") {
+  /** Which cap: the result's reason code. */
+  readonly cap: "cost_cap" | "token_cap";
+
+  constructor(message: string, cap: "cost_cap" | "token_cap") {
     super(message);
     this.name = "BudgetExceededError";
-    this.reason = reason;
+    this.cap = cap;
   }
 }
 
@@ -92,8 +93,8 @@ export class UsageLedger {
   private enforceCaps(): void {
     this.owner?.parent.enforceCaps();
     const { maxCostUsd, maxTokens } = this.caps;
-    const fail = (message: string, reason: BudgetExceededError["reason"]) =>
-      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message, reason);
+    const fail = (message: string, cap: BudgetExceededError["cap"]) =>
+      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message, cap);
     const cost = this.total.cost_usd;
     if (maxCostUsd !== undefined && cost !== null && cost >= maxCostUsd) {
       throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`, "cost_cap");

@@ -3,7 +3,7 @@ import { outputCap } from "../model/outputCap.js";
 import { requestTokens } from "../model/size.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
 import { prose } from "../platform/prose.js";
-import type { ModelHandle } from "./session.js";
+import type { ModelHandle } from "./agentContext.js";
 import type { Turn } from "./turn.js";
 
 export type TurnRequest = Pick<
@@ -21,10 +21,11 @@ export async function callAndBook(
   phase: Phase,
   request: TurnRequest,
 ): Promise<ModelCallResult> {
-  const { config } = turn.session;
+  const { config, debug } = turn.session;
   // Booked and told as the agent whose turn it is: its budget, its events.
   const { bus, ledger } = turn.agent;
   const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
+  debug?.request(phase, { ...request, modelId: model.id });
   const reply = await callModel({
     ...request,
     model: model.model,
@@ -37,7 +38,11 @@ export async function callAndBook(
     retryBaseMs: config.retries.base_ms,
     onRetry: ({ attempt, delayMs, reason }) =>
       bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
+  }).catch((error: unknown) => {
+    debug?.failure(phase, model.id, error);
+    throw error;
   });
+  debug?.response(phase, model.id, reply);
   for (const warning of reply.warnings) turn.session.warnOnce(`${model.id}: ${warning}`);
   if (reply.usageEstimated) {
     turn.session.warnOnce(

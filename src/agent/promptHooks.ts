@@ -14,7 +14,7 @@ export async function promptThroughHooks(
   if (no !== undefined) {
     const summary = `A hook blocked the prompt: ${no}`;
     turn.session.bus.emit({ type: "error", message: summary, fatal: false });
-    return { blocked: { status: "failed", summary, iterations: 1 } };
+    return { blocked: { status: "failed", reason: "blocked_by_hook", summary, iterations: 1 } };
   }
   return { prompt: verdict.context ? `${prompt}\n\n[From a hook: ${verdict.context}]` : prompt };
 }

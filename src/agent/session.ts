@@ -10,6 +10,7 @@ import type { ApprovalMode, Config } from "../config/schema.js";
 import type { WorkspaceTrust } from "../config/trust/decide.js";
 import { saveFolderRules } from "../config/trust/store.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
+import { RelevanceState } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
@@ -18,8 +19,8 @@ import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
 import { skillTool } from "../extensions/skillTool.js";
 import { Hooks } from "../hooks/hooks.js";
 import { McpTools } from "../mcp/hub.js";
-import { type ModelInfo, modelInfo } from "../model/catalog.js";
-import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
+import { modelInfo } from "../model/catalog.js";
+import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
@@ -39,16 +40,11 @@ import { planTools } from "../tools/plan.js";
 import { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
-import { type AgentContext, mainAgent } from "./agentContext.js";
+import { type AgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
 import { withCheckpoints } from "./checkpointing.js";
+import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
-
-export interface ModelHandle {
-  id: string;
-  model: ChatModel;
-  info: ModelInfo;
-}
 
 /** A stored session to continue: same id, its event sequence, its spending and changed files. */
 export interface ResumedLog {
@@ -65,6 +61,8 @@ export interface SessionOptions {
   attended: boolean;
   env?: NodeJS.ProcessEnv;
   resume?: ResumedLog;
+  /** The id of a new session, when its caller chooses it (the HTTP API's `session_id`); a new one otherwise. */
+  id?: string;
   /**
    * The workspace to record (store, reports) instead of `workspace`, which the session still works
    * in: a batch's task works in a throwaway copy and is recorded under its original repository.
@@ -82,6 +80,8 @@ export interface SessionOptions {
   trust?: WorkspaceTrust;
   /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: every event and a summary of each model call, appended there (redacted). */
+  debugLog?: string;
 }
 
 /**
@@ -179,6 +179,8 @@ export class Session {
   private readonly scratch: SessionTmpDir = sessionTmpDir();
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
+  /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
+  readonly debug: DebugLog | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];
@@ -198,6 +200,13 @@ export class Session {
   model: ModelHandle;
   /** The approval policy turns ask unless given another; `override` changes its mode. */
   policy: ApprovalPolicy;
+  /**
+   * What every session recorded in this workspace has cost so far, this one's stored calls
+   * included: the host sets it where a store records the session.
+   */
+  workspaceSpend: (() => number) | undefined = undefined;
+  /** File relevance: the last corpus, the embeddings' cache (the store's, set by the host), whether they failed. */
+  readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   /** Its turns so far, stored ones included: the number of the last `turn.started`. */
@@ -218,7 +227,7 @@ export class Session {
     const { instructions, agents } = found;
     const { config } = options;
     const env = options.env ?? process.env;
-    this.id = options.resume?.id ?? newSessionId();
+    this.id = options.resume?.id ?? options.id ?? newSessionId();
     this.mode = options.mode;
     this.config = config;
     this.workspace = workspace;
@@ -232,6 +241,8 @@ export class Session {
     this.skills = found.skills;
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    this.debug = options.debugLog ? new DebugLog(options.debugLog, this.redact) : undefined;
+    if (this.debug) this.bus.subscribe(this.debug.event);
     this.ledger = new UsageLedger(this.bus, {
       maxCostUsd: config.max_cost_usd,
       maxTokens: config.max_tokens,
@@ -355,12 +366,15 @@ export class Session {
     return new Session(options, model, workspace, { instructions, agents, commands, skills });
   }
 
-  /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
+  /**
+   * The model for a role (cheap, strong, review), a profile the config names, or any
+   * provider/model id, built on first use.
+   */
   modelFor(ref: ModelRole | string): Promise<ModelHandle> {
     const role = ROLES.find((r) => r === ref);
+    const profile = Object.hasOwn(this.config.profiles, ref) ? this.config.profiles[ref] : undefined;
     // The session's model stands in for every role the config leaves unset.
-    const id =
-      role === "default" ? this.model.id : role ? (this.config.profiles[role] ?? this.model.id) : ref;
+    const id = role === "default" ? this.model.id : role ? (profile ?? this.model.id) : (profile ?? ref);
     let handle = this.models.get(id);
     if (!handle) {
       handle = buildModel(id, this.config, this.env);
@@ -382,12 +396,16 @@ export class Session {
 
   /**
    * Stops what the session started outside itself (its MCP servers), its SessionEnd hooks told
-   * first, and removes its scratch folder.
+   * first, and removes its scratch folder; closes its debug log.
    */
   async close(reason = "exit"): Promise<void> {
-    if (this.announced) await this.hooks.onSessionEnd(reason);
-    this.scratch.remove();
-    await this.registry.close();
+    try {
+      if (this.announced) await this.hooks.onSessionEnd(reason);
+      this.scratch.remove();
+      await this.registry.close();
+    } finally {
+      this.debug?.close();
+    }
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

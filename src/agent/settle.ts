@@ -1,19 +1,30 @@
 import { trustEvent } from "../config/trust/decide.js";
-import type { EventOf, Reason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
+import type {
+  Assessment,
+  EndingReason,
+  EventOf,
+  RunResult,
+  RunStatus,
+  ValidationSummary,
+} from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { assess } from "./assessment.js";
 import { BudgetExceededError } from "./ledger.js";
+import { ENDINGS } from "./phases.js";
 import type { ResumePoint } from "./resume.js";
 import type { Session } from "./session.js";
 import { StructuredOutputError } from "./structured.js";
+import type { ToolLoopOutcome } from "./toolLoop.js";
 import type { Turn } from "./turn.js";
 
 export interface Ending {
   status: RunStatus;
+  reason: EndingReason;
   summary: string;
   iterations: number;
   validation?: ValidationSummary | null;
-  /** Why it ended so, where the status does not say it all (which cap, who stopped it). */
-  reason?: Reason | undefined;
+  /** How sure cairn is; worked out from the ending and its validation when the work did not say. */
+  assessment?: Assessment;
 }
 
 /** What a turn was given: the person's task, message or command, and how it is worked on. */
@@ -21,18 +32,27 @@ export type TurnInput = Pick<EventOf<"turn.started">, "mode" | "input">;
 
 export interface Outcome {
   result: RunResult;
-  /** DESIGN.md's exit codes: 0 completed, 1 not completed, 2 bad usage or configuration. */
-  exitCode: 0 | 1 | 2;
+  /** The exit code of the ending (phases.ts `ENDINGS`); 2 for bad usage or configuration. */
+  exitCode: 0 | 1 | 2 | 3;
   /** The ending the result was built from, to end the session with when this was its last turn. */
   ending: Ending;
 }
 
 /**
+ * What the model is given as the task: the task, and what the caller said about it apart from
+ * it (Efrit's `goal` and `context`), under a heading of its own.
+ */
+export function taskWithContext(task: string, context: string | undefined): string {
+  return context?.trim() ? `${task}\n\n# Context given with the task\n${context.trim()}` : task;
+}
+
+/**
  * Opens a turn of the session: its `turn.started`, after the session's own first event when this
  * is its first turn (`session.started`, and what the person should know from the start), or its
- * continuation after an interruption (`session.resumed`).
+ * continuation after an interruption (`session.resumed`). `context` is what the caller said
+ * about the task apart from it (the HTTP API's), recorded with the session.
  */
-export function announce(session: Session, input: TurnInput, resume?: ResumePoint): void {
+export function announce(session: Session, input: TurnInput, resume?: ResumePoint, context?: string): void {
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
@@ -42,7 +62,7 @@ export function announce(session: Session, input: TurnInput, resume?: ResumePoin
     const trust = trustEvent(session.trust);
     if (trust) session.bus.emit(trust);
   } else {
-    announceSession(session, input.input);
+    announceSession(session, input.input, context);
     if (session.turns === 0) startingNotices(session);
   }
   session.bus.emit({ type: "turn.started", turn: ++session.turns, ...input });
@@ -52,13 +72,14 @@ export function announce(session: Session, input: TurnInput, resume?: ResumePoin
  * The session's first event (`session.started`), once: with its first turn, or before it where a
  * front end records the session as soon as it is opened (an editor's new thread, `task` empty).
  */
-export function announceSession(session: Session, task: string): void {
+export function announceSession(session: Session, task: string, context?: string): void {
   if (session.announced) return;
   session.announced = true;
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
     task,
+    ...(context?.trim() ? { context } : {}),
     model: session.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
@@ -88,32 +109,16 @@ function startingNotices(session: Session): void {
   }
 }
 
-/** The reason an ending's status implies when the work gave none. */
-function impliedReason(ending: Ending): Reason | undefined {
-  switch (ending.status) {
-    case "max_iterations":
-      return "iteration_cap";
-    case "stuck":
-      return "no_progress";
-    case "cancelled":
-      return "interrupted";
-    case "failed":
-      return ending.validation?.passed === false ? "checks_failed" : undefined;
-    default:
-      return undefined;
-  }
-}
-
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
-  const reason = ending.reason ?? impliedReason(ending);
+  const changed = [...session.filesChanged].sort();
   return {
     session_id: session.id,
     status: ending.status,
-    ...(reason ? { reason } : {}),
+    reason: ending.reason,
     summary: ending.summary,
     iterations: ending.iterations,
-    files_changed: [...session.filesChanged].sort(),
+    files_changed: changed,
     validation: ending.validation ?? null,
     usage: {
       input_tokens: totals.input_tokens,
@@ -125,18 +130,29 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
+    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
     duration_ms: Date.now() - session.startedAt,
+    assessment:
+      ending.assessment ??
+      assess({
+        status: ending.status,
+        changed,
+        validation: undefined,
+        review: undefined,
+        pending: ending.status === "completed" ? [] : [ending.summary],
+        mode: session.mode,
+      }),
   };
 }
 
 /** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
 function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
-  const end = (status: RunStatus, reason: Reason, summary: string, exitCode: 1 | 2 = 1) => ({
+  const end = (status: RunStatus, reason: EndingReason, summary: string, exitCode: 1 | 2 = 1) => ({
     ending: { status, reason, summary, iterations },
     exitCode,
   });
   if (error instanceof BudgetExceededError) {
-    return end("budget_exceeded", error.reason, `Stopped: ${error.message}. The work done so far is kept.`);
+    return end("budget_exceeded", error.cap, `Stopped: ${error.message}. The work done so far is kept.`);
   }
   if (turn.timedOut) {
     return end(
@@ -145,25 +161,60 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
       "Stopped: the time cap was reached. The work done so far is kept.",
     );
   }
-  if (turn.signal.aborted)
-    return end("cancelled", "interrupted", "Cancelled by the user; changes made so far are kept.");
-  if (error instanceof ProviderError)
+  if (turn.signal.aborted) return end("cancelled", "interrupted", cancelledSummary(turn));
+  if (error instanceof ProviderError) {
     return error.isConfiguration
       ? end("failed", "configuration", error.message, 2)
       : end("failed", "provider_error", error.message);
+  }
   if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
   throw error;
 }
 
+/** Why a tool loop (or the agent it handed the work to) could not finish. */
+export function failedReason(outcome: ToolLoopOutcome): EndingReason {
+  if (outcome.cut) return outcome.cut;
+  return outcome.invalidCalls ? "bad_model_output" : "work_failed";
+}
+
 /**
- * Work that ended after someone stopped it ended because they did: a run whose question an
- * interrupt dismissed is cancelled, not stuck. One the wall-time cap stopped reached that cap.
+ * The ending of one tool loop's work (`cairn do`, a chat message): `cairn do` and chat check only
+ * with --verify, so a change the model finished is completed as `unchecked`, which the result's
+ * assessment spells out.
+ */
+export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: string): Ending {
+  const end = (status: RunStatus, reason: EndingReason): Ending => ({
+    status,
+    reason,
+    summary,
+    iterations: 1,
+  });
+  if (outcome.status === "cancelled") return end("cancelled", "interrupted");
+  // An answer cut short (the output cap, the provider's filter) is not a finished one.
+  if (outcome.status === "failed" || outcome.cut) return end("failed", failedReason(outcome));
+  return end("completed", session.filesChanged.size > 0 ? "unchecked" : "answered");
+}
+
+/** What stopped the work, as the interrupt said it (Ctrl-C, a signal, a front end's cancel). */
+function cancelledSummary(turn: Turn): string {
+  const reason = turn.signal.reason instanceof Error ? turn.signal.reason.message : "";
+  return `Cancelled${reason ? ` (${reason})` : " by the user"}; the changes made so far are kept, and the session can be resumed.`;
+}
+
+/**
+ * Work that ended after someone stopped it ended because they did, whatever it returned: a run
+ * whose command a signal killed, or whose question an interrupt dismissed, is cancelled (and can
+ * be resumed), not completed or stuck. One the wall-time cap stopped reached that cap.
  */
 function stoppedEnding(turn: Turn, ending: Ending): Ending {
-  if (!turn.signal.aborted || ending.status === "completed" || ending.status === "cancelled") return ending;
-  return turn.timedOut
-    ? { ...ending, status: "budget_exceeded", reason: "time_cap" }
-    : { ...ending, status: "cancelled", reason: "interrupted" };
+  if (!turn.signal.aborted) return ending;
+  const { status, summary, iterations, validation } = ending;
+  if (turn.timedOut)
+    return status === "completed"
+      ? ending
+      : { status: "budget_exceeded", reason: "time_cap", summary, iterations, validation };
+  if (status === "cancelled") return ending;
+  return { status: "cancelled", reason: "interrupted", summary: cancelledSummary(turn), iterations };
 }
 
 /**
@@ -171,12 +222,14 @@ function stoppedEnding(turn: Turn, ending: Ending): Ending {
  * done, whatever the model's last words say; checks that passed prove otherwise.
  */
 function blockedEnding(turn: Turn, ending: Ending): Ending {
-  if (ending.status !== "completed" || ending.validation?.passed === true) return ending;
+  if (!["completed", "unverified"].includes(ending.status) || ending.validation?.passed === true)
+    return ending;
   const blocked = turn.blockedCalls();
   if (blocked.length === 0) return ending;
   const calls = [...new Set(blocked)].slice(0, 5).join("; ");
+  const { assessment: _, ...rest } = ending;
   return {
-    ...ending,
+    ...rest,
     status: "failed",
     reason: "needs_approval",
     summary:
@@ -198,21 +251,17 @@ export async function settle(
 ): Promise<Outcome> {
   const { session } = turn;
   let ending: Ending;
-  let exitCode: 0 | 1 | 2;
+  let exitCode: 0 | 1 | 2 | 3;
   try {
     ending = stoppedEnding(turn, blockedEnding(turn, await work()));
-    exitCode = ending.status === "completed" ? 0 : 1;
+    exitCode = ENDINGS[ending.status].exitCode;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
-    session.bus.emit({
-      type: "error",
-      message: ending.summary,
-      fatal: true,
-      ...(ending.reason ? { reason: ending.reason } : {}),
-    });
-    if (finalize && !turn.signal.aborted) ending = { ...(await finalize(ending)), reason: ending.reason };
+    session.bus.emit({ type: "error", message: ending.summary, fatal: true, reason: ending.reason });
+    // The report needs no model: a cancelled run gets one too, with what it did so far.
+    if (finalize) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "turn.finished", turn: session.turns, result });

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { Phase } from "../events/types.js";
+import { prose } from "../platform/prose.js";
 import { prepareArguments } from "../tools/args.js";
+import type { ModelHandle } from "./agentContext.js";
 import { callAndBook } from "./modelCall.js";
-import type { ModelHandle } from "./session.js";
 import type { Turn } from "./turn.js";
 
 export interface StructuredRequest<S extends z.ZodType> {
@@ -17,6 +18,12 @@ export interface StructuredRequest<S extends z.ZodType> {
   attempts: number;
   /** Rejects a well-formed answer that is still unusable (an empty plan), with the reason. */
   check?: (value: z.infer<S>) => string | undefined;
+}
+
+/** The instructions of a structured request: who answers, then what is asked of it (prompts/<name>.md). */
+export function phaseInstructions(prompt: string): string {
+  const role = prose(new URL("./prompts/role.md", import.meta.url));
+  return `${role} ${prose(new URL(`./prompts/${prompt}.md`, import.meta.url))}`;
 }
 
 export class StructuredOutputError extends Error {

@@ -5,6 +5,7 @@ import { commandText, runExternal } from "../agents/external/run.js";
 import { resolveTarget, type Target, UnknownTargetError } from "../agents/targets.js";
 import { AGENT_TOOL_NAMES } from "../agents/tools.js";
 import type { ApprovalMode } from "../config/schema.js";
+import { renderRanking } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import type { EventBus } from "../events/bus.js";
 import { ProviderError } from "../model/errors.js";
@@ -13,10 +14,11 @@ import { redactEvents } from "../safety/redact.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AgentOutcome, AgentRequest } from "../tools/types.js";
-import type { AgentContext } from "./agentContext.js";
+import type { AgentContext, ModelHandle } from "./agentContext.js";
 import { toolContextFor } from "./dispatch.js";
 import { AgentBudgetError, BudgetExceededError } from "./ledger.js";
-import type { ModelHandle } from "./session.js";
+import { rankWorkspace } from "./relevance.js";
+import type { Session } from "./session.js";
 import { Turn } from "./turn.js";
 
 /**
@@ -188,7 +190,8 @@ async function runCairnAgent(
   }, caps.timeoutMs);
   const spent = () => ledger.totals().cost_usd;
   try {
-    const outcome = await startLoop(caps.maxToolCalls).run(agentTurn, request.prompt);
+    const prompt = explorer ? await withRanking(agentTurn, request.prompt) : request.prompt;
+    const outcome = await startLoop(caps.maxToolCalls).run(agentTurn, prompt);
     if (outcome.status === "cancelled" && !timedOut) throw turn.signal.reason ?? new Error("cancelled");
     if (timedOut)
       return run.end({
@@ -222,6 +225,16 @@ async function runCairnAgent(
     clearTimeout(timer);
     agentTurn.close();
   }
+}
+
+/** Ranked files an explorer starts from. */
+const EXPLORE_RANKED = 10;
+
+/** An explorer's question with the files ranked most relevant to it: where to look first. */
+async function withRanking(turn: Turn, question: string): Promise<string> {
+  const ranking = await rankWorkspace(turn, question, "execution");
+  if (ranking.files.length === 0) return question;
+  return `${question}\n\nFiles ranked most relevant to this, best first (where to start, not a limit):\n${renderRanking(ranking, EXPLORE_RANKED)}`;
 }
 
 /** The session's own cap, reached by a sub-agent's call: the whole run stops there. */

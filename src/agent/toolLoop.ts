@@ -48,6 +48,8 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
+  /** It stopped because the model kept sending tool calls that fit no tool. */
+  invalidCalls?: true;
   /**
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
    * its length limit, or the provider's content filter stopped it.
@@ -294,7 +296,7 @@ export class ToolLoop {
       if (invalidTurns > MAX_REASKS) {
         const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;
         bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
-        return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason };
+        return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason, invalidCalls: true };
       }
     }
   }

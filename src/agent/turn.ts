@@ -1,7 +1,7 @@
 import type { Permission } from "../events/types.js";
 import type { ApprovalPolicy } from "../safety/approval.js";
-import type { AgentContext } from "./agentContext.js";
-import type { Interruptible, ModelHandle, Session } from "./session.js";
+import type { AgentContext, ModelHandle } from "./agentContext.js";
+import type { Interruptible, Session } from "./session.js";
 
 export interface TurnOptions {
   /** The step file changes are checkpointed under: undo goes back a step at a time. */

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
 import { loadAgents } from "../agents/files.js";
-import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
+import { DEFAULT_OLLAMA_MODEL, profileNames, unknownExternalAgents } from "../agents/targets.js";
 import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
@@ -74,14 +74,16 @@ export async function agentsCommand(
     tools: "all",
     description: "the general agent on a local Ollama model",
   });
-  rows.push({
-    name: "llm:<profile>",
-    kind: "built-in",
-    from: "",
-    model: "profiles.<profile>",
-    tools: "all",
-    description: "the general agent on a model profile: llm:cheap, llm:strong, llm:review, llm:default",
-  });
+  for (const profile of profileNames(config)) {
+    rows.push({
+      name: `llm:${profile}`,
+      kind: "built-in",
+      from: "",
+      model: config.profiles[profile] ?? "(the session's model)",
+      tools: "all",
+      description: `the general agent on the model of profiles.${profile}`,
+    });
+  }
   const problems = [...catalog.problems, ...unknownExternalAgents(config)];
   if (options.json) {
     io.out.write(`${JSON.stringify({ agents: rows, problems }, null, 2)}\n`);

@@ -22,6 +22,7 @@ import { loadSuite } from "../eval/suite.js";
 import type { EvalTask, Suite } from "../eval/types.js";
 import { ConfigError } from "../platform/errors.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
+import { refuseUnreachableModels } from "./preflight.js";
 
 export interface EvalCliOptions extends BatchCliOptions {
   mode: "do" | "run";
@@ -163,6 +164,10 @@ async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: 
  */
 export async function evalCommand(suiteName: string, options: EvalCliOptions): Promise<number> {
   const started = Date.now();
+  // Grading alone needs no model; on a queue, the workers bring their own keys. Here, every task
+  // would fail alike without one.
+  if (!options.gradeOnly && !options.queue)
+    await refuseUnreachableModels([options.model], { ...options, command: "eval" });
   const suite = await loadSuite(
     suiteName,
     options.tasks?.split(",").map((glob) => glob.trim()),

@@ -5,6 +5,7 @@ import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
@@ -277,6 +278,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
   // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
@@ -306,26 +308,28 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
         return (process.stdout.columns ?? 80) - 2;
       },
     };
-    await runInTerminal(chat, interactions, color, {
+    const stopped = await runInTerminal(chat, interactions, color, {
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
     process.stdout.write(
       `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
     );
-    return 0;
+    // Stopped from outside (a kill, the terminal closed): what was running was cancelled, not finished.
+    return stopped ? 1 : 0;
   } finally {
     await engine.close();
     await host.close();
   }
 }
 
+/** Runs the terminal UI until it quits: true when a stop signal (a kill, the terminal closing) ended it. */
 async function runInTerminal(
   chat: ChatHost,
   interactions: Interactions,
   color: boolean,
   opening: { replay: StampedEvent[]; firstMessage?: string },
-): Promise<void> {
+): Promise<boolean> {
   const [
     { startTui },
     { ActionFeed },
@@ -382,21 +386,26 @@ async function runInTerminal(
     color,
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
+  let stopped = false;
   const leave = () => instance.unmount();
   // Writing to a terminal that is gone fails; there is nobody left to tell.
   const gone = (error: NodeJS.ErrnoException) => {
     if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
     leave();
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, leave);
+  const release = onStopSignal(() => {
+    stopped = true;
+    leave();
+  });
   process.stdout.on("error", gone);
   try {
     await instance.waitUntilExit();
   } finally {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+    release();
     // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
     process.stdin.destroy();
   }
   if (unsent)
     process.stdout.write(`Not sent, kept in the prompt history (↑ brings it back): ${clip(unsent, 200)}\n`);
+  return stopped;
 }

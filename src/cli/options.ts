@@ -17,6 +17,8 @@ export interface CommonOptions {
   trustWorkspace?: boolean;
   outputFormat: "text" | "json" | "stream-json";
   color: boolean;
+  verbose?: boolean;
+  debugLog?: string;
 }
 
 export function positiveInteger(value: string): number {
@@ -125,5 +127,13 @@ export function addCommonOptions(command: Command): Command {
         .choices(["text", "json", "stream-json"])
         .default("text"),
     )
-    .option("--no-color", "plain text without colours (also: NO_COLOR)");
+    .option("--no-color", "plain text without colours (also: NO_COLOR)")
+    .option(
+      "--verbose",
+      "more detail in the text output: each model call's tokens, tool output, status changes, reasoning",
+    )
+    .option(
+      "--debug-log <file>",
+      "append every event and a summary of each model request and response to this file (secrets redacted)",
+    );
 }

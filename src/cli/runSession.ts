@@ -6,6 +6,7 @@ import type { ResumedLog, Session } from "../agent/session.js";
 import type { Outcome } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
+import { onStopSignal, type StopSignal, signalExitCode } from "../platform/signals.js";
 import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
 import { annotationsLine } from "../ui/format.js";
@@ -149,10 +150,18 @@ function warnUnsandboxed(session: Session): void {
   process.stderr.write(`cairn: warning: ${sandbox.reason}${effect}\n`);
 }
 
+/** How a stop request reads in the session's ending. */
+const STOP_WORDS: Record<StopSignal, string> = {
+  SIGINT: "cancelled with Ctrl-C",
+  SIGTERM: "stopped by SIGTERM",
+  SIGHUP: "stopped by SIGHUP: the terminal went away",
+};
+
 /**
  * Opens the hosted session, wires the renderer for the chosen output format, the terminal's
- * answers and Ctrl-C, runs, and returns the exit code. Ctrl-C once interrupts the session (the
- * current action stops and the session ends cleanly); twice exits at once.
+ * answers and the stop signals, runs, and returns the exit code. Ctrl-C, SIGTERM or SIGHUP once
+ * interrupts the session (the current action stops and the session ends `cancelled`, exit 1);
+ * twice exits at once.
  */
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
@@ -165,6 +174,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           progress: process.stderr,
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+          verbose: Boolean(options.verbose),
         })
       : undefined;
   const flush = async () => text?.flush();
@@ -175,6 +185,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     flags: spec.flags,
     mode: spec.mode,
     attended,
+    debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
@@ -187,16 +198,16 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
   // The line renderer says it from the session's first events; the JSON formats keep stdout for JSON.
   if (!text && session.trust) warnUntrusted(session.trust);
   let interrupts = 0;
-  const onSigint = () => {
+  const onStop = (signal: StopSignal) => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    void session.submit({ type: "interrupt", reason: "cancelled by the user" });
+    if (interrupts > 1) process.exit(signalExitCode(signal));
+    void session.submit({ type: "interrupt", reason: STOP_WORDS[signal] });
   };
-  process.on("SIGINT", onSigint);
+  const release = onStopSignal(onStop);
   try {
     warnUnsandboxed(session);
     if (attended) {
-      const answer = answerAtTerminal(session, flush, onSigint);
+      const answer = answerAtTerminal(session, flush, () => onStop("SIGINT"));
       session.bus.subscribe((event) => {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });
@@ -208,7 +219,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     await flush();
     return outcome?.exitCode ?? 1;
   } finally {
-    process.off("SIGINT", onSigint);
+    release();
     await close();
   }
 }

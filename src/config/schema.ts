@@ -3,6 +3,10 @@ import { APPROVAL_MODES } from "../events/common.js";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
+import { closest } from "../platform/text.js";
+
+/** The profiles cairn's loop uses by role; others are names of the person's own. */
+export const PROFILE_ROLES = ["default", "cheap", "strong", "review"] as const;
 
 /** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -246,13 +250,24 @@ export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
+  /**
+   * Models by name: the four roles (default, cheap, strong, review) and any others you name
+   * (`groq-qwen3-32b: openrouter/qwen/qwen3-32b`), each usable as `llm:<name>`, in
+   * `agents.preferences` and with `/model <name>`.
+   */
   profiles: z
-    .strictObject({
-      default: modelIdSchema.optional(),
-      cheap: modelIdSchema.optional(),
-      strong: modelIdSchema.optional(),
-      review: modelIdSchema.optional(),
-    })
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)")
+        .superRefine((name, ctx) => {
+          // A name a letter or two from a role is a typo far likelier than a profile of its own.
+          const role = closest(name, PROFILE_ROLES);
+          if (role && role !== name)
+            ctx.addIssue({ code: "custom", message: `unknown key; did you mean "${role}"?` });
+        }),
+      modelIdSchema,
+    )
     .default({}),
   providers: z
     .partialRecord(z.enum(PROVIDERS as [ProviderName, ...ProviderName[]]), providerSchema)
@@ -273,6 +288,12 @@ export const configSchema = z.strictObject({
     })
     .default({ network: false, allow_unsandboxed: false }),
   max_iterations: z.number().int().positive().default(25),
+  planning: z
+    .strictObject({
+      /** Attempts at a usable plan, and at each structured answer (intent, review), before the run fails. */
+      attempts: z.number().int().positive().max(10).default(3),
+    })
+    .default({ attempts: 3 }),
   /** Tool calls one `cairn do` turn (or one plan step) may make before it must answer. */
   max_tool_calls: z.number().int().positive().default(50),
   max_cost_usd: z.number().positive().optional(),
@@ -330,6 +351,18 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
+  /** Ranking the workspace's files for a task, for the analysis and explore_codebase. */
+  relevance: z
+    .strictObject({
+      /**
+       * Embeddings besides BM25: `off` (words only, no tokens spent), `auto` for the session's
+       * provider's embedding model where it has one (OpenAI, Google, Ollama), or a `provider/model`.
+       */
+      embeddings: z.union([z.enum(["auto", "off"]), modelIdSchema]).default("off"),
+      /** Files looked at, at most, in the order list_files gives them. */
+      max_files: z.number().int().positive().default(5000),
+    })
+    .default({ embeddings: "off", max_files: 5000 }),
   /** Sub-agents and delegation to other coding agents (docs/agents.md). */
   agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
   /** `cairn serve`. */

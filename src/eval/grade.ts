@@ -44,7 +44,10 @@ async function runChecks(
 ): Promise<Pick<Grade, "passed" | "checks" | "output">> {
   const results = [];
   for (const { command, kind } of commands) {
-    const result = await runCheck({ name: "grade", command, kind: "test" }, { cwd: dir, timeoutMs });
+    const result = await runCheck(
+      { name: "grade", command, kind: "test", source: "project" },
+      { cwd: dir, timeoutMs },
+    );
     results.push({ command, kind, passed: result.passed, output: result.output });
   }
   const failing = results.find((result) => !result.passed);

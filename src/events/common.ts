@@ -24,8 +24,10 @@ export const PHASES = [
 /** do: one tool loop; run: to a verified finish; chat: a conversation of do turns over one history. */
 export const MODES = ["do", "run", "chat"] as const;
 
+/** How a session ends: docs/loop.md says what each means and which exit code it has. */
 export const RUN_STATUSES = [
   "completed",
+  "unverified",
   "failed",
   "stuck",
   "max_iterations",
@@ -34,41 +36,69 @@ export const RUN_STATUSES = [
 ] as const;
 
 /**
- * Why an ending or an error came about, for a program to act on without reading the words:
- * which cap was reached, who stopped the work, what failed.
+ * Why a session ended as it did, one code per cause (src/agent/phases.ts lists which statuses
+ * each goes with): what a script or a batch decides on rather than the summary's words.
  */
-export const REASON_CODES = [
-  /** `--max-cost` (or an agent's own cap) was spent. */
-  "cost_cap",
-  /** `--max-tokens` was spent. */
-  "token_cap",
-  /** `--timeout`: the wall-time cap. */
-  "time_cap",
-  /** `--max-iterations` rounds of plan, edit and check went by. */
-  "iteration_cap",
-  /** The tool calls allowed for one step or message were used up. */
-  "tool_call_cap",
-  /** The model's answer was cut at its output-token limit. */
-  "output_cap",
-  /** The provider withheld the answer (its content filter). */
-  "refused",
-  /** A person or a client stopped the work. */
-  "interrupted",
-  /** The model provider failed (after its retries). */
-  "provider_error",
-  /** A key, a model id or a setting is wrong: fix the configuration. */
-  "configuration",
-  /** The model's structured answer (a plan, a review) stayed unusable. */
-  "bad_model_output",
-  /** The work needed calls only a person could approve, and nobody could. */
-  "needs_approval",
-  /** The checks failed. */
+export const ENDING_REASONS = [
+  /** completed: the checks passed on the work as it stands. */
+  "checks_passed",
+  /** completed: nothing was changed and nothing was asked to be checked; the answer is the result. */
+  "answered",
+  /**
+   * completed, in `cairn do` and chat only: the model finished a change that nothing was asked to
+   * check (they check only with --verify; `cairn run` never ends so).
+   */
+  "unchecked",
+  /** unverified: files changed and no check could be found, proposed or run. */
+  "no_check",
+  /** failed: the checks failed and there was no round left to fix them in (`do --verify`, a tier-0 task). */
   "checks_failed",
-  /** The same problem came back and nobody could say how to go on. */
-  "no_progress",
-  /** A bug in cairn: the message says what. */
+  /** failed: the work needed approvals nobody could give. */
+  "needs_approval",
+  /** failed: a UserPromptSubmit hook of the config blocked the prompt before the model saw it. */
+  "blocked_by_hook",
+  /** failed: the tool calls allowed for the task were used up before it was done. */
+  "tool_call_cap",
+  /** failed: the model's last answer was cut at its output-token limit (`max_output_tokens`). */
+  "output_cap",
+  /** failed: the provider withheld the model's answer (its content filter). */
+  "refused",
+  /** failed: the work could not finish (the agent it was handed to failed or overspent). */
+  "work_failed",
+  /** failed: the model's provider failed for good (outage, rate limits, network). */
+  "provider_error",
+  /** failed: the model cannot be used as configured (no key, a rejected key, an unknown model). */
+  "configuration",
+  /** failed: the model's answers stayed unusable (a plan, a review, its tool calls). */
+  "bad_model_output",
+  /** failed: a bug in cairn; the summary says what. */
   "internal",
+  /** stuck: the same failure came back and nothing (a stronger model, a person) got past it. */
+  "no_progress",
+  /** max_iterations: `--max-iterations` rounds went by. */
+  "iteration_cap",
+  /** budget_exceeded: `--max-cost` (or an agent's own cap) was spent. */
+  "cost_cap",
+  /** budget_exceeded: `--max-tokens` was spent. */
+  "token_cap",
+  /** budget_exceeded: `--timeout`, the wall-time cap. */
+  "time_cap",
+  /** cancelled: Ctrl-C, SIGTERM or SIGHUP, or an interrupt from a front end. */
+  "interrupted",
 ] as const;
+
+/**
+ * Why an ending or an error came about, for a program to act on without reading the words: an
+ * `error` event says it with the same codes as the ending it leads to.
+ */
+export const REASON_CODES = ENDING_REASONS;
+
+/**
+ * Who says a command shows the work is right: the person (`verify`: `--verify`; `task`: named in
+ * the task), the project (`project`: its scripts and conventions; `docs`: its README, CONTRIBUTING
+ * or AGENTS.md; `ci`: its CI workflows), or only the model (`proposed`, when nothing else was found).
+ */
+export const CHECK_SOURCES = ["verify", "task", "project", "docs", "ci", "proposed"] as const;
 
 /** What a call may do; `secret`: it reads a file that looks like a secret (docs/security.md). */
 export const PERMISSIONS = ["read", "write", "exec", "network", "secret"] as const;
@@ -103,6 +133,12 @@ export const phaseSchema = z.enum(PHASES);
 export const modeSchema = z.enum(MODES);
 export const runStatusSchema = z.enum(RUN_STATUSES);
 export const reasonSchema = z.enum(REASON_CODES).meta({ id: "Reason", description: "why, as a code" });
+export const endingReasonSchema = z
+  .enum(ENDING_REASONS)
+  .meta({ id: "EndingReason", description: "why the work ended as it did, as a code" });
+export const checkSourceSchema = z
+  .enum(CHECK_SOURCES)
+  .describe("on whose word the command counts as a check: the person, the project, or only the model");
 export const permissionSchema = z.enum(PERMISSIONS);
 export const toolKindSchema = z.enum(TOOL_KINDS);
 export const approvalChoiceSchema = z.enum(APPROVAL_CHOICES);
@@ -195,3 +231,20 @@ export const approvalPromptSchema = z.object({
     .describe('what an "always" answer would allow from then on (`npm test`, `edit_file`)'),
   annotations: toolAnnotationsSchema.optional(),
 });
+
+/** How sure cairn is that the task is done (the Efrit design's self-assessment), in every result. */
+export const assessmentSchema = z
+  .object({
+    confidence: z
+      .enum(["high", "medium", "low"])
+      .describe(
+        "high: the person's or the project's checks passed; medium: only a check the model proposed; low: nothing passed",
+      ),
+    verified_by: z
+      .array(z.object({ command: z.string(), source: checkSourceSchema, passed: z.boolean() }))
+      .describe("the checks run on the work as it ended"),
+    not_verified: z.array(z.string()).describe("what no check covered"),
+    self_assessment: z.string().describe("cairn's own account of how sure it is, in a sentence or two"),
+    remaining: z.array(z.string()).describe("what is left to do before the task is done: empty when it is"),
+  })
+  .meta({ id: "Assessment" });

@@ -12,6 +12,7 @@ import {
   agentRunStatusSchema,
   approvalChoiceSchema,
   approvalPromptSchema,
+  checkSourceSchema,
   modeSchema,
   permissionSchema,
   phaseSchema,
@@ -34,6 +35,10 @@ export const EVENTS = [
   event("session.started", "the session's first event: what it was asked and where", {
     mode: modeSchema,
     task: z.string().describe("the task, or a chat's first message"),
+    context: z
+      .string()
+      .optional()
+      .describe("what the caller gave the model besides the task (the HTTP API's `context`)"),
     model: z.string(),
     workspace: z
       .string()
@@ -131,9 +136,21 @@ export const EVENTS = [
     passed: z.boolean().nullable(),
     summary: z.string(),
     checks: z.array(
-      z.object({ name: z.string(), command: z.string(), passed: z.boolean(), duration_ms: z.number() }),
+      z.object({
+        name: z.string(),
+        command: z.string(),
+        passed: z.boolean(),
+        duration_ms: z.number(),
+        source: checkSourceSchema,
+      }),
     ),
     reason: z.string().optional(),
+  }),
+  event("progress", "between the rounds of `cairn run`: whether the last round got the work closer to done", {
+    iteration: int(),
+    verdict: z.enum(["closer", "same", "further"]),
+    reason: z.string(),
+    stalled: int().describe("how many rounds in a row have not got closer"),
   }),
   event("repair", "a cheap local repair was tried before another model round", {
     kind: z.enum(["fixer", "mutation"]),

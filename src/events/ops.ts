@@ -26,6 +26,10 @@ export const OPS = [
       .array(z.object({ data: z.string().describe("base64"), mediaType: z.string() }))
       .optional()
       .describe("images with the message, for a model that takes them"),
+    context: z
+      .string()
+      .optional()
+      .describe("do and run: what the caller says about the task apart from it, given to the model with it"),
     greetings_to_model: z
       .boolean()
       .optional()

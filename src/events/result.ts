@@ -4,8 +4,9 @@
  */
 import { z } from "zod";
 import {
+  assessmentSchema,
+  endingReasonSchema,
   PHASES,
-  reasonSchema,
   runStatusSchema,
   tokenCountsSchema,
   usageTotalsSchema,
@@ -16,9 +17,7 @@ export const runResultSchema = z
   .object({
     session_id: z.string(),
     status: runStatusSchema,
-    reason: reasonSchema
-      .optional()
-      .describe("why it ended so, where the status alone does not say: which cap, who stopped it"),
+    reason: endingReasonSchema.describe("why it ended so: which check, cap or cause (docs/loop.md)"),
     summary: z.string().describe("the final answer or report, Markdown"),
     iterations: z.number().int().nonnegative(),
     files_changed: z.array(z.string()).describe("workspace paths created, changed or deleted"),
@@ -35,7 +34,14 @@ export const runResultSchema = z
         .describe("by agent name: `main` for the session's own, then each sub-agent and delegate"),
     }),
     cost_usd: z.number().nullable().describe("null when a call had no known price: unknown is never 0"),
+    workspace_cost_usd: z
+      .number()
+      .optional()
+      .describe(
+        "what every session recorded in this workspace has cost so far, this one included; absent where no store records it",
+      ),
     duration_ms: z.number().nonnegative(),
+    assessment: assessmentSchema,
   })
   .meta({ id: "RunResult", description: "how a task, a chat message or a session ended" });
 

@@ -8,6 +8,9 @@ import type {
   agentRunStatusSchema,
   approvalChoiceSchema,
   approvalPromptSchema,
+  assessmentSchema,
+  checkSourceSchema,
+  endingReasonSchema,
   evaluatedCodeSchema,
   modeSchema,
   permissionSchema,
@@ -33,6 +36,8 @@ import type { toolDataSchema } from "./toolData.js";
 export {
   APPROVAL_CHOICES,
   APPROVAL_MODES,
+  CHECK_SOURCES,
+  ENDING_REASONS,
   MAIN_AGENT,
   MODES,
   PHASES,
@@ -46,6 +51,9 @@ export type Phase = z.infer<typeof phaseSchema>;
 export type Mode = z.infer<typeof modeSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
 export type Reason = z.infer<typeof reasonSchema>;
+export type EndingReason = z.infer<typeof endingReasonSchema>;
+export type CheckSource = z.infer<typeof checkSourceSchema>;
+export type Assessment = z.infer<typeof assessmentSchema>;
 export type Permission = z.infer<typeof permissionSchema>;
 export type ToolKind = z.infer<typeof toolKindSchema>;
 export type ApprovalChoice = z.infer<typeof approvalChoiceSchema>;

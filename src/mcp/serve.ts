@@ -43,6 +43,7 @@ export function progressMessage(event: StampedEvent): string | undefined {
     case "plan":
     case "validation":
     case "repair":
+    case "progress":
     case "review":
     case "escalation":
     case "retry":

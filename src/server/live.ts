@@ -23,6 +23,10 @@ export interface LiveStart {
   flags: ConfigFlags;
   /** A stored session to continue under its own id. */
   resume?: { id: string; events: StampedEvent[] };
+  /** The id of a new session, as its caller chose it. */
+  sessionId?: string;
+  /** What the caller says about the task apart from it: given to the model with the task. */
+  context?: string;
 }
 
 export interface LiveOptions {
@@ -101,9 +105,9 @@ export class LiveSession {
             turn: this.session.turns,
             result: buildResult(this.session, {
               status: "failed",
+              reason: "internal",
               summary: message,
               iterations: 0,
-              reason: "internal",
             }),
           });
         },
@@ -167,6 +171,8 @@ export class LiveSession {
 /** The sessions running in this server, by id. */
 export class LiveSessions {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Ids callers chose for sessions being opened now, so two requests cannot both take one. */
+  private readonly claimed = new Set<string>();
   private readonly options: LiveOptions;
 
   constructor(options: LiveOptions) {
@@ -190,6 +196,23 @@ export class LiveSessions {
    * ends. A new chat starts on its first message; a resumed one waits for the next.
    */
   async start(spec: LiveStart): Promise<LiveSession> {
+    const { sessionId } = spec;
+    if (sessionId !== undefined) {
+      if (this.claimed.has(sessionId) || this.sessions.has(sessionId))
+        throw new ApiError(
+          409,
+          `session_id ${sessionId} is taken: a session by that id exists. Choose another.`,
+        );
+      this.claimed.add(sessionId);
+    }
+    try {
+      return await this.open(spec);
+    } finally {
+      if (sessionId !== undefined) this.claimed.delete(sessionId);
+    }
+  }
+
+  private async open(spec: LiveStart): Promise<LiveSession> {
     const host = await openHost({
       cwd: spec.workspace,
       ...(this.options.configFile ? { configFile: this.options.configFile } : {}),
@@ -211,21 +234,28 @@ export class LiveSessions {
   }
 
   private async task(host: Host, spec: LiveStart & { mode: "do" | "run" }): Promise<LiveSession> {
-    const { mode, task, resume } = spec;
-    const engine = await ChatEngine.start(() => host.open(resume));
+    const { mode, task, resume, context } = spec;
+    const engine = await ChatEngine.start(() => host.open(resume, spec.sessionId));
     const live = this.add(host, engine);
     live.begin(() =>
       resume
         ? engine.resumeTask(mode, task, resumePoint(resume.events))
-        : engine.submit({ type: "user_input", mode, text: task }),
+        : engine.submit({ type: "user_input", mode, text: task, ...(context?.trim() ? { context } : {}) }),
     );
     return live;
   }
 
   private async chat(host: Host, spec: LiveStart): Promise<LiveSession> {
-    const engine = await ChatEngine.start((resume) => host.open(resume));
+    // The caller's id is the first session's; a /clear later starts one with an id of its own.
+    let id = spec.sessionId;
+    const engine = await ChatEngine.start((resume) => {
+      const chosen = id;
+      id = undefined;
+      return host.open(resume, chosen);
+    });
     if (spec.resume) await engine.resume(spec.resume.id, spec.resume.events);
     const live = this.add(host, engine);
+    if (spec.context?.trim()) engine.tell(`Context given with the task: ${spec.context.trim()}`);
     if (!spec.resume) live.message(spec.task);
     return live;
   }

@@ -46,7 +46,7 @@ function modelList(config: Config, current: string): string {
   const configured = Object.keys(config.models).map((id) => `  ${id}`);
   return [
     `Current: ${current}`,
-    profiles.length ? `Profiles (/model <role>):\n${profiles.join("\n")}` : "No profiles in the config.",
+    profiles.length ? `Profiles (/model <name>):\n${profiles.join("\n")}` : "No profiles in the config.",
     ...(configured.length ? [`Models in the config:\n${configured.join("\n")}`] : []),
     "Any provider/model works too, e.g. /model anthropic/claude-sonnet-4-5",
   ].join("\n");

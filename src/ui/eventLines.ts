@@ -32,7 +32,7 @@ export function callTarget(call: { tool: string; title: string }): string {
 
 /** The tone of an ending: completed is good, a stop the person asked for a warning, the rest failures. */
 export function endingTone(status: RunResult["status"]): Tone {
-  return status === "completed" ? "ok" : status === "cancelled" ? "warn" : "error";
+  return status === "completed" ? "ok" : status === "cancelled" || status === "unverified" ? "warn" : "error";
 }
 
 /** What the person gave a turn: the task or message, or their own `!command`. */
@@ -141,6 +141,13 @@ export function describeEvent(event: CairnEvent): EventLine[] {
       ];
     case "validation":
       return validationLines(event);
+    case "progress":
+      return [
+        line(
+          `progress: ${event.verdict} (${event.reason})${event.stalled ? `; ${event.stalled} round${event.stalled === 1 ? "" : "s"} without getting closer` : ""}`,
+          event.verdict === "closer" ? "dim" : "warn",
+        ),
+      ];
     case "repair":
       return [
         line(

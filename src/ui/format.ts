@@ -26,11 +26,42 @@ export function resultTotals(result: RunResult): UsageTotals {
   return { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
 }
 
-/** How a turn or a session ended: its status, the files it changed and how long it took. */
-export function endingLine(result: RunResult): string {
+function commands(checks: RunResult["assessment"]["verified_by"]): string {
+  const shown = checks.slice(0, 2).map((check) => check.command);
+  return `${shown.join(", ")}${checks.length > 2 ? ` and ${checks.length - 2} more` : ""}`;
+}
+
+/**
+ * What checked the work, said after the status: so `completed` is seen to rest on a check, and
+ * a run nothing could check says so where it ends.
+ */
+export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): string | undefined {
+  const checks = result.assessment?.verified_by ?? [];
+  switch (result.reason) {
+    case "checks_passed":
+      return `checked by ${commands(checks.filter((check) => check.passed))}`;
+    case "checks_failed":
+      return `failed: ${commands(checks.filter((check) => !check.passed))}`;
+    case "no_check":
+      return "not verified: no check was found or could run (see the report)";
+    case "unchecked":
+      return "not checked (without a plan, cairn checks only with --verify)";
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * How a turn or a session ended: its status, what checked it, the files it changed and how long
+ * it took. `unchecked: false` leaves out that a change was not checked, where that is the rule
+ * (a chat's messages) and saying it each time would be noise.
+ */
+export function endingLine(result: RunResult, say: { unchecked: boolean } = { unchecked: true }): string {
   const changed = result.files_changed.length;
+  const checked = result.reason === "unchecked" && !say.unchecked ? undefined : checkedLine(result);
   return [
     result.status,
+    ...(checked ? [checked] : []),
     ...(changed ? [`${plural(changed, "file")} changed`] : []),
     formatDuration(result.duration_ms),
   ].join(" · ");

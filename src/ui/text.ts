@@ -1,6 +1,6 @@
 import { styleText } from "node:util";
-import type { RunResult, StampedEvent, TodoItem } from "../events/types.js";
-import { formatDuration } from "../platform/format.js";
+import type { RunResult, StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import { callTarget, describeEvent, type Tone } from "./eventLines.js";
 import { agentEnding, endingLine, outputSpeed, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
@@ -16,11 +16,18 @@ export interface TextRendererOptions {
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
+  /**
+   * `--verbose`: each model call's tokens and cost, status changes, the model's reasoning, the
+   * arguments of each call, more of each tool's output and whole diffs.
+   */
+  verbose?: boolean;
 }
 
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
+/** Lines of a tool's output shown with --verbose (the first line otherwise). */
+const VERBOSE_OUTPUT_LINES = 20;
 /** The most of a failed call's message shown: enough for a refusal and the rule that would allow it. */
 const MAX_FAILURE_CHARS = 1_000;
 
@@ -132,7 +139,14 @@ export class TextRenderer {
         this.statusText = STATUS_LABEL[event.status];
         this.streamedChars = 0;
         this.clearStatus();
+        // A status line redraws in place at a terminal; elsewhere, verbose output logs each change.
+        if (this.options.verbose && !this.options.interactive)
+          this.line(this.style("dim", `… ${this.statusText}${event.detail ? `: ${event.detail}` : ""}`));
         this.showStatus();
+        break;
+      case "reasoning":
+        if (this.options.verbose && event.text.trim())
+          this.line(this.style("dim", event.text.trim().replace(/^/gm, "  ┊ ")));
         break;
       case "todos":
         this.renderTodos(event.todos);
@@ -146,6 +160,8 @@ export class TextRenderer {
         this.line(
           `${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${callTarget(event)}`.trimEnd(),
         );
+        if (this.options.verbose)
+          this.line(this.style("dim", `  ${firstLine(JSON.stringify(event.args) ?? "", 400)}`));
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -155,16 +171,16 @@ export class TextRenderer {
         break;
       case "usage":
         this.countUsage(event);
+        if (this.options.verbose) this.line(this.style("dim", this.callLine(event)));
         break;
       case "turn.finished":
         this.statusText = "";
         this.renderFinish(event.result);
         break;
       // The task or message is the person's own, said by the session's first line; a session's
-      // end is its last turn's, said by that; the model's thinking is its own business.
+      // end is its last turn's, said by that.
       case "turn.started":
       case "session.finished":
-      case "reasoning":
         break;
       case "session.started":
       case "session.resumed":
@@ -184,6 +200,7 @@ export class TextRenderer {
       case "mcp.server":
       case "agent.status":
       case "workspace.trust":
+      case "progress":
       case "error":
         for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
         break;
@@ -192,6 +209,12 @@ export class TextRenderer {
         throw new Error(`the line renderer does not show ${JSON.stringify(unknown)}`);
       }
     }
+  }
+
+  /** One model call, for --verbose: which model, for what, what it took and cost. */
+  private callLine(event: Extract<StampedEvent, { type: "usage" }>): string {
+    const totals: UsageTotals = { ...event, calls: 1 };
+    return `  · ${event.model} (${event.phase}) ${formatDuration(event.duration_ms)} · ${usageLine(totals, event.tokens_per_second)}`;
   }
 
   private toned(tone: Tone, text: string): string {
@@ -228,12 +251,22 @@ export class TextRenderer {
     // A command that ran but failed (tests that fail, a build that breaks) is not a success.
     const failed = event.data?.kind === "command" && event.data.exit_code !== 0;
     this.line(`  ${failed ? this.style("red", "✗") : this.style("green", "✓")} ${summary} ${time}`);
+    if (this.options.verbose && !this.readTools.has(event.call_id)) this.renderOutput(event.output);
     if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
+  }
+
+  /** More of a tool's output than its first line, for --verbose. */
+  private renderOutput(output: string): void {
+    const lines = output.split("\n");
+    if (lines.length <= 1) return;
+    for (const l of lines.slice(1, VERBOSE_OUTPUT_LINES)) this.line(this.style("dim", `    ${l}`));
+    if (lines.length > VERBOSE_OUTPUT_LINES)
+      this.line(this.style("dim", `    … ${lines.length - VERBOSE_OUTPUT_LINES} more lines`));
   }
 
   private renderDiff(diff: string): void {
     const lines = diff.split("\n").filter((l) => !l.startsWith("===") && !l.startsWith("Index:"));
-    const shown = lines.slice(0, MAX_DIFF_LINES);
+    const shown = this.options.verbose ? lines : lines.slice(0, MAX_DIFF_LINES);
     for (const l of shown) {
       const styled =
         l.startsWith("+") && !l.startsWith("+++")
@@ -257,9 +290,16 @@ export class TextRenderer {
   private renderFinish(result: RunResult): void {
     const tps = outputSpeed(this.outputTokens, this.generationSeconds);
     const [status, ...rest] = endingLine(result).split(" · ");
-    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const statusStyle: Style =
+      result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
+    const allTime =
+      result.workspace_cost_usd === undefined
+        ? []
+        : [`${formatCost(result.workspace_cost_usd)} all-time here`];
     this.line(
-      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps)].join(" · "),
+      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps), ...allTime].join(
+        " · ",
+      ),
     );
   }
 }

@@ -28,7 +28,12 @@ async function endWith(ending: Ending, during: (turn: Turn) => void) {
 describe("how a turn ends", () => {
   it("is cancelled when the work stopped because the person interrupted it, whatever it then said", async () => {
     // A run asks how to go on; the cancel dismisses the question; the run, left without an answer, says stuck.
-    const stuck: Ending = { status: "stuck", summary: "Stuck: nobody said how to go on.", iterations: 2 };
+    const stuck: Ending = {
+      status: "stuck",
+      reason: "no_progress",
+      summary: "Stuck: nobody said how to go on.",
+      iterations: 2,
+    };
     const { outcome, events } = await endWith(stuck, (turn) =>
       turn.abort(new Error("cancelled over the API")),
     );
@@ -37,13 +42,18 @@ describe("how a turn ends", () => {
     expect(events.at(-1)).toMatchObject({ type: "turn.finished", result: { status: "cancelled" } });
   });
 
-  it("keeps its own ending when nobody stopped it, with the reason its status implies", async () => {
-    const stuck: Ending = { status: "stuck", summary: "Stuck.", iterations: 3 };
+  it("keeps its own ending and reason when nobody stopped it", async () => {
+    const stuck: Ending = { status: "stuck", reason: "no_progress", summary: "Stuck.", iterations: 3 };
     expect((await endWith(stuck, () => undefined)).outcome.result).toMatchObject({
       status: "stuck",
       reason: "no_progress",
     });
-    const capped: Ending = { status: "max_iterations", summary: "Stopped.", iterations: 25 };
+    const capped: Ending = {
+      status: "max_iterations",
+      reason: "iteration_cap",
+      summary: "Stopped.",
+      iterations: 25,
+    };
     expect((await endWith(capped, () => undefined)).outcome.result).toMatchObject({
       reason: "iteration_cap",
     });

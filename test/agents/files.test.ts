@@ -97,7 +97,9 @@ describe("agent files", () => {
       agents: Array<{ name: string; kind: string }>;
       problems: string[];
     };
-    expect(listed.agents.map((agent) => agent.name)).toContain("llm:<profile>");
+    expect(listed.agents.map((agent) => agent.name)).toEqual(
+      expect.arrayContaining(["llm:default", "llm:cheap", "llm:strong", "llm:review"]),
+    );
     expect(listed.problems).toHaveLength(3);
   });
 });

@@ -86,6 +86,11 @@ describe("explore_codebase", () => {
       expect(systemOf(request)).not.toContain("You are cairn");
     }
     expect(systemOf(explorers.find((r) => firstUser(r).startsWith("How"))!)).toMatch(/code analyst/);
+    // Each explorer starts from the files ranked most relevant to its question.
+    const where = explorers.find((r) => firstUser(r).startsWith("Where"))!;
+    expect(firstUser(where)).toMatch(
+      /Files ranked most relevant to this, best first[^\n]*\n1\. src\/config\.js/,
+    );
 
     const parents = requests.filter(isParent);
     expect(parents).toHaveLength(2);

@@ -2,20 +2,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CAIRN_BIN, makeHome } from "../helpers/cli.js";
+import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-
-/** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
-function olderNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (dir.includes("node_modules")) continue;
-    const candidate = path.join(dir, "node");
-    if (!existsSync(candidate)) continue;
-    const version = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
-    if (Number(version.split(".")[0]) < 22) return candidate;
-  }
-  return undefined;
-}
 
 const oldNode = olderNode();
 

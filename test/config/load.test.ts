@@ -231,11 +231,19 @@ describe("loadConfig errors name the file, the key, what was expected and what w
   });
 
   it("lists the keys that would be right when no known key is close", async () => {
-    write(projectFile(), "profiles: { fast: openai/gpt-4o }\n");
+    write(projectFile(), "sandbox: { fast: true }\n");
     const error = await failure(load());
     expect(error.message).toBe(
-      `${projectFile()}: profiles.fast: unknown key (expected one of default, cheap, strong, review)`,
+      `${projectFile()}: sandbox.fast: unknown key (expected one of network, allow_unsandboxed)`,
     );
+  });
+
+  it("takes a profile of a name of its own, far enough from every role's", async () => {
+    write(projectFile(), "profiles: { fast: openai/gpt-4o, groq-qwen3-32b: openrouter/qwen/qwen3-32b }\n");
+    expect((await load()).config.profiles).toEqual({
+      fast: "openai/gpt-4o",
+      "groq-qwen3-32b": "openrouter/qwen/qwen3-32b",
+    });
   });
 
   it("describes wrong values by what was expected", async () => {

@@ -215,6 +215,22 @@ describe("what each config key may do from an untrusted workspace", () => {
       "use anthropic/claude-opus-4-5 for profiles.strong, another provider than openai",
     ]);
   });
+
+  it("judges a named profile as it does a role's: another provider's model waits for trust", async () => {
+    write(
+      projectFile(),
+      "profiles: { local-qwen: openai/qwen3-32b, groq-qwen3-32b: openrouter/qwen/qwen3-32b }\nplanning: { attempts: 9 }\nrelevance: { embeddings: google/gemini-embedding-001 }\n",
+    );
+    const { config, trust } = await load({}, { model: "openai/gpt-4.1" });
+    expect(config.profiles).toEqual({ "local-qwen": "openai/qwen3-32b" });
+    expect(config.planning.attempts).toBe(3);
+    expect(config.relevance.embeddings).toBe("off");
+    expect(trust.widening.map((s) => s.asks)).toEqual([
+      "use openrouter/qwen/qwen3-32b for profiles.groq-qwen3-32b, another provider than openai",
+      "raise planning.attempts from 3 to 9",
+      "use google/gemini-embedding-001 for relevance.embeddings, another provider than openai",
+    ]);
+  });
 });
 
 describe("trusting a folder", () => {

@@ -20,7 +20,10 @@ async function grade(spec: string): Promise<{ passed: boolean; output: string }>
   });
   made.push(dir);
   const command = testCommand({ language: "javascript", tests: ["aliases.spec.js"], dir });
-  const result = await runCheck({ name: "grade", command, kind: "test" }, { cwd: dir, timeoutMs: 60_000 });
+  const result = await runCheck(
+    { name: "grade", command, kind: "test", source: "project" },
+    { cwd: dir, timeoutMs: 60_000 },
+  );
   return { passed: result.passed, output: result.output };
 }
 

@@ -90,6 +90,7 @@ describe("secrets", () => {
         { toolCalls: [{ name: "append_file", args: { path: "notes.md", content: "more\n" } }] },
         { text: "Added a line." },
       ],
+      check: [{ command: "grep -qx more notes.md", reason: "the line must be there" }],
     });
     const rejected: ScriptedTurn = {
       error: {

@@ -158,7 +158,7 @@ describe("the dashboard in Chromium", () => {
 
     await page.locator(".item.finished").waitFor({ timeout: 20_000 });
     expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
-      /^completed · 1 file changed · [\d.]+m?s · usage: /,
+      /^completed · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
     );
     expect(await page.locator(".item.answer .markdown").last().innerHTML()).toBe(
       "<p>I wrote greeting.txt with a friendly hello in it.</p>\n",

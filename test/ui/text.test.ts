@@ -6,13 +6,13 @@ import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
-async function render(events: CairnEvent[]): Promise<string[]> {
+async function render(events: CairnEvent[], verbose = false): Promise<string[]> {
   const out = new PassThrough();
   let text = "";
   out.on("data", (chunk) => {
     text += chunk;
   });
-  const renderer = new TextRenderer({ out, color: false, interactive: false });
+  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose });
   events.forEach((event, seq) => {
     renderer.handle({ ...event, session_id: "s", seq, ts: new Date(0).toISOString() } as StampedEvent);
   });
@@ -141,5 +141,52 @@ describe("the text renderer", () => {
     });
     const lines = await render([command("1", 1), command("2", 0)]);
     expect(lines).toEqual(["  ✗ Exit code 1 5ms", "  ✓ Exit code 0 5ms"]);
+  });
+
+  it("with --verbose, also shows status changes, each model call, reasoning, arguments and more output", async () => {
+    const events: CairnEvent[] = [
+      { type: "status", status: "thinking" },
+      { type: "reasoning", text: "The test runs sum; check it first." },
+      {
+        type: "usage",
+        phase: "execution",
+        model: "openai/gpt-4o",
+        input_tokens: 1200,
+        output_tokens: 40,
+        cached_input_tokens: 1000,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+        cost_usd: 0.0021,
+        duration_ms: 1500,
+        tokens_per_second: 20,
+      },
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "run_command",
+        kind: "execute",
+        title: "npm test",
+        args: { command: "npm test" },
+        permission: "exec",
+      },
+      {
+        type: "tool.result",
+        call_id: "1",
+        tool: "run_command",
+        ok: true,
+        output: "exit 1\nFAIL sum\nexpected 3",
+        duration_ms: 9,
+      },
+    ];
+    const quiet = await render(events);
+    expect(quiet.join("\n")).not.toMatch(/thinking|FAIL sum|gpt-4o|check it first/);
+    const verbose = (await render(events, true)).join("\n");
+    expect(verbose).toContain("… thinking");
+    expect(verbose).toContain("┊ The test runs sum; check it first.");
+    expect(verbose).toMatch(
+      /· openai\/gpt-4o \(execution\) 1\.5s · usage: 1,200 in \(1,000 cached\) · 40 out · 20\.0 tok\/s · \$0\.0021/,
+    );
+    expect(verbose).toContain('{"command":"npm test"}');
+    expect(verbose).toContain("    FAIL sum\n    expected 3");
   });
 });

@@ -327,6 +327,8 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
                                                   (done_when . "it adds"))])))))
               ((toolCalls . [,cairn-test--fix-sum]))
               ((text . "Changed the reducer to add."))
+              ;; The repository has no check of its own: asked for one, the model proposes none.
+              ((text . ,(json-encode '((command . nil) (reason . "no tests to run")))))
               ((text . ,(json-encode '((ready . t) (quality . 9) (issues . []) (suggestions . []))))))
             '("--approval" "auto-edit"))
     (cairn-test--visit repo "src/sum.js")

@@ -194,7 +194,8 @@ const hookRuns: EachItem = {
 
 export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Config[K]>> } = {
   model: sameProvider,
-  profiles: { default: sameProvider, cheap: sameProvider, strong: sameProvider, review: sameProvider },
+  // A role's model and a named profile's alike: another provider would take the person's key elsewhere.
+  profiles: { "*": sameProvider },
   providers: widens((value) => {
     const names = Object.keys(value as object);
     return `decide where requests to ${names.join(", ")} go and which key they carry (${listed(
@@ -221,6 +222,7 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
     allow_unsandboxed: onlyOff("run commands without a sandbox where none works"),
   },
   max_iterations: atMost,
+  planning: { attempts: atMost },
   max_tool_calls: atMost,
   max_cost_usd: atMost,
   max_tokens: atMost,
@@ -285,6 +287,12 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
     },
   },
   context: { compact_at: safe, compaction: safe },
+  relevance: {
+    // `auto` embeds with the provider the person's own model goes to, which already reads the code.
+    embeddings: (value, place) =>
+      value === "off" || value === "auto" ? { keep: value } : sameProvider(value, place),
+    max_files: atMost,
+  },
   agents: {
     max_cost: atMost,
     max_tool_calls: atMost,

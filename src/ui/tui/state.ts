@@ -220,14 +220,15 @@ function finishTurn(state: TuiState, event: Stamped<"turn.finished">): TuiState 
   // A finished list goes into the transcript, where it stays; an unfinished one stays on the panel.
   const allDone = next.todos.length > 0 && next.todos.every((todo) => todo.status === "completed");
   if (allDone) next = push({ ...next, todos: [] }, { kind: "todos", todos: next.todos });
-  // What this turn changed and took, in the words every front end uses for an ending.
+  // What this turn changed and took, in the words every front end uses for an ending. A chat
+  // message is never checked without --verify: saying so after every edit would be noise.
   if (result.status !== "completed" || next.turnFiles.length > 0) {
     const turn = {
       ...result,
       files_changed: next.turnFiles,
       duration_ms: next.turnStartedAt === null ? result.duration_ms : timeOf(event) - next.turnStartedAt,
     };
-    next = push(next, line(endingLine(turn), endingTone(result.status)));
+    next = push(next, line(endingLine(turn, { unchecked: false }), endingTone(result.status)));
   }
   return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
 }
@@ -340,6 +341,7 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "intent":
     case "validation":
     case "repair":
+    case "progress":
     case "review":
     case "retry":
     case "compaction":
