@@ -19,11 +19,12 @@ import {
   CHAT_COMMANDS,
   type ChatCommand,
   type ChatHost,
+  commandNames,
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
-import { parseCommand } from "../ui/tui/commands.js";
+import { findCommand, parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
 import { editorAccess, type TerminalStarted } from "./editor.js";
 import { readPrompt } from "./prompt.js";
@@ -43,7 +44,7 @@ const MODES: Record<ApprovalMode, { name: string; description: string }> = {
 /** The chat's slash commands that make sense in an editor, offered as its available commands. */
 const EDITOR_COMMANDS: ChatCommand[] = [
   CHAT_COMMANDS.model,
-  CHAT_COMMANDS.agent,
+  CHAT_COMMANDS.run,
   CHAT_COMMANDS.cost,
   CHAT_COMMANDS.undo,
   CHAT_COMMANDS.compact,
@@ -225,7 +226,7 @@ export class AcpSession {
 
   /** cairn's commands for an editor, then the person's and the project's own (`.cairn/commands/*.md`). */
   private get commands(): ChatCommand[] {
-    const taken = EDITOR_COMMANDS.map((command) => command.name);
+    const taken = commandNames(EDITOR_COMMANDS);
     return [...EDITOR_COMMANDS, ...customChatCommands(this.engine, taken).commands];
   }
 
@@ -296,7 +297,7 @@ export class AcpSession {
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
-    const command = parsed && this.commands.find((c) => c.name === parsed.name);
+    const command = parsed && findCommand(this.commands, parsed.name);
     if (command && parsed) await this.runCommand(command, parsed.arg);
     else
       await this.engine.submit({

@@ -80,7 +80,7 @@ export class ChatEngine {
   /** What the model should hear with the next message: interruptions, commands the person ran. */
   private notes: string[] = [];
   /**
-   * Whether the conversation has begun: any message, /do, /agent or !command run in it (or a
+   * Whether the conversation has begun: any message, /do, /run or !command run in it (or a
    * resumed history). Until then a greeting may be answered without the model.
    */
   private begun = false;
@@ -332,7 +332,7 @@ export class ChatEngine {
         turn,
         async () => {
           // Patterns that need no model are for opening a conversation: inside one (after a
-          // message, a /do, an /agent or a !command, none of which need be in this history),
+          // message, a /do, an /run or a !command, none of which need be in this history),
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
           // is attached, or a command's prompt.
           const opening = !this.begun && attachments.length === 0 && images.length === 0 && shown === prompt;
@@ -369,7 +369,7 @@ export class ChatEngine {
 
   /**
    * A do (one tool loop) or run (to a verified finish) on a task, told to the conversation after:
-   * `cairn do|run`, and /do and /agent in a chat.
+   * `cairn do|run`, and /do and /run in a chat.
    */
   private task(
     mode: "do" | "run",
@@ -384,7 +384,7 @@ export class ChatEngine {
           : await doTask(this.session, task, resume, taskOptions),
       );
       this.notes.push(
-        `[Meanwhile the user had you run /${mode === "run" ? "agent" : "do"} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
+        `[Meanwhile the user had you run /${mode} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );
       return outcome;
     });

@@ -18,7 +18,6 @@ import type { AgentContext, ModelHandle } from "./agentContext.js";
 import { toolContextFor } from "./dispatch.js";
 import { AgentBudgetError, BudgetExceededError } from "./ledger.js";
 import { rankWorkspace } from "./relevance.js";
-import type { Session } from "./session.js";
 import { Turn } from "./turn.js";
 
 /**

@@ -26,11 +26,18 @@ export interface CommandReply {
 /** A slash command of the chat, apart from how it is shown. */
 export interface ChatCommand {
   name: string;
+  /** Other names it answers to, not listed (what it was called before). */
+  aliases?: readonly string[];
   args?: string;
   summary: string;
   /** It runs a turn of the agent, whose start shows what was asked: the command is not echoed. */
   startsTurn?: boolean;
   run(chat: ChatHost, arg: string): Promise<CommandReply | undefined>;
+}
+
+/** Every name the commands answer to, aliases included: what a custom command may not take. */
+export function commandNames(commands: readonly Pick<ChatCommand, "name" | "aliases">[]): string[] {
+  return commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
 }
 
 function sessionCosts({ engine, store, columns }: ChatHost): string {
@@ -57,10 +64,12 @@ export function chatCheckpoints({ engine, dataDir }: ChatHost): Promise<Checkpoi
   return Checkpoints.open(engine.session.workspace, { dataDir });
 }
 
-/** /agent and /do: a task taken to a verified finish (a `run`), or one tool loop (a `do`). */
-function runTaskCommand(name: "agent" | "do", mode: "run" | "do", summary: string): ChatCommand {
+/** /run and /do: a task taken to a verified finish (`cairn run`), or one tool loop (`cairn do`). */
+function runTaskCommand(mode: "run" | "do", summary: string, aliases?: readonly string[]): ChatCommand {
+  const name = mode;
   return {
     name,
+    ...(aliases ? { aliases } : {}),
     args: "<task>",
     summary,
     startsTurn: true,
@@ -85,8 +94,8 @@ export const CHAT_COMMANDS = {
       return { text: `model: ${handle.id}`, tone: "ok" };
     },
   },
-  agent: runTaskCommand("agent", "run", "take a task to a verified finish: plan, edit, check, review"),
-  do: runTaskCommand("do", "do", "one task in a fresh context (checked with --verify when set)"),
+  run: runTaskCommand("run", "take a task to a verified finish: plan, edit, check, review", ["agent"]),
+  do: runTaskCommand("do", "one task in a fresh context (checked with --verify when set)"),
   cost: {
     name: "cost",
     summary: "this session's tokens and dollars, by phase and by model",

@@ -115,7 +115,7 @@ describe("the chat engine", () => {
     expect(sent(server, 1)).toMatch(/buy milk[\s\S]*thanks/);
   });
 
-  for (const kind of ["do", "agent"] as const) {
+  for (const kind of ["do", "run"] as const) {
     it(`sends 'thanks' after a /${kind} to the model: the conversation has begun`, async () => {
       // However many calls the task takes, each is answered the same; so is the thanks.
       const { engine, server } = await chat(
@@ -123,7 +123,7 @@ describe("the chat engine", () => {
       );
       await engine.submit({
         type: "user_input",
-        mode: kind === "agent" ? "run" : "do",
+        mode: kind,
         text: "what do the notes say?",
       });
       const requestsForTask = server.requests.length;
@@ -131,7 +131,7 @@ describe("the chat engine", () => {
       expect(thanks.result.summary).toBe("The notes say buy milk.");
       expect(server.requests.length).toBe(requestsForTask + 1);
       expect(JSON.stringify(server.requests.at(-1)?.body.messages)).toMatch(
-        /\/(do|agent) on: what do the notes say/,
+        /\/(do|run) on: what do the notes say/,
       );
     });
   }
