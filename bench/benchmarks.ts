@@ -7,6 +7,7 @@ import { benchQueue } from "./queue.js";
 import { benchRepair } from "./repair.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
+import { benchTokens } from "./tokens.js";
 import { benchTui, TUI_FULL, TUI_SMOKE } from "./tui.js";
 
 export interface Scale {
@@ -28,6 +29,8 @@ export interface Scale {
   /** Tasks of the queue benchmark, and how many run at once. */
   queueTasks: number;
   queueJobs: number;
+  /** The tokens benchmark's second session, with two real MCP servers. */
+  tokensMcp: boolean;
 }
 
 export const FULL: Scale = {
@@ -45,6 +48,7 @@ export const FULL: Scale = {
   tui: TUI_FULL,
   queueTasks: 12,
   queueJobs: 2,
+  tokensMcp: true,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -63,6 +67,7 @@ export const SMOKE: Scale = {
   tui: TUI_SMOKE,
   queueTasks: 2,
   queueJobs: 2,
+  tokensMcp: true,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -81,4 +86,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
+  tokens: (scale) => benchTokens({ mcp: scale.tokensMcp }),
 };
