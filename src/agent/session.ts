@@ -29,7 +29,7 @@ import { fileTools } from "../tools/files.js";
 import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
-import { ToolRegistry } from "../tools/registry.js";
+import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
@@ -215,8 +215,11 @@ export class Session {
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
           };
+    // tool_search names the tools that can wait, unless the config turns it off or filters it out.
+    const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
     // MCP servers' tools come and go as the servers start, change their lists and stop.
     this.mcp = new McpTools({
+      deferAbove: onDemand ? config.tools.mcp_direct : undefined,
       servers: config.mcp_servers,
       workspace,
       env,
@@ -245,7 +248,11 @@ export class Session {
         ...webTools(config.web, env),
       ],
       config.tools,
-      { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
+      {
+        sources: [this.mcp],
+        wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id),
+        onDemand,
+      },
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),

@@ -170,12 +170,7 @@ async function rewritableText(
   });
 }
 
-const pathParam = z
-  .string()
-  .min(1)
-  .describe(
-    "Path of the file, relative to the workspace root (an absolute path must be inside the workspace).",
-  );
+const pathParam = z.string().min(1).describe("Relative to the workspace root");
 
 const readFileTool = fileTool({
   name: "read_file",
@@ -183,18 +178,8 @@ const readFileTool = fileTool({
   permission: "read",
   schema: z.object({
     path: pathParam,
-    offset: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe("1-based line number to start reading at. Default 1."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(`How many lines to read at most. Default ${DEFAULT_LIMIT}.`),
+    offset: z.number().int().min(1).optional().describe("1-based line to start at (default 1)"),
+    limit: z.number().int().min(1).optional().describe(`Most lines to read (default ${DEFAULT_LIMIT})`),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "read");
@@ -234,7 +219,7 @@ const writeFileTool = fileTool({
   permission: "write",
   schema: z.object({
     path: pathParam,
-    content: z.string().describe("The complete new content of the file."),
+    content: z.string().describe("The whole new content"),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
@@ -287,12 +272,9 @@ const editFileTool = fileTool({
   permission: "write",
   schema: z.object({
     path: pathParam,
-    old_string: z.string().describe("The exact text to replace, including its indentation."),
-    new_string: z.string().describe("The text to put in its place; must differ from old_string."),
-    replace_all: z
-      .boolean()
-      .optional()
-      .describe("Replace every occurrence of old_string instead of requiring exactly one. Default false."),
+    old_string: z.string().describe("The text to replace, with its indentation"),
+    new_string: z.string().describe("Its replacement"),
+    replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
@@ -356,7 +338,7 @@ const appendFileTool = fileTool({
   permission: "write",
   schema: z.object({
     path: pathParam,
-    content: z.string().describe("The text to add at the end of the file."),
+    content: z.string(),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");

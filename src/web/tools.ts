@@ -30,6 +30,7 @@ function fetchWebpage(config: WebConfig) {
         .describe(`Characters of content to return (default ${DEFAULT_CHARS}, at most ${MAX_CHARS})`),
     }),
     permission: "network",
+    deferrable: true,
     describe: ({ url }) => url,
     async execute({ url, max_chars }, ctx) {
       const start = webUrl(url);
@@ -97,6 +98,7 @@ function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
         .describe(`How many results (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
     }),
     permission: "network",
+    deferrable: true,
     describe: ({ query }) => query,
     async execute({ query, max_results }, ctx) {
       const results = await searchWeb(config, env, query, max_results ?? DEFAULT_RESULTS, ctx.signal);
