@@ -204,4 +204,14 @@ export const MUST_REFUSE: PeerCase[] = [
     expected: null,
     differs: "continue ignores every blank; `itemid` joins two words and the lines are joined",
   },
+  {
+    kind: "empty_old_string",
+    source: `${OPENCODE}/edit.test.ts: preserves BOM when oldString is empty on existing files`,
+    content: "using System;\n",
+    oldString: "",
+    newString: "using Up;\n",
+    expected: null,
+    differs:
+      "opencode replaces the whole file; cairn refuses an empty old_string on a file with content (write_file replaces a file)",
+  },
 ];
