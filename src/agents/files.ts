@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { globalConfigFile } from "../config/load.js";
+import { parsePlainYaml } from "../config/plainYaml.js";
 import { describeIssue } from "../platform/issues.js";
 import { BUILT_IN_AGENTS } from "./builtins.js";
 import { AGENT_NAME, type AgentDefinition, type AgentSource, frontMatterSchema } from "./definition.js";
@@ -33,6 +34,17 @@ function shownPath(file: string, workspace: string, env: NodeJS.ProcessEnv): str
 
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
+/** The front matter's value: most are plain enough to read without the YAML library, loaded only for the rest. */
+async function frontMatter(text: string): Promise<unknown> {
+  const plain = parsePlainYaml(text);
+  if (plain) return plain.value;
+  const { parseDocument } = await import("yaml");
+  const doc = parseDocument(text, { prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) throw new Error(`invalid YAML in the front matter: ${syntax.message}`);
+  return doc.toJS();
+}
+
 /** An agent from its Markdown file: YAML front matter, then the system prompt. Throws the problem as text. */
 export async function parseAgentFile(
   name: string,
@@ -43,12 +55,9 @@ export async function parseAgentFile(
     throw new Error("the file name must be letters, digits, '-', '_' or '.' (it is the agent's name)");
   const match = FRONT_MATTER.exec(text);
   if (!match) throw new Error("expected YAML front matter between --- lines at the top, with a description");
-  // Loaded only when there is an agent file: most workspaces have none.
-  const { parseDocument } = await import("yaml");
-  const doc = parseDocument(match[1] ?? "", { prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) throw new Error(`invalid YAML in the front matter: ${syntax.message}`);
-  const parsed = frontMatterSchema.safeParse(doc.toJS() ?? {}, { reportInput: true });
+  const parsed = frontMatterSchema.safeParse((await frontMatter(match[1] ?? "")) ?? {}, {
+    reportInput: true,
+  });
   if (!parsed.success) {
     throw new Error(
       parsed.error.issues
