@@ -27,6 +27,7 @@ const COMMON = [
   "rules:\n- command: npm test\n  action: allow\n- tool: 'write_*'\n  action: deny\n",
   "tools:\n  deny: [web_search, fetch_webpage]\n  allow: []\n",
   'mcp_servers:\n  docs:\n    command: npx\n    args: ["-y", "@acme/docs-mcp"]\n',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a variable reference as config files write them
   "mcp_servers:\n  docs:\n    command: npx\n    args:\n      - -y\n      - '@acme/docs-mcp'\n    env:\n      TOKEN: \"${DOCS_TOKEN}\"\n",
   "models:\n  openai/gpt-4o:\n    context_window: 128000\n    price:\n      input: 2.5\n      output: 10\n",
   'verify: "npm test -- --run"\ntimeout_s: 600\n',
