@@ -1,4 +1,4 @@
-import { APICallError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 import { PROVIDER_SPECS } from "./providers.js";
 
 function providerOf(modelId: string): string {

@@ -1,15 +1,7 @@
-import {
-  APICallError,
-  type Experimental_LanguageModelStreamPart,
-  experimental_streamLanguageModelCall,
-  jsonSchema,
-  type LanguageModel,
-  type ModelMessage,
-  Output,
-  type SystemModelMessage,
-  type ToolSet,
-} from "ai";
+import { APICallError, type LanguageModelV4, type SharedV4Warning } from "@ai-sdk/provider";
+import type { ModelMessage, SystemModelMessage } from "ai";
 import type { TokenCounts } from "../events/types.js";
+import { streamCall, type ToolDefinition } from "./call.js";
 import { ProviderError } from "./errors.js";
 import { PROVIDER_SPECS, type ProviderSpec, parseModelId } from "./providers.js";
 import { emptyCounts, usageFromSdk } from "./usage.js";
@@ -21,15 +13,10 @@ export interface ModelToolCall {
   input: unknown;
 }
 
-/** A tool as the model is offered it: name, description and the JSON Schema of its arguments. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+export type { ToolDefinition } from "./call.js";
 
 export interface ModelCallRequest {
-  model: LanguageModel;
+  model: LanguageModelV4;
   modelId: string;
   system: string;
   messages: ModelMessage[];
@@ -64,10 +51,7 @@ export interface ModelCallResult {
 // call's result instead, for the session to report once each as its own events.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
-type SdkWarning = Extract<
-  Experimental_LanguageModelStreamPart<ToolSet>,
-  { type: "model-call-start" }
->["warnings"][number];
+type SdkWarning = SharedV4Warning;
 
 /**
  * A server without JSON-schema output ignores the schema; that concerns nobody, as the schema is
@@ -110,25 +94,6 @@ function withCacheBreakpoints(
     system: { role: "system", content: system, providerOptions: EPHEMERAL },
     messages: last ? [...messages.slice(0, -1), { ...last, providerOptions: EPHEMERAL }] : messages,
   };
-}
-
-/** Converted once per list: a session offers the same list, the same object, on every turn. */
-const sdkTools = new WeakMap<readonly ToolDefinition[], ToolSet>();
-
-function toSdkTools(definitions: readonly ToolDefinition[]): ToolSet {
-  let tools = sdkTools.get(definitions);
-  if (tools) return tools;
-  tools = {};
-  // No execute and no validate: cairn repairs and validates arguments itself, so a broken call
-  // reaches the dispatcher with its raw text instead of being dropped by the SDK.
-  for (const schema of definitions) {
-    tools[schema.name] = {
-      description: schema.description,
-      inputSchema: jsonSchema(schema.parameters as Parameters<typeof jsonSchema>[0]),
-    };
-  }
-  sdkTools.set(definitions, tools);
-  return tools;
 }
 
 /** A provider asking to wait longer than this is waited on this long; the retry then says whether it was enough. */
@@ -195,7 +160,6 @@ function classify(error: unknown, timedOut: boolean): { retryable: boolean; reas
  * finished, so a call cut off half-way is never run.
  */
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
-  const tools = request.tools ? toSdkTools(request.tools) : undefined;
   const prompt = withCacheBreakpoints(request.modelId, request.system, request.messages);
   let shown = "";
   for (let attempt = 0; ; attempt++) {
@@ -215,24 +179,17 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     let text = "";
     let reasoning = "";
     try {
-      // One call, not streamText's loop of steps: the same prompt conversion, request and
-      // tool-call parsing, without the layers for steps, tool execution and telemetry around
-      // them, which cost a few milliseconds of every turn.
-      const { stream } = await experimental_streamLanguageModelCall({
+      // The provider's model is called directly (call.ts): the same request, wire and stream
+      // parsing, without the layers of the \`ai\` package around them, which cost time on every
+      // turn and in start-up.
+      const stream = await streamCall({
         model: request.model,
         system: prompt.system,
         messages: prompt.messages,
-        ...(tools ? { tools } : {}),
-        ...(request.responseSchema
-          ? {
-              output: Output.object({
-                name: request.responseSchema.name,
-                schema: jsonSchema(request.responseSchema.schema as Parameters<typeof jsonSchema>[0]),
-              }),
-            }
-          : {}),
+        ...(request.tools ? { tools: request.tools } : {}),
+        ...(request.responseSchema ? { responseFormat: request.responseSchema } : {}),
         abortSignal: signal,
-        ...(request.providerOptions ? { providerOptions: request.providerOptions as never } : {}),
+        ...(request.providerOptions ? { providerOptions: request.providerOptions } : {}),
       });
       const toolCalls: ModelToolCall[] = [];
       const warnings: string[] = [];
