@@ -1,12 +1,9 @@
-import { toValidationSummary } from "../verify/check.js";
-import { executeThrough } from "./delegation.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
 import { announce, type Outcome, settle } from "./settle.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
-import { validateOnce } from "./validate.js";
 
 export interface TaskOptions {
   /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
@@ -28,8 +25,9 @@ export async function doTask(
         const direct = resume ? undefined : await answerByPattern(turn, task);
         if (direct) return { status: "completed", summary: direct, iterations: 1 };
         const prompt = resume ? `${task}\n\n${resumeNote(resume)}` : task;
+        // Delegation and validation are loaded by the runs that use them.
         const outcome = options.agent
-          ? await executeThrough(turn, options.agent, prompt)
+          ? await (await import("./delegation.js")).executeThrough(turn, options.agent, prompt)
           : await new ToolLoop(session, {
               phase: "execution",
               maxToolCalls: session.config.max_tool_calls,
@@ -39,6 +37,10 @@ export async function doTask(
         if (!session.config.verify || outcome.status !== "completed") {
           return { status: outcome.status, summary, iterations: 1 };
         }
+        const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
+          import("./validate.js"),
+          import("../verify/check.js"),
+        ]);
         const report = await validateOnce(turn);
         return {
           status: report.passed === false ? "failed" : "completed",

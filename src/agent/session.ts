@@ -11,7 +11,7 @@ import { loadProjectInstructions, type ProjectInstructions } from "../context/in
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
-import { McpTools } from "../mcp/hub.js";
+import type { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -21,7 +21,7 @@ import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js
 import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
 import { SecretFiles } from "../safety/secretFiles.js";
-import { Checkpoints } from "../store/checkpoints.js";
+import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
 import { exploreTools } from "../tools/explore.js";
@@ -131,8 +131,8 @@ export class Session {
   readonly bus: EventBus;
   readonly ledger: UsageLedger;
   readonly registry: ToolRegistry;
-  /** The configured MCP servers, started with the first request that offers tools. */
-  readonly mcp: McpTools;
+  /** The configured MCP servers, started with the first request that offers tools; none, none loaded. */
+  readonly mcp: McpTools | undefined;
   readonly inbox: Inbox;
   readonly attended: boolean;
   readonly system: string;
@@ -178,6 +178,7 @@ export class Session {
     workspace: string,
     instructions: ProjectInstructions[],
     agents: AgentCatalog,
+    mcpHub: typeof McpTools | undefined,
   ) {
     const { config } = options;
     const env = options.env ?? process.env;
@@ -218,24 +219,26 @@ export class Session {
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
     // MCP servers' tools come and go as the servers start, change their lists and stop.
-    this.mcp = new McpTools({
-      deferAbove: onDemand ? config.tools.mcp_direct : undefined,
-      servers: config.mcp_servers,
-      workspace,
-      env,
-      serverEnv: this.commandEnv,
-      report: (event) => this.bus.emit(event),
-      workspaceServers: options.workspaceServers ?? {},
-      // The session's policy as it is when they start: its mode, rules and way of asking. A
-      // question the person's interrupt dismissed is no answer: it is asked again next turn.
-      approve: async (request) => {
-        const interrupts = this.interrupts;
-        const decision = await this.policy.check(request);
-        return !decision.allowed && this.interrupts !== interrupts
-          ? { ...decision, interrupted: true }
-          : decision;
-      },
-    });
+    this.mcp =
+      mcpHub &&
+      new mcpHub({
+        deferAbove: onDemand ? config.tools.mcp_direct : undefined,
+        servers: config.mcp_servers,
+        workspace,
+        env,
+        serverEnv: this.commandEnv,
+        report: (event) => this.bus.emit(event),
+        workspaceServers: options.workspaceServers ?? {},
+        // The session's policy as it is when they start: its mode, rules and way of asking. A
+        // question the person's interrupt dismissed is no answer: it is asked again next turn.
+        approve: async (request) => {
+          const interrupts = this.interrupts;
+          const decision = await this.policy.check(request);
+          return !decision.allowed && this.interrupts !== interrupts
+            ? { ...decision, interrupted: true }
+            : decision;
+        },
+      });
     this.registry = new ToolRegistry(
       [
         ...fileTools,
@@ -249,7 +252,7 @@ export class Session {
       ],
       config.tools,
       {
-        sources: [this.mcp],
+        sources: this.mcp ? [this.mcp] : [],
         wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id),
         onDemand,
       },
@@ -291,11 +294,13 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    const [instructions, agents] = await Promise.all([
+    const [instructions, agents, hub] = await Promise.all([
       loadProjectInstructions(workspace),
       loadAgents(workspace, env),
+      // The MCP client is loaded only for a session that has servers to start.
+      Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
-    return new Session(options, model, workspace, instructions, agents);
+    return new Session(options, model, workspace, instructions, agents, hub?.McpTools);
   }
 
   /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
@@ -337,7 +342,10 @@ export class Session {
 
   /** The shadow repository file changes are checkpointed in, opened on the first change. */
   checkpoints(): Promise<Checkpoints> {
-    this.checkpointStore ??= Checkpoints.open(this.workspace, { dataDir: dataDir(this.env) });
+    // Loaded with the first change to check-point: a session that only reads never needs it.
+    this.checkpointStore ??= import("../store/checkpoints.js").then(({ Checkpoints }) =>
+      Checkpoints.open(this.workspace, { dataDir: dataDir(this.env) }),
+    );
     return this.checkpointStore;
   }
 

@@ -1,6 +1,4 @@
-import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
-import { runTask } from "../agent/runTask.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -31,11 +29,12 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
-    run: (session) => {
-      if (agent) checkTarget(session, agent);
-      return mode === "run"
-        ? runTask(session, task, undefined, { agent })
-        : doTask(session, task, undefined, { agent });
+    // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
+    run: async (session) => {
+      if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
+      if (mode === "do") return doTask(session, task, undefined, { agent });
+      const { runTask } = await import("../agent/runTask.js");
+      return runTask(session, task, undefined, { agent });
     },
   });
 }

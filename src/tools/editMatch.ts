@@ -22,12 +22,14 @@ import {
   rebaseAfterIndent,
   reindent,
 } from "./edit/indentation.js";
+import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
 import { numberedLine } from "./edit/listing.js";
 import { type EditRepair, type RepairedArguments, repairedArguments } from "./edit/repairs.js";
 import { keepFileSpacing } from "./edit/spacing.js";
 import { findInView, type Hit, type Normalisation, occurrences } from "./edit/views.js";
 
 export { similarity } from "./edit/closest.js";
+export { lineEnding, withLineEnding } from "./edit/lineEndings.js";
 export { MAX_LINE_CHARS, numberedLine } from "./edit/listing.js";
 export type { EditRepair } from "./edit/repairs.js";
 
@@ -77,22 +79,6 @@ export type EditResult =
 
 export interface EditOptions {
   replaceAll?: boolean;
-}
-
-/** The line ending most of the text uses; "\n" when it has none. */
-export function lineEnding(text: string): "\n" | "\r\n" {
-  let crlf = 0;
-  let lf = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
-    if (text[i - 1] === "\r") crlf++;
-    else lf++;
-  }
-  return crlf > lf ? "\r\n" : "\n";
-}
-
-export function withLineEnding(text: string, eol: "\n" | "\r\n"): string {
-  const lf = text.replace(/\r\n/g, "\n");
-  return eol === "\n" ? lf : lf.replace(/\n/g, "\r\n");
 }
 
 // ---------------------------------------------------------------------------------------------

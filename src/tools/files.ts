@@ -1,20 +1,15 @@
 import type { Stats } from "node:fs";
 import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { createPatch } from "diff";
 import { z } from "zod";
 import { copyFileAtomic } from "../platform/atomicFile.js";
 import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
 import { toolDescription } from "./descriptions.js";
-import {
-  type EditRange,
-  findEdit,
-  lineEnding,
-  numberedLine,
-  similarity,
-  withLineEnding,
-} from "./editMatch.js";
+import { similarity } from "./edit/closest.js";
+import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
+import { numberedLine } from "./edit/listing.js";
+import type { EditRange } from "./editMatch.js";
 import {
   readPage,
   readTextFile,
@@ -152,7 +147,9 @@ function lineSpan(from: number, to: number): string {
   return from === to ? `line ${from}` : `lines ${from}-${to}`;
 }
 
-function unifiedDiff(display: string, before: string, after: string): string {
+/** The diff package is loaded with the first change a session makes: most turns only read. */
+async function unifiedDiff(display: string, before: string, after: string): Promise<string> {
+  const { createPatch } = await import("diff");
   return createPatch(display, before, after, undefined, undefined, { context: 3 });
 }
 
@@ -244,7 +241,7 @@ const writeFileTool = fileTool({
         kind: "file_change",
         path: resolved.display,
         created: !info,
-        diff: unifiedDiff(resolved.display, before, content),
+        diff: await unifiedDiff(resolved.display, before, content),
       },
       changedFiles: [resolved.display],
     };
@@ -287,7 +284,7 @@ const editFileTool = fileTool({
         data: {
           kind: "file_change",
           path: resolved.display,
-          diff: unifiedDiff(resolved.display, "", args.new_string),
+          diff: await unifiedDiff(resolved.display, "", args.new_string),
         },
         changedFiles: [resolved.display],
       };
@@ -300,6 +297,7 @@ const editFileTool = fileTool({
       MAX_REWRITE_BYTES,
       ctx.editor?.files,
     );
+    const { findEdit } = await import("./editMatch.js");
     const result = findEdit(file.text, args.old_string, args.new_string, {
       replaceAll: args.replace_all ?? false,
     });
@@ -318,7 +316,7 @@ const editFileTool = fileTool({
       data: {
         kind: "file_change",
         path: resolved.display,
-        diff: unifiedDiff(resolved.display, file.text, result.newContent),
+        diff: await unifiedDiff(resolved.display, file.text, result.newContent),
         strategy: result.strategy,
         ...(result.repairs.length ? { repairs: result.repairs } : {}),
       },
@@ -372,7 +370,7 @@ const appendFileTool = fileTool({
       data: {
         kind: "file_change",
         path: resolved.display,
-        diff: unifiedDiff(resolved.display, before, after),
+        diff: await unifiedDiff(resolved.display, before, after),
       },
       changedFiles: [resolved.display],
     };
