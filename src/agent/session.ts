@@ -19,7 +19,7 @@ import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { saveWorkspaceRules } from "../safety/rules.js";
-import { detectSandbox, sessionTmpDir } from "../safety/sandbox.js";
+import { detectSandbox, detectSandboxSoon, sessionTmpDir } from "../safety/sandbox.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -294,9 +294,11 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    const [instructions, agents, hub] = await Promise.all([
+    const [instructions, agents, , hub] = await Promise.all([
       loadProjectInstructions(workspace),
       loadAgents(workspace, env),
+      // Found in the background when the command started it early; the constructor reads it.
+      detectSandboxSoon(),
       // The MCP client is loaded only for a session that has servers to start.
       Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
