@@ -163,12 +163,20 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
   const prompt = withCacheBreakpoints(request.modelId, request.system, request.messages);
   let shown = "";
   for (let attempt = 0; ; attempt++) {
-    // An idle timeout, not a total one: a long answer that keeps streaming is not a hang.
+    // An idle timeout, not a total one: a long answer that keeps streaming is not a hang. Each
+    // part only notes the time; the one timer looks at it when it fires, instead of a timer
+    // being cleared and set again for every streamed token.
     const idle = new AbortController();
-    let idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+    let lastPart = performance.now();
+    const watch = (delayMs: number): NodeJS.Timeout =>
+      setTimeout(() => {
+        const quiet = performance.now() - lastPart;
+        if (quiet >= request.timeoutMs) idle.abort(new Error("idle"));
+        else idleTimer = watch(request.timeoutMs - quiet);
+      }, delayMs);
+    let idleTimer = watch(request.timeoutMs);
     const stillAlive = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+      lastPart = performance.now();
     };
     const signal = AbortSignal.any([request.signal, idle.signal]);
     // A retry shows only what goes beyond what was already shown, while it repeats it; when it
