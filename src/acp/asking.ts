@@ -9,6 +9,7 @@ import type {
 import { AnswerError } from "../agent/inbox.js";
 import type { Session } from "../agent/session.js";
 import type { ApprovalChoice, EventOf } from "../events/types.js";
+import { fencedCode } from "./updates.js";
 
 /** The choices cairn offers, as the editor's buttons; "always" as cairn keeps it, in its words. */
 function permissionOptions(event: EventOf<"approval.requested">): PermissionOption[] {
@@ -27,7 +28,7 @@ function permissionOptions(event: EventOf<"approval.requested">): PermissionOpti
 
 /** What a person should see to judge the call: the change or the command, and why it is risky. */
 function promptContent(event: EventOf<"approval.requested">, workspace: string): ToolCallContent[] {
-  const { change, command, dangers, network } = event.prompt;
+  const { change, command, code, dangers, network } = event.prompt;
   const content: ToolCallContent[] = [];
   if (change) {
     content.push({
@@ -39,11 +40,21 @@ function promptContent(event: EventOf<"approval.requested">, workspace: string):
   }
   const notes = [
     ...(command ? [`\`\`\`sh\n${command.text}\n\`\`\`\nin ${command.cwd}`] : []),
+    ...(code ? [fencedCode(code)] : []),
     ...dangers.map((danger) => `**Dangerous:** ${danger}`),
     ...(network ? ["It would get the network, which the sandbox otherwise cuts."] : []),
   ];
   if (notes.length) content.push({ type: "content", content: { type: "text", text: notes.join("\n\n") } });
   return content;
+}
+
+/**
+ * Why the person said no, where their editor lets them say (cairn.el puts it in the response's
+ * `_meta.cairn.reason`, as the terminal asks "why not?"): the model is told.
+ */
+function givenReason(meta: Record<string, unknown> | null | undefined): string | undefined {
+  const said = (meta?.cairn as { reason?: unknown } | undefined)?.reason;
+  return typeof said === "string" && said.trim() ? said.trim() : undefined;
 }
 
 /** Where approvals and questions go: the editor, on behalf of one session. */
@@ -84,6 +95,7 @@ export async function askPermission(
     const picked = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
     choice = event.options.find((option) => option === picked) ?? "deny";
     if (!picked) reason = "the prompt was cancelled";
+    else if (choice === "deny") reason = givenReason(response._meta);
   } catch (error) {
     reason = `the editor could not ask (${error instanceof Error ? error.message : String(error)})`;
   }

@@ -2,7 +2,7 @@ import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk"
 import type { ProcessHandle, ProcessResult, SpawnOptions } from "../platform/processes.js";
 import type { WrappedCommand } from "../safety/sandbox.js";
 import type { EditorFiles } from "../tools/fileText.js";
-import type { EditorAccess } from "../tools/types.js";
+import type { EditorAccess, EvalOutcome } from "../tools/types.js";
 
 /** What the editor keeps of a command's output; run_command keeps its own head and tail of it. */
 const TERMINAL_OUTPUT_BYTES = 1024 * 1024;
@@ -16,7 +16,7 @@ export type TerminalStarted = (terminalId: string, callId: string | undefined) =
  */
 function runInTerminal(
   client: AgentContext,
-  sessionId: string,
+  sessionId: () => string,
   command: WrappedCommand,
   options: SpawnOptions,
   started: (terminalId: string) => void,
@@ -26,7 +26,7 @@ function runInTerminal(
   let stopAsked = false;
   const done = (async (): Promise<ProcessResult> => {
     const terminal = await client.createTerminal({
-      sessionId,
+      sessionId: sessionId(),
       command: command.file,
       args: command.args,
       cwd: options.cwd,
@@ -77,24 +77,48 @@ function runInTerminal(
 }
 
 /**
+ * What cairn.el (or any client) offers beyond the protocol, said in its capabilities' `_meta`
+ * under `cairn`: `{"emacsEval": true}` lets the model evaluate Lisp in it (the `_cairn/emacs_eval`
+ * method), `{"openFile": true}` lets it show the person a file (`_cairn/open_file`).
+ */
+interface CairnOffers {
+  emacsEval?: boolean;
+  openFile?: boolean;
+}
+
+function cairnOffers(capabilities: ClientCapabilities | undefined): CairnOffers {
+  const offers = capabilities?._meta?.cairn;
+  return offers !== null && typeof offers === "object" ? (offers as CairnOffers) : {};
+}
+
+/** What `_cairn/emacs_eval` answers: the printed value, or the error the code signalled. */
+function evalOutcome(response: unknown): EvalOutcome {
+  const { value, error, messages } = (response ?? {}) as Record<string, unknown>;
+  const said = typeof messages === "string" && messages ? { messages } : {};
+  if (typeof error === "string") return { error, ...said };
+  return { value: typeof value === "string" ? value : JSON.stringify(value ?? null), ...said };
+}
+
+/**
  * What the editor lends a session's tools, as far as it offers it: its buffers through
- * `fs/read_text_file` and `fs/write_text_file`, its terminals through `terminal/create`.
- * Undefined when it offers neither, and the tools use the disk and cairn's own processes.
+ * `fs/read_text_file` and `fs/write_text_file`, its terminals through `terminal/create`, and what
+ * cairn.el offers besides (Lisp, showing a file). Undefined when it offers none of it, and the
+ * tools use the disk and cairn's own processes. `sessionId` is read when a request is made.
  */
 export function editorAccess(
   client: AgentContext,
-  sessionId: string,
+  sessionId: () => string,
   capabilities: ClientCapabilities | undefined,
   terminalStarted: TerminalStarted,
 ): EditorAccess | undefined {
   const files: EditorFiles = {};
   if (capabilities?.fs?.readTextFile) {
     files.read = async (file) =>
-      (await client.request("fs/read_text_file", { sessionId, path: file })).content;
+      (await client.request("fs/read_text_file", { sessionId: sessionId(), path: file })).content;
   }
   if (capabilities?.fs?.writeTextFile) {
     files.write = async (file, text) => {
-      await client.request("fs/write_text_file", { sessionId, path: file, content: text });
+      await client.request("fs/write_text_file", { sessionId: sessionId(), path: file, content: text });
     };
   }
   const access: EditorAccess = {};
@@ -103,5 +127,25 @@ export function editorAccess(
     access.terminal = (command, options, callId) =>
       runInTerminal(client, sessionId, command, options, (id) => terminalStarted(id, callId));
   }
-  return access.files || access.terminal ? access : undefined;
+  const offers = cairnOffers(capabilities);
+  if (offers.emacsEval === true) {
+    access.emacsEval = async (code, signal) =>
+      evalOutcome(
+        await client.request(
+          "_cairn/emacs_eval",
+          { sessionId: sessionId(), code },
+          { cancellationSignal: signal, stopWaitingOnCancel: true },
+        ),
+      );
+  }
+  if (offers.openFile === true) {
+    access.openFile = async (file, line) => {
+      await client.request("_cairn/open_file", {
+        sessionId: sessionId(),
+        path: file,
+        ...(line ? { line } : {}),
+      });
+    };
+  }
+  return Object.keys(access).length > 0 ? access : undefined;
 }

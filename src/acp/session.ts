@@ -94,6 +94,16 @@ export class AcpSession {
 
   /** A new session in the editor's folder, or a stored one continued (`session/load`). */
   static async open(options: AcpSessionOptions, resume?: { id: string; events: StampedEvent[] }) {
+    // The editor knows the session by the id of its first cairn session, known once it opens.
+    let id = resume?.id;
+    // The editor's access is lent before the AcpSession that shows its terminals exists.
+    let showTerminal: TerminalStarted | undefined;
+    const editor = editorAccess(
+      options.client,
+      () => id ?? "",
+      options.capabilities,
+      (terminalId, callId) => showTerminal?.(terminalId, callId),
+    );
     const host = await openHost({
       cwd: options.cwd,
       configFile: options.configFile,
@@ -101,17 +111,12 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      ...(editor ? { editor } : {}),
     });
     try {
-      let id = resume?.id;
-      // The session's editor access is made before the AcpSession that shows its terminals.
-      let showTerminal: TerminalStarted | undefined;
       const engine = await ChatEngine.start(async (log) => {
         const session = await host.open(log);
         id ??= session.id;
-        session.editor = editorAccess(options.client, id, options.capabilities, (terminalId, callId) =>
-          showTerminal?.(terminalId, callId),
-        );
         return session;
       });
       if (resume) await engine.resume(resume.id, resume.events);

@@ -8,7 +8,7 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
-import type { EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
+import type { EvaluatedCode, EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
 
 /** Kinds the tool's name says better than its permission class does. */
@@ -47,6 +47,11 @@ const fenced = (text: string): ToolCallContent => ({
   type: "content",
   content: { type: "text", text: `\`\`\`\n${text.replace(/\n+$/, "")}\n\`\`\`` },
 });
+
+/** Code a call evaluates (emacs_eval), as Markdown a person reads before approving it. */
+export function fencedCode(code: EvaluatedCode): string {
+  return `\`\`\`${code.language}\n${code.text.replace(/\n+$/, "")}\n\`\`\``;
+}
 
 /**
  * A unified diff as the editor's diff blocks: each hunk's old and new text, context included,
@@ -121,7 +126,7 @@ export class UpdateTranslator {
       .map((file) => ({ path: this.absolute(file) }))
       .filter((location) => location.path !== this.workspace());
     const content: ToolCallContent[] = [];
-    const { change, command } = touches ?? {};
+    const { change, command, code } = touches ?? {};
     if (change && tool?.permission === "write") {
       content.push({
         type: "diff",
@@ -131,6 +136,7 @@ export class UpdateTranslator {
       });
     }
     if (command) content.push(fenced(`$ ${command.text}`));
+    if (code) content.push({ type: "content", content: { type: "text", text: fencedCode(code) } });
     return { locations, content };
   }
 

@@ -76,7 +76,7 @@ function asPath(text: string): string {
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const tool = judgedTool(called, prepared);
   const touches = called.touches?.(prepared.args);
-  const { command, change, paths = [], reads = [] } = touches ?? {};
+  const { command, change, code, paths = [], reads = [] } = touches ?? {};
   // A tool that does not say (a local MCP server's) may touch any file its arguments name.
   const named = touches ? [...paths, ...reads] : stringsIn(prepared.args).map(asPath);
   const touched = named.map((file) => path.resolve(session.workspace, file));
@@ -89,6 +89,7 @@ function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCa
       ? { command: { text: command.text, cwd: path.resolve(session.workspace, command.cwd ?? ".") } }
       : {}),
     ...(change ? { change } : {}),
+    ...(code ? { code } : {}),
     ...(tool.annotations ? { annotations: tool.annotations } : {}),
     ...(touched.length > 0 ? { paths: touched } : {}),
   };

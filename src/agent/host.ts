@@ -6,6 +6,7 @@ import type { Mode } from "../events/types.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
 export interface HostOptions {
@@ -22,6 +23,8 @@ export interface HostOptions {
   adapters?: EventListener[];
   /** The workspace its sessions are recorded under, when not `cwd` (a batch's task: see Session). */
   recordedWorkspace?: string;
+  /** What the editor the sessions run in lends their tools (`cairn acp`). */
+  editor?: EditorAccess;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -66,6 +69,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
         workspaceServers,
         ...(resume ? { resume } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
+        ...(options.editor ? { editor: options.editor } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);

@@ -24,6 +24,7 @@ import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
+import { editorTools } from "../tools/editor.js";
 import { exploreTools } from "../tools/explore.js";
 import { fileTools } from "../tools/files.js";
 import { ReadTracker } from "../tools/fileText.js";
@@ -67,6 +68,8 @@ export interface SessionOptions {
    * file that does, as `loadConfig` finds them: each starts only once the approval policy allows it.
    */
   workspaceServers?: Record<string, string>;
+  /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
+  editor?: EditorAccess;
 }
 
 /**
@@ -150,8 +153,8 @@ export class Session {
   /** Which files look like secrets, and which of them the config lets the model read. */
   readonly secrets: SecretFiles;
   private readonly envPolicy: EnvironmentPolicy;
-  /** The buffers and terminals of the editor the session runs in (`cairn acp`), lent to the tools. */
-  editor: EditorAccess | undefined;
+  /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
+  readonly editor: EditorAccess | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];
@@ -199,6 +202,7 @@ export class Session {
     });
     this.inbox = new Inbox(this.bus);
     this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
+    this.editor = options.editor;
     this.model = model;
     this.models.set(model.id, Promise.resolve(model));
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
@@ -249,6 +253,7 @@ export class Session {
         ...planTools,
         ...agentTools,
         ...webTools(config.web, env),
+        ...editorTools(options.editor),
       ],
       config.tools,
       {

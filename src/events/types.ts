@@ -182,6 +182,12 @@ export interface ProposedChange {
   new_text: string;
 }
 
+/** Code a call evaluates outside any sandbox (emacs_eval), in its language (`emacs-lisp`). */
+export interface EvaluatedCode {
+  language: string;
+  text: string;
+}
+
 /** How a person may answer an approval request. */
 export const APPROVAL_CHOICES = ["once", "session", "workspace", "deny"] as const;
 export type ApprovalChoice = (typeof APPROVAL_CHOICES)[number];
@@ -203,6 +209,8 @@ export interface ApprovalPromptEvent {
   command?: { text: string; cwd: string };
   /** For an edit or a write: the text it would put in, to judge before approving. */
   change?: ProposedChange;
+  /** For a call that evaluates code in the editor (emacs_eval): the code, whole. */
+  code?: EvaluatedCode;
   /** Why the command is dangerous. When there is a reason, "always" is not offered. */
   dangers: string[];
   /** The command would get the network, which the sandbox otherwise cuts. */

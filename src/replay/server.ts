@@ -31,7 +31,15 @@ const routes: Record<string, WireFormat> = {
   "/api/chat": "ollama",
 };
 
-export async function startScriptedServer(script: Script): Promise<ScriptedServer> {
+export interface ScriptedServerOptions {
+  /** Told of each request as it arrives, before it is answered (a log another process reads). */
+  onRequest?: (request: RecordedRequest) => void;
+}
+
+export async function startScriptedServer(
+  script: Script,
+  options: ScriptedServerOptions = {},
+): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
   let closed = false;
@@ -72,6 +80,7 @@ export async function startScriptedServer(script: Script): Promise<ScriptedServe
       turnIndex: requests.length,
     };
     requests.push(request);
+    options.onRequest?.(request);
 
     let turn: ScriptedTurn | undefined;
     if (typeof script === "function") {

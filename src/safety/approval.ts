@@ -4,6 +4,7 @@ import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type {
   ApprovalChoice,
   ApprovalPromptEvent,
+  EvaluatedCode,
   Permission,
   ProposedChange,
   ToolAnnotations,
@@ -33,6 +34,8 @@ export interface ApprovalRequest {
   command?: { text: string; cwd: string };
   /** For an edit or a write: the text it would put in, to judge before approving. */
   change?: ProposedChange;
+  /** Code the call evaluates outside any sandbox (emacs_eval): asked about in every mode a rule does not allow. */
+  code?: EvaluatedCode;
   /** What the tool's MCP server says of it. */
   annotations?: ToolAnnotations;
   /** The command runs outside the sandbox even where there is one (an external coding agent). */
@@ -250,9 +253,11 @@ export class ApprovalPolicy {
   /**
    * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
    * a command where no sandbox works, an external agent always. A tool that runs no command line
-   * (an MCP server's) runs as it is.
+   * (an MCP server's) runs as it is. Code evaluated in the editor has no sandbox to run in, nor a
+   * setting that waives one: it is asked about in every mode.
    */
   private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
+    if (request.code) return true;
     switch (this.mode) {
       case "auto": {
         const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
@@ -275,6 +280,12 @@ export class ApprovalPolicy {
       );
     }
     if (rule) return `Refused: the rule ${describeRule(rule)} says to ask before ${what}, and ${nobody}.`;
+    if (request.code) {
+      return (
+        `Refused: ${what} evaluates code in the editor, which is asked about in every mode, and ${nobody}. ` +
+        `Continue without it; the user can allow it with ${this.modeThatAllows(request)}.`
+      );
+    }
     if (unconfined) {
       const rule =
         request.allowRule ??
@@ -298,7 +309,8 @@ export class ApprovalPolicy {
   }
 
   /** The approval mode (or rule) under which this call would run without asking. */
-  private modeThatAllows({ permission, tool, command }: ApprovalRequest): string {
+  private modeThatAllows({ permission, tool, command, code }: ApprovalRequest): string {
+    if (code) return `a rule {tool: ${tool}, action: allow} in .cairn/config.yaml`;
     if (permission === "write") return "--approval auto-edit (or auto)";
     const rule = command
       ? `{command: "${command.text.split(/\s+/).slice(0, 2).join(" ")}", action: allow}`

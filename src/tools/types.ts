@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type {
   AgentRunStatus,
+  EvaluatedCode,
   Permission,
   ProposedChange,
   ToolAnnotations,
@@ -74,7 +75,17 @@ export interface EditorAccess {
   files?: EditorFiles;
   /** Starts a command as `spawnGroup` would, with the same result; `callId` is the call it runs for. */
   terminal?: (command: WrappedCommand, options: SpawnOptions, callId?: string) => ProcessHandle;
+  /**
+   * Evaluates Emacs Lisp in the editor (cairn.el, when the person lets it offer this): the value
+   * as Lisp prints it, or the error the code signalled. Stops waiting when `signal` aborts.
+   */
+  emacsEval?: (code: string, signal: AbortSignal) => Promise<EvalOutcome>;
+  /** Shows the person a file (absolute path), at a line when given. */
+  openFile?: (file: string, line: number | undefined) => Promise<void>;
 }
+
+/** What evaluating code in the editor came to. */
+export type EvalOutcome = { value: string; messages?: string } | { error: string; messages?: string };
 
 /** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
 export interface AgentRequest {
@@ -138,6 +149,11 @@ export interface ToolTouches {
   command?: { text: string; cwd?: string };
   /** The text change an edit or a write proposes, for approval previews. */
   change?: ProposedChange;
+  /**
+   * Code the call evaluates outside any sandbox (emacs_eval: Lisp in the person's editor), shown
+   * whole to whoever approves it. Such a call is asked about in every mode a rule does not allow.
+   */
+  code?: EvaluatedCode;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

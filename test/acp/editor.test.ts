@@ -2,10 +2,12 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { ClientApp } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest, text } from "../helpers/acp.js";
 import { makeGitRepo, makeHome, runCairn } from "../helpers/cli.js";
 import { FIX_SUM, JS_REPO } from "../helpers/runScript.js";
+import type { ScriptedServer } from "../support/scriptedServer.js";
 
 const stage = stagePerTest();
 
@@ -120,3 +122,121 @@ describe("cairn acp: what the editor lends", () => {
     expect(answer).not.toContain("editor-token-value");
   });
 });
+
+describe("cairn acp: what cairn.el offers besides (emacs_eval, open_in_editor)", () => {
+  const offers = { _meta: { cairn: { emacsEval: true, openFile: true } } };
+  const toolNames = (server: ScriptedServer, index: number): string[] =>
+    (server.requests[index]?.body.tools ?? []).map(
+      (tool: { function: { name: string } }) => tool.function.name,
+    );
+
+  it("evaluates Lisp in the editor after asking, even in auto mode, and returns the value or the error to the model", async () => {
+    const server = await stage.serve([
+      { toolCalls: [{ name: "emacs_eval", args: { code: '(message "hi")\n(+ 1 2)' } }] },
+      { toolCalls: [{ name: "emacs_eval", args: { code: "(car 1)" } }] },
+      { toolCalls: [{ name: "open_in_editor", args: { path: "a.txt", line: 1 } }] },
+      { text: "Done." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
+    const opened: unknown[] = [];
+    const { editor, evaluated } = lispEditor({
+      server,
+      home,
+      approval: "auto",
+      evaluate: (code) =>
+        code === "(car 1)" ? { error: "Wrong type argument: listp, 1" } : { value: "3", messages: "hi" },
+      extend: (app) =>
+        app.onRequest(
+          "_cairn/open_file",
+          (params: unknown) => params,
+          ({ params }) => {
+            opened.push(params);
+            return {};
+          },
+        ),
+    });
+    const { session } = await openSession(editor, repo, offers);
+    const response = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("look around my editor"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    expect(evaluated).toEqual(['(message "hi")\n(+ 1 2)', "(car 1)"]);
+    expect(editor.permissions.map((asked) => asked.toolCall.title)).toEqual([
+      'emacs_eval (message "hi")',
+      "emacs_eval (car 1)",
+    ]);
+    expect(JSON.stringify(editor.permissions[0]?.toolCall.content)).toContain(
+      JSON.stringify('```emacs-lisp\n(message "hi")\n(+ 1 2)\n```').slice(1, -1),
+    );
+    expect(JSON.stringify(server.requests[1]?.body.messages.at(-1))).toContain("3\\nMessages:\\nhi");
+    expect(JSON.stringify(server.requests[2]?.body.messages.at(-1))).toContain(
+      "Emacs signalled an error: Wrong type argument: listp, 1",
+    );
+    expect(opened).toEqual([{ sessionId: session.sessionId, path: path.join(repo, "a.txt"), line: 1 }]);
+    expect(toolNames(server, 0)).toEqual(expect.arrayContaining(["emacs_eval", "open_in_editor"]));
+  });
+
+  it("offers neither tool to an editor that does not offer them, and refuses Lisp in read-only mode", async () => {
+    const server = await stage.serve([
+      { text: "Hello." },
+      { toolCalls: [{ name: "emacs_eval", args: { code: "(kill-emacs)" } }] },
+      { text: "I may not." },
+    ]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
+    const plain = stage.start({ server, home });
+    const first = await openSession(plain, repo, { fs: { readTextFile: true } });
+    await plain.agent.request("session/prompt", {
+      sessionId: first.session.sessionId,
+      prompt: text("look at a.txt"),
+    });
+    expect(toolNames(server, 0)).toContain("read_file");
+    expect(toolNames(server, 0)).not.toContain("emacs_eval");
+    expect(toolNames(server, 0)).not.toContain("open_in_editor");
+    await plain.close();
+
+    const { editor, evaluated } = lispEditor({
+      server,
+      home,
+      approval: "read-only",
+      evaluate: () => ({ value: "nil" }),
+    });
+    const { session } = await openSession(editor, repo, offers);
+    await editor.agent.request("session/prompt", { sessionId: session.sessionId, prompt: text("quit") });
+    expect(evaluated).toEqual([]);
+    expect(editor.permissions).toEqual([]);
+    expect(JSON.stringify(server.requests[2]?.body.messages.at(-1))).toContain("read-only mode");
+  });
+});
+
+/**
+ * An editor that evaluates Lisp as `evaluate` says (`_cairn/emacs_eval`), approving every call
+ * once; the code it was given, in order.
+ */
+function lispEditor(options: {
+  server: ScriptedServer;
+  home: string;
+  approval: string;
+  evaluate: (code: string) => object;
+  extend?: (app: ClientApp) => ClientApp;
+}) {
+  const evaluated: string[] = [];
+  const editor = stage.start({
+    server: options.server,
+    home: options.home,
+    args: ["--approval", options.approval],
+    answer: () => "once",
+    extend: (app) => {
+      const lisp = app.onRequest(
+        "_cairn/emacs_eval",
+        (params: unknown) => params as { code: string },
+        ({ params }) => {
+          evaluated.push(params.code);
+          return options.evaluate(params.code);
+        },
+      );
+      return options.extend ? options.extend(lisp) : lisp;
+    },
+  });
+  return { editor, evaluated };
+}

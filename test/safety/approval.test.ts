@@ -148,6 +148,49 @@ describe("approval modes", () => {
   });
 });
 
+describe("code evaluated in the editor (emacs_eval)", () => {
+  const evaluate: ApprovalRequest = {
+    callId: "call_eval",
+    tool: "emacs_eval",
+    permission: "exec",
+    summary: "emacs_eval (kill-emacs)",
+    code: { language: "emacs-lisp", text: "(kill-emacs)" },
+  };
+
+  it("is asked about in every mode, whatever the sandbox settings, showing the code", async () => {
+    for (const mode of ["ask", "auto-edit", "auto"] as const) {
+      const { ask, asked } = asking([{ choice: "once" }]);
+      const settings = { network: false, allow_unsandboxed: true };
+      expect((await policy(mode, { ask, settings }).check(evaluate)).allowed, mode).toBe(true);
+      expect(
+        asked.map((prompt) => prompt.code),
+        mode,
+      ).toEqual([evaluate.code]);
+    }
+  });
+
+  it("is refused in read-only, and runs unasked only where a rule allows the tool", async () => {
+    const { ask, asked } = asking([]);
+    const readOnly = await policy("read-only", { ask }).check(evaluate);
+    expect(!readOnly.allowed && readOnly.reason).toMatch(/read-only mode/);
+    const ruled = policy("auto", { ask, rules: [{ tool: "emacs_eval", action: "allow" }] });
+    expect((await ruled.check(evaluate)).allowed).toBe(true);
+    expect(asked).toEqual([]);
+  });
+
+  it("offers 'always' as a rule for the tool, and headless names that rule", async () => {
+    const { ask, asked } = asking([{ choice: "session" }]);
+    const ruled = policy("auto", { ask });
+    expect((await ruled.check(evaluate)).allowed).toBe(true);
+    expect((await ruled.check(evaluate)).allowed).toBe(true);
+    expect(asked.map((prompt) => prompt.always)).toEqual([["emacs_eval"]]);
+    const headless = await policy("auto").check(evaluate);
+    expect(!headless.allowed && headless.reason).toContain(
+      "a rule {tool: emacs_eval, action: allow} in .cairn/config.yaml",
+    );
+  });
+});
+
 describe("approval rules", () => {
   const rules: Rule[] = [
     { command: "npm test", action: "allow" },
