@@ -151,7 +151,11 @@ export class ToolRegistry {
   /** What requests carry: every tool not deferred, tool_search, then the loaded tools in load order. */
   offered(): AnyTool[] {
     const direct = [...this.byName.values()].filter((tool) => !this.isDeferrable(tool));
-    const loaded = this.loaded.flatMap((name) => this.byName.get(name) ?? []);
+    // A loaded tool the source no longer offers on demand (its server has fewer tools now) is among `direct`.
+    const loaded = this.loaded.flatMap((name) => {
+      const tool = this.byName.get(name);
+      return tool && this.isDeferrable(tool) ? [tool] : [];
+    });
     return [
       ...direct.filter((tool) => tool !== this.search),
       ...(this.search ? [this.search] : []),
