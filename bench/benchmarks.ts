@@ -5,9 +5,10 @@ import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
 import { benchQueue } from "./queue.js";
 import { benchRepair } from "./repair.js";
+import { benchRequestTokens } from "./requestTokens.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
-import { benchTokens } from "./tokens.js";
+import { benchTokens, type TokensOptions } from "./tokens.js";
 import { benchTui, TUI_FULL, TUI_SMOKE } from "./tui.js";
 
 export interface Scale {
@@ -29,8 +30,10 @@ export interface Scale {
   /** Tasks of the queue benchmark, and how many run at once. */
   queueTasks: number;
   queueJobs: number;
-  /** The tokens benchmark's second session, with two real MCP servers. */
-  tokensMcp: boolean;
+  /** Inputs of the token counting benchmark (issue 26). */
+  tokens: TokensOptions;
+  /** The request tokens benchmark's second session, with two real MCP servers (issue 27). */
+  requestMcp: boolean;
 }
 
 export const FULL: Scale = {
@@ -48,7 +51,8 @@ export const FULL: Scale = {
   tui: TUI_FULL,
   queueTasks: 12,
   queueJobs: 2,
-  tokensMcp: true,
+  tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
+  requestMcp: true,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -67,7 +71,8 @@ export const SMOKE: Scale = {
   tui: TUI_SMOKE,
   queueTasks: 2,
   queueJobs: 2,
-  tokensMcp: true,
+  tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
+  requestMcp: true,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -86,5 +91,6 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
-  tokens: (scale) => benchTokens({ mcp: scale.tokensMcp }),
+  tokens: (scale) => benchTokens(scale.tokens),
+  request: (scale) => benchRequestTokens({ mcp: scale.requestMcp }),
 };

@@ -1,145 +1,170 @@
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
-import type { RecordedRequest, ScriptedTurn } from "../test/support/scriptedServer.js";
+import { countBounded, EXACT_CHARS } from "../src/context/tokens.js";
 import { ROOT } from "./lib/paths.js";
-import { promptText } from "./lib/prompt.js";
-import type { BenchResult, Breakdown, Figure } from "./lib/report.js";
-import { completed, fromTurns, runSession, type SessionRecord } from "./lib/session.js";
-import { sum } from "./lib/stats.js";
-
-/**
- * js-fix, the task the side-by-side runs with other agents use: a small JavaScript project whose
- * test fails (`cairn demo`'s), fixed in a `cairn do` of five requests.
- */
-const JS_FIX = {
-  task: "The tests fail. Find out why and fix the code.",
-  files: {
-    "package.json": `${JSON.stringify({ name: "js-fix", type: "module", scripts: { test: "node --test" } }, null, 2)}\n`,
-    "src/stats.js":
-      "// Summary statistics for a list of numbers.\nexport function mean(values) {\n  if (values.length === 0) return 0;\n  let total = 0;\n  for (let i = 1; i < values.length; i++) total += values[i];\n  return total / values.length;\n}\n\nexport function max(values) {\n  return Math.max(...values);\n}\n",
-    "test/stats.test.js":
-      'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { max, mean } from "../src/stats.js";\n\ntest("mean of a list", () => {\n  assert.equal(mean([2, 4, 6]), 4);\n});\n\ntest("max of a list", () => {\n  assert.equal(max([3, 9, 1]), 9);\n});\n',
-  },
-  script: [
-    {
-      text: "Reading the test and the code.",
-      toolCalls: [{ name: "read_file", args: { path: "test/stats.test.js" } }],
-    },
-    { toolCalls: [{ name: "read_file", args: { path: "src/stats.js" } }] },
-    {
-      toolCalls: [
-        {
-          name: "edit_file",
-          args: { path: "src/stats.js", old_string: "let i = 1;", new_string: "let i = 0;" },
-        },
-      ],
-    },
-    { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] },
-    { text: "The loop in mean skipped the first value; it starts at 0 now and the tests pass." },
-  ] satisfies ScriptedTurn[],
-};
-
-const node_modules = (pkg: string) =>
-  path.join(ROOT, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
-
-/** The two reference MCP servers from npm (devDependencies): some 90 tools between them. */
-function mcpServers(workspace: string): Record<string, unknown> {
-  return {
-    everything: { command: process.execPath, args: [node_modules("server-everything"), "stdio"] },
-    filesystem: { command: process.execPath, args: [node_modules("server-filesystem"), workspace] },
-  };
-}
-
-interface ToolCost {
-  name: string;
-  tokens: number;
-}
-
-const tokensOf = (value: unknown) => countTokens(typeof value === "string" ? value : JSON.stringify(value));
-
-/** Each tool definition of a request on its own, as the provider receives it. */
-function toolCosts(request: RecordedRequest): ToolCost[] {
-  const tools = (request.body.tools ?? []) as Array<{ function?: { name?: string } }>;
-  return tools.map((tool) => ({ name: tool.function?.name ?? "?", tokens: tokensOf(tool) }));
-}
-
-async function jsFix(config: Record<string, unknown> | ((workspace: string) => Record<string, unknown>)) {
-  const record: SessionRecord = await runSession({
-    command: "do",
-    task: JS_FIX.task,
-    script: fromTurns(JS_FIX.script),
-    files: JS_FIX.files,
-    config,
-  });
-  completed(record);
-  return record;
-}
+import { Random } from "./lib/random.js";
+import type { BenchResult, Figure } from "./lib/report.js";
+import { readSources } from "./lib/sources.js";
+import { median, nowMs } from "./lib/stats.js";
 
 export interface TokensOptions {
-  /** Also with the two MCP servers configured. */
-  mcp: boolean;
+  /** Characters of each input. */
+  chars: number;
+  /** Characters of the largest input: one character repeated (issue 26: 10 MiB). */
+  hugeChars: number;
+  /** Characters of one character repeated given to the tokenizer alone, whose time grows with their square. */
+  rawChars: number;
+  runs: number;
+}
+
+/** `text` repeated and cut to `chars` characters. */
+function sized(text: string, chars: number): string {
+  return text.repeat(Math.ceil(chars / text.length)).slice(0, chars);
+}
+
+/** What enters a history: ordinary text, and what a hostile model or a careless tool may put there. */
+function inputs(chars: number): Record<string, string> {
+  const sources = readSources(path.join(ROOT, "src"), [".ts"])
+    .map((file) => file.content)
+    .join("\n");
+  const random = new Random(26);
+  const bytes = Buffer.from(Array.from({ length: Math.ceil((chars * 3) / 4) }, () => random.int(0, 255)));
+  const minified = readFileSync(path.join(ROOT, "node_modules/chart.js/dist/chart.umd.min.js"), "utf8");
+  return {
+    "cairn's own sources": sized(sources, chars),
+    "one character repeated": "a".repeat(chars),
+    "base64 of random bytes": bytes.toString("base64").slice(0, chars),
+    "a minified one-line file": sized(minified.replace(/\n/g, ""), chars),
+    "spaces only": " ".repeat(chars),
+  };
 }
 
 /**
- * What cairn sends a model: the first request of js-fix (tool definitions, system prompt, task)
- * and the whole task's input, counted with the o200k tokenizer over the prompt as a provider
- * caches it; each tool's definition apart; and the same with two real MCP servers configured.
+ * The most CPU time the process spent between two turns of the event loop, measured by a task
+ * that runs on every turn: how long the counter kept other work waiting. CPU time rather than
+ * wall time, so that a busy machine taking the CPU away does not count as the counter's.
+ */
+class LongestStretch {
+  longestMs = 0;
+  private last = process.cpuUsage();
+  private running = true;
+
+  constructor() {
+    setImmediate(() => this.tick());
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    const now = process.cpuUsage();
+    const usedMs = (now.user - this.last.user + now.system - this.last.system) / 1000;
+    this.longestMs = Math.max(this.longestMs, usedMs);
+    this.last = now;
+    setImmediate(() => this.tick());
+  }
+
+  /** Stops measuring; the longest stretch so far. */
+  stop(): number {
+    this.running = false;
+    return this.longestMs;
+  }
+}
+
+/** The median time cairn's counter takes over `text`, and its count. */
+async function timeCount(text: string, runs: number): Promise<{ ms: number; tokens: number }> {
+  const times: number[] = [];
+  let tokens = 0;
+  for (let run = 0; run < runs; run++) {
+    const started = nowMs();
+    tokens = await countBounded(countTokens, text);
+    times.push(nowMs() - started);
+  }
+  return { ms: median(times), tokens };
+}
+
+/**
+ * Counting the tokens of what enters a history (issue 26): the pathological inputs that took the
+ * tokenizer minutes (a long run of one character is one pre-token, which BPE merges in time
+ * growing with its square) beside ordinary source text of the same size, as ratios; the longest
+ * stretch the counter held the event loop; and how far the estimate of a long text, counted
+ * from samples, is from its exact count.
  */
 export async function benchTokens(options: TokensOptions): Promise<BenchResult> {
-  const started = performance.now();
-  const plain = await jsFix({});
-  const first = plain.requests[0]!;
-  const firstTokens = countTokens(promptText(first.body));
-  const costs = toolCosts(first).sort((a, b) => b.tokens - a.tokens);
-  const taskTokens = sum(plain.requests.map((request) => countTokens(promptText(request.body))));
-  const figures: Figure[] = [
-    {
-      name: `js-fix: first request (${costs.length} tools offered)`,
-      value: firstTokens,
-      unit: "tokens",
-      target: { on: "value", op: "<=", limit: 3400 },
-    },
-    {
-      name: `js-fix: tool definitions in the first request`,
-      value: sum(costs.map((cost) => cost.tokens)),
-      unit: "tokens",
-    },
-    {
-      name: `js-fix: input of the whole task, ${plain.requests.length} requests`,
-      value: taskTokens,
-      unit: "tokens",
-    },
-  ];
-  const details: Record<string, unknown> = {
-    first_request_tokens: firstTokens,
-    task_tokens: taskTokens,
-    tools: Object.fromEntries(costs.map((cost) => [cost.name, cost.tokens])),
-  };
-  if (options.mcp) {
-    const withMcp = await jsFix((workspace) => ({ mcp_servers: mcpServers(workspace) }));
-    const mcpFirst = withMcp.requests[0]!;
-    const mcpTokens = countTokens(promptText(mcpFirst.body));
-    figures.push({
-      name: `js-fix with 2 MCP servers: first request (${toolCosts(mcpFirst).length} tools offered)`,
-      value: mcpTokens,
-      unit: "tokens",
-      baseline: { name: "no MCP servers", value: firstTokens },
-      target: { on: "ratio", op: "<=", limit: 1.3 },
-    });
-    details.mcp_first_request_tokens = mcpTokens;
-    details.mcp_tools = Object.fromEntries(toolCosts(mcpFirst).map((cost) => [cost.name, cost.tokens]));
-  }
-  const breakdown: Breakdown = {
-    title: "8. tokens: each tool's definition in js-fix's first request (o200k)",
-    columns: ["tool", "tokens"],
-    rows: costs.map((cost) => [cost.name, String(cost.tokens)]),
-  };
+  const started = nowMs();
+  const texts = inputs(options.chars);
+  // Warmed up on every kind of input first: compiling the tokenizer's code is paid once a process.
+  for (const text of Object.values(texts)) await countBounded(countTokens, text.slice(0, EXACT_CHARS));
+  const size = `${Math.round(options.chars / 1024)} KiB`;
+  const stretches = new LongestStretch();
+  // One after the other: counted at once, they would take turns and each would time the others too.
+  const measured: Record<string, { ms: number; tokens: number }> = {};
+  for (const [name, text] of Object.entries(texts)) measured[name] = await timeCount(text, options.runs);
+  const huge = await timeCount("a".repeat(options.hugeChars), options.runs);
+  const longestStretchMs = stretches.stop();
+
+  const normal = measured["cairn's own sources"]!;
+  const baseline = { name: `${size} of cairn's sources`, value: normal.ms };
+  const figures: Figure[] = Object.entries(measured)
+    .filter(([name]) => name !== "cairn's own sources")
+    .map(([name, result]) => ({
+      name: `count ${size} of ${name}`,
+      value: result.ms,
+      unit: "ms" as const,
+      baseline,
+      target: { on: "ratio" as const, op: "<=" as const, limit: 5 },
+    }));
+  figures.push({
+    name: `count ${Math.round(options.hugeChars / 1048576)} MiB of one character`,
+    value: huge.ms,
+    unit: "ms",
+    baseline,
+    target: { on: "value", op: "<=", limit: 250 },
+  });
+
+  const raw = "b".repeat(options.rawChars);
+  const rawStarted = nowMs();
+  countTokens(raw);
+  const rawMs = nowMs() - rawStarted;
+  const bounded = await timeCount(raw, 1);
+  figures.push({
+    name: `count ${Math.round(options.rawChars / 1024)} KiB of one character`,
+    value: bounded.ms,
+    unit: "ms",
+    baseline: { name: "gpt-tokenizer alone", value: rawMs },
+  });
+  // The counter gives way every 4 ms; what else lands in a stretch (a garbage collection of
+  // these megabytes of input) counts too, so this is an upper bound of what it holds the loop.
+  figures.push({
+    name: "longest the counter kept the event loop (CPU time, GC included)",
+    value: longestStretchMs,
+    unit: "ms",
+  });
+
+  // Exact counts to judge the estimate by: only ordinary text, which the tokenizer counts in linear time.
+  const exact = countTokens(texts["cairn's own sources"]!);
+  const errorPercent = (100 * Math.abs(normal.tokens - exact)) / exact;
+  figures.push({
+    name: `estimate from samples beyond ${EXACT_CHARS / 1024} KiB: error on ${size} of sources`,
+    value: options.chars > EXACT_CHARS ? errorPercent : null,
+    unit: "%",
+    target: { on: "value", op: "<=", limit: 3 },
+    ...(options.chars > EXACT_CHARS ? {} : { note: `${size} is counted exactly` }),
+  });
+
   return {
     id: "tokens",
-    title: "8. tokens per request",
+    title: "8. token counting",
     figures,
-    breakdowns: [breakdown],
-    details,
-    durationMs: performance.now() - started,
+    details: {
+      chars: options.chars,
+      per_input: Object.fromEntries(
+        Object.entries(measured).map(([name, result]) => [name, { ms: result.ms, tokens: result.tokens }]),
+      ),
+      huge: { chars: options.hugeChars, ms: huge.ms, tokens: huge.tokens },
+      tokenizer_alone: { chars: options.rawChars, ms: rawMs },
+      sources_exact_tokens: exact,
+      longest_stretch_ms: longestStretchMs,
+    },
+    durationMs: nowMs() - started,
   };
 }

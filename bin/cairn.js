@@ -29,6 +29,9 @@ if (oldNode) {
   }
   const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
     stdio: "inherit",
+    // A SIGKILL of this process cannot be passed on: cairn ends itself once this one is gone
+    // (src/platform/parentWatch.ts).
+    env: { CAIRN_EXIT_WITH_PARENT: "5000", ...process.env },
   });
   // Ctrl-C reaches both processes; cairn on the new Node decides what it means.
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});

@@ -11,13 +11,20 @@ import {
   RequestError,
 } from "@agentclientprotocol/sdk";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { APPROVAL_MODES, type ApprovalMode, type Config } from "../config/schema.js";
+import {
+  APPROVAL_MODES,
+  type ApprovalMode,
+  type Config,
+  DEFAULT_MAX_MESSAGE_BYTES,
+} from "../config/schema.js";
 import { modelInfo } from "../model/catalog.js";
 import { ProviderError } from "../model/errors.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
+import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import { describeSize } from "../tools/fileText.js";
 import { authMethods, missingKey } from "./auth.js";
 import { AcpSession, type AcpSessionOptions } from "./session.js";
 
@@ -243,10 +250,25 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       sessions.get(params.sessionId)?.cancel();
     });
 
+  // A config that cannot load is reported when a session opens; the limit is then the default.
+  const maxBytes = await configFor(options.cwd).then(
+    (config) => config.max_message_bytes,
+    () => DEFAULT_MAX_MESSAGE_BYTES,
+  );
+  const input = options.input.pipe(
+    new LineLimit(maxBytes, (line) => {
+      const limit = `the ${describeSize(maxBytes)} limit of cairn acp (max_message_bytes)`;
+      options.log(`refused a message of ${line.bytes} bytes from the editor: over ${limit}.`);
+      const refusal = refusalOf(line, limit);
+      if (refusal) options.output.write(refusal);
+    }),
+  );
   const connection = app.connect(
     ndJsonStream(
       Writable.toWeb(options.output) as WritableStream<Uint8Array>,
-      Readable.toWeb(options.input) as ReadableStream<Uint8Array>,
+      Readable.toWeb(input) as ReadableStream<Uint8Array>,
+      // Lines never reach the SDK's own limit, which would end the connection.
+      { maxMessageBytes: maxBytes + 1 },
     ),
   );
   await connection.closed;

@@ -50,12 +50,12 @@ export class Compactor {
     if (!force && overhead + this.history.estimatedTokens() < limit * NEAR_LIMIT) return undefined;
     const count = await loadTokenCounter();
     const messages = [...this.history.all()];
-    const before = overhead + countMessages(count, messages);
+    const before = overhead + (await countMessages(count, messages, turn.signal));
     if (!force && before <= limit) return undefined;
 
     const pruned = pruneToolOutputs(messages, KEEP_TURNS);
     let candidate = pruned.messages;
-    let after = overhead + countMessages(count, candidate);
+    let after = overhead + (await countMessages(count, candidate, turn.signal));
     let summarized = 0;
     const grewSinceSummary = this.history.all().length > this.summarizedAtLength + KEEP_TURNS;
     if ((force || after > limit) && grewSinceSummary) {
@@ -64,7 +64,7 @@ export class Compactor {
         const snapshot = await this.summarize(turn, candidate.slice(1, keepFrom));
         const todos = session.todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
         const compacted = assembleCompacted(candidate, keepFrom, snapshot, todos);
-        const size = overhead + countMessages(count, compacted);
+        const size = overhead + (await countMessages(count, compacted, turn.signal));
         if (size < after) {
           candidate = compacted;
           after = size;

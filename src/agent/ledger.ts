@@ -20,6 +20,8 @@ export interface UsageRecord {
   generationMs: number;
   /** What the call cost, when its maker said (an external agent's own bill); otherwise priced here. */
   costUsd?: number | null;
+  /** The provider reported no usage: `counts` are estimated, and the caps apply to them all the same. */
+  estimated?: boolean;
 }
 
 export interface UsageCaps {
@@ -117,6 +119,7 @@ export class UsageLedger {
       phase,
       model: record.modelId,
       ...record.counts,
+      ...(record.estimated && { estimated: true }),
       cost_usd: cost,
       duration_ms: Math.round(record.durationMs),
       tokens_per_second:

@@ -1,4 +1,6 @@
 import type { Phase } from "../events/types.js";
+import { outputCap } from "../model/outputCap.js";
+import { requestTokens } from "../model/size.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
 import { prose } from "../platform/prose.js";
 import type { ModelHandle } from "./session.js";
@@ -20,22 +22,41 @@ export async function callAndBook(
   request: TurnRequest,
 ): Promise<ModelCallResult> {
   const { config, bus, ledger } = turn.session;
+  const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
   const reply = await callModel({
     ...request,
     model: model.model,
     modelId: model.id,
     signal: turn.signal,
     timeoutMs: config.request_timeout_ms,
+    maxOutputTokens: cap.send,
+    maxOutputChars: cap.chars,
     maxRetries: config.retries.max,
     retryBaseMs: config.retries.base_ms,
     onRetry: ({ attempt, delayMs, reason }) =>
       bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
   });
   for (const warning of reply.warnings) turn.session.warnOnce(`${model.id}: ${warning}`);
+  if (reply.usageEstimated) {
+    turn.session.warnOnce(
+      `${model.id} reported no token usage: its calls are counted by estimate (about 3.5 characters a token), ` +
+        "and the token and cost caps apply to the estimates.",
+    );
+  }
+  if (reply.outputCapped) {
+    bus.emit({
+      type: "error",
+      fatal: false,
+      message:
+        `The answer from ${model.id} went past the output cap of ${cap.tokens} tokens and was cut off there. ` +
+        `Raise max_output_tokens (or models.${model.id}.max_output_tokens) for longer answers.`,
+    });
+  }
   ledger.record({
     phase,
     modelId: model.id,
     counts: reply.usage,
+    estimated: reply.usageEstimated,
     price: model.info.price,
     durationMs: reply.durationMs,
     generationMs: reply.generationMs,

@@ -1,6 +1,7 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
-import { estimateTokens, History } from "../context/history.js";
+import { History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
+import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
 import type { AgentOutcome, AgentRequest, ToolImage } from "../tools/types.js";

@@ -90,16 +90,20 @@ export async function collectInto(
     }
     run.emit(event);
   };
-  const { notStarted, cancelled, pending = 0 } = await work(emit);
+  const { notStarted, cancelled, pending = 0, unrecordedCostUsd = 0 } = await work(emit);
   const ended = pending > 0 || lastFinish === undefined ? Date.now() : lastFinish;
-  const summary = summarize(results.records(), {
-    batch_id: run.batchId,
-    wall_ms: Math.max(0, ended - started),
-    skipped: run.skipped,
-    not_started: notStarted,
-    cancelled,
-    pending,
-  });
+  const summary = summarize(
+    results.records(),
+    {
+      batch_id: run.batchId,
+      wall_ms: Math.max(0, ended - started),
+      skipped: run.skipped,
+      not_started: notStarted,
+      cancelled,
+      pending,
+    },
+    unrecordedCostUsd,
+  );
   await results.finish(summary);
   run.emit({ type: "batch.finished", summary });
   return { batchId: run.batchId, out: results.dir, summary, records: results.records() };

@@ -62,4 +62,9 @@ export interface Collection {
   cancelled: number;
   /** Tasks still on the queue when following it stopped (Ctrl-C): the workers go on with them. */
   pending?: number;
+  /**
+   * Dollars spent by tries of tasks that left no record to carry them: tried, then left
+   * unstarted once the batch's --max-cost was reached. The batch's cost counts them.
+   */
+  unrecordedCostUsd?: number;
 }

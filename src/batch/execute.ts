@@ -15,6 +15,10 @@ export interface ExecuteOptions {
   keepFailed?: boolean;
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
+  /** Passed to the task's process (`TaskProcessOptions`). */
+  urgent?: AbortSignal;
+  urgentGraceMs?: number;
+  exitGraceMs?: number;
   attempt?: number;
   worker?: string;
   onStart?: (pid: number | undefined) => void;
@@ -61,6 +65,9 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
     const outcome = await runTaskProcess(spec, copy.dir, options.flags, {
       ...(options.env ? { env: options.env } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.urgent ? { urgent: options.urgent } : {}),
+      ...(options.urgentGraceMs !== undefined ? { urgentGraceMs: options.urgentGraceMs } : {}),
+      ...(options.exitGraceMs !== undefined ? { exitGraceMs: options.exitGraceMs } : {}),
       ...(options.onStart ? { onStart: options.onStart } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
@@ -90,7 +97,9 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
     return {
       record: redactDeep(record, redact),
       broken: !result,
-      cancelled: result?.status === "cancelled" || (!result && Boolean(options.signal?.aborted)),
+      cancelled:
+        result?.status === "cancelled" ||
+        (!result && Boolean(options.signal?.aborted || options.urgent?.aborted)),
     };
   } finally {
     if (!keep) await copy.dispose();

@@ -29,6 +29,11 @@ export interface TaskRecord extends Omit<RunResult, "session_id"> {
   worker?: string;
   /** 1 the first time; more when a worker stopped mid-task or the attempt broke. */
   attempt: number;
+  /**
+   * Dollars the task's earlier tries spent (on a queue: tries that broke, were handed back, lost
+   * their lock or whose worker died), beside `cost_usd`, this try's. The batch's cost counts both.
+   */
+  earlier_tries_cost_usd?: number;
   finished_at: string;
 }
 

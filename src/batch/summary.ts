@@ -45,7 +45,10 @@ function median(values: number[]): number | null {
 }
 
 function totalsOf(records: readonly TaskRecord[]): Totals {
-  const priced = records.flatMap((r) => (r.cost_usd === null ? [] : [r.cost_usd]));
+  // Every try's dollars: a task tried twice cost what both tries spent.
+  const priced = records.flatMap((r) =>
+    r.cost_usd === null ? [] : [r.cost_usd + (r.earlier_tries_cost_usd ?? 0)],
+  );
   const sum = (pick: (r: TaskRecord) => number) => records.reduce((total, r) => total + pick(r), 0);
   const completed = records.filter(succeeded).length;
   return {
@@ -63,14 +66,18 @@ function totalsOf(records: readonly TaskRecord[]): Totals {
   };
 }
 
+/** `unrecordedCostUsd`: dollars of tries no record carries (see `Collection`), in the batch's cost. */
 export function summarize(
   records: readonly TaskRecord[],
   run: Pick<BatchSummary, "batch_id" | "wall_ms" | "skipped" | "not_started" | "cancelled" | "pending">,
+  unrecordedCostUsd = 0,
 ): BatchSummary {
   const models = [...new Set(records.map((r) => r.model ?? "default"))].sort();
+  const totals = totalsOf(records);
   return {
     ...run,
-    ...totalsOf(records),
+    ...totals,
+    cost_usd: totals.cost_usd + unrecordedCostUsd,
     by_model:
       models.length > 1
         ? models.map((model) => ({

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { RunResult, Status } from "../events/types.js";
+import { EXIT_WITH_PARENT } from "../platform/parentWatch.js";
 import { spawnGroup } from "../platform/processes.js";
 import type { TaskProgress } from "./events.js";
 import { cairnEntry } from "./install.js";
@@ -33,6 +34,14 @@ export interface TaskProcessOptions {
   env?: NodeJS.ProcessEnv;
   /** Aborting asks the task to stop as Ctrl-C would: its session ends as `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * Aborting ends the task within `urgentGraceMs`: asked as Ctrl-C would, then ended with
+   * everything it started (a try whose lock on the queue is gone must not run beside the next).
+   */
+  urgent?: AbortSignal;
+  urgentGraceMs?: number;
+  /** How long the task's cairn has to end cleanly once this process is gone, even killed (default 10 s). */
+  exitGraceMs?: number;
   onStart?: (pid: number | undefined) => void;
   onProgress?: (progress: TaskProgress) => void;
 }
@@ -41,6 +50,8 @@ export interface TaskProcessOptions {
 const HARD_KILL_GRACE_MS = 60_000;
 /** After an interrupt, how long the session has to end cleanly before its process group is killed. */
 const INTERRUPT_GRACE_MS = 15_000;
+/** How long a task's cairn has to end cleanly once the process that ran it is gone. */
+const EXIT_GRACE_MS = 10_000;
 const STDERR_TAIL = 4_000;
 
 /**
@@ -159,7 +170,11 @@ export async function runTaskProcess(
   let stderr = "";
   const handle = spawnGroup(process.execPath, [cairnEntry(), ...taskArguments(spec, workspace, flags)], {
     cwd: workspace,
-    env: options.env ?? process.env,
+    // Its cairn ends itself if this process dies, even by SIGKILL, which would leave it running.
+    env: {
+      ...(options.env ?? process.env),
+      [EXIT_WITH_PARENT]: String(options.exitGraceMs ?? EXIT_GRACE_MS),
+    },
     ...(spec.timeout !== undefined ? { timeoutMs: spec.timeout * 1000 + HARD_KILL_GRACE_MS } : {}),
     onStdout: (chunk) => {
       const lines = (pending + chunk.toString("utf8")).split("\n");
@@ -172,12 +187,17 @@ export async function runTaskProcess(
   });
   options.onStart?.(handle.pid);
   let killTimer: NodeJS.Timeout | undefined;
-  const onAbort = () => {
+  const stopWithin = (graceMs: number) => () => {
     handle.interrupt?.();
-    killTimer = setTimeout(handle.stop, INTERRUPT_GRACE_MS);
+    clearTimeout(killTimer);
+    killTimer = setTimeout(handle.stop, graceMs);
   };
+  const onAbort = stopWithin(INTERRUPT_GRACE_MS);
+  const onUrgent = stopWithin(options.urgentGraceMs ?? 0);
   if (options.signal?.aborted) onAbort();
   else options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.urgent?.aborted) onUrgent();
+  else options.urgent?.addEventListener("abort", onUrgent, { once: true });
   try {
     const ended = await handle.done;
     if (pending.trim()) reader.line(pending);
@@ -191,5 +211,6 @@ export async function runTaskProcess(
   } finally {
     clearTimeout(killTimer);
     options.signal?.removeEventListener("abort", onAbort);
+    options.urgent?.removeEventListener("abort", onUrgent);
   }
 }

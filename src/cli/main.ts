@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { exitWithParent } from "../platform/parentWatch.js";
 import { addBatchOptions, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
@@ -10,6 +11,8 @@ import {
   positiveInteger,
   positiveNumber,
 } from "./options.js";
+
+exitWithParent();
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;

@@ -3,6 +3,9 @@ import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
 
+/** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
 export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -297,10 +300,27 @@ export const configSchema = z.strictObject({
        * folder the server was started in. `~/` is the home folder; relative paths are from that folder.
        */
       workspaces: z.array(z.string().min(1)).default([]),
+      /** The largest request body the API reads; a larger one gets 413 before it is read whole. */
+      max_body_bytes: z
+        .number()
+        .int()
+        .positive()
+        .default(4 * 1024 * 1024),
     })
-    .default({ workspaces: [] }),
+    .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
+  /**
+   * The cap on one model answer, in tokens: sent to local and OpenAI-compatible servers (hosted
+   * providers apply their model's own), and the bound on what any answer may stream
+   * (docs/limits.md). `models.<id>.max_output_tokens` replaces it for one model, sent to any provider.
+   */
+  max_output_tokens: z.number().int().positive().default(32_000),
+  /**
+   * The largest single message `cairn acp` and `cairn mcp serve` read from their client: a
+   * longer one is dropped as it arrives and answered with an error (docs/limits.md).
+   */
+  max_message_bytes: z.number().int().positive().default(DEFAULT_MAX_MESSAGE_BYTES),
   /** Retries of a model call that failed in a way worth retrying (rate limits, 5xx, dropped streams). */
   retries: z
     .strictObject({

@@ -1,6 +1,7 @@
 import type { ModelMessage, ToolResultPart } from "ai";
+import { messageText } from "../model/size.js";
 import { prose } from "../platform/prose.js";
-import { type CountTokens, messageText } from "./tokens.js";
+import type { CountTokens } from "./tokens.js";
 
 /** Tool outputs shorter than this are kept whole: a stub would save nothing. */
 const PRUNE_MIN_CHARS = 400;
@@ -8,12 +9,16 @@ const PRUNE_MIN_CHARS = 400;
 /** Messages are immutable once added, so each is tokenized once however often the history is measured. */
 const counted = new WeakMap<ModelMessage, number>();
 
-export function countMessages(count: CountTokens, messages: readonly ModelMessage[]): number {
+export async function countMessages(
+  count: CountTokens,
+  messages: readonly ModelMessage[],
+  signal?: AbortSignal,
+): Promise<number> {
   let total = 0;
   for (const message of messages) {
     let tokens = counted.get(message);
     if (tokens === undefined) {
-      tokens = count(messageText(message));
+      tokens = await count(messageText(message), signal);
       counted.set(message, tokens);
     }
     total += tokens;

@@ -1,14 +1,5 @@
 import type { ModelMessage } from "ai";
-import { messageText } from "./tokens.js";
-
-/** About 3.5 characters a token for code and English: enough to decide what fits a window. */
-export function estimateTokens(text: string): number {
-  return Math.ceil(text.length / 3.5);
-}
-
-function messageTokens(message: ModelMessage): number {
-  return estimateTokens(messageText(message));
-}
+import { messageTokens } from "../model/size.js";
 
 /**
  * Messages sent to the model: the task first, then turns appended in order. Old turns are only

@@ -276,6 +276,8 @@ export type CairnEvent =
       cached_input_tokens: number;
       cache_write_tokens: number;
       reasoning_tokens: number;
+      /** The provider reported no usage: the counts are estimated from the sizes sent and received. */
+      estimated?: boolean;
       cost_usd: number | null;
       duration_ms: number;
       tokens_per_second: number | null;

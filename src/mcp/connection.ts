@@ -6,11 +6,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
+  ErrorCode,
   ListRootsRequestSchema,
+  McpError,
   type Tool as McpTool,
   type ReadResourceResult,
   type Resource,
 } from "@modelcontextprotocol/sdk/types.js";
+import { watchReplies } from "./replies.js";
 import { describeFailure } from "./results.js";
 import type { McpLaunch, McpServerSpec } from "./servers.js";
 
@@ -55,6 +58,8 @@ export class McpConnection {
   private stderrTail = "";
   /** A new list of tools being fetched after the server said it changed. */
   private refreshing: Promise<void> = Promise.resolve();
+  /** What stops each request waiting for its answer. */
+  private readonly waiting = new Set<AbortController>();
 
   readonly spec: McpServerSpec;
   private readonly client: Client;
@@ -130,6 +135,9 @@ export class McpConnection {
         : "";
       throw new Error(`${describeFailure(error, launch, spec.timeoutMs)}${said}`, { cause: error });
     }
+    if (transport instanceof StdioClientTransport) {
+      watchReplies(transport, client, () => connection.failWaiting());
+    }
     client.onclose = () => {
       if (connection.closing) return;
       connection.closing = true;
@@ -173,35 +181,62 @@ export class McpConnection {
     const resources: Resource[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.client.listResources(cursor ? { cursor } : {}, this.requestOptions(signal));
+      const page = await this.request(signal, (options) =>
+        this.client.listResources(cursor ? { cursor } : {}, options),
+      );
       resources.push(...page.resources);
       cursor = page.nextCursor;
     } while (cursor);
     return resources;
   }
 
-  private requestOptions(signal: AbortSignal) {
-    // A server that reports progress is still working: each report restarts its timeout.
-    return {
-      signal,
-      timeout: this.spec.timeoutMs,
-      resetTimeoutOnProgress: true,
-      onprogress: () => undefined,
-    };
+  /**
+   * A broken reply cannot say which request it answered: every request waiting on this server
+   * fails at once, rather than waiting out its timeout for an answer that has come and gone.
+   */
+  private failWaiting(): void {
+    const error = new McpError(
+      ErrorCode.ParseError,
+      "the server sent a reply that is not valid JSON-RPC (broken or cut-off JSON)",
+    );
+    for (const stop of this.waiting) stop.abort(error);
+  }
+
+  /** Runs one request, which a broken reply (see failWaiting) or `signal` ends. */
+  private async request<T>(
+    signal: AbortSignal,
+    send: (options: {
+      signal: AbortSignal;
+      timeout: number;
+      resetTimeoutOnProgress: boolean;
+      onprogress: () => void;
+    }) => Promise<T>,
+  ): Promise<T> {
+    const stop = new AbortController();
+    this.waiting.add(stop);
+    try {
+      // A server that reports progress is still working: each report restarts its timeout.
+      return await send({
+        signal: AbortSignal.any([signal, stop.signal]),
+        timeout: this.spec.timeoutMs,
+        resetTimeoutOnProgress: true,
+        onprogress: () => undefined,
+      });
+    } finally {
+      this.waiting.delete(stop);
+    }
   }
 
   async callTool(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
-    const result = await this.client.callTool(
-      { name, arguments: args },
-      undefined,
-      this.requestOptions(signal),
+    const result = await this.request(signal, (options) =>
+      this.client.callTool({ name, arguments: args }, undefined, options),
     );
     await this.refreshing;
     return result as CallToolResult;
   }
 
   readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
-    return this.client.readResource({ uri }, this.requestOptions(signal));
+    return this.request(signal, (options) => this.client.readResource({ uri }, options));
   }
 
   async close(): Promise<void> {

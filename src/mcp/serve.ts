@@ -11,6 +11,8 @@ import { type ConfigFlags, loadConfig } from "../config/load.js";
 import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError } from "../platform/errors.js";
+import { LineLimit, refusalOf } from "../platform/lineLimit.js";
+import { describeSize } from "../tools/fileText.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
 import { CLIENT_INFO } from "./connection.js";
@@ -127,7 +129,7 @@ async function runForClient(
  */
 export async function serveMcp(options: ServeOptions): Promise<void> {
   // A config that cannot load would fail every task alike: said once, at start, as bad usage.
-  await loadConfig({
+  const { config } = await loadConfig({
     cwd: options.cwd,
     configFile: options.configFile,
     ...(options.env ? { env: options.env } : {}),
@@ -175,7 +177,17 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport());
+  const maxBytes = config.max_message_bytes;
+  const input = process.stdin.pipe(
+    new LineLimit(maxBytes, (line) => {
+      const limit = `the ${describeSize(maxBytes)} limit of cairn mcp serve (max_message_bytes)`;
+      process.stderr.write(`cairn mcp serve: refused a message of ${line.bytes} bytes: over ${limit}.\n`);
+      const refusal = refusalOf(line, limit);
+      if (refusal) process.stdout.write(refusal);
+    }),
+  );
+  // Lines never reach the SDK's own limit, which would drop whatever comes after.
+  await server.connect(new StdioServerTransport(input, process.stdout, { maxBufferSize: maxBytes + 1 }));
   process.stdin.once("end", () => void server.close());
   await closed;
 }

@@ -37,7 +37,8 @@ export type CallPart =
   | { type: "model-call-start"; warnings: SharedV4Warning[] }
   | { type: "text-delta"; text: string }
   | { type: "reasoning-delta"; text: string }
-  | { type: "tool-input-start" }
+  | { type: "tool-input-start"; id: string; toolName: string }
+  | { type: "tool-input-delta"; id: string; delta: string }
   | { type: "tool-call"; toolCallId: string; toolName: string; input: unknown }
   | { type: "model-call-end"; finishReason: string; usage: LanguageModelUsage }
   | { type: "error"; error: unknown };
@@ -48,6 +49,8 @@ export interface CallRequest {
   messages: readonly ModelMessage[];
   tools?: readonly ToolDefinition[];
   responseFormat?: { name: string; schema: Record<string, unknown> };
+  /** The cap on the answer's tokens, where the provider takes one. */
+  maxOutputTokens?: number;
   abortSignal: AbortSignal;
   providerOptions?: Record<string, Record<string, unknown>>;
 }
@@ -220,14 +223,6 @@ function parsedInput(input: string): unknown {
   }
 }
 
-/** A provider's error part as an Error whose message says what the provider said. */
-function errorOf(error: unknown): unknown {
-  if (error instanceof Error || typeof error !== "object" || error === null) return error;
-  const record = error as { message?: unknown; error?: { message?: unknown } };
-  const message = record.message ?? record.error?.message;
-  return typeof message === "string" ? Object.assign(new Error(message), { data: error }) : error;
-}
-
 function toPart(part: LanguageModelV4StreamPart): CallPart | undefined {
   switch (part.type) {
     case "stream-start":
@@ -237,7 +232,9 @@ function toPart(part: LanguageModelV4StreamPart): CallPart | undefined {
     case "reasoning-delta":
       return { type: "reasoning-delta", text: part.delta };
     case "tool-input-start":
-      return { type: "tool-input-start" };
+      return { type: "tool-input-start", id: part.id, toolName: part.toolName };
+    case "tool-input-delta":
+      return { type: "tool-input-delta", id: part.id, delta: part.delta };
     case "tool-call":
       return {
         type: "tool-call",
@@ -248,7 +245,7 @@ function toPart(part: LanguageModelV4StreamPart): CallPart | undefined {
     case "finish":
       return { type: "model-call-end", finishReason: part.finishReason.unified, usage: usageOf(part.usage) };
     case "error":
-      return { type: "error", error: errorOf(part.error) };
+      return { type: "error", error: part.error };
     default:
       return undefined;
   }
@@ -269,6 +266,7 @@ export async function streamCall(request: CallRequest): Promise<AsyncIterable<Ca
           },
         }
       : {}),
+    ...(request.maxOutputTokens ? { maxOutputTokens: request.maxOutputTokens } : {}),
     abortSignal: request.abortSignal,
     ...(request.providerOptions
       ? { providerOptions: request.providerOptions as SharedV4ProviderOptions }

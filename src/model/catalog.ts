@@ -16,6 +16,10 @@ export interface ModelInfo {
    * a wire that carries them there; otherwise they are described.
    */
   toolImages: boolean;
+  /** `models.<id>.max_output_tokens`: the cap on one answer that this model is always sent. */
+  maxOutputTokens: number | undefined;
+  /** A local or OpenAI-compatible server, which may put no limit of its own on an answer. */
+  local: boolean;
 }
 
 /** What the config's `models.<id>` may say of a model, each key winning over the price list. */
@@ -24,6 +28,7 @@ export interface ModelOverride {
   price?: Price | undefined;
   tool_calls?: "native" | "text" | undefined;
   images?: boolean | undefined;
+  max_output_tokens?: number | undefined;
 }
 
 /** An unknown window is guessed low on local servers, which are often started with small ones. */
@@ -95,5 +100,7 @@ export function modelInfo(modelId: string, overrides: { models: Record<string, M
     toolCalls: entry?.tool_calls ?? "native",
     images,
     toolImages: images && (spec.toolResultImages ?? false),
+    maxOutputTokens: entry?.max_output_tokens,
+    local: spec.local,
   };
 }

@@ -37,6 +37,11 @@ export interface ProviderSpec {
   images?: boolean;
   /** Its wire carries images in tool results (Chat Completions' tool messages are text only). */
   toolResultImages?: boolean;
+  /**
+   * Provider options that carry the cap on an answer's tokens where the SDK's own setting does
+   * not reach the server.
+   */
+  outputCapOptions?(tokens: number): Record<string, Record<string, unknown>>;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
 }
@@ -103,6 +108,8 @@ export const PROVIDER_SPECS = {
     local: true,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
+    // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
+    outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
     async create({ model, apiKey, baseURL }) {
       const { createOllama } = await import("ollama-ai-provider-v2");
       return createOllama({

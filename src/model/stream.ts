@@ -1,17 +1,12 @@
 import { APICallError, type LanguageModelV4, type SharedV4Warning } from "@ai-sdk/provider";
 import type { ModelMessage, SystemModelMessage } from "ai";
 import type { TokenCounts } from "../events/types.js";
+import { Answer, type ModelToolCall } from "./answer.js";
 import { streamCall, type ToolDefinition } from "./call.js";
-import { ProviderError } from "./errors.js";
+import { IdleError, ProviderError, StreamError } from "./errors.js";
 import { PROVIDER_SPECS, type ProviderSpec, parseModelId } from "./providers.js";
-import { emptyCounts, usageFromSdk } from "./usage.js";
 
-export interface ModelToolCall {
-  id: string;
-  name: string;
-  /** The provider's parsed input, or the raw argument text when it was not valid JSON. */
-  input: unknown;
-}
+export type { ModelToolCall } from "./answer.js";
 
 export type { ToolDefinition } from "./call.js";
 
@@ -25,12 +20,20 @@ export interface ModelCallRequest {
   /** Ask for JSON of this shape; providers that can enforce it (json_schema) are told to. */
   responseSchema?: { name: string; schema: Record<string, unknown> };
   signal: AbortSignal;
+  /** The longest the stream may go without sending anything: the call's idle bound. */
   timeoutMs: number;
+  /** The answer's cap in tokens, sent to the provider when set (max_tokens, max_output_tokens, num_predict). */
+  maxOutputTokens?: number | undefined;
+  /**
+   * The call's bound on output, whether or not the server keeps to `maxOutputTokens`: past this
+   * many characters of text, reasoning and tool-call arguments, the answer is cut off there and
+   * ends as if at its length limit.
+   */
+  maxOutputChars: number;
   maxRetries: number;
   retryBaseMs: number;
   onTextDelta?: (text: string) => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
-  providerOptions?: Record<string, Record<string, unknown>>;
 }
 
 export interface ModelCallResult {
@@ -41,6 +44,10 @@ export interface ModelCallResult {
   reasoning: string;
   toolCalls: ModelToolCall[];
   usage: TokenCounts;
+  /** The provider reported no usage: `usage` is estimated from the sizes of the request and the answer. */
+  usageEstimated: boolean;
+  /** The answer passed `maxOutputChars` and was cut off there (`finishReason` is then "length"). */
+  outputCapped: boolean;
   finishReason: string;
   durationMs: number;
   /** Time spent producing output, from the first streamed token to the end. */
@@ -96,6 +103,20 @@ function withCacheBreakpoints(
   };
 }
 
+/** The cap on the answer's tokens as the provider takes it. */
+function outputCapSettings(request: ModelCallRequest): {
+  maxOutputTokens?: number;
+  providerOptions?: Record<string, Record<string, unknown>>;
+} {
+  const tokens = request.maxOutputTokens;
+  const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(request.modelId).provider];
+  const providerOptions = tokens ? spec.outputCapOptions?.(tokens) : undefined;
+  return {
+    ...(tokens ? { maxOutputTokens: tokens } : {}),
+    ...(providerOptions ? { providerOptions } : {}),
+  };
+}
+
 /** A provider asking to wait longer than this is waited on this long; the retry then says whether it was enough. */
 const MAX_RETRY_DELAY_MS = 60_000;
 
@@ -136,6 +157,12 @@ function retryAfterMs(error: unknown): number | undefined {
 /** Why an attempt failed, and whether another attempt could succeed. */
 function classify(error: unknown, timedOut: boolean): { retryable: boolean; reason: string } {
   if (timedOut) return { retryable: true, reason: "no data within the request timeout" };
+  // An error the server sent mid-answer is worth another attempt unless it says otherwise.
+  if (error instanceof StreamError) {
+    const status = error.statusCode;
+    const retryable = error.isRetryable || status === undefined || RETRYABLE_STATUS.has(status);
+    return { retryable, reason: `the server reported: ${error.message}` };
+  }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     // A 200 that fails is a stream cut off mid-way: the response started, then the body broke.
@@ -183,9 +210,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     // says something else, the person is told the answer starts over rather than shown a splice.
     let diverged = attempt === 0;
     const started = performance.now();
-    let firstTokenAt: number | undefined;
-    let text = "";
-    let reasoning = "";
+    const answer = new Answer(request.maxOutputChars);
     try {
       // The provider's model is called directly (call.ts): the same request, wire and stream
       // parsing, without the layers of the \`ai\` package around them, which cost time on every
@@ -196,74 +221,57 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         messages: prompt.messages,
         ...(request.tools ? { tools: request.tools } : {}),
         ...(request.responseSchema ? { responseFormat: request.responseSchema } : {}),
+        ...outputCapSettings(request),
         abortSignal: signal,
-        ...(request.providerOptions ? { providerOptions: request.providerOptions } : {}),
       });
-      const toolCalls: ModelToolCall[] = [];
       const warnings: string[] = [];
-      let finishReason = "unknown";
-      let usage: TokenCounts | undefined;
       for await (const part of stream) {
         stillAlive();
-        switch (part.type) {
-          case "text-delta": {
-            firstTokenAt ??= performance.now();
-            text += part.text;
-            if (!diverged && !shown.startsWith(text) && !text.startsWith(shown)) {
-              diverged = true;
-              request.onTextDelta?.(`\n[the answer restarts after a retry]\n${text}`);
-              shown = text;
-            } else if (text.length > shown.length) {
-              const fresh = text.slice(shown.length);
-              shown = text;
-              request.onTextDelta?.(fresh);
-            }
-            break;
-          }
-          case "reasoning-delta":
-            reasoning += part.text;
-            firstTokenAt ??= performance.now();
-            break;
-          case "tool-input-start":
-            firstTokenAt ??= performance.now();
-            break;
-          case "model-call-start":
-            warnings.push(
-              ...part.warnings
-                .filter((w) => !(request.responseSchema && isResponseFormat(w)))
-                .map(describeWarning),
-            );
-            break;
-          case "tool-call":
-            toolCalls.push({ id: part.toolCallId, name: part.toolName, input: part.input });
-            break;
-          case "model-call-end":
-            usage = usageFromSdk(part.usage);
-            finishReason = part.finishReason;
-            break;
-          case "error":
-            throw part.error;
+        if (part.type === "model-call-start") {
+          warnings.push(
+            ...part.warnings
+              .filter((w) => !(request.responseSchema && isResponseFormat(w)))
+              .map(describeWarning),
+          );
         }
+        const more = answer.take(part);
+        if (part.type === "text-delta") {
+          const { text } = answer;
+          if (!diverged && !shown.startsWith(text) && !text.startsWith(shown)) {
+            diverged = true;
+            request.onTextDelta?.(`\n[the answer restarts after a retry]\n${text}`);
+            shown = text;
+          } else if (text.length > shown.length) {
+            const fresh = text.slice(shown.length);
+            shown = text;
+            request.onTextDelta?.(fresh);
+          }
+        }
+        // Leaving the loop cancels the stream, and with it the request.
+        if (!more) break;
       }
       if (signal.aborted) throw signal.reason ?? new Error("aborted");
       clearTimeout(idleTimer);
       const ended = performance.now();
       return {
         warnings,
-        text,
-        reasoning,
-        toolCalls,
-        usage: usage ?? emptyCounts(),
-        finishReason,
+        text: answer.text,
+        reasoning: answer.reasoning,
+        toolCalls: answer.toolCalls,
+        usage: answer.usageOr({ system: request.system, messages: request.messages, tools: request.tools }),
+        usageEstimated: !answer.usageReported,
+        outputCapped: answer.capped,
+        finishReason: answer.finishReason,
         durationMs: ended - started,
-        generationMs: ended - (firstTokenAt ?? started),
+        generationMs: ended - (answer.firstTokenAt ?? started),
       };
     } catch (error) {
       clearTimeout(idleTimer);
       if (request.signal.aborted) throw request.signal.reason ?? error;
       const { retryable, reason } = classify(error, idle.signal.aborted);
       if (!retryable || attempt >= request.maxRetries) {
-        throw new ProviderError(request.modelId, error, { retryable, attempts: attempt + 1 });
+        const cause = idle.signal.aborted ? new IdleError(request.timeoutMs, error) : error;
+        throw new ProviderError(request.modelId, cause, { retryable, attempts: attempt + 1 });
       }
       const backoff = request.retryBaseMs * 2 ** attempt;
       const delayMs = Math.round(

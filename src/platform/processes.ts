@@ -60,6 +60,11 @@ function installExitHook(): void {
   process.on("exit", () => {
     for (const pid of liveGroups) killGroup(pid, "SIGKILL");
   });
+  // SIGTERM's default would end this process without the hook above, leaving the groups running:
+  // where nothing else handles it, it ends the process through the hook.
+  process.on("SIGTERM", function endWithGroups() {
+    if (process.listenerCount("SIGTERM") === 1) process.exit(143);
+  });
 }
 
 /**

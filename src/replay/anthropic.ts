@@ -45,6 +45,11 @@ export function anthropicBody(answer: Answer) {
   };
 }
 
+/** An error inside a messages stream, as Anthropic sends `overloaded_error` after a 200. */
+export function anthropicErrorFrame(message: string, type = "api_error"): Frame {
+  return { data: `event: error\n${sse({ type: "error", error: { type, message } })}` };
+}
+
 export function anthropicFrames(answer: Answer): Frame[] {
   const event = (type: string, fields: object, kind?: Frame["kind"]): Frame => ({
     data: `event: ${type}\n${sse({ type, ...fields })}`,

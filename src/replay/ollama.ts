@@ -27,13 +27,20 @@ export function ollamaLine(
       done_reason: answer.cutAtLimit ? "length" : "stop",
       total_duration: 1,
       load_duration: 1,
-      prompt_eval_count: answer.usage.input,
-      prompt_eval_duration: 1,
-      eval_count: answer.usage.output,
-      eval_duration: 1,
+      ...(answer.usageReported && {
+        prompt_eval_count: answer.usage.input,
+        prompt_eval_duration: 1,
+        eval_count: answer.usage.output,
+        eval_duration: 1,
+      }),
     });
   }
   return line;
+}
+
+/** An error in the middle of an Ollama stream: a line with `error` alone. */
+export function ollamaErrorFrame(message: string): Frame {
+  return { data: `${JSON.stringify({ error: message })}\n` };
 }
 
 export function ollamaFrames(answer: Answer): Frame[] {

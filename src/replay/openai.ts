@@ -44,7 +44,8 @@ export function chatFrames(answer: Answer, usageAsked: boolean): Frame[] {
     }
   });
   frames.push({ data: chunk({}, chatFinishReason(answer)) });
-  if (usageAsked) frames.push({ data: sse({ ...base, choices: [], usage: chatUsage(answer.usage) }) });
+  if (usageAsked && answer.usageReported)
+    frames.push({ data: sse({ ...base, choices: [], usage: chatUsage(answer.usage) }) });
   frames.push({ data: "data: [DONE]\n\n" });
   return frames;
 }
@@ -75,8 +76,13 @@ export function chatBody(answer: Answer) {
         finish_reason: chatFinishReason(answer),
       },
     ],
-    usage: chatUsage(answer.usage),
+    ...(answer.usageReported && { usage: chatUsage(answer.usage) }),
   };
+}
+
+/** An error inside a chat completions stream, as OpenAI-style servers send one after a 200. */
+export function chatErrorFrame(message: string, type = "server_error"): Frame {
+  return { data: sse({ error: { message, type, param: null, code: null } }) };
 }
 
 // --- OpenAI Responses ---
@@ -135,9 +141,16 @@ export function responsesBody(answer: Answer, status: "in_progress" | "completed
     status: done && answer.cutAtLimit ? "incomplete" : status,
     model: MODEL,
     output: done ? responsesItems(answer) : [],
-    usage: done ? responsesUsage(answer.usage) : null,
+    usage: done && answer.usageReported ? responsesUsage(answer.usage) : null,
     incomplete_details: done && answer.cutAtLimit ? { reason: "max_output_tokens" } : null,
     error: null,
+  };
+}
+
+/** An error inside a Responses stream: its `error` event. */
+export function responsesErrorFrame(message: string, type = "server_error"): Frame {
+  return {
+    data: `event: error\n${sse({ type: "error", sequence_number: 0, code: type, message, param: null })}`,
   };
 }
 

@@ -5,13 +5,21 @@
 // `openai.chat(id)`, openai-compatible and OpenRouter use /chat/completions.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { anthropicBody, anthropicFrames } from "./anthropic.js";
-import { ollamaFrames, ollamaLine } from "./ollama.js";
-import { chatBody, chatFrames, responsesBody, responsesFrames } from "./openai.js";
+import { anthropicBody, anthropicErrorFrame, anthropicFrames } from "./anthropic.js";
+import { ollamaErrorFrame, ollamaFrames, ollamaLine } from "./ollama.js";
+import {
+  chatBody,
+  chatErrorFrame,
+  chatFrames,
+  responsesBody,
+  responsesErrorFrame,
+  responsesFrames,
+} from "./openai.js";
 import {
   type Answer,
   cutPoint,
   type Frame,
+  framesThrough,
   MODEL,
   normalise,
   parseJson,
@@ -111,19 +119,42 @@ export async function startScriptedServer(
     const usageAsked =
       path.startsWith("/openrouter/") || request.body?.stream_options?.include_usage === true;
     const frames = streamFrames(format, answer, usageAsked);
+    const refuse = (what: string) =>
+      sendJson(res, 500, errorBody(format, 500, `scripted server: turn ${request.turnIndex} ${what}`));
+    if (turn.endless) {
+      const kind = turn.endless.in ?? "text";
+      const head = framesThrough(frames, kind);
+      const more = endlessFrames(format, turn.endless.chunk, kind, request);
+      const fits =
+        kind === "text"
+          ? head !== undefined
+          : answer.toolCalls.length === 1 && !answer.text && !answer.reasoning;
+      if (format === "ollama" && kind === "tool")
+        return refuse("streams endless tool-call arguments, which Ollama sends whole");
+      if (!fits || !head || !more)
+        return refuse(
+          `streams endless ${kind} but ${kind === "text" ? "has no text" : "has text or not one tool call"}`,
+        );
+      res.writeHead(200, streamHeaders(format));
+      await write(res, head.map((f) => f.data).join(""));
+      while (!closed && !res.destroyed) {
+        await write(res, more);
+        await (turn.endless.everyMs ? wait(turn.endless.everyMs) : new Promise((next) => setImmediate(next)));
+      }
+      return;
+    }
+    if (turn.streamError) {
+      const said = framesThrough(frames, "tool") ?? framesThrough(frames, "text") ?? frames.slice(0, 1);
+      const { message, type } = turn.streamError;
+      res.writeHead(200, streamHeaders(format));
+      return void res.end([...said, errorFrame(format, message, type)].map((f) => f.data).join(""));
+    }
     if (turn.cut) {
       const at = cutPoint(frames, turn.cut);
-      if (at === undefined) {
-        return sendJson(
-          res,
-          500,
-          errorBody(
-            format,
-            500,
-            `scripted server: turn ${request.turnIndex} cuts mid-${turn.cut} but streams no ${turn.cut === "text" ? "text" : "tool-call arguments"}`,
-          ),
+      if (at === undefined)
+        return refuse(
+          `cuts mid-${turn.cut} but streams no ${turn.cut === "text" ? "text" : "tool-call arguments"}`,
         );
-      }
       res.writeHead(200, streamHeaders(format));
       await write(
         res,
@@ -191,6 +222,36 @@ function streamFrames(format: WireFormat, answer: Answer, usageAsked: boolean): 
       return anthropicFrames(answer);
     case "ollama":
       return ollamaFrames(answer);
+  }
+}
+
+/** More of an endless answer: the frames that say `chunk` as text, or as its one tool call's arguments. */
+function endlessFrames(
+  format: WireFormat,
+  chunk: string,
+  kind: "text" | "tool",
+  request: RecordedRequest,
+): string | undefined {
+  const turn: ScriptedTurn =
+    kind === "text"
+      ? { text: chunk, pace: { pieces: 1, everyMs: 0 } }
+      : { toolCalls: [{ name: "_", args: chunk }] };
+  const frames = streamFrames(format, normalise(turn, request, request.turnIndex), false).filter(
+    (frame) => frame.kind === kind,
+  );
+  return frames.length > 0 ? frames.map((frame) => frame.data).join("") : undefined;
+}
+
+function errorFrame(format: WireFormat, message: string, type?: string): Frame {
+  switch (format) {
+    case "openai":
+      return chatErrorFrame(message, type);
+    case "openai-responses":
+      return responsesErrorFrame(message, type);
+    case "anthropic":
+      return anthropicErrorFrame(message, type);
+    case "ollama":
+      return ollamaErrorFrame(message);
   }
 }
 

@@ -15,9 +15,12 @@ export interface ScriptedTurn {
   /**
    * `input` is the total prompt size including cached tokens, so the SDK's `usage.inputTokens` equals it in
    * every format (Anthropic's wire `input_tokens` is the uncached remainder). Ollama has no cache fields.
-   * Derived from request and answer sizes when absent.
+   * Derived from request and answer sizes when absent. `none`: the answer reports no usage at all,
+   * as some servers do.
    */
-  usage?: { input: number; output: number; cached?: number; cacheWrite?: number; reasoning?: number };
+  usage?:
+    | { input: number; output: number; cached?: number; cacheWrite?: number; reasoning?: number }
+    | "none";
   /** An HTTP error answer; without a body, the format's own error shape is used. */
   error?: { status: number; body?: unknown; headers?: Record<string, string> };
   /** Accept the request and never answer, until the client goes away or the server closes. */
@@ -31,6 +34,18 @@ export interface ScriptedTurn {
   finish?: "length";
   /** Stream the text in this many pieces, one every `everyMs`, as a model does at its own pace. */
   pace?: { pieces: number; everyMs: number };
+  /**
+   * Never finish: after the turn's text (`in: "text"`, the default) or its one tool call's
+   * arguments so far (`in: "tool"`, for a turn with no text), stream `chunk` as more
+   * of the same, again and again, every `everyMs` (as fast as the client reads when 0), until the
+   * client goes away or the server closes. A model caught in a loop, or a server with no limit.
+   */
+  endless?: { chunk: string; in?: "text" | "tool"; everyMs?: number };
+  /**
+   * After the turn's text and tool-call arguments, send this error inside the stream (each
+   * format's own error event, after a 200) and end it, as a server that fails mid-answer does.
+   */
+  streamError?: { message: string; type?: string };
   /** Destroy the socket before any response. */
   resetConnection?: boolean;
   /** Wait before the first byte. */
@@ -74,6 +89,8 @@ export interface Answer {
   textPieces: number;
   toolCalls: { id: string; name: string; args: string; parsed: unknown }[];
   usage: { input: number; output: number; cached: number; cacheWrite: number | undefined; reasoning: number };
+  /** False when the turn reports no usage: each format then leaves its usage fields out. */
+  usageReported: boolean;
 }
 
 export function normalise(turn: ScriptedTurn, request: RecordedRequest, index: number): Answer {
@@ -84,17 +101,18 @@ export function normalise(turn: ScriptedTurn, request: RecordedRequest, index: n
     return { id: call.id ?? `call_${index}_${i}`, name: call.name, args, parsed: parseJson(args) ?? args };
   });
   const tokens = (s: string) => Math.ceil(s.length / 4);
-  const reasoningTokens = turn.usage?.reasoning ?? tokens(reasoning);
+  const scripted = turn.usage === "none" ? undefined : turn.usage;
+  const reasoningTokens = scripted?.reasoning ?? tokens(reasoning);
   const usage = {
-    input: turn.usage?.input ?? Math.max(1, tokens(request.rawBody)),
+    input: scripted?.input ?? Math.max(1, tokens(request.rawBody)),
     output:
-      turn.usage?.output ??
+      scripted?.output ??
       Math.max(
         1,
         tokens(text) + reasoningTokens + toolCalls.reduce((n, c) => n + tokens(c.name + c.args), 0),
       ),
-    cached: turn.usage?.cached ?? 0,
-    cacheWrite: turn.usage?.cacheWrite,
+    cached: scripted?.cached ?? 0,
+    cacheWrite: scripted?.cacheWrite,
     reasoning: reasoningTokens,
   };
   return {
@@ -105,6 +123,7 @@ export function normalise(turn: ScriptedTurn, request: RecordedRequest, index: n
     textPieces: turn.pace?.pieces ?? 4,
     toolCalls,
     usage,
+    usageReported: turn.usage !== "none",
   };
 }
 
@@ -126,6 +145,12 @@ export interface Frame {
   data: string;
   /** Frames that carry text or tool-argument deltas, where a cut can land. */
   kind?: "text" | "tool";
+}
+
+/** The frames up to and including the last of that kind; undefined when there is none. */
+export function framesThrough(frames: Frame[], kind: "text" | "tool"): Frame[] | undefined {
+  const index = frames.findLastIndex((f) => f.kind === kind);
+  return index === -1 ? undefined : frames.slice(0, index + 1);
 }
 
 /** Up to and including the first frame of that kind, or half of it when it is the only one, so that what it carries stays unfinished. */

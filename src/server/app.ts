@@ -4,6 +4,7 @@ import { secureHeaders } from "hono/secure-headers";
 import { ConfigError } from "../platform/errors.js";
 import { ApiError } from "./apiError.js";
 import { type GuardOptions, guard } from "./auth.js";
+import { limitBodies } from "./bodyLimit.js";
 import { dashboardRoutes } from "./dashboard.js";
 import { recordRoutes } from "./routes/records.js";
 import { sessionRoutes } from "./routes/sessions.js";
@@ -12,11 +13,19 @@ import type { ServerState } from "./state.js";
 export const OPENAPI_PATH = "/api/openapi.json";
 
 /**
- * The whole server as one Hono app: the guard first (token, host, origin), then the API, its
+ * The whole server as one Hono app: the guard first (token, host, origin), the bound on request
+ * bodies, then the API, its
  * OpenAPI description and the dashboard. Every error leaves as JSON with a message; a bug's
  * stack goes to the server's log, never to the client.
  */
-export function buildApp(state: ServerState, access: GuardOptions, log: (message: string) => void) {
+export interface AppOptions {
+  access: GuardOptions;
+  /** The largest request body read (`server.max_body_bytes`). */
+  maxBodyBytes: number;
+  log: (message: string) => void;
+}
+
+export function buildApp(state: ServerState, { access, maxBodyBytes, log }: AppOptions) {
   const app = new OpenAPIHono();
   app.use(
     secureHeaders({
@@ -36,7 +45,9 @@ export function buildApp(state: ServerState, access: GuardOptions, log: (message
       strictTransportSecurity: false,
     }),
   );
+  // Bodies are read only from those who hold the token, and only so far.
   app.use(guard(access));
+  app.use(limitBodies(maxBodyBytes));
   app.route("/", sessionRoutes(state));
   app.route("/", recordRoutes(state));
   app.openAPIRegistry.registerComponent("securitySchemes", "token", {

@@ -66,8 +66,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   let port = options.port;
   const app = buildApp(
     { store, live, workspaces, env, version: packageVersion() },
-    { token: options.token, loopback: isLoopback(options.host), port: () => port },
-    log,
+    {
+      access: { token: options.token, loopback: isLoopback(options.host), port: () => port },
+      maxBodyBytes: config.server.max_body_bytes,
+      log,
+    },
   );
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   try {

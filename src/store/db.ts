@@ -97,11 +97,12 @@ export const MIGRATIONS: readonly string[] = [
 
 /**
  * Runs `work` as one write transaction. IMMEDIATE takes the write lock up front, so a second
- * process waits out busy_timeout for it; a deferred transaction that reads and then writes could
- * instead fail at once with SQLITE_BUSY when the other process committed in between.
+ * process waits out busy_timeout for it (and asks again, `patiently`); a deferred transaction
+ * that reads and then writes could instead fail at once with SQLITE_BUSY when the other process
+ * committed in between.
  */
 export function transaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
+  patiently(() => db.exec("BEGIN IMMEDIATE"));
   try {
     const result = work();
     db.exec("COMMIT");
@@ -153,6 +154,26 @@ function isBusy(error: unknown): boolean {
 /** Sleeps without an event loop: opening the store is synchronous, like every write to it. */
 function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/** Times a write asks again for a lock that busy_timeout did not get it: about 20 s in all. */
+const BUSY_RETRIES = 3;
+
+/**
+ * Runs `write` (one statement, or the start of a transaction: nothing done yet when it fails),
+ * asking again a few times when the database stays busy past busy_timeout, as it may while many
+ * cairns (a machine's workers, each task's session) write at once. A write that still cannot
+ * get the lock fails as SQLite says.
+ */
+export function patiently<T>(write: () => T): T {
+  for (let retry = 0; ; retry++) {
+    try {
+      return write();
+    } catch (error) {
+      if (!isBusy(error) || retry >= BUSY_RETRIES) throw error;
+      pause(50 + Math.random() * 200);
+    }
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
 import { agentNameOf, type Mode, type RunStatus, type StampedEvent } from "../events/types.js";
 import type { CostRow, CostTotals } from "../model/usage.js";
-import { openDatabase, StoreError, storePath, transaction } from "./db.js";
+import { openDatabase, patiently, StoreError, storePath, transaction } from "./db.js";
 
 /**
  * `interrupted` is never written: it is a `running` session whose process is gone (Ctrl-C twice,
@@ -274,7 +274,7 @@ export class Store {
 
   /** Deletes a session with its events and usage. False when there was no such session. */
   removeSession(id: string): boolean {
-    return Number(this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id).changes) > 0;
+    return Number(patiently(() => this.db.prepare("DELETE FROM sessions WHERE id = ?").run(id)).changes) > 0;
   }
 
   /**

@@ -59,7 +59,7 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
     case "usage":
       return {
         event: "usage",
-        detail: `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
+        detail: `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out${event.estimated ? " (estimated)" : ""} · ${formatCost(event.cost_usd)}`,
       };
     case "error":
       return { event: event.fatal ? "fatal" : "error", detail: clip(event.message, DETAIL) };

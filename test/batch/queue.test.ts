@@ -1,67 +1,36 @@
-import { execFileSync } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { Redis } from "ioredis";
 import { afterEach, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/eval/report.js";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import {
+  copiedBy,
+  endQueueTest,
+  gitRepo,
+  killLater,
+  sessionsOf,
+  startWorker as startQueueWorker,
+  until,
+  writeTasks,
+} from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
-type Events = Array<Record<string, unknown> & { type: string }>;
-
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
-const workers: Array<ReturnType<typeof spawnCairn>> = [];
 afterEach(async () => {
-  for (const worker of workers.splice(0)) worker.kill("SIGKILL");
-  await server?.close();
-  await redis?.stop();
+  await endQueueTest(server, redis);
   server = undefined;
   redis = undefined;
 });
 
-/** A worker process whose stream-json events are collected as they come. */
-function startWorker(home: string, env: Record<string, string>, name: string) {
-  const child = spawnCairn(
-    [
-      "worker",
-      "--queue",
-      redis!.url,
-      "--name",
-      name,
-      "--lock-duration",
-      "2",
-      "--output-format",
-      "stream-json",
-    ],
-    { home, env },
-  );
-  workers.push(child);
-  const events: Events = [];
-  let pending = "";
-  child.stdout.on("data", (chunk) => {
-    const lines = (pending + chunk).split("\n");
-    pending = lines.pop() ?? "";
-    for (const line of lines) if (line.trim()) events.push(JSON.parse(line));
-  });
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  return { child, events, exited };
-}
-
-async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+/** A worker on the test's queue. */
+const startWorker = (home: string, env: Record<string, string>, name: string) =>
+  startQueueWorker(redis!.url, home, env, name);
 
 /** Every value stored in Redis, as text: what a secret would have to be in to travel. */
 async function everythingIn(url: string): Promise<string> {
@@ -84,35 +53,6 @@ async function everythingIn(url: string): Promise<string> {
   }
 }
 
-/**
- * The sessions the tasks' cairns stored in `home` whose task holds `marker`, as they are stored
- * (before any batch de-duplicates records): where each worked (a worker's copy is named after its
- * pid) and whether it finished.
- */
-function sessionsOf(home: string, marker: string): Array<{ workedIn: string; finished: number }> {
-  const db = new DatabaseSync(path.join(home, "data", "cairn", "cairn.db"), { readOnly: true });
-  try {
-    const rows = db
-      .prepare(
-        `SELECT
-           (SELECT data FROM events e WHERE e.session_id = s.id AND e.type = 'session.started') AS started,
-           (SELECT count(*) FROM events e WHERE e.session_id = s.id AND e.type = 'session.finished') AS finished
-         FROM sessions s WHERE instr(s.task, ?) > 0`,
-      )
-      .all(marker) as Array<{ started: string; finished: number }>;
-    return rows.map((row) => ({
-      workedIn: String((JSON.parse(row.started) as { worked_in?: string }).worked_in),
-      finished: Number(row.finished),
-    }));
-  } finally {
-    db.close();
-  }
-}
-
-/** A worker's copies are in `cairn-worker-<its pid>-…`. */
-const copiedBy = (pid: number | undefined) => (session: { workedIn: string }) =>
-  session.workedIn.includes(`${path.sep}cairn-worker-${pid}-`);
-
 /** How often BullMQ's own event stream says a job completed: once per stored record. */
 async function completions(url: string, batchId: string): Promise<Map<string, number>> {
   const client = new Redis(url);
@@ -129,26 +69,6 @@ async function completions(url: string, batchId: string): Promise<Map<string, nu
   } finally {
     client.disconnect();
   }
-}
-
-async function gitRepo(): Promise<string> {
-  const repo = await makeRepo({ "base.txt": "base\n" });
-  for (const args of [
-    ["init", "-q"],
-    ["add", "."],
-    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
-  ]) {
-    execFileSync("git", args, { cwd: repo });
-  }
-  return repo;
-}
-
-/** A tasks file in `home` of one `cairn do` per id, each writing `<id>.txt` in `repo`, its id in brackets for byTask. */
-async function writeTasks(home: string, repo: string, ids: string[]): Promise<string> {
-  const tasks = path.join(home, "tasks.jsonl");
-  const lines = ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
-  await writeFile(tasks, lines.join("\n"));
-  return tasks;
 }
 
 /**
@@ -215,9 +135,12 @@ describe("cairn batch on a queue, with cairn worker", () => {
         .map((w) => ({ w, event: w.events.find((e) => e.type === "task.started" && e.id === "q3") }))
         .find((x) => x.event),
     );
-    // The machine goes down: the worker and the cairn it started, at once.
+    // The machine goes down: the worker and the cairn it started, at once (the cairn frozen
+    // first, so that it cannot see its worker go and end its session itself).
+    const task = started.event!.pid as number;
+    process.kill(-task, "SIGSTOP");
     started.w.child.kill("SIGKILL");
-    process.kill(-(started.event!.pid as number), "SIGKILL");
+    process.kill(-task, "SIGKILL");
     const survivor = started.w === a ? b : a;
     const survivorName = survivor === a ? "wa" : "wb";
 
@@ -328,14 +251,15 @@ describe("cairn batch on a queue, with cairn worker", () => {
     timeout: 60_000,
   }, async () => {
     redis = await startRedis();
-    // The first try's model takes a while to answer: Redis goes away meanwhile.
+    // The first try's model takes a moment to answer: Redis goes away meanwhile, and the try
+    // ends before the worker would take its lock as lost and stop it.
     let tries = 0;
     server = await startScriptedServer(
       byTask({
         "[r1]": (turn) => {
           if (turn === 0) tries++;
           const done = writes("r1.txt", "r1\n")(turn);
-          return tries === 1 && turn === 0 ? { ...done, delayMs: 1_500 } : done;
+          return tries === 1 && turn === 0 ? { ...done, delayMs: 300 } : done;
         },
       }),
     );
@@ -366,12 +290,16 @@ describe("cairn batch on a queue, with cairn worker", () => {
       followed += chunk;
     });
     const followerExited = new Promise<number | null>((resolve) => follower.on("exit", resolve));
-    workers.push(follower);
+    killLater(follower);
     await until("r1 to ask the model", () => server!.requests.some((r) => r.rawBody.includes("[r1]")));
     await redis.pause();
-    // The task ends while Redis is away, and stays away past the worker's lock (2 s).
-    await until("r1's session to finish", () =>
-      sessionsOf(home, "[r1]").some((session) => session.finished) ? true : undefined,
+    // The task ends while Redis is away (or, on a machine too busy for it to end first, is stopped
+    // as its lock is lost), and Redis stays away past the worker's lock (2 s).
+    await until("r1's first try to end", () =>
+      sessionsOf(home, "[r1]").some((session) => session.finished) ||
+      w.events.some((e) => /^r1 lost its lock/.test(String(e.message)))
+        ? true
+        : undefined,
     );
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(followed).not.toContain('"task.finished"');
@@ -392,7 +320,10 @@ describe("cairn batch on a queue, with cairn worker", () => {
     // Its first try ended while Redis was away and, its lock gone, was run again: two sessions,
     // one record, one completion in BullMQ.
     expect(records[0]?.attempt).toBe(2);
-    expect(sessionsOf(home, "[r1]").map((session) => session.finished)).toEqual([1, 1]);
+    const sessions = sessionsOf(home, "[r1]");
+    expect(sessions).toHaveLength(2);
+    // The second ran to its end; the first did too, or was stopped as its lock was lost.
+    expect(sessions.map((session) => session.status)).toContain("completed");
     expect([...(await completions(redis.url, String(finished[0]?.batch_id))).values()]).toEqual([1]);
     // The worker says so: Redis lost, then back, then the task's lost lock (not Redis lost
     // again); and it finished r1 once, the try whose record was stored.
@@ -493,7 +424,10 @@ describe("cairn batch on a queue, with cairn worker", () => {
       );
       expect(started).toMatchObject({ attempt: try_, worker: name });
       await until(`try ${try_} to ask the model`, () => asked() === try_);
-      // The worker first, so that it cannot see its cairn die and record a broken try instead.
+      // The machine goes down. The cairn is frozen first, so that it cannot see its worker go and
+      // end its session itself; then the worker, so that it cannot see its cairn die and record a
+      // broken try instead.
+      process.kill(-(started.pid as number), "SIGSTOP");
       w.child.kill("SIGKILL");
       await w.exited;
       process.kill(-(started.pid as number), "SIGKILL");

@@ -1,9 +1,9 @@
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CAIRN_BIN } from "../helpers/cli.js";
+import { CAIRN_BIN, makeHome } from "../helpers/cli.js";
 
 /** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
 function olderNode(): string | undefined {
@@ -38,4 +38,38 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
     expect(run.stderr).toContain("npm install");
     expect(run.stderr).not.toContain("node:sqlite");
   });
+
+  it("ends the cairn it started on Node 22 when it is killed, even by SIGKILL", async () => {
+    const home = await makeHome();
+    const launcher = spawn(oldNode as string, [CAIRN_BIN, "serve", "--port", "0"], {
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, "config"),
+        XDG_DATA_HOME: path.join(home, "data"),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = "";
+        launcher.stdout.on("data", (chunk) => {
+          out += chunk;
+          if (out.includes("cairn serve: http")) resolve();
+        });
+        launcher.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim();
+      const cairn = Number(children.split(" ")[0]);
+      expect(cairn).toBeGreaterThan(0);
+      launcher.kill("SIGKILL");
+      const deadline = Date.now() + 15_000;
+      while (existsSync(`/proc/${cairn}`) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(existsSync(`/proc/${cairn}`)).toBe(false);
+    } finally {
+      launcher.kill("SIGKILL");
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

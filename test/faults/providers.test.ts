@@ -85,6 +85,21 @@ describe("a flaky provider", () => {
   });
 });
 
+describe("a model server that stops sending", () => {
+  it("mid-answer, on every attempt: the call ends at the idle bound, saying so", async () => {
+    const repo = await makeRepo({});
+    const stalled: ScriptedTurn = { text: "Starting", endless: { chunk: ".", everyMs: 60_000 } };
+    const run = await runFaulty(repo, "record the step", [stalled, stalled], {
+      config: { request_timeout_ms: 500, retries: { max: 1, base_ms: 10 } },
+    });
+    expect(run.code).toBe(1);
+    expect(run.result?.status).toBe("failed");
+    const summary = String(run.result?.summary);
+    expect(summary).toMatch(/after 2 attempts: no data for 500ms/);
+    expect(summary).toMatch(/openai stopped sending: .* raise request_timeout_ms/);
+  });
+});
+
 describe.each<Format>(["openai", "anthropic", "ollama"])(
   "a stream cut off over the %s wire format",
   (format) => {
@@ -174,5 +189,99 @@ describe("a provider that rejects the configuration", () => {
     expect(result.summary).toMatch(hint);
     expect(run.server.requests).toHaveLength(1);
     expect(await runs(repo)).toEqual([]);
+  });
+});
+
+describe("a model server that fails inside its stream", () => {
+  it.each<Format>(["openai", "anthropic"])(
+    "over %s: retried, and when it keeps failing, the provider's own words are reported",
+    async (format) => {
+      const repo = await makeRepo({});
+      const failing: ScriptedTurn = {
+        text: "Starting",
+        streamError: { message: "Overloaded: the model is busy", type: "overloaded_error" },
+      };
+      const run = await runFaulty(repo, "record the step", [failing, record, failing, failing, failing], {
+        format,
+        config: { retries: { max: 2, base_ms: 10 } },
+      });
+      expect(run.code).toBe(1);
+      // The first failure was retried and the tool ran; the three after it ended the session.
+      expect(await runs(repo)).toEqual(["ran"]);
+      expect(ofType(run.events, "retry")[0]?.reason).toMatch(
+        /the server reported: Overloaded: the model is busy/,
+      );
+      expect(run.result?.status).toBe("failed");
+      const summary = String(run.result?.summary);
+      expect(summary).toMatch(/after 3 attempts: Overloaded: the model is busy/);
+      expect(summary).toMatch(/reported an error while answering/);
+      expect(summary).not.toMatch(/could not reach|check the network/);
+    },
+  );
+});
+
+describe("a model server that reports no usage", () => {
+  it("is counted by estimate, marked as such, and --max-tokens stops it", async () => {
+    const repo = await makeRepo({});
+    const silent = (turn: ScriptedTurn): ScriptedTurn => ({ ...turn, usage: "none" });
+    const run = await runFaulty(repo, "record the step", [silent(record), silent(record), silent(done)], {
+      args: ["--max-tokens", "1000"],
+    });
+    const usage = ofType(run.events, "usage");
+    expect(usage.length).toBeGreaterThan(0);
+    for (const call of usage) {
+      expect(call).toMatchObject({ estimated: true });
+      expect(Number(call.input_tokens)).toBeGreaterThan(100);
+      expect(Number(call.output_tokens)).toBeGreaterThan(0);
+    }
+    expect(ofType(run.events, "error").map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/reported no token usage: its calls are counted by estimate/),
+    );
+    // The system prompt and tools alone are over a thousand tokens: the first call reaches the cap.
+    expect(run.result?.status).toBe("budget_exceeded");
+    expect(run.code).toBe(1);
+  });
+});
+
+describe("a model that never stops answering", () => {
+  it.each<[Format, string]>([
+    ["openai", "max_tokens"],
+    ["ollama", "num_predict"],
+  ])("over %s: the answer ends at the output cap, said so, without --timeout", async (format, field) => {
+    const repo = await makeRepo({});
+    const endless: ScriptedTurn = { text: "Thinking about it:", endless: { chunk: "and again " } };
+    const run = await runFaulty(repo, "say something", [endless, done], {
+      format,
+      config: { max_output_tokens: 2_000 },
+    });
+    expect(ofType(run.events, "error").map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/went past the output cap of 2000 tokens and was cut off there/),
+    );
+    const shown = streamed(run.events);
+    expect(shown.startsWith("Thinking about it:and again ")).toBe(true);
+    expect(shown.length).toBeLessThan(2_000 * 8 + 1_000);
+    const body = run.server.requests[0]?.body;
+    // A local server is sent the cap; a hosted one applies its model's own, and is bounded all the same.
+    const sent = format === "ollama" ? body?.options?.[field] : body?.[field];
+    expect(sent).toBe(format === "ollama" ? 2_000 : undefined);
+  });
+
+  it("in a tool call's arguments: the cut call is refused, and the model is told", async () => {
+    const repo = await makeRepo({});
+    const endless: ScriptedTurn = {
+      toolCalls: [{ name: "write_file", args: '{"path": "out.txt", "content": "' }],
+      endless: { chunk: "lorem ipsum ", in: "tool" },
+    };
+    const run = await runFaulty(repo, "write a file", [endless, done], {
+      format: "anthropic",
+      config: { max_output_tokens: 1_000 },
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const results = ofType(run.events, "tool.result");
+    expect(results).toHaveLength(1);
+    expect(results[0]).toMatchObject({ tool: "write_file", ok: false });
+    expect(String(results[0]?.output)).toMatch(/cut off|length limit|output limit/i);
+    // The model's next request carries the refusal.
+    expect(run.server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
   });
 });

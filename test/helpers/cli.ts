@@ -158,30 +158,31 @@ export function modelFlags(
   }
 }
 
+export interface DoOptions {
+  repo: string;
+  task: string;
+  format?: Format;
+  /** Flags after the defaults. */
+  extra?: string[];
+  /** `json` or `stream-json` (the default). */
+  output?: "json" | "stream-json";
+}
+
 /**
- * `cairn do` against the scripted server as most end-to-end tests run it: unattended (`--approval
- * auto`) in `repo`, printing its events; the run, the events, the result line and what was sent.
+ * The command line and environment of `cairn do` as most end-to-end tests run it: unattended
+ * (`--approval auto`) in `repo`, against the scripted server, printing its events.
  */
-export async function doSession(
-  server: ScriptedServer,
-  options: { repo: string; task: string; format?: Format; extra?: string[]; home?: string },
-) {
+export function doCommand(server: ScriptedServer, options: DoOptions) {
   const { args, env } = modelFlags(options.format ?? "openai", server);
-  const run = await runCairn(
-    [
-      "do",
-      options.task,
-      ...args,
-      "--cwd",
-      options.repo,
-      "--approval",
-      "auto",
-      "--output-format",
-      "stream-json",
-      ...(options.extra ?? []),
-    ],
-    { home: options.home ?? (await makeHome()), env },
-  );
+  const command = ["do", options.task, ...args, "--cwd", options.repo, "--approval", "auto"];
+  command.push("--output-format", options.output ?? "stream-json", ...(options.extra ?? []));
+  return { args: command, env };
+}
+
+/** `cairn do` as `doCommand` puts it: the run, the events, the result line and what was sent. */
+export async function doSession(server: ScriptedServer, options: DoOptions & { home?: string }) {
+  const { args, env } = doCommand(server, options);
+  const run = await runCairn(args, { home: options.home ?? (await makeHome()), env });
   const events = streamEvents(run.stdout);
   const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
   return { run, events, result, requests: server.requests };

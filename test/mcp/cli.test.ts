@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -189,6 +189,25 @@ describe("cairn mcp serve", () => {
       expect.stringMatching(/^✓ node --test test\/sum\.test\.js \d+ms$/),
       "Review: ready, quality 9/10",
     ]);
+  });
+
+  it("refuses a message over max_message_bytes with an error to that call, and goes on serving", async () => {
+    const repo = await makeRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    const config = path.join(home, "config", "cairn", "config.yaml");
+    await mkdir(path.dirname(config), { recursive: true });
+    await appendFile(config, "max_message_bytes: 1048576\n");
+    const model = await startScriptedServer([{ text: "Hello." }]);
+    closeLater(model.close);
+    const client = await serveClient(repo, home, model);
+
+    const huge = client.callTool({ name: "cairn_do", arguments: { task: "x".repeat(5_000_000) } });
+    await expect(huge).rejects.toThrow(
+      /message of \d+ bytes refused: over the 1\.0 MB limit of cairn mcp serve/,
+    );
+    expect(model.requests).toHaveLength(0);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(["cairn_do", "cairn_run"]);
   });
 
   it("refuses what would need approval instead of waiting, and says when a task's folder does not exist", async () => {

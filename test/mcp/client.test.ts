@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import type { EventOf } from "../../src/events/types.js";
 import { closeAll, hostedSession, lastToolResult, offeredTools } from "../helpers/session.js";
-import { EVERYTHING, FILESYSTEM, startHttpEverything, stdio, UNLOCK } from "./servers.js";
+import { BROKEN, EVERYTHING, FILESYSTEM, startHttpEverything, stdio, UNLOCK } from "./servers.js";
 
 afterEach(closeAll);
 
@@ -218,6 +218,30 @@ describe("MCP servers from npm, driven through a session", () => {
     // The next request offers none of its tools; a call to one gets the list of tools that exist.
     expect(offeredTools(server.requests[1]?.body).filter((name) => name.startsWith("unlock__"))).toEqual([]);
     expect(results[1]?.output).toMatch(/^There is no tool named unlock__unlock\./);
+  });
+
+  it("fails a call at once when the server answers it with broken JSON, and goes on with the server", async () => {
+    const { session, server, events } = await hostedSession(
+      [
+        { toolCalls: [{ name: "broken__broken", args: {} }] },
+        { toolCalls: [{ name: "broken__echo", args: { text: "still there" } }] },
+        { text: "One broke, one worked." },
+      ],
+      // The whole minute a server may take to answer: the broken reply must not be waited on.
+      { config: { mcp_servers: { broken: { ...stdio(BROKEN), timeout: 60_000 } } } },
+    );
+    const outcome = await doTask(session, "call both");
+    expect(outcome.result.status).toBe("completed");
+    const results = events.filter((e) => e.type === "tool.result") as EventOf<"tool.result">[];
+    expect(results[0]).toMatchObject({
+      ok: false,
+      output:
+        "broken/broken failed: the server sent a reply that is not valid JSON-RPC (broken or cut-off JSON)",
+    });
+    expect(results[0]?.duration_ms).toBeLessThan(10_000);
+    // Its log lines on stdout broke nothing: the next call is answered.
+    expect(results[1]).toMatchObject({ ok: true, output: "Echo: still there" });
+    expect(lastToolResult(server.requests[2]?.body)).toContain("Echo: still there");
   });
 
   it("checkpoints what a local server's tool changes, so undo puts it back, through call_mcp_tool too", async () => {

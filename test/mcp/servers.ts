@@ -9,6 +9,8 @@ const here = (relative: string) => fileURLToPath(new URL(relative, import.meta.u
 export const EVERYTHING = here("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 export const FILESYSTEM = here("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 export const UNLOCK = here("./fixtures/unlockServer.mjs");
+/** A hand-written server that logs on stdout and answers its `broken` tool with cut-off JSON. */
+export const BROKEN = here("./fixtures/brokenServer.mjs");
 /** A fixture with as many tools as asked, a long result, and a marker file written when it starts. */
 export const COUNT = here("./fixtures/countServer.mjs");
 

@@ -26,6 +26,8 @@ describe("modelInfo from the price list", () => {
       toolCalls: "native",
       images: true,
       toolImages: true,
+      maxOutputTokens: undefined,
+      local: false,
     });
   });
 
@@ -59,6 +61,8 @@ describe("modelInfo from the price list", () => {
       toolCalls: "native",
       images: true,
       toolImages: false,
+      maxOutputTokens: undefined,
+      local: false,
     });
   });
 
@@ -70,6 +74,8 @@ describe("modelInfo from the price list", () => {
       toolCalls: "native",
       images: false,
       toolImages: false,
+      maxOutputTokens: undefined,
+      local: true,
     });
     // Ollama runs locally: no per-token bill, so its cost is known to be zero.
     expect(modelInfo("ollama/gpt-oss:20b", config())).toEqual({
@@ -79,6 +85,8 @@ describe("modelInfo from the price list", () => {
       toolCalls: "native",
       images: false,
       toolImages: false,
+      maxOutputTokens: undefined,
+      local: true,
     });
   });
 });
@@ -92,6 +100,7 @@ describe("modelInfo with config overrides", () => {
           price: { input: 1, output: 2 },
           tool_calls: "text",
           images: true,
+          max_output_tokens: 4_096,
         },
       },
     });
@@ -102,6 +111,8 @@ describe("modelInfo with config overrides", () => {
       toolCalls: "text",
       images: true,
       toolImages: false,
+      maxOutputTokens: 4_096,
+      local: false,
     });
   });
 

@@ -39,7 +39,12 @@ export interface TestServer {
  * The real server on a free loopback port, over a store and config of its own, with sessions
  * pointed at the scripted model server.
  */
-export async function startTestServer(script: Script, files: Record<string, string> = { "a.txt": "old\n" }) {
+export async function startTestServer(
+  script: Script,
+  files: Record<string, string> = { "a.txt": "old\n" },
+  /** More keys of the config's `server` section. */
+  serverConfig: Record<string, number> = {},
+) {
   const model = await startScriptedServer(script);
   const [workspace, other, outside, home] = await Promise.all([
     makeRepo(files),
@@ -51,7 +56,8 @@ export async function startTestServer(script: Script, files: Record<string, stri
   await mkdir(configDir, { recursive: true });
   const config = path.join(configDir, "config.yaml");
   const existing = await readFile(config, "utf8").catch(() => "");
-  await writeFile(config, `${existing}server:\n  workspaces: [${JSON.stringify(other)}]\n`);
+  const more = Object.entries(serverConfig).map(([key, value]) => `  ${key}: ${value}\n`);
+  await writeFile(config, `${existing}server:\n  workspaces: [${JSON.stringify(other)}]\n${more.join("")}`);
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
     HOME: home,

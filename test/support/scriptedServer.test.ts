@@ -117,7 +117,7 @@ function ofType<T extends Part["type"]>(parts: Part[], type: T): Extract<Part, {
 
 async function drive(
   model: LanguageModel,
-  options: { abortSignal?: AbortSignal } = {},
+  options: { abortSignal?: AbortSignal; until?: (parts: Part[]) => boolean } = {},
 ): Promise<{ parts: Part[]; thrown: unknown }> {
   const result = streamText({
     model,
@@ -126,11 +126,15 @@ async function drive(
     maxRetries: 0,
     // Errors are asserted from the stream; the default handler would only print them.
     onError: () => {},
-    ...options,
+    ...(options.abortSignal && { abortSignal: options.abortSignal }),
   });
   const parts: Part[] = [];
   try {
-    for await (const part of result.fullStream) parts.push(part);
+    for await (const part of result.fullStream) {
+      parts.push(part);
+      // Leaving the loop cancels the stream, and with it the request.
+      if (options.until?.(parts)) break;
+    }
     return { parts, thrown: undefined };
   } catch (thrown) {
     return { parts, thrown };
@@ -294,6 +298,55 @@ describe.each(Object.entries(cases))("%s", (_name, c) => {
     const { parts, thrown } = await drive(c.model(s));
 
     expect(failure(c, parts, thrown)).toBeDefined();
+    expect(ofType(parts, "tool-call")).toEqual([]);
+  });
+
+  it.skipIf(c.format === "anthropic")("reports no usage when told to, streaming or not", async () => {
+    // Anthropic's server always reports usage, so its format has no way to leave it out.
+    const s = await start([
+      { text: "ok", usage: "none" },
+      { text: "ok", usage: "none" },
+    ]);
+    const { parts } = await drive(c.model(s));
+    // Some providers say so with undefined counts, others (OpenRouter's, Ollama's) with zeros.
+    const usage = ofType(parts, "finish")[0]?.totalUsage;
+    expect(usage?.inputTokens ?? 0).toBe(0);
+    expect(usage?.outputTokens ?? 0).toBe(0);
+    const whole = await generateText({ model: c.model(s), prompt: "hello there", maxRetries: 0 });
+    expect(whole.usage.inputTokens ?? 0).toBe(0);
+  });
+
+  it.skipIf(c.format === "ollama")("sends an error inside the stream after the text", async () => {
+    // Ollama's provider cannot read the error line Ollama sends mid-stream: it skips it with a warning.
+    const s = await start([
+      { text: "Partly said", streamError: { message: "the model crashed mid-answer", type: "server_error" } },
+    ]);
+    const { parts, thrown } = await drive(c.model(s));
+    expect(thrown).toBeUndefined();
+    expect(textOf(parts)).toBe("Partly said");
+    const error = ofType(parts, "error")[0]?.error;
+    expect(JSON.stringify(error)).toContain("the model crashed mid-answer");
+  });
+
+  it("streams text without end until the client goes away", async () => {
+    const s = await start([{ text: "Looping:", endless: { chunk: "again " } }, { text: "next" }]);
+    const { parts } = await drive(c.model(s), { until: (so) => textOf(so).length > 10_000 });
+    expect(textOf(parts).startsWith("Looping:again again ")).toBe(true);
+    // The server has let go of the request and answers the next one.
+    expect(textOf((await drive(c.model(s))).parts)).toBe("next");
+  });
+
+  it.skipIf(c.format === "ollama")("streams one tool call's arguments without end", async () => {
+    // Ollama sends a tool call whole, in one line: its arguments cannot go on for ever.
+    const s = await start([
+      { toolCalls: [{ name: "run", args: '{"command": "echo ' }], endless: { chunk: "yes ", in: "tool" } },
+    ]);
+    const argsOf = (so: Part[]) =>
+      ofType(so, "tool-input-delta")
+        .map((p) => p.delta)
+        .join("");
+    const { parts } = await drive(c.model(s), { until: (so) => argsOf(so).length > 10_000 });
+    expect(argsOf(parts).startsWith('{"command": "echo yes yes ')).toBe(true);
     expect(ofType(parts, "tool-call")).toEqual([]);
   });
 

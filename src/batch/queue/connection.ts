@@ -32,12 +32,20 @@ export function shownUrl(url: string): string {
   return parsed.toString();
 }
 
+/** What a connection does while Redis is away. */
+export const RETRYING = `retrying with backoff (up to every ${MAX_BACKOFF_MS / 1000}s)`;
+
 /**
  * Says once when Redis is lost, with why, and once when it is back: every connection of one
  * process (queue, worker, events) reports through the same watch, so an outage is one message.
  */
 export class ConnectionWatch {
   private down = false;
+
+  /** Whether Redis is out of reach now, as last heard. */
+  get isDown(): boolean {
+    return this.down;
+  }
   /** Why Redis was last lost, as it was said. */
   reason: string | undefined;
   private readonly url: string;
@@ -45,11 +53,7 @@ export class ConnectionWatch {
   private readonly meanwhile: string;
 
   /** `meanwhile`: what happens while Redis is away, as the notice says it. */
-  constructor(
-    url: string,
-    notice: (message: string) => void,
-    meanwhile = `retrying with backoff (up to every ${MAX_BACKOFF_MS / 1000}s). Tasks running here go on.`,
-  ) {
+  constructor(url: string, notice: (message: string) => void, meanwhile = `${RETRYING}.`) {
     this.url = url;
     this.notice = notice;
     this.meanwhile = meanwhile;

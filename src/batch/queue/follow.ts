@@ -2,15 +2,16 @@ import { type Job, Queue, QueueEvents } from "bullmq";
 import { ConfigError } from "../../platform/errors.js";
 import type { BatchListener, Collection } from "../events.js";
 import { failedRecord, type TaskRecord } from "../record.js";
-import { ConnectionWatch, connect, shownUrl } from "./connection.js";
+import { ConnectionWatch, connect, RETRYING, shownUrl } from "./connection.js";
 import {
   type BatchMeta,
+  batchSpent,
+  earlierTriesSpent,
   type JobData,
   type JobProgress,
   type JobResult,
   metaKey,
   QUEUE_NAME,
-  spentKey,
 } from "./jobs.js";
 
 export interface FollowOptions {
@@ -24,6 +25,8 @@ export interface FollowOptions {
 
 /** Jobs are looked at again this often, for what an event stream cut by a lost connection missed. */
 const RECONCILE_MS = 2_000;
+/** With nothing started, a queue without a worker for this long is said to have none. */
+const NO_WORKER_MS = 3_000;
 
 /** A batch's list of jobs, or a usage error naming the batch and the queue. */
 export async function readMeta(
@@ -54,11 +57,18 @@ type Phase = "waiting" | "active" | "done";
  * follower itself reconnected. Ends when every job is finished, or when `signal` aborts.
  */
 export async function followBatch(options: FollowOptions): Promise<Collection> {
-  const watch = new ConnectionWatch(options.url, options.notice);
+  const watch = new ConnectionWatch(
+    options.url,
+    options.notice,
+    `${RETRYING}; the tasks go on on their workers.`,
+  );
   const redis = connect(options.url, watch);
   const eventsRedis = connect(options.url, watch);
   const queue = new Queue<JobData, JobResult>(QUEUE_NAME, { connection: redis });
   const queueEvents = new QueueEvents(QUEUE_NAME, { connection: eventsRedis });
+  // Both report their connection's errors too: through the watch, once, not as stack traces
+  // (BullMQ prints an error nobody listens for).
+  queue.on("error", (error) => watch.lost(error));
   queueEvents.on("error", (error) => watch.lost(error));
   try {
     const { meta } = options;
@@ -66,6 +76,7 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
     const phases = new Map<string, Phase>(meta.jobs.map((job) => [job.job_id, "waiting"]));
     const names = new Map(meta.jobs.map((job) => [job.job_id, job]));
     let notStarted = 0;
+    let unrecorded = 0;
     let budgetSaid = false;
     let settle: () => void = () => {};
     const allDone = new Promise<void>((resolve) => {
@@ -83,11 +94,15 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
 
     /** A job a worker did not start because the batch's --max-cost was spent: said once, counted each time. */
     const leftUnstarted = async (jobId: string) => {
+      // Tried before the budget ran out: what those tries spent is the batch's all the same. Read
+      // before the job is marked done, which may end the following.
+      const spent = await earlierTriesSpent(redis, batchId, jobId);
       phases.set(jobId, "done");
       notStarted++;
+      unrecorded += spent;
       if (!budgetSaid && meta.max_cost_usd !== undefined) {
         budgetSaid = true;
-        const spent = Number((await redis.get(spentKey(batchId))) ?? 0);
+        const spent = await batchSpent(redis, batchId);
         const unfinished = [...phases.values()].filter((phase) => phase !== "done").length;
         options.emit({
           type: "batch.budget_reached",
@@ -139,7 +154,12 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
           `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
           tries,
         );
-        finish(jobId, job.processedBy ? { ...record, worker: job.processedBy } : record);
+        const spent = await earlierTriesSpent(redis, batchId, jobId);
+        finish(jobId, {
+          ...record,
+          ...(job.processedBy ? { worker: job.processedBy } : {}),
+          ...(spent > 0 ? { earlier_tries_cost_usd: spent } : {}),
+        });
       } else if (state === "active") {
         const attempt = job.attemptsMade + job.stalledCounter + 1;
         if (before !== "active") {
@@ -186,7 +206,14 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
       for (const [jobId, phase] of phases) if (phase !== "done") lookSoon(jobId);
     };
     reconcile();
-    const timer = setInterval(reconcile, RECONCILE_MS);
+    const noWorker = new NoWorkerNotice(queue, options, () =>
+      [...phases.values()].some((phase) => phase !== "waiting"),
+    );
+    const timer = setInterval(() => {
+      reconcile();
+      void noWorker.check();
+    }, RECONCILE_MS);
+    const firstCheck = setTimeout(() => void noWorker.check(), NO_WORKER_MS);
     const stopped = new Promise<void>((resolve) => {
       if (options.signal?.aborted) resolve();
       options.signal?.addEventListener("abort", () => resolve(), { once: true });
@@ -196,13 +223,48 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
       await Promise.race([allDone, stopped]);
     } finally {
       clearInterval(timer);
+      clearTimeout(firstCheck);
     }
     const pending = [...phases.values()].filter((phase) => phase !== "done").length;
-    return { notStarted, cancelled: 0, pending };
+    return { notStarted, cancelled: 0, pending, unrecordedCostUsd: unrecorded };
   } finally {
     await queueEvents.close().catch(() => {});
     await queue.close().catch(() => {});
     redis.disconnect();
     eventsRedis.disconnect();
+  }
+}
+
+/**
+ * Says once, a few seconds in, when no task has started and no worker takes tasks from the
+ * queue: a follower would otherwise wait in silence for a worker nobody started. Following goes
+ * on; the tasks start when a worker does.
+ */
+class NoWorkerNotice {
+  private said = false;
+  private readonly since = Date.now();
+  private readonly queue: Queue<JobData, JobResult>;
+  private readonly options: Pick<FollowOptions, "url" | "notice">;
+  private readonly started: () => boolean;
+
+  constructor(
+    queue: Queue<JobData, JobResult>,
+    options: Pick<FollowOptions, "url" | "notice">,
+    started: () => boolean,
+  ) {
+    this.queue = queue;
+    this.options = options;
+    this.started = started;
+  }
+
+  async check(): Promise<void> {
+    if (this.said || this.started() || Date.now() - this.since < NO_WORKER_MS) return;
+    const workers = await this.queue.getWorkersCount().catch(() => undefined);
+    if (workers !== 0 || this.said || this.started()) return;
+    this.said = true;
+    const url = shownUrl(this.options.url);
+    this.options.notice(
+      `no worker is taking tasks from ${url}: start one with \`cairn worker --queue ${url}\` (on this machine or another). Waiting for one.`,
+    );
   }
 }

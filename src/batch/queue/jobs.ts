@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Redis } from "ioredis";
 import type { TaskProgress } from "../events.js";
 import type { TaskRecord } from "../record.js";
 import type { TaskSpec } from "../spec.js";
@@ -47,5 +48,27 @@ export function jobIdFor(batchId: string, key: string): string {
 }
 
 export const metaKey = (batchId: string) => `cairn:batch:${batchId}`;
-/** Dollars the batch's finished tasks have spent, for the batch-wide --max-cost. */
-export const spentKey = (batchId: string) => `cairn:batch:${batchId}:spent`;
+/**
+ * What each try of each of the batch's tasks spent, in dollars, field by field (`<job id>|<try>`):
+ * set as the try goes, so a try that never finished (its worker died, its lock was lost, it was
+ * handed back or broke) still counts, once, toward the batch's --max-cost and its tasks' costs.
+ */
+export const triesKey = (batchId: string) => `cairn:batch:${batchId}:tries`;
+
+/** Dollars every try of the batch has spent so far. */
+export async function batchSpent(redis: Redis, batchId: string): Promise<number> {
+  return (await redis.hvals(triesKey(batchId))).reduce((sum, usd) => sum + Number(usd), 0);
+}
+
+/** Dollars the tries of one job spent, but for `current` (a try whose record has its own). */
+export async function earlierTriesSpent(
+  redis: Redis,
+  batchId: string,
+  jobId: string,
+  current?: string,
+): Promise<number> {
+  const tries = await redis.hgetall(triesKey(batchId));
+  return Object.entries(tries)
+    .filter(([field]) => field.startsWith(`${jobId}|`) && field !== current)
+    .reduce((sum, [, usd]) => sum + Number(usd), 0);
+}

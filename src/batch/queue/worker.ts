@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { BatchListener, TaskProgress } from "../events.js";
@@ -6,8 +7,18 @@ import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
-import { ConnectionWatch, connect, shownUrl } from "./connection.js";
-import { type JobData, type JobProgress, type JobResult, metaKey, QUEUE_NAME, spentKey } from "./jobs.js";
+import { ConnectionWatch, connect, RETRYING, shownUrl } from "./connection.js";
+import {
+  batchSpent,
+  earlierTriesSpent,
+  type JobData,
+  type JobProgress,
+  type JobResult,
+  KEEP_SECONDS,
+  metaKey,
+  QUEUE_NAME,
+  triesKey,
+} from "./jobs.js";
 
 export interface WorkerOptions {
   url: string;
@@ -34,6 +45,17 @@ export interface RunningWorker {
 
 /** How often a running task's progress is written to Redis, at most. */
 const PROGRESS_EVERY_MS = 500;
+/**
+ * Shares of the lock's duration. BullMQ renews a running task's lock every quarter to half of
+ * it. When it says a renewal failed, the lock is lost; when Redis is out of reach and the lock
+ * has not been renewed for `LOST_AT` of it, it is taken as lost too (a busy machine that is
+ * merely late renewing it, with Redis there, is not). Either way the try is stopped within
+ * `STOP_WITHIN`, before the lock can lapse in Redis and another worker start the task. A task's
+ * cairn left alone by a worker that died has `EXIT_WITHIN` to end.
+ */
+const LOST_AT = 0.7;
+const STOP_WITHIN = 0.15;
+const EXIT_WITHIN = 0.25;
 
 /** Tries so far: failed attempts and times a worker vanished mid-task (a task handed back is neither). */
 function triesBefore(job: Job<JobData>): number {
@@ -58,8 +80,10 @@ function givenUp(record: TaskRecord, attempts: number): TaskRecord {
  * task finishes once however often a worker vanished on the way.
  */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
-  const watch = new ConnectionWatch(options.url, (message) =>
-    options.emit({ type: "batch.notice", message }),
+  const watch = new ConnectionWatch(
+    options.url,
+    (message) => options.emit({ type: "batch.notice", message }),
+    `${RETRYING}. Tasks running here go on.`,
   );
   const redis = connect(options.url, watch);
   const root = await scratchRoot("worker", Boolean(options.keepFailed));
@@ -69,6 +93,29 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   const taskOf = new Map<string, string>();
   /** Jobs whose lost lock was said, this try. */
   const lockLost = new Set<string>();
+  /** The tries running here: when each one's lock was last renewed, and what stops it. */
+  const held = new Map<string, { renewedAt: number; lost: AbortController }>();
+  /** Stops the try of a job whose lock is gone, if it still runs; said once per try. */
+  const loseLock = (jobId: string) => {
+    const hold = held.get(jobId);
+    if (hold && !hold.lost.signal.aborted) hold.lost.abort();
+    if (lockLost.has(jobId)) return;
+    lockLost.add(jobId);
+    const what = hold ? "this try is stopped and its record not kept" : "this try's record is not kept";
+    options.emit({
+      type: "batch.notice",
+      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): ${what}, and the task is run again.`,
+    });
+  };
+  const lockCheck = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [jobId, hold] of held)
+        if (watch.isDown && now - hold.renewedAt > options.lockDurationMs * LOST_AT) loseLock(jobId);
+    },
+    Math.max(100, options.lockDurationMs / 8),
+  );
+  lockCheck.unref();
 
   const runJob = async (job: Job<JobData, JobResult>, token?: string): Promise<JobResult> => {
     const { batch_id, spec, flags, attempts } = job.data;
@@ -85,19 +132,33 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     }
     const meta = await redis.get(metaKey(batch_id));
     const maxCost = meta ? (JSON.parse(meta) as { max_cost_usd?: number }).max_cost_usd : undefined;
-    if (maxCost !== undefined && Number((await redis.get(spentKey(batch_id))) ?? 0) >= maxCost) {
+    if (maxCost !== undefined && (await batchSpent(redis, batch_id)) >= maxCost) {
       return { skipped: "budget" };
     }
     active++;
     const attempt = tries + 1;
+    const hold = { renewedAt: Date.now(), lost: new AbortController() };
+    if (job.id) held.set(job.id, hold);
     let lastWrite = 0;
     let queued: JobProgress | undefined;
+    /** This try, among the job's tries: what it spent is kept under it. */
+    const tryField = `${job.id}|${randomUUID()}`;
+    let spent = 0;
+    const writeSpent = () =>
+      redis
+        .multi()
+        .hset(triesKey(batch_id), tryField, String(spent))
+        .expire(triesKey(batch_id), KEEP_SECONDS)
+        .exec()
+        .catch(() => null);
     const writeProgress = (progress: JobProgress) => {
       queued = progress;
+      spent = progress.cost_usd ?? spent;
       const now = Date.now();
       if (now - lastWrite < PROGRESS_EVERY_MS) return;
       lastWrite = now;
       void job.updateProgress(progress).catch(() => {});
+      void writeSpent();
     };
     try {
       const execution = await executeTask(spec, {
@@ -106,6 +167,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
         cacheDir: options.cacheDir,
         keepFailed: Boolean(options.keepFailed),
         signal: handingBack.signal,
+        urgent: hold.lost.signal,
+        urgentGraceMs: options.lockDurationMs * STOP_WITHIN,
+        exitGraceMs: options.lockDurationMs * EXIT_WITHIN,
         attempt,
         worker: options.name,
         onStart: (pid) => {
@@ -125,6 +189,15 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
           writeProgress({ ...progress, worker: options.name, attempt });
         },
       });
+      // Whatever this try comes to, what it spent counts.
+      spent = execution.broken ? spent : (execution.record.cost_usd ?? spent);
+      await writeSpent();
+      if (hold.lost.signal.aborted) {
+        // Back to the queue if the lock was still ours after all; if not, the queue takes the
+        // task back itself once the lock has lapsed.
+        if (token) await job.moveToWait(token).catch(() => {});
+        throw new WaitingError();
+      }
       if (queued) await job.updateProgress(queued).catch(() => {});
       if (execution.cancelled && handingBack.signal.aborted && token) {
         options.emit({
@@ -140,11 +213,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
       const record =
         execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
-      // Spent, whether or not the record is stored.
-      if (record.cost_usd) await redis.incrbyfloat(spentKey(batch_id), record.cost_usd);
-      return record;
+      const earlier = job.id ? await earlierTriesSpent(redis, batch_id, job.id, tryField) : 0;
+      return earlier > 0 ? { ...record, earlier_tries_cost_usd: earlier } : record;
     } finally {
       active--;
+      if (job.id) held.delete(job.id);
     }
   };
 
@@ -160,16 +233,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   // A lost lock is not a lost Redis: said once per try, as what it means for the task.
   worker.on("error", (error) => {
     const jobId = lockErrorJob(error);
-    if (jobId === undefined) {
-      watch.lost(error);
-      return;
+    if (jobId === undefined) watch.lost(error);
+    else loseLock(jobId);
+  });
+  worker.on("lockRenewalFailed", (jobIds) => {
+    for (const jobId of jobIds) loseLock(jobId);
+  });
+  worker.on("locksRenewed", ({ jobIds }) => {
+    const now = Date.now();
+    for (const jobId of jobIds) {
+      const hold = held.get(jobId);
+      if (hold) hold.renewedAt = now;
     }
-    if (lockLost.has(jobId)) return;
-    lockLost.add(jobId);
-    options.emit({
-      type: "batch.notice",
-      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): this try's record is not kept, and the task is run again.`,
-    });
   });
   // Finished once its record is stored under its lock: a try whose lock lapsed is not.
   worker.on("completed", (job, result) => {
@@ -189,6 +264,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     async finish() {
       await worker.close();
+      clearInterval(lockCheck);
       redis.disconnect();
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});

@@ -1,0 +1,115 @@
+import { execFileSync } from "node:child_process";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import type { ScriptedServer } from "../support/scriptedServer.js";
+import { makeRepo, spawnCairn } from "./cli.js";
+import type { TestRedis } from "./redis.js";
+
+export type Events = Array<Record<string, unknown> & { type: string }>;
+
+const started: Array<ReturnType<typeof spawnCairn>> = [];
+
+/** A process of the test's (a worker, a follower) that `killStarted` ends if it is still running. */
+export function killLater<T extends ReturnType<typeof spawnCairn>>(child: T): T {
+  started.push(child);
+  return child;
+}
+
+/** Kills the workers and followers the test started that are still running; for afterEach. */
+export function killStarted(): void {
+  for (const child of started.splice(0)) child.kill("SIGKILL");
+}
+
+/** After a queue test: its processes killed, its model server closed, its Redis stopped. */
+export async function endQueueTest(server: ScriptedServer | undefined, redis: TestRedis | undefined) {
+  killStarted();
+  await server?.close();
+  await redis?.stop();
+}
+
+/** A worker process on `queue` (a 2-second lock) whose stream-json events are collected as they come. */
+export function startWorker(queue: string, home: string, env: Record<string, string>, name: string) {
+  const child = spawnCairn(
+    ["worker", "--queue", queue, "--name", name, "--lock-duration", "2", "--output-format", "stream-json"],
+    { home, env },
+  );
+  killLater(child);
+  const events: Events = [];
+  let pending = "";
+  child.stdout.on("data", (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) if (line.trim()) events.push(JSON.parse(line));
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  return { child, events, exited };
+}
+
+/** Polls `probe` until it gives something; fails naming `what` after `timeoutMs`. */
+export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = probe();
+    if (found !== undefined && found !== false) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * The sessions the tasks' cairns stored in `home` whose task holds `marker`, as they are stored
+ * (before any batch de-duplicates records): where each worked (a worker's copy is named after its
+ * pid), whether it finished, and how.
+ */
+export function sessionsOf(
+  home: string,
+  marker: string,
+): Array<{ workedIn: string; finished: number; status: string | null }> {
+  const db = new DatabaseSync(path.join(home, "data", "cairn", "cairn.db"), { readOnly: true });
+  try {
+    // The tasks' cairns write as this reads: it waits for them as they wait for each other.
+    db.exec("PRAGMA busy_timeout = 10000");
+    const rows = db
+      .prepare(
+        `SELECT
+           s.status AS status,
+           (SELECT data FROM events e WHERE e.session_id = s.id AND e.type = 'session.started') AS started,
+           (SELECT count(*) FROM events e WHERE e.session_id = s.id AND e.type = 'session.finished') AS finished
+         FROM sessions s WHERE instr(s.task, ?) > 0`,
+      )
+      .all(marker) as Array<{ started: string; finished: number; status: string | null }>;
+    return rows.map((row) => ({
+      workedIn: String((JSON.parse(row.started) as { worked_in?: string }).worked_in),
+      finished: Number(row.finished),
+      status: row.status,
+    }));
+  } finally {
+    db.close();
+  }
+}
+
+/** A worker's copies are in `cairn-worker-<its pid>-…`. */
+export const copiedBy = (pid: number | undefined) => (session: { workedIn: string }) =>
+  session.workedIn.includes(`${path.sep}cairn-worker-${pid}-`);
+
+/** A git repository of one committed file. */
+export async function gitRepo(): Promise<string> {
+  const repo = await makeRepo({ "base.txt": "base\n" });
+  for (const args of [
+    ["init", "-q"],
+    ["add", "."],
+    ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"],
+  ]) {
+    execFileSync("git", args, { cwd: repo });
+  }
+  return repo;
+}
+
+/** A tasks file in `home` of one `cairn do` per id, each writing `<id>.txt` in `repo`, its id in brackets for byTask. */
+export async function writeTasks(home: string, repo: string, ids: string[]): Promise<string> {
+  const tasks = path.join(home, "tasks.jsonl");
+  const lines = ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
+  await writeFile(tasks, lines.join("\n"));
+  return tasks;
+}
