@@ -11,7 +11,7 @@ const LAYERS = [
   ["store"],
   ["verify"],
   ["tools", "web", "mcp"],
-  ["context"],
+  ["context", "extensions", "hooks"],
   ["agents"],
   ["agent"],
   ["ui"],

@@ -4,6 +4,8 @@ import { benchEdits } from "./edits.js";
 import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
 import { benchQueue } from "./queue.js";
+import { benchQuit } from "./quit.js";
+import { benchRelevance } from "./relevance.js";
 import { benchRepair } from "./repair.js";
 import { benchRequestTokens } from "./requestTokens.js";
 import { benchSearch } from "./search.js";
@@ -30,10 +32,14 @@ export interface Scale {
   /** Tasks of the queue benchmark, and how many run at once. */
   queueTasks: number;
   queueJobs: number;
+  /** Commits of this repository asked about by the file-relevance benchmark. */
+  relevanceCommits: number;
   /** Inputs of the token counting benchmark (issue 26). */
   tokens: TokensOptions;
   /** The request tokens benchmark's second session, with two real MCP servers (issue 27). */
   requestMcp: boolean;
+  /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
+  quitRuns: number;
 }
 
 export const FULL: Scale = {
@@ -51,8 +57,10 @@ export const FULL: Scale = {
   tui: TUI_FULL,
   queueTasks: 12,
   queueJobs: 2,
+  relevanceCommits: 80,
   tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
   requestMcp: true,
+  quitRuns: 7,
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -71,8 +79,10 @@ export const SMOKE: Scale = {
   tui: TUI_SMOKE,
   queueTasks: 2,
   queueJobs: 2,
+  relevanceCommits: 4,
   tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
   requestMcp: true,
+  quitRuns: 1,
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -91,6 +101,8 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   context: (scale) => benchContext({ turns: scale.contextTurns }),
   tui: (scale) => benchTui(scale.tui),
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
+  relevance: (scale) => benchRelevance({ commits: scale.relevanceCommits }),
   tokens: (scale) => benchTokens(scale.tokens),
   request: (scale) => benchRequestTokens({ mcp: scale.requestMcp }),
+  quit: (scale) => benchQuit({ runs: scale.quitRuns }),
 };

@@ -130,13 +130,13 @@ export async function benchRequestTokens(options: RequestTokensOptions): Promise
     details.mcp_tools = Object.fromEntries(toolCosts(mcpFirst).map((cost) => [cost.name, cost.tokens]));
   }
   const breakdown: Breakdown = {
-    title: "9. tokens per request: each tool's definition in js-fix's first request (o200k)",
+    title: "10. tokens per request: each tool's definition in js-fix's first request (o200k)",
     columns: ["tool", "tokens"],
     rows: costs.map((cost) => [cost.name, String(cost.tokens)]),
   };
   return {
     id: "request",
-    title: "9. tokens per request",
+    title: "10. tokens per request",
     figures,
     breakdowns: [breakdown],
     details,

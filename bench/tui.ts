@@ -247,7 +247,12 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
           await pause(40);
           emit({
             type: "session.finished",
-            result: buildResult(session, { status: "completed", summary: "", iterations: 1 }),
+            result: buildResult(session, {
+              status: "completed",
+              reason: "answered",
+              summary: "",
+              iterations: 1,
+            }),
           });
           await pause(40);
         });

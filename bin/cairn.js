@@ -27,14 +27,26 @@ if (oldNode) {
     );
     process.exit(2);
   }
+  // The IPC channel carries the signals this process gets to cairn on the new Node
+  // (src/platform/signals.ts reads them): a `kill` of this pid must stop cairn as it would
+  // have stopped it without the restart. Ctrl-C reaches both processes, and cairn knows the
+  // passed-on copy for the same Ctrl-C.
   const child = spawn(bundled, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
-    stdio: "inherit",
+    stdio: ["inherit", "inherit", "inherit", "ipc"],
     // A SIGKILL of this process cannot be passed on: cairn ends itself once this one is gone
     // (src/platform/parentWatch.ts).
     env: { CAIRN_EXIT_WITH_PARENT: "5000", ...process.env },
   });
-  // Ctrl-C reaches both processes; cairn on the new Node decides what it means.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      if (!child.connected) return;
+      try {
+        child.send({ type: "cairn.signal", signal });
+      } catch {
+        // It is ending already.
+      }
+    });
+  }
   child.on("exit", (code, signal) => process.exit(code ?? 128 + (constants.signals[signal] ?? 0)));
 } else if (process.argv.length === 3 && ["--version", "-V"].includes(process.argv[2])) {
   // The version alone needs no argument parser: loading commander (and the child_process,
@@ -57,6 +69,12 @@ if (oldNode) {
     if (typeof text === "string" && text.includes("SQLite")) return;
     return emitWarning.call(process, warning, ...rest);
   };
+  // Started by the wrapper above on an older Node: the signals it passes on are read from the
+  // first moment, before the commands are loaded.
+  if (typeof process.send === "function") {
+    const { listenForForwardedSignals } = await import("../dist/src/platform/signals.js");
+    listenForForwardedSignals();
+  }
   await import("../dist/src/cli/main.js");
 }
 

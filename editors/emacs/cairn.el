@@ -33,6 +33,11 @@
 ;; may ask to evaluate Emacs Lisp here (its `emacs_eval' tool), each time
 ;; showing you the code first.
 ;;
+;; What a project's own files ask for beyond your settings (its
+;; .cairn/config.yaml, its hooks, its commands' allowed tools...) applies
+;; only in a folder you trust: one in `cairn-trust-workspace', or, on
+;; Emacs 30, in `trusted-content'.
+;;
 ;; docs/editors.md in cairn's repository says more.
 
 ;;; Code:
@@ -72,6 +77,22 @@ evaluation is shown to you and asked about first (unless a rule of
 cairn's configuration allows the tool).  When nil, the tool is not
 offered at all."
   :type 'boolean)
+
+(defcustom cairn-trust-workspace nil
+  "The project folders you trust with what their own files ask for.
+A project's .cairn/config.yaml, .mcp.json, hooks, agent files, custom
+commands and skills came with the repository, not from you: until you
+trust its folder, cairn lets them only narrow what your own settings
+allow.  nil trusts no folder of its own accord; t trusts every folder
+you open cairn in; a list of folders trusts those and every folder
+below them.  Folders Emacs itself trusts, in `trusted-content' (Emacs
+30 and later), are trusted as well.  A project's .dir-locals.el cannot
+set this."
+  :type '(choice (const :tag "Only folders in `trusted-content'" nil)
+                 (const :tag "Every folder" t)
+                 (repeat :tag "These folders, and those below them" directory)))
+;; A repository must not trust itself through its .dir-locals.el.
+(put 'cairn-trust-workspace 'risky-local-variable t)
 
 (defcustom cairn-approval-guard 0.5
   "Seconds keys are ignored for when an approval question appears.
@@ -337,6 +358,27 @@ Signal an error that says why, when there is none."
                            (clientInfo . ((name . "cairn.el") (title . "cairn.el")
                                           (version . ,cairn-version)))))))
 
+(defun cairn--trusted-p (root)
+  "Whether you trust the project folder ROOT, by `cairn-trust-workspace'.
+Or by Emacs's own `trusted-content', asked of the folder as of a file in it."
+  (let ((folder (file-name-as-directory (file-truename root))))
+    (or (eq cairn-trust-workspace t)
+        (and (consp cairn-trust-workspace)
+             (cl-some (lambda (trusted)
+                        (string-prefix-p (file-name-as-directory (file-truename trusted)) folder))
+                      cairn-trust-workspace))
+        (and (fboundp 'trusted-content-p)
+             (with-temp-buffer
+               (setq buffer-file-truename folder)
+               (trusted-content-p))))))
+
+(defun cairn--session-params (params)
+  "PARAMS of session/new or session/load, saying whether you trust the folder.
+cairn applies what the folder's own files ask for only when you do."
+  (if (cairn--trusted-p cairn--root)
+      (append params '((_meta . ((cairn . ((trustWorkspace . t)))))))
+    params))
+
 (defun cairn--live-p ()
   "Whether the chat has a running cairn with a session."
   (and (process-live-p cairn--process) cairn--session))
@@ -349,7 +391,8 @@ Signal an error that says why, when there is none."
     (if cairn--session
         (cairn--load cairn--session t)
       (let ((result (cairn--request-sync "session/new"
-                                         `((cwd . ,cairn--root) (mcpServers . [])))))
+                                         (cairn--session-params
+                                          `((cwd . ,cairn--root) (mcpServers . []))))))
         (setq cairn--session (alist-get 'sessionId result))
         (cairn--take-modes (alist-get 'modes result))))
     (message "cairn is ready")
@@ -370,7 +413,8 @@ QUIETLY: its history is on the screen already, from before cairn stopped."
       (cairn--take-modes
        (alist-get 'modes (cairn--request-sync
                           "session/load"
-                          `((sessionId . ,id) (cwd . ,cairn--root) (mcpServers . [])))))
+                          (cairn--session-params
+                           `((sessionId . ,id) (cwd . ,cairn--root) (mcpServers . []))))))
     (setq cairn--quiet nil)))
 
 ;;;; What cairn asks of the editor

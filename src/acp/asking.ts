@@ -17,7 +17,10 @@ function permissionOptions(event: EventOf<"approval.requested">): PermissionOpti
   const names: Record<ApprovalChoice, [string, PermissionOption["kind"]]> = {
     once: ["Allow once", "allow_once"],
     session: [`Always allow ${always} in this session`, "allow_always"],
-    workspace: [`Always allow ${always} in this workspace (saved in .cairn/config.yaml)`, "allow_always"],
+    workspace: [
+      `Always allow ${always} in this workspace (saved in your settings for this folder)`,
+      "allow_always",
+    ],
     deny: ["Reject", "reject_once"],
   };
   return event.options.map((choice) => {

@@ -2,8 +2,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import type { Attachment } from "../agent/chat.js";
+import { imageLabel } from "../agent/mentions.js";
 import { isInside } from "../platform/text.js";
-import { describeSize } from "../tools/fileText.js";
 import type { ToolImage } from "../tools/types.js";
 
 /** A prompt as cairn's chat takes it: the message, and the editor's embedded files and images beside it. */
@@ -60,8 +60,7 @@ export function readPrompt(
   /** An image beside the message, named where it stood. */
   const image = (data: string, mediaType: string, from?: string) => {
     images.push({ data, mediaType });
-    const about = [from, mediaType, describeSize(decodedSize(data))].filter(Boolean).join(", ");
-    add(`[image ${images.length}: ${about}]`);
+    add(imageLabel(images.length, from, mediaType, decodedSize(data)));
   };
   for (const block of blocks) {
     switch (block.type) {

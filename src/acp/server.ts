@@ -1,4 +1,4 @@
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import {
@@ -10,6 +10,7 @@ import {
   PROTOCOL_VERSION,
   RequestError,
 } from "@agentclientprotocol/sdk";
+import { withStoredKeys } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import {
   APPROVAL_MODES,
@@ -17,6 +18,7 @@ import {
   type Config,
   DEFAULT_MAX_MESSAGE_BYTES,
 } from "../config/schema.js";
+import { realFolder } from "../config/trust/decide.js";
 import { modelInfo } from "../model/catalog.js";
 import { ProviderError } from "../model/errors.js";
 import { resolveModelId } from "../model/providers.js";
@@ -36,7 +38,11 @@ export interface AcpServerOptions {
   /** `--config <file>`, and the flags `cairn acp` was started with: for every session. */
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** `cairn acp --trust-workspace`: every session's folder is trusted (docs/security.md#trust). */
+  trustWorkspace?: boolean | undefined;
   env?: NodeJS.ProcessEnv;
+  /** `--debug-log FILE`, for every session. */
+  debugLog?: string | undefined;
   /** The protocol's streams: stdin and stdout, which nothing else may write. */
   input: Readable;
   output: Writable;
@@ -54,23 +60,27 @@ function asRequestError(error: unknown): unknown {
   return error;
 }
 
-/** Whether the model the config chooses (or an API key in the environment picks) takes images. */
+/** Whether the model the config chooses (or an API key in the environment, or a stored one, picks) takes images. */
 function takesImages(config: Config | undefined, env: NodeJS.ProcessEnv): boolean {
   if (!config) return false;
   try {
-    return modelInfo(resolveModelId(config, env), config).images;
+    return modelInfo(resolveModelId(config, withStoredKeys(env, config)), config).images;
   } catch {
     return false;
   }
 }
 
-/** A folder by its real path, where it exists. */
-function realFolder(folder: string): string {
-  try {
-    return realpathSync(folder);
-  } catch {
-    return folder;
-  }
+/**
+ * Whether the editor says the person trusts the session's folder: `{"_meta": {"cairn":
+ * {"trustWorkspace": true}}}` on `session/new` or `session/load`, for an editor that asks its
+ * own question (VS Code's workspace trust, Emacs's trusted-content). Nothing else counts.
+ */
+function editorTrusts(meta: unknown): boolean {
+  const cairn =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).cairn : undefined;
+  return (
+    typeof cairn === "object" && cairn !== null && (cairn as Record<string, unknown>).trustWorkspace === true
+  );
 }
 
 /** The editor's project folder, which must be an absolute path to a folder. */
@@ -100,21 +110,27 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       })
     ).config;
 
-  const sessionOptions = (cwd: string): AcpSessionOptions => ({
+  const sessionOptions = (cwd: string, trusted: boolean): AcpSessionOptions => ({
     client: connection.client,
     capabilities,
     cwd: projectFolder(cwd),
     configFile: options.configFile,
     flags: options.flags,
+    trustWorkspace: Boolean(options.trustWorkspace) || trusted,
     env,
+    debugLog: options.debugLog,
     log: options.log,
   });
 
-  /** Opens a session, or says what is missing: an API key is the editor's to give (auth). */
-  const open = async (cwd: string, resume?: Parameters<typeof AcpSession.open>[1]) => {
+  /**
+   * Opens a session, or says what is missing: an API key is the editor's to give (auth). An
+   * editor that keeps its own trust of folders says so for the session (`editorTrusts`).
+   */
+  const open = async (cwd: string, meta: unknown, resume?: Parameters<typeof AcpSession.open>[1]) => {
     const missing = missingKey(await configFor(projectFolder(cwd)), env);
-    if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
-    const session = await AcpSession.open(sessionOptions(cwd), resume);
+    if (missing)
+      throw RequestError.authRequired({ variables: missing.wanted.map((w) => w.variable) }, missing.message);
+    const session = await AcpSession.open(sessionOptions(cwd, editorTrusts(meta)), resume);
     await sessions.get(session.id)?.close();
     sessions.set(session.id, session);
     return session;
@@ -168,14 +184,18 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
       "authenticate",
       handle(async () => {
         const missing = missingKey(await configFor(options.cwd), env);
-        if (missing) throw RequestError.authRequired({ variables: missing.variables }, missing.message);
+        if (missing)
+          throw RequestError.authRequired(
+            { variables: missing.wanted.map((w) => w.variable) },
+            missing.message,
+          );
         return {};
       }),
     )
     .onRequest(
       "session/new",
       handle(async ({ params }) => {
-        const session = await open(params.cwd);
+        const session = await open(params.cwd, params._meta);
         setImmediate(() => session.announceCommands());
         return { sessionId: session.id, modes: session.modes() };
       }),
@@ -191,7 +211,7 @@ export async function serveAcp(options: AcpServerOptions): Promise<void> {
         } finally {
           store.close();
         }
-        const session = await open(params.cwd, { id: params.sessionId, events });
+        const session = await open(params.cwd, params._meta, { id: params.sessionId, events });
         session.replay(events);
         setImmediate(() => session.announceCommands());
         return { modes: session.modes() };

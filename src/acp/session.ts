@@ -14,7 +14,14 @@ import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
-import { CHAT_COMMANDS, type ChatCommand, type ChatHost } from "../ui/chatCommands.js";
+import {
+  CHAT_COMMANDS,
+  type ChatCommand,
+  type ChatHost,
+  customChatCommands,
+  SKILLS_COMMAND,
+} from "../ui/chatCommands.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
 import { editorAccess, type TerminalStarted } from "./editor.js";
@@ -39,6 +46,7 @@ const EDITOR_COMMANDS: ChatCommand[] = [
   CHAT_COMMANDS.cost,
   CHAT_COMMANDS.undo,
   CHAT_COMMANDS.compact,
+  SKILLS_COMMAND,
 ];
 
 /** Where and how a session's host is set up: the editor's project folder, the flags `cairn acp` was given. */
@@ -48,7 +56,10 @@ export interface AcpSessionOptions {
   cwd: string;
   configFile?: string | undefined;
   flags: ConfigFlags;
+  /** The person trusts the folder: `cairn acp --trust-workspace`, or the editor said so for this session. */
+  trustWorkspace: boolean;
   env: NodeJS.ProcessEnv;
+  debugLog?: string | undefined;
   /** Writes a line to cairn's log (stderr): never stdout, which carries the protocol. */
   log: (message: string) => void;
 }
@@ -111,8 +122,13 @@ export class AcpSession {
       env: options.env,
       mode: "chat",
       attended: true,
+      debugLog: options.debugLog,
+      // Nobody is asked before the session: the editor has no place for the question yet. What
+      // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
+      trust: { flag: options.trustWorkspace },
       ...(editor ? { editor } : {}),
     });
+    warnUntrusted(host.trust, options.log);
     try {
       const engine = await ChatEngine.start(async (log) => {
         const session = await host.open(log);
@@ -202,9 +218,15 @@ export class AcpSession {
     this.engine.setApproval(mode);
   }
 
+  /** cairn's commands for an editor, then the person's and the project's own (`.cairn/commands/*.md`). */
+  private get commands(): ChatCommand[] {
+    const taken = EDITOR_COMMANDS.map((command) => command.name);
+    return [...EDITOR_COMMANDS, ...customChatCommands(this.engine, taken).commands];
+  }
+
   /** Tells the editor which slash commands there are; sent once the session exists for it. */
   announceCommands(): void {
-    const availableCommands: AvailableCommand[] = EDITOR_COMMANDS.map((command) => ({
+    const availableCommands: AvailableCommand[] = this.commands.map((command) => ({
       name: command.name,
       description: command.summary,
       ...(command.args ? { input: { hint: command.args } } : {}),
@@ -273,7 +295,7 @@ export class AcpSession {
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
-    const command = parsed && EDITOR_COMMANDS.find((c) => c.name === parsed.name);
+    const command = parsed && this.commands.find((c) => c.name === parsed.name);
     let cut: ChatOutcome["cut"];
     if (command && parsed) await this.runCommand(command, parsed.arg);
     else ({ cut } = await this.engine.send(message.text, message.attachments, message.images));

@@ -10,6 +10,7 @@ import type {
 import { parsePatch } from "diff";
 import type { EvaluatedCode, EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
 import type { ToolRegistry } from "../tools/registry.js";
+import { describeEvent } from "../ui/eventLines.js";
 
 /** Kinds the tool's name says better than its permission class does. */
 const KIND_BY_NAME: Record<string, ToolKind> = {
@@ -282,6 +283,15 @@ export class UpdateTranslator {
           `${who}: ${event.status}${event.detail ? ` (${event.detail})` : ""}\n`,
         );
       }
+      case "workspace.trust":
+        return event.trusted
+          ? []
+          : text(
+              "agent_thought_chunk",
+              `${describeEvent(event)
+                ?.map((l) => l.text)
+                .join("\n")}\n`,
+            );
       case "mcp.server":
         return event.status === "failed"
           ? text(
@@ -300,6 +310,7 @@ export class UpdateTranslator {
       case "route":
       case "intent":
       case "repair":
+      case "progress":
       case "session.resumed":
       case "session.finished":
         return [];

@@ -1,4 +1,6 @@
+import { renderRanking } from "../context/relevance/rank.js";
 import { toolContextFor } from "./dispatch.js";
+import { rankWorkspace } from "./relevance.js";
 import type { Turn } from "./turn.js";
 
 /** Facts gathered without a model, before the model analyses the task: bounded, so cheap to send. */
@@ -7,7 +9,12 @@ export interface WorkspaceFacts {
   gitStatus: string;
   tooling: string;
   searchHits: string;
+  /** The files ranked most relevant to the task, best first. */
+  relevant: string;
 }
+
+/** Ranked files the analysis is shown: enough to point at the right ones, few enough to stay cheap. */
+const RELEVANT_FILES = 8;
 
 const MAX_TERMS = 6;
 const MAX_FACT_CHARS = 6_000;
@@ -49,10 +56,11 @@ function escapeRegex(text: string): string {
 
 export async function gatherFacts(turn: Turn, task: string): Promise<WorkspaceFacts> {
   const terms = codeTerms(task);
-  const [tree, gitStatus, tooling, ...hits] = await Promise.all([
+  const [tree, gitStatus, tooling, ranking, ...hits] = await Promise.all([
     readFact(turn, "file_tree", { depth: 2 }),
     readFact(turn, "git_status", {}),
     readFact(turn, "workspace_info", {}),
+    rankWorkspace(turn, task, "analysis"),
     ...terms.map((term) => readFact(turn, "grep", { pattern: escapeRegex(term), max_results: 15 })),
   ]);
   const searchHits = terms.map((term, i) => `## ${term}\n${hits[i] ?? ""}`).join("\n\n");
@@ -61,6 +69,7 @@ export async function gatherFacts(turn: Turn, task: string): Promise<WorkspaceFa
     gitStatus: cap(gitStatus),
     tooling: cap(tooling),
     searchHits: cap(searchHits || "(no code names in the task to search for)"),
+    relevant: renderRanking(ranking, RELEVANT_FILES),
   };
 }
 
@@ -69,6 +78,7 @@ export function renderFacts(facts: WorkspaceFacts): string {
     `# File tree\n${facts.tree}`,
     `# Git status\n${facts.gitStatus}`,
     `# Project and tooling\n${facts.tooling}`,
+    `# Files most relevant to the task, best first\n${facts.relevant}`,
     `# Search hits for names in the task\n${facts.searchHits}`,
   ].join("\n\n");
 }

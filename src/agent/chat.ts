@@ -5,17 +5,20 @@ import type { ApprovalMode } from "../config/schema.js";
 import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
 import type { StampedEvent } from "../events/types.js";
+import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { doTask } from "./doTask.js";
+import { imagesToSend, isImagePath, mentions } from "./mentions.js";
+import { promptThroughHooks } from "./promptHooks.js";
 import { answerByPattern } from "./route.js";
 import { runTask } from "./runTask.js";
 import type { ModelHandle, ResumedLog, Session } from "./session.js";
-import { announce, type Outcome, settle } from "./settle.js";
+import { announce, loopEnding, type Outcome, settle } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
-import { Turn } from "./turn.js";
+import { Turn, type TurnOptions } from "./turn.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
 export type SessionFactory = (resume?: ResumedLog) => Promise<Session>;
@@ -40,17 +43,11 @@ function attached(kind: "file" | "folder", name: string, text: string): string {
 /** The person's own `!command` is approved by their typing it. */
 const typedByThePerson: AskApproval = async () => ({ choice: "once" });
 
-/** `@path` in a message: a file (or folder) of the workspace the person wants the model to see. */
-const MENTION = /(^|\s)@([^\s@]+)/g;
-
+/** The files and folders of the workspace a message mentions (`@path`), for the model to see; images go as images. */
 function mentionedPaths(text: string, workspace: string): string[] {
-  const found = new Set<string>();
-  for (const match of text.matchAll(MENTION)) {
-    const mention = (match[2] ?? "").replace(/[.,;:!?)]+$/, "");
-    const full = path.resolve(workspace, mention);
-    if (mention && existsSync(full)) found.add(mention);
-  }
-  return [...found];
+  return mentions(text).filter(
+    (mention) => !isImagePath(mention) && existsSync(path.resolve(workspace, mention)),
+  );
 }
 
 /**
@@ -107,7 +104,7 @@ export class ChatEngine {
       this.listeners.set(listener, session.bus.subscribe(listener));
     }
     // The conversation left behind needs its MCP servers no more.
-    void this.session?.close();
+    void this.session?.close("clear");
     this.session = session;
     this.notes = [];
     this.begun = history.all().length > 0;
@@ -116,6 +113,7 @@ export class ChatEngine {
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: true,
+      stopHooks: true,
       history,
     });
   }
@@ -193,7 +191,11 @@ export class ChatEngine {
   }
 
   /** A turn of the conversation, announced and settled like `cairn do`. */
-  private turn(label: string, options: { policy?: Turn["policy"] }, work: (turn: Turn) => Promise<Outcome>) {
+  private turn(
+    label: string,
+    options: Pick<TurnOptions, "model" | "policy">,
+    work: (turn: Turn) => Promise<Outcome>,
+  ) {
     return this.exclusive(() => {
       announce(this.session, label);
       return Turn.run(this.session, { label: this.label(label), ...options }, work);
@@ -206,33 +208,83 @@ export class ChatEngine {
    * `images` only to a model that takes them (`model.info.images`), the message saying what
    * they were for any other.
    */
-  async send(
+  send(
     text: string,
     attachments: readonly Attachment[] = [],
     images: readonly ToolImage[] = [],
   ): Promise<ChatOutcome> {
+    return this.message({ shown: text, prompt: text, attachments, images });
+  }
+
+  /**
+   * A custom command (`/review src/app.ts`): its prompt, with the arguments in it, sent as a
+   * message, on the command's model when it names one, its allowed tools running without asking
+   * for this turn only. What is shown and stored is the command as typed.
+   */
+  async runCommand(command: CustomCommand, args: string): Promise<ChatOutcome> {
+    const model = command.model ? await this.session.modelFor(command.model) : undefined;
+    return this.message({
+      shown: `/${command.name}${args ? ` ${args}` : ""}`,
+      prompt: expandCommand(command, args),
+      attachments: [],
+      images: [],
+      turn: { ...(model ? { model } : {}), policy: this.session.policy.allowing(command.allows) },
+    });
+  }
+
+  private async message(message: {
+    /** What the person typed: the turn's task, as shown and stored. */
+    shown: string;
+    /** What the model is sent. */
+    prompt: string;
+    attachments: readonly Attachment[];
+    images: readonly ToolImage[];
+    turn?: Pick<TurnOptions, "model" | "policy">;
+  }): Promise<ChatOutcome> {
+    const { shown, prompt, attachments } = message;
+    // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
+    // sent a message about an image it cannot see.
+    const model = message.turn?.model ?? this.session.model;
+    const { workspace, env } = this.session;
+    const mentioned = await imagesToSend(prompt, { workspace, env, model }, message.images.length);
+    const images = [...message.images, ...mentioned.images];
+    const { labels } = mentioned;
     let cut: ToolLoopOutcome["cut"];
-    const outcome = await this.turn(text, {}, (turn) =>
+    const outcome = await this.turn(shown, message.turn ?? {}, (turn) =>
       settle(
         turn,
         async () => {
           // Patterns that need no model are for opening a conversation: inside one (after a
           // message, a /do, an /agent or a !command, none of which need be in this history),
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
-          // is attached.
-          const opening = !this.begun && attachments.length === 0 && images.length === 0;
-          const direct = opening ? await answerByPattern(turn, text) : undefined;
+          // is attached, or a command's prompt.
+          const opening = !this.begun && attachments.length === 0 && images.length === 0 && shown === prompt;
+          const hooked = await promptThroughHooks(turn, prompt);
+          if ("blocked" in hooked) return hooked.blocked;
+          const direct = opening ? await answerByPattern(turn, prompt) : undefined;
           if (direct) {
-            this.loop.history.add({ role: "user", content: text }, { role: "assistant", content: direct });
-            return { status: "completed", summary: direct, iterations: 1 };
+            this.loop.history.add(
+              { role: "user", content: prompt },
+              { role: "assistant", content: direct.answer },
+            );
+            const work = {
+              status: direct.ok ? "completed" : "failed",
+              answer: direct.answer,
+              toolCalls: 0,
+            } as const;
+            return loopEnding(this.session, work, direct.answer);
           }
           const outcome = await this.loop.run(
             turn,
-            this.withNotes(text + (await this.attachments(turn, text, attachments))),
+            this.withNotes(
+              hooked.prompt +
+                (labels ? `\n\n${labels}` : "") +
+                (await this.attachments(turn, prompt, attachments)),
+            ),
             turn.model.info.images ? images : [],
           );
           cut = outcome.cut;
-          return { status: outcome.status, summary: outcome.answer || outcome.reason || "", iterations: 1 };
+          return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
         },
         () => 1,
       ),
@@ -268,7 +320,13 @@ export class ChatEngine {
           });
           const result = await executeToolCall(turn, call);
           this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
-          return { status: result.ok ? "completed" : "failed", summary: result.text, iterations: 1 };
+          return result.ok
+            ? loopEnding(
+                this.session,
+                { status: "completed", answer: result.text, toolCalls: 1 },
+                result.text,
+              )
+            : { status: "failed", reason: "work_failed", summary: result.text, iterations: 1 };
         },
         () => 1,
       ),

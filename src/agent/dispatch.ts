@@ -1,6 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ToolData } from "../events/types.js";
+import type { HookedCall } from "../hooks/hooks.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
@@ -147,6 +148,17 @@ export function prepareToolCall(session: Session, call: ModelToolCall, finishRea
 }
 
 /**
+ * What PostToolUse hooks say back about a call that ran, for the model to read after its
+ * result: a block's reason (the call already ran, so it is feedback), and added context.
+ */
+async function afterHooks(turn: Turn, call: HookedCall, output: string): Promise<string> {
+  const after = await turn.session.hooks.afterTool(call, { ok: true, output }, turn.signal);
+  if (after.stop !== undefined) turn.abort(new Error(after.stop));
+  const said = [after.block, after.context].filter((part): part is string => part !== undefined);
+  return said.length ? `\n\n[A hook says: ${said.join("\n")}]` : "";
+}
+
+/**
  * Runs one prepared call: asks the approval policy, executes, and brackets it with `tool.call`
  * and `tool.result` events. Every failure becomes the call's result for the model to read, but
  * a cancellation and the session's spending cap, which end the work. `extra` is what the caller
@@ -174,8 +186,15 @@ export async function executeToolCall(
   let data: ToolData | undefined;
   let images: ToolImage[] | undefined;
   let changed: string[] = [];
+  const hooked = { id: call.id, tool: call.name, args: prepared.args };
+  const before =
+    prepared.error === undefined && tool ? await session.hooks.beforeTool(hooked, turn.signal) : undefined;
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
+  } else if (before?.block !== undefined || before?.stop !== undefined) {
+    // A PreToolUse hook said no: the call does not run, and the model is told why.
+    text = `A hook blocked this call: ${before.block ?? before.stop}`;
+    if (before.stop !== undefined) turn.abort(new Error(before.stop));
   } else {
     const decision: ApprovalDecision = tool.asksInside?.(prepared.args)
       ? { allowed: true, permission: tool.permission, network: false }
@@ -200,6 +219,7 @@ export async function executeToolCall(
         images = output.images;
         changed = output.changedFiles ?? [];
         for (const file of changed) session.filesChanged.add(file);
+        text += await afterHooks(turn, hooked, text);
       } catch (error) {
         if (turn.signal.aborted || error instanceof BudgetExceededError) throw error;
         text = errorText(error);
@@ -216,5 +236,10 @@ export async function executeToolCall(
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
-  return { ok, text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text, ...(images ? { images } : {}) };
+  return {
+    ok,
+    text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text,
+    ...(data !== undefined ? { data } : {}),
+    ...(images ? { images } : {}),
+  };
 }

@@ -1,11 +1,17 @@
 import path from "node:path";
-import { type ConfigFlags, loadConfig } from "../config/load.js";
+import { loadAgents } from "../agents/files.js";
+import { withStoredKeys } from "../config/credentials.js";
+import { type ConfigFlags, loadConfig, type TrustOptions } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import type { AskTrust, WorkspaceTrust } from "../config/trust/decide.js";
 import type { EventListener } from "../events/bus.js";
 import type { Mode } from "../events/types.js";
+import { loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
+import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
@@ -23,18 +29,49 @@ export interface HostOptions {
   adapters?: EventListener[];
   /** The workspace its sessions are recorded under, when not `cwd` (a batch's task: see Session). */
   recordedWorkspace?: string;
+  /**
+   * How the workspace's own files are trusted: `flag` for `--trust-workspace` (or a batch task the
+   * batch file trusts), `ask` to ask a person at a terminal. Trust is decided for
+   * `recordedWorkspace` when there is one: a batch task's copy is trusted as its repository is.
+   */
+  trust?: { flag?: boolean | undefined; ask?: AskTrust | undefined };
   /** What the editor the sessions run in lends their tools (`cairn acp`). */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
+  debugLog?: string | undefined;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
 export interface Host {
   config: Config;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out. */
+  trust: WorkspaceTrust;
   store: Store;
-  /** A new session, or a stored one continued; its events reach the store first, then the adapters. */
-  open(resume?: ResumedLog): Promise<Session>;
+  /**
+   * A new session (with the id given, or a new one), or a stored one continued; its events reach
+   * the store first, then the adapters.
+   */
+  open(resume?: ResumedLog, id?: string): Promise<Session>;
   /** Closes the store at once, then waits for the sessions to stop what they started (MCP servers). */
   close(): Promise<void>;
+}
+
+/**
+ * What the workspace carries besides its config files, judged as its config is: its agent files,
+ * custom commands and skills (asked about, hashed and left out with its config), each judged as
+ * the session will load it, against the provider the person's own key (or stored key) goes to.
+ */
+export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): TrustOptions["contributions"] {
+  return async (narrowed) => {
+    const keyed = withStoredKeys(env, narrowed);
+    const carried = { trusted: false, config: narrowed };
+    const catalogs = await Promise.all([
+      loadAgents(cwd, keyed, carried),
+      loadCustomCommands(cwd, keyed, carried),
+      loadSkills(cwd, keyed, carried),
+    ]);
+    return catalogs.flatMap((catalog) => catalog.widening);
+  };
 }
 
 /**
@@ -44,21 +81,31 @@ export interface Host {
  * acted on.
  */
 export async function openHost(options: HostOptions): Promise<Host> {
-  const env = options.env ?? process.env;
+  const given = options.env ?? process.env;
   const cwd = path.resolve(options.cwd);
-  const { config, workspaceServers } = await loadConfig({
+  const { config, workspaceServers, trust } = await loadConfig({
     cwd,
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.flags ? { flags: options.flags } : {}),
-    env,
+    env: given,
+    trust: {
+      flag: options.trust?.flag ?? false,
+      ...(options.recordedWorkspace ? { folder: options.recordedWorkspace } : {}),
+      defaultApproval: options.attended ? "ask" : "auto-edit",
+      contributions: workspaceContributions(cwd, given),
+      ask: options.trust?.ask,
+    },
   });
+  // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
+  const env = withStoredKeys(given, config);
   const modelId = resolveModelId(config, env);
   const store = Store.open(storePath(env));
   const sessions = new Set<Session>();
   return {
     config,
+    trust,
     store,
-    async open(resume) {
+    async open(resume, id) {
       const session = await Session.create({
         config,
         modelId,
@@ -67,11 +114,16 @@ export async function openHost(options: HostOptions): Promise<Host> {
         attended: options.attended,
         env,
         workspaceServers,
+        trust,
         ...(resume ? { resume } : {}),
+        ...(id ? { id } : {}),
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
+        ...(options.debugLog ? { debugLog: options.debugLog } : {}),
       });
       session.bus.subscribe((event) => store.appendEvent(event));
+      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
+      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

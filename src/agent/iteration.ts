@@ -16,6 +16,8 @@ export class IterationContext {
   lastReview: Review | undefined;
   pendingIssues: string[] = [];
   readonly progress: string[] = [];
+  /** What each deterministic repair tried and found: in the progress the next plan reads, and in the report. */
+  readonly repairs: string[] = [];
 
   /** Reads edits out of the event stream: the tools report each change's path and diff. */
   observe = (event: StampedEvent): void => {
@@ -46,7 +48,8 @@ export class IterationContext {
     const parts: string[] = [];
     if (this.filesCreated.size) parts.push(`Files created so far: ${[...this.filesCreated].join(", ")}`);
     if (this.filesModified.size) parts.push(`Files modified so far: ${[...this.filesModified].join(", ")}`);
-    if (this.progress.length) parts.push(`Progress:\n${this.progress.map((line) => `- ${line}`).join("\n")}`);
+    const progress = [...this.progress, ...this.repairs];
+    if (progress.length) parts.push(`Progress:\n${progress.map((line) => `- ${line}`).join("\n")}`);
     if (this.lastReview) {
       parts.push(
         `Last review: ${this.lastReview.ready ? "ready" : "not ready"}, quality ${this.lastReview.quality}/10`,

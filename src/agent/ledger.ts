@@ -31,9 +31,13 @@ export interface UsageCaps {
 
 /** A cap was reached: the run ends as budget_exceeded with its work so far kept. */
 export class BudgetExceededError extends Error {
-  constructor(message: string) {
+  /** Which cap: the result's reason code. */
+  readonly cap: "cost_cap" | "token_cap";
+
+  constructor(message: string, cap: "cost_cap" | "token_cap") {
     super(message);
     this.name = "BudgetExceededError";
+    this.cap = cap;
   }
 }
 
@@ -89,15 +93,15 @@ export class UsageLedger {
   private enforceCaps(): void {
     this.owner?.parent.enforceCaps();
     const { maxCostUsd, maxTokens } = this.caps;
-    const fail = (message: string) =>
-      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message);
+    const fail = (message: string, cap: BudgetExceededError["cap"]) =>
+      this.owner ? new AgentBudgetError(message) : new BudgetExceededError(message, cap);
     const cost = this.total.cost_usd;
     if (maxCostUsd !== undefined && cost !== null && cost >= maxCostUsd) {
-      throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`);
+      throw fail(`cost cap reached: $${cost.toFixed(4)} of $${maxCostUsd} spent`, "cost_cap");
     }
     const tokens = this.total.input_tokens + this.total.output_tokens;
     if (maxTokens !== undefined && tokens >= maxTokens) {
-      throw fail(`token cap reached: ${tokens} of ${maxTokens} tokens used`);
+      throw fail(`token cap reached: ${tokens} of ${maxTokens} tokens used`, "token_cap");
     }
   }
 

@@ -21,8 +21,9 @@ export async function callAndBook(
   phase: Phase,
   request: TurnRequest,
 ): Promise<ModelCallResult> {
-  const { config, bus, ledger } = turn.session;
+  const { config, bus, ledger, debug } = turn.session;
   const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
+  debug?.request(phase, { ...request, modelId: model.id });
   const reply = await callModel({
     ...request,
     model: model.model,
@@ -35,7 +36,11 @@ export async function callAndBook(
     retryBaseMs: config.retries.base_ms,
     onRetry: ({ attempt, delayMs, reason }) =>
       bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
+  }).catch((error: unknown) => {
+    debug?.failure(phase, model.id, error);
+    throw error;
   });
+  debug?.response(phase, model.id, reply);
   for (const warning of reply.warnings) turn.session.warnOnce(`${model.id}: ${warning}`);
   if (reply.usageEstimated) {
     turn.session.warnOnce(

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { PHASES, type Phase, type UsageTotals } from "../events/types.js";
+import { type Assessment, PHASES, type Phase, type UsageTotals } from "../events/types.js";
 import { costTable } from "../model/costTable.js";
 import type { CostRow } from "../model/usage.js";
 import { formatCost, formatDuration } from "../platform/format.js";
@@ -16,6 +16,8 @@ export interface ReportInput {
   headline: string;
   context: IterationContext;
   validation: ValidationReport | undefined;
+  /** How sure cairn is: what verified the work, what did not, what is left. */
+  assessment: Assessment;
   /** The model's last words from executing the plan. */
   notes: string;
 }
@@ -44,14 +46,32 @@ function fileList(context: IterationContext, changed: string[]): string {
     .join("\n");
 }
 
+const SOURCE_WORDS: Record<Assessment["verified_by"][number]["source"], string> = {
+  verify: "--verify",
+  task: "named in the task",
+  project: "the project's",
+  docs: "named in its guides",
+  ci: "from its CI",
+  proposed: "proposed by the model",
+};
+
 function validationSection(report: ValidationReport | undefined): string {
   if (!report) return "Not run.";
-  if (!report.ran) return `Skipped: ${report.reason ?? "nothing to run"}.`;
+  if (!report.ran) return `Nothing ran: ${report.reason ?? "nothing to run"}.`;
   const lines = report.checks.map(
     (check) =>
-      `- ${check.passed ? "passed" : "FAILED"}: \`${check.command}\` (${formatDuration(check.duration_ms)})`,
+      `- ${check.passed ? "passed" : "FAILED"}: \`${check.command}\` (${SOURCE_WORDS[check.source]}, ${formatDuration(check.duration_ms)})`,
   );
   return report.passed ? lines.join("\n") : `${lines.join("\n")}\n\n\`\`\`\n${report.summary}\n\`\`\``;
+}
+
+/** How sure cairn is, in the report: the assessment's words and lists. */
+function assessmentSection(assessment: Assessment): string {
+  return [
+    assessment.self_assessment,
+    ...assessment.not_verified.map((what) => `- Not verified: ${what}`),
+    ...assessment.remaining.map((what) => `- Left to do: ${what}`),
+  ].join("\n");
 }
 
 function reviewSection(context: IterationContext): string {
@@ -70,12 +90,19 @@ function reviewSection(context: IterationContext): string {
 export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
+  const allTime = session.workspaceSpend
+    ? ` (${formatCost(session.workspaceSpend())} all-time in this workspace)`
+    : "";
   const markdown = [
     `# cairn run: ${input.task}`,
-    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)} · model ${session.model.id}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.model.id}`,
     input.headline,
+    `## How sure\n${assessmentSection(input.assessment)}`,
     `## What changed\n${fileList(input.context, changed)}`,
     `## Validation\n${validationSection(input.validation)}`,
+    input.context.repairs.length
+      ? `## Deterministic repair\n${input.context.repairs.map((line) => `- ${line}`).join("\n")}`
+      : "",
     `## Review\n${reviewSection(input.context)}`,
     input.context.pendingIssues.length && input.ending.status !== "completed"
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`

@@ -1,4 +1,5 @@
 import type { EventOf, StampedEvent, TodoItem } from "../events/types.js";
+import type { RunPhase } from "./phases.js";
 
 interface CallRecord {
   tool: string;
@@ -10,6 +11,8 @@ interface CallRecord {
 /** Where an interrupted session stood, read back from its event log. */
 export interface ResumePoint {
   events: StampedEvent[];
+  /** What the caller gave the model besides the task when the session started. */
+  context?: string;
   intent?: EventOf<"intent">;
   plan?: EventOf<"plan">;
   todos: TodoItem[];
@@ -61,6 +64,8 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
     done: records.filter((call) => call.ok !== undefined),
     interrupted: records.filter((call) => call.ok === undefined),
   };
+  const context = events.find((event) => event.type === "session.started")?.context;
+  if (context) point.context = context;
   const intent = lastOf(events, "intent");
   const review = lastOf(events, "review");
   const validation = lastOf(events, "validation");
@@ -69,6 +74,17 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
   if (review) point.lastReview = review;
   if (validation) point.lastValidation = validation;
   return point;
+}
+
+/**
+ * The phase of `cairn run` an interrupted run picks up at (phases.ts), read from where its log
+ * stood: a run that never planned starts over at `route`; one with steps left carries on with
+ * `execute` at the first unfinished one; one whose steps were all done goes to `validate`, since
+ * the work must be checked as it stands now, whatever was checked before the interruption.
+ */
+export function resumePhase(point: ResumePoint): Extract<RunPhase, "route" | "execute" | "validate"> {
+  if (!point.plan?.steps || !point.intent) return "route";
+  return point.stepIndex < point.plan.steps.length ? "execute" : "validate";
 }
 
 function callLine(call: CallRecord): string {

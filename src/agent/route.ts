@@ -1,6 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
+import { type FileCommand, parseFileCommand } from "./fileCommands.js";
 import { ToolLoop } from "./toolLoop.js";
 import type { Turn } from "./turn.js";
 
@@ -12,7 +13,8 @@ export type PatternRoute =
   | { kind: "chitchat"; reason: string }
   | { kind: "read"; path: string; reason: string }
   | { kind: "explain"; path: string; reason: string }
-  | { kind: "command"; command: string; reason: string };
+  | { kind: "command"; command: string; reason: string }
+  | ({ kind: "file" } & FileCommand);
 
 const CHITCHAT =
   /^\s*(hi|hello|hey|hiya|yo|good (morning|afternoon|evening)|thanks?( you)?|thank you( very much)?|thx|ty|cheers|ok(ay)?|great|nice|bye|goodbye)\b[\s!.,:)]*(cairn)?[\s!.]*$/i;
@@ -27,10 +29,13 @@ function isFileIn(workspace: string, candidate: string): boolean {
   return existsSync(full) && statSync(full).isFile();
 }
 
-export function routeByPattern(task: string, workspace: string): PatternRoute | undefined {
-  if (CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks" };
+/** `chitchat: false`: a greeting goes to the model like any message (`cairn -p "hi"`). */
+export function routeByPattern(task: string, workspace: string, chitchat = true): PatternRoute | undefined {
+  if (chitchat && CHITCHAT.test(task)) return { kind: "chitchat", reason: "greeting or thanks" };
   const command = COMMAND.exec(task)?.[1];
   if (command) return { kind: "command", command, reason: "an explicit command to run" };
+  const file = parseFileCommand(task, workspace);
+  if (file) return { kind: "file", ...file };
   const read = READ.exec(task)?.[1];
   if (read && isFileIn(workspace, read)) return { kind: "read", path: read, reason: `asks to see ${read}` };
   const explain = EXPLAIN.exec(task)?.[1];
@@ -45,16 +50,28 @@ async function runTool(turn: Turn, name: string, args: Record<string, unknown>) 
   return executeToolCall(turn, prepareToolCall(turn.session, call));
 }
 
+/** A tier-0 answer; `ok` false when the tool it ran failed or was refused, so the task was not done. */
+export interface PatternAnswer {
+  answer: string;
+  ok: boolean;
+}
+
 /**
  * Handles a tier-0 task and returns the answer, or undefined when the task needs the loop.
  * The route and its reason are recorded as an event either way it goes.
  */
-export async function answerByPattern(turn: Turn, task: string): Promise<string | undefined> {
+export async function answerByPattern(
+  turn: Turn,
+  task: string,
+  options: { chitchat?: boolean } = {},
+): Promise<PatternAnswer | undefined> {
   const { session } = turn;
-  const route = routeByPattern(task, session.workspace);
+  const route = routeByPattern(task, session.workspace, options.chitchat);
   if (!route) return undefined;
-  session.bus.emit({ type: "route", tier: 0, decision: route.kind, reason: route.reason });
+  const decision = route.kind === "file" ? route.tool : route.kind;
+  session.bus.emit({ type: "route", tier: 0, decision, reason: route.reason });
   let answer: string;
+  let ok = true;
   switch (route.kind) {
     case "chitchat":
       answer = THANKS.test(task)
@@ -64,16 +81,25 @@ export async function answerByPattern(turn: Turn, task: string): Promise<string 
     case "read": {
       const result = await runTool(turn, "read_file", { path: route.path });
       answer = result.ok ? `\`${route.path}\`:\n\n\`\`\`\n${result.text}\n\`\`\`` : result.text;
+      ok = result.ok;
+      break;
+    }
+    case "file": {
+      // The same call a model would make: approved, checkpointed and reported the same way.
+      const result = await runTool(turn, route.tool, route.args);
+      answer = result.text;
+      ok = result.ok;
       break;
     }
     case "command": {
       const result = await runTool(turn, "run_command", { command: route.command });
       answer = `\`${route.command}\`:\n\n\`\`\`\n${result.text}\n\`\`\``;
+      ok = result.ok;
       break;
     }
     case "explain": {
       const result = await runTool(turn, "read_file", { path: route.path });
-      if (!result.ok) return result.text;
+      if (!result.ok) return { answer: result.text, ok: false };
       const loop = new ToolLoop(session, {
         phase: "execution",
         maxToolCalls: 0,
@@ -84,9 +110,11 @@ export async function answerByPattern(turn: Turn, task: string): Promise<string 
         turn,
         `${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`,
       );
-      return outcome.answer;
+      // No answer from the file alone (the model wanted its tools): the task goes to the loop.
+      if (!outcome.answer) return undefined;
+      return { answer: outcome.answer, ok: outcome.status === "completed" };
     }
   }
   session.bus.emit({ type: "message", text: answer });
-  return answer;
+  return { answer, ok };
 }

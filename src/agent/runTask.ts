@@ -1,17 +1,17 @@
-import type { EventOf, TodoItem } from "../events/types.js";
-import { prose } from "../platform/prose.js";
-import { runValidation, toValidationSummary, type ValidationReport } from "../verify/check.js";
+import type { EndingReason, RunStatus, TodoItem } from "../events/types.js";
+import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
-import { tryFixers, tryMutations } from "../verify/repair.js";
-import type { ValidationPlan } from "../verify/strategy.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
+import { assess } from "./assessment.js";
+import { RunChecks } from "./checking.js";
 import { executeThrough } from "./delegation.js";
 import type { TaskOptions } from "./doTask.js";
-import { decide } from "./guards.js";
 import { IterationContext } from "./iteration.js";
+import { closingOf, INITIAL_FACTS, isEnding, nextPhase, type RunFacts, type RunPhase } from "./phases.js";
+import { askProgress, ProgressJudge, type RoundOutcome } from "./progress.js";
 import { writeReport } from "./report.js";
-import { type ResumePoint, resumeNote } from "./resume.js";
-import { answerByPattern } from "./route.js";
+import { type ResumePoint, resumeNote, resumePhase } from "./resume.js";
+import { answerByPattern, routeByPattern } from "./route.js";
 import {
   type Classification,
   classificationSchema,
@@ -23,22 +23,14 @@ import {
   reviewSchema,
 } from "./schemas.js";
 import type { ModelHandle, Session } from "./session.js";
-import { announce, type Ending, type Outcome, settle } from "./settle.js";
-import { askStructured } from "./structured.js";
+import { announce, type Ending, failedReason, type Outcome, settle, taskWithContext } from "./settle.js";
+import { stepBrief } from "./stepPrompt.js";
+import { askStructured, phaseInstructions } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
-import { checkOptions, emitValidation, validationPlanFor } from "./validate.js";
 
-/** At or above this confidence, a trivial or read-only task skips planning and validation. */
+/** At or above this confidence, a trivial or read-only task runs as one tool loop, without a plan. */
 const FAST_PATH_CONFIDENCE = 0.9;
-/** Attempts at a usable plan (and at any structured answer) before the run fails. */
-const STRUCTURED_ATTEMPTS = 3;
-
-/** The instructions of a structured request: who answers, then what is asked of it. */
-function instructions(prompt: string): string {
-  const role = prose(new URL("./prompts/role.md", import.meta.url));
-  return `${role} ${prose(new URL(`./prompts/${prompt}.md`, import.meta.url))}`;
-}
 
 function fastPath(c: Classification): boolean {
   return (
@@ -47,32 +39,40 @@ function fastPath(c: Classification): boolean {
   );
 }
 
-/** A failure the same way twice means the approach isn't working: numbers (times, counts) don't count. */
-function signatureOf(report: ValidationReport | undefined, review: Review | undefined): string {
-  if (report?.passed === false) {
-    const failures = report.failures.map((f) => `${f.file}:${f.message}`);
-    return `validation:${(failures.length ? failures.join("|") : report.summary).replace(/\d+(\.\d+)?\s*m?s\b|\d+/g, "#")}`;
-  }
-  return `review:${(review?.issues ?? [])
-    .map((i) => i.description)
-    .sort()
-    .join("|")}`;
+/** The pending issue a failed validation becomes: its failures, read into file:line where it can. */
+function validationIssue(report: ValidationReport): string {
+  const failures = report.failures.length ? report.failures : parseFailures(report.summary);
+  return `Validation failed:\n${summarizeFailures(failures, report.summary)}`;
 }
 
+/**
+ * `cairn run` as a state machine: each phase's work is a method here, and `nextPhase`
+ * (phases.ts) decides from the facts it leaves which phase comes next, or which ending.
+ */
 class RunLoop {
   private readonly session: Session;
   /** The whole run's turn: its cancellation; each step runs in a turn within it. */
   private readonly turn: Turn;
+  /** The task as the model is given it: with the caller's context, when there is one. */
   private readonly task: string;
+  /** The task as the person gave it, for tier-0 patterns, questions and the report. */
+  private readonly title: string;
   private readonly context = new IterationContext();
   private readonly loop: ToolLoop;
+  private readonly checks: RunChecks;
+  private readonly judge = new ProgressJudge();
+  private readonly facts: RunFacts;
   private model: ModelHandle;
-  private escalated = false;
-  private lastSignature: string | undefined;
-  iteration = 0;
+  private classification: Classification | undefined;
+  private intent: Intent | undefined;
+  /** The plan to carry out, from `startAt`; `note` goes with its first step (what a resume found). */
+  private plan: { plan: Plan; startAt: number; note: string } | undefined;
   private lastValidation: ValidationReport | undefined;
+  /** This round's review: undefined until the reviewer reads the round's change. */
+  private roundReview: Review | undefined;
   private lastAnswer = "";
-
+  /** Why the single tool loop could not finish, when it could not. */
+  private failure: EndingReason | undefined;
   private readonly resume: ResumePoint | undefined;
   /** Who carries out the steps instead of cairn's tool loop: `--agent`, or the router's pick. */
   private delegateTo: string | undefined;
@@ -83,7 +83,8 @@ class RunLoop {
     const { session } = turn;
     this.session = session;
     this.turn = turn;
-    this.task = task;
+    this.title = task;
+    this.task = taskWithContext(task, options.context ?? resume?.context);
     this.resume = resume;
     this.delegateTo = options.agent;
     this.model = session.model;
@@ -92,7 +93,25 @@ class RunLoop {
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: false,
     });
+    this.checks = new RunChecks(turn, task, resume?.events);
+    const strong = session.config.profiles.strong;
+    this.facts = {
+      ...INITIAL_FACTS,
+      verifyGiven: Boolean(session.config.verify),
+      canAsk: session.attended,
+      canEscalate: strong !== undefined && strong !== session.model.id,
+      maxIterations: session.config.max_iterations,
+    };
     this.unsubscribe = session.bus.subscribe(this.context.observe);
+  }
+
+  get iteration(): number {
+    return this.facts.iteration;
+  }
+
+  /** Attempts at a usable plan (and at any structured answer) before the run fails: `planning.attempts`. */
+  private get attempts(): number {
+    return this.session.config.planning.attempts;
   }
 
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
@@ -102,16 +121,124 @@ class RunLoop {
     this.session.bus.emit({ type: "todos", todos: snapshot });
   }
 
+  /** Runs the phases until one leads to an ending; a signal ends the run between any two. */
+  async run(): Promise<Ending> {
+    let phase = this.startPhase();
+    for (;;) {
+      this.turn.signal.throwIfAborted();
+      await this.enter(phase);
+      this.turn.signal.throwIfAborted();
+      const next = nextPhase(phase, this.facts);
+      if (isEnding(next)) return this.end(next);
+      phase = next;
+    }
+  }
+
+  /** Where the run begins: routing, or for a resumed run, where its log says it stood. */
+  private startPhase(): RunPhase {
+    const point = this.resume;
+    const phase = point ? resumePhase(point) : "route";
+    if (!point || phase === "route" || !point.plan || !point.intent) return "route";
+    for (const event of point.events) this.context.observe(event);
+    if (point.lastReview) this.context.lastReview = reviewSchema.parse(point.lastReview);
+    // What the log holds goes back through the same schemas a model's answer does.
+    this.intent = intentSchema.parse(point.intent);
+    const plan = planSchema.parse(point.plan);
+    this.plan = { plan, startAt: point.stepIndex, note: resumeNote(point) };
+    Object.assign(this.facts, {
+      route: "plan",
+      analysed: true,
+      changed: this.session.filesChanged.size > 0,
+      iteration: point.plan.iteration ?? 1,
+    });
+    return phase;
+  }
+
+  private async enter(phase: RunPhase): Promise<void> {
+    switch (phase) {
+      case "route":
+        return this.route();
+      case "answer":
+        return this.answer();
+      case "single":
+        return this.single();
+      case "analyse":
+        this.intent = await this.analyse();
+        // From here the run plans, whatever the router first thought: a failed fast path included.
+        Object.assign(this.facts, { analysed: true, route: "plan" });
+        return;
+      case "plan":
+        this.facts.iteration++;
+        this.plan = { plan: await this.makePlan(this.intent!), startAt: 0, note: "" };
+        return;
+      case "execute":
+        await this.execute(this.plan!);
+        return this.afterWork();
+      case "validate":
+        return this.validate();
+      case "review":
+        return this.review();
+      case "progress":
+        return this.progress();
+      case "escalate":
+        return this.escalate("the run came no closer after a revision");
+      case "ask":
+        return this.askForHelp();
+    }
+  }
+
+  /** Tier 0: the pattern's answer, or its tool's refusal as the run's failure. */
+  private async answer(): Promise<void> {
+    const direct = await answerByPattern(this.turn, this.title);
+    this.lastAnswer = direct?.answer ?? "";
+    this.afterWork();
+    if (direct && !direct.ok) {
+      this.facts.workFailed = true;
+      this.failure = "work_failed";
+      this.context.pendingIssues = [direct.answer];
+    }
+  }
+
+  /** After work that may change files: the checks must run again on what it left. */
+  private afterWork(): void {
+    Object.assign(this.facts, {
+      changed: this.session.filesChanged.size > 0,
+      checks: undefined,
+      checkedBy: undefined,
+      failureSeen: false,
+      review: undefined,
+    });
+    this.roundReview = undefined;
+  }
+
+  private async route(): Promise<void> {
+    if (routeByPattern(this.title, this.session.workspace)) {
+      this.facts.route = "answer";
+      return;
+    }
+    const classification = await this.classify();
+    this.classification = classification;
+    this.pickDelegate(classification);
+    const single = fastPath(classification);
+    this.facts.route = single ? "single" : "plan";
+    this.session.bus.emit({
+      type: "route",
+      tier: single ? 1 : 2,
+      decision: single ? "single tool loop" : "analyse and plan",
+      reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
+    });
+  }
+
   private async classify(): Promise<Classification> {
     const cheap = await this.session.modelFor("cheap");
     return askStructured(this.turn, {
       phase: "routing",
       model: cheap,
       name: "classification",
-      instructions: instructions("classify"),
+      instructions: phaseInstructions("classify"),
       prompt: this.task,
       schema: classificationSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
   }
 
@@ -131,16 +258,37 @@ class RunLoop {
     });
   }
 
+  /** Tier 1: the task in one tool loop, without a plan; what it changes is still checked. */
+  private async single(): Promise<void> {
+    const { session } = this;
+    this.facts.iteration = 1;
+    const outcome = this.delegateTo
+      ? await executeThrough(this.turn, this.delegateTo, this.task)
+      : await new ToolLoop(session, {
+          phase: "execution",
+          maxToolCalls: session.config.max_tool_calls,
+          announcePlan: true,
+          noTools: this.classification?.needs_tools === false,
+        }).run(this.turn, this.task);
+    this.lastAnswer = outcome.answer || outcome.reason || "";
+    this.afterWork();
+    if (outcome.status === "failed") {
+      this.facts.workFailed = true;
+      this.failure = failedReason(outcome);
+      this.context.pendingIssues = [`The work did not finish: ${outcome.reason ?? "the tool loop failed"}`];
+    }
+  }
+
   private async analyse(): Promise<Intent> {
     const facts = await gatherFacts(this.turn, this.task);
     const intent = await askStructured(this.turn, {
       phase: "analysis",
       model: this.model,
       name: "intent",
-      instructions: instructions("analyse"),
+      instructions: phaseInstructions("analyse"),
       prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
       schema: intentSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     this.session.bus.emit({
       type: "intent",
@@ -153,13 +301,13 @@ class RunLoop {
     return intent;
   }
 
-  private async plan(intent: Intent): Promise<Plan> {
-    const revising = this.iteration > 1;
+  private async makePlan(intent: Intent): Promise<Plan> {
+    const revising = this.facts.iteration > 1;
     const plan = await askStructured(this.turn, {
       phase: "planning",
       model: this.model,
       name: "plan",
-      instructions: instructions("plan"),
+      instructions: phaseInstructions("plan"),
       prompt: [
         `# Task\n${this.task}`,
         `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
@@ -172,20 +320,31 @@ class RunLoop {
         .filter(Boolean)
         .join("\n\n"),
       schema: planSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
       check: (value) => (value.steps.length === 0 ? "the plan has no steps" : undefined),
     });
     this.session.bus.emit({
       type: "plan",
       summary: plan.summary,
       steps: plan.steps,
-      iteration: this.iteration,
+      iteration: this.facts.iteration,
     });
     return plan;
   }
 
-  /** Carries out the plan's steps from `startAt`; `note` goes with the first (what a resume found). */
-  private async execute(plan: Plan, startAt = 0, note = ""): Promise<void> {
+  /**
+   * Carries out the plan's steps from `startAt`. A step is ticked done only when it ran to its
+   * end: one cut short by a signal leaves the list as it stood, for a resume to pick up.
+   */
+  private async execute({
+    plan,
+    startAt,
+    note,
+  }: {
+    plan: Plan;
+    startAt: number;
+    note: string;
+  }): Promise<void> {
     const todos: TodoItem[] = plan.steps.map((step, index) => ({
       id: step.id,
       content: step.title,
@@ -195,24 +354,17 @@ class RunLoop {
     for (const [index, step] of plan.steps.entries()) {
       if (index < startAt) continue;
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
-      const label = `iteration ${this.iteration} · step ${step.id}: ${step.title}`;
+      const label = `iteration ${this.facts.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
-      const prompt = [
-        `Step ${step.id} of the plan (${index + 1}/${plan.steps.length}): ${step.title}`,
-        step.files.length ? `Files: ${step.files.join(", ")}` : "",
-        `Done when: ${step.done_when}`,
-        this.context.render(),
-        "Carry out this step with the tools, then reply briefly with what you did.",
-      ]
-        .filter(Boolean)
-        .join("\n");
-      const first = index === startAt && (note !== "" || this.iteration === 1);
+      const prompt = stepBrief(step, { index, total: plan.steps.length }, this.context.render());
+      const first = index === startAt && (note !== "" || this.facts.iteration === 1);
       const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>
         this.delegateTo
           ? executeThrough(turn, this.delegateTo, stepPrompt, step.title)
           : this.loop.run(turn, stepPrompt),
       );
+      this.turn.signal.throwIfAborted();
       this.lastAnswer = outcome.answer || this.lastAnswer;
       this.context.progress.push(
         `${step.title}: ${outcome.status === "completed" ? "done" : (outcome.reason ?? outcome.status)}`,
@@ -224,61 +376,25 @@ class RunLoop {
     }
   }
 
-  private async validate(): Promise<ValidationReport> {
-    const { session } = this;
-    session.bus.emit({ type: "status", status: "validating" });
-    const plan = await validationPlanFor(session);
-    const options = checkOptions(this.turn);
-    let report = await runValidation(plan, options);
-    if (report.passed === false && report.checks.some((check) => !check.passed && check.fixer)) {
-      report = await tryFixers(plan, report, {
-        ...options,
-        onAttempt: (attempt) =>
-          session.bus.emit({
-            type: "repair",
-            kind: "fixer",
-            description: `${attempt.command} for ${attempt.check}`,
-            passed: attempt.passed,
-            kept: true,
-          }),
-      });
-    }
-    const outputCheck = report.checks.find((check) => !check.passed && check.kind === "expected_output");
-    if (report.passed === false && outputCheck && this.context.recentRanges.size > 0) {
-      const only: ValidationPlan = {
-        ...plan,
-        checks: plan.checks.filter((check) => check.name === outputCheck.name),
-      };
-      const mutation = await tryMutations(
-        [...this.context.recentRanges].map(([file, ranges]) => ({ path: file, ranges })),
-        {
-          cwd: session.workspace,
-          signal: this.turn.signal,
-          validate: async () => (await runValidation(only, { ...options, failFast: true })).passed === true,
-          onAttempt: (attempt) =>
-            session.bus.emit({
-              type: "repair",
-              kind: "mutation",
-              description: `${attempt.file}:${attempt.line} ${attempt.description}`,
-              passed: attempt.passed,
-              kept: attempt.passed,
-            }),
-        },
-      );
-      if (mutation.fixed) {
-        report = await runValidation(plan, options);
-        this.context.progress.push(
-          `Deterministic repair: ${mutation.kept?.description} at ${mutation.kept?.file}:${mutation.kept?.line}`,
-        );
-      }
-    }
-    this.context.recentRanges.clear();
-    emitValidation(session, report);
+  private async validate(): Promise<void> {
+    const report = await this.checks.run(this.context);
     this.lastValidation = report;
-    return report;
+    const sources = report.checks.map((check) => check.source);
+    Object.assign(this.facts, {
+      checks: report.passed === true ? "passed" : report.passed === false ? "failed" : "none",
+      checkedBy: !report.ran
+        ? undefined
+        : sources.every((source) => source === "proposed")
+          ? "model"
+          : sources.some((source) => source === "verify" || source === "task")
+            ? "person"
+            : "project",
+      failureSeen: this.judge.seenBefore(report),
+    });
+    this.context.pendingIssues = report.passed === false ? [validationIssue(report)] : [];
   }
 
-  private async review(report: ValidationReport): Promise<Review> {
+  private async review(): Promise<void> {
     const { session } = this;
     session.bus.emit({ type: "status", status: "reviewing" });
     const reviewer = await session.modelFor("review");
@@ -286,169 +402,107 @@ class RunLoop {
       phase: "review",
       model: reviewer,
       name: "review",
-      instructions: instructions("review"),
+      instructions: phaseInstructions("review"),
       prompt: [
         `# Task\n${this.task}`,
         `# Diff of the run\n${this.context.diffText() || "(no changes)"}`,
-        `# Validation\n${report.summary}`,
+        `# Validation\n${this.lastValidation?.summary ?? "not run"}`,
       ].join("\n\n"),
       schema: reviewSchema,
-      attempts: STRUCTURED_ATTEMPTS,
+      attempts: this.attempts,
     });
     session.bus.emit({ type: "review", ...review });
     this.context.lastReview = review;
-    return review;
+    this.roundReview = review;
+    this.facts.review = review.ready ? "ready" : "not_ready";
+    this.context.pendingIssues.push(
+      ...review.issues.map((i) => `[${i.severity}] ${i.file ? `${i.file}: ` : ""}${i.description}`),
+    );
+  }
+
+  /**
+   * Between rounds: whether this one got closer than the last (progress.ts). Rounds in a row
+   * that did not are counted; the count decides escalation and stopping (phases.ts).
+   */
+  private async progress(): Promise<void> {
+    const outcome: RoundOutcome = { validation: this.lastValidation, review: this.roundReview };
+    const judged = await this.judge.judge(outcome, (before, now) =>
+      askProgress(this.turn, this.task, before, now),
+    );
+    if (!judged) return;
+    this.facts.stalled = judged.verdict === "closer" ? 0 : this.facts.stalled + 1;
+    this.session.bus.emit({
+      type: "progress",
+      iteration: this.facts.iteration,
+      verdict: judged.verdict,
+      reason: judged.reason,
+      stalled: this.facts.stalled,
+    });
   }
 
   private async escalate(reason: string): Promise<void> {
     const strong = await this.session.modelFor("strong");
     this.session.bus.emit({ type: "escalation", from: this.model.id, to: strong.id, reason });
     this.model = strong;
-    this.escalated = true;
+    this.facts.escalated = true;
   }
 
-  /** Asks the person how to get unstuck; undefined when they give no answer. */
-  private async askForHelp(): Promise<string | undefined> {
+  /** Asks the person how to get unstuck; a run with no answer stops as stuck. */
+  private async askForHelp(): Promise<void> {
     const { session } = this;
-    const question = `I am stuck on: ${this.task}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
+    const question = `I am stuck on: ${this.title}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
     const answer = (await session.inbox.ask(question))?.trim() || undefined;
-    this.session.bus.emit({ type: "question", question, answer: answer ?? null });
-    return answer;
+    session.bus.emit({ type: "question", question, answer: answer ?? null });
+    this.facts.advised = Boolean(answer);
+    if (!answer) return;
+    this.context.pendingIssues.push(`The user says: ${answer}`);
+    this.facts.stalled = 0;
   }
 
-  private ending(status: Ending["status"], summary: string): Ending {
-    const validation = this.lastValidation ? toValidationSummary(this.lastValidation) : null;
-    return { status, summary, iterations: this.iteration, validation };
-  }
-
-  async run(): Promise<Ending> {
-    const { session } = this;
-    const point = this.resume;
-    if (point?.plan?.steps && point.intent) return this.resumeRun(point, point.plan, point.intent);
-    const direct = await answerByPattern(this.turn, this.task);
-    if (direct) return { status: "completed", summary: direct, iterations: 0 };
-
-    const classification = await this.classify();
-    this.pickDelegate(classification);
-    if (fastPath(classification)) {
-      session.bus.emit({
-        type: "route",
-        tier: 1,
-        decision: "single tool loop",
-        reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
-      });
-      this.iteration = 1;
-      const outcome = this.delegateTo
-        ? await executeThrough(this.turn, this.delegateTo, this.task)
-        : await new ToolLoop(session, {
-            phase: "execution",
-            maxToolCalls: session.config.max_tool_calls,
-            announcePlan: true,
-            noTools: !classification.needs_tools,
-          }).run(this.turn, this.task);
-      return this.ending(outcome.status, outcome.answer || outcome.reason || "");
-    }
-    session.bus.emit({
-      type: "route",
-      tier: 2,
-      decision: "analyse and plan",
-      reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
+  private end(status: RunStatus): Promise<Ending> {
+    const { headline, reason } = closingOf(status, this.facts, {
+      answer: this.lastAnswer,
+      failure: this.failure,
+      unchecked: this.lastValidation?.reason,
+      pending: this.context.pendingIssues,
     });
-
-    return this.iterate(await this.analyse());
-  }
-
-  /**
-   * Continues an interrupted run from its last plan, at its first unfinished step. What the log
-   * holds goes back through the same schemas a model's answer does.
-   */
-  private resumeRun(point: ResumePoint, planEvent: EventOf<"plan">, intentEvent: EventOf<"intent">) {
-    for (const event of point.events) this.context.observe(event);
-    if (point.lastReview) this.context.lastReview = reviewSchema.parse(point.lastReview);
-    this.iteration = (planEvent.iteration ?? 1) - 1;
-    return this.iterate(intentSchema.parse(intentEvent), {
-      plan: planSchema.parse(planEvent),
-      startAt: point.stepIndex,
-      note: resumeNote(point),
-    });
-  }
-
-  private async iterate(
-    intent: Intent,
-    resumed?: { plan: Plan; startAt: number; note: string },
-  ): Promise<Ending> {
-    const { session } = this;
-    for (;;) {
-      this.iteration++;
-      if (resumed) {
-        await this.execute(resumed.plan, resumed.startAt, resumed.note);
-        resumed = undefined;
-      } else {
-        await this.execute(await this.plan(intent));
-      }
-      const report = await this.validate();
-      const review = session.filesChanged.size > 0 ? await this.review(report) : undefined;
-      const signature = signatureOf(report, review);
-      const move = decide({
-        iteration: this.iteration,
-        maxIterations: session.config.max_iterations,
-        validationPassed: report.passed,
-        reviewReady: review?.ready,
-        sameFailureAgain: signature === this.lastSignature,
-        escalated: this.escalated,
-        canAsk: session.attended,
-      });
-      this.lastSignature = signature;
-      if (move === "completed") return this.finish("completed", "");
-      this.context.pendingIssues = [
-        ...(report.passed === false
-          ? [
-              `Validation failed:\n${summarizeFailures(report.failures.length ? report.failures : parseFailures(report.summary), report.summary)}`,
-            ]
-          : []),
-        ...(review?.issues ?? []).map(
-          (i) => `[${i.severity}] ${i.file ? `${i.file}: ` : ""}${i.description}`,
-        ),
-      ];
-      if (move === "max_iterations") {
-        return this.finish(
-          "max_iterations",
-          `Stopped after ${session.config.max_iterations} iterations without a verified result.`,
-        );
-      }
-      if (move === "escalate") await this.escalate("the same failure came back after a revision");
-      if (move === "ask" || move === "stuck") {
-        const advice = move === "ask" ? await this.askForHelp() : undefined;
-        if (!advice) {
-          return this.finish(
-            "stuck",
-            "Stuck: the same failure came back after escalating to the strong model.",
-          );
-        }
-        this.context.pendingIssues.push(`The user says: ${advice}`);
-      }
+    const ending: Ending = { status, reason, summary: headline, iterations: this.facts.iteration };
+    // A tier-0 or tier-1 answer that changed and checked nothing is the result itself: no report.
+    if (reason === "answered" && this.facts.route !== "plan") {
+      return Promise.resolve({ ...ending, assessment: this.assessment(ending) });
     }
+    return this.report(ending);
   }
 
-  private finish(status: Ending["status"], headline: string): Promise<Ending> {
-    return this.report(this.ending(status, headline));
+  private assessment(ending: Ending) {
+    return assess({
+      status: ending.status,
+      changed: [...this.session.filesChanged].sort(),
+      validation: this.lastValidation,
+      review: this.roundReview ?? (this.facts.checks === undefined ? undefined : this.context.lastReview),
+      pending: this.context.pendingIssues,
+      mode: "run",
+    });
   }
 
   /** Writes the report for an ending, its `summary` the headline, and returns it with the report as summary. */
   async report(ending: Ending): Promise<Ending> {
+    const done = { ...ending, iterations: this.facts.iteration };
+    const assessment = this.assessment(done);
     const summary = await writeReport(this.session, {
-      task: this.task,
-      ending: { ...ending, iterations: this.iteration },
+      task: this.title,
+      ending: done,
       headline: ending.summary,
       context: this.context,
       validation: this.lastValidation,
+      assessment,
       notes: this.lastAnswer,
     });
     this.session.bus.emit({ type: "message", text: summary });
     return {
-      ...ending,
-      iterations: this.iteration,
+      ...done,
       summary,
+      assessment,
       validation: this.lastValidation ? toValidationSummary(this.lastValidation) : null,
     };
   }
@@ -461,7 +515,7 @@ export async function runTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume);
+  announce(session, task, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
     const run = new RunLoop(turn, task, resume, options);
     try {

@@ -7,10 +7,17 @@ import { unknownExternalAgents } from "../agents/targets.js";
 import { agentTools } from "../agents/tools.js";
 import { dataDir, projectConfigFile } from "../config/load.js";
 import type { ApprovalMode, Config } from "../config/schema.js";
+import type { WorkspaceTrust } from "../config/trust/decide.js";
+import { saveFolderRules } from "../config/trust/store.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
+import { RelevanceState } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
 import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import { type CommandCatalog, loadCustomCommands } from "../extensions/customCommands.js";
+import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
+import { skillTool } from "../extensions/skillTool.js";
+import { Hooks } from "../hooks/hooks.js";
 import type { McpTools } from "../mcp/hub.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
@@ -18,8 +25,8 @@ import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
-import { saveWorkspaceRules } from "../safety/rules.js";
 import { detectSandbox, detectSandboxSoon, sessionTmpDir } from "../safety/sandbox.js";
+import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -34,6 +41,7 @@ import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { withCheckpoints } from "./checkpointing.js";
+import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
 
@@ -58,6 +66,8 @@ export interface SessionOptions {
   attended: boolean;
   env?: NodeJS.ProcessEnv;
   resume?: ResumedLog;
+  /** The id of a new session, when its caller chooses it (the HTTP API's `session_id`); a new one otherwise. */
+  id?: string;
   /**
    * The workspace to record (store, reports) instead of `workspace`, which the session still works
    * in: a batch's task works in a throwaway copy and is recorded under its original repository.
@@ -68,8 +78,15 @@ export interface SessionOptions {
    * file that does, as `loadConfig` finds them: each starts only once the approval policy allows it.
    */
   workspaceServers?: Record<string, string>;
+  /**
+   * Whether the person trusts the workspace, as `loadConfig` decided it. Without it the workspace
+   * is not trusted: its agent files, commands and skills may not widen what the session allows.
+   */
+  trust?: WorkspaceTrust;
   /** What the editor the session runs in (`cairn acp`) lends its tools; its own tools (emacs_eval) are offered only then. */
   editor?: EditorAccess;
+  /** `--debug-log FILE`: every event and a summary of each model call, appended there (redacted). */
+  debugLog?: string;
 }
 
 /**
@@ -98,6 +115,14 @@ function extraRoot(workspace: string, root: string): string {
       `workspace.extra_roots: ${root} does not exist (resolved from ${workspace}); create it or remove it from the config.`,
     );
   }
+}
+
+/** What a session finds in the workspace and the person's folders when it starts. */
+interface WorkspaceFindings {
+  instructions: ProjectInstructions[];
+  agents: AgentCatalog;
+  commands: CommandCatalog;
+  skills: SkillCatalog;
 }
 
 /** Sortable by creation time and short enough to type: `20261122-014455-3fa9c1`. */
@@ -155,17 +180,34 @@ export class Session {
   private readonly envPolicy: EnvironmentPolicy;
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
+  /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
+  readonly debug: DebugLog | undefined;
   todos: TodoItem[] = [];
   /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   readonly instructions: ProjectInstructions[];
   /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   readonly agents: AgentCatalog;
+  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
+  readonly commands: CommandCatalog;
+  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
+  readonly skills: SkillCatalog;
+  /** The commands the config's `hooks:` runs on the session's events. */
+  readonly hooks: Hooks;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out (said at the start). */
+  readonly trust: WorkspaceTrust | undefined;
   /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
   readonly agentCounts = new Map<string, number>();
   /** The model turns use unless given another; `override` switches it. */
   model: ModelHandle;
   /** The approval policy turns ask unless given another; `override` changes its mode. */
   policy: ApprovalPolicy;
+  /**
+   * What every session recorded in this workspace has cost so far, this one's stored calls
+   * included: the host sets it where a store records the session.
+   */
+  workspaceSpend: (() => number) | undefined = undefined;
+  /** File relevance: the last corpus, the embeddings' cache (the store's, set by the host), whether they failed. */
+  readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
   /** How many times the person has interrupted: a question dismissed by one was not answered. */
@@ -179,13 +221,13 @@ export class Session {
     options: SessionOptions,
     model: ModelHandle,
     workspace: string,
-    instructions: ProjectInstructions[],
-    agents: AgentCatalog,
+    found: WorkspaceFindings,
     mcpHub: typeof McpTools | undefined,
   ) {
+    const { instructions, agents } = found;
     const { config } = options;
     const env = options.env ?? process.env;
-    this.id = options.resume?.id ?? newSessionId();
+    this.id = options.resume?.id ?? options.id ?? newSessionId();
     this.mode = options.mode;
     this.config = config;
     this.workspace = workspace;
@@ -193,9 +235,14 @@ export class Session {
     this.env = env;
     this.attended = options.attended;
     this.instructions = instructions;
+    this.trust = options.trust;
     this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
+    this.commands = found.commands;
+    this.skills = found.skills;
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    this.debug = options.debugLog ? new DebugLog(options.debugLog, this.redact) : undefined;
+    if (this.debug) this.bus.subscribe(this.debug.event);
     this.ledger = new UsageLedger(this.bus, {
       maxCostUsd: config.max_cost_usd,
       maxTokens: config.max_tokens,
@@ -208,6 +255,19 @@ export class Session {
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
     this.envPolicy = environmentPolicy(config);
     this.commandEnv = this.environmentFor();
+    this.hooks = new Hooks(config.hooks, {
+      id: this.id,
+      workspace,
+      env: this.commandEnv,
+      approvalMode: () => this.policy.mode,
+      report: (message) => this.bus.emit({ type: "error", message, fatal: false }),
+    });
+    // The person is waited for: hooks may tell them where they are (a desktop notification, a sound).
+    this.bus.subscribe((event) => {
+      if (event.type === "approval.requested")
+        this.hooks.notify(`cairn needs your permission to use ${event.prompt.tool}`, "permission_prompt");
+      if (event.type === "question.asked") this.hooks.notify(event.question, "question");
+    });
     this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
     this.sandbox =
@@ -219,6 +279,7 @@ export class Session {
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
+            masks: sessionMasks([workspace, ...this.extraRoots], env),
           };
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
@@ -254,6 +315,8 @@ export class Session {
         ...agentTools,
         ...webTools(config.web, env),
         ...editorTools(options.editor),
+        // Offered only when there are skills: their list costs nothing otherwise.
+        ...(found.skills.skills.size ? [skillTool(found.skills.skills)] : []),
       ],
       config.tools,
       {
@@ -271,12 +334,13 @@ export class Session {
       sandbox,
       settings: config.sandbox,
       secrets: this.secrets,
+      // The person's answer, so it is kept in their own settings for this folder, not in the workspace's files.
       saveRules: (rules) =>
-        saveWorkspaceRules(workspace, rules).catch((error: unknown) => {
+        saveFolderRules(this.trust?.folder ?? workspace, rules, env).catch((error: unknown) => {
           const why = error instanceof Error ? error.message : String(error);
           this.bus.emit({
             type: "error",
-            message: `Could not save the rule in the workspace config: ${why}`,
+            message: `Could not save the rule for this folder: ${why}`,
             fatal: false,
           });
         }),
@@ -299,23 +363,29 @@ export class Session {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
-    const [instructions, agents, , hub] = await Promise.all([
-      loadProjectInstructions(workspace),
-      loadAgents(workspace, env),
+    const carried = { trusted: options.trust?.trusted ?? false, config: options.config };
+    const [instructions, agents, commands, skills, , hub] = await Promise.all([
+      loadProjectInstructions(workspace, env),
+      loadAgents(workspace, env, carried),
+      loadCustomCommands(workspace, env, carried),
+      loadSkills(workspace, env, carried),
       // Found in the background when the command started it early; the constructor reads it.
       detectSandboxSoon(),
       // The MCP client is loaded only for a session that has servers to start.
       Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
-    return new Session(options, model, workspace, instructions, agents, hub?.McpTools);
+    return new Session(options, model, workspace, { instructions, agents, commands, skills }, hub?.McpTools);
   }
 
-  /** The model for a role (cheap, strong, review), or any provider/model id, built on first use. */
+  /**
+   * The model for a role (cheap, strong, review), a profile the config names, or any
+   * provider/model id, built on first use.
+   */
   modelFor(ref: ModelRole | string): Promise<ModelHandle> {
     const role = ROLES.find((r) => r === ref);
+    const profile = Object.hasOwn(this.config.profiles, ref) ? this.config.profiles[ref] : undefined;
     // The session's model stands in for every role the config leaves unset.
-    const id =
-      role === "default" ? this.model.id : role ? (this.config.profiles[role] ?? this.model.id) : ref;
+    const id = role === "default" ? this.model.id : role ? (profile ?? this.model.id) : (profile ?? ref);
     let handle = this.models.get(id);
     if (!handle) {
       handle = buildModel(id, this.config, this.env);
@@ -335,9 +405,17 @@ export class Session {
     return cleanEnvironment(this.env, this.envPolicy, pass);
   }
 
-  /** Stops what the session started outside itself: its MCP servers. */
-  close(): Promise<void> {
-    return this.registry.close();
+  /**
+   * Stops what the session started outside itself (its MCP servers), its SessionEnd hooks told
+   * first; closes its debug log.
+   */
+  async close(reason = "exit"): Promise<void> {
+    try {
+      if (this.announced) await this.hooks.onSessionEnd(reason);
+      await this.registry.close();
+    } finally {
+      this.debug?.close();
+    }
   }
 
   /** A warning the person should see once in the session however often it recurs (an ignored setting). */

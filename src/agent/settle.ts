@@ -1,45 +1,69 @@
-import type { RunResult, RunStatus, ValidationSummary } from "../events/types.js";
+import { trustEvent } from "../config/trust/decide.js";
+import type { Assessment, EndingReason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { assess } from "./assessment.js";
 import { BudgetExceededError } from "./ledger.js";
+import { ENDINGS } from "./phases.js";
 import type { ResumePoint } from "./resume.js";
 import type { Session } from "./session.js";
 import { StructuredOutputError } from "./structured.js";
+import type { ToolLoopOutcome } from "./toolLoop.js";
 import type { Turn } from "./turn.js";
 
 export interface Ending {
   status: RunStatus;
+  reason: EndingReason;
   summary: string;
   iterations: number;
   validation?: ValidationSummary | null;
+  /** How sure cairn is; worked out from the ending and its validation when the work did not say. */
+  assessment?: Assessment;
 }
 
 export interface Outcome {
   result: RunResult;
-  /** DESIGN.md's exit codes: 0 completed, 1 not completed, 2 bad usage or configuration. */
-  exitCode: 0 | 1 | 2;
+  /** The exit code of the ending (phases.ts `ENDINGS`); 2 for bad usage or configuration. */
+  exitCode: 0 | 1 | 2 | 3;
+}
+
+/**
+ * What the model is given as the task: the task, and what the caller said about it apart from
+ * it (Efrit's `goal` and `context`), under a heading of its own.
+ */
+export function taskWithContext(task: string, context: string | undefined): string {
+  return context?.trim() ? `${task}\n\n# Context given with the task\n${context.trim()}` : task;
 }
 
 /** The first event of a session, or of its continuation after an interruption. */
-export function announce(session: Session, task: string, resume?: ResumePoint): void {
+export function announce(session: Session, task: string, resume?: ResumePoint, context?: string): void {
   session.announced = true;
+  const trust = trustEvent(session.trust);
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
+    if (trust) session.bus.emit(trust);
     return;
   }
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
     task,
+    ...(context?.trim() ? { context } : {}),
     model: session.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
-  // An agent file that cannot be read leaves the others working: said once, at the start.
-  for (const problem of session.agents.problems)
+  // What the workspace's files asked for, and whether it applied, is on record with the session.
+  if (trust) session.bus.emit(trust);
+  // An agent, command or skill file that cannot be read leaves the others working: said at the start.
+  for (const problem of [
+    ...session.agents.problems,
+    ...session.commands.problems,
+    ...session.skills.problems,
+  ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
     session.bus.emit({
@@ -54,12 +78,14 @@ export function announce(session: Session, task: string, resume?: ResumePoint): 
 
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
+  const changed = [...session.filesChanged].sort();
   return {
     session_id: session.id,
     status: ending.status,
+    reason: ending.reason,
     summary: ending.summary,
     iterations: ending.iterations,
-    files_changed: [...session.filesChanged].sort(),
+    files_changed: changed,
     validation: ending.validation ?? null,
     usage: {
       input_tokens: totals.input_tokens,
@@ -71,26 +97,74 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
+    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
     duration_ms: Date.now() - session.startedAt,
+    assessment:
+      ending.assessment ??
+      assess({
+        status: ending.status,
+        changed,
+        validation: undefined,
+        review: undefined,
+        pending: ending.status === "completed" ? [] : [ending.summary],
+        mode: session.mode,
+      }),
   };
 }
 
 /** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
 function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
-  const end = (status: RunStatus, summary: string, exitCode: 1 | 2 = 1) => ({
-    ending: { status, summary, iterations },
+  const end = (status: RunStatus, reason: EndingReason, summary: string, exitCode: 1 | 2 = 1) => ({
+    ending: { status, reason, summary, iterations },
     exitCode,
   });
   if (error instanceof BudgetExceededError) {
-    return end("budget_exceeded", `Stopped: ${error.message}. The work done so far is kept.`);
+    return end("budget_exceeded", error.cap, `Stopped: ${error.message}. The work done so far is kept.`);
   }
   if (turn.timedOut) {
-    return end("budget_exceeded", "Stopped: the time cap was reached. The work done so far is kept.");
+    return end(
+      "budget_exceeded",
+      "time_cap",
+      "Stopped: the time cap was reached. The work done so far is kept.",
+    );
   }
-  if (turn.signal.aborted) return end("cancelled", "Cancelled by the user; changes made so far are kept.");
-  if (error instanceof ProviderError) return end("failed", error.message, error.isConfiguration ? 2 : 1);
-  if (error instanceof StructuredOutputError) return end("failed", error.message);
+  if (turn.signal.aborted) return end("cancelled", "interrupted", cancelledSummary(turn));
+  if (error instanceof ProviderError) {
+    return error.isConfiguration
+      ? end("failed", "configuration", error.message, 2)
+      : end("failed", "provider_error", error.message);
+  }
+  if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
   throw error;
+}
+
+/** Why a tool loop (or the agent it handed the work to) could not finish. */
+export function failedReason(outcome: ToolLoopOutcome): EndingReason {
+  if (outcome.cut === "tool_calls") return "tool_call_cap";
+  return outcome.invalidCalls ? "bad_model_output" : "work_failed";
+}
+
+/**
+ * The ending of one tool loop's work (`cairn do`, a chat message): `cairn do` and chat check only
+ * with --verify, so a change the model finished is completed as `unchecked`, which the result's
+ * assessment spells out.
+ */
+export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: string): Ending {
+  const end = (status: RunStatus, reason: EndingReason): Ending => ({
+    status,
+    reason,
+    summary,
+    iterations: 1,
+  });
+  if (outcome.status === "cancelled") return end("cancelled", "interrupted");
+  if (outcome.status === "failed") return end("failed", failedReason(outcome));
+  return end("completed", session.filesChanged.size > 0 ? "unchecked" : "answered");
+}
+
+/** What stopped the work, as the interrupt said it (Ctrl-C, a signal, a front end's cancel). */
+function cancelledSummary(turn: Turn): string {
+  const reason = turn.signal.reason instanceof Error ? turn.signal.reason.message : "";
+  return `Cancelled${reason ? ` (${reason})` : " by the user"}; the changes made so far are kept, and the session can be resumed.`;
 }
 
 /**
@@ -98,13 +172,16 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
  * done, whatever the model's last words say; checks that passed prove otherwise.
  */
 function blockedEnding(turn: Turn, ending: Ending): Ending {
-  if (ending.status !== "completed" || ending.validation?.passed === true) return ending;
+  if (!["completed", "unverified"].includes(ending.status) || ending.validation?.passed === true)
+    return ending;
   const blocked = turn.blockedCalls();
   if (blocked.length === 0) return ending;
   const calls = [...new Set(blocked)].slice(0, 5).join("; ");
+  const { assessment: _, ...rest } = ending;
   return {
-    ...ending,
+    ...rest,
     status: "failed",
+    reason: "needs_approval",
     summary:
       `Not done: the work needed approval that nobody could give in this run (refused: ${calls}). ` +
       `Rerun where a person can approve, or with the mode or rule the refusal names.\n\n${ending.summary}`.trim(),
@@ -124,16 +201,26 @@ export async function settle(
 ): Promise<Outcome> {
   const { session } = turn;
   let ending: Ending;
-  let exitCode: 0 | 1 | 2;
+  let exitCode: 0 | 1 | 2 | 3;
   try {
     ending = blockedEnding(turn, await work());
-    exitCode = ending.status === "completed" ? 0 : 1;
+    // Work that returned although a signal stopped it (a loop that saw the cancellation) was cancelled.
+    if (turn.signal.aborted && !turn.timedOut && ending.status !== "cancelled") {
+      ending = {
+        status: "cancelled",
+        reason: "interrupted",
+        summary: cancelledSummary(turn),
+        iterations: ending.iterations,
+      };
+    }
+    exitCode = ENDINGS[ending.status].exitCode;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true });
-    if (finalize && !turn.signal.aborted) ending = await finalize(ending);
+    // The report needs no model: a cancelled run gets one too, with what it did so far.
+    if (finalize) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "session.finished", result });

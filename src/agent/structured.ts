@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Phase } from "../events/types.js";
+import { prose } from "../platform/prose.js";
 import { prepareArguments } from "../tools/args.js";
 import { wireSchema } from "../tools/wireSchema.js";
 import { callAndBook } from "./modelCall.js";
@@ -18,6 +19,12 @@ export interface StructuredRequest<S extends z.ZodType> {
   attempts: number;
   /** Rejects a well-formed answer that is still unusable (an empty plan), with the reason. */
   check?: (value: z.infer<S>) => string | undefined;
+}
+
+/** The instructions of a structured request: who answers, then what is asked of it (prompts/<name>.md). */
+export function phaseInstructions(prompt: string): string {
+  const role = prose(new URL("./prompts/role.md", import.meta.url));
+  return `${role} ${prose(new URL(`./prompts/${prompt}.md`, import.meta.url))}`;
 }
 
 export class StructuredOutputError extends Error {

@@ -5,6 +5,7 @@ import { commandText, runExternal } from "../agents/external/run.js";
 import { resolveTarget, type Target, UnknownTargetError } from "../agents/targets.js";
 import { AGENT_TOOL_NAMES } from "../agents/tools.js";
 import type { ApprovalMode } from "../config/schema.js";
+import { renderRanking } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import type { EventBus } from "../events/bus.js";
 import { MAIN_AGENT } from "../events/types.js";
@@ -16,6 +17,7 @@ import { ToolError } from "../tools/toolError.js";
 import type { AgentOutcome, AgentRequest } from "../tools/types.js";
 import { toolContextFor } from "./dispatch.js";
 import { AgentBudgetError, BudgetExceededError } from "./ledger.js";
+import { rankWorkspace } from "./relevance.js";
 import type { ModelHandle, Session } from "./session.js";
 import { Turn } from "./turn.js";
 
@@ -174,7 +176,8 @@ async function runCairnAgent(
   }, caps.timeoutMs);
   const spent = () => ledger.totals().cost_usd;
   try {
-    const outcome = await startLoop(child, caps.maxToolCalls).run(agentTurn, request.prompt);
+    const prompt = explorer ? await withRanking(agentTurn, request.prompt) : request.prompt;
+    const outcome = await startLoop(child, caps.maxToolCalls).run(agentTurn, prompt);
     if (outcome.status === "cancelled" && !timedOut) throw turn.signal.reason ?? new Error("cancelled");
     if (timedOut)
       return run.end({
@@ -208,6 +211,16 @@ async function runCairnAgent(
     clearTimeout(timer);
     agentTurn.close();
   }
+}
+
+/** Ranked files an explorer starts from. */
+const EXPLORE_RANKED = 10;
+
+/** An explorer's question with the files ranked most relevant to it: where to look first. */
+async function withRanking(turn: Turn, question: string): Promise<string> {
+  const ranking = await rankWorkspace(turn, question, "execution");
+  if (ranking.files.length === 0) return question;
+  return `${question}\n\nFiles ranked most relevant to this, best first (where to start, not a limit):\n${renderRanking(ranking, EXPLORE_RANKED)}`;
 }
 
 /** The session's own cap, reached by a sub-agent's call: the whole run stops there. */

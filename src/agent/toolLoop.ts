@@ -1,6 +1,7 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { History } from "../context/history.js";
 import type { Phase } from "../events/types.js";
+import { MAX_STOP_CONTINUES } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
@@ -40,6 +41,8 @@ export interface ToolLoopOptions {
   history?: History;
   /** Send the request without tools: the router decided none are needed. */
   noTools?: boolean;
+  /** Run the Stop hooks on the answer, which may send the model back to work: the person's own loop, not a sub-agent's. */
+  stopHooks?: boolean;
 }
 
 export interface ToolLoopOutcome {
@@ -47,6 +50,8 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
+  /** It stopped because the model kept sending tool calls that fit no tool. */
+  invalidCalls?: true;
   /**
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
    * its length limit, or the provider's content filter stopped it.
@@ -214,6 +219,16 @@ export class ToolLoop {
   }
 
   /**
+   * What a Stop hook asks the model to do before it stops (`decision: "block"`, or exit 2, with a
+   * reason); undefined when it may stop. Asked at most MAX_STOP_CONTINUES times a run.
+   */
+  private async stopHookSays(turn: Turn, answer: string, continues: number): Promise<string | undefined> {
+    if (!this.options.stopHooks || continues >= MAX_STOP_CONTINUES || turn.signal.aborted) return undefined;
+    const verdict = await this.session.hooks.onStop(answer, continues > 0, turn.signal);
+    return verdict.block;
+  }
+
+  /**
    * Runs the model and its tools until it answers without calling one. `images` go with the
    * prompt, for a model that takes them (`model.info.images`): the caller describes them in the
    * prompt for any other.
@@ -226,6 +241,7 @@ export class ToolLoop {
     this.toolCalls = 0;
     let planAnnounced = !this.options.announcePlan;
     let invalidTurns = 0;
+    let stopContinues = 0;
     for (;;) {
       if (turn.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
       const withTools = !this.options.noTools && this.toolCalls < this.options.maxToolCalls;
@@ -251,6 +267,12 @@ export class ToolLoop {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
         session.bus.emit({ type: "message", text: answer });
+        const goOn = budgetSpent ? undefined : await this.stopHookSays(turn, answer, stopContinues);
+        if (goOn !== undefined) {
+          stopContinues++;
+          this.history.add({ role: "user", content: `A hook asks you to go on before you stop: ${goOn}` });
+          continue;
+        }
         return budgetSpent
           ? {
               status: "failed",
@@ -274,7 +296,7 @@ export class ToolLoop {
       if (invalidTurns > MAX_REASKS) {
         const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;
         session.bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
-        return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason };
+        return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason, invalidCalls: true };
       }
     }
   }

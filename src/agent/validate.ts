@@ -1,15 +1,20 @@
 import { confinedCommand } from "../tools/command.js";
 import { type CheckOptions, runValidation, type ValidationReport } from "../verify/check.js";
-import { detectValidation, type ValidationPlan } from "../verify/strategy.js";
+import type { ValidationPlan } from "../verify/plan.js";
+import { detectValidation } from "../verify/strategy.js";
 import { toolContextFor } from "./dispatch.js";
 import type { Session } from "./session.js";
 import type { Turn } from "./turn.js";
 
-/** What to run for this session's changes: `--verify` / config `verify`, else what the project has. */
-export function validationPlanFor(session: Session): Promise<ValidationPlan> {
+/**
+ * What to run for this session's changes: `--verify` / config `verify`, else what the task names
+ * and the project has.
+ */
+export function validationPlanFor(session: Session, task?: string): Promise<ValidationPlan> {
   return detectValidation(session.workspace, {
     ...(session.config.verify ? { verifyCommand: session.config.verify } : {}),
     changedFiles: [...session.filesChanged],
+    ...(task ? { task } : {}),
   });
 }
 
@@ -24,6 +29,7 @@ export function emitValidation(session: Session, report: ValidationReport): void
       command: c.command,
       passed: c.passed,
       duration_ms: c.duration_ms,
+      source: c.source,
     })),
     ...(report.reason ? { reason: report.reason } : {}),
   });

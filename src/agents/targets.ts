@@ -1,4 +1,4 @@
-import type { Config, ExternalAgentConfig } from "../config/schema.js";
+import { type Config, type ExternalAgentConfig, PROFILE_ROLES } from "../config/schema.js";
 import { closest } from "../platform/text.js";
 import { GENERAL } from "./builtins.js";
 import type { AgentDefinition } from "./definition.js";
@@ -8,7 +8,11 @@ import type { ExternalAgent } from "./external/types.js";
 /** The model `agent:ollama` runs on when the config names none. */
 export const DEFAULT_OLLAMA_MODEL = "ollama/qwen2.5-coder:7b";
 
-const PROFILES = ["default", "cheap", "strong", "review"];
+/** Every profile a target can name: the roles, then the config's own names. */
+export function profileNames(config: Pick<Config, "profiles">): string[] {
+  // The roles are profiles whether or not the config sets them: unset, they are the session's model.
+  return [...new Set([...PROFILE_ROLES, ...Object.keys(config.profiles)])];
+}
 
 /** Who carries out a job: cairn's own loop with an agent definition, or an external coding agent. */
 export type Target =
@@ -20,18 +24,43 @@ export class UnknownTargetError extends Error {
   override name = "UnknownTargetError";
 }
 
+/**
+ * A target as cairn spells it, for the spellings of the design notes where they can mean only
+ * one thing: `agent:claude_code` is `agent:claude-code`; `agent:<name>` of a named agent is that
+ * agent, and of a profile (and nothing else) is `llm:<name>`. Anything else is left as it is.
+ */
+export function canonicalTarget(
+  target: string,
+  agents: ReadonlyMap<string, AgentDefinition> = new Map(),
+  config?: Pick<Config, "profiles">,
+): string {
+  if (!target.startsWith("agent:")) return target;
+  const name = target.slice("agent:".length);
+  const dashed = name.replace(/_/g, "-");
+  if (EXTERNAL_AGENTS.some((agent) => agent.name === dashed) || dashed === "ollama") return `agent:${dashed}`;
+  const named = agents.has(name);
+  const profile = config !== undefined && Object.hasOwn(config.profiles, name);
+  if (named && !profile) return name;
+  if (profile && !named) return `llm:${name}`;
+  return target;
+}
+
 /** `agent:codex` and the like: a coding agent of its own, run as a command. */
 export function isExternalTarget(name: string): boolean {
-  return EXTERNAL_AGENTS.some((agent) => name === `agent:${agent.name}`);
+  const canonical = canonicalTarget(name);
+  return EXTERNAL_AGENTS.some((agent) => canonical === `agent:${agent.name}`);
 }
 
 /** Every target a person or the model can name, for messages and `cairn agents`. */
-export function targetNames(agents: ReadonlyMap<string, AgentDefinition>): string[] {
+export function targetNames(
+  agents: ReadonlyMap<string, AgentDefinition>,
+  config: Pick<Config, "profiles"> = { profiles: {} },
+): string[] {
   return [
     ...agents.keys(),
     ...EXTERNAL_AGENTS.map((agent) => `agent:${agent.name}`),
     "agent:ollama",
-    ...PROFILES.map((profile) => `llm:${profile}`),
+    ...profileNames(config).map((profile) => `llm:${profile}`),
   ];
 }
 
@@ -41,10 +70,11 @@ export function targetNames(agents: ReadonlyMap<string, AgentDefinition>): strin
  * work as the built-in general agent does, on their model.
  */
 export function resolveTarget(
-  target: string,
+  typed: string,
   agents: ReadonlyMap<string, AgentDefinition>,
   config: Config,
 ): Target {
+  const target = canonicalTarget(typed, agents, config);
   const named = agents.get(target);
   if (named) return { kind: "cairn", name: target, definition: named };
   if (target === "agent:ollama") {
@@ -58,16 +88,19 @@ export function resolveTarget(
   }
   if (target.startsWith("llm:")) {
     const profile = target.slice("llm:".length);
-    if (!PROFILES.includes(profile))
+    const profiles = profileNames(config);
+    if (!profiles.includes(profile)) {
+      const near = closest(profile, profiles);
       throw new UnknownTargetError(
-        `${target}: there is no model profile "${profile}"; the profiles are ${PROFILES.join(", ")}.`,
+        `${target}: there is no model profile "${profile}"${near ? ` (did you mean "${near}"?)` : ""}; the profiles are ${profiles.join(", ")}. Name one under profiles: in the config.`,
       );
+    }
     return { kind: "cairn", name: target, definition: { ...GENERAL, name: target, model: profile } };
   }
-  const names = targetNames(agents);
+  const names = targetNames(agents, config);
   const near = closest(target, names);
   throw new UnknownTargetError(
-    `There is no agent "${target}"${near ? ` (did you mean "${near}"?)` : ""}. Agents: ${names.join(", ")}.`,
+    `There is no agent "${typed}"${near ? ` (did you mean "${near}"?)` : ""}. Agents: ${names.join(", ")}.`,
   );
 }
 

@@ -89,7 +89,13 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
     const record: TaskRecord = result
       ? { ...result, ...base }
       : {
-          ...failedRecord(spec, whyNoResult(outcome.stderr, outcome.exitCode, outcome.timedOut), attempt),
+          ...failedRecord(
+            spec,
+            whyNoResult(outcome.stderr, outcome.exitCode, outcome.timedOut),
+            attempt,
+            // Exit 2 before a session: the model could not be used (a missing key, an unknown model).
+            outcome.exitCode === 2 ? "configuration" : "work_failed",
+          ),
           ...base,
         };
     keep = Boolean(options.keepFailed) && record.status !== "completed";

@@ -1,4 +1,4 @@
-import type { RunResult } from "../events/types.js";
+import type { Assessment, EndingReason, RunResult } from "../events/types.js";
 import { emptyCounts } from "../model/usage.js";
 import { type TaskSpec, taskKey } from "./spec.js";
 
@@ -6,7 +6,10 @@ import { type TaskSpec, taskKey } from "./spec.js";
  * One line of `results.jsonl`: the session's result object (docs/cli.md) with what a batch adds
  * to it: which task and model, the change as a unified diff, and where and how often it ran.
  */
-export interface TaskRecord extends Omit<RunResult, "session_id"> {
+export interface TaskRecord extends Omit<RunResult, "session_id" | "reason" | "assessment"> {
+  /** Why the session ended (absent in records written before cairn said). */
+  reason?: EndingReason;
+  assessment?: Assessment;
   id: string;
   /** Task id and requested model: what "already finished" is decided by. */
   key: string;
@@ -38,7 +41,12 @@ export interface TaskRecord extends Omit<RunResult, "session_id"> {
 }
 
 /** A record for a task that produced no result: it could not be started, or its process died. */
-export function failedRecord(spec: TaskSpec, error: string, attempt = 1): TaskRecord {
+export function failedRecord(
+  spec: TaskSpec,
+  error: string,
+  attempt = 1,
+  reason: EndingReason = "work_failed",
+): TaskRecord {
   return {
     id: spec.id,
     key: taskKey(spec),
@@ -49,6 +57,7 @@ export function failedRecord(spec: TaskSpec, error: string, attempt = 1): TaskRe
     base: null,
     session_id: null,
     status: "failed",
+    reason,
     summary: error,
     iterations: 0,
     files_changed: [],
@@ -61,6 +70,15 @@ export function failedRecord(spec: TaskSpec, error: string, attempt = 1): TaskRe
     attempt,
     finished_at: new Date().toISOString(),
   };
+}
+
+/**
+ * Whether a record says how the task went, or only that it never got a fair try: the model could
+ * not be used (no key, a rejected key, an unknown model) or its provider failed. Such a task is
+ * not done: the next run of the batch tries it again, as if it had not run.
+ */
+export function tried(record: TaskRecord): boolean {
+  return record.reason !== "configuration" && record.reason !== "provider_error";
 }
 
 /** A task is done well when its session completed (which includes its checks passing, when it ran any). */

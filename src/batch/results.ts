@@ -2,7 +2,7 @@ import { appendFile, mkdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { ConfigError } from "../platform/errors.js";
-import { succeeded, type TaskRecord } from "./record.js";
+import { succeeded, type TaskRecord, tried } from "./record.js";
 import { type TaskSpec, taskKey } from "./spec.js";
 import { type BatchSummary, summaryMarkdown } from "./summary.js";
 
@@ -50,10 +50,13 @@ export class ResultsFolder {
     return path.join(this.dir, RESULTS_FILE);
   }
 
-  /** A task already finished is not run again; with `retryFailed`, one that did not complete is. */
+  /**
+   * A task already finished is not run again; with `retryFailed`, one that did not complete is;
+   * one that never got a fair try (no key, a provider failing) always is.
+   */
   needsRun(spec: TaskSpec, retryFailed: boolean): boolean {
     const done = this.byKey.get(taskKey(spec));
-    return !done || (retryFailed && !succeeded(done));
+    return !done || !tried(done) || (retryFailed && !succeeded(done));
   }
 
   /** Records as they stand, the latest for each task. */

@@ -20,6 +20,12 @@ const taskSpecSchema = z.strictObject({
   max_cost: z.number().positive().optional(),
   /** Seconds. */
   timeout: z.number().positive().optional(),
+  /**
+   * The repository's own files (`.cairn/config.yaml`, `.mcp.json`, agents) apply in full, as
+   * `--trust-workspace` does; without it they may only narrow (docs/security.md#trust), unless
+   * the config of the machine that runs the task lists the repository in `trusted_folders`.
+   */
+  trust_workspace: z.boolean().optional(),
 });
 
 export type TaskSpec = z.infer<typeof taskSpecSchema>;

@@ -94,6 +94,7 @@ export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlag
   add("--max-cost", spec.max_cost);
   add("--timeout", spec.timeout);
   if (flags.allowUnsandboxed) args.push("--allow-unsandboxed");
+  if (spec.trust_workspace) args.push("--trust-workspace");
   // After `--`, a task that starts with a dash is still the task.
   args.push("--", spec.task);
   return args;

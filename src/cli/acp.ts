@@ -15,6 +15,8 @@ export async function acpCommand(options: CommonOptions, version: string): Promi
     cwd: options.cwd ?? process.cwd(),
     configFile: options.config,
     flags: flagsFrom(options),
+    debugLog: options.debugLog,
+    trustWorkspace: options.trustWorkspace,
     input: process.stdin,
     output: process.stdout,
     log,

@@ -1,12 +1,12 @@
 import path from "node:path";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
 import { loadAgents } from "../agents/files.js";
-import { DEFAULT_OLLAMA_MODEL, unknownExternalAgents } from "../agents/targets.js";
-import { loadConfig } from "../config/load.js";
+import { DEFAULT_OLLAMA_MODEL, profileNames, unknownExternalAgents } from "../agents/targets.js";
 import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
-import { homePath } from "../ui/table.js";
+import { homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
+import { asSessionsSeeIt } from "./sessionView.js";
 
 export interface AgentsOptions {
   cwd?: string;
@@ -37,12 +37,9 @@ export async function agentsCommand(
   env = process.env,
 ): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config } = await loadConfig({
-    cwd,
-    ...(options.config ? { configFile: options.config } : {}),
-    env,
-  });
-  const catalog = await loadAgents(cwd, env);
+  const { config, trust } = await asSessionsSeeIt(cwd, options.config, env, io);
+  // As a session here would have them: the project's files within what the folder's trust allows.
+  const catalog = await loadAgents(cwd, env, { trusted: trust.trusted, config });
   const rows: AgentRow[] = [...catalog.agents.values()].map((agent) => ({
     name: agent.name,
     kind: agent.source.kind,
@@ -77,14 +74,16 @@ export async function agentsCommand(
     tools: "all",
     description: "the general agent on a local Ollama model",
   });
-  rows.push({
-    name: "llm:<profile>",
-    kind: "built-in",
-    from: "",
-    model: "profiles.<profile>",
-    tools: "all",
-    description: "the general agent on a model profile: llm:cheap, llm:strong, llm:review, llm:default",
-  });
+  for (const profile of profileNames(config)) {
+    rows.push({
+      name: `llm:${profile}`,
+      kind: "built-in",
+      from: "",
+      model: config.profiles[profile] ?? "(the session's model)",
+      tools: "all",
+      description: `the general agent on the model of profiles.${profile}`,
+    });
+  }
   const problems = [...catalog.problems, ...unknownExternalAgents(config)];
   if (options.json) {
     io.out.write(`${JSON.stringify({ agents: rows, problems }, null, 2)}\n`);

@@ -9,6 +9,8 @@ import { loadTasks, type TaskSpec } from "../batch/spec.js";
 import type { BatchSummary } from "../batch/summary.js";
 import type { TaskFlags } from "../batch/taskProcess.js";
 import { ConfigError } from "../platform/errors.js";
+import { onStopSignal, type StopSignal, signalExitCode } from "../platform/signals.js";
+import { refuseUnreachableModels } from "./preflight.js";
 
 /** Flags of `cairn batch` (and `cairn eval`, which runs through it). */
 export interface BatchCliOptions {
@@ -36,6 +38,7 @@ export interface WorkerCliOptions {
   queue: string;
   concurrency: number;
   config?: string;
+  approval?: TaskFlags["approval"];
   allowUnsandboxed?: boolean;
   keepFailed?: boolean;
   name?: string;
@@ -55,18 +58,18 @@ export function renderer(
 }
 
 /**
- * Ctrl-C once: stop starting tasks and ask the running ones to end (they are not recorded, so a
- * re-run does them); twice: quit at once, their process groups killed on the way out.
+ * Ctrl-C (or SIGTERM, SIGHUP) once: stop starting tasks and ask the running ones to end (they are
+ * not recorded, so a re-run does them); twice: quit at once, their process groups killed on the
+ * way out.
  */
 function interruptible(emit: BatchListener, what: string): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController();
-  const onSigint = () => {
-    if (controller.signal.aborted) process.exit(130);
+  const release = onStopSignal((signal) => {
+    if (controller.signal.aborted) process.exit(signalExitCode(signal));
     controller.abort();
     emit({ type: "batch.notice", message: `stopping: ${what}. Ctrl-C again to quit at once.` });
-  };
-  process.on("SIGINT", onSigint);
-  return { signal: controller.signal, release: () => process.off("SIGINT", onSigint) };
+  });
+  return { signal: controller.signal, release };
 }
 
 /** The flags every task's cairn gets from the batch's own. */
@@ -183,6 +186,13 @@ export async function runTasks(
 /** `cairn batch <file>`. */
 export async function batchCommand(file: string, options: BatchCliOptions): Promise<number> {
   const specs = await loadTasks(file);
+  // Workers on a queue bring their own keys; here, every task would fail alike without one.
+  if (!options.queue) {
+    await refuseUnreachableModels(
+      specs.map((spec) => spec.model ?? options.model),
+      { ...options, command: "batch" },
+    );
+  }
   const out = path.resolve(options.out ?? defaultOut(file));
   const view = await renderer(options.outputFormat);
   const { enqueued, outcome } = await runTasks(specs, { ...options, out }, view);
@@ -256,6 +266,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
     local: {
       ...(options.config ? { config: configFile(options.config) } : {}),
       ...(options.allowUnsandboxed ? { allowUnsandboxed: true } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
     },
     keepFailed: Boolean(options.keepFailed),
     cacheDir: repositoryCache(),
@@ -263,7 +274,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
   });
   let stops = 0;
   const finished = new Promise<void>((resolve) => {
-    const onStop = () => {
+    const onStop = (signal: StopSignal) => {
       stops++;
       const notice = (message: string) => view.handle({ type: "batch.notice", message });
       if (stops === 1) {
@@ -275,12 +286,14 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
         notice("handing the running tasks back to the queue. Ctrl-C again to quit at once.");
         worker.handBack();
       } else {
-        process.exit(130);
+        process.exit(signalExitCode(signal));
       }
     };
-    process.on("SIGINT", onStop);
-    process.on("SIGTERM", onStop);
+    onStopSignal(onStop);
   });
   await finished;
-  return 0;
+  // BullMQ's fetch loop keeps a timer for seconds after the worker has closed (longer while Redis
+  // is away): nothing is left to do, so the process does not wait for it.
+  await new Promise<void>((resolve) => process.stdout.write("", () => resolve()));
+  process.exit(0);
 }

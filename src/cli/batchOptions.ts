@@ -7,6 +7,13 @@ export const batchFormat = () =>
     .default("text");
 
 /** The flags of a run of many tasks (`cairn batch`, `cairn eval`): how they run, where results go. */
+/** `--approval` of tasks run with nobody to ask: a batch's, or a worker's for the tasks it runs. */
+export function approvalOption(
+  description = "what tasks may do without asking (nobody is there to ask)",
+): Option {
+  return new Option("--approval <mode>", description).choices(["auto-edit", "auto", "read-only"]);
+}
+
 export function addBatchOptions(command: Command): Command {
   return command
     .option("--jobs <n>", "tasks at once on this machine (default: the cores but one)", positiveInteger)
@@ -32,11 +39,7 @@ export function addBatchOptions(command: Command): Command {
     .option("--model <provider/model>", "the model of tasks that name none")
     .option("--base-url <url>", "endpoint for the model's provider")
     .option("--config <file>", "extra config file for every task")
-    .addOption(
-      new Option("--approval <mode>", "what tasks may do without asking (nobody is there to ask)")
-        .choices(["auto-edit", "auto", "read-only"])
-        .default("auto"),
-    )
+    .addOption(approvalOption().default("auto"))
     .option("--max-iterations <n>", "iteration cap of each task", positiveInteger)
     .option("--timeout <seconds>", "time cap of each task that sets none", positiveNumber)
     .option("--verify <command>", "the check of tasks that set none")

@@ -1,8 +1,9 @@
 import { costTable } from "../model/costTable.js";
 import { sumCostTotals } from "../model/usage.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
+import { homePath } from "../platform/text.js";
 import { COST_GROUPS, type CostGroup, type Store } from "../store/sessions.js";
-import { homePath, localTime } from "../ui/table.js";
+import { localTime } from "../ui/table.js";
 import { type CommandIo, columnsOf, usageError } from "./sessions.js";
 
 export interface CostsOptions {

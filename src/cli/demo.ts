@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { runTask } from "../agent/runTask.js";
+import { withStoredKeys } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
@@ -66,7 +67,7 @@ function realModelAvailable(
 ): string | undefined {
   if (options.recorded) return undefined;
   try {
-    return resolveModelId(config, process.env);
+    return resolveModelId(config, withStoredKeys(process.env, config));
   } catch (error) {
     if (error instanceof ConfigError) return undefined;
     throw error;

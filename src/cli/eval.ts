@@ -1,24 +1,42 @@
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { defaultJobs, repositoryCache } from "../batch/batch.js";
 import { cairnVersion } from "../batch/install.js";
-import type { BatchOutputFormat } from "../batch/progress.js";
+import type { BatchOutputFormat, BatchRenderer } from "../batch/progress.js";
 import type { TaskRecord } from "../batch/record.js";
-import { taskKey } from "../batch/spec.js";
+import { type TaskSpec, taskKey } from "../batch/spec.js";
 import { compareReports, comparisonMarkdown } from "../eval/compare.js";
-import { type Grade, grade } from "../eval/grade.js";
-import { folderFor, taskSpecsFor } from "../eval/prepare.js";
-import { buildReport, readReport, reportHeadline, reportMarkdown } from "../eval/report.js";
+import { type Grade, grade, type Work } from "../eval/grade.js";
+import { besideLeaderboard, leaderboardMarkdown, readLeaderboard } from "../eval/leaderboard.js";
+import { folderFor, type Retry, retrySpecsFor, taskSpecsFor } from "../eval/prepare.js";
+import { withGradableReferences } from "../eval/reference.js";
+import {
+  buildReport,
+  type EvalReport,
+  readReport,
+  reportHeadline,
+  reportMarkdown,
+  type TryOutcome,
+} from "../eval/report.js";
 import { loadSuite } from "../eval/suite.js";
+import type { EvalTask, Suite } from "../eval/types.js";
+import { ConfigError } from "../platform/errors.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
+import { refuseUnreachableModels } from "./preflight.js";
 
 export interface EvalCliOptions extends BatchCliOptions {
   mode: "do" | "run";
   tasks?: string;
+  /** `cairn eval polyglot`: the benchmark's checkout. */
+  source?: string;
+  /** 2: a second try, with the failing tests' output, for each task the first did not solve. */
+  tries: 1 | 2;
+  /** Grade the exercises' reference solutions, or the exercises as given, instead of running an agent. */
+  gradeOnly?: "reference" | "given";
 }
 
-/** How long one grading test command may run. */
-const GRADE_TIMEOUT_MS = 120_000;
+/** How long one grading test command may run (aider's harness gives its test runs as long). */
+const GRADE_TIMEOUT_MS = 180_000;
 
 /** Runs `work` on every item, at most `limit` at once. */
 async function eachLimited<T>(
@@ -33,17 +51,129 @@ async function eachLimited<T>(
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
 }
 
+/** Grades every task that has work to grade, `jobs` at a time, saying how each came out. */
+async function gradeAll(
+  tasks: readonly EvalTask[],
+  workOf: (task: EvalTask) => Work | undefined,
+  options: { jobs: number; view: BatchRenderer; what: string },
+): Promise<Map<string, Grade>> {
+  const graded = tasks.filter((task) => workOf(task));
+  options.view.handle({
+    type: "batch.notice",
+    message: `grading ${graded.length} ${options.what} in clean checkouts…`,
+  });
+  const grades = new Map<string, Grade>();
+  let done = 0;
+  await eachLimited(graded, options.jobs, async (task) => {
+    const result = await grade(task, workOf(task)!, {
+      cacheDir: repositoryCache(),
+      timeoutMs: GRADE_TIMEOUT_MS,
+    });
+    grades.set(task.id, result);
+    done += 1;
+    const how = result.passed ? "solved" : `not solved${result.reason ? `: ${result.reason}` : ""}`;
+    options.view.handle({
+      type: "batch.notice",
+      message: `graded ${done}/${graded.length} ${task.id}: ${how}`,
+    });
+  });
+  return grades;
+}
+
+/** Runs the specs through the batch engine into `out`; each task's latest record by id, or undefined when not followed to the end. */
+async function runTry(
+  specs: TaskSpec[],
+  out: string,
+  options: EvalCliOptions,
+  view: BatchRenderer,
+): Promise<Map<string, TaskRecord> | undefined> {
+  const { outcome } = await runTasks(specs, { ...options, out, wait: Boolean(options.queue) }, view);
+  if (!outcome) return undefined;
+  const latest = new Map(outcome.records.map((record) => [record.key, record]));
+  const records = new Map<string, TaskRecord>();
+  for (const spec of specs) {
+    const record = latest.get(taskKey({ ...spec, ...(options.model ? { model: options.model } : {}) }));
+    if (record) records.set(spec.id, record);
+  }
+  return records;
+}
+
+/** The exercises the first try did not solve, with what their tests printed: aider's second try gets that output. */
+function retriesAfter(suite: Suite, first: TryOutcome): Retry[] {
+  return suite.tasks.flatMap((task) => {
+    const record = first.records.get(task.id);
+    const graded = first.grades.get(task.id);
+    // Instances and hidden tests: their output would show the agent tests it is not to see.
+    if (task.kind !== "exercise" || task.hiddenTests || !record || !graded || graded.passed) return [];
+    if (graded.reason) return [];
+    return [{ task, patch: record.patch, output: graded.output }];
+  });
+}
+
+async function writeReport(out: string, report: EvalReport, view: BatchRenderer): Promise<void> {
+  await mkdir(out, { recursive: true });
+  await writeFile(path.join(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(path.join(out, "report.md"), `${reportMarkdown(report)}\n`);
+  const by = report.grade_only ? "no agent" : `Model ${report.model}`;
+  view.finish({
+    text: `${reportHeadline(report)}\n${by} · cairn ${report.cairn_version}\nReport in ${path.join(out, "report.md")}`,
+    json: { ...report, out },
+  });
+}
+
+/**
+ * `--grade-only reference|given`: no agent, no model; each exercise graded with its reference
+ * solution, or as given. What a machine grades right, and that no stub passes by accident,
+ * before paying for a run.
+ */
+async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: number): Promise<number> {
+  const what = options.gradeOnly!;
+  if (whole.tasks.some((task) => task.kind === "swe") && what === "reference") {
+    throw new ConfigError(
+      "--grade-only reference grades exercises' reference solutions; SWE-style instances have none.",
+    );
+  }
+  const suite = what === "reference" ? await withGradableReferences(whole) : whole;
+  const out = path.resolve(options.out ?? `eval-${folderFor(suite.name)}-${what}`);
+  const view = await renderer(options.outputFormat);
+  const work: Work = what === "reference" ? { reference: true } : { patches: [] };
+  const grades = await gradeAll(suite.tasks, () => work, {
+    jobs: options.jobs ?? defaultJobs(),
+    view,
+    what: what === "reference" ? "reference solutions" : "exercises as given",
+  });
+  const report = buildReport({
+    suite,
+    first: { records: new Map(), grades },
+    gradeOnly: what,
+    model: "none",
+    mode: options.mode,
+    version: cairnVersion(),
+    wallMs: Date.now() - started,
+  });
+  await writeReport(out, report, view);
+  if (what === "given") return 0;
+  return report.tasks.every((task) => task.solved) ? 0 : 1;
+}
+
 /**
  * `cairn eval <suite>`: the suite's tasks through the batch engine (here, or on a queue, always
- * followed to the end), each graded in a clean checkout, then the report: pass@1, dollars per
- * solved task, tokens and time, per task and in total, to `--out` as report.json and report.md.
+ * followed to the end), each graded in a clean checkout, with --tries 2 a second try for those
+ * not solved, then the report: pass@1 (and pass@2), dollars per solved task, tokens and time, per
+ * task and in total, to `--out` as report.json and report.md.
  */
 export async function evalCommand(suiteName: string, options: EvalCliOptions): Promise<number> {
   const started = Date.now();
+  // Grading alone needs no model; on a queue, the workers bring their own keys. Here, every task
+  // would fail alike without one.
+  if (!options.gradeOnly && !options.queue)
+    await refuseUnreachableModels([options.model], { ...options, command: "eval" });
   const suite = await loadSuite(
     suiteName,
     options.tasks?.split(",").map((glob) => glob.trim()),
+    options.source,
   );
+  if (options.gradeOnly) return gradeOnlyCommand(suite, options, started);
   const out = path.resolve(
     options.out ?? `eval-${folderFor(suite.name)}-${folderFor(options.model ?? "default")}`,
   );
@@ -52,56 +182,97 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
     mode: options.mode,
   });
   const view = await renderer(options.outputFormat);
-  const { outcome } = await runTasks(specs, { ...options, out, wait: Boolean(options.queue) }, view);
-  if (!outcome) return 1;
+  const jobs = options.jobs ?? defaultJobs();
+  const records = await runTry(specs, out, options, view);
+  if (!records) return 1;
+  const agentWork =
+    (outcome: ReadonlyMap<string, TaskRecord>, before?: ReadonlyMap<string, TaskRecord>) =>
+    (task: EvalTask) => {
+      const record = outcome.get(task.id);
+      if (!record) return undefined;
+      const earlier = before?.get(task.id)?.patch;
+      return { patches: earlier === undefined ? [record.patch] : [earlier, record.patch] };
+    };
+  const first: TryOutcome = {
+    records,
+    grades: await gradeAll(suite.tasks, agentWork(records), { jobs, view, what: "task(s)" }),
+  };
 
-  const latest = new Map(outcome.records.map((record) => [record.key, record]));
-  const records = new Map<string, TaskRecord>();
-  for (const spec of specs) {
-    const record = latest.get(taskKey({ ...spec, ...(options.model ? { model: options.model } : {}) }));
-    if (record) records.set(spec.id, record);
+  let second: TryOutcome | undefined;
+  let retriesLeft = 0;
+  if (options.tries === 2) {
+    const retries = retriesAfter(suite, first);
+    // --max-cost is for the whole eval: the second tries get what the first left.
+    const spent = [...records.values()].reduce((sum, record) => sum + (record.cost_usd ?? 0), 0);
+    const budget = options.maxCost === undefined ? undefined : options.maxCost - spent;
+    const runnable = budget === undefined || budget > 0 ? retries : [];
+    view.handle({
+      type: "batch.notice",
+      message: runnable.length
+        ? `second try for ${retries.length} task(s) not solved, with their test output…`
+        : `no second tries: --max-cost was spent on the first (${retries.length} task(s) not solved)`,
+    });
+    const retryRecords = runnable.length
+      ? await runTry(
+          await retrySpecsFor(runnable, { workspaces: path.join(out, "workspaces-2"), mode: options.mode }),
+          path.join(out, "try-2"),
+          { ...options, ...(budget === undefined ? {} : { maxCost: budget }) },
+          view,
+        )
+      : new Map<string, TaskRecord>();
+    if (!retryRecords) return 1;
+    retriesLeft = retries.filter((retry) => !retryRecords.has(retry.task.id)).length;
+    second = {
+      records: retryRecords,
+      grades: await gradeAll(
+        retries.map((retry) => retry.task),
+        agentWork(retryRecords, records),
+        { jobs, view, what: "second tries" },
+      ),
+    };
   }
-  view.handle({ type: "batch.notice", message: `grading ${records.size} task(s) in clean checkouts…` });
-  const grades = new Map<string, Grade>();
-  await eachLimited(suite.tasks, options.jobs ?? defaultJobs(), async (task) => {
-    const record = records.get(task.id);
-    if (record)
-      grades.set(
-        task.id,
-        await grade(task, record, { cacheDir: repositoryCache(), timeoutMs: GRADE_TIMEOUT_MS }),
-      );
-  });
 
   const models = [...new Set([...records.values()].map((record) => record.model).filter(Boolean))];
   const report = buildReport({
     suite,
-    records,
-    grades,
+    first,
+    ...(second ? { second } : {}),
     model: models.join(", ") || options.model || "default",
     mode: options.mode,
     version: cairnVersion(),
     wallMs: Date.now() - started,
   });
-  await writeFile(path.join(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
-  await writeFile(path.join(out, "report.md"), `${reportMarkdown(report)}\n`);
-  view.finish({
-    text: `${reportHeadline(report)}\nModel ${report.model} · cairn ${report.cairn_version}\nReport in ${path.join(out, "report.md")}`,
-    json: { ...report, out },
-  });
-  return report.totals.run === report.totals.tasks ? 0 : 1;
+  await writeReport(out, report, view);
+  return report.totals.run === suite.tasks.length && retriesLeft === 0 ? 0 : 1;
 }
 
-/** `cairn eval compare A B`: two reports side by side, and the tasks whose outcome changed. */
+/**
+ * `cairn eval compare A [B] [--leaderboard file]`: two reports side by side, and the tasks whose
+ * outcome changed; with a leaderboard, each report beside the leaderboard's figures for its model.
+ */
 export async function evalCompareCommand(
   a: string,
-  b: string,
-  options: { outputFormat: BatchOutputFormat },
+  b: string | undefined,
+  options: { outputFormat: BatchOutputFormat; leaderboard?: string; leaderboardModel?: string },
 ): Promise<number> {
-  const comparison = compareReports(await readReport(a), await readReport(b));
-  process.stdout.write(
-    options.outputFormat === "text"
-      ? `${comparisonMarkdown(comparison)}\n`
-      : `${JSON.stringify(comparison, null, 2)}\n`,
-  );
+  if (!b && !options.leaderboard) {
+    throw new ConfigError("cairn eval compare needs two reports, or one and --leaderboard <file>.");
+  }
+  const reports = [await readReport(a), ...(b ? [await readReport(b)] : [])];
+  const comparison = b ? compareReports(reports[0]!, reports[1]!) : undefined;
+  const leaderboard = options.leaderboard ? await readLeaderboard(options.leaderboard) : undefined;
+  const beside = leaderboard
+    ? reports.map((report) => besideLeaderboard(report, leaderboard, options.leaderboardModel))
+    : [];
+  if (options.outputFormat === "text") {
+    const parts = [
+      ...(comparison ? [comparisonMarkdown(comparison)] : []),
+      ...beside.map((entry) => leaderboardMarkdown(entry)),
+    ];
+    process.stdout.write(`${parts.join("\n\n")}\n`);
+  } else {
+    const json = leaderboard ? { ...(comparison ?? {}), leaderboard: beside } : comparison;
+    process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+  }
   return 0;
 }

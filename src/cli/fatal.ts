@@ -1,3 +1,4 @@
+import wrapAnsi from "wrap-ansi";
 import { ProviderError } from "../model/errors.js";
 import { ConfigError, UnavailableError } from "../platform/errors.js";
 import { createRedactor } from "../safety/redact.js";
@@ -13,11 +14,31 @@ function describeFatal(error: unknown): { message: string; code: number } {
 }
 
 /**
+ * A message as a terminal `columns` wide shows it: each line broken between words, never inside
+ * one, and what a line wraps onto indented under it.
+ */
+export function wrapToWidth(message: string, columns: number): string {
+  return message
+    .split("\n")
+    .map((line) => {
+      const indent = /^\s*/.exec(line)?.[0] ?? "";
+      const width = Math.max(20, columns - indent.length - 2);
+      return wrapAnsi(line.slice(indent.length), width, { hard: true, trim: true })
+        .split("\n")
+        .map((part, i) => `${indent}${i === 0 ? "" : "  "}${part}`)
+        .join("\n");
+    })
+    .join("\n");
+}
+
+/**
  * Prints an error that ended the command and returns its exit code. Providers echo a rejected
  * key in their error text, so the message is redacted like everything else cairn shows.
  */
 export function reportFatal(error: unknown): number {
   const { message, code } = describeFatal(error);
-  process.stderr.write(`cairn: ${createRedactor()(message)}\n`);
+  const text = `cairn: ${createRedactor()(message)}`;
+  const { columns } = process.stderr;
+  process.stderr.write(`${process.stderr.isTTY && columns ? wrapToWidth(text, columns) : text}\n`);
   return code;
 }

@@ -5,11 +5,20 @@ import { openHost } from "../agent/host.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
-import { CHAT_COMMANDS, type ChatCommand, type ChatHost, chatCheckpoints } from "../ui/chatCommands.js";
+import {
+  CHAT_COMMANDS,
+  type ChatCommand,
+  type ChatHost,
+  chatCheckpoints,
+  customChatCommands,
+  SKILLS_COMMAND,
+} from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import { checkpointsCommand } from "./checkpoints.js";
@@ -18,6 +27,7 @@ import type { CommonOptions } from "./options.js";
 import { type CommandIo, sessionsCommand } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 import { flagsFrom } from "./task.js";
+import { askTrustAtTerminal } from "./trustPrompt.js";
 
 /** A CLI command's output as text, for the slash commands that show what `cairn <command>` prints. */
 function capture(columns?: number): { io: CommandIo; text: () => string } {
@@ -157,8 +167,22 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
         screen.note(`approval: ${arg}`, "ok");
       },
     },
+    onScreen(chat, SKILLS_COMMAND, true),
     { name: "exit", summary: "leave (the session is saved)", anytime: true, run: (screen) => screen.exit() },
   ];
+}
+
+/** The chat's commands, then the person's and the project's own (`.cairn/commands/*.md`), listed after them. */
+function allSlashCommands(
+  chat: ChatHost,
+  help: () => string,
+): { commands: SlashCommand[]; problems: string[] } {
+  const own = slashCommands(chat, help);
+  const custom = customChatCommands(chat.engine, [...own.map((command) => command.name), "quit"]);
+  return {
+    commands: [...own, ...custom.commands.map((command) => onScreen(chat, command))],
+    problems: custom.problems,
+  };
 }
 
 /**
@@ -255,7 +279,11 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     flags: flagsFrom(options),
     mode: "chat",
     attended: tty,
+    debugLog: options.debugLog,
+    trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
+  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
+  if (tty) warnUntrusted(host.trust);
   const { store } = host;
   let engine: ChatEngine;
   try {
@@ -281,26 +309,28 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
         return (process.stdout.columns ?? 80) - 2;
       },
     };
-    await runInTerminal(chat, interactions, color, {
+    const stopped = await runInTerminal(chat, interactions, color, {
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
     process.stdout.write(
       `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
     );
-    return 0;
+    // Stopped from outside (a kill, the terminal closed): what was running was cancelled, not finished.
+    return stopped ? 1 : 0;
   } finally {
     await engine.close();
     await host.close();
   }
 }
 
+/** Runs the terminal UI until it quits: true when a stop signal (a kill, the terminal closing) ended it. */
 async function runInTerminal(
   chat: ChatHost,
   interactions: Interactions,
   color: boolean,
   opening: { replay: StampedEvent[]; firstMessage?: string },
-): Promise<void> {
+): Promise<boolean> {
   const [
     { startTui },
     { ActionFeed },
@@ -322,7 +352,8 @@ async function runInTerminal(
   engine.subscribe(feed.push);
   // After the feed: the call being approved is in the feed before its approval is drawn.
   engine.subscribe(interactions.handle);
-  const commands: SlashCommand[] = slashCommands(chat, () => helpText(commands, chat.columns));
+  const { commands, problems } = allSlashCommands(chat, () => helpText(commands, chat.columns));
+  for (const problem of problems) feed.push({ type: "ui.line", text: `! ${problem}`, tone: "warn" });
   feed.push({
     type: "ui.line",
     text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
@@ -333,13 +364,19 @@ async function runInTerminal(
     feed.push({ type: "ui.replayed" });
     feed.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
   }
+  const history = PromptHistory.load(historyFile(chat.dataDir, session.workspace));
+  let unsent: string | undefined;
   const instance = startTui({
     engine,
     ...(opening.firstMessage ? { firstMessage: opening.firstMessage } : {}),
     feed,
     interactions,
     commands,
-    history: PromptHistory.load(historyFile(chat.dataDir, session.workspace)),
+    history,
+    onUnsent: (text) => {
+      unsent = text;
+      history.add(text);
+    },
     files: new WorkspaceFileList(session.workspace),
     initial: state.initialState({
       model: session.model.id,
@@ -351,17 +388,26 @@ async function runInTerminal(
     describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
+  let stopped = false;
   const leave = () => instance.unmount();
   // Writing to a terminal that is gone fails; there is nobody left to tell.
   const gone = (error: NodeJS.ErrnoException) => {
     if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
     leave();
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, leave);
+  const release = onStopSignal(() => {
+    stopped = true;
+    leave();
+  });
   process.stdout.on("error", gone);
   try {
     await instance.waitUntilExit();
   } finally {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.off(signal, leave);
+    release();
+    // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
+    process.stdin.destroy();
   }
+  if (unsent)
+    process.stdout.write(`Not sent, kept in the prompt history (↑ brings it back): ${clip(unsent, 200)}\n`);
+  return stopped;
 }

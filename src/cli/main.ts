@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { exitWithParent } from "../platform/parentWatch.js";
-import { addBatchOptions, batchFormat } from "./batchOptions.js";
+import { addBatchOptions, approvalOption, batchFormat } from "./batchOptions.js";
 import {
   addCommonOptions,
   batchWorkspaceOption,
   type CommonOptions,
   cwdOption,
+  existingFolder,
   folderToMake,
   positiveInteger,
   positiveNumber,
@@ -64,6 +65,15 @@ function carryRootFlags(root: Command, command: Command): void {
   }
 }
 
+/**
+ * The terminal UI is about to load: the keyboard leaves the terminal's line mode now rather than
+ * once the UI is up, so what is typed meanwhile waits as keys (an Enter as an Enter, not as a line
+ * feed) for the UI to take. Node puts the terminal back as it was when cairn exits.
+ */
+function holdKeysForTheUi(): void {
+  if (process.stdin.isTTY && process.stdout.isTTY) process.stdin.setRawMode(true);
+}
+
 interface RootOptions extends CommonOptions {
   print?: boolean;
   continue?: boolean;
@@ -86,11 +96,16 @@ addCommonOptions(program)
       process.exitCode = await taskCommand("do", await taskWithInput(message), options);
       return;
     }
-    // Without a terminal there is nobody to talk to: the help says what else there is.
+    // Without a terminal there is nobody to talk to: what is piped in is the message (`echo x |
+    // cairn > out.txt`), and with nothing piped either the help says what else there is.
     if (!process.stdout.isTTY && message.length === 0 && !options.continue && !options.resume) {
-      program.outputHelp();
-      return;
+      const { pipedMessage } = await import("./stdin.js");
+      if (!(await pipedMessage())) {
+        program.outputHelp();
+        return;
+      }
     }
+    holdKeysForTheUi();
     const { interactiveCommand } = await import("./interactive.js");
     process.exitCode = await interactiveCommand(options, {
       ...(message.length ? { firstMessage: message.join(" ") } : {}),
@@ -102,6 +117,7 @@ addCommonOptions(program)
 addCommonOptions(
   program.command("chat").description("talk with the agent in the terminal UI (piped: one message)"),
 ).action(async (options: CommonOptions) => {
+  holdKeysForTheUi();
   const { interactiveCommand } = await import("./interactive.js");
   process.exitCode = await interactiveCommand(options);
 });
@@ -203,7 +219,10 @@ const evaluation = addBatchOptions(
     .description(
       "measure: a suite of tasks run through the batch engine, graded by tests the agent could not edit",
     )
-    .argument("<suite>", "builtin, a folder of exercises (Exercism layout) or a file of SWE-style instances")
+    .argument(
+      "<suite>",
+      "builtin, polyglot (aider's benchmark, with --source), a folder of exercises (Exercism layout) or a file of SWE-style instances",
+    )
     .addOption(
       new Option("--mode <mode>", "how each task runs: cairn do or cairn run")
         .choices(["do", "run"])
@@ -212,6 +231,24 @@ const evaluation = addBatchOptions(
     .option(
       "--tasks <globs>",
       "only the tasks whose id matches one of these comma-separated globs (python/*)",
+    )
+    .option("--source <dir>", "for polyglot: the checkout of github.com/Aider-AI/polyglot-benchmark")
+    .addOption(
+      new Option(
+        "--tries <n>",
+        "2: a task not solved gets a second try with its failing tests' output, as aider's benchmark does (reported as pass@2)",
+      )
+        .default(1)
+        .argParser((value): 1 | 2 => {
+          if (value !== "1" && value !== "2") throw new InvalidArgumentError("expected 1 or 2.");
+          return Number(value) as 1 | 2;
+        }),
+    )
+    .addOption(
+      new Option(
+        "--grade-only <what>",
+        "run no agent: grade each exercise's reference solution, or the exercises as given (checks the toolchains; no key needed)",
+      ).choices(["reference", "given"]),
     ),
 ).action(async (suite: string, options) => {
   const { evalCommand } = await import("./eval.js");
@@ -220,12 +257,17 @@ const evaluation = addBatchOptions(
 evaluation
   .command("compare")
   .description(
-    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed",
+    "two eval reports side by side: pass@1, dollars per solved task, tokens, time, tasks that changed; or a report beside aider's leaderboard",
   )
   .argument("<a>", "a report.json, or the --out folder of an eval")
-  .argument("<b>", "the other one")
+  .argument("[b]", "the other one")
+  .option(
+    "--leaderboard <file>",
+    "aider's polyglot_leaderboard.yml: set each report beside the leaderboard's row for its model",
+  )
+  .option("--leaderboard-model <name>", "the leaderboard's row to use: its model or dirname")
   .addOption(batchFormat())
-  .action(async (a: string, b: string, options) => {
+  .action(async (a: string, b: string | undefined, options) => {
     const { evalCompareCommand } = await import("./eval.js");
     process.exitCode = await evalCompareCommand(a, b, options);
   });
@@ -236,6 +278,11 @@ program
   .requiredOption("--queue <url>", "the Redis of the queue (redis://host:6379)")
   .option("--concurrency <n>", "tasks at once", positiveInteger, 1)
   .option("--config <file>", "extra config file for every task run here")
+  .addOption(
+    approvalOption(
+      "what tasks run here may do without asking, whatever their batch said (default: the batch's --approval)",
+    ),
+  )
   .option(
     "--allow-unsandboxed",
     "where no sandbox works, let --approval auto run commands unconfined, on purpose",
@@ -329,6 +376,60 @@ program
   .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
     const { agentsCommand } = await import("./agents.js");
     process.exitCode = await agentsCommand(options, io);
+  });
+
+program
+  .command("skills")
+  .description(
+    "the skills the model can load here (SKILL.md folders), where each comes from, and what it is for",
+  )
+  .addOption(cwdOption())
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
+    const { skillsCommand } = await import("./skills.js");
+    process.exitCode = await skillsCommand(options, {
+      ...io,
+      ...(process.stdout.columns ? { columns: process.stdout.columns } : {}),
+    });
+  });
+
+const auth = program
+  .command("auth")
+  .description(
+    "API keys stored for cairn, used where the environment has none (an MCP client's, an editor's)",
+  );
+auth
+  .command("login")
+  .description("store a provider's API key, typed hidden or piped in, in a file only you can read")
+  .argument("<provider>", "openrouter, anthropic, openai, google, ollama or openai-compatible")
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (provider: string, options) => {
+    const { authLoginCommand } = await import("./auth.js");
+    process.exitCode = await authLoginCommand(provider, options, io);
+  });
+auth
+  .command("logout")
+  .description("remove a provider's stored API key")
+  .argument("<provider>", "the provider whose key to remove")
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .action(async (provider: string, options) => {
+    const { authLogoutCommand } = await import("./auth.js");
+    process.exitCode = await authLogoutCommand(provider, options, io);
+  });
+auth
+  .command("list")
+  .description(
+    "each provider's key variable, and whether its key is in the environment or stored (never the key)",
+  )
+  .addOption(cwdOption("the folder whose config names the key variables (default: the current folder)"))
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (options) => {
+    const { authListCommand } = await import("./auth.js");
+    process.exitCode = await authListCommand(options, io);
   });
 
 async function openCheckpoints(cwd: string | undefined) {
@@ -434,6 +535,20 @@ mcp
   .action(async (options: { cwd?: string; config?: string }) => {
     const { serveMcp } = await import("../mcp/serve.js");
     await serveMcp({ cwd: options.cwd ?? process.cwd(), configFile: options.config });
+  });
+
+program
+  .command("trust")
+  .description(
+    "trust a folder: what its own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings applies there",
+  )
+  .argument("[dir]", "the folder (default: the current one)", existingFolder)
+  .option("--list", "the folders you trust, and whether their files changed since")
+  .option("--revoke <dir>", "stop trusting a folder")
+  .option("--json", "print JSON (with --list)")
+  .action(async (dir: string | undefined, options) => {
+    const { trustCommand } = await import("./trust.js");
+    process.exitCode = await trustCommand(dir, options, io);
   });
 
 function port(value: string): number {

@@ -3,13 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { globalConfigFile, loadConfig, mcpJsonFile, projectConfigFile } from "../config/load.js";
 import { type McpServerConfig, mcpServerSchema } from "../config/schema.js";
+import { realFolder } from "../config/trust/decide.js";
+import { foldersFile, removeFolderRule, saveFolderRules } from "../config/trust/store.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
 import { McpTools, serverStartTool } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
+import { homePath } from "../platform/text.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
-import { homePath } from "../ui/table.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { type CommandIo, usageError } from "./sessions.js";
 
 export interface McpListOptions {
@@ -41,10 +44,12 @@ export function serverTable(hub: Pick<McpTools, "servers"> | undefined): string 
 /** `cairn mcp list`: starts every enabled server, then says how each went. 1 when one failed. */
 export async function mcpListCommand(options: McpListOptions, io: CommandIo): Promise<number> {
   const cwd = path.resolve(options.cwd ?? process.cwd());
-  const { config, workspaceServers } = await loadConfig({
+  const { config, workspaceServers, trust } = await loadConfig({
     cwd,
     ...(options.config ? { configFile: options.config } : {}),
+    trust: { defaultApproval: "auto-edit" },
   });
+  warnUntrusted(trust);
   // Nobody is asked here: a server the workspace defines starts only when the config allows it
   // (a rule), as in a headless session; otherwise it is listed as `not allowed`, with the rule.
   const policy = new ApprovalPolicy({
@@ -143,12 +148,13 @@ export async function mcpAddCommand(
     return usageError(io, `mcp add: ${name}: a name is letters, digits, _ and - only`);
   const file = configFileFor(options.scope, cwd);
   await mkdir(path.dirname(file), { recursive: true });
+  await addServer(file, name, checked.data);
   // A server the workspace's config defines is asked about before it starts; one the person adds
-  // is theirs, so the rule that lets it start goes into the same file, in the same write.
+  // is theirs, so the rule that lets it start goes into their own settings for this folder.
   const rule = options.scope === "project" ? addedRule(name) : undefined;
-  await addServer(file, name, checked.data, rule);
+  if (rule) await saveFolderRules(realFolder(cwd), [rule]);
   const allowed = rule
-    ? `, with the rule {tool: "${rule.tool}", action: allow} that lets it start without asking`
+    ? `; the rule {tool: "${rule.tool}", action: allow} that lets it start without asking is saved in your settings for this folder (${homePath(foldersFile())})`
     : "";
   io.out.write(
     `Added MCP server ${name} to ${homePath(file)}${allowed}. cairn mcp list starts it and lists its tools.\n`,
@@ -174,6 +180,9 @@ export async function mcpRemoveCommand(
   ].filter((entry) => !options.scope || entry.scope === options.scope);
   const removed: string[] = [];
   for (const { file, remove } of files) if (await remove(file, name)) removed.push(homePath(file));
+  // The rule `cairn mcp add` saved for it: it would let another server of that name start.
+  if (removed.length > 0 && (!options.scope || options.scope === "project"))
+    await removeFolderRule(realFolder(cwd), addedRule(name));
   if (removed.length === 0) {
     io.err.write(`cairn: no MCP server named ${name} in ${files.map((f) => homePath(f.file)).join(", ")}\n`);
     return 1;

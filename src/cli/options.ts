@@ -14,8 +14,11 @@ export interface CommonOptions {
   timeout?: number;
   verify?: string;
   allowUnsandboxed?: boolean;
+  trustWorkspace?: boolean;
   outputFormat: "text" | "json" | "stream-json";
   color: boolean;
+  verbose?: boolean;
+  debugLog?: string;
 }
 
 export function positiveInteger(value: string): number {
@@ -115,10 +118,22 @@ export function addCommonOptions(command: Command): Command {
       "--allow-unsandboxed",
       "where no sandbox works (no bubblewrap), let --approval auto run commands unconfined, on purpose",
     )
+    .option(
+      "--trust-workspace",
+      "for this run, apply what the workspace's own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings",
+    )
     .addOption(
       new Option("--output-format <format>", "text for people; json or stream-json for scripts")
         .choices(["text", "json", "stream-json"])
         .default("text"),
     )
-    .option("--no-color", "plain text without colours (also: NO_COLOR)");
+    .option("--no-color", "plain text without colours (also: NO_COLOR)")
+    .option(
+      "--verbose",
+      "more detail in the text output: each model call's tokens, tool output, status changes, reasoning",
+    )
+    .option(
+      "--debug-log <file>",
+      "append every event and a summary of each model request and response to this file (secrets redacted)",
+    );
 }

@@ -5,12 +5,16 @@ import type { ResumedLog, Session } from "../agent/session.js";
 import type { Outcome } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
+import { onStopSignal, type StopSignal, signalExitCode } from "../platform/signals.js";
 import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommonOptions } from "./options.js";
+import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
+import { askTrustAtTerminal } from "./trustPrompt.js";
 
 export interface SessionRun {
   /** The workspace. */
@@ -28,42 +32,6 @@ export interface SessionRun {
 /** A person is there to answer only in a text session on a terminal. */
 function canAsk(options: CommonOptions): boolean {
   return options.outputFormat === "text" && Boolean(process.stdin.isTTY) && Boolean(process.stdout.isTTY);
-}
-
-/**
- * Keys typed before a prompt shows, or within `ms` after, were meant for something else (the
- * model was slow; the person typed on): they are read and dropped, unechoed, so none answers
- * what the person has not seen. Ctrl-C among them is an AbortError, as readline's own is.
- */
-async function discardTypedAhead(ms: number): Promise<void> {
-  const input = process.stdin;
-  if (!input.isTTY) return;
-  const wasRaw = input.isRaw;
-  let drop: (chunk: Buffer | string) => void = () => {};
-  input.setRawMode(true);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, ms);
-      drop = (chunk) => {
-        if (!String(chunk).includes("\x03")) return;
-        clearTimeout(timer);
-        reject(Object.assign(new Error("Aborted with Ctrl+C"), { name: "AbortError" }));
-      };
-      input.on("data", drop);
-      input.resume();
-    });
-  } finally {
-    input.off("data", drop);
-    input.pause();
-    input.setRawMode(wasRaw);
-  }
-}
-
-/** The choices on one line when it fits the terminal, else one to a line: none is cut by wrapping. */
-export function choiceLines(choices: string[], columns: number): string[] {
-  const line = choices.join("  ");
-  // The answer is typed after the last line: room for it.
-  return line.length + 4 <= columns ? [line] : choices.map((choice) => `  ${choice}`);
 }
 
 /** The keys of an approval, and what each answers. */
@@ -180,10 +148,18 @@ function warnUnsandboxed(session: Session): void {
   process.stderr.write(`cairn: warning: ${sandbox.reason}${effect}\n`);
 }
 
+/** How a stop request reads in the session's ending. */
+const STOP_WORDS: Record<StopSignal, string> = {
+  SIGINT: "cancelled with Ctrl-C",
+  SIGTERM: "stopped by SIGTERM",
+  SIGHUP: "stopped by SIGHUP: the terminal went away",
+};
+
 /**
  * Opens the hosted session, wires the renderer for the chosen output format, the terminal's
- * answers and Ctrl-C, runs, and returns the exit code. Ctrl-C once interrupts the session (the
- * current action stops and the session ends cleanly); twice exits at once.
+ * answers and the stop signals, runs, and returns the exit code. Ctrl-C, SIGTERM or SIGHUP once
+ * interrupts the session (the current action stops and the session ends `cancelled`, exit 1);
+ * twice exits at once.
  */
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
@@ -199,6 +175,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           progress: process.stderr,
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
+          verbose: Boolean(options.verbose),
           describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;
@@ -210,6 +187,8 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     flags: spec.flags,
     mode: spec.mode,
     attended,
+    debugLog: options.debugLog,
+    trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
@@ -219,17 +198,19 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     ],
   });
   tools = session.registry;
+  // The line renderer says it from the session's first events; the JSON formats keep stdout for JSON.
+  if (!text && session.trust) warnUntrusted(session.trust);
   let interrupts = 0;
-  const onSigint = () => {
+  const onStop = (signal: StopSignal) => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
-    void session.submit({ type: "interrupt", reason: "cancelled by the user" });
+    if (interrupts > 1) process.exit(signalExitCode(signal));
+    void session.submit({ type: "interrupt", reason: STOP_WORDS[signal] });
   };
-  process.on("SIGINT", onSigint);
+  const release = onStopSignal(onStop);
   try {
     warnUnsandboxed(session);
     if (attended) {
-      const answer = answerAtTerminal(session, flush, onSigint);
+      const answer = answerAtTerminal(session, flush, () => onStop("SIGINT"));
       session.bus.subscribe((event) => {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });
@@ -238,7 +219,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     await flush();
     return outcome.exitCode;
   } finally {
-    process.off("SIGINT", onSigint);
+    release();
     await close();
   }
 }

@@ -1,3 +1,4 @@
+import { onStopSignal, signalExitCode } from "../platform/signals.js";
 import { detectSandbox } from "../safety/sandbox.js";
 import { isLoopback, newToken } from "../server/auth.js";
 import { type RunningServer, startServer, TOKEN_VARIABLE } from "../server/start.js";
@@ -16,16 +17,15 @@ const MIN_TOKEN_LENGTH = 16;
 
 const BAD_USAGE = 2;
 
-/** Resolves at the first Ctrl-C or SIGTERM. */
+/** Resolves at the first Ctrl-C, SIGTERM or SIGHUP; a second one exits at once. */
 function stopSignal(): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
+    let stopping = false;
+    onStopSignal((signal) => {
+      if (stopping) process.exit(signalExitCode(signal));
+      stopping = true;
       resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+    });
   });
 }
 
@@ -91,7 +91,6 @@ export async function serveCommand(options: ServeCommandOptions, io: CommandIo):
   io.out.write(banner(server, options.host, token, given === undefined));
   await stopSignal();
   io.err.write("cairn serve: stopping; cancelling the sessions running here (Ctrl-C again: at once)…\n");
-  process.once("SIGINT", () => process.exit(130));
   await server.close();
   return 0;
 }

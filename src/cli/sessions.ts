@@ -2,10 +2,11 @@ import path from "node:path";
 import { costTable, costText } from "../model/costTable.js";
 import { formatTokens } from "../platform/format.js";
 import { clip, renderTable, widestLine } from "../platform/table.js";
+import { homePath } from "../platform/text.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
-import { homePath, localTime } from "../ui/table.js";
+import { localTime } from "../ui/table.js";
 
 export interface CommandIo {
   out: NodeJS.WritableStream;

@@ -86,9 +86,15 @@ export async function taskWithInput(words: readonly string[]): Promise<string> {
   return `${typed}\n\n<stdin>\n${piped.text.replace(/\n$/, "")}\n</stdin>${note(piped)}`;
 }
 
-/** Piped input for the chat: the whole of it is one message. */
+let wholeInput: Promise<Piped | undefined> | undefined;
+
+/**
+ * Piped input for the chat: the whole of it is one message. Read once: asking again (to see
+ * whether there is any, then to send it) gives the same text.
+ */
 export async function pipedMessage(): Promise<string | undefined> {
-  const piped = await readPiped(true);
+  wholeInput ??= readPiped(true);
+  const piped = await wholeInput;
   const text = piped?.text.trim();
   return text ? `${text}${note(piped as Piped)}` : undefined;
 }

@@ -1,4 +1,7 @@
 import { doTask } from "../agent/doTask.js";
+import { imagesToSend } from "../agent/mentions.js";
+import type { Session } from "../agent/session.js";
+import { commandCall, expandCommand } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -16,11 +19,26 @@ export function flagsFrom(options: CommonOptions) {
   };
 }
 
-/** `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution over. */
+/**
+ * `cairn -p "/review src/app.ts"`: a custom command's prompt with its arguments, the session on
+ * its model and its allowed tools running without asking; any other task as it is.
+ */
+async function customCommandPrompt(session: Session, task: string): Promise<string> {
+  const call = commandCall(task, session.commands);
+  if (!call) return task;
+  if (call.command.model) await session.submit({ type: "override", model: call.command.model });
+  session.policy = session.policy.allowing(call.command.allows);
+  return expandCommand(call.command, call.args);
+}
+
+/**
+ * `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution
+ * over. `print` is `cairn -p`: the person asks the model, so even a greeting goes to it.
+ */
 export async function taskCommand(
   mode: "do" | "run",
   task: string,
-  options: CommonOptions & { agent?: string; batchWorkspace?: string },
+  options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
   return runWithRenderer({
@@ -32,9 +50,16 @@ export async function taskCommand(
     // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
     run: async (session) => {
       if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
-      if (mode === "do") return doTask(session, task, undefined, { agent });
-      const { runTask } = await import("../agent/runTask.js");
-      return runTask(session, task, undefined, { agent });
+      if (mode === "run")
+        return (await import("../agent/runTask.js")).runTask(session, task, undefined, { agent });
+      const prompt = await customCommandPrompt(session, task);
+      // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
+      const { images, labels } = await imagesToSend(prompt, session);
+      return doTask(session, labels ? `${prompt}\n\n${labels}` : prompt, undefined, {
+        agent,
+        chitchat: !options.print,
+        images,
+      });
     },
   });
 }

@@ -1,13 +1,20 @@
 import { readFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { z } from "zod";
-import { parseModelId, resolveModelId } from "../model/providers.js";
+import { chosenProvider, parseModelId, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
+import { parsePlainYaml } from "../platform/plainYaml.js";
 import { closest } from "../platform/text.js";
-import { parsePlainYaml } from "./plainYaml.js";
-import { type Config, configSchema } from "./schema.js";
+import { withStoredKeys } from "./credentials.js";
+import { keyPathText } from "./keyPath.js";
+import { displayed, globalConfigFile, projectConfigFile } from "./paths.js";
+import { type ApprovalMode, type Config, configSchema } from "./schema.js";
+import { type AskTrust, decideTrust, realFolder, type WorkspaceTrust } from "./trust/decide.js";
+import { type Baseline, narrowLayer, type WorkspaceSetting } from "./trust/narrow.js";
+import { type Folders, foldersFile, readFolders } from "./trust/store.js";
+
+export { dataDir, globalConfigFile, projectConfigFile } from "./paths.js";
 
 /** The common command-line flags that carry settings, as commander names them. */
 export interface ConfigFlags {
@@ -29,6 +36,25 @@ export interface LoadConfigOptions {
   configFile?: string;
   flags?: ConfigFlags;
   env?: NodeJS.ProcessEnv;
+  /** How the workspace's trust is decided; without it, only what the person recorded counts. */
+  trust?: TrustOptions;
+}
+
+/** The front end's part in deciding whether the workspace is trusted (see decideTrust). */
+export interface TrustOptions {
+  /** `--trust-workspace`: trusted for this run. */
+  flag?: boolean;
+  /** The folder trust is decided for, when not `cwd`: for a batch task's copy, its repository. */
+  folder?: string;
+  /** The approval mode when the person's settings name none (ask with a person, auto-edit without). */
+  defaultApproval?: ApprovalMode;
+  /**
+   * More of what the workspace carries beyond its config files (agent files; hooks, commands and
+   * skills), judged against the person's settings: asked about, hashed and ignored with the rest.
+   */
+  contributions?: (config: Config) => Promise<WorkspaceSetting[]>;
+  /** Asks a person at a terminal; headless, nothing is asked. */
+  ask?: AskTrust | undefined;
 }
 
 export interface LoadedConfig {
@@ -42,6 +68,8 @@ export interface LoadedConfig {
    * approval policy first; the global config and `--config` are the person's own.
    */
   workspaceServers: Record<string, string>;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out. */
+  trust: WorkspaceTrust;
 }
 
 interface Override {
@@ -86,35 +114,6 @@ export const OVERRIDES: readonly Override[] = [
   { key: "request_timeout_ms", variable: "CAIRN_REQUEST_TIMEOUT_MS", about: "timeout of one model request" },
 ];
 
-function home(env: NodeJS.ProcessEnv): string {
-  return env.HOME || os.homedir();
-}
-
-/** XDG base directory: the variable when it holds an absolute path (as the spec requires), else the fallback. */
-function xdgDir(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
-  const value = env[variable];
-  return value && path.isAbsolute(value) ? value : path.join(home(env), fallback);
-}
-
-export function globalConfigFile(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(xdgDir(env, "XDG_CONFIG_HOME", ".config"), "cairn", "config.yaml");
-}
-
-/** The project's config file, where "always in this workspace" answers are saved. */
-export function projectConfigFile(workspace: string): string {
-  return path.join(workspace, ".cairn", "config.yaml");
-}
-
-export function dataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(xdgDir(env, "XDG_DATA_HOME", path.join(".local", "share")), "cairn");
-}
-
-/** A file as the person would type it: `~/.config/cairn/config.yaml`. */
-function displayed(file: string, env: NodeJS.ProcessEnv): string {
-  const rel = path.relative(home(env), file);
-  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
-}
-
 type Mapping = Record<string, unknown>;
 
 function isMapping(value: unknown): value is Mapping {
@@ -123,15 +122,19 @@ function isMapping(value: unknown): value is Mapping {
 
 /**
  * Objects merge key by key; anything else, lists included, is replaced whole, except approval
- * rules: a project's rules come after the global ones, so that a global `deny` still holds
- * unless a project rule overrides it on purpose (the last matching rule decides).
+ * rules and hooks: a project's rules come after the global ones, so that a global `deny` still
+ * holds unless a project rule overrides it on purpose (the last matching rule decides), and a
+ * project's hooks for an event run after the person's.
  */
-function merge(base: Mapping, over: Mapping): Mapping {
+function merge(base: Mapping, over: Mapping, at = ""): Mapping {
   const out = { ...base };
   for (const [key, value] of Object.entries(over)) {
     const below = out[key];
-    if (key === "rules" && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
-    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value) : value;
+    const keyPath = at ? `${at}.${key}` : key;
+    // A project's hooks run after the person's for the same event: both are kept, as rules are.
+    const kept = keyPath === "rules" || at === "hooks";
+    if (kept && Array.isArray(below) && Array.isArray(value)) out[key] = [...below, ...value];
+    else out[key] = isMapping(value) && isMapping(below) ? merge(below, value, keyPath) : value;
   }
   return out;
 }
@@ -141,17 +144,6 @@ interface Layer {
   source: string;
   /** Names where a key was set, so a person can find it: file and key path, or the variable or flag. */
   locate: (keyPath: readonly PropertyKey[]) => string;
-}
-
-function keyPathText(keyPath: readonly PropertyKey[]): string {
-  return keyPath
-    .map((key, i) => {
-      if (typeof key === "number") return `[${key}]`;
-      const name = String(key);
-      const plain = /^[\w/:-]+$/.test(name) ? name : JSON.stringify(name);
-      return i === 0 ? plain : `.${plain}`;
-    })
-    .join("");
 }
 
 function unwrap(schema: z.ZodType): z.ZodType {
@@ -390,45 +382,105 @@ function workspaceServersIn(layers: Layer[], cwd: string): Record<string, string
   return found;
 }
 
+/** The person's own global settings alone, without any workspace's (the folders they list as trusted). */
+export async function globalConfig(env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  const layer = await fileLayer(globalConfigFile(env), false, env);
+  return combined(checked(layer ? [layer] : []));
+}
+
+/** The rules the person allowed "always" in this folder, kept in their own `folders.json`, as a layer. */
+function folderRulesLayer(folders: Folders, folder: string, env: NodeJS.ProcessEnv): Layer | undefined {
+  const rules = folders[folder]?.rules;
+  if (!rules?.length) return undefined;
+  const file = foldersFile(env);
+  const shown = displayed(file, env);
+  return {
+    raw: { rules },
+    source: file,
+    locate: (keyPath) => `${shown}: ${keyPathText(["folders", folder, ...keyPath])}`,
+  };
+}
+
+/** What the person's own settings allow, which a workspace nobody trusted may only narrow. */
+function baselineOf(mine: Config, env: NodeJS.ProcessEnv, defaultApproval: ApprovalMode): Baseline {
+  // A key stored with `cairn auth login` goes where one in the environment would.
+  const provider = chosenProvider(mine, withStoredKeys(env, mine));
+  return { user: mine, provider, approval: mine.approval ?? defaultApproval };
+}
+
+/** The layers merged, then a `--base-url` (or CAIRN_BASE_URL) given to the provider they settle on. */
+function settle(
+  layers: Layer[],
+  baseUrls: Setting[],
+  env: NodeJS.ProcessEnv,
+): { config: Config; layers: Layer[] } {
+  const config = combined(layers);
+  if (baseUrls.length === 0) return { config, layers };
+  // Which provider the URL belongs to is known only once the model is settled by the layers above.
+  const { provider } = parseModelId(resolveModelId(config, env));
+  const urlLayers = baseUrls.map((setting) =>
+    settingLayer(setting, { providers: { [provider]: { base_url: setting.value } } }),
+  );
+  const all = [...layers, ...checked(urlLayers)];
+  return { config: combined(all), layers: all };
+}
+
 /**
  * The configuration of a run, lowest first: built-in defaults < `$XDG_CONFIG_HOME/cairn/config.yaml`
- * < `<workspace>/.mcp.json` (its MCP servers) < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
+ * < the rules allowed "always" in this folder (`folders.json`) < `<workspace>/.mcp.json` (its MCP
+ * servers) < `<workspace>/.cairn/config.yaml` < `--config <file>` < environment (OVERRIDES) < flags.
  * Every layer is validated on its own, so an error names the file, variable or flag it came from;
  * all problems are reported together and nothing runs until they are fixed.
+ *
+ * The workspace's two files are the repository's word, not the person's: until the person trusts
+ * the folder (WorkspaceTrust), they may only narrow what the other layers allow, key by key as
+ * trust/declarations.ts says; what they ask for beyond it is left out and returned in `trust`.
  */
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
-  const workspaceLayers = [
+  const trustOptions = options.trust ?? {};
+  const folder = realFolder(trustOptions.folder ?? options.cwd);
+  const folders = await readFolders(env);
+  const user = [
+    await fileLayer(globalConfigFile(env), false, env),
+    folderRulesLayer(folders, folder, env),
+  ].filter((layer): layer is Layer => layer !== undefined);
+  const workspace = [
     await mcpJsonLayer(options.cwd, env),
     await fileLayer(projectConfigFile(options.cwd), false, env),
   ].filter((layer): layer is Layer => layer !== undefined);
-  const layers = [
-    await fileLayer(globalConfigFile(env), false, env),
-    ...workspaceLayers,
-    options.configFile
-      ? await fileLayer(path.resolve(options.cwd, options.configFile), true, env)
-      : undefined,
-  ].filter((layer): layer is Layer => layer !== undefined);
+  const extra = options.configFile
+    ? [(await fileLayer(path.resolve(options.cwd, options.configFile), true, env))!]
+    : [];
   const settings = overrideSettings(env, options.flags ?? {});
   const baseUrls = settings.filter(({ override }) => override.key === "base_url");
-  for (const setting of settings) {
-    if (setting.override.key !== "base_url")
-      layers.push(settingLayer(setting, nested(setting.override.key, setting.value)));
-  }
-  checked(layers);
-  let config = combined(layers);
-  if (baseUrls.length) {
-    // Which provider the URL belongs to is known only once the model is settled by the layers above.
-    const { provider } = parseModelId(resolveModelId(config, env));
-    const urlLayers = baseUrls.map((setting) =>
-      settingLayer(setting, { providers: { [provider]: { base_url: setting.value } } }),
-    );
-    layers.push(...checked(urlLayers));
-    config = combined(layers);
-  }
+  const overrides = settings
+    .filter(({ override }) => override.key !== "base_url")
+    .map((setting) => settingLayer(setting, nested(setting.override.key, setting.value)));
+  checked([...user, ...workspace, ...extra, ...overrides]);
+  const mine = combined([...user, ...extra, ...overrides]);
+  const baseline = baselineOf(mine, env, trustOptions.defaultApproval ?? "ask");
+  const judged = workspace.map((layer) =>
+    narrowLayer(layer.raw, path.relative(options.cwd, layer.source), baseline),
+  );
+  const narrowed = workspace.map((layer, i) => ({ ...layer, raw: judged[i]!.kept }));
+  const ordered = (own: Layer[]) => [...user, ...own, ...extra, ...overrides];
+  const untrusted = settle(ordered(narrowed), baseUrls, env);
+  const contributed = (await trustOptions.contributions?.(untrusted.config)) ?? [];
+  const trust = await decideTrust({
+    folder,
+    widening: [...judged.flatMap((layer) => layer.widening), ...contributed],
+    ...(trustOptions.flag ? { flag: true } : {}),
+    trustedFolders: mine.trusted_folders,
+    env,
+    ask: trustOptions.ask,
+    folders,
+  });
+  const chosen = trust.trusted ? settle(ordered(workspace), baseUrls, env) : untrusted;
   return {
-    config,
-    sources: layers.map((layer) => layer.source),
-    workspaceServers: workspaceServersIn(workspaceLayers, options.cwd),
+    config: chosen.config,
+    sources: chosen.layers.map((layer) => layer.source),
+    workspaceServers: workspaceServersIn(trust.trusted ? workspace : narrowed, options.cwd),
+    trust,
   };
 }

@@ -2,6 +2,10 @@ import { z } from "zod";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
+import { closest } from "../platform/text.js";
+
+/** The profiles cairn's loop uses by role; others are names of the person's own. */
+export const PROFILE_ROLES = ["default", "cheap", "strong", "review"] as const;
 
 /** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
@@ -53,7 +57,7 @@ export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
 export type RuleAction = (typeof RULE_ACTIONS)[number];
 
 /** An approval rule: what to do with the calls of matching tools, or with matching commands. */
-const ruleSchema = z
+export const ruleSchema = z
   .strictObject({
     action: z.enum(RULE_ACTIONS),
     /** Tool name; `*` matches any run of characters (`write_*`). */
@@ -195,18 +199,74 @@ const agentsSchema = z.strictObject({
   ollama: z.strictObject({ model: modelIdSchema.optional() }).optional(),
 });
 
+/**
+ * The events a hook can be run on, named as Claude Code names them so that its hook settings and
+ * scripts carry over: before a tool call and after it, when the person sends a prompt, when the
+ * agent has answered (the end of a turn), when the session ends, and when cairn asks the person
+ * something (a notification).
+ */
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SessionEnd",
+  "Notification",
+] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+/** One command a hook runs, with the event as JSON on its standard input. */
+const hookCommandSchema = z.strictObject({
+  /** Only commands, as in Claude Code's settings. */
+  type: z.literal("command").default("command"),
+  /** Run with `sh -c` in the workspace; $CAIRN_PROJECT_DIR (and $CLAUDE_PROJECT_DIR) is the workspace. */
+  command: z.string().min(1),
+  /** Seconds it may take before it is stopped (default 60). */
+  timeout: z.number().positive().optional(),
+});
+
+/** Hooks for one event: for tool events, those of the tools `matcher` matches (a regular expression; none or `*`: all). */
+const hookMatcherSchema = z.strictObject({
+  matcher: z
+    .string()
+    .refine((matcher) => {
+      try {
+        new RegExp(matcher);
+        return true;
+      } catch {
+        return false;
+      }
+    }, "expected a tool name, or a regular expression such as edit_file|write_file")
+    .optional(),
+  hooks: z.array(hookCommandSchema).min(1),
+});
+
+export type HookCommand = z.infer<typeof hookCommandSchema>;
+export type HookMatcher = z.infer<typeof hookMatcherSchema>;
+
 export type AgentsConfig = z.infer<typeof agentsSchema>;
 export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
 export const configSchema = z.strictObject({
   model: modelIdSchema.optional(),
+  /**
+   * Models by name: the four roles (default, cheap, strong, review) and any others you name
+   * (`groq-qwen3-32b: openrouter/qwen/qwen3-32b`), each usable as `llm:<name>`, in
+   * `agents.preferences` and with `/model <name>`.
+   */
   profiles: z
-    .strictObject({
-      default: modelIdSchema.optional(),
-      cheap: modelIdSchema.optional(),
-      strong: modelIdSchema.optional(),
-      review: modelIdSchema.optional(),
-    })
+    .record(
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][\w.-]*$/, "a profile name: letters, digits, ., _ and - (groq-qwen3-32b)")
+        .superRefine((name, ctx) => {
+          // A name a letter or two from a role is a typo far likelier than a profile of its own.
+          const role = closest(name, PROFILE_ROLES);
+          if (role && role !== name)
+            ctx.addIssue({ code: "custom", message: `unknown key; did you mean "${role}"?` });
+        }),
+      modelIdSchema,
+    )
     .default({}),
   providers: z
     .partialRecord(z.enum(PROVIDERS as [ProviderName, ...ProviderName[]]), providerSchema)
@@ -227,6 +287,12 @@ export const configSchema = z.strictObject({
     })
     .default({ network: false, allow_unsandboxed: false }),
   max_iterations: z.number().int().positive().default(25),
+  planning: z
+    .strictObject({
+      /** Attempts at a usable plan, and at each structured answer (intent, review), before the run fails. */
+      attempts: z.number().int().positive().max(10).default(3),
+    })
+    .default({ attempts: 3 }),
   /** Tool calls one `cairn do` turn (or one plan step) may make before it must answer. */
   max_tool_calls: z.number().int().positive().default(50),
   max_cost_usd: z.number().positive().optional(),
@@ -281,6 +347,8 @@ export const configSchema = z.strictObject({
   mcp_servers: z
     .record(z.string().regex(/^[\w-]+$/, "letters, digits, _ and - only"), mcpServerSchema)
     .default({}),
+  /** Commands run on events (docs/hooks.md), the global config's first, then the project's. */
+  hooks: z.partialRecord(z.enum(HOOK_EVENTS), z.array(hookMatcherSchema)).default({}),
   /** Keeping a conversation inside its model's window. */
   context: z
     .strictObject({
@@ -290,6 +358,18 @@ export const configSchema = z.strictObject({
       compaction: z.boolean().default(true),
     })
     .default({ compact_at: 0.8, compaction: true }),
+  /** Ranking the workspace's files for a task, for the analysis and explore_codebase. */
+  relevance: z
+    .strictObject({
+      /**
+       * Embeddings besides BM25: `off` (words only, no tokens spent), `auto` for the session's
+       * provider's embedding model where it has one (OpenAI, Google, Ollama), or a `provider/model`.
+       */
+      embeddings: z.union([z.enum(["auto", "off"]), modelIdSchema]).default("off"),
+      /** Files looked at, at most, in the order list_files gives them. */
+      max_files: z.number().int().positive().default(5000),
+    })
+    .default({ embeddings: "off", max_files: 5000 }),
   /** Sub-agents and delegation to other coding agents (docs/agents.md). */
   agents: agentsSchema.default({ max_tool_calls: 30, timeout_s: 600, preferences: {}, external: {} }),
   /** `cairn serve`. */
@@ -308,6 +388,12 @@ export const configSchema = z.strictObject({
         .default(4 * 1024 * 1024),
     })
     .default({ workspaces: [], max_body_bytes: 4 * 1024 * 1024 }),
+  /**
+   * Folders you trust, each with everything under it (`~/` is the home folder): what their own
+   * files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for applies there without asking
+   * (docs/security.md#trust). Only your own config can list them.
+   */
+  trusted_folders: z.array(z.string().min(1)).default([]),
   /** The longest a model call may go without sending anything before it is retried. */
   request_timeout_ms: z.number().int().positive().default(120_000),
   /**

@@ -1,7 +1,10 @@
 import { existsSync } from "node:fs";
 import { readFile, realpath } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
+import { globalConfigFile } from "../config/load.js";
 import { ConfigError } from "../platform/errors.js";
+import { homePath } from "../platform/text.js";
 
 /**
  * Files a project uses to tell agents how it works, in each folder from the repository's root
@@ -13,9 +16,16 @@ const CAIRN_INSTRUCTIONS = ".cairn/AGENTS.md";
 const MAX_INSTRUCTION_CHARS = 20_000;
 
 export interface ProjectInstructions {
-  /** Where it was found, relative to the workspace (`AGENTS.md`, `../CLAUDE.md`). */
+  /** Where it was found, relative to the workspace (`AGENTS.md`, `../CLAUDE.md`), or to the home folder. */
   file: string;
   text: string;
+  /** The person's own, for every project (`~/.config/cairn/AGENTS.md`), not the project's. */
+  user?: true;
+}
+
+/** `$XDG_CONFIG_HOME/cairn/AGENTS.md`: the person's instructions for every project, beside the global config. */
+export function globalInstructionsFile(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(path.dirname(globalConfigFile(env)), "AGENTS.md");
 }
 
 /** The folders from the git root (or the workspace itself, outside a repository) down to the workspace. */
@@ -47,16 +57,27 @@ async function readInstructions(file: string, shown: string): Promise<ProjectIns
 }
 
 /**
- * The project's instructions, the most general first (the repository root's) and the most
- * specific last (the workspace's own), each file once even when one links to the other.
+ * The instructions for a session: the person's own first (`~/.config/cairn/AGENTS.md`, for every
+ * project), then the project's, the most general (the repository root's) before the most
+ * specific (the workspace's own), each file once even when one links to the other. What comes
+ * later is read later by the model, so the project's word is the nearer one.
  */
-export async function loadProjectInstructions(workspace: string): Promise<ProjectInstructions[]> {
+export async function loadProjectInstructions(
+  workspace: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ProjectInstructions[]> {
+  const found: ProjectInstructions[] = [];
+  const seen = new Set<string>();
+  const global = globalInstructionsFile(env);
+  const user = await readInstructions(global, homePath(global, env.HOME || os.homedir()));
+  if (user) {
+    found.push({ ...user, user: true });
+    seen.add(await realpath(global));
+  }
   const candidates = [
     ...foldersFromRoot(workspace).flatMap((dir) => INSTRUCTION_FILES.map((name) => path.join(dir, name))),
     path.join(workspace, CAIRN_INSTRUCTIONS),
   ];
-  const found: ProjectInstructions[] = [];
-  const seen = new Set<string>();
   for (const file of candidates) {
     const real = await realpath(file).catch(() => undefined);
     if (!real || seen.has(real)) continue;

@@ -34,7 +34,8 @@ export function buildSystemPrompt(input: SystemPromptInput): string {
     `# Workspace\nThe workspace root is ${input.workspace}. Paths are relative to it.`,
   ];
   for (const instruction of input.instructions) {
-    sections.push(`# Project instructions (${instruction.file})\n${instruction.text.trim()}`);
+    const whose = instruction.user ? "The user's instructions, for every project" : "Project instructions";
+    sections.push(`# ${whose} (${instruction.file})\n${instruction.text.trim()}`);
   }
   if (input.textTools) sections.push(textToolSection(input.textTools));
   return sections.join("\n\n");

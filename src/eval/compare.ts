@@ -57,6 +57,19 @@ export function comparisonMarkdown(c: Comparison): string {
       b: `${percent(tb.pass_at_1)} (${tb.solved}/${tb.tasks})`,
       change: signed(Math.round((tb.pass_at_1 - ta.pass_at_1) * 100), (n) => `${n} pts`),
     },
+    ...(ta.pass_at_2 != null || tb.pass_at_2 != null
+      ? [
+          {
+            what: "pass@2",
+            a: ta.pass_at_2 == null ? "n/a" : `${percent(ta.pass_at_2)} (${ta.solved_2}/${ta.tasks})`,
+            b: tb.pass_at_2 == null ? "n/a" : `${percent(tb.pass_at_2)} (${tb.solved_2}/${tb.tasks})`,
+            change:
+              ta.pass_at_2 == null || tb.pass_at_2 == null
+                ? ""
+                : signed(Math.round((tb.pass_at_2 - ta.pass_at_2) * 100), (n) => `${n} pts`),
+          },
+        ]
+      : []),
     {
       what: "cost",
       a: formatCost(ta.cost_usd),

@@ -1,31 +1,35 @@
-import type { Dirent } from "node:fs";
+import { type Dirent, existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
 import { z } from "zod";
 import { ConfigError } from "../platform/errors.js";
-import type { ExerciseTask, Language } from "./types.js";
+import { languageOf, missingToolchain, unmetNeed } from "./languages/index.js";
+import { REFERENCE_MANIFEST } from "./languages/rust.js";
+import type { ExerciseTask, SkippedTask } from "./types.js";
 
 /** `.meta/config.json` of an exercise: which files are what. */
 const exerciseConfigSchema = z.object({
   files: z.object({
     solution: z.array(z.string()).min(1),
     test: z.array(z.string()).min(1),
+    /** The reference solution. */
+    example: z.array(z.string()).optional(),
+    /** Read-only helpers the tests use. */
     editor: z.array(z.string()).optional(),
+    /** Files that define the build (go.mod, build.gradle). */
+    invalidator: z.array(z.string()).optional(),
   }),
 });
 
 /** `suite.yaml` at a suite's root: whether the agent sees the tests. */
 const suiteSettingsSchema = z.object({ tests: z.enum(["visible", "hidden"]).default("visible") });
 
-const LANGUAGES: Record<string, Language> = {
-  ".js": "javascript",
-  ".mjs": "javascript",
-  ".cjs": "javascript",
-  ".ts": "typescript",
-  ".mts": "typescript",
-  ".py": "python",
-};
+/**
+ * Files that define an exercise's build whatever its config says: not the agent's to change (as in
+ * aider's harness, which never hands them to the model), and put back before grading.
+ */
+const BUILD_FILES = ["CMakeLists.txt", "Cargo.toml"];
 
 const INSTRUCTION_FILES = ["introduction.md", "instructions.md", "instructions.append.md"];
 const SKIPPED_DIRS = new Set(["node_modules", ".git", "__pycache__", ".venv"]);
@@ -33,8 +37,8 @@ const MAX_DEPTH = 6;
 
 export interface LoadedExercises {
   tasks: ExerciseTask[];
-  /** Exercises of languages cairn has no runner for, said rather than silently left out. */
-  skipped: string[];
+  /** Exercises this machine cannot grade, and why: said rather than silently left out. */
+  skipped: SkippedTask[];
 }
 
 async function exerciseDirs(root: string, depth = 0): Promise<string[]> {
@@ -90,7 +94,7 @@ async function readInstructions(dir: string): Promise<string> {
 export async function loadExercises(root: string): Promise<LoadedExercises> {
   const settings = await suiteSettings(root);
   const tasks: ExerciseTask[] = [];
-  const skipped: string[] = [];
+  const skipped: SkippedTask[] = [];
   for (const dir of await exerciseDirs(root)) {
     const id = exerciseId(root, dir);
     const configFile = path.join(dir, ".meta", "config.json");
@@ -102,22 +106,34 @@ export async function loadExercises(root: string): Promise<LoadedExercises> {
         `${configFile}: expected {"files": {"solution": [...], "test": [...]}} (${(error as Error).message.split("\n")[0]}).`,
       );
     }
-    const language = LANGUAGES[path.extname(config.files.solution[0] ?? "")];
+    const { files } = config;
+    const language = languageOf(files.test, files.solution);
     if (!language) {
-      skipped.push(`${id}: no runner for ${path.extname(config.files.solution[0] ?? "") || "its files"}`);
+      const extension = path.extname(files.test[0] ?? "") || "its files";
+      skipped.push({ id, language: null, reason: `no runner for ${extension}` });
+      continue;
+    }
+    const cannot = (await missingToolchain(language)) ?? (await unmetNeed(language, dir));
+    if (cannot) {
+      skipped.push({ id, language, reason: cannot });
       continue;
     }
     const instructions = await readInstructions(dir);
     if (!instructions) throw new ConfigError(`${dir}: no instructions in .docs/ (instructions.md).`);
+    const build = [...BUILD_FILES, ...(files.invalidator ?? [])];
     tasks.push({
       kind: "exercise",
       id,
       language,
       dir,
       instructions,
-      solution: config.files.solution,
-      tests: config.files.test,
-      protected: [...config.files.test, ...(config.files.editor ?? [])],
+      solution: files.solution.filter((file) => !build.includes(file)),
+      examples: [
+        ...(files.example ?? []),
+        ...(existsSync(path.join(dir, REFERENCE_MANIFEST)) ? [REFERENCE_MANIFEST] : []),
+      ],
+      tests: files.test,
+      protected: [...files.test, ...(files.editor ?? []), ...build],
       hiddenTests: settings.tests === "hidden",
     });
   }

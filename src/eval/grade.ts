@@ -1,12 +1,12 @@
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import picomatch from "picomatch";
 import { git } from "../batch/git.js";
 import { isolate } from "../batch/isolate.js";
-import type { TaskRecord } from "../batch/record.js";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { runCheck } from "../verify/check.js";
+import { applyAgentPatches, exerciseProtected, filesIn } from "./patches.js";
+import { placeReference } from "./reference.js";
 import { testCommand } from "./runners.js";
 import type { EvalTask, ExerciseTask, SweTask } from "./types.js";
 
@@ -31,40 +31,11 @@ export interface GradeOptions {
 
 const OUTPUT_LIMITS = { headBytes: 1_500, tailBytes: 2_500 };
 
-/** The files a unified diff touches, on either side of it (a rename counts both names). */
-function filesIn(patch: string): string[] {
-  const files = new Set<string>();
-  for (const match of patch.matchAll(/^diff --git a\/(.+?) b\/(.+)$/gm)) {
-    files.add(match[1]!);
-    files.add(match[2]!);
-  }
-  return [...files].sort();
-}
-
 /**
- * Applies the agent's patch in `dir` without its changes to `protectedPaths` (globs), and says
- * which files those were. A patch that does not apply is a failed grade, not an error.
+ * What is graded: the agent's work (its patches, the first try's then the second's, each without
+ * its edits to protected files), the exercise as given (no patches), or its reference solution.
  */
-async function applyAgentPatch(
-  dir: string,
-  patch: string,
-  protectedPaths: string[],
-): Promise<{ reverted: string[]; failure?: string }> {
-  const isProtected = picomatch(protectedPaths, { dot: true });
-  const reverted = filesIn(patch).filter((file) => isProtected(file));
-  if (!patch.trim()) return { reverted };
-  const file = path.join(dir, "..", `${path.basename(dir)}.agent.patch`);
-  await writeFile(file, patch);
-  try {
-    const excludes = protectedPaths.map((glob) => `--exclude=${glob}`);
-    await git(dir, ["apply", "--binary", "--whitespace=nowarn", ...excludes, file]);
-    return { reverted };
-  } catch (error) {
-    return { reverted, failure: `the agent's patch does not apply: ${(error as Error).message}` };
-  } finally {
-    await rm(file, { force: true });
-  }
-}
+export type Work = { patches: string[] } | { reference: true };
 
 async function runChecks(
   dir: string,
@@ -73,7 +44,10 @@ async function runChecks(
 ): Promise<Pick<Grade, "passed" | "checks" | "output">> {
   const results = [];
   for (const { command, kind } of commands) {
-    const result = await runCheck({ name: "grade", command, kind: "test" }, { cwd: dir, timeoutMs });
+    const result = await runCheck(
+      { name: "grade", command, kind: "test", source: "project" },
+      { cwd: dir, timeoutMs },
+    );
     results.push({ command, kind, passed: result.passed, output: result.output });
   }
   const failing = results.find((result) => !result.passed);
@@ -85,21 +59,23 @@ async function runChecks(
   };
 }
 
-/** An exercise in a fresh copy of itself, tests included, with the agent's change minus its edits to tests. */
-async function gradeExercise(task: ExerciseTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+/** An exercise in a fresh copy of itself, tests included, with the work to grade minus its edits to tests. */
+async function gradeExercise(task: ExerciseTask, work: Work, options: GradeOptions): Promise<Grade> {
   const root = await mkdtemp(path.join(os.tmpdir(), "cairn-grade-"));
   const dir = path.join(root, "exercise");
   try {
     await cp(task.dir, dir, { recursive: true });
     // Its own repository, so that `git apply` applies here and nowhere above it.
     await git(dir, ["init", "--quiet"]);
-    const applied = await applyAgentPatch(dir, record.patch, [...task.protected, ".meta/**", ".docs/**"]);
-    if (applied.failure)
-      return { passed: false, reverted: applied.reverted, checks: [], output: "", reason: applied.failure };
-    return {
-      ...(await runChecks(dir, [{ command: testCommand(task) }], options.timeoutMs)),
-      reverted: applied.reverted,
-    };
+    let reverted: string[] = [];
+    if ("reference" in work) await placeReference(task, dir);
+    else {
+      const applied = await applyAgentPatches(dir, work.patches, exerciseProtected(task));
+      if (applied.failure)
+        return { passed: false, reverted: applied.reverted, checks: [], output: "", reason: applied.failure };
+      reverted = applied.reverted;
+    }
+    return { ...(await runChecks(dir, [{ command: testCommand(task) }], options.timeoutMs)), reverted };
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -109,7 +85,7 @@ async function gradeExercise(task: ExerciseTask, record: TaskRecord, options: Gr
  * An instance in a clean checkout at its base commit: the agent's patch minus what touches the
  * tests, then the test patch, then PASS_TO_PASS and FAIL_TO_PASS, all of which must pass.
  */
-async function gradeInstance(task: SweTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+async function gradeInstance(task: SweTask, patches: string[], options: GradeOptions): Promise<Grade> {
   const root = await mkdtemp(path.join(os.tmpdir(), "cairn-grade-"));
   const copy = await isolate(
     { id: task.id, repo: task.repo, ref: task.base_commit },
@@ -117,10 +93,7 @@ async function gradeInstance(task: SweTask, record: TaskRecord, options: GradeOp
   );
   try {
     const testPatch = task.test_patch ?? "";
-    const applied = await applyAgentPatch(copy.dir, record.patch, [
-      ...filesIn(testPatch),
-      ...task.test_files,
-    ]);
+    const applied = await applyAgentPatches(copy.dir, patches, [...filesIn(testPatch), ...task.test_files]);
     if (applied.failure)
       return { passed: false, reverted: applied.reverted, checks: [], output: "", reason: applied.failure };
     if (testPatch.trim()) {
@@ -147,14 +120,23 @@ async function gradeInstance(task: SweTask, record: TaskRecord, options: GradeOp
 }
 
 /**
- * Grades a task's record: the agent's change, in a clean checkout, against the tests it could
- * not edit. What stops grading (a repository out of reach) is a failed grade that says why.
+ * Grades a task: the agent's change (or the exercise's reference solution, or nothing), in a
+ * clean checkout, against the tests it could not edit. What stops grading (a repository out of
+ * reach, an instance with no reference) is a failed grade that says why.
  */
-export async function grade(task: EvalTask, record: TaskRecord, options: GradeOptions): Promise<Grade> {
+export async function grade(task: EvalTask, work: Work, options: GradeOptions): Promise<Grade> {
   try {
-    return await (task.kind === "exercise"
-      ? gradeExercise(task, record, options)
-      : gradeInstance(task, record, options));
+    if (task.kind === "exercise") return await gradeExercise(task, work, options);
+    if ("reference" in work) {
+      return {
+        passed: false,
+        reverted: [],
+        checks: [],
+        output: "",
+        reason: "an instance has no reference solution",
+      };
+    }
+    return await gradeInstance(task, work.patches, options);
   } catch (error) {
     return {
       passed: false,

@@ -21,13 +21,62 @@ Object.assign(globalThis, {
   afterEach,
 });
 
+/**
+ * Jest 29's other names for matchers, which Exercism's tests use (`toThrowError`) and the
+ * `expect` package dropped in version 30.
+ */
+const JEST_29_ALIASES: Record<string, string> = {
+  toThrowError: "toThrow",
+  toBeCalled: "toHaveBeenCalled",
+  toBeCalledTimes: "toHaveBeenCalledTimes",
+  toBeCalledWith: "toHaveBeenCalledWith",
+  lastCalledWith: "toHaveBeenLastCalledWith",
+  nthCalledWith: "toHaveBeenNthCalledWith",
+  toReturn: "toHaveReturned",
+  toReturnTimes: "toHaveReturnedTimes",
+  toReturnWith: "toHaveReturnedWith",
+  lastReturnedWith: "toHaveLastReturnedWith",
+  nthReturnedWith: "toHaveNthReturnedWith",
+};
+
+type Matchers = Record<string, unknown>;
+type Expectation = Matchers & {
+  not: Matchers;
+  resolves: Matchers & { not: Matchers };
+  rejects: Matchers & { not: Matchers };
+};
+
+/**
+ * Jest's `expect`, and the aliases on what it returns: each is the very matcher it names, `.not`,
+ * `.resolves` and `.rejects` too (where `toThrow` is the variant for a promise's value).
+ */
+function withAliases(expect: (actual: unknown) => Expectation): (actual: unknown) => Expectation {
+  const aliased = (actual: unknown) => {
+    const expectation = expect(actual);
+    const sets = [
+      expectation,
+      expectation.not,
+      expectation.resolves,
+      expectation.resolves.not,
+      expectation.rejects,
+      expectation.rejects.not,
+    ];
+    for (const set of sets) {
+      for (const [alias, name] of Object.entries(JEST_29_ALIASES)) set[alias] ??= set[name];
+    }
+    return expectation;
+  };
+  // expect.extend, expect.any, expect.assertions…
+  return Object.assign(aliased, expect);
+}
+
 // Jest's `expect` takes a while to load: only tests that use it pay for it.
 const require = createRequire(import.meta.url);
 let expect: unknown;
 Object.defineProperty(globalThis, "expect", {
   configurable: true,
   get() {
-    expect ??= (require("expect") as { expect: unknown }).expect;
+    expect ??= withAliases((require("expect") as { expect: (actual: unknown) => Expectation }).expect);
     return expect;
   },
 });

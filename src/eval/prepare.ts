@@ -1,20 +1,35 @@
 import { cp, rm } from "node:fs/promises";
 import path from "node:path";
+import { git } from "../batch/git.js";
 import type { TaskSpec } from "../batch/spec.js";
+import { applyAgentPatches, exerciseProtected } from "./patches.js";
 import { testCommand } from "./runners.js";
 import type { EvalTask, ExerciseTask } from "./types.js";
 
-/** What the agent is told for an exercise: the instructions, the files, and how it is graded. */
+const fileList = (files: readonly string[]) => files.map((file) => `\`${file}\``).join(", ");
+
+/**
+ * What the agent is told for an exercise, as aider's benchmark tells the model (in cairn's words):
+ * the exercise's instructions (introduction, instructions, instructions.append), the files to
+ * change, to keep the names the tests call and to use only the standard library; then how it is graded.
+ */
 function exercisePrompt(task: ExerciseTask): string {
-  const files = task.solution.map((file) => `\`${file}\``).join(", ");
-  const tests = task.tests.map((file) => `\`${file}\``).join(", ");
   const grading = task.hiddenTests
     ? "Hidden tests, which are not in this folder, grade the work."
-    : `The tests in ${tests} grade the work; changes to them are undone before grading.`;
+    : `The tests in ${fileList(task.tests)} grade the work; changes to them are undone before grading. ` +
+      `Run them with \`${testCommand(task)}\`.`;
   return [
     task.instructions,
-    `Do this in ${files}, in this folder. Keep the names of the existing functions and classes: the tests call them. Use only the language's standard library.`,
+    `Do this in ${fileList(task.solution)}, in this folder. Keep the names of the existing functions and classes: the tests call them. Use only the language's standard library.`,
     grading,
+  ].join("\n\n");
+}
+
+/** The second try's task, as aider's harness gives it: the failing tests' output, and to fix the code rather than the tests. */
+function retryPrompt(task: ExerciseTask, output: string): string {
+  return [
+    output.trim(),
+    `The tests failed as above. The tests are right: do not change them. Fix the code in ${fileList(task.solution)} so that they pass.`,
   ].join("\n\n");
 }
 
@@ -24,15 +39,30 @@ export function folderFor(id: string): string {
 }
 
 /**
- * The exercise as the agent gets it: its files without `.meta/` (which holds the example
- * solution), `.docs/` (the instructions are in the task) and, when hidden, the tests.
+ * The exercise as the agent gets it: its files without `.meta/` (which holds the reference
+ * solution), `.docs/` (the instructions are in the task) and, when hidden, the tests; with
+ * `patches`, the work of an earlier try on it (minus its edits to tests). It is its own git
+ * repository, committed, so that each task's copy is a worktree of it wherever `--out` is (in
+ * another repository too), and the agent's change is what differs from that commit.
  */
-async function prepareExercise(task: ExerciseTask, root: string): Promise<string> {
+async function prepareExercise(task: ExerciseTask, root: string, patches: string[] = []): Promise<string> {
   const dir = path.join(root, folderFor(task.id));
   await rm(dir, { recursive: true, force: true });
   await cp(task.dir, dir, { recursive: true });
-  const removed = [".meta", ".docs", ...(task.hiddenTests ? task.tests : [])];
+  const removed = [".meta", ".docs", ".git", ...(task.hiddenTests ? task.tests : [])];
   await Promise.all(removed.map((entry) => rm(path.join(dir, entry), { recursive: true, force: true })));
+  await git(dir, ["init", "--quiet"]);
+  const applied = await applyAgentPatches(dir, patches, exerciseProtected(task));
+  if (applied.failure) throw new Error(`${task.id}: ${applied.failure}`);
+  await git(dir, ["add", "--all"]);
+  await git(dir, [
+    "commit",
+    "--quiet",
+    "--no-verify",
+    "--allow-empty",
+    "-m",
+    "the exercise, as the agent gets it",
+  ]);
   return dir;
 }
 
@@ -64,5 +94,28 @@ export async function taskSpecsFor(
         ...(task.hiddenTests ? {} : { verify: testCommand(task) }),
       };
     }),
+  );
+}
+
+/** An exercise the first try did not solve: that try's change, and what its tests printed in grading. */
+export interface Retry {
+  task: ExerciseTask;
+  patch: string;
+  output: string;
+}
+
+/** The second try of each exercise not solved on the first: the first try's work, and its test output as the task. */
+export function retrySpecsFor(
+  retries: readonly Retry[],
+  options: { workspaces: string; mode: TaskSpec["mode"] },
+): Promise<TaskSpec[]> {
+  return Promise.all(
+    retries.map(async ({ task, patch, output }) => ({
+      id: task.id,
+      repo: await prepareExercise(task, options.workspaces, [patch]),
+      task: retryPrompt(task, output),
+      mode: options.mode,
+      verify: testCommand(task),
+    })),
   );
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { COMPILED } from "./languages/index.js";
 import type { ExerciseTask } from "./types.js";
 
 /** A word for bash, quoted so that nothing in it is read as shell syntax. */
@@ -31,10 +32,14 @@ function unittestStyle(dir: string, tests: readonly string[]): boolean {
  * JavaScript and TypeScript run on Node's own test runner with a preload that gives Jest-style
  * tests (Exercism's) the globals they expect (`describe`, `test`, `expect`, and `xtest` run like
  * `test`, as every test grades), the same from `@jest/globals` when that is not installed, and
- * lets them import `./two-fer` without an extension, so no npm install is needed. Python's unittest-style tests (Exercism's) run on unittest, which needs
- * nothing installed; others on pytest.
+ * lets them import `./two-fer` without an extension, so no npm install is needed. Python's
+ * unittest-style tests (Exercism's) run on unittest, which needs nothing installed; others on
+ * pytest. Go, Rust, Java and C++ build and run in exerciseTests.ts (languages/), offline.
  */
 export function testCommand(task: Pick<ExerciseTask, "language" | "tests" | "dir">): string {
+  if (COMPILED[task.language]) {
+    return `${shellQuote(process.execPath)} ${shellQuote(sibling("exerciseTests"))} ${task.language}`;
+  }
   const tests = task.tests.map(shellQuote).join(" ");
   if (task.language === "python") {
     if (!unittestStyle(task.dir, task.tests)) return `python3 -m pytest -q -p no:cacheprovider ${tests}`;
@@ -47,5 +52,8 @@ export function testCommand(task: Pick<ExerciseTask, "language" | "tests" | "dir
       : "";
   // One file runs as a program (its tests run, and fail the exit code); several need the runner.
   const runner = task.tests.length === 1 ? "" : " --test";
-  return `${shellQuote(process.execPath)}${typescript} --import ${shellQuote(sibling("jestCompat"))}${runner} --test-reporter=spec ${tests}`;
+  // Exercism's package.json names no module type (Babel compiled its tests); Node finds they are
+  // modules by itself, and need not say so into the output.
+  const quiet = " --disable-warning=MODULE_TYPELESS_PACKAGE_JSON";
+  return `${shellQuote(process.execPath)}${typescript}${quiet} --import ${shellQuote(sibling("jestCompat"))}${runner} --test-reporter=spec ${tests}`;
 }

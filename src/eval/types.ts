@@ -1,4 +1,4 @@
-export type Language = "javascript" | "typescript" | "python";
+export type Language = "javascript" | "typescript" | "python" | "go" | "rust" | "java" | "cpp";
 
 /**
  * An exercise in the Exercism / aider-polyglot layout: instructions in `.docs/`, the files to
@@ -12,8 +12,10 @@ export interface ExerciseTask {
   /** The exercise's own folder, as the suite ships it. */
   dir: string;
   instructions: string;
-  /** Files to complete, relative to `dir`. */
+  /** Files to complete, relative to `dir`: the exercise's solution files but those the build is defined by. */
   solution: string[];
+  /** The exercise's reference solution (`.meta/example.py`, `.meta/proof.ci.js`…), relative to `dir`. */
+  examples: string[];
   /** The tests that grade it, relative to `dir`. */
   tests: string[];
   /** Files the agent's change may not touch: the tests and the exercise's read-only helpers. */
@@ -41,13 +43,21 @@ export interface SweTask {
 
 export type EvalTask = ExerciseTask | SweTask;
 
+/** A task of the suite this machine cannot grade (no toolchain for it, a library not installed). */
+export interface SkippedTask {
+  id: string;
+  /** Null when the language is not one cairn grades. */
+  language: Language | null;
+  reason: string;
+}
+
 export interface Suite {
   name: string;
   /** The folder or file the suite was read from. */
   source: string;
   tasks: EvalTask[];
-  /** What the suite holds that cannot be run here, and why. */
-  skipped: string[];
+  /** What the suite holds that cannot be run here, and why: still part of the suite, counted as not solved. */
+  skipped: SkippedTask[];
   /** The globs tasks were chosen by (--tasks), when not all were. */
   only?: string[];
 }

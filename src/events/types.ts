@@ -24,8 +24,10 @@ export type Phase = (typeof PHASES)[number];
 export const MODES = ["do", "run", "chat"] as const;
 export type Mode = (typeof MODES)[number];
 
+/** How a session ends: docs/loop.md says what each means and which exit code it has. */
 export const RUN_STATUSES = [
   "completed",
+  "unverified",
   "failed",
   "stuck",
   "max_iterations",
@@ -33,6 +35,77 @@ export const RUN_STATUSES = [
   "cancelled",
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/**
+ * Why a session ended as it did, one code per cause (src/agent/phases.ts lists which statuses
+ * each goes with): what a script or a batch decides on rather than the summary's words.
+ */
+export const ENDING_REASONS = [
+  /** completed: the checks passed on the work as it stands. */
+  "checks_passed",
+  /** completed: nothing was changed and nothing was asked to be checked; the answer is the result. */
+  "answered",
+  /**
+   * completed, in `cairn do` and chat only: the model finished a change that nothing was asked to
+   * check (they check only with --verify; `cairn run` never ends so).
+   */
+  "unchecked",
+  /** unverified: files changed and no check could be found, proposed or run. */
+  "no_check",
+  /** failed: the checks failed and there was no round left to fix them in (`do --verify`, a tier-0 task). */
+  "checks_failed",
+  /** failed: the work needed approvals nobody could give. */
+  "needs_approval",
+  /** failed: a UserPromptSubmit hook of the config blocked the prompt before the model saw it. */
+  "blocked_by_hook",
+  /** failed: the tool calls allowed for the task were used up before it was done. */
+  "tool_call_cap",
+  /** failed: the work could not finish (the agent it was handed to failed or overspent). */
+  "work_failed",
+  /** failed: the model's provider failed for good (outage, rate limits, network). */
+  "provider_error",
+  /** failed: the model cannot be used as configured (no key, a rejected key, an unknown model). */
+  "configuration",
+  /** failed: the model's answers stayed unusable (a plan, a review, its tool calls). */
+  "bad_model_output",
+  /** failed: a bug in cairn; the summary says what. */
+  "internal",
+  /** stuck: the same failure came back and nothing (a stronger model, a person) got past it. */
+  "no_progress",
+  /** max_iterations: `--max-iterations` rounds went by. */
+  "iteration_cap",
+  /** budget_exceeded: `--max-cost` was spent. */
+  "cost_cap",
+  /** budget_exceeded: `--max-tokens` was spent. */
+  "token_cap",
+  /** budget_exceeded: `--timeout`, the wall-time cap. */
+  "time_cap",
+  /** cancelled: Ctrl-C, SIGTERM or SIGHUP, or an interrupt from a front end. */
+  "interrupted",
+] as const;
+export type EndingReason = (typeof ENDING_REASONS)[number];
+
+/**
+ * Who says a command shows the work is right: the person (`verify`: `--verify`; `task`: named in
+ * the task), the project (`project`: its scripts and conventions; `docs`: its README, CONTRIBUTING
+ * or AGENTS.md; `ci`: its CI workflows), or only the model (`proposed`, when nothing else was found).
+ */
+export const CHECK_SOURCES = ["verify", "task", "project", "docs", "ci", "proposed"] as const;
+export type CheckSource = (typeof CHECK_SOURCES)[number];
+
+/** How sure cairn is that the task is done (the Efrit design's self-assessment), in every result. */
+export interface Assessment {
+  /** high: the person's or the project's checks passed; medium: only a check the model proposed; low: nothing passed. */
+  confidence: "high" | "medium" | "low";
+  /** The checks run on the work as it ended, and on whose word each counts as one. */
+  verified_by: Array<{ command: string; source: CheckSource; passed: boolean }>;
+  /** What no check covered. */
+  not_verified: string[];
+  /** cairn's own account of how sure it is, in a sentence or two. */
+  self_assessment: string;
+  /** What is left to do before the task is done: empty when it is. */
+  remaining: string[];
+}
 
 /** What a call may do; `secret`: it reads a file that looks like a secret (docs/security.md). */
 export type Permission = "read" | "write" | "exec" | "network" | "secret";
@@ -83,6 +156,7 @@ export const MAIN_AGENT = "main";
 export interface RunResult {
   session_id: string;
   status: RunStatus;
+  reason: EndingReason;
   summary: string;
   iterations: number;
   files_changed: string[];
@@ -93,7 +167,13 @@ export interface RunResult {
     by_agent: Record<string, UsageTotals>;
   };
   cost_usd: number | null;
+  /**
+   * What every session recorded in this workspace has cost so far, this one included (the
+   * calls of known price; ledit's persisted history of costs). Absent where no store records it.
+   */
+  workspace_cost_usd?: number;
   duration_ms: number;
+  assessment: Assessment;
 }
 
 /**
@@ -226,6 +306,8 @@ export type CairnEvent =
       type: "session.started";
       mode: Mode;
       task: string;
+      /** What the caller gave the model besides the task (the HTTP API's `context`). */
+      context?: string;
       model: string;
       /** The workspace the session is recorded under: for a batch's task, its original repository. */
       workspace: string;
@@ -288,8 +370,25 @@ export type CairnEvent =
       ran: boolean;
       passed: boolean | null;
       summary: string;
-      checks: Array<{ name: string; command: string; passed: boolean; duration_ms: number }>;
+      checks: Array<{
+        name: string;
+        command: string;
+        passed: boolean;
+        duration_ms: number;
+        source: CheckSource;
+      }>;
       reason?: string;
+    }
+  /**
+   * Between the rounds of `cairn run`: whether the last round got the work closer to done than
+   * the one before, and how many rounds in a row have not.
+   */
+  | {
+      type: "progress";
+      iteration: number;
+      verdict: "closer" | "same" | "further";
+      reason: string;
+      stalled: number;
     }
   | {
       type: "repair";
@@ -331,6 +430,21 @@ export type CairnEvent =
    */
   | { type: "mcp.server"; server: string; status: "ready" | "failed"; tools: number; message?: string }
   | { type: "error"; message: string; fatal: boolean }
+  /**
+   * What the workspace's own files (`.cairn/config.yaml`, `.mcp.json`, agent files) ask for beyond
+   * the person's settings, and whether it applied: at the start of a session whose workspace asks
+   * for more. Untrusted, each setting was left out; `hint` says how to trust the folder.
+   */
+  | {
+      type: "workspace.trust";
+      /** The folder trust was decided for. */
+      folder: string;
+      trusted: boolean;
+      /** How it came to be trusted: `--trust-workspace`, the prompt, `cairn trust`, the config's `trusted_folders`. */
+      by?: "flag" | "prompt" | "stored" | "config";
+      settings: Array<{ file: string; key: string; asks: string }>;
+      hint?: string;
+    }
   /**
    * A sub-agent or delegate started or ended. Emitted by the agent itself, so it carries the
    * agent's `agent` and `parent` ids like everything else it emits.

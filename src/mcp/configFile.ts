@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { isMap, isSeq, parseDocument, type YAMLSeq } from "yaml";
+import { isMap, isSeq, parseDocument } from "yaml";
 import type { McpServerConfig, Rule } from "../config/schema.js";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { ConfigError } from "../platform/errors.js";
@@ -23,12 +23,7 @@ async function yamlDocument(file: string) {
  * Adds a server under `mcp_servers:` of a config file, creating the file if needed. The file is
  * edited as a YAML document, so the person's comments and layout stay as they were.
  */
-export async function addServer(
-  file: string,
-  name: string,
-  server: McpServerConfig,
-  rule?: Rule,
-): Promise<void> {
+export async function addServer(file: string, name: string, server: McpServerConfig): Promise<void> {
   const doc = await yamlDocument(file);
   if (doc.hasIn(["mcp_servers", name]))
     throw new ConfigError(
@@ -36,13 +31,6 @@ export async function addServer(
     );
   if (!isMap(doc.get("mcp_servers"))) doc.set("mcp_servers", doc.createNode({}));
   doc.setIn(["mcp_servers", name], doc.createNode(server));
-  if (rule) {
-    // In the same write: the server is never there without the rule that lets it start.
-    if (!isSeq(doc.get("rules"))) doc.set("rules", doc.createNode([]));
-    const node = doc.createNode(rule);
-    node.flow = true;
-    (doc.get("rules") as YAMLSeq).add(node);
-  }
   await writeFileAtomic(file, Buffer.from(doc.toString()));
 }
 
@@ -65,7 +53,8 @@ export async function removeServer(file: string, name: string, rule?: Rule): Pro
   doc.deleteIn(["mcp_servers", name]);
   const servers = doc.get("mcp_servers");
   if (isMap(servers) && servers.items.length === 0) doc.delete("mcp_servers");
-  // The rule `cairn mcp add` wrote with it goes too: it would let another server of that name start.
+  // A rule that let it start goes too (earlier versions of `cairn mcp add` wrote one here): it
+  // would let another server of that name start.
   const rules = doc.get("rules");
   if (rule && isSeq(rules)) {
     rules.items = rules.items.filter((item) => !sameRule(item, rule));

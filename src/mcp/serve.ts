@@ -7,14 +7,23 @@ import { z } from "zod";
 import { doTask } from "../agent/doTask.js";
 import { openHostedSession } from "../agent/host.js";
 import { runTask } from "../agent/runTask.js";
+import { missingKeyProblem } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import { type Mode, RUN_STATUSES, type RunResult, type StampedEvent } from "../events/types.js";
+import {
+  ENDING_REASONS,
+  type Mode,
+  RUN_STATUSES,
+  type RunResult,
+  type StampedEvent,
+} from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { MissingKeyError } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { describeSize } from "../tools/fileText.js";
 import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { CLIENT_INFO } from "./connection.js";
 
 export interface ServeOptions {
@@ -28,13 +37,19 @@ export interface ServeOptions {
 const resultShape = {
   session_id: z.string(),
   status: z.enum(RUN_STATUSES),
+  reason: z.enum(ENDING_REASONS),
   summary: z.string(),
   iterations: z.number(),
   files_changed: z.array(z.string()),
   validation: z.looseObject({ ran: z.boolean(), passed: z.boolean().nullable() }).nullable(),
   usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
   cost_usd: z.number().nullable(),
+  workspace_cost_usd: z.number().optional(),
   duration_ms: z.number(),
+  assessment: z.looseObject({
+    confidence: z.enum(["high", "medium", "low"]),
+    self_assessment: z.string(),
+  }),
 };
 
 /** What both tools take first: the task, and where. */
@@ -58,6 +73,21 @@ type Extra = {
   _meta?: { progressToken?: string | number } | undefined;
   sendNotification: (notification: ServerNotification) => Promise<void>;
 };
+
+/**
+ * MCP clients start their servers with a bare environment (HOME, PATH, SHELL…), so the key in the
+ * person's shell never reaches cairn: how to give it one, for the provider it wanted.
+ */
+function clientEnvironmentHint(error: MissingKeyError): string {
+  const [first] = error.wanted;
+  const variable = first?.variable ?? "<PROVIDER>_API_KEY";
+  const provider = first?.provider ?? "<provider>";
+  return (
+    "MCP clients start cairn mcp serve with a minimal environment, so a key set in your shell does not reach it. " +
+    `Give it in the client's config for cairn ("env": {"${variable}": "…"}), or store it once in a terminal ` +
+    `with \`cairn auth login ${provider}\`.`
+  );
+}
 
 const failure = (message: string): CallToolResult => ({
   content: [{ type: "text", text: message }],
@@ -104,11 +134,13 @@ async function runForClient(
       adapters: [report],
     });
   } catch (error) {
+    if (error instanceof MissingKeyError) return failure(`${error.message}\n${clientEnvironmentHint(error)}`);
     if (error instanceof ConfigError || error instanceof ProviderError) return failure(error.message);
     throw error;
   }
   const { session, close } = hosted;
   tools = session.registry;
+  if (session.trust) warnUntrusted(session.trust);
   const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {
@@ -134,6 +166,11 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
     configFile: options.configFile,
     ...(options.env ? { env: options.env } : {}),
   });
+  // No key either: said at once in the client's log of the server, and again to each task (which
+  // may still name a model that needs none).
+  const problem = missingKeyProblem(config, options.env ?? process.env);
+  if (problem)
+    process.stderr.write(`cairn mcp serve: ${problem.message}\n${clientEnvironmentHint(problem)}\n`);
   const server = new McpServer(CLIENT_INFO);
   const annotations = { readOnlyHint: false, destructiveHint: true, openWorldHint: true };
   server.registerTool(

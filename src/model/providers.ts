@@ -1,4 +1,5 @@
 import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { EmbeddingModel } from "ai";
 import { ConfigError } from "../platform/errors.js";
 import { expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
@@ -6,6 +7,9 @@ import type { Price } from "./cost.js";
 
 /** A provider's language model, called directly (call.ts): never a bare id for a global registry. */
 export type ChatModel = LanguageModelV4;
+
+/** An embedding model object ready for `embedMany`. */
+export type EmbedModel = Exclude<EmbeddingModel, string>;
 
 interface Connection {
   model: string;
@@ -29,6 +33,8 @@ export interface ProviderSpec {
   local: boolean;
   /** The model used when none is chosen and this provider's key is set. */
   defaultModel?: string;
+  /** Where its API is when the config names no base URL (none: it must be given). */
+  baseUrl?: string;
   /** The price when the list has none and the config sets none. */
   price?: Price;
   /** Marks prompt-cache breakpoints in requests (Anthropic caches only up to marked blocks). */
@@ -44,9 +50,26 @@ export interface ProviderSpec {
   outputCapOptions?(tokens: number): Record<string, Record<string, unknown>>;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
+  /**
+   * Its text embeddings, where it offers them through the AI SDK: the model `auto` picks, and
+   * how to build one (file relevance, src/context/relevance).
+   */
+  embedding?: {
+    defaultModel?: string;
+    create(connection: Connection): Promise<EmbedModel>;
+  };
 }
 
 export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/api";
+
+/** An Ollama server: the local one by default; a key is sent when set, for hosted Ollama or a guarded server. */
+async function ollamaProvider({ apiKey, baseURL }: Connection) {
+  const { createOllama } = await import("ollama-ai-provider-v2");
+  return createOllama({
+    baseURL: baseURL ?? OLLAMA_BASE_URL,
+    ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
+  });
+}
 
 /**
  * With no model chosen, the first provider (in this order) whose key is set gives the model.
@@ -61,6 +84,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENROUTER_API_KEY",
     local: false,
     defaultModel: "openrouter/google/gemini-3.5-flash",
+    baseUrl: "https://openrouter.ai/api/v1",
     async create({ model, apiKey, baseURL }) {
       const { createOpenRouter } = await import("@openrouter/ai-sdk-provider");
       // "strict" asks for usage in streamed replies; the default mode leaves it out, and then
@@ -72,6 +96,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "ANTHROPIC_API_KEY",
     local: false,
     defaultModel: "anthropic/claude-sonnet-5",
+    baseUrl: "https://api.anthropic.com/v1",
     cacheBreakpoints: true,
     images: true,
     toolResultImages: true,
@@ -84,6 +109,7 @@ export const PROVIDER_SPECS = {
     keyEnv: "OPENAI_API_KEY",
     local: false,
     defaultModel: "openai/gpt-6-sol",
+    baseUrl: "https://api.openai.com/v1",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createOpenAI } = await import("@ai-sdk/openai");
@@ -91,31 +117,49 @@ export const PROVIDER_SPECS = {
       // (and the scripted test server) speaks, so one code path serves them all.
       return createOpenAI({ apiKey, baseURL }).chat(model);
     },
+    embedding: {
+      defaultModel: "openai/text-embedding-3-small",
+      async create({ model, apiKey, baseURL }) {
+        const { createOpenAI } = await import("@ai-sdk/openai");
+        return createOpenAI({ apiKey, baseURL }).embedding(model);
+      },
+    },
   },
   google: {
     keyEnv: "GOOGLE_GENERATIVE_AI_API_KEY",
     local: false,
     defaultModel: "google/gemini-3.8-flash",
+    baseUrl: "https://generativelanguage.googleapis.com/v1beta",
     images: true,
     async create({ model, apiKey, baseURL }) {
       const { createGoogle } = await import("@ai-sdk/google");
       return createGoogle({ apiKey, baseURL }).languageModel(model);
+    },
+    embedding: {
+      defaultModel: "google/gemini-embedding-001",
+      async create({ model, apiKey, baseURL }) {
+        const { createGoogle } = await import("@ai-sdk/google");
+        return createGoogle({ apiKey, baseURL }).embedding(model);
+      },
     },
   },
   ollama: {
     // Local servers run without a key; one is sent when set, for hosted Ollama or a guarded server.
     keyEnv: "OLLAMA_API_KEY",
     local: true,
+    baseUrl: OLLAMA_BASE_URL,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
     // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
     outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
-    async create({ model, apiKey, baseURL }) {
-      const { createOllama } = await import("ollama-ai-provider-v2");
-      return createOllama({
-        baseURL: baseURL ?? OLLAMA_BASE_URL,
-        ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
-      })(model);
+    async create(connection) {
+      return (await ollamaProvider(connection))(connection.model);
+    },
+    embedding: {
+      defaultModel: "ollama/nomic-embed-text",
+      async create(connection) {
+        return (await ollamaProvider(connection)).embedding(connection.model);
+      },
     },
   },
   // May be a paid proxy as well as a local server, so its price stays unknown until configured.
@@ -137,6 +181,17 @@ export const PROVIDER_SPECS = {
         apiKey,
         includeUsage: true,
       }).chatModel(model);
+    },
+    // No model to pick for a server cairn does not know; one named in relevance.embeddings works.
+    embedding: {
+      async create({ model, apiKey, baseURL }) {
+        if (!baseURL)
+          throw new ConfigError(
+            "openai-compatible embeddings need the server's address: set providers.openai-compatible.base_url.",
+          );
+        const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+        return createOpenAICompatible({ name: "openai-compatible", baseURL, apiKey }).embeddingModel(model);
+      },
     },
   },
 } as const satisfies Record<string, ProviderSpec>;
@@ -200,25 +255,76 @@ export const DEFAULT_MODELS: readonly { provider: ProviderName; modelId: string 
   },
 );
 
+/**
+ * A model cannot be reached for want of an API key: which provider, which variable. Front ends
+ * that start cairn with a bare environment (an MCP client, an editor) add how to give one there.
+ */
+export class MissingKeyError extends ConfigError {
+  override name = "MissingKeyError";
+  /** The providers (and the variables) any one of which would do. */
+  readonly wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>;
+
+  constructor(message: string, wanted: ReadonlyArray<{ provider: ProviderName; variable: string }>) {
+    super(message);
+    this.wanted = wanted;
+  }
+}
+
 /** The model a run uses: the chosen one, else the default profile, else one a key in env can reach. */
 export function resolveModelId(choice: ModelChoice, env: NodeJS.ProcessEnv = process.env): string {
   const chosen = choice.model ?? choice.profiles.default;
   if (chosen) return chosen;
   const reachable = DEFAULT_MODELS.find(({ provider }) => env[keyVariable(provider, choice)]);
   if (reachable) return reachable.modelId;
-  const width = Math.max(...DEFAULT_MODELS.map(({ provider }) => keyVariable(provider, choice).length));
-  const options = DEFAULT_MODELS.map(
-    ({ provider, modelId }) =>
-      `  ${keyVariable(provider, choice).padEnd(width)}  (then cairn uses ${modelId})`,
-  );
-  throw new ConfigError(
+  const rows = DEFAULT_MODELS.map(({ provider, modelId }) => ({
+    provider,
+    modelId,
+    variable: keyVariable(provider, choice),
+  }));
+  const table = [{ provider: "provider", variable: "variable", modelId: "model cairn then uses" }, ...rows];
+  const providerWidth = Math.max(...table.map((row) => row.provider.length));
+  const variableWidth = Math.max(...table.map((row) => row.variable.length));
+  throw new MissingKeyError(
     [
-      "No model chosen and no API key found. Set one of these environment variables:",
-      ...options,
-      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
+      "No model chosen and no API key found. Store a key once with",
+      "`cairn auth login <provider>`, or set its variable in the environment:",
+      ...table.map(
+        (row) =>
+          `  ${row.provider.padEnd(providerWidth)}  ${row.variable.padEnd(variableWidth)}  ${row.modelId}`,
+      ),
+      "Or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
       "A local Ollama needs no key: --model ollama/<name>.",
     ].join("\n"),
+    rows,
   );
+}
+
+/** What to say when a model's key is missing: the provider's variable, or a stored key. */
+export function missingKeyMessage(modelId: string, provider: ProviderName, variable: string): string {
+  return `${modelId} needs an API key: set ${variable} in the environment, or store one with \`cairn auth login ${provider}\`.`;
+}
+
+/** The provider the chosen (or key-picked) model goes to; undefined when none is chosen or reachable. */
+export function chosenProvider(
+  choice: ModelChoice,
+  env: NodeJS.ProcessEnv = process.env,
+): ProviderName | undefined {
+  try {
+    return parseModelId(resolveModelId(choice, env)).provider;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a model would send requests to another provider than the person's (another of their
+ * keys, billed elsewhere) or, when they have none, to one that is not local. A role (`cheap`)
+ * names no provider: it goes where the person's profiles say.
+ */
+export function goesElsewhere(modelId: string, provider: ProviderName | undefined): boolean {
+  if (!modelId.includes("/")) return false;
+  const target = parseModelId(modelId).provider;
+  return provider ? target !== provider : !PROVIDER_SPECS[target].local;
 }
 
 /** The model for a role (routing, escalation, review); a role without its own profile uses the default. */
@@ -239,13 +345,49 @@ export async function createLanguageModel(
   choice: Pick<ModelChoice, "providers">,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<ChatModel> {
-  const { provider, model } = parseModelId(modelId);
+  const { provider } = parseModelId(modelId);
   const spec: ProviderSpec = PROVIDER_SPECS[provider];
-  const settings = choice.providers[provider];
+  return spec.create(connectionFor(modelId, choice, env), modelId);
+}
+
+/** What reaching a model takes: its name at the provider, the key, the address; a missing key said as one. */
+function connectionFor(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv,
+): Connection {
+  const { provider, model } = parseModelId(modelId);
   const missing = missingKeyVariable(modelId, choice, env);
-  if (missing) throw new ConfigError(`${modelId} needs an API key: set the environment variable ${missing}.`);
-  const apiKey = env[keyVariable(provider, choice)] || undefined;
-  return spec.create({ model, apiKey, baseURL: settings?.base_url }, modelId);
+  if (missing)
+    throw new MissingKeyError(missingKeyMessage(modelId, provider, missing), [
+      { provider, variable: missing },
+    ]);
+  return {
+    model,
+    apiKey: env[keyVariable(provider, choice)] || undefined,
+    baseURL: choice.providers[provider]?.base_url,
+  };
+}
+
+/** The embedding model `auto` means for a chat model: its provider's, where it has one. */
+export function defaultEmbeddingModel(chatModelId: string): string | undefined {
+  const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(chatModelId).provider];
+  return spec.embedding?.defaultModel;
+}
+
+/** An embedding model (`openai/text-embedding-3-small`), reached as the provider's chat models are. */
+export async function createEmbeddingModel(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<EmbedModel> {
+  const { provider } = parseModelId(modelId);
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  if (!spec.embedding)
+    throw new ConfigError(
+      `${provider} offers no embeddings through cairn; name another in relevance.embeddings (e.g. openai/text-embedding-3-small) or set it to off.`,
+    );
+  return spec.embedding.create(connectionFor(modelId, choice, env));
 }
 
 /** The environment variable a model's API key should be in and is not; undefined when it needs none or has one. */

@@ -44,11 +44,13 @@ async function syncFile(file: string): Promise<void> {
 /** Writes `data` to `target` atomically; `mode` defaults to a new file's (0o666 less the umask). */
 export async function writeFileAtomic(target: string, data: Uint8Array, mode?: number): Promise<void> {
   await replaceAtomically(target, async (temp) => {
-    const handle = await open(temp, "wx");
+    // Created with the mode asked for (less the umask), so a private file is never readable by
+    // others, not even before it is filled.
+    const handle = await open(temp, "wx", mode ?? 0o666);
     try {
-      await handle.writeFile(data);
-      // Set explicitly: the mode given to open() is reduced by the umask.
+      // Set explicitly as well: the mode given to open() is reduced by the umask.
       if (mode !== undefined) await handle.chmod(mode);
+      await handle.writeFile(data);
       await handle.sync();
     } finally {
       await handle.close();

@@ -13,6 +13,8 @@ export interface SpawnOptions {
   graceMs?: number;
   onStdout?: (chunk: Buffer) => void;
   onStderr?: (chunk: Buffer) => void;
+  /** Written to the program's standard input, which is then closed; without it, it reads nothing. */
+  input?: string;
 }
 
 export interface ProcessResult {
@@ -79,8 +81,13 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
     cwd: options.cwd,
     env: options.env ?? process.env,
     detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] as ["pipe", "pipe", "pipe"],
   });
+  if (options.input !== undefined && child.stdin) {
+    // A program that never reads its input closes the pipe: that is its business, not an error.
+    child.stdin.on("error", () => {});
+    child.stdin.end(options.input);
+  }
   let timedOut = false;
   let aborted = false;
   let stopping = false;

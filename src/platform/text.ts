@@ -1,4 +1,17 @@
+import os from "node:os";
 import path from "node:path";
+
+/** A path under the home folder as `~/…`, the way people write it. */
+export function homePath(file: string, home: string = os.homedir()): string {
+  const rel = path.relative(home, file);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? path.join("~", rel) : file;
+}
+
+/** A file as the person finds it: relative to the workspace when inside it, else under `~/`, else whole. */
+export function shownPath(file: string, workspace: string, home: string = os.homedir()): string {
+  const inWorkspace = path.relative(workspace, file);
+  return inWorkspace.startsWith("..") || path.isAbsolute(inWorkspace) ? homePath(file, home) : inWorkspace;
+}
 
 /** `1 file`, `2 files`. */
 export function plural(count: number, noun: string): string {

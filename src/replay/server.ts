@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { anthropicBody, anthropicErrorFrame, anthropicFrames } from "./anthropic.js";
+import { ollamaEmbeddings, openaiEmbeddings } from "./embeddings.js";
 import { ollamaErrorFrame, ollamaFrames, ollamaLine } from "./ollama.js";
 import {
   chatBody,
@@ -39,6 +40,12 @@ const routes: Record<string, WireFormat> = {
   "/api/chat": "ollama",
 };
 
+/** Embeddings, from the deterministic stand-in of embeddings.ts, in OpenAI's and Ollama's formats. */
+const EMBEDDING_ROUTES: Record<string, (body: { input?: unknown; model?: string } | undefined) => unknown> = {
+  "/v1/embeddings": openaiEmbeddings,
+  "/api/embed": ollamaEmbeddings,
+};
+
 export interface ScriptedServerOptions {
   /** Told of each request as it arrives, before it is answered (a log another process reads). */
   onRequest?: (request: RecordedRequest) => void;
@@ -49,6 +56,7 @@ export async function startScriptedServer(
   options: ScriptedServerOptions = {},
 ): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
+  const embeddingRequests: ScriptedServer["embeddingRequests"] = [];
   const timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
   let closed = false;
 
@@ -71,6 +79,17 @@ export async function startScriptedServer(
       return sendJson(res, 200, {
         models: [{ name: MODEL, model: MODEL, modified_at: new Date().toISOString() }],
       });
+    }
+    const embed = req.method === "POST" ? EMBEDDING_ROUTES[path] : undefined;
+    if (embed) {
+      const body = parseJson(rawBody) as { input?: unknown; model?: string } | undefined;
+      const input = body?.input;
+      embeddingRequests.push({
+        path,
+        model: String(body?.model ?? ""),
+        inputs: Array.isArray(input) ? input.length : 1,
+      });
+      return sendJson(res, 200, embed(body));
     }
     const format = req.method === "POST" ? routes[path] : undefined;
     if (format === undefined) {
@@ -194,6 +213,7 @@ export async function startScriptedServer(
     anthropicBaseUrl: `${url}/v1`,
     ollamaBaseUrl: `${url}/api`,
     requests,
+    embeddingRequests,
     remaining: () =>
       typeof script === "function" ? Number.POSITIVE_INFINITY : Math.max(0, script.length - requests.length),
     close: async () => {

@@ -73,6 +73,11 @@ export interface ScriptedServer {
   anthropicBaseUrl: string;
   ollamaBaseUrl: string;
   requests: RecordedRequest[];
+  /**
+   * Embedding requests (`/v1/embeddings`, `/api/embed`), answered by a local stand-in
+   * (embeddings.ts) and kept apart: they consume no turn of the script.
+   */
+  embeddingRequests: Array<{ path: string; model: string; inputs: number }>;
   /** Turns not yet consumed; Infinity for a function script. */
   remaining(): number;
   close(): Promise<void>;

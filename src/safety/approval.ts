@@ -90,7 +90,7 @@ export interface PolicyOptions {
   sandbox: Sandbox;
   /** The config's `sandbox` section: the network, and `auto` without a sandbox. */
   settings?: Config["sandbox"];
-  /** Keeps "always in this workspace" answers (in the project's config file). */
+  /** Keeps "always in this workspace" answers (in the person's own settings for the folder). */
   saveRules?: (rules: Rule[]) => Promise<void>;
   /** Which files look like secrets, and which of them config `files.allow_secrets` lets the model read. */
   secrets?: SecretFiles;
@@ -173,6 +173,17 @@ export class ApprovalPolicy {
     return policy;
   }
 
+  /**
+   * The same policy, with `rules` that allow more for one turn (a custom command's allowed
+   * tools), before the person's own rules so that a deny of theirs still holds.
+   */
+  allowing(rules: Rule[]): ApprovalPolicy {
+    if (rules.length === 0) return this;
+    const policy = new ApprovalPolicy({ ...this.options, rules: [] });
+    policy.rules = this.rules.withFirst(rules);
+    return policy;
+  }
+
   private get confined(): boolean {
     return this.options.sandbox.kind !== "none";
   }
@@ -208,7 +219,11 @@ export class ApprovalPolicy {
       ...named.map((file) => (file.startsWith(`${workspace}${path.sep}`) ? inWorkspace(file) : file)),
       ...(command?.secrets ?? []),
     ];
-    return { shown: [...new Set(shown)], absolute: named };
+    // What a command line reads, as real paths, so the sandbox shows it to the call a person allowed.
+    const read = (command?.secrets ?? []).flatMap((file) =>
+      file.includes("$") ? [] : [path.isAbsolute(file) ? file : path.join(workspace, file)],
+    );
+    return { shown: [...new Set(shown)], absolute: [...new Set([...named, ...read])] };
   }
 
   /**
@@ -225,8 +240,8 @@ export class ApprovalPolicy {
   ): Promise<ApprovalDecision> {
     const what = secretSentence(secrets.shown);
     const allowBy =
-      `If the task needs it, the user can list it under files.allow_secrets in .cairn/config.yaml ` +
-      "(or the global config).";
+      "If the task needs it, the user can list it under files.allow_secrets in their config " +
+      "(the global one, or .cairn/config.yaml of a folder they trust).";
     const { ask } = this.options;
     if (this.mode === "auto" || !ask) {
       const why =
@@ -317,7 +332,7 @@ export class ApprovalPolicy {
       : `{tool: ${tool}, action: allow}`;
     // Only commands run in the sandbox; other tools (an MCP server's) run in auto as they are.
     const sandboxed = !command || this.confined || this.settings.allow_unsandboxed;
-    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in .cairn/config.yaml`;
+    return `--approval auto${sandboxed ? "" : " --allow-unsandboxed"}, or a rule ${rule} in the config`;
   }
 
   async check(request: ApprovalRequest): Promise<ApprovalDecision> {

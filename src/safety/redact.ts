@@ -70,6 +70,7 @@ const HINTS = [
   "secret",
   "pass",
   "pwd",
+  "private",
   "credential",
   "auth",
   "dsn",
@@ -158,6 +159,37 @@ function hideAssigned(match: string, quote: string, name: string, rest: string):
   }
   const mark = quoted ? raw[0]! : "";
   return `${quote}${name}${quote}${separator}${mark}${REDACTED}${mark}${raw.slice(inner.length + 2 * mark.length)}`;
+}
+
+/**
+ * One variable as `env`, `printenv`, `export -p`, `declare -x` or a container's settings print it
+ * (`"DB_PASSWORD=…",` in JSON), the value up to a closing quote or comma.
+ */
+const ENVIRONMENT_LINE =
+  /^(\s*(?:declare\s+-x\s+|export\s+)?["']?)([A-Za-z_][A-Za-z0-9_]*)=(["']?)(.*?)(["']?,?\s*)$/;
+const URL_PASSWORDS = new RegExp(URL_PASSWORD, "g");
+
+/**
+ * Hides, in a command's output before the model reads it, the values of variables whose names say
+ * they are secret (the wider rule of environment variables: `*PASS*`, `*PWD*`, `*CREDENTIAL*`,
+ * `*PRIVATE*`, …) and the password of a connection string (`postgres://u:pw@db`), on lines shaped
+ * like an environment listing. Only such lines: the model reads files as they are, or it would
+ * write the placeholder back. A password in prose is not found (docs/security.md#redaction).
+ */
+export function hideEnvironmentSecrets(text: string): string {
+  if (!text.includes("=")) return text;
+  return text
+    .split("\n")
+    .map((line) => {
+      const match = ENVIRONMENT_LINE.exec(line);
+      if (!match) return line;
+      const [, lead = "", name = "", quote = "", value = "", tail = ""] = match;
+      if (isSecretVariable(name) && value !== "" && !value.startsWith("$") && !value.startsWith("[REDACTED"))
+        return `${lead}${name}=${quote}${REDACTED}${tail}`;
+      const hidden = value.replace(URL_PASSWORDS, `$1${REDACTED}`);
+      return hidden === value ? line : `${lead}${name}=${quote}${hidden}${tail}`;
+    })
+    .join("\n");
 }
 
 /**

@@ -1,9 +1,5 @@
-import { readFile } from "node:fs/promises";
 import path from "node:path";
-import type { YAMLSeq } from "yaml";
-import { projectConfigFile } from "../config/load.js";
 import type { Rule, RuleAction } from "../config/schema.js";
-import { writeFileAtomic } from "../platform/atomicFile.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { wildcard } from "../platform/text.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
@@ -64,7 +60,9 @@ function shellWord(word: string): string {
 
 /** The rules of a session: the config's, then what the person allowed "always" since. */
 export class RuleSet {
-  private readonly rules: CompiledRule[];
+  /** Rules that come before the session's for one turn (a custom command's allowed tools). */
+  private first: CompiledRule[] = [];
+  private rules: CompiledRule[];
 
   constructor(rules: Rule[]) {
     this.rules = rules.map(compile);
@@ -74,8 +72,21 @@ export class RuleSet {
     this.rules.push(...rules.map(compile));
   }
 
+  /**
+   * This set with `rules` before its own, for one turn: the session's rules, later, still win
+   * where both match (a deny of the person's holds), and an "always" answered meanwhile is
+   * added to the session's set, which the two share.
+   */
+  withFirst(rules: Rule[]): RuleSet {
+    const set = new RuleSet([]);
+    set.first = [...this.first, ...rules.map(compile)];
+    set.rules = this.rules;
+    return set;
+  }
+
   private last(tool: string, part?: CommandPart): Rule | undefined {
-    return this.rules.findLast((compiled) => matches(compiled, tool, part))?.rule;
+    const found = (list: CompiledRule[]) => list.findLast((compiled) => matches(compiled, tool, part))?.rule;
+    return found(this.rules) ?? found(this.first);
   }
 
   /**
@@ -116,30 +127,4 @@ export function grantsFor(tool: string, parts: CommandPart[] | undefined, networ
       action: "allow" as const,
       ...(network && needsNetwork(part) ? { network: true } : {}),
     }));
-}
-
-/**
- * Appends rules to `<workspace>/.cairn/config.yaml`, creating it if needed. The file is edited
- * as a YAML document, so the person's comments and layout stay as they were.
- */
-export async function saveWorkspaceRules(workspace: string, rules: Rule[]): Promise<void> {
-  const file = projectConfigFile(workspace);
-  const text = await readFile(file, "utf8").catch((error: NodeJS.ErrnoException) => {
-    if (error.code === "ENOENT") return "";
-    throw error;
-  });
-  const { isSeq, parseDocument } = await import("yaml");
-  const doc = parseDocument(text);
-  if (doc.errors[0]) throw new Error(`${file} is not valid YAML: ${doc.errors[0].message}`);
-  let list = doc.get("rules");
-  if (!isSeq(list)) {
-    list = doc.createNode([]);
-    doc.set("rules", list);
-  }
-  for (const rule of rules) {
-    const node = doc.createNode(rule);
-    node.flow = true;
-    (list as YAMLSeq).add(node);
-  }
-  await writeFileAtomic(file, Buffer.from(doc.toString()));
 }

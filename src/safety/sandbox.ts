@@ -1,9 +1,10 @@
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "../platform/processes.js";
+import type { Masks } from "./sandboxMasks.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
 
@@ -29,6 +30,8 @@ export interface WrapOptions {
   allowNetwork: boolean;
   /** Folders inside the writable ones that stay read-only; made first when missing. */
   readOnly?: string[];
+  /** What the command may not read: secret files seen empty, credential folders seen empty (sandboxMasks.ts). */
+  masks?: Masks;
 }
 
 export interface WrappedCommand {
@@ -102,7 +105,47 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
     // cannot make it, the command, run by the same user, cannot either.
     if (makeFolder(dir)) args.push("--ro-bind", dir, dir);
   }
+  args.push(...maskArgs(options.masks));
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
+  return args;
+}
+
+let emptyFile: string | undefined;
+
+/** A read-only empty file to show in place of a secret one, made once per process. */
+function empty(): string {
+  if (emptyFile === undefined) {
+    const dir = mkdtempSync(path.join(tmpdir(), "cairn-mask-"));
+    process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, "empty");
+    writeFileSync(file, "", { mode: 0o444 });
+    emptyFile = file;
+  }
+  return emptyFile;
+}
+
+/**
+ * Last, so they land on whatever was bound before: each hidden file replaced by an empty
+ * read-only one, each hidden folder by an empty read-only tmpfs, with what it keeps visible
+ * bound back in before it is made read-only (bwrap reads a bind's source from the host).
+ */
+function maskArgs(masks: Masks | undefined): string[] {
+  const args: string[] = [];
+  for (const target of masks?.hide ?? []) {
+    const stat = statSync(target, { throwIfNoEntry: false });
+    if (stat?.isDirectory()) {
+      const inside = (masks?.expose ?? []).filter((file) => file.startsWith(`${target}${path.sep}`));
+      args.push(
+        "--tmpfs",
+        target,
+        ...inside.flatMap((file) => ["--ro-bind", file, file]),
+        "--remount-ro",
+        target,
+      );
+    } else if (stat) {
+      args.push("--ro-bind", empty(), target);
+    }
+  }
   return args;
 }
 
@@ -163,6 +206,10 @@ function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): st
     lines.push(`(deny file-write* (literal ${dir}) (literal ${config}) (subpath ${hooks}))`);
   }
   for (const dir of options.readOnly ?? []) lines.push(`(deny file-write* (subpath ${JSON.stringify(dir)}))`);
+  for (const target of options.masks?.hide ?? [])
+    lines.push(`(deny file-read* (subpath ${JSON.stringify(target)}))`);
+  for (const file of options.masks?.expose ?? [])
+    lines.push(`(allow file-read* (literal ${JSON.stringify(file)}))`);
   if (!options.allowNetwork)
     lines.push("(deny network*)", "(allow network* (remote unix-socket) (local unix-socket))");
   return lines.join("\n");

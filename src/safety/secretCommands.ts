@@ -187,12 +187,17 @@ function namedBy(token: string, place: CommandPlace, secrets: SecretFiles): stri
     .map((file) => shown(place, file));
 }
 
-/** Secret files below the folders, looked for through at most WALK_LIMIT entries. */
-function secretsBelow(folders: string[], hidden: boolean, secrets: SecretFiles): string[] {
+/** Secret files below the folders, breadth first, looked for through at most `limit` entries (`.git` and `node_modules` skipped). */
+export function secretsBelow(
+  folders: string[],
+  hidden: boolean,
+  secrets: SecretFiles,
+  limit: number = WALK_LIMIT,
+): string[] {
   const found: string[] = [];
   const queue = [...folders];
   let seen = 0;
-  while (queue.length > 0 && seen < WALK_LIMIT) {
+  while (queue.length > 0 && seen < limit) {
     const folder = queue.shift()!;
     let entries: Dirent[];
     try {
@@ -201,7 +206,7 @@ function secretsBelow(folders: string[], hidden: boolean, secrets: SecretFiles):
       continue;
     }
     for (const entry of entries) {
-      if (++seen > WALK_LIMIT) break;
+      if (++seen > limit) break;
       if (!hidden && entry.name.startsWith(".")) continue;
       const absolute = path.join(folder, entry.name);
       if (entry.isDirectory() && !SKIPPED_FOLDERS.has(entry.name)) queue.push(absolute);

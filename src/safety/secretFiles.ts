@@ -98,7 +98,8 @@ function holdsCredential(file: string): boolean {
 export class SecretFiles {
   private readonly workspace: string;
   private readonly allow: string[];
-  private readonly approved: ReadonlySet<string>;
+  /** The files (absolute paths) a person let one call read. */
+  readonly approved: ReadonlySet<string>;
   private readonly allowed: (relative: string) => boolean;
 
   constructor(workspace: string, allow: string[] = [], approved: ReadonlySet<string> = new Set()) {

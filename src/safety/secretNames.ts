@@ -18,11 +18,12 @@ const SECRET_WORDS = new Set([
   "CREDENTIAL",
   "CREDENTIALS",
   "APIKEY",
+  "PRIVATEKEY",
   "CONNECTIONSTRING",
 ]);
 
-/** Words that make a name secret as its last word after another one (`DB_PWD`, `SENTRY_DSN`, `NPM_AUTH`). */
-const SECRET_LAST_WORDS = new Set(["KEY", "PWD", "DSN", "AUTH", "PAT"]);
+/** Words that make a name secret as its last word after another one (`DB_PWD`, `DB_PASS`, `SENTRY_DSN`, `NPM_AUTH`). */
+const SECRET_LAST_WORDS = new Set(["KEY", "PWD", "PASS", "DSN", "AUTH", "PAT"]);
 
 /**
  * The words of a name, upper case: split at `_`, `-`, `.` and camelCase humps, so `apiKey`,
@@ -56,14 +57,21 @@ export function isSecretName(name: string): boolean {
   );
 }
 
-/** Codex's default excludes: any variable whose name contains one of these, in any case. */
-const CODEX_INFIXES = ["KEY", "SECRET", "TOKEN"];
+/**
+ * Codex's default excludes (KEY, SECRET, TOKEN), and more words passwords and keys hide behind:
+ * any variable whose name contains one of these, in any case.
+ */
+const VARIABLE_INFIXES = ["KEY", "SECRET", "TOKEN", "PASS", "PWD", "CREDENTIAL", "PRIVATE"];
+
+/** The shell's own folders, which merely contain PWD. */
+const PLAIN_VARIABLES = new Set(["PWD", "OLDPWD"]);
 
 /**
  * An environment variable that holds a secret by its name: a secret name in text, or any name
- * containing KEY, SECRET or TOKEN.
+ * containing KEY, SECRET, TOKEN, PASS, PWD, CREDENTIAL or PRIVATE (but `PWD` and `OLDPWD`).
  */
 export function isSecretVariable(name: string): boolean {
   const upper = name.toUpperCase();
-  return CODEX_INFIXES.some((infix) => upper.includes(infix)) || isSecretName(name);
+  if (PLAIN_VARIABLES.has(upper)) return false;
+  return VARIABLE_INFIXES.some((infix) => upper.includes(infix)) || isSecretName(name);
 }

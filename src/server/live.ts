@@ -8,6 +8,7 @@ import type { Session, SessionOp } from "../agent/session.js";
 import { buildResult } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { Mode, StampedEvent } from "../events/types.js";
+import { warnUntrusted } from "../ui/trustNotice.js";
 import { ApiError } from "./apiError.js";
 
 /** What a stream of the session's events is told: each event, then that the session left this server. */
@@ -24,6 +25,10 @@ export interface LiveStart {
   flags: ConfigFlags;
   /** A stored session to continue under its own id. */
   resume?: { id: string; events: StampedEvent[] };
+  /** The id of a new session, as its caller chose it. */
+  sessionId?: string;
+  /** What the caller says about the task apart from it: given to the model with the task. */
+  context?: string;
 }
 
 export interface LiveOptions {
@@ -103,7 +108,12 @@ export class LiveSession {
           this.session.bus.emit({ type: "error", message, fatal: true });
           this.session.bus.emit({
             type: "session.finished",
-            result: buildResult(this.session, { status: "failed", summary: message, iterations: 0 }),
+            result: buildResult(this.session, {
+              status: "failed",
+              reason: "internal",
+              summary: message,
+              iterations: 0,
+            }),
           });
         },
       )
@@ -159,6 +169,8 @@ export class LiveSession {
 /** The sessions running in this server, by id. */
 export class LiveSessions {
   private readonly sessions = new Map<string, LiveSession>();
+  /** Ids callers chose for sessions being opened now, so two requests cannot both take one. */
+  private readonly claimed = new Set<string>();
   private readonly options: LiveOptions;
 
   constructor(options: LiveOptions) {
@@ -182,6 +194,23 @@ export class LiveSessions {
    * ends. A new chat starts on its first message; a resumed one waits for the next.
    */
   async start(spec: LiveStart): Promise<LiveSession> {
+    const { sessionId } = spec;
+    if (sessionId !== undefined) {
+      if (this.claimed.has(sessionId) || this.sessions.has(sessionId))
+        throw new ApiError(
+          409,
+          `session_id ${sessionId} is taken: a session by that id exists. Choose another.`,
+        );
+      this.claimed.add(sessionId);
+    }
+    try {
+      return await this.open(spec);
+    } finally {
+      if (sessionId !== undefined) this.claimed.delete(sessionId);
+    }
+  }
+
+  private async open(spec: LiveStart): Promise<LiveSession> {
     const host = await openHost({
       cwd: spec.workspace,
       ...(this.options.configFile ? { configFile: this.options.configFile } : {}),
@@ -190,6 +219,8 @@ export class LiveSessions {
       mode: spec.mode,
       attended: true,
     });
+    // The folder's trust is the person's, recorded with `cairn trust` or `trusted_folders`.
+    warnUntrusted(host.trust, this.options.log);
     try {
       return spec.mode === "chat" ? await this.chat(host, spec) : await this.task(host, spec);
     } catch (error) {
@@ -199,19 +230,29 @@ export class LiveSessions {
   }
 
   private async task(host: Host, spec: LiveStart): Promise<LiveSession> {
-    const session = await host.open(spec.resume);
+    const session = await host.open(spec.resume, spec.sessionId);
     const live = this.add(host, session, undefined);
     const point = spec.resume ? resumePoint(spec.resume.events) : undefined;
+    const options = { context: spec.context };
     live.begin(() =>
-      spec.mode === "run" ? runTask(session, spec.task, point) : doTask(session, spec.task, point),
+      spec.mode === "run"
+        ? runTask(session, spec.task, point, options)
+        : doTask(session, spec.task, point, options),
     );
     return live;
   }
 
   private async chat(host: Host, spec: LiveStart): Promise<LiveSession> {
-    const engine = await ChatEngine.start((resume) => host.open(resume));
+    // The caller's id is the first session's; a /clear later starts one with an id of its own.
+    let id = spec.sessionId;
+    const engine = await ChatEngine.start((resume) => {
+      const chosen = id;
+      id = undefined;
+      return host.open(resume, chosen);
+    });
     if (spec.resume) await engine.resume(spec.resume.id, spec.resume.events);
     const live = this.add(host, engine.session, engine);
+    if (spec.context?.trim()) engine.tell(`Context given with the task: ${spec.context.trim()}`);
     if (!spec.resume) live.message(spec.task);
     return live;
   }

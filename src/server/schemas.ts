@@ -97,6 +97,22 @@ export const startSchema = z
   .strictObject({
     mode: z.enum(MODES).openapi({ description: "do: one tool loop; run: to a verified finish; chat" }),
     task: z.string().trim().min(1).openapi({ description: "the task, or a chat's first message" }),
+    context: z.string().max(100_000).optional().openapi({
+      description:
+        "what the model should know about the task apart from it (background, constraints); given to the model with the task, not shown as the task",
+      example: "It's several versions behind, managed by straight.el",
+    }),
+    session_id: z
+      .string()
+      .regex(
+        /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/,
+        "expected letters, digits, ., _ and - (up to 128, starting with a letter or digit), such as upgrade-20250814",
+      )
+      .optional()
+      .openapi({
+        description: "the new session's id, when the caller chooses it; must not be taken (409 otherwise)",
+        example: "upgrade-20250814",
+      }),
     workspace: z
       .string()
       .min(1)

@@ -93,6 +93,17 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE usage ADD COLUMN agent TEXT NOT NULL DEFAULT 'main';
   `,
+  // File relevance: each file's embedding by model and content hash, so a file is embedded once
+  // for as long as it does not change, whichever session or workspace meets it.
+  `
+  CREATE TABLE embeddings (
+    model TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (model, hash)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

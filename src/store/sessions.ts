@@ -214,6 +214,11 @@ export class Store {
     });
   }
 
+  /** Whether a session has exactly this id (not merely one starting with it). */
+  sessionExists(id: string): boolean {
+    return this.db.prepare("SELECT 1 FROM sessions WHERE id = ?").get(id) !== undefined;
+  }
+
   /** Newest first. */
   listSessions(options: { limit?: number; workspace?: string } = {}): SessionInfo[] {
     const rows = this.db
@@ -270,6 +275,14 @@ export class Store {
             ts: String(row.ts),
           }) as StampedEvent,
       );
+  }
+
+  /** What the sessions recorded in a workspace have cost, all of them, in the calls of known price. */
+  workspaceCost(workspace: string): number {
+    const row = this.db
+      .prepare("SELECT total(known_cost_usd) AS spent FROM sessions WHERE workspace = ?")
+      .get(workspace);
+    return Number(row?.spent ?? 0);
   }
 
   /** Deletes a session with its events and usage. False when there was no such session. */

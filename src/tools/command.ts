@@ -6,6 +6,7 @@ import { HeadTailBuffer } from "../platform/truncate.js";
 import { needsNetwork } from "../safety/commandKinds.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { resolveInWorkspace } from "../safety/paths.js";
+import { hideEnvironmentSecrets } from "../safety/redact.js";
 import { type WrappedCommand, wrapCommand } from "../safety/sandbox.js";
 import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
@@ -77,7 +78,15 @@ const runCommandTool = defineTool({
     } else {
       status = `Exit code ${result.exitCode} after ${result.durationMs} ms.`;
     }
-    const text = cut.total_bytes === 0 ? "(no output)" : cleanTerminalOutput(cut.text);
+    // A person who let this call read secret files chose to show them; otherwise an environment
+    // listing (`env`, a container's settings) keeps its secrets from the model.
+    const shown = cleanTerminalOutput(cut.text);
+    const text =
+      cut.total_bytes === 0
+        ? "(no output)"
+        : ctx.secrets?.approved.size
+          ? shown
+          : hideEnvironmentSecrets(shown);
     const offline =
       ctx.sandbox &&
       !ctx.sandbox.network &&
@@ -136,6 +145,7 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
     ...(confined ? { tmpDir: confined.tmpDir() } : {}),
     allowNetwork: confined?.network ?? true,
     readOnly: confined?.readOnly ?? [],
+    ...(confined ? { masks: confined.masks(ctx.secrets) } : {}),
   });
 }
 

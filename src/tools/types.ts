@@ -9,6 +9,7 @@ import type {
 } from "../events/types.js";
 import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
 import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
+import type { Masks } from "../safety/sandboxMasks.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
 import type { EditorFiles, ReadTracker } from "./fileText.js";
 
@@ -123,6 +124,8 @@ export interface CommandSandbox {
   network: boolean;
   /** Folders in the workspace commands may not write (cairn's project config). */
   readOnly: string[];
+  /** What commands may not read, given the secret files the call may (sandboxMasks.ts). */
+  masks: (secrets: SecretFiles | undefined) => Masks;
 }
 
 export interface TodoInput {

@@ -46,7 +46,7 @@ function modelList(config: Config, current: string): string {
   const configured = Object.keys(config.models).map((id) => `  ${id}`);
   return [
     `Current: ${current}`,
-    profiles.length ? `Profiles (/model <role>):\n${profiles.join("\n")}` : "No profiles in the config.",
+    profiles.length ? `Profiles (/model <name>):\n${profiles.join("\n")}` : "No profiles in the config.",
     ...(configured.length ? [`Models in the config:\n${configured.join("\n")}`] : []),
     "Any provider/model works too, e.g. /model anthropic/claude-sonnet-4-5",
   ].join("\n");
@@ -109,3 +109,50 @@ export const CHAT_COMMANDS = {
     },
   },
 } satisfies Record<string, ChatCommand>;
+
+/**
+ * The person's and the project's own commands (`.cairn/commands/*.md`), as commands of the chat;
+ * one named like a command cairn has (`taken`) is left out, said in `problems`.
+ */
+export function customChatCommands(
+  engine: ChatEngine,
+  taken: readonly string[],
+): { commands: ChatCommand[]; problems: string[] } {
+  const commands: ChatCommand[] = [];
+  const problems: string[] = [];
+  for (const command of engine.session.commands.commands.values()) {
+    if (taken.includes(command.name)) {
+      problems.push(
+        `${command.file}: /${command.name} is one of cairn's own commands; rename the file to use it`,
+      );
+      continue;
+    }
+    commands.push({
+      name: command.name,
+      ...(command.argumentHint ? { args: command.argumentHint } : {}),
+      summary: `${command.description} (${command.scope === "project" ? "project" : "yours"})`,
+      startsTurn: true,
+      async run(chat, arg) {
+        await chat.engine.runCommand(command, arg);
+        return undefined;
+      },
+    });
+  }
+  return { commands, problems };
+}
+
+/** `/skills`: what the model may load, where each comes from. */
+export const SKILLS_COMMAND: ChatCommand = {
+  name: "skills",
+  summary: "the skills the model can load, and where each comes from",
+  async run({ engine }) {
+    const { skills, problems } = engine.session.skills;
+    const lines = [...skills.values()].map(
+      (skill) => `${skill.name}  ${skill.description}\n    ${skill.file}`,
+    );
+    const text = lines.length
+      ? lines.join("\n")
+      : "No skills. A skill is a folder with a SKILL.md in .cairn/skills/ or ~/.config/cairn/skills/.";
+    return { title: "skills", text: [text, ...problems.map((problem) => `! ${problem}`)].join("\n") };
+  },
+};

@@ -20,6 +20,29 @@ const CHOICE_WORDS = {
   deny: "declined",
 } as const;
 
+const TRUSTED_BY = {
+  flag: "--trust-workspace",
+  prompt: "your answer",
+  stored: "cairn trust",
+  config: "trusted_folders in your config",
+} as const;
+
+/** A trusted folder in one line; an untrusted one with each setting left out, and how to trust it. */
+function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): EventLine[] {
+  const count = `${event.settings.length} setting${event.settings.length === 1 ? "" : "s"} beyond yours`;
+  if (event.trusted)
+    return [
+      line(
+        `trusted folder (${event.by ? TRUSTED_BY[event.by] : "trusted"}): what its files ask for applies (${count})`,
+      ),
+    ];
+  return [
+    line(`This folder is not trusted, so cairn left out what its files ask for (${count}):`, "warn"),
+    ...event.settings.map((setting) => line(`  ${setting.file} ${setting.key}: ${setting.asks}`, "warn")),
+    ...(event.hint ? [line(`${event.hint[0]?.toUpperCase()}${event.hint.slice(1)}.`, "warn")] : []),
+  ];
+}
+
 /**
  * What an event says in words, the same in the line renderer, the terminal UI and the session
  * export. Undefined for the events each of them draws its own way (streamed text, tool calls
@@ -57,6 +80,13 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
           : [];
       return [...checks, ...failure];
     }
+    case "progress":
+      return [
+        line(
+          `progress: ${event.verdict} (${event.reason})${event.stalled ? `; ${event.stalled} round${event.stalled === 1 ? "" : "s"} without getting closer` : ""}`,
+          event.verdict === "closer" ? "dim" : "warn",
+        ),
+      ];
     case "repair":
       return [
         line(
@@ -114,6 +144,8 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
           ];
     case "error":
       return [line(`✗ ${event.message}`, "error")];
+    case "workspace.trust":
+      return trustLines(event);
     case "session.started":
     case "session.finished":
     case "status":

@@ -1,6 +1,15 @@
-import type { EventOf, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
+import type { EventOf, RunResult, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { firstLine, plural } from "../platform/text.js";
+
+/**
+ * Output tokens a second, when there is enough to measure: over a short answer the rate is the
+ * noise of the first token's latency and of buffering (a replayed answer came out at thousands a
+ * second), so it is not said.
+ */
+export function outputSpeed(outputTokens: number, seconds: number): number | null {
+  return outputTokens >= 50 && seconds >= 1 ? outputTokens / seconds : null;
+}
 
 /** The closing usage line: tokens in (cached), out, speed, dollars. */
 export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): string {
@@ -11,6 +20,31 @@ export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): 
   if (tokensPerSecond !== null) parts.push(`${tokensPerSecond.toFixed(1)} tok/s`);
   parts.push(formatCost(totals.cost_usd));
   return `usage: ${parts.join(" · ")}`;
+}
+
+function commands(checks: RunResult["assessment"]["verified_by"]): string {
+  const shown = checks.slice(0, 2).map((check) => check.command);
+  return `${shown.join(", ")}${checks.length > 2 ? ` and ${checks.length - 2} more` : ""}`;
+}
+
+/**
+ * What checked the work, for the closing line after the status: so `completed` is seen to rest
+ * on a check, and a run nothing could check says so where it ends.
+ */
+export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): string {
+  const checks = result.assessment?.verified_by ?? [];
+  switch (result.reason) {
+    case "checks_passed":
+      return ` · checked by ${commands(checks.filter((check) => check.passed))}`;
+    case "checks_failed":
+      return ` · failed: ${commands(checks.filter((check) => !check.passed))}`;
+    case "no_check":
+      return " · not verified: no check was found or could run (see the report)";
+    case "unchecked":
+      return " · not checked (without a plan, cairn checks only with --verify)";
+    default:
+      return "";
+  }
 }
 
 /** How each status reads in a status line, in every renderer. */

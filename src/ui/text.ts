@@ -1,10 +1,10 @@
 import { styleText } from "node:util";
 import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
-import { formatDuration } from "../platform/format.js";
+import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
 import type { ToolDescriber } from "../tools/registry.js";
 import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, STATUS_LABEL, usageLine } from "./format.js";
+import { agentEnding, checkedLine, outputSpeed, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -19,11 +19,20 @@ export interface TextRendererOptions {
   interactive: boolean;
   /** Names what each tool call acts on (the session's tool registry). */
   describe: ToolDescriber;
+  /**
+   * `--verbose`: each model call's tokens and cost, status changes, the model's reasoning, the
+   * arguments of each call, more of each tool's output and whole diffs.
+   */
+  verbose?: boolean;
 }
 
 type Style = Parameters<typeof styleText>[0];
 
 const MAX_DIFF_LINES = 60;
+/** Lines of a tool's output shown with --verbose (the first line otherwise). */
+const VERBOSE_OUTPUT_LINES = 20;
+/** The most of a failed call's message shown: enough for a refusal and the rule that would allow it. */
+const MAX_FAILURE_CHARS = 1_000;
 
 const TONE_STYLE: Record<Exclude<Tone, "plain">, Style> = {
   dim: "dim",
@@ -136,7 +145,14 @@ export class TextRenderer {
         this.statusText = STATUS_LABEL[event.status];
         this.streamedChars = 0;
         this.clearStatus();
+        // A status line redraws in place at a terminal; elsewhere, verbose output logs each change.
+        if (this.options.verbose && !this.options.interactive)
+          this.line(this.style("dim", `… ${this.statusText}${event.detail ? `: ${event.detail}` : ""}`));
         this.showStatus();
+        break;
+      case "reasoning":
+        if (this.options.verbose && event.text.trim())
+          this.line(this.style("dim", event.text.trim().replace(/^/gm, "  ┊ ")));
         break;
       case "todos":
         this.renderTodos(event.todos);
@@ -148,6 +164,8 @@ export class TextRenderer {
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
         this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
+        if (this.options.verbose)
+          this.line(this.style("dim", `  ${firstLine(JSON.stringify(event.args) ?? "", 400)}`));
         break;
       case "tool.result":
         this.renderToolResult(event);
@@ -157,6 +175,7 @@ export class TextRenderer {
         break;
       case "usage":
         this.countUsage(event);
+        if (this.options.verbose) this.line(this.style("dim", this.callLine(event)));
         break;
       case "session.finished":
         this.statusText = "";
@@ -165,6 +184,12 @@ export class TextRenderer {
       default:
         for (const { text, tone } of describeEvent(event) ?? []) this.line(this.toned(tone, text));
     }
+  }
+
+  /** One model call, for --verbose: which model, for what, what it took and cost. */
+  private callLine(event: Extract<StampedEvent, { type: "usage" }>): string {
+    const totals: UsageTotals = { ...event, calls: 1 };
+    return `  · ${event.model} (${event.phase}) ${formatDuration(event.duration_ms)} · ${usageLine(totals, event.tokens_per_second)}`;
   }
 
   private toned(tone: Tone, text: string): string {
@@ -191,7 +216,10 @@ export class TextRenderer {
   private renderToolResult(event: Extract<StampedEvent, { type: "tool.result" }>): void {
     const time = this.style("dim", formatDuration(event.duration_ms));
     if (!event.ok) {
-      this.line(`  ${this.style("red", "✗")} ${firstLine(event.output, 160)} ${time}`);
+      // Why a call failed or was refused is said whole: its end often says how to allow it.
+      const why = event.output.trim();
+      const shown = why.length > MAX_FAILURE_CHARS ? `${why.slice(0, MAX_FAILURE_CHARS)}…` : why;
+      this.line(`  ${this.style("red", "✗")} ${shown.replace(/\n/g, "\n    ")} ${time}`);
       return;
     }
     // What a read returns is content, not a message: its size says more than its first line.
@@ -202,12 +230,22 @@ export class TextRenderer {
     // A command that ran but failed (tests that fail, a build that breaks) is not a success.
     const failed = event.data?.kind === "command" && event.data.exit_code !== 0;
     this.line(`  ${failed ? this.style("red", "✗") : this.style("green", "✓")} ${summary} ${time}`);
+    if (this.options.verbose && !this.readTools.has(event.call_id)) this.renderOutput(event.output);
     if (event.data?.kind === "file_change" && event.data.diff) this.renderDiff(event.data.diff);
+  }
+
+  /** More of a tool's output than its first line, for --verbose. */
+  private renderOutput(output: string): void {
+    const lines = output.split("\n");
+    if (lines.length <= 1) return;
+    for (const l of lines.slice(1, VERBOSE_OUTPUT_LINES)) this.line(this.style("dim", `    ${l}`));
+    if (lines.length > VERBOSE_OUTPUT_LINES)
+      this.line(this.style("dim", `    … ${lines.length - VERBOSE_OUTPUT_LINES} more lines`));
   }
 
   private renderDiff(diff: string): void {
     const lines = diff.split("\n").filter((l) => !l.startsWith("===") && !l.startsWith("Index:"));
-    const shown = lines.slice(0, MAX_DIFF_LINES);
+    const shown = this.options.verbose ? lines : lines.slice(0, MAX_DIFF_LINES);
     for (const l of shown) {
       const styled =
         l.startsWith("+") && !l.startsWith("+++")
@@ -230,12 +268,17 @@ export class TextRenderer {
 
   private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {
     const totals: UsageTotals = { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
-    const tps = this.generationSeconds > 0 ? this.outputTokens / this.generationSeconds : null;
+    const tps = outputSpeed(this.outputTokens, this.generationSeconds);
     const changed = result.files_changed.length;
     const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
-    const statusStyle: Style = result.status === "completed" ? "green" : "red";
+    const statusStyle: Style =
+      result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
+    const allTime =
+      result.workspace_cost_usd === undefined
+        ? ""
+        : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
     this.line(
-      `${this.style(statusStyle, result.status)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}`,
+      `${this.style(statusStyle, result.status)}${checkedLine(result)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
     );
   }
 }

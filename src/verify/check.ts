@@ -17,7 +17,7 @@ import { findExecutable, type ProcessResult, spawnGroup } from "../platform/proc
 import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
-import type { Check, ValidationPlan } from "./strategy.js";
+import type { Check, ValidationPlan } from "./plan.js";
 
 export interface CheckOptions {
   /** Where the checks run; the plan's workspace when not given. */
@@ -148,8 +148,8 @@ async function compareExpected(
 }
 
 /** Only the check itself: a CheckResult passed in to be run again must not carry its old results along. */
-function checkFields({ name, command, kind, fixer, expected_file }: Check): Check {
-  const check: Check = { name, command, kind };
+function checkFields({ name, command, kind, source, fixer, expected_file }: Check): Check {
+  const check: Check = { name, command, kind, source };
   if (fixer !== undefined) check.fixer = fixer;
   if (expected_file !== undefined) check.expected_file = expected_file;
   return check;

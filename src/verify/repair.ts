@@ -1,13 +1,21 @@
 /**
  * Deterministic repair, tried before another model call (DESIGN.md, the loop): the project's own
- * fixers for lint and format failures, and a small bounded set of single-site mutations of the
- * lines the last edit touched when a program's output is off by a little.
+ * fixers for lint and format failures, and a bounded search of small mutations (mutations.ts),
+ * alone then in pairs, when a program's output or a test is off by a little.
  */
 import { randomBytes } from "node:crypto";
 import { readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type CheckOptions, type CheckResult, reportFrom, runCheck, type ValidationReport } from "./check.js";
-import type { ValidationPlan } from "./strategy.js";
+import {
+  applyMutations,
+  disjoint,
+  type EditedFile,
+  type Mutation,
+  type RankedMutation,
+  rankMutations,
+} from "./mutations.js";
+import type { ValidationPlan } from "./plan.js";
 
 export interface FixerAttempt {
   kind: "fixer";
@@ -20,13 +28,19 @@ export interface FixerAttempt {
 
 export interface MutationAttempt {
   kind: "mutation";
+  /** The file and line of its (first) mutation. */
   file: string;
   line: number;
   before: string;
   after: string;
+  /** What it changed; a pair's two changes joined by " + ". */
   description: string;
+  /** 1, or 2 for a pair of mutations applied together. */
+  size: 1 | 2;
   /** Whether validation passed with the mutation; only a passing one is kept. */
   passed: boolean;
+  /** Set when the failing check passed but another check then failed, so it was not kept. */
+  broke?: string;
   duration_ms: number;
 }
 
@@ -52,7 +66,7 @@ export async function tryFixers(
       continue;
     }
     const fixerRun = await runCheck(
-      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind },
+      { name: `${result.name} fixer`, command: result.fixer, kind: result.kind, source: result.source },
       runOptions,
     );
     const rerun = await runCheck(result, runOptions);
@@ -69,276 +83,39 @@ export async function tryFixers(
   return changed ? reportFrom(checks) : report;
 }
 
-export interface EditedFile {
-  /** Relative to `cwd`, or absolute. */
-  path: string;
-  /** 1-based, inclusive. The whole file when absent. */
-  ranges?: { start: number; end: number }[];
-}
-
-export interface Mutation {
-  file: string;
-  line: number;
-  before: string;
-  after: string;
-  description: string;
-}
-
 export interface MutationOptions {
   cwd: string;
-  /** Validates the workspace as it is on disk; true when it passes. */
+  /** Validates the workspace as it is on disk (the failing check alone); true when it passes. */
   validate: () => Promise<boolean>;
+  /**
+   * Run once `validate` passes: true when nothing else broke (the other checks). A mutation that
+   * fixes the failing check and breaks another is put back like one that fixed nothing.
+   */
+  confirm?: () => Promise<boolean>;
   onAttempt?: (attempt: MutationAttempt) => void;
   /** At most MAX_MUTATIONS. */
   maxAttempts?: number;
+  /** Wall time for all the attempts; the one running when it is spent still finishes. */
+  timeBudgetMs?: number;
   signal?: AbortSignal;
 }
 
 export interface MutationResult {
   fixed: boolean;
-  /** The mutation left in place, when one made validation pass. */
+  /** The mutation (or pair) left in place, when one made validation pass. */
   kept?: MutationAttempt;
   attempts: MutationAttempt[];
+  /** Why the search stopped short of every candidate, when it did. */
+  stopped?: "count" | "time";
+  duration_ms: number;
 }
 
-export const MAX_MUTATIONS = 20;
-
-/** Tiers in the order they are tried: loop bounds are the likeliest off-by-one, any constant the least. */
-type Tier = 0 | 1 | 2 | 3;
-
-interface Candidate {
-  tier: Tier;
-  start: number;
-  end: number;
-  replacement: string;
-  description: string;
-}
-
-/**
- * The line with string literals and comments blanked out (same length), so that no mutation
- * changes what a program prints by editing the text it prints.
- */
-function maskLine(line: string, hashComments: boolean): string {
-  let masked = "";
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i]!;
-    if (quote) {
-      masked += "\0";
-      if (char === "\\") {
-        masked += i + 1 < line.length ? "\0" : "";
-        i++;
-      } else if (char === quote) quote = undefined;
-      continue;
-    }
-    const startsComment = hashComments ? char === "#" : char === "/" && line[i + 1] === "/";
-    if (startsComment) return masked + "\0".repeat(line.length - i);
-    if (char === '"' || char === "'" || char === "`") {
-      quote = char;
-      masked += "\0";
-      continue;
-    }
-    masked += char;
-  }
-  return masked;
-}
-
-/** The end of the bracketed group opening at `open`, or -1. */
-function closingParen(text: string, open: number): number {
-  let depth = 0;
-  for (let i = open; i < text.length; i++) {
-    if (text[i] === "(" || text[i] === "[") depth++;
-    else if (text[i] === ")" || text[i] === "]") {
-      depth--;
-      if (depth === 0) return i;
-    }
-  }
-  return -1;
-}
-
-/** Top-level comma-separated arguments between `from` and `to`, with their positions, trimmed. */
-function splitArgs(text: string, from: number, to: number): { start: number; end: number }[] {
-  const args: { start: number; end: number }[] = [];
-  let depth = 0;
-  let argStart = from;
-  for (let i = from; i <= to; i++) {
-    const char = text[i];
-    if (char === "(" || char === "[") depth++;
-    else if (char === ")" || char === "]") depth--;
-    if (i === to || (char === "," && depth === 0)) {
-      let start = argStart;
-      let end = i;
-      while (start < end && /\s/.test(text[start]!)) start++;
-      while (end > start && /\s/.test(text[end - 1]!)) end--;
-      args.push({ start, end });
-      argStart = i + 1;
-    }
-  }
-  return args;
-}
-
-/** `n` → `n + 1`, `n - 1`; `n - 1` → `n`; a literal → its neighbours. */
-function boundVariants(expression: string): string[] {
-  if (/^\d+$/.test(expression)) {
-    const value = Number(expression);
-    return [String(value + 1), ...(value > 0 ? [String(value - 1)] : [])];
-  }
-  const offByOne = /^(.*?)\s*[-+]\s*1$/.exec(expression);
-  if (offByOne) return [offByOne[1]!];
-  return [`${expression} + 1`, `${expression} - 1`];
-}
-
-function rangeCandidates(line: string, masked: string): Candidate[] {
-  const candidates: Candidate[] = [];
-  for (const match of masked.matchAll(/\brange\(/g)) {
-    const open = match.index + "range".length;
-    const close = closingParen(masked, open);
-    if (close === -1) continue;
-    const args = splitArgs(masked, open + 1, close);
-    const text = (arg: { start: number; end: number }): string => line.slice(arg.start, arg.end);
-    const stopVariants = (stop: { start: number; end: number }) => {
-      for (const variant of boundVariants(text(stop))) {
-        candidates.push({
-          tier: 0,
-          ...stop,
-          replacement: variant,
-          description: `range stop ${text(stop)} → ${variant}`,
-        });
-      }
-    };
-    if (args.length === 1 && args[0]!.end > args[0]!.start) {
-      const stop = args[0]!;
-      stopVariants(stop);
-      const oneBased = `1, ${text(stop)} + 1`;
-      candidates.push({
-        tier: 0,
-        ...stop,
-        replacement: oneBased,
-        description: `range(${text(stop)}) → range(${oneBased})`,
-      });
-    } else if (args.length === 2 || args.length === 3) {
-      const [begin, stop] = [args[0]!, args[1]!];
-      stopVariants(stop);
-      if (/^\d+$/.test(text(begin))) {
-        for (const variant of boundVariants(text(begin))) {
-          candidates.push({
-            tier: 0,
-            ...begin,
-            replacement: variant,
-            description: `range start ${text(begin)} → ${variant}`,
-          });
-        }
-      }
-    }
-  }
-  // Rust's `a..b` and `a..=b`; not JavaScript's `...spread`.
-  for (const match of masked.matchAll(/(?<!\.)\.\.(=?)(?=[\w(])/g)) {
-    const replacement = match[1] ? ".." : "..=";
-    const end = match.index + match[0].length;
-    candidates.push({
-      tier: 0,
-      start: match.index,
-      end,
-      replacement,
-      description: `${match[0]} → ${replacement}`,
-    });
-  }
-  return candidates;
-}
-
-function comparisonCandidates(masked: string): Candidate[] {
-  // Spaces on both sides keep generics (`Array<T>`), arrows and shifts out.
-  const flip: Record<string, string> = { "<": "<=", "<=": "<", ">": ">=", ">=": ">" };
-  return [...masked.matchAll(/(?<=\s)(<=|>=|<|>)(?=\s)/g)].map((match) => ({
-    tier: 1 as const,
-    start: match.index,
-    end: match.index + match[0].length,
-    replacement: flip[match[0]]!,
-    description: `${match[0]} → ${flip[match[0]]}`,
-  }));
-}
-
-function lengthCandidates(line: string, masked: string): Candidate[] {
-  const length = /(\blen\([^()]*\)|\.length\b|\.len\(\)|\.size\(\)|\.count\(\))(\s*-\s*1\b)?/g;
-  return [...masked.matchAll(length)].map((match) => {
-    const whole = line.slice(match.index, match.index + match[0].length);
-    const base = line.slice(match.index, match.index + match[1]!.length);
-    const replacement = match[2] ? base : `${base} - 1`;
-    return {
-      tier: 2 as const,
-      start: match.index,
-      end: match.index + match[0].length,
-      replacement,
-      description: `${whole} → ${replacement}`,
-    };
-  });
-}
-
-function constantCandidates(masked: string): Candidate[] {
-  return [...masked.matchAll(/(?<![\w.])\d+(?![\w.])/g)].flatMap((match) => {
-    // `n - 1` → `n - 0` is the same program as the `n` the length and range rules already try.
-    const added = /[-+]\s*$/.test(masked.slice(0, match.index));
-    return boundVariants(match[0])
-      .filter((replacement) => !(added && replacement === "0"))
-      .map((replacement) => ({
-        tier: 3 as const,
-        start: match.index,
-        end: match.index + match[0].length,
-        replacement,
-        description: `constant ${match[0]} → ${replacement}`,
-      }));
-  });
-}
-
-function touchedLines(lineCount: number, ranges: EditedFile["ranges"]): number[] {
-  if (!ranges || ranges.length === 0) return Array.from({ length: lineCount }, (_, i) => i + 1);
-  const lines = new Set<number>();
-  for (const { start, end } of ranges) {
-    for (let line = Math.max(1, start); line <= Math.min(lineCount, end); line++) lines.add(line);
-  }
-  return [...lines].sort((a, b) => a - b);
-}
-
-type Ranked = Mutation & { tier: Tier };
-
-function rankedMutations(file: string, text: string, ranges: EditedFile["ranges"]): Ranked[] {
-  const hashComments = /\.(py|rb|sh|pl|r)$/i.test(file);
-  const lines = text.split("\n");
-  const found: Ranked[] = [];
-  const seen = new Set<string>();
-  for (const number of touchedLines(lines.length, ranges)) {
-    const line = lines[number - 1]!;
-    const masked = maskLine(line, hashComments);
-    const candidates = [
-      ...rangeCandidates(line, masked),
-      ...comparisonCandidates(masked),
-      ...lengthCandidates(line, masked),
-      ...constantCandidates(masked),
-    ];
-    for (const candidate of candidates) {
-      const after = line.slice(0, candidate.start) + candidate.replacement + line.slice(candidate.end);
-      if (after === line || seen.has(`${number}\n${after}`)) continue;
-      seen.add(`${number}\n${after}`);
-      found.push({
-        tier: candidate.tier,
-        file,
-        line: number,
-        before: line,
-        after,
-        description: candidate.description,
-      });
-    }
-  }
-  return found.sort((a, b) => a.tier - b.tier);
-}
-
-/**
- * Single-site mutations of the given lines of one file's text, likeliest first (loop bounds,
- * then comparisons, then lengths, then any integer constant), each distinct line once.
- */
-export function proposeMutations(file: string, text: string, ranges?: EditedFile["ranges"]): Mutation[] {
-  return rankedMutations(file, text, ranges).map(({ tier: _tier, ...mutation }) => mutation);
-}
+/** Attempts in all, single mutations and pairs together. */
+export const MAX_MUTATIONS = 40;
+/** The wall time all attempts may take by default. */
+export const MUTATION_TIME_BUDGET_MS = 60_000;
+/** The likeliest single mutations whose pairs are tried once no single one works. */
+const PAIR_POOL = 8;
 
 /** Replaces a file's content in one rename, so that nothing ever reads it half-written. */
 async function replaceFile(file: string, content: Buffer | string, mode: number): Promise<void> {
@@ -355,16 +132,72 @@ async function replaceFile(file: string, content: Buffer | string, mode: number)
   }
 }
 
+interface Original {
+  bytes: Buffer;
+  mode: number;
+  absolute: string;
+}
+
+/** What to try, likeliest first: the edited lines' mutations, then the rest of the edited files', then pairs. */
+function candidates(
+  found: Map<string, { touched: RankedMutation[]; rest: RankedMutation[] }>,
+): RankedMutation[][] {
+  // Within a tier the files take turns, so that one file's many constants cannot use up the
+  // budget before another's loop bound is tried.
+  const interleave = (lists: RankedMutation[][]) =>
+    lists
+      .flatMap((list) => list.map((mutation, index) => ({ mutation, index })))
+      .sort((a, b) => a.mutation.tier - b.mutation.tier || a.index - b.index)
+      .map(({ mutation }) => mutation);
+  const lists = [...found.values()];
+  const touched = interleave(lists.map((list) => list.touched));
+  const rest = interleave(lists.map((list) => list.rest));
+  const singles = [...touched, ...rest];
+  // Pairs of the likeliest structural changes (not bare constants, whose pairs are mostly noise).
+  const pool = singles.filter((mutation) => mutation.tier < 3).slice(0, PAIR_POOL);
+  const pairs: RankedMutation[][] = [];
+  for (let i = 0; i < pool.length; i++)
+    for (let j = i + 1; j < pool.length; j++)
+      if (disjoint(pool[i]!, pool[j]!)) pairs.push([pool[i]!, pool[j]!]);
+  const weight = (pair: RankedMutation[]) => pair[0]!.tier + pair[1]!.tier;
+  pairs.sort((a, b) => weight(a) - weight(b));
+  return [...singles.map((mutation) => [mutation]), ...pairs];
+}
+
+function attemptOf(change: Mutation[], passed: boolean, started: number, broke?: string): MutationAttempt {
+  const [first] = change as [Mutation, ...Mutation[]];
+  const shown = (text: string) =>
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .join(" ⏎ ");
+  return {
+    kind: "mutation",
+    file: first.file,
+    line: first.line,
+    description: change.map((mutation) => mutation.description).join(" + "),
+    before: change.map((mutation) => shown(mutation.before)).join(" … "),
+    after: change.map((mutation) => shown(mutation.after) || "(removed)").join(" … "),
+    size: change.length === 1 ? 1 : 2,
+    passed,
+    ...(broke ? { broke } : {}),
+    duration_ms: Date.now() - started,
+  };
+}
+
 /**
- * Tries mutations of the edited lines one at a time: each is written, validated, and kept if
- * validation passes; otherwise the file's original bytes are put back before the next one. Stops
- * at the first that passes. Files that are not valid UTF-8 are left alone, since their text
- * could not be written back byte for byte.
+ * Tries mutations of the edited files, one at a time and then in pairs: each is written,
+ * validated, and kept if the failing check passes and (`confirm`) nothing else broke; otherwise
+ * the files' original bytes are put back before the next. Stops at the first kept, after
+ * `maxAttempts`, or once the time budget is spent. Files that are not valid UTF-8 are left
+ * alone, since their text could not be written back byte for byte.
  */
 export async function tryMutations(edited: EditedFile[], options: MutationOptions): Promise<MutationResult> {
+  const began = Date.now();
   const limit = Math.min(options.maxAttempts ?? MAX_MUTATIONS, MAX_MUTATIONS);
-  const originals = new Map<string, { bytes: Buffer; mode: number; absolute: string }>();
-  const candidates: (Ranked & { index: number })[] = [];
+  const deadline = began + (options.timeBudgetMs ?? MUTATION_TIME_BUDGET_MS);
+  const originals = new Map<string, Original>();
+  const found = new Map<string, { touched: RankedMutation[]; rest: RankedMutation[] }>();
   for (const file of edited) {
     const absolute = path.resolve(options.cwd, file.path);
     const bytes = await readFile(absolute).catch(() => undefined);
@@ -372,41 +205,71 @@ export async function tryMutations(edited: EditedFile[], options: MutationOption
     const text = bytes.toString("utf8");
     if (!Buffer.from(text, "utf8").equals(bytes)) continue;
     originals.set(file.path, { bytes, mode: (await stat(absolute)).mode & 0o7777, absolute });
-    candidates.push(
-      ...rankedMutations(file.path, text, file.ranges).map((mutation, index) => ({ ...mutation, index })),
-    );
+    const touched = rankMutations(file.path, text, file.ranges);
+    const changes = new Set(touched.map((mutation) => `${mutation.line}:${mutation.after}`));
+    const rest = file.ranges?.length
+      ? rankMutations(file.path, text).filter(
+          (mutation) => !changes.has(`${mutation.line}:${mutation.after}`),
+        )
+      : [];
+    found.set(file.path, { touched, rest });
   }
-  // Likeliest first across all files, and within a tier the files take turns, so that one
-  // file's many constants cannot use up the budget before another's loop bound is tried.
-  const ordered = candidates.sort((a, b) => a.tier - b.tier || a.index - b.index).slice(0, limit);
+  const restore = async (files: Iterable<string>) => {
+    for (const file of files) {
+      const original = originals.get(file)!;
+      await replaceFile(original.absolute, original.bytes, original.mode);
+    }
+  };
 
   const attempts: MutationAttempt[] = [];
-  for (const mutation of ordered) {
+  const all = candidates(found);
+  for (const change of all) {
+    if (attempts.length >= limit)
+      return { fixed: false, attempts, stopped: "count", duration_ms: Date.now() - began };
+    if (Date.now() >= deadline)
+      return { fixed: false, attempts, stopped: "time", duration_ms: Date.now() - began };
     options.signal?.throwIfAborted();
-    const original = originals.get(mutation.file)!;
-    const lines = original.bytes.toString("utf8").split("\n");
-    lines[mutation.line - 1] = mutation.after;
+    const files = [...new Set(change.map((mutation) => mutation.file))];
     const started = Date.now();
     let passed = false;
-    await replaceFile(original.absolute, lines.join("\n"), original.mode);
+    let broke: string | undefined;
+    for (const file of files) {
+      const original = originals.get(file)!;
+      const lines = applyMutations(
+        original.bytes.toString("utf8").split("\n"),
+        change.filter((mutation) => mutation.file === file),
+      );
+      await replaceFile(original.absolute, lines.join("\n"), original.mode);
+    }
     try {
       passed = await options.validate();
+      if (passed && options.confirm && !(await options.confirm())) {
+        passed = false;
+        broke = "the failing check passed, but another check failed with it";
+      }
     } finally {
-      if (!passed) await replaceFile(original.absolute, original.bytes, original.mode);
+      if (!passed) await restore(files);
     }
-    const attempt: MutationAttempt = {
-      kind: "mutation",
-      file: mutation.file,
-      line: mutation.line,
-      description: mutation.description,
-      before: mutation.before.trim(),
-      after: mutation.after.trim(),
-      passed,
-      duration_ms: Date.now() - started,
-    };
+    const attempt = attemptOf(change, passed, started, broke);
     attempts.push(attempt);
     options.onAttempt?.(attempt);
-    if (passed) return { fixed: true, kept: attempt, attempts };
+    if (passed) return { fixed: true, kept: attempt, attempts, duration_ms: Date.now() - began };
   }
-  return { fixed: false, attempts };
+  return { fixed: false, attempts, duration_ms: Date.now() - began };
+}
+
+/** One line on what the mutation search tried and found: for the next plan and the run's report. */
+export function repairSummary(result: MutationResult): string {
+  const pairs = result.attempts.filter((attempt) => attempt.size === 2).length;
+  const tried = `${result.attempts.length} mutation${result.attempts.length === 1 ? "" : "s"}${pairs ? ` (${pairs} of them pairs)` : ""}`;
+  const seconds = `${(result.duration_ms / 1000).toFixed(1)} s`;
+  if (result.kept)
+    return `Deterministic repair: tried ${tried} in ${seconds}; kept ${result.kept.description} at ${result.kept.file}:${result.kept.line}.`;
+  const stop =
+    result.stopped === "time"
+      ? ", stopped by its time budget"
+      : result.stopped === "count"
+        ? ", stopped at its count"
+        : "";
+  return `Deterministic repair: tried ${tried} in ${seconds}${stop}; none fixed the failing check without breaking another.`;
 }

@@ -1,41 +1,24 @@
 /**
- * Works out how to validate a workspace (DESIGN.md, the loop, step 5): the project's own
- * commands, found from its files, or the one the user gave with `--verify` / config `verify`.
+ * Works out how to validate a workspace (DESIGN.md, the loop, step 5): the commands a person
+ * would run, found from the task, the project's files, its guides and its CI, or the one the
+ * user gave with `--verify` / config `verify`.
  */
 import type { Dirent } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { findExecutable, spawnGroup } from "../platform/processes.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
-
-export type CheckKind = "test" | "typecheck" | "build" | "lint" | "format" | "expected_output";
-
-export interface Check {
-  name: string;
-  /** A shell command, run in the workspace. */
-  command: string;
-  kind: CheckKind;
-  /** A command that repairs what this check complains about without a model (eslint --fix, gofmt -w). */
-  fixer?: string;
-  /** expected_output only: the file, relative to the workspace, that the command's stdout must equal. */
-  expected_file?: string;
-}
-
-export interface ValidationPlan {
-  workspace: string;
-  /** In the order they run. Empty when validation is skipped or nothing was found. */
-  checks: Check[];
-  /** Why there is nothing to run, when `checks` is empty. */
-  reason?: string;
-  /** go.mod's module path: go test prints files relative to their package, and this maps them back. */
-  go_module?: string;
-}
+import { ciChecks } from "./ciSteps.js";
+import { checksNamedIn, checksNamedInGuides } from "./named.js";
+import type { Check, CheckKind, ValidationPlan } from "./plan.js";
 
 export interface DetectOptions {
   /** `--verify` or config `verify`: used instead of anything found. */
   verifyCommand?: string;
   /** The files the task changed, when known: none means a read-only task, only docs a docs-only one. */
   changedFiles?: string[];
+  /** The task's words: a check script it names ("`./check.sh` must pass") runs first. */
+  task?: string;
 }
 
 const PYTEST_PROBE_TIMEOUT_MS = 15_000;
@@ -54,12 +37,9 @@ const UNSEARCHED_DIRS = new Set([
 const DOC_EXTENSIONS = /\.(md|mdx|markdown|rst|adoc|asciidoc)$/i;
 const DOC_NAMES = /^(license|licence|copying|authors|notice|changelog|changes|contributors)(\.\w+)?$/i;
 
-function skipReason(changedFiles: string[], explicit: boolean): string | undefined {
-  if (changedFiles.length === 0) return "read-only task: no files were changed";
+function isDocsOnly(changedFiles: string[]): boolean {
   const isDoc = (file: string): boolean => DOC_EXTENSIONS.test(file) || DOC_NAMES.test(path.basename(file));
-  // The user asked for this command by name; only a task that changed nothing cannot need it.
-  if (!explicit && changedFiles.every(isDoc)) return `docs-only change (${changedFiles.join(", ")})`;
-  return undefined;
+  return changedFiles.length > 0 && changedFiles.every(isDoc);
 }
 
 function shellQuote(word: string): string {
@@ -118,7 +98,7 @@ function packageManager(manifest: { packageManager?: unknown }, files: Set<strin
 
 /** Scripts that mean the same thing under the names projects give them, in order of preference. */
 const SCRIPT_NAMES: { kind: CheckKind; names: string[] }[] = [
-  { kind: "test", names: ["test"] },
+  { kind: "test", names: ["test", "check"] },
   { kind: "typecheck", names: ["typecheck", "type-check", "check-types", "types", "tsc"] },
   { kind: "build", names: ["build"] },
   { kind: "lint", names: ["lint"] },
@@ -165,7 +145,7 @@ async function javascriptChecks(workspace: string, files: Set<string>): Promise<
     if (script === undefined || alreadyRun(script)) continue;
     if (kind === "test" && NPM_PLACEHOLDER_TEST.test(scripts[script]!)) continue;
     chosen.push(script);
-    const check: Check = { name: script, command: run(script), kind };
+    const check: Check = { name: script, command: run(script), kind, source: "project" };
     const fixerScript = FIXER_SCRIPTS[kind]?.find((name) => scripts[name] !== undefined && name !== script);
     const fixer = fixerScript
       ? run(fixerScript)
@@ -183,13 +163,14 @@ async function goChecks(workspace: string, files: Set<string>): Promise<Found & 
   const module = /^module\s+(\S+)/m.exec((await readText(path.join(workspace, "go.mod"))) ?? "")?.[1];
   const gofmt: Check = {
     name: "gofmt",
+    source: "project",
     // gofmt -l lists unformatted files but exits 0; a failing gofmt must still fail the check.
     command: `out=$(gofmt -l .) || exit $?; [ -z "$out" ] || { printf 'not gofmt-formatted:\\n%s\\n' "$out"; exit 1; }`,
     kind: "format",
     fixer: "gofmt -w .",
   };
   const found = {
-    tests: [{ name: "go test", command: "go test ./...", kind: "test" as const }],
+    tests: [{ name: "go test", command: "go test ./...", kind: "test" as const, source: "project" as const }],
     others: [gofmt],
   };
   return module ? { ...found, module } : found;
@@ -200,9 +181,17 @@ function rustChecks(files: Set<string>): Found {
   // Only a project that configured rustfmt has said its code must be formatted.
   const formatted = files.has("rustfmt.toml") || files.has(".rustfmt.toml");
   return {
-    tests: [{ name: "cargo test", command: "cargo test", kind: "test" }],
+    tests: [{ name: "cargo test", command: "cargo test", kind: "test", source: "project" }],
     others: formatted
-      ? [{ name: "cargo fmt", command: "cargo fmt --check", kind: "format", fixer: "cargo fmt" }]
+      ? [
+          {
+            name: "cargo fmt",
+            command: "cargo fmt --check",
+            kind: "format",
+            fixer: "cargo fmt",
+            source: "project",
+          },
+        ]
       : [],
   };
 }
@@ -234,6 +223,9 @@ async function pythonChecks(
 ): Promise<Found> {
   const found: Found = { tests: [], others: [] };
   if (!python) return found;
+  const pyproject = files.has("pyproject.toml")
+    ? await readText(path.join(workspace, "pyproject.toml"))
+    : undefined;
   if (
     (await hasPythonTests(workspace, SEARCH_DEPTH)) &&
     (await succeeds(python, ["-c", "import pytest"], workspace))
@@ -243,15 +235,24 @@ async function pythonChecks(
       name: "pytest",
       command: `${python} -m pytest -q --tb=short -p no:cacheprovider`,
       kind: "test",
+      source: "project",
     });
+  } else if (
+    (files.has("tox.ini") || /^\[tool\.tox\]/m.test(pyproject ?? "")) &&
+    findExecutable("tox") !== undefined
+  ) {
+    found.tests.push({ name: "tox", command: "tox -q", kind: "test", source: "project" });
   }
-  const pyproject = files.has("pyproject.toml")
-    ? await readText(path.join(workspace, "pyproject.toml"))
-    : undefined;
   const usesRuff =
     files.has("ruff.toml") || files.has(".ruff.toml") || /^\[tool\.ruff/m.test(pyproject ?? "");
   if (usesRuff && findExecutable("ruff")) {
-    found.others.push({ name: "ruff", command: "ruff check .", kind: "lint", fixer: "ruff check . --fix" });
+    found.others.push({
+      name: "ruff",
+      command: "ruff check .",
+      kind: "lint",
+      fixer: "ruff check . --fix",
+      source: "project",
+    });
   }
   return found;
 }
@@ -283,53 +284,109 @@ function expectedOutputCheck(files: Set<string>, python: string | undefined): Ch
     command: `${runner} ${shellQuote(program)}${input}`,
     kind: "expected_output",
     expected_file: "expected.txt",
+    source: "project",
   };
 }
 
-async function makeTestCheck(workspace: string, files: Set<string>): Promise<Check | undefined> {
-  const makefile = ["GNUmakefile", "makefile", "Makefile"].find((name) => files.has(name));
-  if (!makefile) return undefined;
-  const text = (await readText(path.join(workspace, makefile))) ?? "";
-  const hasTestTarget = /^(?:[^\s:#=]+[ \t]+)*test(?:[ \t]+[^\s:#=]+)*[ \t]*::?(?!=)/m.test(text);
-  return hasTestTarget ? { name: "make test", command: "make test", kind: "test" } : undefined;
+/** Whether a Makefile defines `target` (among others on its line), not as a variable. */
+function hasMakeTarget(text: string, target: string): boolean {
+  return new RegExp(`^(?:[^\\s:#=]+[ \\t]+)*${target}(?:[ \\t]+[^\\s:#=]+)*[ \\t]*::?(?!=)`, "m").test(text);
 }
 
 /**
- * The validation plan for a workspace. An explicit command replaces everything found. Otherwise:
- * the expected-output check first (it is the task's own statement of done), then the tests, then
- * the project's typecheck, build, lint and format checks. A Makefile `test` target is the project's
- * own entry point to its tests and usually wraps the ecosystem's runner, so when there is one it
- * replaces npm/go/cargo/pytest as the test command rather than running the same tests twice.
+ * The project's own entry point to its checks: a Makefile's `test` target, else its `check`
+ * target (GNU's name for it), else a justfile's `test` or `check` recipe when `just` is there.
+ */
+async function runnerTestCheck(workspace: string, files: Set<string>): Promise<Check | undefined> {
+  const makefile = ["GNUmakefile", "makefile", "Makefile"].find((name) => files.has(name));
+  const makeText = makefile ? ((await readText(path.join(workspace, makefile))) ?? "") : "";
+  for (const target of ["test", "check"]) {
+    if (makefile && hasMakeTarget(makeText, target))
+      return { name: `make ${target}`, command: `make ${target}`, kind: "test", source: "project" };
+  }
+  const justfile = ["justfile", "Justfile", ".justfile"].find((name) => files.has(name));
+  if (!justfile || findExecutable("just") === undefined) return undefined;
+  const justText = (await readText(path.join(workspace, justfile))) ?? "";
+  const recipe = ["test", "check"].find((name) =>
+    new RegExp(`^${name}\\b[^:=\\n]*:(?!=)`, "m").test(justText),
+  );
+  return recipe
+    ? { name: `just ${recipe}`, command: `just ${recipe}`, kind: "test", source: "project" }
+    : undefined;
+}
+
+/** Each command once, the first time it comes. */
+function distinct(checks: Check[]): Check[] {
+  return checks.filter((check, i) => checks.findIndex((other) => other.command === check.command) === i);
+}
+
+/**
+ * The validation plan for a workspace. An explicit command replaces everything found, and runs
+ * even when nothing changed: the person asked for it. Otherwise, in order: the scripts the task
+ * names; the expected-output check (the task's own statement of done); the tests; the project's
+ * typecheck, build, lint and format checks; the check scripts its guides tell a person to run.
+ * A Makefile `test` (or `check`) target is the project's own entry point to its tests and
+ * usually wraps the ecosystem's runner, so when there is one it replaces npm/go/cargo/pytest as
+ * the test command rather than running the same tests twice. Only when none of these exists are
+ * the checks of its CI workflows taken. A change to docs alone runs only what the task or the
+ * guides name: the test suite cannot say whether prose is right.
  */
 export async function detectValidation(
   workspace: string,
   options: DetectOptions = {},
 ): Promise<ValidationPlan> {
   const verifyCommand = options.verifyCommand?.trim();
-  const skip = options.changedFiles && skipReason(options.changedFiles, Boolean(verifyCommand));
-  if (skip) return { workspace, checks: [], reason: skip };
-  if (verifyCommand) return { workspace, checks: [{ name: "verify", command: verifyCommand, kind: "test" }] };
+  if (verifyCommand) {
+    return {
+      workspace,
+      checks: [{ name: "verify", command: verifyCommand, kind: "test", source: "verify" }],
+    };
+  }
+  if (options.changedFiles?.length === 0) {
+    return { workspace, checks: [], reason: "read-only task: no files were changed" };
+  }
 
   const files = new Set(await readdir(workspace).catch(() => []));
+  const [named, guides] = await Promise.all([
+    options.task ? checksNamedIn(workspace, options.task, "task") : [],
+    checksNamedInGuides(workspace, files),
+  ]);
+  if (options.changedFiles && isDocsOnly(options.changedFiles)) {
+    const checks = distinct([...named, ...guides]);
+    return checks.length
+      ? { workspace, checks }
+      : {
+          workspace,
+          checks,
+          reason: `docs-only change (${options.changedFiles.join(", ")}): the project's tests cannot check it`,
+        };
+  }
   const python = pythonExecutable();
-  const [javascript, go, makeTest, pythonFound] = await Promise.all([
+  const [javascript, go, runnerTest, pythonFound] = await Promise.all([
     javascriptChecks(workspace, files),
     goChecks(workspace, files),
-    makeTestCheck(workspace, files),
+    runnerTestCheck(workspace, files),
     pythonChecks(workspace, files, python),
   ]);
   const rust = rustChecks(files);
   const ecosystems = [javascript, go, rust, pythonFound];
-  const tests = makeTest ? [makeTest] : ecosystems.flatMap((found) => found.tests);
+  const tests = runnerTest ? [runnerTest] : ecosystems.flatMap((found) => found.tests);
   const expected = expectedOutputCheck(files, python);
-  const checks = [...(expected ? [expected] : []), ...tests, ...ecosystems.flatMap((found) => found.others)];
+  const project = [
+    ...(expected ? [expected] : []),
+    ...tests,
+    ...ecosystems.flatMap((found) => found.others),
+    ...guides,
+  ];
+  const checks = distinct([...named, ...(project.length ? project : await ciChecks(workspace))]);
 
   const plan: ValidationPlan = { workspace, checks };
   if (go.module) plan.go_module = go.module;
   if (checks.length === 0) {
     plan.reason =
-      "no validation found: no --verify command, no test/typecheck/build/lint script, pytest tests, go.mod, " +
-      "Cargo.toml, Makefile test target or expected.txt with a program";
+      "no check found: no --verify command, no check script named by the task, the README or the CI, " +
+      "no test/typecheck/build/lint script, pytest tests, go.mod, Cargo.toml, Makefile or justfile test " +
+      "target, or expected.txt with a program";
   }
   return plan;
 }

@@ -1,4 +1,4 @@
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
@@ -23,6 +23,12 @@ describe("cairn acp: a prompt", () => {
       { text: "Fixed: sum adds now, and the test passes.", usage: { input: 1200, output: 30 } },
     ]);
     const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
+    // The person's own command is offered beside cairn's.
+    await mkdir(path.join(home, "config", "cairn", "commands"), { recursive: true });
+    await writeFile(
+      path.join(home, "config", "cairn", "commands", "explain.md"),
+      "Explain $ARGUMENTS simply.",
+    );
     const editor = stage.start({ server, home, args: ["--approval", "auto"] });
     const { init, session } = await openSession(editor, repo);
     expect(init.agentCapabilities).toMatchObject({
@@ -92,6 +98,8 @@ describe("cairn acp: a prompt", () => {
       "cost",
       "undo",
       "compact",
+      "skills",
+      "explain",
     ]);
     const before = editor.updatesOf(sessionId, "agent_message_chunk").length;
     const cost = await editor.agent.request("session/prompt", { sessionId, prompt: text("/cost") });

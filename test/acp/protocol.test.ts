@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest, waitFor } from "../helpers/acp.js";
-import { makeGitRepo, makeHome, spawnCairn } from "../helpers/cli.js";
+import { makeGitRepo, makeHome, runCairn, spawnCairn } from "../helpers/cli.js";
 
 const stage = stagePerTest();
 
@@ -56,11 +56,26 @@ describe("cairn acp: the protocol's errors", () => {
     child.stdin?.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: repo, mcpServers: [] } })}\n`,
     );
-    expect((await reply(2)).error).toMatchObject({
-      code: -32000,
-      message: expect.stringContaining("API key"),
-    });
+    const refused = (await reply(2)).error;
+    expect(refused).toMatchObject({ code: -32000, message: expect.stringContaining("API key") });
+    // Which provider, and both ways to give its key: in the editor's settings, or stored once.
+    expect(refused.message).toContain("agent_servers.cairn.env");
+    expect(refused.message).toContain("cairn auth login <provider>");
+    expect(init.result.authMethods[0].description).toContain("cairn auth login");
     child.stdin?.end();
     await new Promise((resolve) => child.on("close", resolve));
+
+    // A stored key is one the editor need not give.
+    await runCairn(["auth", "login", "openai"], { home, input: "sk-stored\n" });
+    const again = spawnCairn(["acp", "--cwd", repo], { home }, ["pipe", "pipe", "pipe"]);
+    const answers: string[] = [];
+    again.stdout.on("data", (chunk) => answers.push(...String(chunk).split("\n").filter(Boolean)));
+    again.stdin?.write(
+      `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } })}\n`,
+    );
+    await waitFor(() => answers.length > 0, "the answer to initialize");
+    expect(JSON.parse(answers[0] ?? "{}").result.authMethods).toEqual([]);
+    again.stdin?.end();
+    await new Promise((resolve) => again.on("close", resolve));
   });
 });

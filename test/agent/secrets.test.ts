@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import type { EventOf, StampedEvent } from "../../src/events/types.js";
+import { detectSandbox } from "../../src/safety/sandbox.js";
 import { makeRepo } from "../helpers/cli.js";
 import { scriptedSession } from "../helpers/session.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -13,12 +14,11 @@ afterEach(async () => {
 
 const PASSWORD = "correct-horse-battery-staple";
 
+const READ_FILE = { name: "read_file", args: { path: ".env" } };
+
 /** An attended session in ask mode whose model reads `.env`, answered by `choice` through submit. */
-async function readEnvAsked(choice: "once" | "deny") {
-  server = await startScriptedServer([
-    { toolCalls: [{ name: "read_file", args: { path: ".env" } }] },
-    { text: "Read it." },
-  ]);
+async function readEnvAsked(choice: "once" | "deny", call: { name: string; args: object } = READ_FILE) {
+  server = await startScriptedServer([{ toolCalls: [call] }, { text: "Read it." }]);
   const repo = await makeRepo({ ".env": `DB_PASSWORD=${PASSWORD}\n` });
   const session = await scriptedSession(server, repo, { approval: "ask", attended: true });
   const events: StampedEvent[] = [];
@@ -49,6 +49,22 @@ describe("reading a secret file in ask mode", () => {
     // What the person sees and cairn keeps is still redacted.
     expect(JSON.stringify(events)).not.toContain(PASSWORD);
   });
+
+  it.skipIf(detectSandbox().kind !== "bwrap")(
+    "by a command the person allows, reads it inside the sandbox, which hides it from every other command",
+    async () => {
+      const { sent } = await readEnvAsked("once", { name: "run_command", args: { command: "cat .env" } });
+      expect(sent).toContain(`DB_PASSWORD=${PASSWORD}`);
+      server?.close();
+      const sneaky =
+        "node -e \"console.log(JSON.stringify(require('fs').readFileSync('.e' + 'nv', 'utf8')))\"";
+      const hidden = await readEnvAsked("once", { name: "run_command", args: { command: sneaky } });
+      // Asked as any command is in ask mode: nothing on its line says it reads a secret.
+      expect(hidden.requested.prompt.permission).toBe("exec");
+      expect(hidden.sent).not.toContain(PASSWORD);
+      expect(hidden.sent).toContain('\\n\\"\\"\\n');
+    },
+  );
 
   it("declined, leaves the file unread", async () => {
     const { sent } = await readEnvAsked("deny");

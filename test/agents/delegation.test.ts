@@ -97,7 +97,12 @@ describe("--agent", () => {
       path.join(repo, ".cairn", "config.yaml"),
       `providers:\n  ollama:\n    base_url: ${server.ollamaBaseUrl}\n`,
     );
-    const { run, events, result, requests } = await cairn("do", server, repo, ["--agent", "agent:ollama"]);
+    // Where requests go is the person's to say: the folder's config counts once they trust it.
+    const { run, events, result, requests } = await cairn("do", server, repo, [
+      "--agent",
+      "agent:ollama",
+      "--trust-workspace",
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(result?.status).toBe("completed");
     expect(result?.summary).toBe("The reducer adds now.");

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgents } from "../../src/agents/files.js";
+import { configSchema } from "../../src/config/schema.js";
 import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 
 async function agentFile(dir: string, name: string, text: string) {
@@ -39,7 +40,11 @@ async function workspaceWithAgents() {
 describe("agent files", () => {
   it("load built-in, global and project agents, the project's winning, and report each malformed file by file and key", async () => {
     const { repo, env } = await workspaceWithAgents();
-    const { agents, problems } = await loadAgents(repo, env);
+    // In a folder the person trusts; an untrusted one is test/config/trust.test.ts's.
+    const { agents, problems } = await loadAgents(repo, env, {
+      trusted: true,
+      config: configSchema.parse({}),
+    });
     expect([...agents.keys()].sort()).toEqual(["explore", "general", "reviewer", "translator"]);
     expect(agents.get("reviewer")).toMatchObject({
       description: "Reviews a diff",
@@ -62,6 +67,13 @@ describe("agent files", () => {
 
   it("cairn agents lists them with where each came from, and exits 2 naming the broken files", async () => {
     const { repo, home, env } = await workspaceWithAgents();
+    // Untrusted, the project's reviewer may not replace the person's own.
+    const untrusted = await runCairn(["agents", "--cwd", repo], { home, env });
+    expect(untrusted.stdout).toMatch(/reviewer\s+global: ~\/config\/cairn\/agents\/reviewer\.md/);
+    expect(untrusted.stderr).toContain(
+      "cairn:   .cairn/agents/reviewer.md agents.reviewer: replace your agent reviewer",
+    );
+    expect((await runCairn(["trust", repo], { home, env })).code).toBe(0);
     const run = await runCairn(["agents", "--cwd", repo], { home, env });
     expect(run.code).toBe(2);
     const lines = run.stdout.split("\n");
@@ -85,7 +97,9 @@ describe("agent files", () => {
       agents: Array<{ name: string; kind: string }>;
       problems: string[];
     };
-    expect(listed.agents.map((agent) => agent.name)).toContain("llm:<profile>");
+    expect(listed.agents.map((agent) => agent.name)).toEqual(
+      expect.arrayContaining(["llm:default", "llm:cheap", "llm:strong", "llm:review"]),
+    );
     expect(listed.problems).toHaveLength(3);
   });
 });

@@ -86,6 +86,11 @@ describe("explore_codebase", () => {
       expect(systemOf(request)).not.toContain("You are cairn");
     }
     expect(systemOf(explorers.find((r) => firstUser(r).startsWith("How"))!)).toMatch(/code analyst/);
+    // Each explorer starts from the files ranked most relevant to its question.
+    const where = explorers.find((r) => firstUser(r).startsWith("Where"))!;
+    expect(firstUser(where)).toMatch(
+      /Files ranked most relevant to this, best first[^\n]*\n1\. src\/config\.js/,
+    );
 
     const parents = requests.filter(isParent);
     expect(parents).toHaveLength(2);
@@ -196,20 +201,28 @@ describe("task", () => {
       path.join(repo, ".cairn", "config.yaml"),
       'models:\n  "openai/gpt-4o":\n    price: { input: 1, output: 1 }\n',
     );
-    const { run, events, result, requests } = await cairnDo((request) => {
-      if (isParent(request)) {
-        if (toolAnswers(request).length === 0)
+    const { run, events, result, requests } = await cairnDo(
+      (request) => {
+        if (isParent(request)) {
+          if (toolAnswers(request).length === 0)
+            return {
+              toolCalls: [{ name: "task", args: { agent: "spender", prompt: "Read everything." } }],
+              usage: { input: 100, output: 10 },
+            };
           return {
-            toolCalls: [{ name: "task", args: { agent: "spender", prompt: "Read everything." } }],
+            text: "The spender ran out of budget; I stopped there.",
             usage: { input: 100, output: 10 },
           };
-        return { text: "The spender ran out of budget; I stopped there.", usage: { input: 100, output: 10 } };
-      }
-      return {
-        toolCalls: [{ name: "read_file", args: { path: "src/config.js" } }],
-        usage: { input: 1500, output: 10 },
-      };
-    }, repo);
+        }
+        return {
+          toolCalls: [{ name: "read_file", args: { path: "src/config.js" } }],
+          usage: { input: 1500, output: 10 },
+        };
+        // The price spending is counted by is the person's to set: the folder's config once trusted.
+      },
+      repo,
+      ["--trust-workspace"],
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(result?.status).toBe("completed");
     // $0.00151 per call against a cap of $0.002: the second call crosses it, and there is no third.
@@ -242,7 +255,7 @@ describe("task", () => {
               usage: { input: 1500, output: 10 },
             },
       repo,
-      ["--max-cost", "0.0025"],
+      ["--max-cost", "0.0025", "--trust-workspace"],
     );
     expect(run.code).toBe(1);
     expect(result?.status).toBe("budget_exceeded");

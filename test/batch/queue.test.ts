@@ -29,8 +29,8 @@ afterEach(async () => {
 });
 
 /** A worker on the test's queue. */
-const startWorker = (home: string, env: Record<string, string>, name: string) =>
-  startQueueWorker(redis!.url, home, env, name);
+const startWorker = (home: string, env: Record<string, string>, name: string, extra: string[] = []) =>
+  startQueueWorker(redis!.url, home, env, name, extra);
 
 /** Every value stored in Redis, as text: what a secret would have to be in to travel. */
 async function everythingIn(url: string): Promise<string> {
@@ -367,6 +367,40 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(enqueue.stderr).toContain(`cannot reach Redis at ${redis.url}`);
     expect(enqueue.stderr).toMatch(/nothing was queued\. Start Redis there, or give --queue the URL of one/);
     expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
+  });
+
+  it("runs its tasks with its own --approval, whatever the batch said", { timeout: 60_000 }, async () => {
+    redis = await startRedis();
+    server = await startScriptedServer(byTask({ "[r1]": writes("r1.txt", "r1\n") }));
+    const home = await makeHome();
+    const repo = await gitRepo();
+    const tasks = await writeTasks(home, repo, ["r1"]);
+    const out = path.join(home, "out");
+    const { args, env } = modelFlags("openai", server);
+    const worker = startWorker(home, env, "wa", ["--approval", "read-only"]);
+    const run = await runCairn(
+      ["batch", tasks, "--queue", redis.url, "--approval", "auto", "--wait", "--out", out, ...args],
+      { home, timeoutMs: 45_000 },
+    );
+    expect(run.stderr).not.toContain("unknown option");
+    const [record] = await readResults(out);
+    expect(record).toMatchObject({ id: "r1", worker: "wa", files_changed: [] });
+    expect(server.requests.some((r) => r.rawBody.includes("cairn is in read-only mode"))).toBe(true);
+    worker.child.kill("SIGINT");
+    expect(await worker.exited).toBe(0);
+  });
+
+  it("stops at SIGTERM while its Redis is away", { timeout: 60_000 }, async () => {
+    redis = await startRedis();
+    const home = await makeHome();
+    const worker = startWorker(home, {}, "wa");
+    await until("the worker to start", () => worker.events.find((e) => e.type === "batch.notice"));
+    await redis.pause();
+    await until("the worker to say Redis is lost", () =>
+      worker.events.find((e) => e.type === "batch.notice" && /cannot reach Redis/.test(String(e.message))),
+    );
+    worker.child.kill("SIGTERM");
+    expect(await worker.exited).toBe(0);
   });
 
   it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", {

@@ -217,7 +217,7 @@ describe.each<Format>(["openai", "anthropic"])(
         format,
         [{ toolCalls: [{ name: "edit_file", args: unclosed }] }, { text: "Replaced a with b." }],
         repo,
-        "replace a with b in src/format.js",
+        "swap a for b in src/format.js",
       );
       expect(run.code, run.stderr).toBe(0);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe("export const x = b;\n");
@@ -234,7 +234,7 @@ describe.each<Format>(["openai", "anthropic"])(
           { text: "The call was cut off; I will send it again." },
         ],
         repo,
-        "replace a with b in src/format.js",
+        "swap a for b in src/format.js",
       );
       expect(run.code, run.stderr).toBe(0);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe(file);
@@ -324,6 +324,114 @@ describe("cairn do, whatever the wire format", () => {
     expect(result?.summary).toContain("console.log('hi');");
   });
 
+  it("writes every event and each model call's summary to --debug-log, without secrets", async () => {
+    const repo = await makeRepo({ "notes.txt": "keep\n" });
+    const home = await makeHome();
+    const secret = "sk-proj-Zq8vN3xTq7LmW2pR9sKd4YhB";
+    const log = path.join(home, "logs", "debug.jsonl");
+    server = await startScriptedServer([
+      { toolCalls: [{ name: "read_file", args: { path: "notes.txt" } }] },
+      { text: `Read it. (The key you gave was ${secret}.)` },
+    ]);
+    const { args } = modelFlags("openai", server);
+    const run = await runCairn(
+      ["do", `read notes.txt; my key is ${secret}`, ...args, "--cwd", repo, "--debug-log", log, "--verbose"],
+      { home, env: { OPENAI_API_KEY: secret } },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const text = await readFile(log, "utf8");
+    expect(text).not.toContain(secret);
+    expect(text).toContain("[REDACTED:OPENAI_API_KEY]");
+    const entries = text
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { kind: string; event?: { type: string }; tools?: string[] });
+    expect(entries.filter((e) => e.kind === "request")).toHaveLength(2);
+    expect(entries.filter((e) => e.kind === "response")).toHaveLength(2);
+    expect(entries.find((e) => e.kind === "request")?.tools).toContain("read_file");
+    const types = entries.flatMap((e) => (e.event ? [e.event.type] : []));
+    expect(types[0]).toBe("session.started");
+    expect(types.at(-1)).toBe("session.finished");
+    expect(types).toEqual(expect.arrayContaining(["tool.call", "tool.result", "usage", "message"]));
+    // --verbose: each model call's line on stderr, with the text output.
+    expect(run.stderr).toMatch(/· openai\/gpt-4o \(execution\)/);
+  });
+
+  it("gives the workspace's all-time cost beside the run's in the closing line and the result", async () => {
+    const repo = await makeRepo({});
+    const home = await makeHome();
+    const usage = { input: 200_000, output: 10_000 };
+    server = await startScriptedServer([
+      { text: "One.", usage },
+      { text: "Two.", usage },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const first = await runCairn(["do", "say one", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+    });
+    const result = JSON.parse(first.stdout) as { cost_usd: number; workspace_cost_usd: number };
+    expect(result.cost_usd).toBeGreaterThan(0);
+    expect(result.workspace_cost_usd).toBeCloseTo(result.cost_usd, 10);
+    const second = await runCairn(["do", "say two", ...args, "--cwd", repo], { home, env });
+    expect(second.code, second.stderr).toBe(0);
+    const closing = second.stderr.trim().split("\n").at(-1) ?? "";
+    expect(closing).toMatch(/^completed · .* · \$\d+\.\d+ · \$\d+\.\d+ all-time here$/);
+    const [run, allTime] = [...closing.matchAll(/\$(\d+\.\d+)/g)].map((match) => Number(match[1]));
+    expect(allTime).toBeCloseTo((run ?? 0) + result.cost_usd, 2);
+  });
+
+  it("carries out plain file commands with the file tools and no model call", async () => {
+    const repo = await makeRepo({ "a.txt": "hi there\n", "old.txt": "gone soon\n", "src/keep.txt": "k\n" });
+    const steps: Array<[string, string]> = [
+      ["move a.txt to b.txt", "move_file"],
+      ["copy b.txt to src/c.txt", "copy_file"],
+      ["replace hi with bye in b.txt", "edit_file"],
+      ["write 'fresh start' to notes.txt", "write_file"],
+      ["delete old.txt", "delete_file"],
+    ];
+    for (const [task, tool] of steps) {
+      const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
+      expect(run.code, run.stderr).toBe(0);
+      expect(requests).toHaveLength(0);
+      expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
+      expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });
+      expect(result).toMatchObject({ status: "completed", usage: { input_tokens: 0, output_tokens: 0 } });
+    }
+    expect(existsSync(path.join(repo, "a.txt"))).toBe(false);
+    expect(await readFile(path.join(repo, "b.txt"), "utf8")).toBe("bye there\n");
+    expect(await readFile(path.join(repo, "src/c.txt"), "utf8")).toBe("hi there\n");
+    expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("fresh start\n");
+    expect(existsSync(path.join(repo, "old.txt"))).toBe(false);
+  });
+
+  it("leaves an ambiguous file command to the model", async () => {
+    const repo = await makeRepo({ "a.txt": "hi, this is it\n" });
+    const { run, requests } = await cairnDo(
+      "openai",
+      [{ text: "Which hi? There are two." }],
+      repo,
+      "replace hi with bye in a.txt",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(1);
+    expect(await readFile(path.join(repo, "a.txt"), "utf8")).toBe("hi, this is it\n");
+  });
+
+  it("ends a file command that is refused as failed, with the reason", async () => {
+    const repo = await makeRepo({ "a.txt": "x\n" });
+    server = await startScriptedServer([]);
+    const { run, requests, result } = await doSession(server, {
+      repo,
+      task: "delete a.txt",
+      extra: ["--approval", "read-only"],
+    });
+    expect(run.code).toBe(1);
+    expect(requests).toHaveLength(0);
+    expect(result?.status).toBe("failed");
+    expect(existsSync(path.join(repo, "a.txt"))).toBe(true);
+  });
+
   it("answers 'what does X do' from the file in one call without tools", async () => {
     const repo = await makeRepo({ "src/app.js": "export const add = (a, b) => a + b;\n" });
     const { run, requests, result, events } = await cairnDo(
@@ -382,17 +490,22 @@ describe("cairn do, whatever the wire format", () => {
     expect(result.usage.by_phase.execution.cost_usd).toBeCloseTo(result.cost_usd, 12);
     expect(Object.keys(result).sort()).toEqual(
       [
+        "assessment",
         "cost_usd",
         "duration_ms",
         "files_changed",
         "iterations",
+        "reason",
         "session_id",
         "status",
         "summary",
         "usage",
         "validation",
+        "workspace_cost_usd",
       ].sort(),
     );
+    // A fresh store: the workspace's all-time cost is this run's.
+    expect(result.workspace_cost_usd).toBeCloseTo(result.cost_usd, 12);
   });
 
   it("prints the plan, each tool call and a closing usage line on stderr, the answer alone on stdout", async () => {

@@ -31,6 +31,22 @@ describe("what users of other agents type in the first minute", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ status: "completed", summary: "Again forty-two." });
   });
 
+  it("cairn -p asks the model even for a greeting, and a message piped to a bare cairn is sent", async () => {
+    const { repo, home, args, env } = await setUp([
+      { text: "Hi from the model." },
+      { text: "Piped, heard." },
+    ]);
+    const greeting = await runCairn(["-p", "hi", ...args, "--cwd", repo], { home, env });
+    expect(greeting.stdout).toContain("Hi from the model.");
+    expect(open.server?.requests).toHaveLength(1);
+    // `echo x | cairn > out.txt`: no terminal either side, the piped text is the message.
+    const piped = await runCairn([...args, "--cwd", repo], { home, env, input: "what is in notes.md?\n" });
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(piped.stdout).toContain("Piped, heard.");
+    expect(piped.stdout).not.toContain("Usage: cairn");
+    expect(userText(1)).toContain("what is in notes.md?");
+  });
+
   it("takes flags written before the command as the command's, and refuses one the command has not", async () => {
     const { repo, home, env } = await setUp([{ text: "Hi there." }]);
     const baseUrl = open.server?.openaiBaseUrl ?? "";

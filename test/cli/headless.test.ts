@@ -45,7 +45,7 @@ describe("a headless run whose needed commands are refused", () => {
     const { run, result } = await headless([runTests, { text: "I could not run the tests." }]);
     const refusal = JSON.stringify(server?.requests[1]?.body.messages.at(-1));
     expect(refusal).toContain("--approval auto");
-    expect(refusal).toMatch(/or a rule \{command: \W+npm test\W+, action: allow\} in \.cairn\/config\.yaml/);
+    expect(refusal).toMatch(/or a rule \{command: \W+npm test\W+, action: allow\} in the config/);
     expect(refusal).not.toContain("--approval auto-edit");
     expect(result.status).toBe("failed");
     expect(result.summary).toContain("Not done: the work needed approval");

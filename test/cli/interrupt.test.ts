@@ -1,37 +1,76 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import {
+  makeHome,
+  makeRepo,
+  modelFlags,
+  runCairn,
+  startCairn,
+  streamEvents,
+  TempFolders,
+  waitFor,
+} from "../helpers/cli.js";
+import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
+const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
+  await temp.removeAll();
+});
+
+/**
+ * `cairn do` on a scripted model (its last turn hangs), started as a user would and waited on
+ * until it made `requests` requests.
+ */
+async function doUntilAsked(home: string, script: ScriptedTurn[], format: string) {
+  const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
+  server = await startScriptedServer(script);
+  const { args, env } = modelFlags("openai", server);
+  const started = startCairn(
+    ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", format],
+    { home, env },
+  );
+  const asked = server;
+  expect(await waitFor(() => asked.requests.length >= script.length)).toBe(true);
+  return started;
+}
+
+describe("SIGTERM and SIGHUP", () => {
+  it("end a session as cancelled with exit 1, in every output format", { timeout: 60_000 }, async () => {
+    for (const [signal, format] of [
+      ["SIGTERM", "json"],
+      ["SIGHUP", "text"],
+    ] as const) {
+      const { child, exited, output } = await doUntilAsked(
+        await temp.keep(makeHome()),
+        [{ hang: true }],
+        format,
+      );
+      child.kill(signal);
+      expect(await exited).toBe(1);
+      if (format === "json") {
+        expect(JSON.parse(output.stdout)).toMatchObject({ status: "cancelled", reason: "interrupted" });
+      } else {
+        expect(output.stderr).toMatch(/cancelled · /);
+      }
+      await server?.close();
+      server = undefined;
+    }
+  });
 });
 
 describe("Ctrl-C", () => {
   it("once: stops the current action, ends the session as cancelled and keeps it resumable", async () => {
-    const home = await makeHome();
-    const repo = await makeRepo({ "a.txt": "a\n" });
-    server = await startScriptedServer([
-      { toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "b\n" } }] },
-      { hang: true },
-    ]);
-    const { args, env } = modelFlags("openai", server);
-    const child = spawnCairn(
-      ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
-      { home, env },
+    const home = await temp.keep(makeHome());
+    const { child, exited, output } = await doUntilAsked(
+      home,
+      [{ toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "b\n" } }] }, { hang: true }],
+      "stream-json",
     );
-    let stdout = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const started = Date.now();
-    while (server.requests.length < 2 && Date.now() - started < 20_000)
-      await new Promise((r) => setTimeout(r, 25));
     child.kill("SIGINT");
     expect(await exited).toBe(1);
-    const result = streamEvents(stdout).find((e) => e.type === "result");
+    const result = streamEvents(output.stdout).find((e) => e.type === "result");
     expect(result).toMatchObject({ status: "cancelled", files_changed: ["a.txt"] });
     const listed = JSON.parse((await runCairn(["sessions", "--json"], { home })).stdout);
     expect(listed[0]).toMatchObject({ id: result?.session_id, status: "cancelled" });

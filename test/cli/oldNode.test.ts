@@ -3,19 +3,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CAIRN_BIN, makeHome } from "../helpers/cli.js";
-
-/** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
-function olderNode(): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (dir.includes("node_modules")) continue;
-    const candidate = path.join(dir, "node");
-    if (!existsSync(candidate)) continue;
-    const version = spawnSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).stdout.trim();
-    if (Number(version.split(".")[0]) < 22) return candidate;
-  }
-  return undefined;
-}
+import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
 
 const oldNode = olderNode();
 

@@ -47,6 +47,8 @@ describe("a run killed with SIGKILL and resumed", () => {
       path.join(repo, ".cairn/config.yaml"),
       'verify: "grep -qx one a.txt && grep -qx two b.txt"\n',
     );
+    // The folder's own check decides the run: its config counts once the folder is trusted.
+    expect((await runCairn(["trust", repo], { home })).code).toBe(0);
 
     // First process: plans two steps, does the first edit, then its next model call hangs.
     const first = await startScriptedServer(
@@ -125,6 +127,7 @@ describe("a run killed with SIGKILL and resumed", () => {
     const result = JSON.parse(resumed.stdout);
     expect(result.session_id).toBe(sessionId);
     expect(result.status).toBe("completed");
+    expect(result).toMatchObject({ reason: "checks_passed", validation: { ran: true, passed: true } });
     expect(await readFile(path.join(repo, "a.txt"), "utf8")).toBe("one\n");
     expect(await readFile(path.join(repo, "b.txt"), "utf8")).toBe("two\n");
     expect(result.files_changed).toEqual(["a.txt", "b.txt"]);

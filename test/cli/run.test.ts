@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult, TodoItem } from "../../src/events/types.js";
-import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import {
   classify,
   FIX_SUM,
@@ -27,14 +27,8 @@ afterEach(async () => {
 
 async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
   server = await startScriptedServer(runScript(parts));
-  const { args, env } = modelFlags("openai", server);
-  const run = await runCairn(
-    ["run", task, ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json", ...extra],
-    { home: await makeHome(), env, timeoutMs: 60_000 },
-  );
-  const events = streamEvents(run.stdout);
-  const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
-  return { run, events, result, requests: server.requests };
+  const session = await doSession(server, { command: "run", repo, task, extra, timeoutMs: 60_000 });
+  return { ...session, result: session.result as unknown as RunResult | undefined };
 }
 
 describe("cairn run", () => {
@@ -149,10 +143,124 @@ describe("cairn run", () => {
     expect(events.some((e) => e.type === "repair" && e.kind === "mutation" && e.kept)).toBe(true);
     // classification, intent, plan, two tool-loop turns, review: nothing more.
     expect(requests).toHaveLength(6);
+    // The step's prompt says what a modify step asks for, and nothing of the other categories.
+    const step = requests.find((r) => !structuredName(r));
+    expect(step?.rawBody).toContain("This is a modify step. Read the code you change first");
+    expect(step?.rawBody).not.toContain("Change only documentation");
+  });
+
+  it("repairs a skipping guard and a stray /100 together, reporting what it tried", async () => {
+    const repo = await makeRepo({
+      "main.py": [
+        "def total(items):",
+        "    s = 0",
+        "    for price, discount in items:",
+        "        if discount > 0.5:",
+        "            continue",
+        "        s += price * (1 - discount)",
+        "    return s",
+        "",
+        "",
+        "print(total([(100, 0.25), (100, 0.75)]))",
+        "",
+      ].join("\n"),
+      "expected.txt": "100.0\n",
+    });
+    const { run, result, requests, events } = await cairnRun(repo, "total() should count every item", {
+      classification: [classify()],
+      intent: [intent(["main.py"])],
+      plan: [onePlan("Fix total", ["main.py"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "main.py",
+                old_string: "s += price * (1 - discount)",
+                new_string: "s += price * (1 - discount / 100)",
+              },
+            },
+          ],
+        },
+        { text: "Discounts are percentages." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    const source = await readFile(path.join(repo, "main.py"), "utf8");
+    expect(source).not.toContain("continue");
+    expect(source).not.toContain("/ 100");
+    const repairs = events.filter((e) => e.type === "repair" && e.kind === "mutation");
+    expect(repairs.length).toBeGreaterThan(1);
+    expect(repairs.at(-1)).toMatchObject({
+      kept: true,
+      description: expect.stringMatching(/remove the guard.* \+ drop \/ 100/),
+    });
+    // classification, intent, plan, two tool-loop turns, review: the repair asked no model.
+    expect(requests).toHaveLength(6);
+    const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
+    expect(report).toMatch(
+      /## Deterministic repair\n- Deterministic repair: tried \d+ mutations \(\d+ of them pairs\)/,
+    );
+  });
+
+  it("asks for a usable plan as many times as planning.attempts says, then fails saying so", async () => {
+    const repo = await makeRepo({ "main.py": 'print("hi")\n', "expected.txt": "hi\n" });
+    await writeFile(path.join(repo, "planning.yaml"), "planning:\n  attempts: 5\n");
+    const empty = { summary: "nothing", steps: [] };
+    const { run, result, requests } = await cairnRun(
+      repo,
+      "tidy main.py",
+      { classification: [classify()], intent: [intent(["main.py"])], plan: Array(5).fill(empty) },
+      ["--config", "planning.yaml"],
+    );
+    expect(run.code).toBe(1);
+    expect(result?.status).toBe("failed");
+    expect(result?.summary).toMatch(/no valid plan in 5 attempts \(last problem: the plan has no steps\)/);
+    expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(5);
+  });
+
+  it("repairs a failing test by changing an operator, keeping it only once the test passes", async () => {
+    const repo = await makeRepo(JS_REPO);
+    const { run, result, requests, events } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [onePlan("Document sum", ["src/sum.js"])],
+      execution: [
+        {
+          toolCalls: [
+            {
+              name: "edit_file",
+              args: {
+                path: "src/sum.js",
+                old_string: "export function",
+                new_string: "// Sums values.\nexport function",
+              },
+            },
+          ],
+        },
+        { text: "Documented it." },
+      ],
+      review: [ready],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.status).toBe("completed");
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
+    expect(events.find((e) => e.type === "repair" && e.kept)).toMatchObject({
+      description: "src/sum.js:3 - → +",
+    });
+    // No second round: classification, intent, plan, two tool-loop turns, review.
+    expect(requests).toHaveLength(6);
   });
 
   it("escalates to the strong model when the same failure repeats, then stops as stuck", async () => {
-    const repo = await makeRepo(JS_REPO);
+    // A bug no small mutation fixes (a `-` for a `+` would be repaired without a model).
+    const repo = await makeRepo({
+      ...JS_REPO,
+      "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
+    });
     await writeFile(path.join(repo, "profiles.yaml"), "profiles:\n  strong: openai/gpt-strong\n");
     const { run, result, requests, events } = await cairnRun(
       repo,
@@ -193,6 +301,13 @@ describe("cairn run", () => {
     expect(models.filter((m) => m === "gpt-strong").length).toBeGreaterThanOrEqual(2);
     expect(models.slice(0, 3).every((m) => m === "gpt-4o")).toBe(true);
     expect(result?.summary).toMatch(/Stuck/);
+    expect(result?.reason).toBe("no_progress");
+    // The same failing test each round: the reviewer was asked once, not for every repeat.
+    expect(requests.filter((r) => structuredName(r) === "review")).toHaveLength(1);
+    expect(events.filter((e) => e.type === "progress").map((e) => [e.verdict, e.stalled])).toEqual([
+      ["same", 1],
+      ["same", 2],
+    ]);
   });
 
   it("answers a greeting and a question about a file with no plan, edit or validation", async () => {
@@ -249,7 +364,7 @@ describe("cairn run", () => {
 });
 
 describe("cairn run fast path and consultation", () => {
-  it("takes a confident trivial task straight to one tool loop: no plan, no validation", async () => {
+  it("takes a confident trivial task straight to one tool loop, without a plan, and still checks its change", async () => {
     const repo = await makeRepo({ "notes.md": "# Notes\n" });
     const { run, result, events, requests } = await cairnRun(repo, "add a line 'hello' to notes.md", {
       classification: [{ category: "docs", complexity: "trivial", needs_tools: true, confidence: 0.95 }],
@@ -257,12 +372,21 @@ describe("cairn run fast path and consultation", () => {
         { toolCalls: [{ name: "append_file", args: { path: "notes.md", content: "hello\n" } }] },
         { text: "Added." },
       ],
+      // Nothing of the project's can check a note: the model proposes how, and the reviewer reads it.
+      check: [{ command: "grep -qx hello notes.md", reason: "the line must be there" }],
+      review: [ready],
     });
     expect(run.code, run.stderr).toBe(0);
-    expect(result?.status).toBe("completed");
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed" });
     expect(await readFile(path.join(repo, "notes.md"), "utf8")).toBe("# Notes\nhello\n");
     expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 1, decision: "single tool loop" });
-    expect(events.some((e) => e.type === "validation" || e.type === "review")).toBe(false);
+    expect(events.find((e) => e.type === "validation")).toMatchObject({
+      ran: true,
+      passed: true,
+      checks: [expect.objectContaining({ command: "grep -qx hello notes.md", source: "proposed" })],
+    });
+    // Only the model vouches for that check: cairn says it is less sure.
+    expect(result?.assessment.confidence).toBe("medium");
     expect(requests.filter((r) => structuredName(r) === "plan")).toHaveLength(0);
   });
 
@@ -317,6 +441,8 @@ describe("cairn run on an OpenAI-compatible server (vLLM, LM Studio, llama.cpp)"
         repo,
         "--approval",
         "auto",
+        "--verify",
+        "grep -qx b a.txt",
       ],
       { home: await makeHome(), env: {}, timeoutMs: 60_000 },
     );

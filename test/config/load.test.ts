@@ -34,8 +34,15 @@ function write(file: string, text: string): string {
 const globalFile = () => path.join(home, ".config", "cairn", "config.yaml");
 const projectFile = () => path.join(workspace, ".cairn", "config.yaml");
 
+/** Layering is about a folder the person trusts: an untrusted one is test/config/trust.test.ts's. */
 function load(flags: ConfigFlags = {}, configFile?: string) {
-  return loadConfig({ cwd: workspace, env, flags, ...(configFile ? { configFile } : {}) });
+  return loadConfig({
+    cwd: workspace,
+    env,
+    flags,
+    ...(configFile ? { configFile } : {}),
+    trust: { flag: true },
+  });
 }
 
 async function failure(promise: Promise<unknown>): Promise<ConfigError> {
@@ -224,11 +231,19 @@ describe("loadConfig errors name the file, the key, what was expected and what w
   });
 
   it("lists the keys that would be right when no known key is close", async () => {
-    write(projectFile(), "profiles: { fast: openai/gpt-4o }\n");
+    write(projectFile(), "sandbox: { fast: true }\n");
     const error = await failure(load());
     expect(error.message).toBe(
-      `${projectFile()}: profiles.fast: unknown key (expected one of default, cheap, strong, review)`,
+      `${projectFile()}: sandbox.fast: unknown key (expected one of network, allow_unsandboxed)`,
     );
+  });
+
+  it("takes a profile of a name of its own, far enough from every role's", async () => {
+    write(projectFile(), "profiles: { fast: openai/gpt-4o, groq-qwen3-32b: openrouter/qwen/qwen3-32b }\n");
+    expect((await load()).config.profiles).toEqual({
+      fast: "openai/gpt-4o",
+      "groq-qwen3-32b": "openrouter/qwen/qwen3-32b",
+    });
   });
 
   it("describes wrong values by what was expected", async () => {
@@ -403,5 +418,35 @@ describe("XDG directories", () => {
     expect(dataDir({ HOME: home, XDG_DATA_HOME: "relative/data" })).toBe(
       path.join(home, ".local", "share", "cairn"),
     );
+  });
+});
+
+describe("hooks in the config", () => {
+  it("keeps every layer's hooks for an event, the person's first, then the trusted workspace's", async () => {
+    write(
+      globalFile(),
+      "hooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - command: mine.sh\n",
+    );
+    write(
+      projectFile(),
+      "hooks:\n  PreToolUse:\n    - hooks:\n        - command: theirs.sh\n  Stop:\n    - hooks:\n        - command: stop.sh\n",
+    );
+    const extra = write(
+      path.join(root, "extra.yaml"),
+      "hooks:\n  PreToolUse:\n    - hooks:\n        - command: extra.sh\n",
+    );
+    const { config } = await load({}, extra);
+    expect(config.hooks.PreToolUse?.map((matcher) => matcher.hooks[0]?.command)).toEqual([
+      "mine.sh",
+      "theirs.sh",
+      "extra.sh",
+    ]);
+    expect(config.hooks.Stop?.[0]?.hooks[0]?.command).toBe("stop.sh");
+  });
+
+  it("says a mistake in the workspace's hooks, naming the file and key", async () => {
+    write(projectFile(), "hooks:\n  BeforeTool:\n    - hooks:\n        - command: x.sh\n");
+    const error = await failure(load());
+    expect(error.message).toContain(".cairn/config.yaml: hooks.BeforeTool");
   });
 });

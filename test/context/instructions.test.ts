@@ -2,7 +2,8 @@ import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { loadProjectInstructions } from "../../src/context/instructions.js";
+import { globalInstructionsFile, loadProjectInstructions } from "../../src/context/instructions.js";
+import { buildSystemPrompt } from "../../src/context/systemPrompt.js";
 
 async function tree(files: Record<string, string>): Promise<string> {
   const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-instructions-")));
@@ -40,5 +41,27 @@ describe("project instructions", () => {
     expect(await loadProjectInstructions(path.join(root, "work"))).toEqual([
       { file: "CLAUDE.md", text: "Mine." },
     ]);
+  });
+});
+
+describe("the person's own instructions", () => {
+  it("come first, from $XDG_CONFIG_HOME/cairn/AGENTS.md, before the project's, and are said to be the user's", async () => {
+    const home = await tree({ "config/cairn/AGENTS.md": "Answer in British English." });
+    const root = await tree({ ".git/HEAD": "x", "AGENTS.md": "Use pnpm." });
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") };
+    const found = await loadProjectInstructions(root, env);
+    expect(found).toEqual([
+      {
+        file: path.join("~", "config", "cairn", "AGENTS.md"),
+        text: "Answer in British English.",
+        user: true,
+      },
+      { file: "AGENTS.md", text: "Use pnpm." },
+    ]);
+    const system = buildSystemPrompt({ workspace: root, instructions: found });
+    expect(system.indexOf("Answer in British English.")).toBeLessThan(system.indexOf("Use pnpm."));
+    expect(system).toContain("# The user's instructions, for every project (~/config/cairn/AGENTS.md)");
+    // Without XDG_CONFIG_HOME, ~/.config is where it is looked for.
+    expect(globalInstructionsFile({ HOME: home })).toBe(path.join(home, ".config", "cairn", "AGENTS.md"));
   });
 });

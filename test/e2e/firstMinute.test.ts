@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { ANSWER_QUIET_MS } from "../../src/ui/tui/keyGuard.js";
 import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
@@ -28,8 +29,8 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     expect(t.screen()).toContain("Allow run_command");
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
     expect(existsSync(path.join(repo, "ran.txt"))).toBe(false);
-    // A keypress made while the approval shows, after the guard time, answers it.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // A keypress made once the approval has shown, and the keyboard been still, a moment answers it.
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_QUIET_MS));
     t.press("y");
     await t.waitFor("Ran it.");
     expect(existsSync(path.join(repo, "ran.txt"))).toBe(true);
@@ -103,8 +104,8 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(t.screen()).toContain("cairn asks");
     expect(open.server.requests).toHaveLength(1);
-    // Typed while it shows, after the guard time, it is the answer.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Typed once it has shown, and the keyboard been still, a moment, it is the answer.
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_QUIET_MS));
     t.type("8080");
     t.press("Enter");
     await t.waitFor("Listening on the port you gave.");

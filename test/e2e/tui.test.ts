@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
-import { APPROVAL_GUARD_MS } from "../../src/ui/tui/Approval.js";
+import { ANSWER_QUIET_MS } from "../../src/ui/tui/keyGuard.js";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
@@ -48,8 +48,8 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
 
     // The edit waits for approval, with the plan on the TODO panel.
     let screen = await t.waitFor("Allow edit_file");
-    // A key is taken only once the approval has been on screen a moment (keys typed ahead are not).
-    await new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_MS));
+    // A key is taken only once the approval has been on screen, and the keyboard still, a moment.
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_QUIET_MS));
     expect(screen).toContain("+a + b");
     expect(screen).toMatch(/TODO 1\/2[\s\S]*✓ Read math\.js[\s\S]*▸ Fix add\(\)/);
     t.press("y");
@@ -116,9 +116,19 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     await t.waitFor(/Unknown command \/frobnicate\.[\s\S]*\/help[\s\S]*\/undo/);
 
     t.resize(60, 20);
-    const screen = await t.waitFor(/^╰─{58}╯$/m);
+    // Once the drag has settled the screen is drawn again: the transcript at the new width, then
+    // one frame. Until then the terminal's own rewrap of the old frame is there too.
+    const redrawn = /^(?![\s\S]*╭─[\s\S]*╭─)[\s\S]*Unknown command \/frobnicate[\s\S]*\n╰─{58}╯\n/;
+    await t.waitFor(redrawn, { inHistory: true });
+    const screen = t.screen();
     for (const line of screen.split("\n")) expect(line.length).toBeLessThanOrEqual(60);
     expect(screen.match(/╭─+╮/g)).toHaveLength(1);
+    // No piece of the frame drawn at 120 columns is left, on the screen or above it; the
+    // transcript is there once.
+    const all = t.history();
+    expect(all.match(/╭─/g)).toHaveLength(1);
+    expect(all.match(/● ready/g)).toHaveLength(1);
+    expect(all.match(/Unknown command \/frobnicate/g)).toHaveLength(1);
     t.press("C-c", "C-c");
     await t.waitFor("is saved");
     t.close();

@@ -19,7 +19,8 @@ const TWO_FER_SOLVED = 'export const twoFer = (name = "you") => "One for " + nam
 
 /**
  * A suite in the aider-polyglot layout: a Jest-style JavaScript exercise, a Python one, a
- * TypeScript one already solved (an enum: Node's type stripping alone would not run it), and a Go one.
+ * TypeScript one already solved (an enum: Node's type stripping alone would not run it), and a Kotlin
+ * one, a language cairn does not grade.
  */
 function polyglotSuite(): Promise<string> {
   const js = "javascript/exercises/practice/two-fer";
@@ -73,9 +74,9 @@ function polyglotSuite(): Promise<string> {
       "})",
       "",
     ].join("\n"),
-    "go/exercises/practice/leap/.docs/instructions.md": "# Leap\n",
-    "go/exercises/practice/leap/.meta/config.json": JSON.stringify({
-      files: { solution: ["leap.go"], test: ["leap_test.go"] },
+    "kotlin/exercises/practice/leap/.docs/instructions.md": "# Leap\n",
+    "kotlin/exercises/practice/leap/.meta/config.json": JSON.stringify({
+      files: { solution: ["src/main/kotlin/Leap.kt"], test: ["src/test/kotlin/LeapTest.kt"] },
     }),
   });
 }
@@ -97,7 +98,8 @@ describe("cairn eval suite formats", () => {
     const home = await makeHome();
     const out = path.join(home, "eval");
     const report = await runEval(suite, out, { home, server });
-    expect(report.skipped).toEqual(["go/leap: no runner for .go"]);
+    expect(report.skipped).toEqual([{ id: "kotlin/leap", language: null, reason: "no runner for .kt" }]);
+    expect(report.totals).toMatchObject({ tasks: 4, skipped: 1 });
     expect(report.tasks.map((t) => [t.id, t.solved, t.reverted_test_edits])).toEqual([
       ["javascript/two-fer", true, []],
       ["python/hello-world", false, ["hello_world_test.py"]],

@@ -38,7 +38,7 @@ describe("the builtin suite", async () => {
         await cp(task.dir, dir, { recursive: true });
         const run = () =>
           runCheck(
-            { name: "tests", command: testCommand(task!), kind: "test" },
+            { name: "tests", command: testCommand(task!), kind: "test", source: "project" },
             { cwd: dir, timeoutMs: 30_000 },
           );
         const stub = await run();

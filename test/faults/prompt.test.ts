@@ -17,7 +17,7 @@ const guard = () => new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_
 const command = (text: string) => ({ toolCalls: [{ name: "run_command", args: { command: text } }] });
 
 describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () => {
-  it("saves an always-in-this-workspace answer as a rule, asks again about a dangerous command, and tells the model why not", async () => {
+  it("saves an always-in-this-workspace answer as the person's rule for the folder, asks again about a dangerous command, and tells the model why not", async () => {
     const repo = await makeRepo({ ".cairn/config.yaml": "# team settings\nmax_tool_calls: 20\n" });
     const home = await makeHome();
     const server = await serve([
@@ -59,9 +59,12 @@ describe.skipIf(!hasTmux)("the approval prompt of cairn do in a terminal", () =>
 
     expect(await t.exited(20_000)).toBe(0);
     expect(await readFile(path.join(repo, "log.txt"), "utf8")).toBe("one\none\n");
+    // The answer is the person's: kept in their own settings for this folder, the workspace's file untouched.
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
-      "# team settings\nmax_tool_calls: 20\nrules:\n  - { command: echo one, action: allow }\n",
+      "# team settings\nmax_tool_calls: 20\n",
     );
+    const folders = JSON.parse(await readFile(path.join(home, "config", "cairn", "folders.json"), "utf8"));
+    expect(folders.folders[repo]).toEqual({ rules: [{ action: "allow", command: "echo one" }] });
     expect(JSON.stringify(server.requests[3]?.body)).toContain(
       "The user declined `run_command rm -rf ~/projects`: those are my other projects",
     );

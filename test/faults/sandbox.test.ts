@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -108,6 +108,79 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
     ]);
     expect(toolResults(run.events)[0]?.output).toMatch(/^Exit code 1 .*Read-only file system/s);
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
+  });
+
+  it("hides secret files and the machine's credentials from a script that builds their names at run time, /etc/shadow and cairn's stored keys too", async () => {
+    const repo = await makeRepo({
+      ...PROJECT,
+      ".env": "API_TOKEN=canary-dotenv-7731\n",
+      "config/secrets.yaml": "password: canary-yaml-7731\n",
+    });
+    // A home outside /tmp, which the sandbox replaces anyway: the credentials must be hidden by name.
+    const home = mkdtempSync("/var/tmp/cairn-home-");
+    try {
+      mkdirSync(path.join(home, ".ssh"));
+      mkdirSync(path.join(home, ".aws"));
+      writeFileSync(path.join(home, ".ssh", "id_rsa"), "canary-ssh-key-7731\n");
+      writeFileSync(path.join(home, ".ssh", "known_hosts"), "example.com ssh-ed25519 AAAAC3\n");
+      writeFileSync(path.join(home, ".aws", "credentials"), "aws_secret_access_key = canary-aws-7731\n");
+      // The keys `cairn auth login` stored: where XDG_DATA_HOME says, and where they are by default.
+      const storedKeys = (key: string) =>
+        `${JSON.stringify({ keys: { anthropic: { key, stored_at: "2026-01-01T00:00:00.000Z" } } })}\n`;
+      const data = path.join(home, "data");
+      mkdirSync(path.join(data, "cairn"), { recursive: true });
+      writeFileSync(path.join(data, "cairn", "credentials.json"), storedKeys("sk-ant-canary-stored-7731"), {
+        mode: 0o600,
+      });
+      mkdirSync(path.join(home, ".local", "share", "cairn"), { recursive: true });
+      writeFileSync(
+        path.join(home, ".local", "share", "cairn", "credentials.json"),
+        storedKeys("sk-ant-canary-default-7731"),
+        { mode: 0o600 },
+      );
+      // Each name is put together as the script runs: nothing on the command line says what it reads.
+      const read = (expression: string) =>
+        `node -e "const fs = require('fs'); const f = ${expression}; try { console.log(JSON.stringify(fs.readFileSync(f, 'utf8'))) } catch (e) { console.log(e.code) }"`;
+      const commands = [
+        read("['.e', 'nv'].join('')"),
+        read("['config/sec', 'rets.yaml'].join('')"),
+        read("require('os').homedir() + '/.ss' + 'h/id_' + 'rsa'"),
+        read("require('os').homedir() + '/.aw' + 's/credentials'"),
+        read("require('os').homedir() + '/.ssh/known_hosts'"),
+        read("'/etc/sha' + 'dow'"),
+        read(`'${data}/cairn/cred' + 'entials.json'`),
+        read("require('os').homedir() + '/.local/share/cairn/cred' + 'entials.json'"),
+        "node -e \"require('fs').writeFileSync(['.e', 'nv'].join(''), 'overwritten')\"",
+        "npm test",
+      ];
+      const run = await runFaulty(
+        repo,
+        "look around",
+        [
+          { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
+          { text: "Done." },
+        ],
+        { env: { HOME: home, XDG_DATA_HOME: data } },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const outputs = toolResults(run.events).map((result) => result.output.split("\n")[1]);
+      expect(outputs.slice(0, 8)).toEqual([
+        '""',
+        '""',
+        "ENOENT",
+        "ENOENT",
+        '"example.com ssh-ed25519 AAAAC3\\n"',
+        '""',
+        '""',
+        '""',
+      ]);
+      expect(toolResults(run.events)[8]?.output).toMatch(/^Exit code 1 .*EROFS/s);
+      expect(toolResults(run.events)[9]?.output).toMatch(/^Exit code 0 [\s\S]*# pass 1/);
+      expect(JSON.stringify(run.server.requests)).not.toMatch(/canary-|root:/);
+      expect(await readFile(path.join(repo, ".env"), "utf8")).toBe("API_TOKEN=canary-dotenv-7731\n");
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it("opens the network when the config allows it", async () => {

@@ -90,6 +90,7 @@ describe("secrets", () => {
         { toolCalls: [{ name: "append_file", args: { path: "notes.md", content: "more\n" } }] },
         { text: "Added a line." },
       ],
+      check: [{ command: "grep -qx more notes.md", reason: "the line must be there" }],
     });
     const rejected: ScriptedTurn = {
       error: {
@@ -263,6 +264,7 @@ describe("secrets stay on the machine", () => {
             },
             { name: "read_file", args: { path: ".env" } },
             { name: "read_file", args: { path: ".env.example" } },
+            { name: "run_command", args: { command: "env | grep ^NPM_TOKEN=" } },
           ],
         },
         { text: "The registry token is set and the database password is in .env." },
@@ -289,6 +291,9 @@ describe("secrets stay on the machine", () => {
     const sent = requestText(run);
     expect(sent).toContain(npmToken);
     expect(sent).toContain(`DB_PASSWORD=${dbPassword}`);
+    // A listing of the environment keeps even an included secret from the model: it asked for the value by name.
+    expect(sent).toContain("NPM_TOKEN=[REDACTED]");
+    expect(sent).not.toContain(`NPM_TOKEN=${npmToken}`);
     expect(sent).not.toContain(githubToken);
     for (const text of [run.stdout, await dataFolderText(run.home)]) {
       expect(text).not.toContain(npmToken);

@@ -1,6 +1,6 @@
 import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -34,6 +34,10 @@ export interface CairnOptions {
    * the capabilities that let root read and search any file.
    */
   unprivileged?: boolean;
+  /** The Node that starts bin/cairn.js: the test's own unless given (an older one, for the wrapper). */
+  node?: string;
+  /** In a process group of its own, for a test that must kill whatever it leaves behind. */
+  detached?: boolean;
 }
 
 export function spawnCairn(
@@ -49,12 +53,84 @@ export function spawnCairn(
     NO_COLOR: "1",
     ...options.env,
   };
-  const command = [process.execPath, CAIRN_BIN, ...args];
+  const command = [options.node ?? process.execPath, CAIRN_BIN, ...args];
   const [file = "", ...rest] =
     options.unprivileged && process.getuid?.() === 0
       ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", ...command]
       : command;
-  return spawn(file, rest, { env, stdio }) as ChildProcessByStdio<Writable | null, Readable, Readable>;
+  return spawn(file, rest, { env, stdio, detached: Boolean(options.detached) }) as ChildProcessByStdio<
+    Writable | null,
+    Readable,
+    Readable
+  >;
+}
+
+/** A Node older than cairn needs, as machines come with (npm scripts put the bundled Node 22 first on PATH). */
+export function olderNode(): string | undefined {
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir.includes("node_modules")) continue;
+    const candidate = path.join(dir, "node");
+    if (!existsSync(candidate)) continue;
+    const version = execFileSync(candidate, ["-p", "process.versions.node"], { encoding: "utf8" }).trim();
+    if (Number(version.split(".")[0]) < 22) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * The CLI started as `spawnCairn` starts it, its output gathered as it comes, and its exit: for a
+ * test that acts on it while it runs (signals it, waits for its requests).
+ */
+export function startCairn(args: string[], options: CairnOptions) {
+  const child = spawnCairn(args, options);
+  const output = { stdout: "", stderr: "" };
+  child.stdout.on("data", (chunk) => {
+    output.stdout += chunk;
+  });
+  child.stderr.on("data", (chunk) => {
+    output.stderr += chunk;
+  });
+  const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return { child, output, exited };
+}
+
+/** Folders a test makes, removed when it ends: `afterEach(() => temp.removeAll())`. */
+export class TempFolders {
+  private readonly made: string[] = [];
+
+  async keep(make: Promise<string>): Promise<string> {
+    const dir = await make;
+    this.made.push(dir);
+    return dir;
+  }
+
+  async removeAll(): Promise<void> {
+    await Promise.all(this.made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  }
+}
+
+/** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
+export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
+  const started = Date.now();
+  while (!check()) {
+    if (Date.now() - started > ms) return false;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  return true;
+}
+
+/** Whether a process whose command line holds `words` (in order, as its arguments) is running. */
+export function processRunning(words: string[]): boolean {
+  const wanted = words.join("\0");
+  for (const pid of readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(wanted)) return true;
+    } catch {
+      // It ended while we looked.
+    }
+  }
+  return false;
 }
 
 export interface CliRun {
@@ -161,6 +237,8 @@ export function modelFlags(
 export interface DoOptions {
   repo: string;
   task: string;
+  /** `run` for the whole loop; `do` by default. */
+  command?: "do" | "run";
   format?: Format;
   /** Flags after the defaults. */
   extra?: string[];
@@ -169,20 +247,35 @@ export interface DoOptions {
 }
 
 /**
- * The command line and environment of `cairn do` as most end-to-end tests run it: unattended
- * (`--approval auto`) in `repo`, against the scripted server, printing its events.
+ * The command line and environment of `cairn do` (or `cairn run`) as most end-to-end tests run
+ * it: unattended (`--approval auto`) in `repo`, against the scripted server, printing its events.
  */
 export function doCommand(server: ScriptedServer, options: DoOptions) {
   const { args, env } = modelFlags(options.format ?? "openai", server);
-  const command = ["do", options.task, ...args, "--cwd", options.repo, "--approval", "auto"];
+  const command = [
+    options.command ?? "do",
+    options.task,
+    ...args,
+    "--cwd",
+    options.repo,
+    "--approval",
+    "auto",
+  ];
   command.push("--output-format", options.output ?? "stream-json", ...(options.extra ?? []));
   return { args: command, env };
 }
 
 /** `cairn do` as `doCommand` puts it: the run, the events, the result line and what was sent. */
-export async function doSession(server: ScriptedServer, options: DoOptions & { home?: string }) {
+export async function doSession(
+  server: ScriptedServer,
+  options: DoOptions & { home?: string; timeoutMs?: number },
+) {
   const { args, env } = doCommand(server, options);
-  const run = await runCairn(args, { home: options.home ?? (await makeHome()), env });
+  const run = await runCairn(args, {
+    home: options.home ?? (await makeHome()),
+    env,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+  });
   const events = streamEvents(run.stdout);
   const result = events.find((e) => e.type === "result") as Record<string, unknown> | undefined;
   return { run, events, result, requests: server.requests };

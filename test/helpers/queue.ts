@@ -28,10 +28,30 @@ export async function endQueueTest(server: ScriptedServer | undefined, redis: Te
   await redis?.stop();
 }
 
-/** A worker process on `queue` (a 2-second lock) whose stream-json events are collected as they come. */
-export function startWorker(queue: string, home: string, env: Record<string, string>, name: string) {
+/**
+ * A worker process on `queue` (a 2-second lock) whose stream-json events are collected as they
+ * come; `extra` flags after the others (`--approval read-only`).
+ */
+export function startWorker(
+  queue: string,
+  home: string,
+  env: Record<string, string>,
+  name: string,
+  extra: string[] = [],
+) {
   const child = spawnCairn(
-    ["worker", "--queue", queue, "--name", name, "--lock-duration", "2", "--output-format", "stream-json"],
+    [
+      "worker",
+      "--queue",
+      queue,
+      "--name",
+      name,
+      "--lock-duration",
+      "2",
+      "--output-format",
+      "stream-json",
+      ...extra,
+    ],
     { home, env },
   );
   killLater(child);

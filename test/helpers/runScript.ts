@@ -6,13 +6,17 @@ export interface RunScriptParts {
   intent?: object[];
   plan?: object[];
   review?: object[];
+  /** The command the model proposes as a check, where the project has none. */
+  check?: object[];
+  /** Judgements of progress between rounds, where counting cannot tell. */
+  progress?: object[];
   /** Everything that is not a structured request: the tool loop's turns. */
   execution?: ScriptedTurn[];
   /** Usage reported for each structured answer (the server derives one from sizes otherwise). */
   structuredUsage?: ScriptedTurn["usage"];
 }
 
-export type StructuredName = "classification" | "intent" | "plan" | "review";
+export type StructuredName = "classification" | "intent" | "plan" | "review" | "check" | "progress";
 
 /** The structured output a request asks for (response_format on OpenAI-style endpoints), if any. */
 export function structuredName(request: RecordedRequest): StructuredName | undefined {
@@ -29,6 +33,8 @@ export function runScript(parts: RunScriptParts): (request: RecordedRequest) => 
     intent: [...(parts.intent ?? [])],
     plan: [...(parts.plan ?? [])],
     review: [...(parts.review ?? [])],
+    check: [...(parts.check ?? [])],
+    progress: [...(parts.progress ?? [])],
   };
   const execution = [...(parts.execution ?? [])];
   return (request) => {

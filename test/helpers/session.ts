@@ -62,6 +62,8 @@ export interface SessionSetup {
   format?: "openai" | "anthropic";
   /** More of the environment cairn starts with. */
   env?: Record<string, string>;
+  /** The person trusts the repository (`--trust-workspace`): what its own files ask for applies. */
+  trust?: boolean;
 }
 
 /** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
@@ -88,6 +90,7 @@ export async function hostedSession(script: Script, setup: SessionSetup = {}) {
     mode: "do",
     attended: setup.attended ?? false,
     env,
+    trust: { flag: setup.trust ?? false },
   });
   closers.push(hosted.close);
   const events: StampedEvent[] = [];

@@ -54,9 +54,16 @@ export async function readResults(out: string): Promise<TaskRecord[]> {
 export async function runEval(
   suite: string,
   out: string,
-  options: { home: string; server: ScriptedServer; extra?: string[] },
+  options: {
+    home: string;
+    server: ScriptedServer;
+    extra?: string[];
+    timeoutMs?: number;
+    env?: Record<string, string>;
+  },
 ): Promise<EvalReport> {
-  const { args, env } = modelFlags("openai", options.server);
+  const { args, env: modelEnv } = modelFlags("openai", options.server);
+  const env = { ...modelEnv, ...options.env };
   const run = await runCairn(
     [
       "eval",
@@ -70,7 +77,7 @@ export async function runEval(
       ...args,
       ...(options.extra ?? []),
     ],
-    { home: options.home, env, timeoutMs: 150_000 },
+    { home: options.home, env, timeoutMs: options.timeoutMs ?? 150_000 },
   );
   if (run.code !== 0) throw new Error(`cairn eval exited with ${run.code}: ${run.stderr}`);
   return JSON.parse(run.stdout) as EvalReport;

@@ -1,4 +1,4 @@
-import { appendFile, mkdir, readFile } from "node:fs/promises";
+import { appendFile, mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -37,16 +37,20 @@ describe("cairn mcp add, list and remove", () => {
       "-H",
       `Authorization: Bearer ${TOKEN_REFERENCE}`,
     );
-    // The person adds it, so the rule that lets it start goes in with it.
+    // The person adds it, so the rule that lets it start is theirs: kept in their own settings for the folder.
     expect(added.stdout).toContain(
-      `Added MCP server github to ${repo}/.cairn/config.yaml, with the rule {tool: "mcp_server:github", action: allow} that lets it start without asking.`,
+      `Added MCP server github to ${repo}/.cairn/config.yaml; the rule {tool: "mcp_server:github", action: allow} that lets it start without asking is saved in your settings for this folder (~/config/cairn/folders.json).`,
     );
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\nmcp_servers:\n" +
         `  everything:\n    command: ${node}\n    args:\n      - ${EVERYTHING}\n      - stdio\n` +
-        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n` +
-        "rules:\n  - { tool: mcp_server:everything, action: allow }\n  - { tool: mcp_server:github, action: allow }\n",
+        `  github:\n    type: http\n    url: https://example.invalid/mcp\n    headers:\n      Authorization: Bearer ${TOKEN_REFERENCE}\n`,
     );
+    const folders = path.join(home, "config", "cairn", "folders.json");
+    expect(JSON.parse(await readFile(folders, "utf8")).folders[repo].rules).toEqual([
+      { tool: "mcp_server:everything", action: "allow" },
+      { tool: "mcp_server:github", action: "allow" },
+    ]);
     const notUrl = await cairn("add", "--transport", "http", "web3", "notaurl");
     expect(notUrl.code).toBe(2);
     expect(notUrl.stderr).toContain(
@@ -80,6 +84,7 @@ describe("cairn mcp add, list and remove", () => {
     expect(await readFile(path.join(repo, ".cairn", "config.yaml"), "utf8")).toBe(
       "# team settings\nmax_tool_calls: 20 # enough\n",
     );
+    expect(JSON.parse(await readFile(folders, "utf8")).folders).toEqual({});
     const missing = await cairn("remove", "everything");
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain("no MCP server named everything");
@@ -234,5 +239,70 @@ describe("cairn mcp serve", () => {
       isError: true,
       content: [{ text: `cwd ${repo}/no-such-folder is not a folder.` }],
     });
+  });
+});
+
+describe("cairn mcp serve with the bare environment MCP clients give", () => {
+  it("works with only PATH and HOME once the key is stored, and before that says which key and both ways to give it", async () => {
+    const repo = await makeRepo({ "greeting.txt": "hello\n" });
+    const home = await makeHome();
+    const model = await startScriptedServer([
+      { toolCalls: [{ name: "write_file", args: { path: "greeting.txt", content: "hello, world\n" } }] },
+      { text: "Rewrote greeting.txt." },
+    ]);
+    closeLater(model.close);
+    // The person's own config, where HOME alone puts it; the key is not in it.
+    await mkdir(path.join(home, ".config", "cairn"), { recursive: true });
+    await writeFile(
+      path.join(home, ".config", "cairn", "config.yaml"),
+      `model: openai/gpt-4o\nproviders:\n  openai:\n    base_url: ${model.openaiBaseUrl}\n`,
+    );
+    const bare = { PATH: process.env.PATH ?? "", HOME: home };
+    const connect = async () => {
+      const transport = new StdioClientTransport({
+        command: node,
+        args: [CAIRN_BIN, "mcp", "serve", "--cwd", repo],
+        env: bare,
+        stderr: "pipe",
+      });
+      let log = "";
+      transport.stderr?.on("data", (chunk) => {
+        log += chunk;
+      });
+      const client = new Client({ name: "test-client", version: "1.0.0" });
+      await client.connect(transport);
+      closeLater(() => client.close());
+      return { client, log: () => log };
+    };
+    const task = { name: "cairn_do", arguments: { task: "say hello to the world in greeting.txt" } };
+
+    const before = await connect();
+    const refused = await before.client.callTool(task);
+    expect(refused.isError).toBe(true);
+    const said = (refused.content as Array<{ text: string }>)[0]?.text ?? "";
+    expect(said).toContain("openai/gpt-4o needs an API key");
+    expect(said).toContain('"env": {"OPENAI_API_KEY": "…"}');
+    expect(said).toContain("cairn auth login openai");
+    expect(before.log()).toContain("cairn auth login openai");
+    expect(model.requests).toHaveLength(0);
+
+    // Stored where HOME alone puts cairn's data.
+    const login = await runCairn(["auth", "login", "openai"], {
+      home,
+      env: { XDG_DATA_HOME: path.join(home, ".local", "share"), XDG_CONFIG_HOME: path.join(home, ".config") },
+      input: "sk-stored-in-file\n",
+    });
+    expect(login.code, login.stderr).toBe(0);
+    expect(login.stdout + login.stderr).not.toContain("sk-stored-in-file");
+
+    const after = await connect();
+    const result = await after.client.callTool(task);
+    expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ status: "completed", files_changed: ["greeting.txt"] });
+    expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello, world\n");
+    expect(model.requests[0]?.headers.authorization).toBe("Bearer sk-stored-in-file");
+    // Stored keys are kept from what the model runs, and out of what cairn stores, as any key.
+    const store = await readFile(path.join(home, ".local", "share", "cairn", "cairn.db"));
+    expect(store.includes("sk-stored-in-file")).toBe(false);
   });
 });

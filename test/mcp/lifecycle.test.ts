@@ -57,6 +57,8 @@ describe("a server with enabled: false", () => {
       }),
     });
     const home = await makeHome();
+    // The project's own rule counts once the person trusts the folder.
+    expect((await runCairn(["trust", repo], { home })).code).toBe(0);
     const list = await runCairn(["mcp", "list", "--cwd", repo], { home });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^on\s+stdio\s+ready\s+1\s/m);

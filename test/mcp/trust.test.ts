@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { parse, stringify } from "yaml";
+import { stringify } from "yaml";
 import { doTask } from "../../src/agent/doTask.js";
 import type { Session } from "../../src/agent/session.js";
 import { loadConfig } from "../../src/config/load.js";
@@ -58,16 +58,21 @@ describe("an MCP server the workspace defines", () => {
     expect(session.mcp?.servers.map((s) => s.status)).toEqual(["not allowed"]);
   });
 
-  it("with a rule in the config: starts, and its tools are offered", async () => {
-    const marker = await markerFile();
-    const { session, server, events } = await hostedSession(script, {
-      files: {
-        ".cairn/config.yaml": stringify({
-          mcp_servers: { count: marked(marker) },
-          rules: [{ tool: "mcp_server:count", action: "allow" }],
-        }),
-      },
+  it("with a rule in the config: starts, and its tools are offered; the workspace's own rule counts once it is trusted", async () => {
+    const files = (marker: string) => ({
+      ".cairn/config.yaml": stringify({
+        mcp_servers: { count: marked(marker) },
+        rules: [{ tool: "mcp_server:count", action: "allow" }],
+      }),
     });
+    const untrusted = await markerFile();
+    const refused = await hostedSession(script, { files: files(untrusted) });
+    await doTask(refused.session, "count something");
+    expect(existsSync(untrusted)).toBe(false);
+    expect(serverEvents(refused.events)[0]).toMatchObject({ server: "count", status: "failed" });
+
+    const marker = await markerFile();
+    const { session, server, events } = await hostedSession(script, { files: files(marker), trust: true });
     await doTask(session, "count something");
     expect(existsSync(marker)).toBe(true);
     expect(offeredTools(server.requests[0]?.body)).toContain("count__long");
@@ -84,9 +89,9 @@ describe("an MCP server the workspace defines", () => {
           mcp_servers: {
             count: { command: process.execPath, args: ["--env-file=.env", COUNT, "--marker", marker] },
           },
-          rules: [{ tool: "mcp_server:count", action: "allow" }],
         }),
       },
+      config: { rules: [{ tool: "mcp_server:count", action: "allow" }] },
     });
     await doTask(session, "count something");
     expect(existsSync(marker)).toBe(true);
@@ -193,8 +198,10 @@ describe("an MCP server the workspace defines", () => {
     answerEvery(always.session, "workspace");
     await doTask(always.session, "count something");
     expect(existsSync(marker)).toBe(true);
-    const saved = parse(await readFile(path.join(always.repo, ".cairn", "config.yaml"), "utf8"));
-    expect(saved.rules).toEqual([
+    const saved = JSON.parse(
+      await readFile(path.join(always.home, "config", "cairn", "folders.json"), "utf8"),
+    );
+    expect(saved.folders[always.repo].rules).toEqual([
       { command: `${process.execPath} ${COUNT} --marker ${marker}`, action: "allow" },
     ]);
 
@@ -261,10 +268,15 @@ describe("an MCP server the workspace defines", () => {
         mcp_servers: { mine: { enabled: false, trust: "read" }, other: { env: { LD_PRELOAD: "./x.so" } } },
       }),
     });
-    const { workspaceServers } = await loadConfig({
-      cwd: repo,
-      env: { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") },
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config") };
+    const trusted = await loadConfig({ cwd: repo, env, trust: { flag: true } });
+    expect(trusted.workspaceServers).toEqual({
+      shared: ".mcp.json",
+      other: path.join(".cairn", "config.yaml"),
     });
-    expect(workspaceServers).toEqual({ shared: ".mcp.json", other: path.join(".cairn", "config.yaml") });
+    // Untrusted, a repository may not change how the person's own server starts at all.
+    const untrusted = await loadConfig({ cwd: repo, env });
+    expect(untrusted.workspaceServers).toEqual({ shared: ".mcp.json" });
+    expect(untrusted.config.mcp_servers.other).toEqual({ command: "other" });
   });
 });

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { APPROVAL_GUARD_MS } from "../../src/ui/tui/Approval.js";
+import { ANSWER_QUIET_MS } from "../../src/ui/tui/keyGuard.js";
 import { hasTmux, Terminal } from "../e2e/tmux.js";
 import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
 import { addGlobalConfig, closeAll, closeLater } from "../helpers/session.js";
@@ -48,7 +48,7 @@ describe.skipIf(!hasTmux)("MCP in the terminal UI", () => {
 
     const screen = await t.waitFor("Allow everything__echo");
     // Keys typed in an approval's first moment are taken as typed ahead, and ignored.
-    await new Promise((resolve) => setTimeout(resolve, APPROVAL_GUARD_MS));
+    await new Promise((resolve) => setTimeout(resolve, ANSWER_QUIET_MS));
     expect(screen).toContain("the server says: read-only, not destructive (its word, not a guarantee)");
     expect(screen).toMatch(/MCP server broken is not available: it failed to start: .*no API token/);
     t.press("y");

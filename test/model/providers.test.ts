@@ -5,6 +5,7 @@ import { type ConfigInput, configSchema } from "../../src/config/schema.js";
 import {
   createLanguageModel,
   DEFAULT_MODELS,
+  MissingKeyError,
   OLLAMA_BASE_URL,
   profileModelId,
   resolveModelId,
@@ -65,18 +66,22 @@ describe("resolveModelId", () => {
     expect(resolveModelId(renamed, { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" })).toBe("openai/gpt-6-sol");
   });
 
-  it("without model or key, says which variables to set and that Ollama needs none", () => {
+  it("without model or key, says which keys to store or set, in 80 columns, and that Ollama needs none", () => {
     const error = thrown(() => resolveModelId(config(), {}));
     expect(error.exitCode).toBe(2);
-    expect(error.message.split("\n")).toEqual([
-      "No model chosen and no API key found. Set one of these environment variables:",
-      "  OPENROUTER_API_KEY            (then cairn uses openrouter/google/gemini-3.5-flash)",
-      "  ANTHROPIC_API_KEY             (then cairn uses anthropic/claude-sonnet-5)",
-      "  OPENAI_API_KEY                (then cairn uses openai/gpt-6-sol)",
-      "  GOOGLE_GENERATIVE_AI_API_KEY  (then cairn uses google/gemini-3.8-flash)",
-      "or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
+    const lines = error.message.split("\n");
+    expect(lines).toEqual([
+      "No model chosen and no API key found. Store a key once with",
+      "`cairn auth login <provider>`, or set its variable in the environment:",
+      "  provider    variable                      model cairn then uses",
+      "  openrouter  OPENROUTER_API_KEY            openrouter/google/gemini-3.5-flash",
+      "  anthropic   ANTHROPIC_API_KEY             anthropic/claude-sonnet-5",
+      "  openai      OPENAI_API_KEY                openai/gpt-6-sol",
+      "  google      GOOGLE_GENERATIVE_AI_API_KEY  google/gemini-3.8-flash",
+      "Or choose a model with --model provider/model (or CAIRN_MODEL, or `model:` in the config).",
       "A local Ollama needs no key: --model ollama/<name>.",
     ]);
+    expect(error).toBeInstanceOf(MissingKeyError);
   });
 });
 
@@ -118,12 +123,12 @@ describe("createLanguageModel", () => {
   it("names the missing key variable, renamed or not", async () => {
     let error = await rejected(createLanguageModel("anthropic/claude-sonnet-4-5", config(), {}));
     expect(error.message).toBe(
-      "anthropic/claude-sonnet-4-5 needs an API key: set the environment variable ANTHROPIC_API_KEY.",
+      "anthropic/claude-sonnet-4-5 needs an API key: set ANTHROPIC_API_KEY in the environment, or store one with `cairn auth login anthropic`.",
     );
     const renamed = config({ providers: { openrouter: { api_key_env: "TEAM_OPENROUTER" } } });
     error = await rejected(createLanguageModel("openrouter/google/gemini-2.5-flash", renamed, ALL_KEYS));
     expect(error.message).toBe(
-      "openrouter/google/gemini-2.5-flash needs an API key: set the environment variable TEAM_OPENROUTER.",
+      "openrouter/google/gemini-2.5-flash needs an API key: set TEAM_OPENROUTER in the environment, or store one with `cairn auth login openrouter`.",
     );
   });
 
@@ -132,7 +137,7 @@ describe("createLanguageModel", () => {
     const guarded = config({ providers: { ollama: { api_key_env: "OLLAMA_CLOUD_KEY" } } });
     const error = await rejected(createLanguageModel("ollama/qwen3", guarded, {}));
     expect(error.message).toBe(
-      "ollama/qwen3 needs an API key: set the environment variable OLLAMA_CLOUD_KEY.",
+      "ollama/qwen3 needs an API key: set OLLAMA_CLOUD_KEY in the environment, or store one with `cairn auth login ollama`.",
     );
   });
 

@@ -1,9 +1,10 @@
-import { mkdir, mkdtemp, readFile, realpath, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import type { ApprovalMode, Rule } from "../../src/config/schema.js";
+import { saveFolderRules } from "../../src/config/trust/store.js";
 import {
   type ApprovalAnswer,
   ApprovalPolicy,
@@ -11,7 +12,6 @@ import {
   type ApprovalRequest,
   type PolicyOptions,
 } from "../../src/safety/approval.js";
-import { saveWorkspaceRules } from "../../src/safety/rules.js";
 import type { Sandbox } from "../../src/safety/sandbox.js";
 
 const workspace = "/home/dev/project";
@@ -139,7 +139,7 @@ describe("approval modes", () => {
   it("advises what would let a refused command run: auto, or a rule naming it", async () => {
     const sandboxed = await policy("auto-edit").check(run("npm test"));
     expect(!sandboxed.allowed && sandboxed.reason).toContain(
-      '--approval auto, or a rule {command: "npm test", action: allow} in .cairn/config.yaml',
+      '--approval auto, or a rule {command: "npm test", action: allow} in the config',
     );
     const unconfined = await policy("ask", { sandbox: none }).check(run("npm test"));
     expect(!unconfined.allowed && unconfined.reason).toContain(
@@ -257,10 +257,12 @@ describe("always answers", () => {
     expect(asked.map((prompt) => prompt.always)).toEqual([["edit_file"]]);
   });
 
-  it("are saved as rules in the workspace config, which keeps its comments", async () => {
+  it("in this workspace are saved in the person's own settings for the folder, not in the workspace's files", async () => {
     const root = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-rules-")));
-    await mkdir(path.join(root, ".cairn"));
-    const file = path.join(root, ".cairn", "config.yaml");
+    const env = { HOME: root, XDG_CONFIG_HOME: path.join(root, "config") };
+    const work = path.join(root, "work");
+    await mkdir(path.join(work, ".cairn"), { recursive: true });
+    const file = path.join(work, ".cairn", "config.yaml");
     await writeFile(file, "# the team's settings\nmax_iterations: 10 # enough\n");
     const saved: Rule[][] = [];
     const { ask } = asking([{ choice: "workspace" }]);
@@ -268,19 +270,16 @@ describe("always answers", () => {
       ask,
       saveRules: async (rules) => {
         saved.push(rules);
-        await saveWorkspaceRules(root, rules);
+        await saveFolderRules(work, rules, env);
       },
     });
     expect((await ruled.check(run("grep -c 'a b' notes.txt > count.txt"))).allowed).toBe(true);
     expect(saved).toEqual([[{ command: "grep -c 'a b' notes.txt", action: "allow" }]]);
-    await saveWorkspaceRules(root, [{ tool: "edit_file", action: "allow" }]);
-    const text = await readFile(file, "utf8");
-    expect(text).toBe(
-      "# the team's settings\nmax_iterations: 10 # enough\nrules:\n" +
-        "  - { command: grep -c 'a b' notes.txt, action: allow }\n" +
-        "  - { tool: edit_file, action: allow }\n",
-    );
-    const { config } = await loadConfig({ cwd: root, env: { HOME: root } });
+    await saveFolderRules(work, [{ tool: "edit_file", action: "allow" }], env);
+    expect(await readFile(file, "utf8")).toBe("# the team's settings\nmax_iterations: 10 # enough\n");
+    // Untrusted, the workspace's file may not allow anything; the person's own rules for it apply.
+    const { config, trust } = await loadConfig({ cwd: work, env });
+    expect(trust.trusted).toBe(false);
     expect(config.rules).toEqual([
       { command: "grep -c 'a b' notes.txt", action: "allow" },
       { tool: "edit_file", action: "allow" },
@@ -288,6 +287,7 @@ describe("always answers", () => {
     expect(
       (await policy("auto-edit", { rules: config.rules }).check(run("grep -c 'a b' notes.txt"))).allowed,
     ).toBe(true);
+    await rm(root, { recursive: true, force: true });
   });
 
   it("are not offered for a dangerous command, which is asked about again each time", async () => {

@@ -144,12 +144,18 @@ describe("rules in the config", () => {
       "rules:\n  - { command: git push, action: deny }\n",
       "rules:\n  - { command: npm test, action: allow }\n",
     );
-    const { config } = await loadConfig(options);
+    const { config } = await loadConfig({ ...options, trust: { flag: true } });
     expect(config.rules).toEqual([
       { command: "git push", action: "deny" },
       { command: "npm test", action: "allow" },
     ]);
     expect(config.sandbox).toEqual({ network: false, allow_unsandboxed: false });
+    // Until the folder is trusted, its allow rule is the repository's word, not the person's.
+    const untrusted = await loadConfig(options);
+    expect(untrusted.config.rules).toEqual([{ command: "git push", action: "deny" }]);
+    expect(untrusted.trust.widening).toMatchObject([
+      { key: "rules[0]", asks: 'allow command "npm test" without asking' },
+    ]);
   });
 
   it("are checked, each problem located", async () => {

@@ -11,7 +11,7 @@ import {
   type ApprovalRequest,
 } from "../../src/safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../../src/safety/environment.js";
-import { createRedactor } from "../../src/safety/redact.js";
+import { createRedactor, hideEnvironmentSecrets } from "../../src/safety/redact.js";
 import { secretsReadBy } from "../../src/safety/secretCommands.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { isSecretName, isSecretVariable } from "../../src/safety/secretNames.js";
@@ -111,6 +111,50 @@ describe("the environment of what the model runs", () => {
     expect(isSecretVariable("TOKENIZERS_PARALLELISM")).toBe(true);
     expect(isSecretVariable("KEYBOARD")).toBe(true);
     expect(isSecretVariable("PWD")).toBe(false);
+  });
+
+  it("takes a wider rule for variables: *PASS*, *PWD*, *CREDENTIAL*, *PRIVATE*, but not the shell's PWD", () => {
+    for (const name of [
+      "DB_PASS",
+      "SMTP_PASSWD_FILE",
+      "mysqlpwd",
+      "GCP_CREDENTIAL_JSON",
+      "SSH_PRIVATE",
+      "PRIVATEKEY",
+    ])
+      expect(isSecretVariable(name), name).toBe(true);
+    for (const name of ["PWD", "OLDPWD", "PATH", "LANG", "EDITOR"])
+      expect(isSecretVariable(name), name).toBe(false);
+    expect(isSecretName("DB_PASS")).toBe(true);
+    expect(isSecretName("privateKey")).toBe(true);
+    expect(isSecretName("pass")).toBe(false);
+  });
+
+  it("keeps out of an environment listing the model reads what its names or a connection string's password hide", () => {
+    const listing = [
+      "PATH=/usr/bin",
+      "DB_PASS=hunter2hunter2",
+      "SMTP_PWD=x1",
+      "export GCP_CREDENTIAL=abc",
+      'declare -x SSH_PRIVATE="line"',
+      "APP_DB=postgres://app:s3cr3t@db:5432/app",
+      '        "REDIS_URL=redis://u:pw@cache:6379",',
+      "EMPTY_PASS=",
+      "REF_TOKEN=$OTHER",
+      "The password is hunter2 (prose is not a listing)",
+    ].join("\n");
+    expect(hideEnvironmentSecrets(listing).split("\n")).toEqual([
+      "PATH=/usr/bin",
+      "DB_PASS=[REDACTED]",
+      "SMTP_PWD=[REDACTED]",
+      "export GCP_CREDENTIAL=[REDACTED]",
+      'declare -x SSH_PRIVATE="[REDACTED]"',
+      "APP_DB=postgres://app:[REDACTED]@db:5432/app",
+      '        "REDIS_URL=redis://u:[REDACTED]@cache:6379",',
+      "EMPTY_PASS=",
+      "REF_TOKEN=$OTHER",
+      "The password is hunter2 (prose is not a listing)",
+    ]);
   });
 });
 

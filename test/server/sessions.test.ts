@@ -45,6 +45,55 @@ const JS_REPO = {
     'import assert from "node:assert/strict";\nimport { test } from "node:test";\nimport { sum } from "../src/sum.js";\n\ntest("sum adds", () => {\n  assert.equal(sum([1, 2, 3]), 6);\n});\n',
 };
 
+describe("cairn serve: starting a session as Efrit's requests do", () => {
+  it("takes the caller's session_id and gives the model the context apart from the task", async () => {
+    const h = await serve([{ text: "Noted: straight.el manages it." }]);
+    const session = await start(h, {
+      mode: "do",
+      task: "Upgrade my chatgpt-shell package",
+      context: "It's several versions behind, managed by straight.el",
+      session_id: "upgrade-20250814",
+    });
+    expect(session).toMatchObject({ id: "upgrade-20250814", task: "Upgrade my chatgpt-shell package" });
+    expect(await settled(h, "upgrade-20250814")).toMatchObject({ status: "completed" });
+    const sent = h.model.requests[0]?.rawBody ?? "";
+    expect(sent).toContain("Upgrade my chatgpt-shell package");
+    expect(sent).toContain("# Context given with the task");
+    expect(sent).toContain("managed by straight.el");
+    const started = (await h.json<{ timeline: unknown[] }>("GET", "/api/sessions/upgrade-20250814")).status;
+    expect(started).toBe(200);
+
+    const again = await h.json<{ error: string }>("POST", "/api/sessions", {
+      mode: "do",
+      task: "again",
+      session_id: "upgrade-20250814",
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toMatch(/session_id upgrade-20250814 is taken/);
+    const bad = await h.json<{ issues: Array<{ field: string }> }>("POST", "/api/sessions", {
+      mode: "do",
+      task: "x",
+      session_id: "../etc",
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.issues.map((issue) => issue.field)).toEqual(["session_id"]);
+    expect(h.model.requests).toHaveLength(1);
+  });
+
+  it("describes session_id and context in the OpenAPI document", async () => {
+    const h = await serve([]);
+    const { body } = await h.json<{ components: { schemas: { StartSession: { properties: object } } } }>(
+      "GET",
+      "/api/openapi.json",
+    );
+    expect(Object.keys(body.components.schemas.StartSession.properties)).toEqual(
+      expect.arrayContaining(["session_id", "context"]),
+    );
+    const paths = JSON.stringify(body);
+    expect(paths).toContain("upgrade-20250814");
+  });
+});
+
 describe("cairn serve: sessions", () => {
   it("runs a `run` started over HTTP: it asks for an approval, is approved over HTTP, and completes", async () => {
     const h = await serve(

@@ -83,6 +83,7 @@ export function finished(sessionId: string, status: "completed" | "failed" = "co
     result: {
       session_id: sessionId,
       status,
+      reason: status === "completed" ? "checks_passed" : "checks_failed",
       summary: "Fixed `add` in src/math.ts; the tests pass.",
       iterations: 1,
       files_changed: ["src/math.ts"],
@@ -98,6 +99,13 @@ export function finished(sessionId: string, status: "completed" | "failed" = "co
       },
       cost_usd: null,
       duration_ms: 5000,
+      assessment: {
+        confidence: status === "completed" ? "high" : "low",
+        verified_by: [{ command: "npm test", source: "project", passed: status === "completed" }],
+        not_verified: [],
+        self_assessment: "",
+        remaining: [],
+      },
     },
   };
 }

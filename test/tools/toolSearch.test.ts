@@ -1,3 +1,5 @@
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
 import { agentTools } from "../../src/agents/tools.js";
@@ -6,7 +8,7 @@ import type { EventOf } from "../../src/events/types.js";
 import { fileTools } from "../../src/tools/files.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { webTools } from "../../src/web/tools.js";
-import { closeAll, hostedSession, offeredTools, onDemandTools } from "../helpers/session.js";
+import { closeAll, hostedSession, lastToolResult, offeredTools, onDemandTools } from "../helpers/session.js";
 import { toolContext } from "../helpers/tools.js";
 
 afterEach(closeAll);
@@ -104,6 +106,41 @@ describe("tools offered on demand", () => {
       expect(names).toEqual(expect.arrayContaining(["read_file", "explore_codebase", "task"]));
       expect(names).not.toContain("tool_search");
     }
+  });
+
+  it("puts a tool loaded on demand, or called before it was, through the PreToolUse hooks", async () => {
+    // Written for Claude Code: its names of the web tools, the call on stdin, exit 2 to block.
+    const guard = `cat >> "$CAIRN_PROJECT_DIR/hook-calls.jsonl"; echo "no web access from this project" >&2; exit 2`;
+    const { session, server, events, repo } = await hostedSession(
+      [
+        { toolCalls: [{ name: "tool_search", args: { query: "fetch_webpage" } }] },
+        { toolCalls: [{ name: "fetch_webpage", args: { url: "https://example.com/" } }] },
+        // Never loaded: it runs, or here is blocked, all the same.
+        { toolCalls: [{ name: "web_search", args: { query: "cairn" } }] },
+        { text: "The web is closed here." },
+      ],
+      {
+        config: {
+          hooks: {
+            PreToolUse: [{ matcher: "WebFetch|WebSearch", hooks: [{ type: "command", command: guard }] }],
+          },
+        },
+      },
+    );
+    await doTask(session, "read example.com");
+    const [, fetched, searched] = results(events);
+    expect(fetched).toMatchObject({ tool: "fetch_webpage", ok: false });
+    expect(fetched?.output).toBe("A hook blocked this call: no web access from this project");
+    expect(searched).toMatchObject({ tool: "web_search", ok: false });
+    const seen = (await readFile(path.join(repo, "hook-calls.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(seen.map((call) => [call.tool_name, call.tool_input])).toEqual([
+      ["fetch_webpage", { url: "https://example.com/" }],
+      ["web_search", { query: "cairn" }],
+    ]);
+    expect(lastToolResult(server.requests[2]?.body)).toContain("no web access from this project");
   });
 
   it("lets a model without native tool calling find a tool in its prompt and learn how to call it", async () => {

@@ -1,14 +1,15 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CairnEvent, StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
 import { fileTools } from "../../src/tools/files.js";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
 import { TextRenderer } from "../../src/ui/text.js";
+import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
-async function render(events: CairnEvent[]): Promise<string[]> {
+async function render(events: CairnEvent[], verbose = false): Promise<string[]> {
   const out = new PassThrough();
   let text = "";
   out.on("data", (chunk) => {
@@ -19,6 +20,7 @@ async function render(events: CairnEvent[]): Promise<string[]> {
     out,
     color: false,
     interactive: false,
+    verbose,
     describe: (tool, args) => registry.describe(tool, args),
   });
   events.forEach((event, seq) => {
@@ -67,6 +69,37 @@ describe("the text renderer", () => {
     ]);
   });
 
+  it("says a refusal whole, with the rule at its end that would allow the call", async () => {
+    const refusal =
+      "Refused: run_command npm publish runs outside cairn's sandbox, so it needs approval, and nobody can answer " +
+      "in this headless run. Continue without it; the user can allow it with the rule {action: allow, command: npm} " +
+      "in the config's rules.";
+    const lines = await render([
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "run_command",
+        args: { command: "npm publish" },
+        permission: "exec",
+      },
+      { type: "tool.result", call_id: "1", tool: "run_command", ok: false, output: refusal, duration_ms: 0 },
+    ]);
+    expect(lines.join("\n")).toContain("{action: allow, command: npm} in the config's rules.");
+  });
+
+  it("gives the speed of an answer only when there is enough of it to measure", async () => {
+    const finish = (output: number, seconds: number): CairnEvent[] => [
+      {
+        ...(usage(100, output, 0) as EventOf<"usage">),
+        duration_ms: seconds * 1000,
+        tokens_per_second: output / seconds,
+      },
+      finished("completed", seconds * 1000),
+    ];
+    expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
+    expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
+  });
+
   it("shows the arguments of a call its tool cannot name, or that no tool here knows", async () => {
     const lines = await render([
       { type: "tool.call", call_id: "1", tool: "todo_write", args: { todos: [] }, permission: "read" },
@@ -96,5 +129,50 @@ describe("the text renderer", () => {
     });
     const lines = await render([command("1", 1), command("2", 0)]);
     expect(lines).toEqual(["  ✗ Exit code 1 5ms", "  ✓ Exit code 0 5ms"]);
+  });
+
+  it("with --verbose, also shows status changes, each model call, reasoning, arguments and more output", async () => {
+    const events: CairnEvent[] = [
+      { type: "status", status: "thinking" },
+      { type: "reasoning", text: "The test runs sum; check it first." },
+      {
+        type: "usage",
+        phase: "execution",
+        model: "openai/gpt-4o",
+        input_tokens: 1200,
+        output_tokens: 40,
+        cached_input_tokens: 1000,
+        cache_write_tokens: 0,
+        reasoning_tokens: 0,
+        cost_usd: 0.0021,
+        duration_ms: 1500,
+        tokens_per_second: 20,
+      },
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "run_command",
+        args: { command: "npm test" },
+        permission: "exec",
+      },
+      {
+        type: "tool.result",
+        call_id: "1",
+        tool: "run_command",
+        ok: true,
+        output: "exit 1\nFAIL sum\nexpected 3",
+        duration_ms: 9,
+      },
+    ];
+    const quiet = await render(events);
+    expect(quiet.join("\n")).not.toMatch(/thinking|FAIL sum|gpt-4o|check it first/);
+    const verbose = (await render(events, true)).join("\n");
+    expect(verbose).toContain("… thinking");
+    expect(verbose).toContain("┊ The test runs sum; check it first.");
+    expect(verbose).toMatch(
+      /· openai\/gpt-4o \(execution\) 1\.5s · usage: 1,200 in \(1,000 cached\) · 40 out · 20\.0 tok\/s · \$0\.0021/,
+    );
+    expect(verbose).toContain('{"command":"npm test"}');
+    expect(verbose).toContain("    FAIL sum\n    expected 3");
   });
 });

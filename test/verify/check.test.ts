@@ -105,8 +105,8 @@ describe("runValidation", () => {
     const plan = {
       workspace: dir,
       checks: [
-        { name: "first", command: "exit 3", kind: "test" as const },
-        { name: "second", command: "echo second", kind: "lint" as const },
+        { name: "first", command: "exit 3", kind: "test" as const, source: "project" as const },
+        { name: "second", command: "echo second", kind: "lint" as const, source: "project" as const },
       ],
     };
     const all = await runValidation(plan);
@@ -124,7 +124,10 @@ describe("runValidation", () => {
     const dir = await workspace({});
     const started = Date.now();
     const report = await runValidation(
-      { workspace: dir, checks: [{ name: "slow", command: "sleep 30 & sleep 30; wait", kind: "test" }] },
+      {
+        workspace: dir,
+        checks: [{ name: "slow", command: "sleep 30 & sleep 30; wait", kind: "test", source: "project" }],
+      },
       { timeoutMs: 300 },
     );
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -137,7 +140,7 @@ describe("runValidation", () => {
     const command = `node -e 'for (let i = 0; i < 100000; i++) console.log("line " + i + " " + "x".repeat(40))'; exit 1`;
     const report = await runValidation({
       workspace: dir,
-      checks: [{ name: "noisy", command, kind: "test" }],
+      checks: [{ name: "noisy", command, kind: "test", source: "project" }],
     });
     const [check] = report.checks;
     expect(Buffer.byteLength(check!.output)).toBeLessThan(9_000);
@@ -154,7 +157,7 @@ describe("runValidation", () => {
     process.env.FORCE_COLOR = "1";
     try {
       const report = await runValidation(
-        { workspace: dir, checks: [{ name: "env", command, kind: "test" }] },
+        { workspace: dir, checks: [{ name: "env", command, kind: "test", source: "project" }] },
         { env: { EXTRA: "given" } },
       );
       expect(report.checks[0]!.output).toBe("hello from bin\ntrue 1 given\nno FORCE_COLOR\n");
@@ -167,17 +170,13 @@ describe("runValidation", () => {
   it("reports a skipped plan with its reason, in the shape of the run result's validation", async () => {
     const dir = await workspace({ "README.md": "# x\n" });
     const report = await runValidation(await detectValidation(dir, { changedFiles: ["README.md"] }));
-    expect(report).toMatchObject({
-      ran: false,
-      passed: null,
-      checks: [],
-      reason: "docs-only change (README.md)",
-    });
+    const reason = "docs-only change (README.md): the project's tests cannot check it";
+    expect(report).toMatchObject({ ran: false, passed: null, checks: [], reason });
     expect(toValidationSummary(report)).toEqual({
       ran: false,
       passed: null,
-      reason: "docs-only change (README.md)",
-      output: "validation skipped: docs-only change (README.md)",
+      reason,
+      output: `validation skipped: ${reason}`,
     });
   });
 
@@ -186,8 +185,8 @@ describe("runValidation", () => {
     const report = await runValidation({
       workspace: dir,
       checks: [
-        { name: "a", command: "true", kind: "test" },
-        { name: "b", command: "true", kind: "lint" },
+        { name: "a", command: "true", kind: "test", source: "project" },
+        { name: "b", command: "true", kind: "lint", source: "project" },
       ],
     });
     expect(toValidationSummary(report)).toEqual({

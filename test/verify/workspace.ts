@@ -1,25 +1,11 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach } from "vitest";
+import { tempFolder } from "../helpers/folders.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 export const BIN = path.join(REPO_ROOT, "node_modules", ".bin");
 
-const made: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
 /** A real folder holding `files` (path → content), removed after the test. */
-export async function workspace(files: Record<string, string>): Promise<string> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-verify-")));
-  made.push(dir);
-  for (const [name, content] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
-    await writeFile(path.join(dir, name), content);
-  }
-  return dir;
+export function workspace(files: Record<string, string>): Promise<string> {
+  return tempFolder(files, "cairn-verify");
 }

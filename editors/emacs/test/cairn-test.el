@@ -327,6 +327,8 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
                                                   (done_when . "it adds"))])))))
               ((toolCalls . [,cairn-test--fix-sum]))
               ((text . "Changed the reducer to add."))
+              ;; The repository has no check of its own: asked for one, the model proposes none.
+              ((text . ,(json-encode '((command . nil) (reason . "no tests to run")))))
               ((text . ,(json-encode '((ready . t) (quality . 9) (issues . []) (suggestions . []))))))
             '("--approval" "auto-edit"))
     (cairn-test--visit repo "src/sum.js")
@@ -380,6 +382,43 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
       (should (member session (mapcar (lambda (s) (alist-get 'sessionId s))
                                       (with-current-buffer chat (cairn--sessions))))))))
+
+;; `touch' in the folder where the hook runs: the repository's own command.
+(defconst cairn-test--hook-config
+  "hooks:\n  UserPromptSubmit:\n    - hooks:\n        - command: touch hook-ran\n"
+  "A project's .cairn/config.yaml whose hook leaves hook-ran behind when it runs.")
+
+(ert-deftest cairn-test-trust ()
+  "The project's own hook runs only once you trust its folder; Emacs 30's trust counts."
+  (cairn-test--stage
+      (repo `(("README.md" . "# demo\n") (".cairn/config.yaml" . ,cairn-test--hook-config))
+            '(((text . "Left out.")) ((text . "Applied."))))
+    (let ((marker (expand-file-name "hook-ran" repo))
+          chat)
+      (cairn-test--visit repo "README.md")
+      (let ((cairn-trust-workspace nil))
+        (should-not (cairn--trusted-p repo))
+        (setq chat (cairn))
+        (cairn-test--type chat "first")
+        (cairn-test--turn-ends chat))
+      (should (cairn-test--shows chat "Left out."))
+      (should-not (file-exists-p marker))
+      ;; A folder you list is trusted, with those below it: a new session applies its hook.
+      (let ((cairn-trust-workspace (list (file-name-directory (directory-file-name repo)))))
+        (should (cairn--trusted-p repo))
+        (with-current-buffer chat (cairn-new-session))
+        (cairn-test--type chat "second")
+        (cairn-test--turn-ends chat))
+      (should (cairn-test--shows chat "Applied."))
+      (should (file-exists-p marker))
+      ;; What Emacs itself trusts (`trusted-content', Emacs 30) is asked of the folder.
+      (let ((cairn-trust-workspace nil))
+        (if (boundp 'trusted-content)
+            (let ((trusted-content (list (abbreviate-file-name (file-name-as-directory repo)))))
+              (should (cairn--trusted-p repo)))
+          (cl-letf (((symbol-function 'trusted-content-p)
+                     (lambda () (equal buffer-file-truename (file-name-as-directory repo)))))
+            (should (cairn--trusted-p repo))))))))
 
 (provide 'cairn-test)
 

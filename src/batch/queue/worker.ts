@@ -27,8 +27,8 @@ export interface WorkerOptions {
   lockDurationMs: number;
   /** Shown in records and progress: which machine and process ran a task. */
   name: string;
-  /** This machine's side of the flags: its config file, whether commands may run unsandboxed. */
-  local: Pick<TaskFlags, "config" | "allowUnsandboxed">;
+  /** This machine's side of the flags: its config file, whether commands may run unsandboxed, its approval mode. */
+  local: Partial<Pick<TaskFlags, "config" | "allowUnsandboxed" | "approval">>;
   keepFailed?: boolean;
   cacheDir: string;
   emit: BatchListener;
@@ -42,6 +42,9 @@ export interface RunningWorker {
   /** Tasks running now. */
   running(): number;
 }
+
+/** How often a stopping worker looks whether its last tasks have finished. */
+const IDLE_POLL_MS = 200;
 
 /** How often a running task's progress is written to Redis, at most. */
 const PROGRESS_EVERY_MS = 500;
@@ -263,7 +266,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   return {
     async finish() {
-      await worker.close();
+      // The tasks running here go on to their end, Redis or not.
+      while (active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+      // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
+      await worker.close(watch.isDown).catch(() => {});
       clearInterval(lockCheck);
       redis.disconnect();
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.

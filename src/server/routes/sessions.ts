@@ -85,7 +85,7 @@ const start = createRoute({
   summary:
     "start a do, run or chat session in an allowed workspace; answers once it is stored, not when it ends",
   request: body(startSchema),
-  responses: { 201: json(startedSchema, "started"), ...refusals(400, 403) },
+  responses: { 201: json(startedSchema, "started"), ...refusals(400, 403, 409) },
 });
 
 const message = createRoute({
@@ -185,7 +185,19 @@ export function sessionRoutes(state: ServerState) {
         timeout: request.timeout_s,
         verify: request.verify,
       };
-      const started = await live.start({ mode: request.mode, task: request.task, workspace, flags });
+      if (request.session_id !== undefined && store.sessionExists(request.session_id))
+        throw new ApiError(
+          409,
+          `session_id ${request.session_id} is taken: a session by that id exists. Choose another.`,
+        );
+      const started = await live.start({
+        mode: request.mode,
+        task: request.task,
+        workspace,
+        flags,
+        ...(request.session_id !== undefined ? { sessionId: request.session_id } : {}),
+        ...(request.context !== undefined ? { context: request.context } : {}),
+      });
       return c.json({ session: sessionView(state, findSession(state, started.id)) }, 201);
     })
     .openapi(message, (c) => {

@@ -1,7 +1,9 @@
+import path from "node:path";
 import { Box, Static, Text, useApp, useInput, useStdout, useWindowSize } from "ink";
 import { useCallback, useEffect, useLayoutEffect, useReducer, useRef, useState } from "react";
 import wrapAnsi from "wrap-ansi";
 import type { ChatEngine } from "../../agent/chat.js";
+import { dataDir } from "../../config/load.js";
 import type { StampedEvent } from "../../events/types.js";
 import { ApprovalPanel, approvalChrome, QUESTION_CHROME, QuestionPanel } from "./Approval.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
@@ -13,6 +15,8 @@ import type { ActionFeed } from "./feed.js";
 import type { PromptHistory } from "./history.js";
 import type { Interactions, Pending } from "./interactions.js";
 import { Prompt } from "./Prompt.js";
+import { droppedImage, pasteClipboardImage } from "./pastedImages.js";
+import { CLEAR_SCREEN, useReprintOnResize } from "./reprint.js";
 import { type Action, reduce, type TuiState } from "./state.js";
 
 export interface AppProps {
@@ -26,6 +30,8 @@ export interface AppProps {
   color: boolean;
   /** Sent as soon as the UI is up: `cairn "fix the failing test"`. */
   firstMessage?: string;
+  /** Told what was left unsent in the prompt when the UI closes. */
+  onUnsent?: (text: string) => void;
 }
 
 /** A second Ctrl-C within this long exits. */
@@ -121,6 +127,7 @@ export function App(props: AppProps) {
   const [notice, setNotice] = useState<string | undefined>();
   const [, setFilesListed] = useState(0);
   const lastCtrlC = useRef(0);
+  const noticeTimer = useRef<NodeJS.Timeout | undefined>(undefined);
   const { exit } = useApp();
   const { write } = useStdout();
   const { columns, rows } = useWindowSize();
@@ -144,6 +151,9 @@ export function App(props: AppProps) {
     if (transcript.items.length)
       dispatch([{ type: "ui.printed", key: transcript.key, count: transcript.items.length }]);
   }, [transcript]);
+  const reprint = useReprintOnResize(transcript, dispatch, write, columns);
+  // A notice's timer must not keep the process alive once the UI is gone.
+  useEffect(() => () => clearTimeout(noticeTimer.current), []);
 
   const quit = useCallback(() => exit(), [exit]);
 
@@ -155,7 +165,8 @@ export function App(props: AppProps) {
     restart: (events: StampedEvent[] = []) => {
       feed.push({ type: "ui.reset" });
       feed.flush();
-      write("\x1b[2J\x1b[3J\x1b[H");
+      reprint.forget();
+      write(CLEAR_SCREEN);
       feed.push({
         type: "ui.info",
         sessionId: engine.session.id,
@@ -219,7 +230,8 @@ export function App(props: AppProps) {
       engine.interrupt();
       setQueue([]);
       setNotice("Ctrl-C again to exit");
-      setTimeout(() => setNotice(undefined), DOUBLE_PRESS_MS);
+      clearTimeout(noticeTimer.current);
+      noticeTimer.current = setTimeout(() => setNotice(undefined), DOUBLE_PRESS_MS);
       return;
     }
     if (key.ctrl && input === "o") {
@@ -343,6 +355,16 @@ export function App(props: AppProps) {
           history={history}
           suggest={suggest}
           onSubmit={submit}
+          {...(props.onUnsent ? { onUnsent: props.onUnsent } : {})}
+          pasteAs={(pasted) => droppedImage(pasted, engine.session.workspace)}
+          clipboardImage={async () => {
+            const pasted = await pasteClipboardImage(
+              path.join(dataDir(engine.session.env), "pasted-images"),
+              engine.session.workspace,
+            );
+            if ("problem" in pasted) screen.note(pasted.problem, "warn");
+            return "mention" in pasted ? pasted.mention : undefined;
+          }}
           maxLines={budget.prompt}
           placeholder={
             busy

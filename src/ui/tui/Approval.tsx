@@ -1,15 +1,13 @@
-import { Box, Text, useInput } from "ink";
-import { useRef, useState } from "react";
+import { Box, Text, useInput, usePaste } from "ink";
+import { useReducer, useRef, useState } from "react";
 import type { ApprovalChoice } from "../../events/types.js";
 import { plural } from "../../platform/text.js";
-import { APPROVAL_GUARD_MS, type ApprovalAnswer, type ApprovalPrompt } from "../../safety/approval.js";
+import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 import { annotationsLine } from "../format.js";
 import { Cursor } from "./components.js";
 import { changeLines } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
-
-/** Keys arriving this soon after an approval is drawn were typed before it: they are ignored. */
-export { APPROVAL_GUARD_MS };
+import { ANSWER_QUIET_MS, useKeyGuard } from "./keyGuard.js";
 
 interface Choice {
   key: string;
@@ -36,82 +34,112 @@ function choicesFor(request: ApprovalPrompt): Choice[] {
   ];
 }
 
-/** Rows an approval panel takes besides its preview: borders, title, dangers, hints, choices, "… more". */
+/** Rows an approval panel takes besides its preview: borders, title, dangers, hints, choices, "… more", the keys. */
 export function approvalChrome(request: ApprovalPrompt): number {
-  // Borders, the title, and the lines that say more of the preview is above or below.
+  // Borders, the title, the lines that say more of the preview is above or below, and what to press.
   const hints = annotationsLine(request.annotations) ? 1 : 0;
-  return 5 + request.dangers.length + hints + choicesFor(request).length;
+  return 6 + request.dangers.length + hints + choicesFor(request).length;
 }
 
 /** Rows a question panel takes besides the question: borders, title, the answer line. */
 export const QUESTION_CHROME = 4;
 
 /**
- * A one-line text field for the reason of a refusal or the answer to a question. Keys arriving
- * within `guardMs` of it opening were typed ahead, for the prompt: they are ignored.
+ * A one-line text field for the reason of a refusal or the answer to a question. Its first key
+ * must come after a quiet moment (`quietMs`): text typed ahead for the prompt, and its Enter, must
+ * not become the answer. Once a key is taken the person is typing, and every key is taken.
  */
-function useLineInput(active: boolean, onSubmit: (text: string) => void, guardMs = 0): EditorState {
-  const [field, setField] = useState(emptyEditor);
-  const shownAt = useRef(Date.now());
-  useInput(
-    (input, key) => {
-      if (Date.now() - shownAt.current < guardMs) return;
-      if (key.return) onSubmit(field.text);
-      else if (key.backspace || key.delete) setField(backspace);
-      else if (input && !key.ctrl && !key.meta && !key.escape)
-        setField((f) => insert(f, input.replace(/[\r\n]+/g, " ")));
+function useLineInput(
+  active: boolean,
+  onSubmit: (text: string) => void,
+  quietMs = 0,
+): { field: EditorState; turnedAway: number } {
+  // Read and changed key by key, so keys that arrive together each see the last one's result.
+  const field = useRef(emptyEditor);
+  const [, redraw] = useReducer((n: number) => n + 1, 0);
+  const typing = useRef(quietMs === 0);
+  const guard = useKeyGuard(quietMs);
+  const change = (next: EditorState) => {
+    field.current = next;
+    redraw();
+  };
+  const typed = (text: string) => change(insert(field.current, text.replace(/[\r\n]+/g, " ")));
+  usePaste(
+    (text) => {
+      if (!typing.current && !guard.take(true)) return;
+      typing.current = true;
+      typed(text);
     },
     { isActive: active },
   );
-  return field;
+  useInput(
+    (input, key) => {
+      // Keys that come together after a still moment were typed (or pasted) on purpose.
+      if (!typing.current && !guard.take(true)) return;
+      typing.current = true;
+      if (key.return) return onSubmit(field.current.text);
+      if (key.backspace || key.delete) return change(backspace(field.current));
+      if (!input || key.ctrl || key.meta || key.escape) return;
+      // Keys that came together are taken one by one: an Enter among them sends what came before.
+      for (const char of input) {
+        if (char === "\r") return onSubmit(field.current.text);
+        typed(char);
+      }
+    },
+    { isActive: active },
+  );
+  return { field: field.current, turnedAway: guard.turnedAway };
 }
 
 /**
  * The agent asks before a write or a command: once, always (for the session or the workspace),
  * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
- * and Enter. Esc is handled above it: it refuses and interrupts.
+ * and Enter. A key answers only when pressed on purpose (see `KeyGuard`): keys typed ahead, a held
+ * key and a paste never do, and Enter alone chooses nothing until an arrow has picked a choice.
+ * Esc is handled above it: it refuses and interrupts.
  */
 export function ApprovalPanel({
   request,
   previewLines,
   onAnswer,
-  guardMs = APPROVAL_GUARD_MS,
+  quietMs = ANSWER_QUIET_MS,
 }: {
   request: ApprovalPrompt;
   /** Lines of the preview of what the call would change that fit on the screen. */
   previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
-  /** Keys this soon after the panel is drawn are ignored. */
-  guardMs?: number;
+  /** How long the keyboard must be still before a key answers. */
+  quietMs?: number;
 }) {
   const choices = choicesFor(request);
   const preview = changeLines(request.change);
-  const [selected, setSelected] = useState(0);
+  /** The choice the arrows picked; none at first, so that Enter alone is no answer. */
+  const [selected, setSelected] = useState<number | undefined>();
   const [why, setWhy] = useState(false);
   /** The first line of the preview shown: a long change is scrolled through before it is judged. */
   const [offset, setOffset] = useState(0);
-  const shownAt = useRef(Date.now());
+  const guard = useKeyGuard(quietMs);
   const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
+  // A paste is not an answer: taken here, it never reaches the keys below as typed text.
+  usePaste(() => guard.take(false), { isActive: !why });
   useInput(
     (input, key) => {
-      // Keys typed ahead, meant for the prompt, must not answer a question the person has not seen.
-      if (Date.now() - shownAt.current < guardMs) return;
-      const choose = (index: number) => {
-        const choice = choices[index];
+      const lastOffset = Math.max(0, preview.length - previewLines);
+      // Reading the change is no answer, so it needs no care.
+      if (key.pageDown) return setOffset((o) => Math.min(lastOffset, o + Math.max(1, previewLines - 1)));
+      if (key.pageUp) return setOffset((o) => Math.max(0, o - Math.max(1, previewLines - 1)));
+      if (!guard.take(input.length <= 1)) return;
+      const choose = (index: number | undefined) => {
+        const choice = index === undefined ? undefined : choices[index];
         if (!choice) return;
         if (choice.choice === "deny") setWhy(true);
         else onAnswer({ choice: choice.choice });
       };
-      const lastOffset = Math.max(0, preview.length - previewLines);
-      if (key.pageDown) setOffset((o) => Math.min(lastOffset, o + Math.max(1, previewLines - 1)));
-      else if (key.pageUp) setOffset((o) => Math.max(0, o - Math.max(1, previewLines - 1)));
-      else if (key.upArrow) setSelected((s) => (s + choices.length - 1) % choices.length);
-      else if (key.downArrow || key.tab) setSelected((s) => (s + 1) % choices.length);
+      const last = choices.length - 1;
+      if (key.upArrow) setSelected((s) => (s === undefined || s === 0 ? last : s - 1));
+      else if (key.downArrow || key.tab) setSelected((s) => (s === undefined || s === last ? 0 : s + 1));
       else if (key.return) choose(selected);
-      else {
-        const index = choices.findIndex((c, i) => c.key === input.toLowerCase() || String(i + 1) === input);
-        if (index !== -1) choose(index);
-      }
+      else choose(choices.findIndex((c, i) => c.key === input.toLowerCase() || String(i + 1) === input));
     },
     { isActive: !why },
   );
@@ -153,7 +181,7 @@ export function ApprovalPanel({
       )}
       {why ? (
         <Text>
-          Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.text}
+          Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.field.text}
           <Cursor at=" " />
         </Text>
       ) : (
@@ -164,6 +192,13 @@ export function ApprovalPanel({
           </Text>
         ))
       )}
+      {!why && (
+        <Text dimColor wrap="truncate-end">
+          {guard.turnedAway
+            ? "Keys typed ahead or held down are not taken: press one when ready"
+            : `Press ${choices.map((c) => c.key).join(", ")}${selected === undefined ? ", or pick with ↑ ↓ and Enter" : ", or Enter"}`}
+        </Text>
+      )}
     </Box>
   );
 }
@@ -173,17 +208,17 @@ export function QuestionPanel({
   question,
   maxLines,
   onAnswer,
-  guardMs = APPROVAL_GUARD_MS,
+  quietMs = ANSWER_QUIET_MS,
 }: {
   question: string;
   /** Lines of the question that fit; a longer one shows its end, where the question is. */
   maxLines: number;
   onAnswer: (answer: string) => void;
-  /** Keys this soon after the panel is drawn are ignored, as an approval's are. */
-  guardMs?: number;
+  /** How long the keyboard must be still before the first key of the answer is taken, as for an approval. */
+  quietMs?: number;
 }) {
   // Text typed ahead for the prompt, and its Enter, must not become the answer to a question not yet seen.
-  const answer = useLineInput(true, onAnswer, guardMs);
+  const answer = useLineInput(true, onAnswer, quietMs);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="cyan" paddingX={1}>
       <Text bold color="cyan">
@@ -192,8 +227,11 @@ export function QuestionPanel({
       <Text>{question.split("\n").slice(-maxLines).join("\n")}</Text>
       <Text>
         {"› "}
-        {answer.text}
+        {answer.field.text}
         <Cursor at=" " />
+        {answer.turnedAway > 0 && answer.field.text === "" && (
+          <Text dimColor> (keys typed ahead are not taken: type the answer when ready)</Text>
+        )}
       </Text>
     </Box>
   );

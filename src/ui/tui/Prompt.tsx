@@ -1,5 +1,5 @@
 import { Box, type Key, Text, useInput, usePaste } from "ink";
-import { useRef, useState } from "react";
+import { useEffect, useReducer, useRef } from "react";
 import { plural } from "../../platform/text.js";
 import type { Suggestion } from "./complete.js";
 import { Cursor } from "./components.js";
@@ -39,9 +39,43 @@ export interface PromptProps {
   maxLines: number;
   /** What an empty prompt says. */
   placeholder: string;
+  /** Told what was typed and never sent, when the prompt goes away (the UI closes). */
+  onUnsent?: (text: string) => void;
+  /** What a paste becomes instead of its text, if anything: a dropped image file's mention. */
+  pasteAs?: (pasted: string) => string | undefined;
+  /** Ctrl-V: the clipboard's image, as a mention to insert (undefined when there is none, said elsewhere). */
+  clipboardImage?: () => Promise<string | undefined>;
 }
 
+/** A key with no name and no modifier: a character typed. */
+const NO_KEY: Key = {
+  upArrow: false,
+  downArrow: false,
+  leftArrow: false,
+  rightArrow: false,
+  pageDown: false,
+  pageUp: false,
+  home: false,
+  end: false,
+  return: false,
+  escape: false,
+  ctrl: false,
+  shift: false,
+  tab: false,
+  backspace: false,
+  delete: false,
+  meta: false,
+  super: false,
+  hyper: false,
+  capsLock: false,
+  numLock: false,
+};
+
 const normalizeNewlines = (text: string) => text.replace(/\r\n?/g, "\n");
+
+/** The text with each large paste's placeholder replaced by what was pasted. */
+const expandPastes = (text: string, pastes: ReadonlyMap<string, string>) =>
+  [...pastes].reduce((all, [token, pasted]) => all.split(token).join(pasted), text);
 
 function CursorLine({ text, cursor }: { text: string; cursor: number | undefined }) {
   if (cursor === undefined) return <Text>{text || " "}</Text>;
@@ -54,33 +88,68 @@ function CursorLine({ text, cursor }: { text: string; cursor: number | undefined
   );
 }
 
+/** What the prompt holds between keys: read and changed key by key, so keys that arrive together each see the last one's result. */
+interface PromptModel {
+  editor: EditorState;
+  /** Position in the history while browsing it (entries.length: the draft), and the draft. */
+  browse: { index: number; draft: EditorState } | undefined;
+  selected: number;
+  /** The word whose completions Esc put away. */
+  dismissed: string | undefined;
+  /** Whether a key has come in yet: the first burst may hold what was typed before the UI took the keyboard. */
+  started: boolean;
+}
+
 /**
  * The prompt: multi-line editing, history per workspace, completion of /commands and @paths,
- * and large pastes kept whole behind a placeholder.
+ * and large pastes kept whole behind a placeholder. Keys that arrive together (typed faster than
+ * they are read, or while the UI starts) are taken one by one, exactly as if typed slowly.
  */
-export function Prompt({ active, history, suggest, onSubmit, maxLines, placeholder }: PromptProps) {
-  const [editor, setEditor] = useState<EditorState>(emptyEditor);
-  /** Position in the history while browsing it (entries.length: the draft), and the draft. */
-  const [browse, setBrowse] = useState<{ index: number; draft: EditorState } | undefined>();
-  const [selected, setSelected] = useState(0);
-  const [dismissed, setDismissed] = useState<string | undefined>();
+export function Prompt({
+  active,
+  history,
+  suggest,
+  onSubmit,
+  maxLines,
+  placeholder,
+  onUnsent,
+  pasteAs,
+  clipboardImage,
+}: PromptProps) {
+  const model = useRef<PromptModel>({
+    editor: emptyEditor,
+    browse: undefined,
+    selected: 0,
+    dismissed: undefined,
+    started: false,
+  });
+  const [, redraw] = useReducer((n: number) => n + 1, 0);
   const pastes = useRef(new Map<string, string>());
+  const unsent = useRef(onUnsent);
+  unsent.current = onUnsent;
+  // What is left in the prompt when the UI closes is not lost without a word.
+  useEffect(
+    () => () => {
+      const left = model.current.editor.text.trim();
+      if (left) unsent.current?.(expandPastes(left, pastes.current));
+    },
+    [],
+  );
 
-  const word = wordAtCursor(editor).word;
-  const suggestions = active && dismissed !== word ? suggest(editor).slice(0, Math.max(1, maxLines - 1)) : [];
-  const choice = suggestions[Math.min(selected, suggestions.length - 1)];
+  const suggestionsFor = (m: PromptModel): Suggestion[] =>
+    active && m.dismissed !== wordAtCursor(m.editor).word
+      ? suggest(m.editor).slice(0, Math.max(1, maxLines - 1))
+      : [];
 
-  const edit = (next: EditorState) => {
-    setEditor(next);
-    setSelected(0);
-    setBrowse(undefined);
+  const update = (change: Partial<PromptModel>) => {
+    model.current = { ...model.current, ...change };
+    redraw();
   };
+  /** A change of the text: the menu starts again at its top, and history browsing ends. */
+  const edit = (editor: EditorState) => update({ editor, selected: 0, browse: undefined });
 
   const submit = (text: string) => {
-    const expanded = [...pastes.current].reduce(
-      (all, [token, pasted]) => all.split(token).join(pasted),
-      text,
-    );
+    const expanded = expandPastes(text, pastes.current);
     pastes.current.clear();
     history.add(expanded);
     edit(emptyEditor);
@@ -88,32 +157,44 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
   };
 
   const accept = (suggestion: Suggestion) => {
-    const next = replaceWord(editor, `${suggestion.value}${suggestion.submit ? "" : " "}`);
+    const next = replaceWord(model.current.editor, `${suggestion.value}${suggestion.submit ? "" : " "}`);
     if (suggestion.submit) submit(next.text.trim());
     else edit(next);
   };
 
   const fromHistory = (direction: -1 | 1) => {
+    const { editor, browse } = model.current;
     const entries = history.entries;
     const current = browse ?? { index: entries.length, draft: editor };
     const index = Math.max(0, Math.min(entries.length, current.index + direction));
     if (index === current.index) return;
-    setBrowse({ index, draft: current.draft });
-    setEditor(index === entries.length ? current.draft : editorWith(entries[index] ?? ""));
+    update({
+      browse: { index, draft: current.draft },
+      editor: index === entries.length ? current.draft : editorWith(entries[index] ?? ""),
+    });
   };
 
   const paste = (raw: string) => {
+    const mention = pasteAs?.(raw);
+    if (mention) return edit(insert(model.current.editor, `${mention} `));
     const text = normalizeNewlines(raw);
     const lines = text.split("\n").length;
+    const { editor } = model.current;
     if (lines < LARGE_PASTE_LINES && text.length < LARGE_PASTE_CHARS) return edit(insert(editor, text));
     const token = `[Pasted text #${pastes.current.size + 1}, ${lines} lines]`;
     pastes.current.set(token, text);
     edit(insert(editor, token));
   };
 
+  /** One key, as a person pressed it. */
   const onKey = (input: string, key: Key) => {
+    const m = model.current;
+    const { editor } = m;
+    const word = wordAtCursor(editor).word;
+    const suggestions = suggestionsFor(m);
+    const choice = suggestions[Math.min(m.selected, suggestions.length - 1)];
     if (key.escape || (key.ctrl && (input === "c" || input === "o"))) {
-      if (key.escape) setDismissed(word);
+      if (key.escape) update({ dismissed: word });
       return;
     }
     if (key.return) {
@@ -125,38 +206,57 @@ export function Prompt({ active, history, suggest, onSubmit, maxLines, placehold
     }
     if (key.tab) return choice ? accept(choice) : undefined;
     if (key.upArrow) {
-      if (choice) return setSelected((s) => (s + suggestions.length - 1) % suggestions.length);
+      if (choice) return update({ selected: (m.selected + suggestions.length - 1) % suggestions.length });
       const moved = up(editor);
-      return moved ? setEditor(moved) : fromHistory(-1);
+      return moved ? update({ editor: moved }) : fromHistory(-1);
     }
     if (key.downArrow) {
-      if (choice) return setSelected((s) => (s + 1) % suggestions.length);
+      if (choice) return update({ selected: (m.selected + 1) % suggestions.length });
       const moved = down(editor);
-      return moved ? setEditor(moved) : fromHistory(1);
+      return moved ? update({ editor: moved }) : fromHistory(1);
     }
-    if (key.leftArrow) return setEditor(left(editor));
-    if (key.rightArrow) return setEditor(right(editor));
-    if (key.home || (key.ctrl && input === "a")) return setEditor(home(editor));
-    if (key.end || (key.ctrl && input === "e")) return setEditor(end(editor));
+    if (key.leftArrow) return update({ editor: left(editor) });
+    if (key.rightArrow) return update({ editor: right(editor) });
+    if (key.home || (key.ctrl && input === "a")) return update({ editor: home(editor) });
+    if (key.end || (key.ctrl && input === "e")) return update({ editor: end(editor) });
     if (key.backspace) return edit(backspace(editor));
     if (key.delete || (key.ctrl && input === "d")) return edit(deleteForward(editor));
     if (key.ctrl && input === "u") return edit(killToStart(editor));
     if (key.ctrl && input === "k") return edit(killToEnd(editor));
     if (key.ctrl && input === "w") return edit(deleteWord(editor));
-    if (input === "\n") return edit(insert(editor, "\n"));
-    if (key.ctrl || key.meta || !input) return;
-    // Keys typed faster than they are read arrive together: a final Enter among them still sends.
-    if (input.length > 1 && input.endsWith("\r")) {
-      const typed = insert(editor, normalizeNewlines(input.slice(0, -1)));
-      if (typed.text.trim()) submit(typed.text.trim());
+    if (key.ctrl && input === "v") {
+      // Inserted where the cursor is once the clipboard has been read.
+      void clipboardImage?.().then((found) => found && edit(insert(model.current.editor, `${found} `)));
       return;
     }
-    edit(insert(editor, normalizeNewlines(input)));
+    if (input === "\n") return edit(insert(editor, "\n"));
+    if (key.ctrl || key.meta || !input) return;
+    edit(insert(editor, input));
   };
 
-  useInput(onKey, { isActive: active });
+  /**
+   * Keys read together arrive as one string: each is taken in turn, as typed. In the first burst,
+   * a line feed is an Enter: the terminal's line mode turns Enter into one before the UI takes the
+   * keyboard, and what was typed then is read all at once.
+   */
+  const onInput = (input: string, key: Key) => {
+    const first = !model.current.started;
+    model.current.started = true;
+    const burst = [...input];
+    if (burst.length <= 1 || key.ctrl || key.meta || key.escape) return onKey(input, key);
+    for (const char of burst) {
+      if (char === "\r" || (first && char === "\n")) onKey("", { ...NO_KEY, return: true });
+      else if (char === "\t") onKey("", { ...NO_KEY, tab: true });
+      else onKey(char, NO_KEY);
+    }
+  };
+
+  useInput(onInput, { isActive: active });
   usePaste(paste, { isActive: active });
 
+  const { editor } = model.current;
+  const suggestions = suggestionsFor(model.current);
+  const choice = suggestions[Math.min(model.current.selected, suggestions.length - 1)];
   const lines = numbered(editor.text);
   let cursorLine = 0;
   let cursorColumn = editor.cursor;

@@ -10,7 +10,7 @@ import type {
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { formatDuration } from "../../platform/format.js";
 import { describeEvent, type Tone } from "../eventLines.js";
-import { agentEnding } from "../format.js";
+import { agentEnding, checkedLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -62,6 +62,8 @@ export type UiAction =
   /** The items of transcript batch `key` up to `count` are on the screen for good. */
   | { type: "ui.printed"; key: number; count: number }
   | { type: "ui.reset" }
+  /** The screen was cleared (the terminal's width changed): these printed items are printed again, first. */
+  | { type: "ui.reprint"; items: Item[] }
   /** A stored session was replayed: a turn it left unfinished is not running now. */
   | { type: "ui.replayed" };
 
@@ -217,8 +219,14 @@ function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiSta
       next.turnStartedAt === null ? "" : ` · ${formatDuration(timeOf(event) - next.turnStartedAt)}`;
     const changed = files ? ` · ${files} file${files === 1 ? "" : "s"} changed` : "";
     const tone: Tone =
-      result.status === "completed" ? "ok" : result.status === "cancelled" ? "warn" : "error";
-    next = push(next, line(`${result.status}${changed}${took}`, tone));
+      result.status === "completed"
+        ? "ok"
+        : result.status === "cancelled" || result.status === "unverified"
+          ? "warn"
+          : "error";
+    // A chat message is never checked without --verify: saying so after every edit would be noise.
+    const checked = result.reason === "unchecked" ? "" : checkedLine(result);
+    next = push(next, line(`${result.status}${checked}${changed}${took}`, tone));
   }
   return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
 }
@@ -349,6 +357,11 @@ export function reduce(state: TuiState, action: Action): TuiState {
       return {
         ...state,
         transcript: { key: action.key + 1, items: state.transcript.items.slice(action.count) },
+      };
+    case "ui.reprint":
+      return {
+        ...state,
+        transcript: { key: state.transcript.key + 1, items: [...action.items, ...state.transcript.items] },
       };
     case "ui.replayed":
       return {

@@ -81,6 +81,39 @@ describe("the prompt", () => {
     expect(sent).toEqual(["first\nsecond\nthird"]);
   });
 
+  it("takes keys that arrive together one by one, as typed: Backspaces, Enters, the first burst's line feed", async () => {
+    const { stdin, sent, lastFrame } = prompt();
+    // What was typed while the UI started, where the terminal's line mode made Enter a line feed.
+    await type(stdin, "hello from the start\n");
+    expect(sent).toEqual(["hello from the start"]);
+    await type(stdin, "abcdef\x7f\x7f\x7f");
+    expect(lastFrame()).toContain("› abc");
+    expect(lastFrame()).not.toContain("abcd");
+    await type(stdin, "\rone\rtwo\r");
+    expect(sent).toEqual(["hello from the start", "abc", "one", "two"]);
+    // After the first burst, a line feed is Ctrl-J: a new line.
+    await type(stdin, "x\ny", ENTER);
+    expect(sent.at(-1)).toBe("x\ny");
+  });
+
+  it("says what was left unsent when it goes away", async () => {
+    const left: string[] = [];
+    const view = render(
+      <Prompt
+        active
+        history={new PromptHistory()}
+        suggest={() => []}
+        onSubmit={() => {}}
+        onUnsent={(text) => left.push(text)}
+        maxLines={5}
+        placeholder=""
+      />,
+    );
+    await type(view.stdin, "half a thought");
+    view.unmount();
+    expect(left).toEqual(["half a thought"]);
+  });
+
   it("brings back earlier prompts with the up arrow", async () => {
     const { stdin, sent } = prompt({ entries: ["older", "newer"] });
     await type(stdin, UP, UP, ENTER);
@@ -287,7 +320,7 @@ describe("an approval prompt", () => {
     const answers: ApprovalAnswer[] = [];
     const view = mount(
       // No guard time here: the terminal tests show that keys typed ahead are ignored.
-      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} guardMs={0} />,
+      <ApprovalPanel request={prompt} previewLines={10} onAnswer={(a) => answers.push(a)} quietMs={0} />,
     );
     return { ...view, answers };
   }
@@ -324,10 +357,35 @@ describe("an approval prompt", () => {
     expect(answers).toEqual([{ choice: "session" }]);
   });
 
-  it("answers with the arrows and Enter", async () => {
-    const { stdin, answers } = panel();
-    await type(stdin, "\x1b[B", ENTER);
+  it("answers with the arrows and Enter, but Enter alone chooses nothing", async () => {
+    const { stdin, answers, lastFrame } = panel();
+    await type(stdin, ENTER);
+    expect(answers).toEqual([]);
+    expect(lastFrame()).toContain("pick with ↑ ↓ and Enter");
+    await type(stdin, "\x1b[B", "\x1b[B", ENTER);
     expect(answers).toEqual([{ choice: "session" }]);
+  });
+
+  it("takes no answer from keys that come together, or from a paste", async () => {
+    const { stdin, answers } = panel();
+    await type(stdin, "yy", "\x1b[200~y\x1b[201~");
+    expect(answers).toEqual([]);
+  });
+
+  it("takes no answer from keys in a stream: each comes before the keyboard has been still", async () => {
+    const answers: ApprovalAnswer[] = [];
+    // Still for 5 s: however loaded the machine, keys 30 ms apart never leave such a gap.
+    const { stdin, lastFrame } = mount(
+      <ApprovalPanel request={request} previewLines={10} onAnswer={(a) => answers.push(a)} quietMs={5_000} />,
+    );
+    for (let i = 0; i < 10; i++) {
+      stdin.write("w");
+      await tick(30);
+    }
+    stdin.write("\r");
+    await tick();
+    expect(answers).toEqual([]);
+    expect(lastFrame()).toContain("Keys typed ahead or held down are not taken");
   });
 
   it("asks why on no, and passes the reason on", async () => {

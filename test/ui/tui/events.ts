@@ -23,6 +23,7 @@ export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =
       result: {
         session_id: "s1",
         status,
+        reason: ({ completed: "answered", cancelled: "interrupted", failed: "work_failed" } as const)[status],
         summary: "",
         iterations: 1,
         files_changed: [],
@@ -38,6 +39,13 @@ export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =
         },
         cost_usd: 0,
         duration_ms: ms,
+        assessment: {
+          confidence: "low",
+          verified_by: [],
+          not_verified: [],
+          self_assessment: "",
+          remaining: [],
+        },
       },
     },
     ms,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDocument, stringify } from "yaml";
 import { Random } from "../../bench/lib/random.js";
-import { parsePlainYaml } from "../../src/config/plainYaml.js";
+import { parsePlainYaml } from "../../src/platform/plainYaml.js";
 
 /** What the YAML library makes of a document, or undefined when it finds an error. */
 function library(text: string): { value: unknown } | undefined {

@@ -1,0 +1,288 @@
+/**
+ * The run loop's state machine (docs/loop.md): each phase of `cairn run`, what it needs, where it
+ * can lead, and the one pure function that decides where it leads. The loop (runTask.ts) does a
+ * phase's work, updates the facts, and asks `nextPhase` what comes next; an ending ends the run.
+ * Every way to `completed` goes through a passing check, or through a run that changed nothing
+ * and was asked to check nothing: `ENDINGS` says what each ending requires, and the table test
+ * (test/agent/phases.test.ts) walks every combination of facts to hold the function to it.
+ */
+import type { EndingReason, RunStatus } from "../events/types.js";
+
+export const RUN_PHASES = [
+  "route",
+  "answer",
+  "single",
+  "analyse",
+  "plan",
+  "execute",
+  "validate",
+  "review",
+  "progress",
+  "escalate",
+  "ask",
+] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+
+/** Where a phase leads: another phase, or an ending. */
+export type Next = RunPhase | RunStatus;
+
+/** What the loop knows when a phase is done, from which the next one is decided. */
+export interface RunFacts {
+  /** How the task was routed: a tier-0 pattern, tier 1's single tool loop, or tier 2's plan. */
+  route: "answer" | "single" | "plan" | undefined;
+  /** The task has been analysed (the intent a plan needs). */
+  analysed: boolean;
+  /** The single tool loop could not finish (invalid tool calls, its tool-call budget spent). */
+  workFailed: boolean;
+  /** The run has changed files in the workspace. */
+  changed: boolean;
+  /** `--verify` (or config `verify`) was given: it runs at the end, whatever changed. */
+  verifyGiven: boolean;
+  /** The checks on the work as it stands: undefined until they run after the last change. */
+  checks: "passed" | "failed" | "none" | undefined;
+  /** Who vouches for the checks that ran: the person or the project, or only the model. */
+  checkedBy: "person" | "project" | "model" | undefined;
+  /** The checks failed the same way in an earlier round: a review would only repeat them. */
+  failureSeen: boolean;
+  /** The reviewer's verdict on the work as it stands: undefined until it is asked. */
+  review: "ready" | "not_ready" | undefined;
+  /** Rounds in a row that came no closer to done (the progress phase's count). */
+  stalled: number;
+  escalated: boolean;
+  /** A stronger model than the one working is configured (profiles.strong). */
+  canEscalate: boolean;
+  /** A person is there to ask. */
+  canAsk: boolean;
+  /** The person answered when asked. */
+  advised: boolean;
+  /** Rounds begun so far (a plan, or the single loop), counted from 1. */
+  iteration: number;
+  maxIterations: number;
+}
+
+export const INITIAL_FACTS: Omit<RunFacts, "verifyGiven" | "canAsk" | "maxIterations"> = {
+  route: undefined,
+  analysed: false,
+  workFailed: false,
+  changed: false,
+  checks: undefined,
+  checkedBy: undefined,
+  failureSeen: false,
+  review: undefined,
+  stalled: 0,
+  escalated: false,
+  canEscalate: false,
+  advised: false,
+  iteration: 0,
+};
+
+/** Rounds in a row without getting closer after which the run stops (or asks): the second repeat. */
+export const STALLED_LIMIT = 2;
+
+/** The phases: what each needs to run, and every place it can lead. */
+export const PHASE_TABLE: Record<RunPhase, { needs: string; next: readonly Next[] }> = {
+  route: { needs: "the task", next: ["answer", "single", "analyse"] },
+  answer: { needs: "a task a text pattern answers (tier 0)", next: ["validate", "completed", "failed"] },
+  single: {
+    needs: "a trivial or read-only task, classified at confidence ≥ 0.9 (tier 1)",
+    next: ["validate", "completed", "failed"],
+  },
+  analyse: { needs: "the task and the workspace's facts", next: ["plan"] },
+  plan: { needs: "the intent, and the pending issues of the rounds before", next: ["execute"] },
+  execute: { needs: "a plan with steps", next: ["validate", "completed"] },
+  validate: {
+    needs: "changed files, or --verify",
+    next: ["review", "progress", "completed", "unverified", "failed"],
+  },
+  review: { needs: "changed files", next: ["progress", "completed", "unverified"] },
+  progress: {
+    needs: "a round that did not end the run",
+    next: ["analyse", "plan", "escalate", "ask", "stuck", "max_iterations"],
+  },
+  escalate: { needs: "a round that came no closer, and a stronger model", next: ["analyse", "plan"] },
+  ask: { needs: "rounds that came no closer, and a person", next: ["analyse", "plan", "stuck"] },
+};
+
+/** What each ending means, what it requires, its reasons and its exit code (docs/loop.md). */
+export const ENDINGS: Record<
+  RunStatus,
+  { means: string; requires: string; reasons: readonly EndingReason[]; exitCode: 0 | 1 | 2 | 3 }
+> = {
+  completed: {
+    means: "the task is done, and a check says so",
+    requires:
+      "the checks passed on the work as it ended (and the reviewer, where asked, is satisfied); or nothing changed and no --verify was given. (`cairn do` and chat, which check only with --verify, also end so when the model finished a change: reason `unchecked`.)",
+    reasons: ["checks_passed", "answered", "unchecked"],
+    exitCode: 0,
+  },
+  unverified: {
+    means: "the work is done as far as cairn can tell, but nothing could check it",
+    requires:
+      "files changed, no check was found, none the model proposed could run, and the reviewer is satisfied",
+    reasons: ["no_check"],
+    exitCode: 3,
+  },
+  failed: {
+    means: "the task could not be done",
+    requires:
+      "the checks failed with no round left to fix them, or the model, its provider, an approval or a hook failed the work",
+    reasons: [
+      "checks_failed",
+      "needs_approval",
+      "blocked_by_hook",
+      "tool_call_cap",
+      "work_failed",
+      "provider_error",
+      "configuration",
+      "bad_model_output",
+      "internal",
+    ],
+    exitCode: 1,
+  },
+  stuck: {
+    means: "rounds kept coming no closer, after a stronger model and a person (where there are)",
+    requires: `${STALLED_LIMIT} rounds in a row that came no closer, and no answer from a person`,
+    reasons: ["no_progress"],
+    exitCode: 1,
+  },
+  max_iterations: {
+    means: "the iteration cap was reached before the work was verified",
+    requires: "--max-iterations rounds, the last of them not done",
+    reasons: ["iteration_cap"],
+    exitCode: 1,
+  },
+  budget_exceeded: {
+    means: "a cap on cost, tokens or time stopped the run",
+    requires: "--max-cost, --max-tokens or --timeout reached",
+    reasons: ["cost_cap", "token_cap", "time_cap"],
+    exitCode: 1,
+  },
+  cancelled: {
+    means: "a person or a signal stopped the run; its work so far is kept, and it can be resumed",
+    requires: "Ctrl-C, SIGTERM, SIGHUP, or an interrupt from a front end",
+    reasons: ["interrupted"],
+    exitCode: 1,
+  },
+};
+
+export function isEnding(next: Next): next is RunStatus {
+  return next in ENDINGS;
+}
+
+/** Whether the work must be checked before the run can end: something changed, or --verify was given. */
+function needsCheck(facts: RunFacts): boolean {
+  return facts.changed || facts.verifyGiven;
+}
+
+/**
+ * Whether the reviewer reads the change. Every planned run's change is reviewed; a tier-1 change
+ * only when neither the person nor the project checked it (a check the model proposed, or none),
+ * which keeps the fast path fast where the project's own tests speak for it. A tier-0 task runs
+ * what the person typed: there is no model's change to review.
+ */
+function reviewWanted(facts: RunFacts): boolean {
+  if (!facts.changed || facts.route === "answer") return false;
+  return facts.route === "plan" || facts.checkedBy === "model" || facts.checkedBy === undefined;
+}
+
+/** A round whose checks did not fail, and whose change (if reviewed) was accepted, ends here. */
+function settled(facts: RunFacts): "completed" | "unverified" {
+  // Nothing ran because nothing needed checking: the answer is the result.
+  return facts.checks === "passed" || !needsCheck(facts) ? "completed" : "unverified";
+}
+
+/** After a round that did not end the run: revise, escalate, ask, or stop. */
+function afterRound(facts: RunFacts): Next {
+  if (facts.iteration >= facts.maxIterations) return "max_iterations";
+  const revise = facts.analysed ? "plan" : "analyse";
+  if (facts.stalled >= STALLED_LIMIT) return facts.canAsk ? "ask" : "stuck";
+  if (facts.stalled > 0 && !facts.escalated && facts.canEscalate) return "escalate";
+  return revise;
+}
+
+/** What an ending's headline says beyond the facts: the answer, why nothing checked, what is open. */
+export interface ClosingDetails {
+  answer: string;
+  /** Why the single tool loop could not finish, when it could not. */
+  failure: EndingReason | undefined;
+  unchecked: string | undefined;
+  pending: string[];
+}
+
+/** The headline and reason code of each ending the phases reach (the errors' are settle.ts's). */
+export function closingOf(
+  status: RunStatus,
+  facts: RunFacts,
+  details: ClosingDetails,
+): { headline: string; reason: EndingReason } {
+  switch (status) {
+    case "completed":
+      return facts.checks === "passed"
+        ? { headline: "", reason: "checks_passed" }
+        : { headline: details.answer, reason: "answered" };
+    case "unverified":
+      return {
+        headline: `Not verified: ${details.unchecked ?? "no check ran"}. The change is kept; check it yourself, or give the check with --verify.`,
+        reason: "no_check",
+      };
+    case "stuck":
+      return {
+        headline: `Stuck: ${STALLED_LIMIT} rounds in a row came no closer${facts.escalated ? ", the strong model included" : ""}.`,
+        reason: "no_progress",
+      };
+    case "max_iterations":
+      return {
+        headline: `Stopped after ${facts.maxIterations} iterations without a verified result.`,
+        reason: "iteration_cap",
+      };
+    default:
+      return facts.workFailed
+        ? { headline: details.pending.join("\n"), reason: details.failure ?? "work_failed" }
+        : {
+            headline: "The checks failed, and a task answered without a plan has no round to fix them in.",
+            reason: "checks_failed",
+          };
+  }
+}
+
+/** The one transition function: where the run goes from `at`, given what it knows now. */
+export function nextPhase(at: RunPhase, facts: RunFacts): Next {
+  switch (at) {
+    case "route":
+      return facts.route === "answer" ? "answer" : facts.route === "single" ? "single" : "analyse";
+    case "single":
+      if (facts.workFailed) return "failed";
+      return needsCheck(facts) ? "validate" : "completed";
+    case "answer":
+      // A tier-0 file command refused or failed: there is no plan to try again with.
+      if (facts.workFailed) return "failed";
+      return needsCheck(facts) ? "validate" : "completed";
+    case "execute":
+      return needsCheck(facts) ? "validate" : "completed";
+    case "analyse":
+      return "plan";
+    case "plan":
+      return "execute";
+    case "validate":
+      if (facts.checks === "failed") {
+        // A tier-0 task has no plan to revise: the check's failure is its answer.
+        if (facts.route === "answer") return "failed";
+        return reviewWanted(facts) && !facts.failureSeen ? "review" : "progress";
+      }
+      return reviewWanted(facts) ? "review" : settled(facts);
+    case "review":
+      if (facts.review === "not_ready" || facts.checks === "failed") return "progress";
+      return settled(facts);
+    case "progress":
+      return afterRound(facts);
+    case "escalate":
+      return facts.analysed ? "plan" : "analyse";
+    case "ask":
+      if (!facts.advised) return "stuck";
+      return facts.analysed ? "plan" : "analyse";
+    default: {
+      const unknown: never = at;
+      throw new Error(`no phase ${String(unknown)}`);
+    }
+  }
+}

@@ -1,0 +1,272 @@
+import { chmod, readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import type { RunResult, TodoItem } from "../../src/events/types.js";
+import {
+  doSession,
+  makeHome,
+  makeRepo,
+  modelFlags,
+  processRunning,
+  runCairn,
+  startCairn,
+  streamEvents,
+  TempFolders,
+  waitFor,
+} from "../helpers/cli.js";
+import {
+  classify,
+  FIX_SUM,
+  intent,
+  JS_REPO,
+  notReady,
+  onePlan,
+  type RunScriptParts,
+  ready,
+  runScript,
+  structuredName,
+} from "../helpers/runScript.js";
+import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+let server: ScriptedServer | undefined;
+const temp = new TempFolders();
+afterEach(async () => {
+  await server?.close();
+  server = undefined;
+  await temp.removeAll();
+});
+
+const folder = (files: Record<string, string>) => temp.keep(makeRepo(files));
+const home = () => temp.keep(makeHome());
+
+async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
+  server = await startScriptedServer(runScript(parts));
+  const session = await doSession(server, {
+    command: "run",
+    repo,
+    task,
+    extra,
+    home: await home(),
+    timeoutMs: 90_000,
+  });
+  return { ...session, result: session.result as unknown as RunResult | undefined };
+}
+
+/** A repository whose only check is a script its README names; `greet.txt` must start with "Hello". */
+const GREETER = {
+  "greet.txt": "Hi there\n",
+  "README.md": "# Greeter\n\nRun `./check.sh` to check it.\n",
+  "check.sh":
+    '#!/bin/sh\nif head -n 1 greet.txt | grep -q "^Hello"; then echo PASS; else echo FAIL; exit 1; fi\n',
+};
+
+const edit = (file: string, from: string, to: string) => ({
+  toolCalls: [{ name: "edit_file", args: { path: file, old_string: from, new_string: to } }],
+});
+
+describe("endings of cairn run", () => {
+  it("runs the check script the README names, and does not call a change that fails it completed", {
+    timeout: 120_000,
+  }, async () => {
+    const repo = await folder(GREETER);
+    await chmod(path.join(repo, "check.sh"), 0o755);
+    const { run, events, result } = await cairnRun(repo, "greet.txt should greet more warmly", {
+      classification: [classify()],
+      intent: [intent(["greet.txt"])],
+      plan: [onePlan("Warm up the greeting", ["greet.txt"]), onePlan("Start with Hello", ["greet.txt"])],
+      execution: [
+        edit("greet.txt", "Hi", "Hey"),
+        { text: "Changed Hi to Hey." },
+        edit("greet.txt", "Hey", "Hello"),
+        { text: "Now it says Hello." },
+      ],
+      review: [notReady("It must start with Hello."), ready],
+    });
+    const validations = events.filter((e) => e.type === "validation");
+    // The first round's "Hey" failed the script: a second round was needed.
+    expect(validations[0]).toMatchObject({ ran: true, passed: false });
+    expect(String(validations[0]?.summary)).toContain("FAIL");
+    expect(validations[0]?.checks).toEqual([
+      expect.objectContaining({ command: "./check.sh", source: "docs" }),
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 2 });
+    expect(result?.validation).toMatchObject({ ran: true, passed: true, command: "./check.sh" });
+    expect(await readFile(path.join(repo, "greet.txt"), "utf8")).toMatch(/^Hello/);
+    expect(result?.assessment).toMatchObject({
+      confidence: "high",
+      verified_by: [{ command: "./check.sh", source: "docs", passed: true }],
+    });
+  });
+
+  it("validates what the fast path changes, and takes a failing change through the full loop", {
+    timeout: 120_000,
+  }, async () => {
+    // A bug no small mutation fixes, so the fast path's failing change is the full loop's to fix.
+    const repo = await folder({
+      ...JS_REPO,
+      "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
+    });
+    const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [{ ...classify("trivial"), confidence: 0.95 }],
+      intent: [intent(["src/sum.js"])],
+      plan: [onePlan("Fix the reducer", ["src/sum.js"])],
+      execution: [
+        edit("src/sum.js", "export function", "// Sums values.\nexport function"),
+        { text: "Documented it." },
+        edit("src/sum.js", "values.length", "values.reduce((a, b) => a + b, 0)"),
+        { text: "Changed the reducer to add." },
+      ],
+      review: [ready],
+    });
+    expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 1 });
+    const validations = events.filter((e) => e.type === "validation");
+    expect(validations.map((v) => v.passed)).toEqual([false, true]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 2 });
+    expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
+    // The project's own test judged the fast path's change: no reviewer was asked about it.
+    expect(requests.filter((r) => structuredName(r) === "review")).toHaveLength(1);
+  });
+
+  it("passes a fast-path change the project's tests pass without a review", { timeout: 60_000 }, async () => {
+    const repo = await folder(JS_REPO);
+    const { run, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [{ ...classify("trivial"), confidence: 0.95 }],
+      execution: [{ toolCalls: [FIX_SUM] }, { text: "Fixed." }],
+    });
+    expect(run.code, run.stderr).toBe(0);
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 1 });
+    expect(result?.validation).toMatchObject({ ran: true, passed: true });
+    expect(requests).toHaveLength(3);
+  });
+
+  it("runs --verify even when nothing changed, and a failing one fails the run", {
+    timeout: 60_000,
+  }, async () => {
+    const repo = await folder({
+      "main.py": 'print("hello")\n',
+      "build-check.sh": "#!/bin/sh\necho 'build broken'\nexit 1\n",
+    });
+    const { run, events, result } = await cairnRun(
+      repo,
+      "what does main.py do?",
+      { execution: [{ text: "It prints hello." }] },
+      ["--verify", "sh build-check.sh"],
+    );
+    expect(result?.files_changed).toEqual([]);
+    expect(events.find((e) => e.type === "validation")).toMatchObject({ ran: true, passed: false });
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({ status: "failed", reason: "checks_failed" });
+    expect(result?.validation).toMatchObject({ ran: true, passed: false, command: "sh build-check.sh" });
+  });
+
+  it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await folder({ "notes.txt": "draft\n" });
+    server = await startScriptedServer(
+      runScript({
+        classification: [classify()],
+        intent: [intent(["notes.txt"])],
+        plan: [onePlan("Polish the notes", ["notes.txt"])],
+        execution: [edit("notes.txt", "draft", "final"), { text: "Polished." }],
+        check: [{ command: null, reason: "whether prose is polished is a matter of taste" }],
+        review: [ready],
+      }),
+    );
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["run", "polish the notes", ...args, "--cwd", repo, "--approval", "auto"], {
+      home: await home(),
+      env,
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stderr).toMatch(/unverified · not verified: no check was found or could run/);
+    const reports = path.join(repo, ".cairn", "reports");
+    const [file] = (await readdir(reports)).filter((name) => name.endsWith(".md"));
+    const report = await readFile(path.join(reports, file!), "utf8");
+    expect(report).toContain("**Status:** unverified");
+    expect(report).toMatch(
+      /## How sure\nLow confidence\. Nothing checked the change: no check found.*the model proposed none/,
+    );
+    expect(report).toContain("- Not verified: the change to 1 file");
+    // Asked once: the proposal is kept for the session, not asked again each round. A small request.
+    const proposals = server.requests.filter((r) => structuredName(r) === "check");
+    expect(proposals).toHaveLength(1);
+    expect(proposals[0]?.rawBody.length).toBeLessThan(3_000);
+  });
+
+  it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await folder(JS_REPO);
+    const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
+      classification: [classify()],
+      intent: [intent(["src/sum.js"])],
+      plan: [1, 2, 3].map((n) => onePlan(`Attempt ${n}`, ["src/sum.js"])),
+      execution: [
+        { toolCalls: [FIX_SUM] },
+        { text: "Fixed the reducer." },
+        { text: "Nothing else to change." },
+        { text: "Still nothing to change." },
+      ],
+      review: [
+        notReady("sum() has no doc comment"),
+        notReady("The sum function still lacks documentation"),
+        notReady("Please document sum"),
+      ],
+      progress: [
+        { verdict: "same", reason: "the missing doc comment again" },
+        { verdict: "same", reason: "still the doc comment" },
+      ],
+    });
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({ status: "stuck", reason: "no_progress", iterations: 3 });
+    expect(events.filter((e) => e.type === "progress").map((e) => e.stalled)).toEqual([1, 2]);
+    // Counting could not tell the reworded issues apart: the cheap model judged, in a small request.
+    const judged = requests.filter((r) => structuredName(r) === "progress");
+    expect(judged).toHaveLength(2);
+    expect(judged[1]?.rawBody).toContain("Please document sum");
+    expect(judged[1]?.rawBody.length).toBeLessThan(4_000);
+    expect(result?.assessment.remaining).toEqual(["[major] Please document sum"]);
+  });
+
+  it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await folder({ "notes.txt": "notes\n" });
+    server = await startScriptedServer(
+      runScript({
+        classification: [classify()],
+        intent: [intent([])],
+        plan: [onePlan("Run the slow job", [])],
+        execution: [{ toolCalls: [{ name: "run_command", args: { command: "sleep 29.5" } }] }],
+      }),
+    );
+    const { args, env } = modelFlags("openai", server);
+    const task = [
+      "run",
+      "run the slow job",
+      "--cwd",
+      repo,
+      "--approval",
+      "auto",
+      "--output-format",
+      "stream-json",
+    ];
+    const { child, output, exited } = startCairn([...task, ...args], { home: await home(), env });
+    expect(await waitFor(() => processRunning(["sleep", "29.5"]), 30_000)).toBe(true);
+    const interrupted = Date.now();
+    child.kill("SIGINT");
+    expect(await exited).toBe(1);
+    expect(Date.now() - interrupted).toBeLessThan(20_000);
+    const events = streamEvents(output.stdout);
+    const result = events.find((e) => e.type === "result");
+    expect(result).toMatchObject({ status: "cancelled", reason: "interrupted" });
+    const todos = events.filter((e) => e.type === "todos").at(-1)?.todos as TodoItem[];
+    expect(todos.map((todo) => todo.status)).toEqual(["in_progress"]);
+    expect(events.some((e) => e.type === "validation" || e.type === "review")).toBe(false);
+    expect(processRunning(["sleep", "29.5"])).toBe(false);
+  });
+});
