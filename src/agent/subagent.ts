@@ -43,7 +43,7 @@ function agentRegistry(parent: ToolRegistry, definition: AgentDefinition): ToolR
     .list()
     .filter((tool) => tool.name !== "todo_write")
     .filter((tool) => !AGENT_TOOL_NAMES.includes(tool.name) || named.includes(tool.name));
-  return new ToolRegistry(tools, { allow: definition.tools });
+  return new ToolRegistry(tools, { allow: definition.tools }, { onDemand: parent.onDemand });
 }
 
 /** A session of its own for a sub-agent: everything shared with its parent but what is named here. */

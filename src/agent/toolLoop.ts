@@ -17,7 +17,7 @@ import {
 } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
 import type { Session } from "./session.js";
-import { runAgent, type StartLoop } from "./subagent.js";
+import type { StartLoop } from "./subagent.js";
 import type { Turn } from "./turn.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
@@ -27,8 +27,9 @@ const MAX_REASKS = 3;
 const startAgentLoop: StartLoop = (session, maxToolCalls) =>
   new ToolLoop(session, { phase: "execution", maxToolCalls, announcePlan: false });
 
-/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn. */
-export function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn; loaded the first time. */
+export async function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+  const { runAgent } = await import("./subagent.js");
   return runAgent(turn, request, startAgentLoop);
 }
 

@@ -51,6 +51,7 @@ const exploreCodebase = defineTool({
     focus: z.enum(["files", "analysis"]).optional(),
   }),
   permission: "read",
+  deferrable: true,
   describe: ({ question }) => question,
   execute: ({ question, focus }, ctx) =>
     delegate({ agent: "explore", prompt: question, focus: focus ?? "files" }, ctx),
@@ -65,6 +66,7 @@ const task = defineTool({
   }),
   // The agent may change files; each of its own calls is judged again, an external agent as a command.
   permission: "write",
+  deferrable: true,
   asksInside: ({ agent }) => isExternalTarget(agent),
   describe: ({ agent }) => agent,
   execute: ({ agent, prompt }, ctx) => delegate({ agent, prompt }, ctx),

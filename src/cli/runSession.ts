@@ -11,7 +11,6 @@ import { detectSandbox } from "../safety/sandbox.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
-import { TextRenderer } from "../ui/text.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommonOptions } from "./options.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
@@ -167,9 +166,10 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
   // Calls are titled by the session's own tools, known once it is open (before any call).
   let tools: ToolRegistry | undefined;
+  // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
-      ? new TextRenderer({
+      ? new (await import("../ui/text.js")).TextRenderer({
           // The answer on stdout, for whatever reads it; the plan, tool lines and status on stderr.
           out: process.stdout,
           progress: process.stderr,

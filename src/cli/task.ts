@@ -1,7 +1,5 @@
-import { checkTarget } from "../agent/delegation.js";
 import { doTask } from "../agent/doTask.js";
 import { imagesToSend } from "../agent/mentions.js";
-import { runTask } from "../agent/runTask.js";
 import type { Session } from "../agent/session.js";
 import { commandCall, expandCommand } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
@@ -49,9 +47,11 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
+    // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
     run: async (session) => {
-      if (agent) checkTarget(session, agent);
-      if (mode === "run") return runTask(session, task, undefined, { agent });
+      if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
+      if (mode === "run")
+        return (await import("../agent/runTask.js")).runTask(session, task, undefined, { agent });
       const prompt = await customCommandPrompt(session, task);
       // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
       const { images, labels } = await imagesToSend(prompt, session);

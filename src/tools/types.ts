@@ -167,6 +167,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
   parameters?: Record<string, unknown>;
   permission: Permission;
+  /**
+   * A tool most tasks never need (the web, sub-agents, a large MCP server's): the model is shown
+   * its name and one line, and `tool_search` loads it in full when asked (`ToolRegistry`).
+   */
+  deferrable?: boolean;
   /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
   annotations?: ToolAnnotations;
   /**
