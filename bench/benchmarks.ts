@@ -7,6 +7,7 @@ import { benchQueue } from "./queue.js";
 import { benchQuit } from "./quit.js";
 import { benchRelevance } from "./relevance.js";
 import { benchRepair } from "./repair.js";
+import { benchRequestTokens } from "./requestTokens.js";
 import { benchSearch } from "./search.js";
 import { benchStartup } from "./startup.js";
 import { benchTokens, type TokensOptions } from "./tokens.js";
@@ -35,6 +36,8 @@ export interface Scale {
   relevanceCommits: number;
   /** Inputs of the token counting benchmark (issue 26). */
   tokens: TokensOptions;
+  /** The request tokens benchmark's second session, with two real MCP servers (issue 27). */
+  requestMcp: boolean;
   /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
   quitRuns: number;
 }
@@ -56,6 +59,7 @@ export const FULL: Scale = {
   queueJobs: 2,
   relevanceCommits: 80,
   tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
+  requestMcp: true,
   quitRuns: 7,
 };
 
@@ -77,6 +81,7 @@ export const SMOKE: Scale = {
   queueJobs: 2,
   relevanceCommits: 4,
   tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
+  requestMcp: true,
   quitRuns: 1,
 };
 
@@ -98,5 +103,6 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   queue: (scale) => benchQueue({ tasks: scale.queueTasks, jobs: scale.queueJobs }),
   relevance: (scale) => benchRelevance({ commits: scale.relevanceCommits }),
   tokens: (scale) => benchTokens(scale.tokens),
+  request: (scale) => benchRequestTokens({ mcp: scale.requestMcp }),
   quit: (scale) => benchQuit({ runs: scale.quitRuns }),
 };

@@ -59,6 +59,8 @@ if (oldNode) {
   // temporary folder, or NODE_COMPILE_CACHE) from one run to the next: a session loads a few
   // hundred modules, and compiling them was most of the time before its first model request.
   module.enableCompileCache();
+  const help = process.argv.length === 3 && ["--help", "-h"].includes(process.argv[2]);
+  if (help && (await printCachedHelp())) process.exit(0);
   // node:sqlite is stable in use but still flagged experimental on Node 22; its one-line
   // warning on every command would only alarm people.
   const emitWarning = process.emitWarning;
@@ -74,4 +76,43 @@ if (oldNode) {
     listenForForwardedSignals();
   }
   await import("../dist/src/cli/main.js");
+}
+
+/**
+ * `cairn --help` as commander printed it last time for this build and this width, kept beside
+ * Node's compile cache: the text is the same until cairn is rebuilt, and loading commander to
+ * print it again takes longer than all the rest. The first time (or after a rebuild), commander
+ * prints it and what it printed is kept. Returns whether it was printed from the cache.
+ */
+async function printCachedHelp() {
+  const [fs, path] = await Promise.all([import("node:fs"), import("node:path")]);
+  const dir = module.getCompileCacheDir?.();
+  if (!dir) return false;
+  let file;
+  try {
+    const main = fs.statSync(new URL("../dist/src/cli/main.js", import.meta.url));
+    const width = process.stdout.isTTY ? process.stdout.columns : 80;
+    file = path.join(dir, "cairn-help", `${Math.round(main.mtimeMs)}-${main.size}-${width}.txt`);
+    process.stdout.write(fs.readFileSync(file, "utf8"));
+    return true;
+  } catch {
+    if (!file) return false;
+  }
+  const printed = [];
+  const write = process.stdout.write;
+  process.stdout.write = (chunk, ...rest) => {
+    printed.push(String(chunk));
+    return write.call(process.stdout, chunk, ...rest);
+  };
+  process.on("exit", (code) => {
+    if (code !== 0 || printed.length === 0) return;
+    try {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(`${file}.${process.pid}`, printed.join(""));
+      fs.renameSync(`${file}.${process.pid}`, file);
+    } catch {
+      // A cache that cannot be written is only a slower help next time.
+    }
+  });
+  return false;
 }

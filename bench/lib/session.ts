@@ -23,8 +23,8 @@ export interface SessionSpec {
   script: Script;
   /** The workspace's files. */
   files: Record<string, string>;
-  /** cairn configuration, passed with --config. */
-  config?: Record<string, unknown>;
+  /** cairn configuration, passed with --config; a function of the workspace for settings that name it. */
+  config?: Record<string, unknown> | ((workspace: string) => Record<string, unknown>);
   timeoutMs?: number;
   /** Count the git processes cairn starts (through a `git` on its PATH that notes each one). */
   countGit?: boolean;
@@ -210,7 +210,8 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
     const configArgs: string[] = [];
     if (spec.config) {
       const file = path.join(home, "bench-config.yaml");
-      writeFileSync(file, JSON.stringify(spec.config));
+      const config = typeof spec.config === "function" ? spec.config(repo) : spec.config;
+      writeFileSync(file, JSON.stringify(config));
       configArgs.push("--config", file);
     }
     const gitLog = path.join(home, "git-processes.log");

@@ -1,6 +1,9 @@
 // Cases cairn must refuse, though some of the other agents apply them.
 import { AIDER, CLINE, CODEX, CONTINUE, GEMINI_EDIT, OPENCODE, type PeerCase, ROO } from "./sources.js";
 
+/** Two cases of aider's test of its (since disabled) fuzzy matching share this file. */
+const AIDER_TEXT = "This is a sample text.\nAnother line of text.\nYet another line.\n";
+
 export const MUST_REFUSE: PeerCase[] = [
   {
     kind: "fuzzy",
@@ -86,15 +89,6 @@ export const MUST_REFUSE: PeerCase[] = [
     differs: "continue ignores all whitespace",
   },
   {
-    kind: "whitespace_removed",
-    source: `${GEMINI_EDIT}: should perform a regex-based replacement for flexible intra-line whitespace`,
-    content: "  function  myFunc( a, b ) {\n    return a + b;\n  }",
-    oldString: "function myFunc(a, b) {",
-    newString: "const yourFunc = (a, b) => {",
-    expected: null,
-    differs: "gemini-cli matches token by token; `( a` against `(a` is whitespace where old_string has none",
-  },
-  {
     kind: "first_of_several",
     source: `${AIDER}: test_replace_multiple_matches (only replace first occurrence)`,
     content: "line1\nline2\nline1\nline3\n",
@@ -160,5 +154,64 @@ export const MUST_REFUSE: PeerCase[] = [
     oldString: "non-existent",
     newString: "replaced",
     expected: null,
+  },
+  // Issue 27.
+  {
+    kind: "partial_line",
+    source: `${AIDER}: __test_replace_most_similar_chunk (fuzzy logic disabled v0.11.2-dev)`,
+    content: AIDER_TEXT,
+    oldString: "This is a sample text\n",
+    newString: "This is a replaced text.\n",
+    expected: null,
+    differs:
+      "aider's disabled test replaced the whole line; old_string ends with a line break where the file's line goes on (`.`): cairn once wrote `replaced text..`",
+  },
+  {
+    kind: "partial_line",
+    source: `${CONTINUE}: should find match when search content has tabs and newlines`,
+    content: "function test() {}",
+    oldString: "\t\nfunction test()\n\t",
+    newString: "\t\nfunction run()\n\t",
+    expected: null,
+    differs:
+      "continue trims the search and matches inside the line; old_string ends with a line break where the line goes on (` {}`)",
+  },
+  {
+    kind: "fuzzy",
+    source: `${AIDER}: __test_replace_most_similar_chunk_not_perfect_match (fuzzy logic disabled v0.11.2-dev)`,
+    content: AIDER_TEXT,
+    oldString: "This was a sample text.\nAnother line of txt\n",
+    newString: "This is a replaced text.\nModified line of text.\n",
+    expected: null,
+    differs: "aider's disabled test applied it by edit distance",
+  },
+  {
+    kind: "whitespace_removed",
+    source: `${CONTINUE}: should handle partial matches within larger content`,
+    content: "before\nfunction test() {\n  return true;\n}\nafter",
+    oldString: "function test(){return true;}",
+    newString: "function test(){return false;}",
+    expected: null,
+    differs: "continue ignores every blank and line break; cairn sets aside blanks inside lines only",
+  },
+  {
+    kind: "whitespace_removed",
+    source: `${CONTINUE}: should match XML content with attribute spacing differences`,
+    content:
+      '<?xml version="1.0" encoding="UTF-8"?>\n<root>\n  <item id = "1"   type= "primary" >\n    <name>Test Item</name>\n    <value   unit="px" >100</value>\n  </item>\n</root>',
+    oldString: '<itemid="1"type="primary"><name>TestItem</name><valueunit="px">100</value></item>',
+    newString: '<itemid="1"type="primary"><name>TestItem</name><valueunit="px">200</value></item>',
+    expected: null,
+    differs: "continue ignores every blank; `itemid` joins two words and the lines are joined",
+  },
+  {
+    kind: "empty_old_string",
+    source: `${OPENCODE}/edit.test.ts: preserves BOM when oldString is empty on existing files`,
+    content: "using System;\n",
+    oldString: "",
+    newString: "using Up;\n",
+    expected: null,
+    differs:
+      "opencode replaces the whole file; cairn refuses an empty old_string on a file with content (write_file replaces a file)",
   },
 ];

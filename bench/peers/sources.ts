@@ -18,7 +18,9 @@ export const PEER_KINDS = [
   "inner_whitespace",
   "over_escaped",
   "line_numbers",
+  "final_newline",
   "fuzzy",
+  "partial_line",
   "case_insensitive",
   "whitespace_removed",
   "first_of_several",
@@ -48,3 +50,10 @@ export const ROO_LINES =
 export const CODEX = "openai/codex codex-rs/apply-patch/src/seek_sequence.rs";
 export const CLINE = "cline/cline src/core/assistant-message/diff.test.ts";
 export const CONTINUE = "continuedev/continue core/edit/searchAndReplace/findSearchMatch.vitest.ts";
+export const CONTINUE_MATCHES = "continuedev/continue core/edit/searchAndReplace/findSearchMatches.test.ts";
+export const CONTINUE_REPLACE =
+  "continuedev/continue core/edit/searchAndReplace/executeFindAndReplace.vitest.ts";
+export const ROO_NEWLINE =
+  "RooCodeInc/Roo-Code src/core/diff/strategies/__tests__/multi-search-replace-trailing-newline.spec.ts";
+export const ROO_STRIP = "RooCodeInc/Roo-Code src/integrations/misc/__tests__/extract-text.spec.ts";
+export const CODEX_SCENARIOS = "openai/codex codex-rs/apply-patch/tests/fixtures/scenarios";

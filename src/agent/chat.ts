@@ -16,7 +16,6 @@ import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
-import { runTask } from "./runTask.js";
 import type { ResumedLog, Session } from "./session.js";
 import {
   announce,
@@ -378,9 +377,12 @@ export class ChatEngine {
   ): Promise<Outcome> {
     return this.exclusive(async () => {
       const { resume, ...taskOptions } = options;
+      // Recorded at once, before the run loop's modules load: a caller that started the task
+      // (the HTTP API) finds the session stored as soon as it is begun.
+      if (!resume) announceSession(this.session, task, taskOptions.context);
       const outcome = this.ended(
         mode === "run"
-          ? await runTask(this.session, task, resume, taskOptions)
+          ? await (await import("./runTask.js")).runTask(this.session, task, resume, taskOptions)
           : await doTask(this.session, task, resume, taskOptions),
       );
       this.notes.push(

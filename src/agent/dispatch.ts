@@ -135,6 +135,8 @@ export function prepareToolCall(
       error: `There is no tool named ${call.name}. Available tools: ${registry.names().join(", ")}.`,
     };
   }
+  // A tool called before it was loaded is offered in full from now on, as if tool_search had.
+  registry.load([call.name]);
   const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {

@@ -1,7 +1,5 @@
 import type { ToolImage } from "../tools/types.js";
-import { toValidationSummary } from "../verify/check.js";
 import { assess } from "./assessment.js";
-import { executeThrough } from "./delegation.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
@@ -9,7 +7,6 @@ import type { Session } from "./session.js";
 import { announce, loopEnding, type Outcome, settle, taskWithContext } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
-import { validateOnce } from "./validate.js";
 
 export interface TaskOptions {
   /** `--agent`: the target that carries out the execution instead of cairn's own tool loop. */
@@ -46,7 +43,12 @@ export async function doTask(
           : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
         const ending = loopEnding(session, work, work.answer || work.reason || "");
         if (!session.config.verify || ending.status !== "completed") return ending;
-        // --verify runs whether or not anything changed: the person asked for it.
+        // --verify runs whether or not anything changed: the person asked for it. Validation is
+        // loaded by the runs that verify.
+        const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
+          import("./validate.js"),
+          import("../verify/check.js"),
+        ]);
         const report = await validateOnce(turn);
         const passed = report.passed === true;
         const status = passed ? "completed" : "failed";
@@ -70,11 +72,14 @@ export async function doTask(
   );
 }
 
-/** The tool loop (or the `--agent` target) on the task, or on where a resumed one stood. */
-function execute(turn: Turn, prompt: string, resume: ResumePoint | undefined, options: TaskOptions) {
+/**
+ * The tool loop (or the `--agent` target, whose module only delegating runs load) on the task,
+ * or on where a resumed one stood.
+ */
+async function execute(turn: Turn, prompt: string, resume: ResumePoint | undefined, options: TaskOptions) {
   const sent = resume ? `${prompt}\n\n${resumeNote(resume)}` : prompt;
   return options.agent
-    ? executeThrough(turn, options.agent, sent)
+    ? (await import("./delegation.js")).executeThrough(turn, options.agent, sent)
     : new ToolLoop({
         phase: "execution",
         maxToolCalls: turn.session.config.max_tool_calls,

@@ -18,17 +18,17 @@ import { type CommandCatalog, loadCustomCommands } from "../extensions/customCom
 import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
 import { skillTool } from "../extensions/skillTool.js";
 import { Hooks } from "../hooks/hooks.js";
-import { McpTools } from "../mcp/hub.js";
+import type { McpTools } from "../mcp/hub.js";
 import { modelInfo } from "../model/catalog.js";
 import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
-import { detectSandbox, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
+import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
 import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
-import { Checkpoints } from "../store/checkpoints.js";
+import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
 import { dataTools } from "../tools/data.js";
 import { editorTools } from "../tools/editor.js";
@@ -37,7 +37,7 @@ import { fileTools } from "../tools/files.js";
 import { ReadTracker } from "../tools/fileText.js";
 import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
-import { ToolRegistry } from "../tools/registry.js";
+import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
 import { type AgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
@@ -154,8 +154,8 @@ export class Session {
   readonly bus: EventBus;
   readonly ledger: UsageLedger;
   readonly registry: ToolRegistry;
-  /** The configured MCP servers, started with the first request that offers tools. */
-  readonly mcp: McpTools;
+  /** The configured MCP servers, started with the first request that offers tools; none, none loaded. */
+  readonly mcp: McpTools | undefined;
   readonly inbox: Inbox;
   /** The session's own agent: what its turns run as, unless a sub-agent's turn says another. */
   readonly main: AgentContext;
@@ -223,6 +223,7 @@ export class Session {
     model: ModelHandle,
     workspace: string,
     found: WorkspaceFindings,
+    mcpHub: typeof McpTools | undefined,
   ) {
     const { instructions, agents } = found;
     const { config } = options;
@@ -282,24 +283,29 @@ export class Session {
             readOnly: [path.dirname(projectConfigFile(workspace))],
             masks: sessionMasks([workspace, ...this.extraRoots], env),
           };
+    // tool_search names the tools that can wait, unless the config turns it off or filters it out.
+    const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
     // MCP servers' tools come and go as the servers start, change their lists and stop.
-    this.mcp = new McpTools({
-      servers: config.mcp_servers,
-      workspace,
-      env,
-      serverEnv: this.commandEnv,
-      report: (event) => this.bus.emit(event),
-      workspaceServers: options.workspaceServers ?? {},
-      // The session's policy as it is when they start: its mode, rules and way of asking. A
-      // question the person's interrupt dismissed is no answer: it is asked again next turn.
-      approve: async (request) => {
-        const interrupts = this.interrupts;
-        const decision = await this.policy.check(request);
-        return !decision.allowed && this.interrupts !== interrupts
-          ? { ...decision, interrupted: true }
-          : decision;
-      },
-    });
+    this.mcp =
+      mcpHub &&
+      new mcpHub({
+        deferAbove: onDemand ? config.tools.mcp_direct : undefined,
+        servers: config.mcp_servers,
+        workspace,
+        env,
+        serverEnv: this.commandEnv,
+        report: (event) => this.bus.emit(event),
+        workspaceServers: options.workspaceServers ?? {},
+        // The session's policy as it is when they start: its mode, rules and way of asking. A
+        // question the person's interrupt dismissed is no answer: it is asked again next turn.
+        approve: async (request) => {
+          const interrupts = this.interrupts;
+          const decision = await this.policy.check(request);
+          return !decision.allowed && this.interrupts !== interrupts
+            ? { ...decision, interrupted: true }
+            : decision;
+        },
+      });
     this.registry = new ToolRegistry(
       [
         ...fileTools,
@@ -315,7 +321,11 @@ export class Session {
         ...(found.skills.skills.size ? [skillTool(found.skills.skills)] : []),
       ],
       config.tools,
-      { sources: [this.mcp], wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id) },
+      {
+        sources: this.mcp ? [this.mcp] : [],
+        wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id),
+        onDemand,
+      },
     );
     this.policy = new ApprovalPolicy({
       mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
@@ -357,13 +367,17 @@ export class Session {
     const workspace = realpathSync(path.resolve(options.workspace));
     const model = await buildModel(options.modelId, options.config, env);
     const carried = { trusted: options.trust?.trusted ?? false, config: options.config };
-    const [instructions, agents, commands, skills] = await Promise.all([
+    const [instructions, agents, commands, skills, , hub] = await Promise.all([
       loadProjectInstructions(workspace, env),
       loadAgents(workspace, env, carried),
       loadCustomCommands(workspace, env, carried),
       loadSkills(workspace, env, carried),
+      // Found in the background when the command started it early; the constructor reads it.
+      detectSandboxSoon(),
+      // The MCP client is loaded only for a session that has servers to start.
+      Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
-    return new Session(options, model, workspace, { instructions, agents, commands, skills });
+    return new Session(options, model, workspace, { instructions, agents, commands, skills }, hub?.McpTools);
   }
 
   /**
@@ -417,7 +431,10 @@ export class Session {
 
   /** The shadow repository file changes are checkpointed in, opened on the first change. */
   checkpoints(): Promise<Checkpoints> {
-    this.checkpointStore ??= Checkpoints.open(this.workspace, { dataDir: dataDir(this.env) });
+    // Loaded with the first change to check-point: a session that only reads never needs it.
+    this.checkpointStore ??= import("../store/checkpoints.js").then(({ Checkpoints }) =>
+      Checkpoints.open(this.workspace, { dataDir: dataDir(this.env) }),
+    );
     return this.checkpointStore;
   }
 

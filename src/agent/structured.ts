@@ -1,7 +1,8 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Phase } from "../events/types.js";
 import { prose } from "../platform/prose.js";
 import { prepareArguments } from "../tools/args.js";
+import { wireSchema } from "../tools/wireSchema.js";
 import type { ModelHandle } from "./agentContext.js";
 import { callAndBook } from "./modelCall.js";
 import type { Turn } from "./turn.js";
@@ -45,7 +46,7 @@ export async function askStructured<S extends z.ZodType>(
   turn: Turn,
   request: StructuredRequest<S>,
 ): Promise<z.infer<S>> {
-  const schema = z.toJSONSchema(request.schema, { io: "input" }) as Record<string, unknown>;
+  const schema = wireSchema(request.schema);
   const system = `${request.instructions}\n\nReply with one JSON object and nothing else. Its JSON Schema:\n${JSON.stringify(schema)}`;
   const messages: Array<{ role: "user" | "assistant"; content: string }> = [
     { role: "user", content: request.prompt },

@@ -45,7 +45,7 @@ function agentRegistry(parent: ToolRegistry, definition: AgentDefinition): ToolR
     .list()
     .filter((tool) => !tool.mainAgentOnly)
     .filter((tool) => !AGENT_TOOL_NAMES.includes(tool.name) || named.includes(tool.name));
-  return new ToolRegistry(tools, { allow: definition.tools });
+  return new ToolRegistry(tools, { allow: definition.tools }, { onDemand: parent.onDemand });
 }
 
 /** The next id for an agent of this name in the session: `explore#1`, `explore#2`. */

@@ -16,7 +16,7 @@ import {
   type ToolCallResult,
 } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
-import { runAgent, type StartLoop } from "./subagent.js";
+import type { StartLoop } from "./subagent.js";
 import type { Turn } from "./turn.js";
 
 /** Invalid-only turns in a row before the loop gives up on the model's tool calls. */
@@ -26,8 +26,9 @@ const MAX_REASKS = 3;
 const startAgentLoop: StartLoop = (maxToolCalls) =>
   new ToolLoop({ phase: "execution", maxToolCalls, announcePlan: false });
 
-/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn. */
-export function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+/** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn; loaded the first time. */
+export async function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
+  const { runAgent } = await import("./subagent.js");
   return runAgent(turn, request, startAgentLoop);
 }
 

@@ -148,7 +148,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       anytime: true,
       run(screen) {
         const { mcp } = engine.session;
-        const waiting = mcp.servers.some((s) => s.status === "not started")
+        const waiting = mcp?.servers.some((s) => s.status === "not started")
           ? "\nServers start with the first message that needs tools."
           : "";
         screen.show("mcp", `${serverTable(mcp)}${waiting}`);

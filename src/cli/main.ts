@@ -23,6 +23,16 @@ const AGENT_FLAG = "--agent <target>";
 const AGENT_HELP =
   "carry out the execution through another agent: a named agent, agent:codex, agent:claude-code, agent:gemini, agent:opencode, agent:ollama or llm:<profile>";
 
+/**
+ * What `cairn do`, `run` and `-p` run on. The sandbox probe (a trial run of bwrap) starts first,
+ * so that it runs on the other core while the session's modules load.
+ */
+async function loadTask() {
+  void (await import("../safety/sandbox.js")).detectSandboxSoon();
+  const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
+  return { taskCommand, taskWithInput };
+}
+
 /** Commands load their modules when run, so `--help` and `--version` start fast. */
 const program = new Command()
   .name("cairn")
@@ -82,10 +92,7 @@ addCommonOptions(program)
   .option("-r, --resume [id]", "continue a session: the one named, or pick from this folder's")
   .action(async (message: string[], options: RootOptions) => {
     if (options.print) {
-      const [{ taskCommand }, { taskWithInput }] = await Promise.all([
-        import("./task.js"),
-        import("./stdin.js"),
-      ]);
+      const { taskCommand, taskWithInput } = await loadTask();
       process.exitCode = await taskCommand("do", await taskWithInput(message), options);
       return;
     }
@@ -123,7 +130,7 @@ addCommonOptions(
     .option(AGENT_FLAG, AGENT_HELP)
     .addOption(batchWorkspaceOption()),
 ).action(async (task: string[], options: CommonOptions & { agent?: string; batchWorkspace?: string }) => {
-  const [{ taskCommand }, { taskWithInput }] = await Promise.all([import("./task.js"), import("./stdin.js")]);
+  const { taskCommand, taskWithInput } = await loadTask();
   process.exitCode = await taskCommand("do", await taskWithInput(task), options);
 });
 
@@ -145,10 +152,7 @@ addCommonOptions(
       process.exitCode = await resumeCommand(options.resume, options);
       return;
     }
-    const [{ taskCommand }, { taskWithInput }] = await Promise.all([
-      import("./task.js"),
-      import("./stdin.js"),
-    ]);
+    const { taskCommand, taskWithInput } = await loadTask();
     process.exitCode = await taskCommand("run", await taskWithInput(task), options);
   },
 );

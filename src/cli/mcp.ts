@@ -22,8 +22,8 @@ export interface McpListOptions {
 }
 
 /** The servers' state as a table, and why each failed one did: what `cairn mcp list` prints and `/mcp` shows. */
-export function serverTable(hub: McpTools): string {
-  if (hub.servers.length === 0)
+export function serverTable(hub: Pick<McpTools, "servers"> | undefined): string {
+  if (!hub || hub.servers.length === 0)
     return "No MCP servers are configured. Add one with cairn mcp add, or in .mcp.json or config.yaml.";
   const table = renderTable(
     [

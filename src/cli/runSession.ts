@@ -11,7 +11,6 @@ import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
-import { TextRenderer } from "../ui/text.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import type { CommonOptions } from "./options.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
@@ -166,9 +165,10 @@ const STOP_WORDS: Record<StopSignal, string> = {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
-      ? new TextRenderer({
+      ? new (await import("../ui/text.js")).TextRenderer({
           // The answer on stdout, for whatever reads it; the plan, tool lines and status on stderr.
           out: process.stdout,
           progress: process.stderr,

@@ -1,4 +1,3 @@
-import { checkTarget } from "../agent/delegation.js";
 import { imagesToSend } from "../agent/mentions.js";
 import type { Session } from "../agent/session.js";
 import { commandCall, expandCommand } from "../extensions/customCommands.js";
@@ -47,9 +46,10 @@ export async function taskCommand(
     flags: flagsFrom(options),
     mode,
     options,
+    // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
     run: async (engine) => {
       const { session } = engine;
-      if (agent) checkTarget(session, agent);
+      if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
       if (mode === "run")
         return engine.submit({ type: "user_input", mode, text: task, ...(agent ? { agent } : {}) });
       const prompt = await customCommandPrompt(session, task);

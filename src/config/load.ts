@@ -4,6 +4,7 @@ import { z } from "zod";
 import { chosenProvider, parseModelId, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { describeIssue, expectation } from "../platform/issues.js";
+import { parsePlainYaml } from "../platform/plainYaml.js";
 import { closest } from "../platform/text.js";
 import { withStoredKeys } from "./credentials.js";
 import { keyPathText } from "./keyPath.js";
@@ -207,6 +208,22 @@ function unreadable(shown: string, required: boolean, error: NodeJS.ErrnoExcepti
   }
 }
 
+/**
+ * A config file the plain reader leaves alone (plainYaml.ts), read by the YAML library, loaded
+ * only then: it is 72 modules. Its errors name the file, line and column.
+ */
+async function parseYaml(text: string, shown: string): Promise<{ value: unknown }> {
+  const { LineCounter, parseDocument } = await import("yaml");
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
+  const syntax = doc.errors[0];
+  if (syntax) {
+    const { line, col } = lineCounter.linePos(syntax.pos[0]);
+    throw new ConfigError(`${shown}:${line}:${col}: invalid YAML: ${syntax.message}`);
+  }
+  return { value: doc.toJS() };
+}
+
 async function fileLayer(
   file: string,
   required: boolean,
@@ -222,16 +239,7 @@ async function fileLayer(
     if ((code === "ENOENT" || code === "ENOTDIR") && !required) return undefined;
     throw unreadable(shown, required, error as NodeJS.ErrnoException);
   }
-  // Loaded only when there is a file to read: most runs have none, and YAML is 72 modules.
-  const { LineCounter, parseDocument } = await import("yaml");
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const syntax = doc.errors[0];
-  if (syntax) {
-    const { line, col } = lineCounter.linePos(syntax.pos[0]);
-    throw new ConfigError(`${shown}:${line}:${col}: invalid YAML: ${syntax.message}`);
-  }
-  const raw: unknown = doc.toJS() ?? {};
+  const raw: unknown = (parsePlainYaml(text) ?? (await parseYaml(text, shown))).value ?? {};
   if (!isMapping(raw))
     throw new ConfigError(`${shown}: ${expectation("a mapping of settings (key: value lines)", raw)}`);
   return {

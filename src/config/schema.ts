@@ -305,8 +305,16 @@ export const configSchema = z.strictObject({
     .strictObject({
       allow: z.array(z.string()).optional(),
       deny: z.array(z.string()).default([]),
+      /**
+       * Tools most tasks never need (the web, sub-agents, the generic MCP tools, and MCP servers'
+       * tools past `mcp_direct`) are named by tool_search, with a line each, until the model loads
+       * them; false sends every tool in full with every request.
+       */
+      on_demand: z.boolean().default(true),
+      /** MCP tools offered in full while the servers have at most this many in all; past it, on demand. */
+      mcp_direct: z.number().int().nonnegative().default(10),
     })
-    .default({ deny: [] }),
+    .default({ deny: [], on_demand: true, mcp_direct: 10 }),
   workspace: z
     .strictObject({
       /** Folders outside the workspace that file tools may read and write. */

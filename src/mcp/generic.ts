@@ -12,8 +12,8 @@ export interface CatalogServer {
   message?: string | undefined;
   /** The tools its filter offers, by their name on the server. */
   tools: ReadonlyMap<string, AnyTool>;
-  /** Its tools are offered as `<server>__<tool>` too (it has few enough). */
-  direct: boolean;
+  /** Its tools, named `<server>__<tool>`, are offered on demand (tool_search) rather than in full. */
+  onDemand: boolean;
 }
 
 /** What list_mcp_tools, call_mcp_tool and read_mcp_resource need of the servers. */
@@ -34,16 +34,13 @@ function overview(servers: CatalogServer[]): string {
   return servers
     .map((server) => {
       if (server.status !== "ready") return `${server.name}: ${server.message ?? server.status}`;
-      const how = server.direct
-        ? "also offered directly as tools named"
-        : "call them with call_mcp_tool; offered only";
+      const how = server.onDemand
+        ? `load them as ${server.name}__<tool> with tool_search, or call them with call_mcp_tool`
+        : `also offered directly as tools named ${server.name}__<tool>`;
       const tools = [...server.tools.entries()].map(
         ([name, tool]) => `  - ${name}: ${line(tool.description)}`,
       );
-      return [
-        `${server.name}: ${server.tools.size} tools (${how} ${server.direct ? `${server.name}__<tool>` : "here"})`,
-        ...tools,
-      ].join("\n");
+      return [`${server.name}: ${server.tools.size} tools (${how})`, ...tools].join("\n");
     })
     .join("\n\n");
 }
@@ -77,6 +74,7 @@ export function genericTools(
     schema: z.object({ server: z.string().optional().describe("One server's tools in full") }),
     permission: "read",
     kind: "search",
+    deferrable: true,
     describe: ({ server }) => server ?? "",
     touches: () => ({ writes: [] }),
     async execute({ server }, ctx): Promise<ToolOutput> {
@@ -97,6 +95,7 @@ export function genericTools(
     // Judged as the tool it calls; only a call to no tool at all is judged as this.
     permission: "read",
     kind: "other",
+    deferrable: true,
     describe: ({ server, tool, arguments: args }) => {
       const target = catalog.find(server, tool);
       const what = target && args ? target.describe(args) : "";
@@ -128,6 +127,7 @@ export function genericTools(
     schema: z.object({ server: z.string().min(1), uri: z.string().min(1) }),
     permission: "read",
     kind: "read",
+    deferrable: true,
     describe: ({ server, uri }) => `${server} ${uri}`,
     touches: () => ({ writes: [] }),
     execute: ({ server, uri }, ctx) => catalog.readResource(server, uri, ctx.signal),

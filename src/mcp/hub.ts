@@ -11,12 +11,6 @@ import { type CatalogServer, genericTools, type McpCatalog } from "./generic.js"
 import { describeFailure, resourceOutput, toolOutput } from "./results.js";
 import { type McpServerSpec, serverSpecs } from "./servers.js";
 
-/**
- * A server with more tools than this is not offered tool by tool (their schemas would crowd
- * every request); the model finds them with list_mcp_tools and calls them with call_mcp_tool.
- */
-export const DIRECT_TOOLS_LIMIT = 40;
-
 /** Providers accept tool names of letters, digits, `_` and `-`, at most 64 long. */
 function toolName(server: string, tool: string): string {
   return `${server}__${tool}`.replace(/[^A-Za-z0-9_-]/g, "_").slice(0, 64);
@@ -64,6 +58,11 @@ export interface McpToolsOptions {
   env: NodeJS.ProcessEnv;
   /** What a server over stdio starts from, before its own `env`: the environment without secrets. */
   serverEnv: Record<string, string>;
+  /**
+   * With more MCP tools than this in all, each is offered on demand (`tool_search` names it until
+   * the model loads it) rather than in full in every request; undefined: always in full.
+   */
+  deferAbove?: number | undefined;
   /** How servers that become ready or fail are told: the session's events. */
   report?: (event: EventOf<"mcp.server">) => void;
   /**
@@ -120,10 +119,18 @@ export class McpTools implements ToolSource, McpCatalog {
   }
 
   tools(): AnyTool[] {
-    const direct = this.servers.flatMap((state) =>
-      state.status === "ready" && state.tools.size <= DIRECT_TOOLS_LIMIT ? [...state.tools.values()] : [],
+    const ready = this.servers.flatMap((state) =>
+      state.status === "ready" ? [...state.tools.values()] : [],
     );
-    return [...this.generic, ...direct];
+    const deferred = this.deferred();
+    return [...this.generic, ...(deferred ? ready.map((tool) => ({ ...tool, deferrable: true })) : ready)];
+  }
+
+  /** Whether the servers' tools are offered on demand: there are more of them than `deferAbove`. */
+  private deferred(): boolean {
+    const limit = this.options.deferAbove;
+    const count = this.servers.reduce((n, state) => n + (state.status === "ready" ? state.tools.size : 0), 0);
+    return limit !== undefined && count > limit;
   }
 
   subscribe(listener: () => void): () => void {
@@ -291,7 +298,7 @@ export class McpTools implements ToolSource, McpCatalog {
       status: state.status,
       message: state.message,
       tools: state.tools,
-      direct: state.tools.size <= DIRECT_TOOLS_LIMIT,
+      onDemand: this.deferred(),
     };
   }
 

@@ -1,10 +1,7 @@
-import {
-  type Experimental_LanguageModelStreamPart,
-  type ModelMessage,
-  StreamProviderError,
-  type ToolSet,
-} from "ai";
+import type { ModelMessage } from "ai";
 import type { TokenCounts } from "../events/types.js";
+import type { CallPart } from "./call.js";
+import { StreamError } from "./errors.js";
 import { estimateTokens, requestTokens } from "./size.js";
 import { emptyCounts, usageFromSdk } from "./usage.js";
 
@@ -15,7 +12,7 @@ export interface ModelToolCall {
   input: unknown;
 }
 
-type StreamPart = Experimental_LanguageModelStreamPart<ToolSet>;
+type StreamPart = CallPart;
 
 /** What the stream of one attempt has said so far: text, reasoning, tool calls, how it ended. */
 export class Answer {
@@ -65,11 +62,8 @@ export class Answer {
         this.finishReason = part.finishReason;
         return true;
       case "error":
-        // The SDK makes the errors a server sends in its stream StreamProviderErrors; one it
-        // could not read is kept as the server said it.
-        throw part.error instanceof Error
-          ? part.error
-          : new StreamProviderError({ message: JSON.stringify(part.error), data: part.error });
+        // An error the server sent in its stream, with what it says of its status and retrying.
+        throw StreamError.from(part.error);
       default:
         return true;
     }

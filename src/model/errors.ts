@@ -1,4 +1,4 @@
-import { APICallError, StreamProviderError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 import { formatDuration } from "../platform/format.js";
 import { PROVIDER_SPECS } from "./providers.js";
 
@@ -13,6 +13,71 @@ function keyVariable(provider: string): string {
   );
 }
 
+const RETRYABLE = (status: number | undefined) =>
+  status !== undefined && (status === 408 || status === 409 || status === 429 || status >= 500);
+
+/** What a server's own words say of an error that has no status: the few it writes often. */
+const BY_MESSAGE: Record<string, number> = {
+  overloaded: 503,
+  "overloaded error": 503,
+  "model overloaded": 503,
+  "internal server error": 500,
+  "service unavailable": 503,
+};
+
+const asRecord = (value: unknown) =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+
+function httpStatus(...values: unknown[]): number | undefined {
+  for (const value of values) {
+    const status = typeof value === "string" && /^\d{3}$/.test(value) ? Number(value) : value;
+    if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599)
+      return status;
+  }
+  return undefined;
+}
+
+/**
+ * An error a server sent inside its answer's stream (an overloaded model, a failure half-way),
+ * as the provider handed it over: its message, and the status and retryability it says or that
+ * its words imply.
+ */
+export class StreamError extends Error {
+  readonly statusCode: number | undefined;
+  readonly isRetryable: boolean;
+  readonly data: unknown;
+
+  constructor(message: string, statusCode: number | undefined, isRetryable: boolean, data: unknown) {
+    super(message);
+    this.name = "StreamError";
+    this.statusCode = statusCode;
+    this.isRetryable = isRetryable;
+    this.data = data;
+  }
+
+  /** What a stream's error part holds, as an Error: one it already is, else a StreamError. */
+  static from(error: unknown): Error {
+    if (error instanceof Error) return error;
+    const outer = asRecord(error) ?? {};
+    const details = asRecord(asRecord(outer.response)?.error) ?? asRecord(outer.error) ?? outer;
+    const message = typeof details.message === "string" ? details.message : JSON.stringify(error);
+    const implied = BY_MESSAGE[message.trim().toLowerCase()];
+    const status =
+      httpStatus(
+        details.statusCode,
+        outer.statusCode,
+        details.status,
+        outer.status,
+        details.code,
+        outer.code,
+      ) ?? implied;
+    const explicit = [details.isRetryable, outer.isRetryable, details.is_retryable, outer.is_retryable].find(
+      (value) => typeof value === "boolean",
+    ) as boolean | undefined;
+    return new StreamError(message, status, explicit ?? (implied !== undefined || RETRYABLE(status)), error);
+  }
+}
+
 /** The stream sent nothing for the request timeout, on every attempt. */
 export class IdleError extends Error {
   constructor(timeoutMs: number, cause: unknown) {
@@ -23,7 +88,7 @@ export class IdleError extends Error {
 
 function hintFor(cause: unknown, status: number | undefined, modelId: string): string {
   const provider = providerOf(modelId);
-  if (StreamProviderError.isInstance(cause))
+  if (cause instanceof StreamError)
     return `${provider} reported an error while answering: try again later, or another model with --model.`;
   if (cause instanceof IdleError)
     return `${provider} stopped sending: try again later, or raise request_timeout_ms for a slow server.`;
@@ -53,7 +118,7 @@ export class ProviderError extends Error {
 
   constructor(modelId: string, cause: unknown, info: { retryable: boolean; attempts: number }) {
     const status =
-      APICallError.isInstance(cause) || StreamProviderError.isInstance(cause) ? cause.statusCode : undefined;
+      APICallError.isInstance(cause) || cause instanceof StreamError ? cause.statusCode : undefined;
     const detail = cause instanceof Error ? cause.message : String(cause);
     const tries = info.attempts > 1 ? ` after ${info.attempts} attempts` : "";
     super(`Model call to ${modelId} failed${tries}: ${detail}\n${hintFor(cause, status, modelId)}`, {

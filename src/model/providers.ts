@@ -1,11 +1,12 @@
-import type { EmbeddingModel, LanguageModel } from "ai";
+import type { LanguageModelV4 } from "@ai-sdk/provider";
+import type { EmbeddingModel } from "ai";
 import { ConfigError } from "../platform/errors.js";
 import { expectation } from "../platform/issues.js";
 import { closest } from "../platform/text.js";
 import type { Price } from "./cost.js";
 
-/** A model object ready for `streamText`, never a bare id string for the SDK's global registry. */
-export type ChatModel = Exclude<LanguageModel, string>;
+/** A provider's language model, called directly (call.ts): never a bare id for a global registry. */
+export type ChatModel = LanguageModelV4;
 
 /** An embedding model object ready for `embedMany`. */
 export type EmbedModel = Exclude<EmbeddingModel, string>;

@@ -1,31 +1,17 @@
-import {
-  APICallError,
-  type Experimental_LanguageModelStreamPart,
-  experimental_streamLanguageModelCall,
-  jsonSchema,
-  type LanguageModel,
-  type ModelMessage,
-  Output,
-  StreamProviderError,
-  type SystemModelMessage,
-  type ToolSet,
-} from "ai";
+import { APICallError, type LanguageModelV4, type SharedV4Warning } from "@ai-sdk/provider";
+import type { ModelMessage, SystemModelMessage } from "ai";
 import type { TokenCounts } from "../events/types.js";
 import { Answer, type ModelToolCall } from "./answer.js";
-import { IdleError, ProviderError } from "./errors.js";
+import { streamCall, type ToolDefinition } from "./call.js";
+import { IdleError, ProviderError, StreamError } from "./errors.js";
 import { PROVIDER_SPECS, type ProviderSpec, parseModelId } from "./providers.js";
 
 export type { ModelToolCall } from "./answer.js";
 
-/** A tool as the model is offered it: name, description and the JSON Schema of its arguments. */
-export interface ToolDefinition {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+export type { ToolDefinition } from "./call.js";
 
 export interface ModelCallRequest {
-  model: LanguageModel;
+  model: LanguageModelV4;
   modelId: string;
   system: string;
   messages: ModelMessage[];
@@ -72,10 +58,7 @@ export interface ModelCallResult {
 // call's result instead, for the session to report once each as its own events.
 (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = false;
 
-type SdkWarning = Extract<
-  Experimental_LanguageModelStreamPart<ToolSet>,
-  { type: "model-call-start" }
->["warnings"][number];
+type SdkWarning = SharedV4Warning;
 
 /**
  * A server without JSON-schema output ignores the schema; that concerns nobody, as the schema is
@@ -123,34 +106,15 @@ function withCacheBreakpoints(
 /** The cap on the answer's tokens as the provider takes it. */
 function outputCapSettings(request: ModelCallRequest): {
   maxOutputTokens?: number;
-  providerOptions?: never;
+  providerOptions?: Record<string, Record<string, unknown>>;
 } {
   const tokens = request.maxOutputTokens;
   const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(request.modelId).provider];
   const providerOptions = tokens ? spec.outputCapOptions?.(tokens) : undefined;
   return {
     ...(tokens ? { maxOutputTokens: tokens } : {}),
-    ...(providerOptions ? { providerOptions: providerOptions as never } : {}),
+    ...(providerOptions ? { providerOptions } : {}),
   };
-}
-
-/** Converted once per list: a session offers the same list, the same object, on every turn. */
-const sdkTools = new WeakMap<readonly ToolDefinition[], ToolSet>();
-
-function toSdkTools(definitions: readonly ToolDefinition[]): ToolSet {
-  let tools = sdkTools.get(definitions);
-  if (tools) return tools;
-  tools = {};
-  // No execute and no validate: cairn repairs and validates arguments itself, so a broken call
-  // reaches the dispatcher with its raw text instead of being dropped by the SDK.
-  for (const schema of definitions) {
-    tools[schema.name] = {
-      description: schema.description,
-      inputSchema: jsonSchema(schema.parameters as Parameters<typeof jsonSchema>[0]),
-    };
-  }
-  sdkTools.set(definitions, tools);
-  return tools;
 }
 
 /** A provider asking to wait longer than this is waited on this long; the retry then says whether it was enough. */
@@ -194,7 +158,7 @@ function retryAfterMs(error: unknown): number | undefined {
 function classify(error: unknown, timedOut: boolean): { retryable: boolean; reason: string } {
   if (timedOut) return { retryable: true, reason: "no data within the request timeout" };
   // An error the server sent mid-answer is worth another attempt unless it says otherwise.
-  if (StreamProviderError.isInstance(error)) {
+  if (error instanceof StreamError) {
     const status = error.statusCode;
     const retryable = error.isRetryable || status === undefined || RETRYABLE_STATUS.has(status);
     return { retryable, reason: `the server reported: ${error.message}` };
@@ -223,16 +187,23 @@ function classify(error: unknown, timedOut: boolean): { retryable: boolean; reas
  * finished, so a call cut off half-way is never run.
  */
 export async function callModel(request: ModelCallRequest): Promise<ModelCallResult> {
-  const tools = request.tools ? toSdkTools(request.tools) : undefined;
   const prompt = withCacheBreakpoints(request.modelId, request.system, request.messages);
   let shown = "";
   for (let attempt = 0; ; attempt++) {
-    // An idle timeout, not a total one: a long answer that keeps streaming is not a hang.
+    // An idle timeout, not a total one: a long answer that keeps streaming is not a hang. Each
+    // part only notes the time; the one timer looks at it when it fires, instead of a timer
+    // being cleared and set again for every streamed token.
     const idle = new AbortController();
-    let idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+    let lastPart = performance.now();
+    const watch = (delayMs: number): NodeJS.Timeout =>
+      setTimeout(() => {
+        const quiet = performance.now() - lastPart;
+        if (quiet >= request.timeoutMs) idle.abort(new Error("idle"));
+        else idleTimer = watch(request.timeoutMs - quiet);
+      }, delayMs);
+    let idleTimer = watch(request.timeoutMs);
     const stillAlive = () => {
-      clearTimeout(idleTimer);
-      idleTimer = setTimeout(() => idle.abort(new Error("idle")), request.timeoutMs);
+      lastPart = performance.now();
     };
     const signal = AbortSignal.any([request.signal, idle.signal]);
     // A retry shows only what goes beyond what was already shown, while it repeats it; when it
@@ -241,22 +212,15 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     const started = performance.now();
     const answer = new Answer(request.maxOutputChars);
     try {
-      // One call, not streamText's loop of steps: the same prompt conversion, request and
-      // tool-call parsing, without the layers for steps, tool execution and telemetry around
-      // them, which cost a few milliseconds of every turn.
-      const { stream } = await experimental_streamLanguageModelCall({
+      // The provider's model is called directly (call.ts): the same request, wire and stream
+      // parsing, without the layers of the \`ai\` package around them, which cost time on every
+      // turn and in start-up.
+      const stream = await streamCall({
         model: request.model,
         system: prompt.system,
         messages: prompt.messages,
-        ...(tools ? { tools } : {}),
-        ...(request.responseSchema
-          ? {
-              output: Output.object({
-                name: request.responseSchema.name,
-                schema: jsonSchema(request.responseSchema.schema as Parameters<typeof jsonSchema>[0]),
-              }),
-            }
-          : {}),
+        ...(request.tools ? { tools: request.tools } : {}),
+        ...(request.responseSchema ? { responseFormat: request.responseSchema } : {}),
         ...outputCapSettings(request),
         abortSignal: signal,
       });

@@ -1,3 +1,5 @@
+import { parsePlainYaml } from "./plainYaml.js";
+
 /** `---`, YAML, `---`, then the body: the header of agent, command and skill files alike. */
 const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/;
 
@@ -8,10 +10,15 @@ const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*
 export async function readFrontMatter(text: string): Promise<{ data: unknown; body: string } | undefined> {
   const match = FRONT_MATTER.exec(text);
   if (!match) return undefined;
-  // Loaded only when there is such a file: most workspaces have none, and YAML is 72 modules.
+  const header = match[1] ?? "";
+  const body = match[2] ?? "";
+  // Most front matter is plain enough to read without the YAML library (72 modules), which is
+  // loaded only for the rest.
+  const plain = parsePlainYaml(header);
+  if (plain) return { data: plain.value ?? {}, body };
   const { parseDocument } = await import("yaml");
-  const doc = parseDocument(match[1] ?? "", { prettyErrors: false });
+  const doc = parseDocument(header, { prettyErrors: false });
   const syntax = doc.errors[0];
   if (syntax) throw new Error(`invalid YAML in the front matter: ${syntax.message}`);
-  return { data: doc.toJS() ?? {}, body: match[2] ?? "" };
+  return { data: doc.toJS() ?? {}, body };
 }

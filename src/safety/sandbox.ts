@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -244,7 +244,8 @@ export function wrapCommand(command: string, options: WrapOptions): WrappedComma
   return { file: run[0]!, args: run.slice(1) };
 }
 
-function probe(): Sandbox {
+/** What the platform decides without running anything, or the bwrap trial that decides the rest. */
+function preflight(): Sandbox | { bwrap: string; args: string[] } {
   if (process.platform === "darwin") {
     return existsSync(SANDBOX_EXEC)
       ? { kind: "sandbox-exec", path: SANDBOX_EXEC }
@@ -267,27 +268,71 @@ function probe(): Sandbox {
   }
   // Installed is not enough: in containers without user namespaces bwrap fails to start, so it
   // is tried once with the very arguments commands will get.
-  const args = [...bwrapArgs({ workspace: tmpdir(), allowNetwork: false }), "--", "true"];
-  const trial = spawnSync(bwrap, args, { encoding: "utf8", timeout: 10_000 });
-  if (trial.status !== 0) {
-    const detail = (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim();
-    return {
-      kind: "none",
-      path: bwrap,
-      reason:
-        `Commands run unsandboxed: bubblewrap is installed but cannot create a sandbox here (${detail}). ` +
-        "This happens in containers that don't allow unprivileged user namespaces.",
-    };
-  }
-  return { kind: "bwrap", path: bwrap };
+  return { bwrap, args: [...bwrapArgs({ workspace: tmpdir(), allowNetwork: false }), "--", "true"] };
+}
+
+/** What the trial run of bwrap says: `detail` is why it failed. */
+function verdict(bwrap: string, failure: string | undefined): Sandbox {
+  if (failure === undefined) return { kind: "bwrap", path: bwrap };
+  return {
+    kind: "none",
+    path: bwrap,
+    reason:
+      `Commands run unsandboxed: bubblewrap is installed but cannot create a sandbox here (${failure}). ` +
+      "This happens in containers that don't allow unprivileged user namespaces.",
+  };
+}
+
+function probe(): Sandbox {
+  const plan = preflight();
+  if ("kind" in plan) return plan;
+  const trial = spawnSync(plan.bwrap, plan.args, { encoding: "utf8", timeout: 10_000 });
+  const failed = trial.status !== 0;
+  return verdict(
+    plan.bwrap,
+    failed ? (trial.stderr || trial.error?.message || `exit ${trial.status}`).trim() : undefined,
+  );
+}
+
+/** The same probe, with bwrap's trial run in the background. */
+function probeAsync(): Promise<Sandbox> {
+  const plan = preflight();
+  if ("kind" in plan) return Promise.resolve(plan);
+  return new Promise((resolve) => {
+    const child = spawn(plan.bwrap, plan.args, { stdio: ["ignore", "ignore", "pipe"], timeout: 10_000 });
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", (error) => resolve(verdict(plan.bwrap, error.message)));
+    child.on("close", (code) =>
+      resolve(verdict(plan.bwrap, code === 0 ? undefined : stderr.trim() || `exit ${code}`)),
+    );
+  });
 }
 
 let detected: Sandbox | undefined;
+let detecting: Promise<Sandbox> | undefined;
 
 /** The sandbox commands can run under on this machine; probed once per process. */
 export function detectSandbox(): Sandbox {
   detected ??= probe();
   return detected;
+}
+
+/**
+ * The same, found without blocking: started early (before a session's modules load), bwrap's
+ * trial run takes the other core instead of the start-up's time. `detectSandbox` answers from
+ * it once it is done.
+ */
+export function detectSandboxSoon(): Promise<Sandbox> {
+  detecting ??= detected
+    ? Promise.resolve(detected)
+    : probeAsync().then((sandbox) => {
+        detected ??= sandbox;
+        return detected;
+      });
+  return detecting;
 }
 
 /** The folder a session's sandboxed commands see as /tmp: made on first use. */

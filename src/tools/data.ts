@@ -133,7 +133,7 @@ function readTool(format: Format) {
   return defineTool({
     name: `read_${format.id}`,
     description: toolDescription("read_data", { format: format.label }),
-    schema: z.object({ path: z.string().describe(`The ${format.label} file, relative to the workspace`) }),
+    schema: z.object({ path: z.string().describe("Relative to the workspace root") }),
     permission: "read",
     kind: "read",
     execute: ({ path: requested }, ctx) => readStructured(format, requested, ctx),
@@ -147,8 +147,8 @@ function writeTool(format: Format) {
     name: `write_${format.id}`,
     description: toolDescription("write_data", { format: format.label }),
     schema: z.object({
-      path: z.string().describe(`The ${format.label} file, relative to the workspace`),
-      data: z.unknown().describe("The value to write (an object, array or scalar)"),
+      path: z.string().describe("Relative to the workspace root"),
+      data: z.unknown().describe("An object, array or scalar"),
     }),
     permission: "write",
     kind: "edit",

@@ -22,11 +22,14 @@ import {
   rebaseAfterIndent,
   reindent,
 } from "./edit/indentation.js";
+import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
 import { numberedLine } from "./edit/listing.js";
 import { type EditRepair, type RepairedArguments, repairedArguments } from "./edit/repairs.js";
+import { keepFileSpacing } from "./edit/spacing.js";
 import { findInView, type Hit, type Normalisation, occurrences } from "./edit/views.js";
 
 export { similarity } from "./edit/closest.js";
+export { lineEnding, withLineEnding } from "./edit/lineEndings.js";
 export { MAX_LINE_CHARS, numberedLine } from "./edit/listing.js";
 export type { EditRepair } from "./edit/repairs.js";
 
@@ -38,7 +41,9 @@ export type EditStrategy =
   | "unicode_punctuation"
   | "unicode_punctuation_indentation"
   | "indentation_per_line"
-  | "inner_whitespace";
+  | "inner_whitespace"
+  | "inner_spacing"
+  | "inner_spacing_indentation";
 
 export interface EditRange {
   /** Offsets of the replaced text in the original content. */
@@ -76,22 +81,6 @@ export interface EditOptions {
   replaceAll?: boolean;
 }
 
-/** The line ending most of the text uses; "\n" when it has none. */
-export function lineEnding(text: string): "\n" | "\r\n" {
-  let crlf = 0;
-  let lf = 0;
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) {
-    if (text[i - 1] === "\r") crlf++;
-    else lf++;
-  }
-  return crlf > lf ? "\r\n" : "\n";
-}
-
-export function withLineEnding(text: string, eol: "\n" | "\r\n"): string {
-  const lf = text.replace(/\r\n/g, "\n");
-  return eol === "\n" ? lf : lf.replace(/\n/g, "\r\n");
-}
-
 // ---------------------------------------------------------------------------------------------
 // The ladder
 
@@ -105,12 +94,24 @@ interface Level {
   how: Normalisation | null;
   /** old_string found anywhere in the file, or as whole lines with their indentation set aside. */
   lines?: IndentRule;
+  /** Whether the level is tried for this old_string at all; always when absent. */
+  when?: (oldString: string) => boolean;
+}
+
+/**
+ * No run of blanks between two non-blank characters of a line: spacing a model typed plainly,
+ * not columns aligned the way one place of the file aligns them.
+ */
+function plainlySpaced(oldString: string): boolean {
+  return !/\S(?: [ \t]|\t)[ \t]*\S/.test(oldString);
 }
 
 const EOL: Normalisation = { lineEndings: true, trailingWhitespace: false, punctuation: false };
 const WHITESPACE: Normalisation = { ...EOL, trailingWhitespace: true };
 const PUNCT: Normalisation = { ...WHITESPACE, punctuation: true };
 const RUNS: Normalisation = { ...PUNCT, innerRuns: true };
+const SPACING: Normalisation = { ...PUNCT, tokenSpacing: true };
+const SPACING_TOLERATED = "after setting aside blanks inside lines that do not separate two words";
 const QUOTES = "typographic quotes, dashes and spaces to ASCII";
 
 const LEVELS: Level[] = [
@@ -137,6 +138,19 @@ const LEVELS: Level[] = [
     strategy: "inner_whitespace",
     tolerated: "after reading runs of spaces and tabs inside lines as one space",
     how: RUNS,
+  },
+  // Blanks present on one side and absent on the other (`f( a )` for `f(a)`), but never where
+  // they separate two words, which would join them (`returnx` is not `return x`).
+  { strategy: "inner_spacing", tolerated: SPACING_TOLERATED, how: SPACING },
+  // And with the indentation shifted as well, but only for old_string spaced plainly: one with
+  // aligned columns that match nowhere at its own depth is more often another struct or table
+  // aligned its own way (gofmt aligns each struct apart) than a slip.
+  {
+    strategy: "inner_spacing_indentation",
+    tolerated: `${SPACING_TOLERATED}, and indentation`,
+    how: SPACING,
+    lines: "uniform",
+    when: plainlySpaced,
   },
 ];
 
@@ -204,9 +218,10 @@ export function findEdit(
 function climb(content: string, args: RepairedArguments, options: EditOptions): EditResult | undefined {
   if (args.oldString === "") return undefined;
   for (const level of LEVELS) {
-    const { startsAt } = args;
+    if (level.when && !level.when(args.oldString)) continue;
+    const { startsAt, endsAt } = args;
     const found = findAt(level, content, args.oldString).filter(
-      (hit) => !startsAt || startsAt(content, hit.start),
+      (hit) => (!startsAt || startsAt(content, hit.start)) && (!endsAt || endsAt(content, hit.end)),
     );
     if (found.length === 0) continue;
     const how = noteOf(args, level);
@@ -295,9 +310,15 @@ function apply(
   const replacements: string[] = [];
   const indentation = new Set<string>();
   const text = level.how?.trailingWhitespace ? withoutDroppedEdges(args.oldString, lfNew) : lfNew;
+  const spacing = level.how?.innerRuns || level.how?.tokenSpacing ? level.how : undefined;
+  // Where blanks inside lines were set aside, the file keeps its own where new_string keeps old_string's.
+  const spaced = (hit: Hit, original: string, replacement: string) =>
+    (spacing && keepFileSpacing(content.slice(hit.start, hit.end), original, replacement, spacing)) ??
+    replacement;
   for (const hit of hits) {
     if (!hit.shape) {
-      replacements.push(withLineEnding(rebaseAfterIndent(content, hit.start, args.oldString, text), eol));
+      const rebased = rebaseAfterIndent(content, hit.start, args.oldString, text);
+      replacements.push(withLineEnding(spaced(hit, args.oldString, rebased), eol));
       continue;
     }
     const reindented = reindent(text, hit.shape);
@@ -316,7 +337,10 @@ function apply(
           ? "new_string already had the file's indentation and is used as written"
           : "new_string re-indented to match"),
     );
-    replacements.push(withLineEnding(reindented.text, eol));
+    const original = spacing ? reindent(args.oldString.replace(/\r\n/g, "\n"), hit.shape) : undefined;
+    const written =
+      original && !("error" in original) ? spaced(hit, original.text, reindented.text) : reindented.text;
+    replacements.push(withLineEnding(written, eol));
   }
 
   const pieces: string[] = [];
@@ -328,9 +352,10 @@ function apply(
   pieces.push(content.slice(cursor));
   let newContent = pieces.join("");
   // Models often drop or add the final line break along with the last line; the file keeps its own.
+  // A line break new_string ends with where old_string has none is written on purpose, though.
   const hadFinalBreak = content.endsWith("\n");
   if (hadFinalBreak && newContent !== "" && !newContent.endsWith("\n")) newContent += eol;
-  if (!hadFinalBreak && newContent.endsWith("\n"))
+  if (!hadFinalBreak && newContent.endsWith("\n") && args.oldString.endsWith("\n"))
     newContent = newContent.slice(0, newContent.endsWith("\r\n") ? -2 : -1);
 
   if (newContent === content) {

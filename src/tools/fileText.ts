@@ -1,7 +1,7 @@
 import { createReadStream } from "node:fs";
 import { open, readFile, stat } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomicFile.js";
-import { MAX_LINE_CHARS } from "./editMatch.js";
+import { MAX_LINE_CHARS } from "./edit/listing.js";
 import { ToolError } from "./toolError.js";
 
 export type TextEncodingName = "utf8" | "utf16le" | "utf16be";

@@ -1,20 +1,15 @@
 import type { Stats } from "node:fs";
 import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { createPatch } from "diff";
 import { z } from "zod";
 import { copyFileAtomic } from "../platform/atomicFile.js";
 import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
 import { toolDescription } from "./descriptions.js";
-import {
-  type EditRange,
-  findEdit,
-  lineEnding,
-  numberedLine,
-  similarity,
-  withLineEnding,
-} from "./editMatch.js";
+import { similarity } from "./edit/closest.js";
+import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
+import { numberedLine } from "./edit/listing.js";
+import type { EditRange } from "./editMatch.js";
 import {
   readPage,
   readTextFile,
@@ -152,7 +147,9 @@ function lineSpan(from: number, to: number): string {
   return from === to ? `line ${from}` : `lines ${from}-${to}`;
 }
 
-function unifiedDiff(display: string, before: string, after: string): string {
+/** The diff package is loaded with the first change a session makes: most turns only read. */
+async function unifiedDiff(display: string, before: string, after: string): Promise<string> {
+  const { createPatch } = await import("diff");
   return createPatch(display, before, after, undefined, undefined, { context: 3 });
 }
 
@@ -170,12 +167,7 @@ async function rewritableText(
   });
 }
 
-const pathParam = z
-  .string()
-  .min(1)
-  .describe(
-    "Path of the file, relative to the workspace root (an absolute path must be inside the workspace).",
-  );
+const pathParam = z.string().min(1).describe("Relative to the workspace root");
 
 const readFileTool = fileTool({
   name: "read_file",
@@ -184,18 +176,8 @@ const readFileTool = fileTool({
   kind: "read",
   schema: z.object({
     path: pathParam,
-    offset: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe("1-based line number to start reading at. Default 1."),
-    limit: z
-      .number()
-      .int()
-      .min(1)
-      .optional()
-      .describe(`How many lines to read at most. Default ${DEFAULT_LIMIT}.`),
+    offset: z.number().int().min(1).optional().describe("1-based line to start at (default 1)"),
+    limit: z.number().int().min(1).optional().describe(`Most lines to read (default ${DEFAULT_LIMIT})`),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "read");
@@ -236,7 +218,7 @@ const writeFileTool = fileTool({
   kind: "edit",
   schema: z.object({
     path: pathParam,
-    content: z.string().describe("The complete new content of the file."),
+    content: z.string().describe("The whole new content"),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
@@ -261,7 +243,7 @@ const writeFileTool = fileTool({
         kind: "file_change",
         path: resolved.display,
         created: !info,
-        diff: unifiedDiff(resolved.display, before, content),
+        diff: await unifiedDiff(resolved.display, before, content),
       },
       changedFiles: [resolved.display],
     };
@@ -290,12 +272,9 @@ const editFileTool = fileTool({
   kind: "edit",
   schema: z.object({
     path: pathParam,
-    old_string: z.string().describe("The exact text to replace, including its indentation."),
-    new_string: z.string().describe("The text to put in its place; must differ from old_string."),
-    replace_all: z
-      .boolean()
-      .optional()
-      .describe("Replace every occurrence of old_string instead of requiring exactly one. Default false."),
+    old_string: z.string().describe("The text to replace, with its indentation"),
+    new_string: z.string().describe("Its replacement"),
+    replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
@@ -308,7 +287,7 @@ const editFileTool = fileTool({
         data: {
           kind: "file_change",
           path: resolved.display,
-          diff: unifiedDiff(resolved.display, "", args.new_string),
+          diff: await unifiedDiff(resolved.display, "", args.new_string),
         },
         changedFiles: [resolved.display],
       };
@@ -321,6 +300,7 @@ const editFileTool = fileTool({
       MAX_REWRITE_BYTES,
       ctx.editor?.files,
     );
+    const { findEdit } = await import("./editMatch.js");
     const result = findEdit(file.text, args.old_string, args.new_string, {
       replaceAll: args.replace_all ?? false,
     });
@@ -339,7 +319,7 @@ const editFileTool = fileTool({
       data: {
         kind: "file_change",
         path: resolved.display,
-        diff: unifiedDiff(resolved.display, file.text, result.newContent),
+        diff: await unifiedDiff(resolved.display, file.text, result.newContent),
         strategy: result.strategy,
         ...(result.repairs.length ? { repairs: result.repairs } : {}),
       },
@@ -360,7 +340,7 @@ const appendFileTool = fileTool({
   kind: "edit",
   schema: z.object({
     path: pathParam,
-    content: z.string().describe("The text to add at the end of the file."),
+    content: z.string(),
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
@@ -394,7 +374,7 @@ const appendFileTool = fileTool({
       data: {
         kind: "file_change",
         path: resolved.display,
-        diff: unifiedDiff(resolved.display, before, after),
+        diff: await unifiedDiff(resolved.display, before, after),
       },
       changedFiles: [resolved.display],
     };

@@ -4,9 +4,9 @@ import { ToolError } from "./toolError.js";
 import { defineTool, type TodoInput } from "./types.js";
 
 const todoSchema = z.object({
-  id: z.string().min(1).describe("Stable id of the item, kept across updates"),
-  content: z.string().min(1).describe("What is to be done, in a few words"),
-  status: z.enum(["pending", "in_progress", "completed"]).describe("At most one item is in_progress"),
+  id: z.string().min(1).describe("Kept across updates"),
+  content: z.string().min(1).describe("A few words"),
+  status: z.enum(["pending", "in_progress", "completed"]).describe("At most one in_progress"),
   priority: z.enum(["high", "medium", "low"]).optional(),
 });
 
@@ -24,7 +24,7 @@ function renderTodos(todos: TodoInput[]): string {
 const todoWriteTool = defineTool({
   name: "todo_write",
   description: toolDescription("todo_write"),
-  schema: z.object({ todos: z.array(todoSchema).describe("The complete, updated list") }),
+  schema: z.object({ todos: z.array(todoSchema) }),
   permission: "read",
   kind: "think",
   mainAgentOnly: true,

@@ -181,6 +181,11 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   kind: ToolKind;
   /** Acts on what only the session's own agent has (its TODO list): a sub-agent is not offered it. */
   mainAgentOnly?: boolean;
+  /**
+   * A tool most tasks never need (the web, sub-agents, a large MCP server's): the model is shown
+   * its name and one line, and `tool_search` loads it in full when asked (`ToolRegistry`).
+   */
+  deferrable?: boolean;
   /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */
   annotations?: ToolAnnotations;
   /**

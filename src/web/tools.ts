@@ -3,10 +3,7 @@ import type { WebConfig } from "../config/schema.js";
 import { toolDescription } from "../tools/descriptions.js";
 import { ToolError } from "../tools/toolError.js";
 import { type AnyTool, defineTool } from "../tools/types.js";
-import { AddressGuard } from "./address.js";
-import { webRequest, webUrl } from "./http.js";
-import { readPage } from "./page.js";
-import { searchWeb } from "./search.js";
+import type { AddressGuard } from "./address.js";
 
 /** Characters of a page the model gets by default, and at most (tool output is cut past ~30 KB anyway). */
 const DEFAULT_CHARS = 20_000;
@@ -15,7 +12,7 @@ const DEFAULT_RESULTS = 8;
 const MAX_RESULTS = 20;
 
 function fetchWebpage(config: WebConfig) {
-  const guard = new AddressGuard(config.allow_private);
+  let guard: AddressGuard | undefined;
   return defineTool({
     name: "fetch_webpage",
     description: toolDescription("fetch_webpage"),
@@ -31,9 +28,17 @@ function fetchWebpage(config: WebConfig) {
     }),
     permission: "network",
     kind: "fetch",
+    deferrable: true,
     describe: ({ url }) => url,
     touches: () => ({ writes: [] }),
     async execute({ url, max_chars }, ctx) {
+      // The HTTP client and the page reader load with the first fetch: most sessions never fetch.
+      const [{ AddressGuard }, { webRequest, webUrl }, { readPage }] = await Promise.all([
+        import("./address.js"),
+        import("./http.js"),
+        import("./page.js"),
+      ]);
+      guard ??= new AddressGuard(config.allow_private);
       const start = webUrl(url);
       const response = await webRequest(start, {
         timeoutMs: config.timeout_ms,
@@ -100,9 +105,11 @@ function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
     }),
     permission: "network",
     kind: "fetch",
+    deferrable: true,
     describe: ({ query }) => query,
     touches: () => ({ writes: [] }),
     async execute({ query, max_results }, ctx) {
+      const { searchWeb } = await import("./search.js");
       const results = await searchWeb(config, env, query, max_results ?? DEFAULT_RESULTS, ctx.signal);
       const data = { kind: "web_search" as const, backend: config.search.backend, results };
       if (results.length === 0) return { text: `No results for "${query}".`, data };

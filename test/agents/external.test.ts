@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
@@ -7,8 +8,12 @@ import { openHostedSession } from "../../src/agent/host.js";
 import type { EventOf, RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { installOpencode } from "../helpers/opencode.js";
+import { afterFile } from "../helpers/temp.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 import { isCairn, messages, toolAnswers } from "./requests.js";
+
+// opencode may keep a folder of its own in the temp folder it inherits, beside the one it is given.
+afterFile(() => rm(path.join(os.tmpdir(), "opencode"), { recursive: true, force: true }));
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {

@@ -109,6 +109,15 @@ export const offeredTools = (body: {
   tools?: Array<{ function?: { name: string }; name?: string }>;
 }): string[] => (body.tools ?? []).map((t) => t.function?.name ?? t.name ?? "");
 
+/** The tools a recorded request names in tool_search's description, to be loaded on demand. */
+export const onDemandTools = (body: {
+  tools?: Array<{ function?: { name: string; description: string }; name?: string; description?: string }>;
+}): string[] => {
+  const search = (body.tools ?? []).find((t) => (t.function?.name ?? t.name) === "tool_search");
+  const description = search?.function?.description ?? search?.description ?? "";
+  return [...description.matchAll(/^- (\S+): /gm)].map((match) => match[1]!);
+};
+
 /** What the model was sent as the result of its last tool call (OpenAI chat format). */
 // biome-ignore lint/suspicious/noExplicitAny: request bodies are the provider's JSON
 export const lastToolResult = (body: any): string => String(body.messages.at(-1)?.content ?? "");

@@ -27,14 +27,15 @@ describe("MCP servers from npm, driven through a session", () => {
         },
         { text: "Done." },
       ],
-      { config: { mcp_servers: { everything: stdio(EVERYTHING, "stdio") } } },
+      // Offered in full while there are few enough (past tools.mcp_direct, on demand: offering.test.ts).
+      { config: { mcp_servers: { everything: stdio(EVERYTHING, "stdio") }, tools: { mcp_direct: 20 } } },
     );
     const outcome = await doTask(session, "echo something");
     expect(outcome.result.status).toBe("completed");
 
     const offered = offeredTools(server.requests[0]?.body);
     expect(offered).toEqual(
-      expect.arrayContaining(["everything__echo", "everything__get-sum", "list_mcp_tools"]),
+      expect.arrayContaining(["everything__echo", "everything__get-sum", "tool_search"]),
     );
     // The built-in tools come first and the MCP tools after them, in the same order every request.
     expect(offered.indexOf("read_file")).toBeLessThan(offered.indexOf("everything__echo"));
@@ -148,6 +149,7 @@ describe("MCP servers from npm, driven through a session", () => {
         config: {
           // The workspace's server starts because a rule allows its program (test/mcp/trust.test.ts).
           rules: [{ command: "node", action: "allow" }],
+          tools: { mcp_direct: 20 },
           mcp_servers: {
             broken: {
               command: process.execPath,

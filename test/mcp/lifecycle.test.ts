@@ -86,7 +86,7 @@ describe("servers start when tools are first needed", () => {
     expect(greeted.result).toMatchObject({ status: "completed", summary: expect.stringContaining("Hello!") });
     expect(hello.server.requests).toHaveLength(0);
     // What /mcp shows: not started (a start under way would already say "starting").
-    expect(hello.session.mcp.servers.map((s) => s.status)).toEqual(["not started"]);
+    expect(hello.session.mcp?.servers.map((s) => s.status)).toEqual(["not started"]);
     expect(existsSync(marker)).toBe(false);
 
     const explain = await session(marker, [{ text: "It introduces the demo." }]);
@@ -94,7 +94,7 @@ describe("servers start when tools are first needed", () => {
     expect(explained.result).toMatchObject({ status: "completed", summary: "It introduces the demo." });
     expect(explain.server.requests).toHaveLength(1);
     expect(explain.server.requests[0]?.body.tools).toBeUndefined();
-    expect(explain.session.mcp.servers.map((s) => s.status)).toEqual(["not started"]);
+    expect(explain.session.mcp?.servers.map((s) => s.status)).toEqual(["not started"]);
     expect(existsSync(marker)).toBe(false);
     expect(explain.events.filter((e) => e.type === "mcp.server")).toEqual([]);
 
@@ -103,7 +103,7 @@ describe("servers start when tools are first needed", () => {
     const answered = await doTask(asked.session, "what is this project about?");
     expect(answered.result).toMatchObject({ status: "completed", summary: "A demo project." });
     expect(offeredTools(asked.server.requests[0]?.body)).toContain("count__long");
-    expect(asked.session.mcp.servers.map((s) => s.status)).toEqual(["ready"]);
+    expect(asked.session.mcp?.servers.map((s) => s.status)).toEqual(["ready"]);
     expect(existsSync(marker)).toBe(true);
   });
 });

@@ -63,51 +63,76 @@ describe("which MCP tools the model is offered", () => {
     expect(echo).toMatchObject({ ok: true, output: expect.stringContaining("Echo: allowed") });
   });
 
-  it("offers a server with more than 40 tools only through list_mcp_tools and call_mcp_tool; one with 40 tool by tool", async () => {
+  it("names the tools past tools.mcp_direct through tool_search, each loaded on request after the others, the rest reached through call_mcp_tool", async () => {
     const { session, server } = await hostedSession(
       [
+        { toolCalls: [{ name: "tool_search", args: { query: "many__tool_40" } }] },
+        { toolCalls: [{ name: "many__tool_40", args: { word: "hi" } }] },
+        // A tool offered on demand that is called without being loaded first is loaded by the call.
         { toolCalls: [{ name: "list_mcp_tools", args: {} }] },
-        { toolCalls: [{ name: "list_mcp_tools", args: { server: "many" } }] },
         {
           toolCalls: [
-            { name: "call_mcp_tool", args: { server: "many", tool: "tool_40", arguments: { word: "hi" } } },
+            { name: "call_mcp_tool", args: { server: "few", tool: "tool_2", arguments: { word: "there" } } },
           ],
         },
-        { toolCalls: [{ name: "few__tool_39", args: { word: "there" } }] },
         { text: "Done." },
       ],
       {
         config: {
           mcp_servers: {
-            // 41 tools with `long`: one over the limit.
+            // 41 tools with `long`, and 3: 44 in all, past the default of 10.
             many: stdio(COUNT, "--tools", "40"),
-            // 40 tools with `long`: at the limit.
-            few: stdio(COUNT, "--tools", "39"),
+            few: stdio(COUNT, "--tools", "2"),
           },
         },
       },
     );
     await doTask(session, "use the many tools");
 
-    const offered = offeredTools(server.requests[0]?.body);
-    expect(offered).toEqual(
-      expect.arrayContaining(["list_mcp_tools", "call_mcp_tool", "few__tool_39", "few__long"]),
-    );
-    expect(offered.filter((name) => name.startsWith("few__"))).toHaveLength(40);
-    expect(offered.filter((name) => name.startsWith("many__"))).toEqual([]);
+    const offered = server.requests.map((request) => offeredTools(request.body));
+    expect(offered[0]).toContain("tool_search");
+    expect(offered[0]!.filter((name) => /^(many|few)__|_mcp_/.test(name))).toEqual([]);
+    const search = server.requests[0]?.body.tools.find(
+      (tool: { function: { name: string } }) => tool.function.name === "tool_search",
+    ).function.description;
+    expect(search).toMatch(/^- many__tool_40: Tool number 40 \(from the MCP server many\)$/m);
+    expect(search).toMatch(/^- few__long: Prints numbered lines \(from the MCP server few\)$/m);
+    expect(search).toMatch(/^- call_mcp_tool: Call a tool of an MCP server by name, with its arguments/m);
 
-    const overview = lastToolResult(server.requests[1]?.body);
-    expect(overview).toContain("many: 41 tools (call them with call_mcp_tool; offered only here)");
-    expect(overview).toContain("few: 40 tools (also offered directly as tools named few__<tool>)");
+    // Each load appends: every request's tools begin with the tools of the one before.
+    expect(offered.slice(1).map((names) => names.slice(offered[0]!.length))).toEqual([
+      ["many__tool_40"],
+      ["many__tool_40"],
+      ["many__tool_40", "list_mcp_tools"],
+      ["many__tool_40", "list_mcp_tools", "call_mcp_tool"],
+    ]);
+    for (let i = 1; i < server.requests.length; i++) {
+      const [before, after] = [server.requests[i - 1]!.body.tools, server.requests[i]!.body.tools];
+      expect(after.slice(0, before.length)).toEqual(before);
+    }
+    expect(lastToolResult(server.requests[1]?.body)).toMatch(
+      /^Loaded; call them from now on:\n- many__tool_40\(word\?\): Tool number 40/,
+    );
+    expect(lastToolResult(server.requests[2]?.body)).toContain("tool_40 says hi");
+    const overview = lastToolResult(server.requests[3]?.body);
+    expect(overview).toContain(
+      "many: 41 tools (load them as many__<tool> with tool_search, or call them with call_mcp_tool)",
+    );
     expect(overview).toMatch(/^ {2}- tool_40: Tool number 40 \(from the MCP server many\)$/m);
-    const details = lastToolResult(server.requests[2]?.body);
-    expect(details).toMatch(/^# many: 41 tools/);
-    expect(details).toContain("### tool_40\nTool number 40");
-    expect(details).toMatch(/Arguments \(JSON Schema\): .*"word"/);
-    expect(lastToolResult(server.requests[3]?.body)).toContain("tool_40 says hi");
-    expect(lastToolResult(server.requests[4]?.body)).toContain("tool_39 says there");
-    // The list stays as it was through the session, for the provider's prompt cache.
-    expect(offeredTools(server.requests[4]?.body)).toEqual(offered);
+    expect(lastToolResult(server.requests[4]?.body)).toContain("tool_2 says there");
+  });
+
+  it("offers every tool in full, without tool_search, when tools.on_demand is off", async () => {
+    const { session, server } = await hostedSession([{ text: "Done." }], {
+      config: { tools: { on_demand: false }, mcp_servers: { many: stdio(COUNT, "--tools", "40") } },
+    });
+    await doTask(session, "look at the tools");
+    const offered = offeredTools(server.requests[0]?.body);
+    expect(offered).not.toContain("tool_search");
+    expect(offered.filter((name) => name.startsWith("many__"))).toHaveLength(41);
+    expect(offered).toEqual(
+      expect.arrayContaining(["list_mcp_tools", "call_mcp_tool", "fetch_webpage", "explore_codebase"]),
+    );
   });
 });
 

@@ -55,7 +55,7 @@ describe("an MCP server the workspace defines", () => {
         "so it needs approval, and nobody can answer in this headless run; the user can allow it with the rule " +
         '{tool: "mcp_server:count", action: allow} in the config\'s rules. Its tools are left out.',
     );
-    expect(session.mcp.servers.map((s) => s.status)).toEqual(["not allowed"]);
+    expect(session.mcp?.servers.map((s) => s.status)).toEqual(["not allowed"]);
   });
 
   it("with a rule in the config: starts, and its tools are offered; the workspace's own rule counts once it is trusted", async () => {

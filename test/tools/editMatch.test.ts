@@ -204,8 +204,9 @@ describe("runs of spaces inside lines", () => {
     const wider = applied(findEdit(content, "return    a  +  b;", "return a + b + 1;"));
     expect(wider.strategy).toBe("inner_whitespace");
     expect(wider.newContent).toBe("function sum(a, b) {\n    return a + b + 1;\n}");
+    // The file keeps its own spacing where new_string keeps old_string's.
     const narrower = applied(findEdit("x  =  1;\n", "x = 1;", "x = 2;"));
-    expect(narrower.newContent).toBe("x = 2;\n");
+    expect(narrower.newContent).toBe("x  =  2;\n");
   });
 
   it("does not also set indentation aside: a line differing in both is another place", () => {
@@ -218,8 +219,29 @@ describe("runs of spaces inside lines", () => {
     ).toBe("not_found");
   });
 
-  it("refuses old_string with no space where the file has one: tokens would join", () => {
-    expect(refused(findEdit("if (a) {\n  go();\n}\n", "if(a){", "if (b) {")).reason).toBe("not_found");
+  it("matches blanks on one side only, keeping the file's spacing where new_string keeps old_string's", () => {
+    const fragment = applied(findEdit("const foo = bar;\n", "const   foo=bar", "const   foo=baz"));
+    expect(fragment.strategy).toBe("inner_spacing");
+    expect(fragment.newContent).toBe("const foo = baz;\n");
+    // What new_string writes anew, and spacing it changes, are written as new_string has them.
+    const call = applied(findEdit("  f( a, b );\n", "f(a, b);", "g(a, b, c);"));
+    expect(call.newContent).toBe("  g( a, b, c );\n");
+    const spaced = applied(findEdit("x=1;\n", "x = 1;", "x = 2; // two"));
+    expect(spaced.newContent).toBe("x=2; // two\n");
+  });
+
+  it("sets indentation aside as well for old_string spaced plainly, as models retype code", () => {
+    const content = "def outer():\n    if  True:\n        return  42\n";
+    const result = applied(
+      findEdit(content, "if True:\n    return 42", "if True:\n    return 42\n    done()"),
+    );
+    expect(result.strategy).toBe("inner_spacing_indentation");
+    expect(result.newContent).toBe("def outer():\n    if  True:\n        return  42\n        done()\n");
+  });
+
+  it("refuses old_string with no space where the file has one between two words: they would join", () => {
+    expect(refused(findEdit("return x;\n", "returnx;", "return y;")).reason).toBe("not_found");
+    expect(refused(findEdit("let a = b + c;\n", "leta = b+c;", "let a = b - c;")).reason).toBe("not_found");
   });
 });
 
@@ -241,6 +263,17 @@ describe("repaired arguments", () => {
 
   it("leaves numbers alone unless every line is numbered, one after the other", () => {
     expect(refused(findEdit("a\nb\n", "     1\ta\n     3\tb", "x")).reason).toBe("not_found");
+  });
+
+  it("removes the prefixes of the lines that have one when their numbers say where, and only there", () => {
+    const content = "one\ntwo\nthree\none\ntwo\nfour\n";
+    // Lines 4-5 by their numbers, though `one\ntwo` is also at lines 1-2.
+    const result = applied(findEdit(content, "     4\tone\ntwo\n", "     4\tONE\ntwo\n"));
+    expect(result.repairs).toEqual(["line_numbers"]);
+    expect(result.newContent).toBe("one\ntwo\nthree\nONE\ntwo\nfour\n");
+    // Numbers that do not say the same start, or say a place where the text is not, are not stripped.
+    expect(refused(findEdit(content, "     4\tone\ntwo\n     9\tfour\n", "x")).reason).toBe("not_found");
+    expect(refused(findEdit(content, "     2\tone\ntwo\n", "x")).reason).toBe("not_found");
   });
 
   it("undoes one level of escaping in old_string and new_string alike", () => {
@@ -302,13 +335,28 @@ describe("typographic characters", () => {
   });
 });
 
+describe("a line break old_string ends or starts with", () => {
+  it("ends the match at a line's end: the start of a longer line is not what was meant", () => {
+    const content = "This is a sample text.\nAnother line of text.\n";
+    expect(refused(findEdit(content, "This is a sample text\n", "This is a replaced text.\n")).reason).toBe(
+      "not_found",
+    );
+    expect(refused(findEdit("a = f(x)\n", "\nf(x)", "g(x)")).reason).toBe("not_found");
+    expect(applied(findEdit("a\n  f(x)\n", "\nf(x)\n", "g(x)\n")).newContent).toBe("a\n  g(x)\n");
+  });
+});
+
 describe("final line break", () => {
   it("keeps a final line break that new_string left out", () => {
     expect(applied(findEdit("a\nlast\n", "last\n", "end")).newContent).toBe("a\nend\n");
   });
 
-  it("does not add a final line break the file did not have", () => {
-    expect(applied(findEdit("a\nlast", "last", "end\n")).newContent).toBe("a\nend");
+  it("does not add a final line break the file lacks when old_string had it too", () => {
+    expect(applied(findEdit("a\nlast", "last\n", "end\n")).newContent).toBe("a\nend");
+  });
+
+  it("keeps new_string's final line break when it replaces the file's unterminated last line", () => {
+    expect(applied(findEdit("a\nlast", "last", "end\n")).newContent).toBe("a\nend\n");
   });
 });
 

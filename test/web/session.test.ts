@@ -1,6 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
-import { closeAll, closeLater, hostedSession, lastToolResult, offeredTools } from "../helpers/session.js";
+import {
+  closeAll,
+  closeLater,
+  hostedSession,
+  lastToolResult,
+  offeredTools,
+  onDemandTools,
+} from "../helpers/session.js";
 import { ARTICLE, html, startSite } from "./site.js";
 
 afterEach(closeAll);
@@ -17,7 +24,8 @@ describe("the web tools in a session", () => {
       config: { web },
     });
     await doTask(auto.session, "what is new in widget?");
-    expect(offeredTools(auto.server.requests[0]?.body)).toEqual(
+    // Offered on demand: named by tool_search, and run when called.
+    expect(onDemandTools(auto.server.requests[0]?.body)).toEqual(
       expect.arrayContaining(["fetch_webpage", "web_search"]),
     );
     expect(auto.events).toContainEqual(
@@ -48,5 +56,7 @@ describe("the web tools in a session", () => {
     expect(offered).toContain("read_file");
     expect(offered).not.toContain("fetch_webpage");
     expect(offered).not.toContain("web_search");
+    expect(onDemandTools(server.requests[0]?.body)).not.toContain("fetch_webpage");
+    expect(onDemandTools(server.requests[0]?.body)).toEqual(expect.arrayContaining(["explore_codebase"]));
   });
 });

@@ -227,7 +227,14 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
   max_cost_usd: atMost,
   max_tokens: atMost,
   timeout_s: atMost,
-  tools: { allow: narrowerList, deny: addsToMine },
+  tools: {
+    allow: narrowerList,
+    deny: addsToMine,
+    // How tools are offered, not which: each stays reachable through tool_search under the same
+    // allow and deny lists, approval and sandbox, whatever a repository sets here.
+    on_demand: safe,
+    mcp_direct: safe,
+  },
   workspace: {
     extra_roots: widens(
       (value) => `let file tools and commands write outside the workspace: ${listed(value)}`,

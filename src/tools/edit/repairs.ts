@@ -13,6 +13,8 @@ export interface EditArguments {
   newString: string;
   /** Where in the file a match of this reading may start; anywhere when absent. */
   startsAt?: (content: string, start: number) => boolean;
+  /** Where in the file a match of this reading may end; anywhere when absent. */
+  endsAt?: (content: string, end: number) => boolean;
 }
 
 interface Repair {
@@ -44,13 +46,43 @@ function isListing(lines: readonly string[]): boolean {
   return numbers.every((n, k) => n !== undefined && (k === 0 || n === numbers[k - 1]! + 1));
 }
 
+/**
+ * The file line the lines start at when only some of them are numbered, each with the number
+ * its place says (a line of read_file's output copied with its prefix, the next without);
+ * undefined when the numbers disagree, or none or all of the lines are numbered.
+ */
+function partialListingStart(lines: readonly string[]): number | undefined {
+  const starts = new Set<number>();
+  let numbered = 0;
+  lines.forEach((line, k) => {
+    const n = NUMBERED.exec(line) ? numberOf(line) : undefined;
+    if (n === undefined) return;
+    numbered++;
+    starts.add(n - k);
+  });
+  const [start] = starts;
+  return numbered > 0 && numbered < lines.length && starts.size === 1 && start! >= 1 ? start : undefined;
+}
+
+/** Whether `start` is at the beginning of the file's 1-based line `line`. */
+function atLine(line: number): (content: string, start: number) => boolean {
+  return (content, start) => {
+    if (start > 0 && content[start - 1] !== "\n") return false;
+    let n = 1;
+    for (let i = content.indexOf("\n"); i !== -1 && i < start; i = content.indexOf("\n", i + 1)) n++;
+    return n === line;
+  };
+}
+
 const lineNumbers: Repair = {
   name: "line_numbers",
   note: "after removing read_file's line-number prefixes from old_string and new_string",
   apply({ oldString, newString }) {
-    const oldLines = oldString.split("\n");
-    if (oldLines.at(-1) === "") oldLines.pop();
-    if (oldLines.length === 0 || !isListing(oldLines.map((line) => line.replace(/\r$/, "")))) return [];
+    const oldLines = oldString
+      .split("\n")
+      .map((line) => line.replace(/\r$/, ""))
+      .filter((line, k, all) => line !== "" || k < all.length - 1);
+    if (oldLines.length === 0) return [];
     const strip = (text: string, blanksToo: boolean) =>
       text
         .split("\n")
@@ -58,7 +90,12 @@ const lineNumbers: Repair = {
         .join("\n");
     const newLines = newString.split("\n").filter((line, k, all) => line !== "" || k < all.length - 1);
     // A new line that is only a number is taken for a numbered blank line only inside a listing.
-    return [{ oldString: strip(oldString, true), newString: strip(newString, isListing(newLines)) }];
+    const stripped = strip(newString, isListing(newLines));
+    if (isListing(oldLines)) return [{ oldString: strip(oldString, true), newString: stripped }];
+    // Only some lines numbered: the numbers must say where, and the match must be there.
+    const start = partialListingStart(oldLines);
+    if (start === undefined) return [];
+    return [{ oldString: strip(oldString, false), newString: stripped, startsAt: atLine(start) }];
   },
 };
 
@@ -103,7 +140,23 @@ function trailingSpace(text: string): string {
   return text.slice(text.trimEnd().length);
 }
 
-/** old_string without `lead` and `trail`, and new_string without as much of them as it repeats. */
+/** Only blanks between the start of the line and `start`. */
+function lineStartBefore(content: string, start: number): boolean {
+  return content.slice(content.lastIndexOf("\n", start - 1) + 1, start).trim() === "";
+}
+
+/** Only blanks between `end` and the end of its line. */
+function lineEndAfter(content: string, end: number): boolean {
+  const lineEnd = content.indexOf("\n", end);
+  return content.slice(end, lineEnd === -1 ? undefined : lineEnd).trim() === "";
+}
+
+/**
+ * old_string without `lead` and `trail`, and new_string without as much of them as it repeats.
+ * A line break set aside still says where the text was: old_string ending with one ends at a
+ * line's end (`sample text\n` is not the start of `sample text.`), starting after one, at a
+ * line's start.
+ */
 function unframed(
   { oldString, newString }: EditArguments,
   lead: string,
@@ -114,7 +167,12 @@ function unframed(
   const front = commonPrefixLength(newString, lead);
   const reversed = (s: string) => [...s].reverse().join("");
   const back = Math.min(commonPrefixLength(reversed(newString), reversed(trail)), newString.length - front);
-  return { oldString: core, newString: newString.slice(front, newString.length - back) };
+  return {
+    oldString: core,
+    newString: newString.slice(front, newString.length - back),
+    ...(lead.includes("\n") ? { startsAt: lineStartBefore } : {}),
+    ...(trail.includes("\n") ? { endsAt: lineEndAfter } : {}),
+  };
 }
 
 const outerWhitespace: Repair = {
@@ -132,11 +190,19 @@ const outerWhitespace: Repair = {
       const fragment = unframed(args, lead, trailingSpace(oldString.slice(lead.length)));
       // Spaces dropped before a fragment were not indentation: it may not start a line's code
       // after indentation, where the indentation tolerances have had their say.
-      if (lead !== blankLines && fragment) readings.push({ ...fragment, startsAt: notAfterIndentation });
+      if (lead !== blankLines && fragment)
+        readings.push({ ...fragment, startsAt: both(fragment.startsAt, notAfterIndentation) });
     }
     return readings.filter((reading): reading is EditArguments => reading !== undefined);
   },
 };
+
+type Place = (content: string, offset: number) => boolean;
+
+/** A place both conditions allow; either may be absent. */
+function both(a: Place | undefined, b: Place | undefined): Place | undefined {
+  return a && b ? (content, offset) => a(content, offset) && b(content, offset) : (a ?? b);
+}
 
 /** Tried in this order, alone and then combined. */
 const REPAIRS: readonly Repair[] = [lineNumbers, overEscaped, outerWhitespace];
@@ -155,9 +221,13 @@ export function repairedArguments(args: EditArguments): RepairedArguments[] {
   for (const repair of REPAIRS) {
     for (const candidate of [...candidates]) {
       for (const repaired of repair.apply(candidate)) {
+        const startsAt = both(candidate.startsAt, repaired.startsAt);
+        const endsAt = both(candidate.endsAt, repaired.endsAt);
         candidates.push({
-          ...candidate,
-          ...repaired,
+          oldString: repaired.oldString,
+          newString: repaired.newString,
+          ...(startsAt ? { startsAt } : {}),
+          ...(endsAt ? { endsAt } : {}),
           repairs: [...candidate.repairs, repair.name],
           notes: [...candidate.notes, repair.note],
         });

@@ -10,6 +10,18 @@ export interface Normalisation {
   punctuation: boolean;
   /** Runs of spaces and tabs inside a line (not its indentation) read as one space. */
   innerRuns?: boolean;
+  /**
+   * Blanks inside a line read as nothing, except between two word characters, where a run reads
+   * as one space: `f( a, b )` is `f(a,b)`, but `return x` is never `returnx`. Implies innerRuns.
+   */
+  tokenSpacing?: boolean;
+}
+
+/** Characters of names and numbers: blanks between two of them separate tokens and must stay. */
+const WORD = /[\p{L}\p{N}_$]/u;
+
+export function isWordChar(ch: string | undefined): boolean {
+  return ch !== undefined && WORD.test(ch);
 }
 
 /** What models type instead of the typographic characters in a file, and the other way round. */
@@ -81,6 +93,10 @@ export function normalise(source: string, how: Normalisation): View {
       while (isBlank(source[runEnd])) runEnd++;
       if (how.trailingWhitespace && lineBreakAt(source, runEnd)) {
         i = runEnd;
+      } else if (how.tokenSpacing && !atLineStart) {
+        // The blanks belong to the group of what follows them, as dropped trailing blanks do.
+        if (isWordChar(source[i - 1]) && isWordChar(source[runEnd])) emit(" ", runEnd);
+        else i = runEnd;
       } else if (how.innerRuns && !atLineStart) {
         emit(" ", runEnd);
       } else {
