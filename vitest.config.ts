@@ -6,6 +6,9 @@ export default defineConfig({
   oxc: { jsx: { runtime: "automatic", development: false } },
   test: {
     include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
+    // Every run and every test file in a temp folder of its own, checked empty at the end.
+    globalSetup: ["test/setup/global.ts"],
+    setupFiles: ["test/setup/files.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",

@@ -84,13 +84,7 @@ function deltas(text: string): string[] {
 }
 
 const turnEvents = (turn: number): CairnEvent[] => [
-  {
-    type: "session.started",
-    mode: "chat",
-    task: `task number ${turn}`,
-    model: "openai/gpt-4o",
-    workspace: "/w",
-  },
+  { type: "turn.started", turn: turn + 2, mode: "chat", input: `task number ${turn}` },
   { type: "status", status: "thinking" },
   ...deltas(`Looking at the file for task ${turn}.\n\n`).map(
     (text): CairnEvent => ({ type: "message.delta", text }),
@@ -100,6 +94,8 @@ const turnEvents = (turn: number): CairnEvent[] => [
     type: "tool.call",
     call_id: `c${turn}`,
     tool: "edit_file",
+    kind: "edit",
+    title: `edit_file src/f${turn}.ts`,
     args: { path: `src/f${turn}.ts` },
     permission: "write",
   },
@@ -194,7 +190,6 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       files: new WorkspaceFileList(workspace),
       initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
       color: true,
-      describe: (tool, args) => session.registry.describe(tool, args),
     },
     {
       stdout: terminal as unknown as NodeJS.WriteStream,
@@ -213,6 +208,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       model: "openai/gpt-4o",
       workspace,
     });
+    emit({ type: "turn.started", turn: 1, mode: "chat", input: "explain everything" });
     emit({ type: "status", status: "thinking" });
     await pause(100);
     const streamFrames = frames.length;
@@ -246,7 +242,8 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
           for (const event of turnEvents(turn)) emit(event);
           await pause(40);
           emit({
-            type: "session.finished",
+            type: "turn.finished",
+            turn: turn + 2,
             result: buildResult(session, {
               status: "completed",
               reason: "answered",

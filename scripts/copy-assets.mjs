@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// The build's last step: tsc compiles src/ to dist/src/ and web-ui/ to dist/web-ui/, and this
-// copies what the code reads at run time beside what tsc made: the Markdown of the tools'
+// The build's last step: tsc compiles src/ to dist/src/ and rolldown bundles the dashboard
+// (web-ui/, with the modules of src/ it shares, marked and DOMPurify) into dist/web-ui/main.js;
+// this copies what the code reads at run time beside them: the Markdown of the tools'
 // descriptions, and the dashboard's page and stylesheet.
 import { cpSync, statSync } from "node:fs";
 

@@ -1,4 +1,9 @@
-/** Small DOM helpers: every text goes in as text, never as HTML. */
+/**
+ * Small DOM helpers: every text goes in as text, never as HTML, but Markdown, which goes in as
+ * the HTML marked makes of it (HTML written in the Markdown shown as text), sanitised by DOMPurify.
+ */
+import DOMPurify from "dompurify";
+import { Marked } from "marked";
 
 type Child = Node | string | number | null | undefined | false;
 
@@ -36,6 +41,31 @@ function present(children: Child[]): Array<Node | string> {
         ? [String(child)]
         : [child],
   );
+}
+
+const ESCAPES: Record<string, string> = {
+  "&": "&amp;",
+  "<": "&lt;",
+  ">": "&gt;",
+  '"': "&quot;",
+  "'": "&#39;",
+};
+
+/**
+ * The model's Markdown: what it writes as HTML is shown as the text it is, never parsed, so
+ * nothing of it runs or loads (DOMPurify then checks what marked made, links included).
+ */
+const answers = new Marked({
+  gfm: true,
+  renderer: { html: ({ text }) => text.replace(/[&<>"']/g, (c) => ESCAPES[c] ?? c) },
+});
+
+/** Markdown (an answer, a report) as HTML: headings, tables, code; nothing that runs or loads. */
+export function markdown(text: string): HTMLElement {
+  const html = answers.parse(text, { async: false });
+  const element = h("div", { class: "markdown" });
+  element.innerHTML = DOMPurify.sanitize(html, { FORBID_TAGS: ["style", "img"] });
+  return element;
 }
 
 /** Replaces an element's children. */
@@ -76,10 +106,26 @@ export function shortPath(folder: string): string {
   return parts.length > 2 ? `…/${parts.slice(-2).join("/")}` : folder;
 }
 
-export function statusBadge(status: string, live = false): HTMLElement {
-  return h(
-    "span",
-    { class: `badge status-${status}`, title: live ? "running in this server" : status },
-    status,
-  );
+/** What a waiting session waits for, in a line: the calls to approve, the questions to answer. */
+export function waitingLine(
+  waiting: ReadonlyArray<{ kind: string; summary: string; agent?: string | undefined }>,
+): string {
+  return waiting
+    .map(
+      (w) => `${w.agent ? `${w.agent}: ` : ""}${w.kind === "approval" ? `allow ${w.summary}?` : w.summary}`,
+    )
+    .join(" · ");
+}
+
+export function statusBadge(
+  status: string,
+  live = false,
+  waiting: ReadonlyArray<{ kind: string; summary: string; agent?: string | undefined }> = [],
+): HTMLElement {
+  const title = waiting.length
+    ? `waiting for: ${waitingLine(waiting)}`
+    : live
+      ? "running in this server"
+      : status;
+  return h("span", { class: `badge status-${status}`, title }, status);
 }

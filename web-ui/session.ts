@@ -1,20 +1,8 @@
-import type { StampedEvent, TodoItem } from "../src/events/types.js";
+import { stampedEventSchema } from "../src/events/events.js";
+import type { StampedEvent } from "../src/events/types.js";
 import { api, eventsUrl, type SessionDetail } from "./api.js";
 import { dollars, fill, h, statusBadge } from "./dom.js";
 import { Feed } from "./feed.js";
-
-const TODO_MARK: Record<TodoItem["status"], string> = { completed: "✓", in_progress: "▸", pending: "○" };
-
-function todoList(todos: TodoItem[]): HTMLElement {
-  if (todos.length === 0) return h("p", { class: "muted" }, "No TODO list.");
-  return h(
-    "ul",
-    { class: "todos" },
-    ...todos.map((todo) =>
-      h("li", { class: `todo ${todo.status}` }, `${TODO_MARK[todo.status]} ${todo.content}`),
-    ),
-  );
-}
 
 /**
  * One session, live: its header, the feed of its events (stored ones first, then as they
@@ -25,7 +13,6 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
   let detail: SessionDetail = await api.session(id);
   const header = h("header", { class: "session-header" });
   const actions = h("div", { class: "actions" });
-  const todos = h("section", { class: "card side" });
   const error = h("p", { class: "error", role: "alert" });
   const composer = h("form", { class: "composer" });
   const act = async (work: () => Promise<unknown>) => {
@@ -42,7 +29,6 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
     answer: (requestId, answer) => act(() => api.answer(detail.session.id, requestId, answer)),
     canAnswer: () => detail.session.live,
   });
-  feed.onTodos = (list) => fill(todos, h("h2", {}, "TODO"), todoList(list));
 
   const drawHeader = () => {
     const { session } = detail;
@@ -52,7 +38,7 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
       h(
         "p",
         { class: "facts" },
-        statusBadge(session.status, session.live),
+        statusBadge(session.status, session.live, session.waiting_for),
         session.live ? h("span", { class: "live-dot", title: "live" }) : null,
         ` ${session.mode} · ${session.model} · `,
         h("span", { title: session.workspace }, session.workspace),
@@ -66,7 +52,7 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
       (session.mode === "chat" || session.status !== "completed");
     fill(
       actions,
-      session.live && session.status === "running"
+      session.live && (session.status === "running" || session.status === "waiting")
         ? h(
             "button",
             { class: "danger", on: { click: () => void act(() => api.cancel(session.id)) } },
@@ -105,20 +91,40 @@ export async function sessionPage(root: HTMLElement, id: string, signal: AbortSi
     header,
     actions,
     error,
-    h("div", { class: "session-body" }, h("section", { class: "card main" }, feed.element, composer), todos),
+    h(
+      "div",
+      { class: "session-body" },
+      h("section", { class: "card main" }, feed.element, feed.status, composer),
+      feed.todos,
+    ),
   );
   drawHeader();
-  feed.onTodos(detail.todos as TodoItem[]);
 
   let stream: EventSource | undefined;
   // Events that change the header: re-read the session (status, cost, live) when they come.
-  const headerEvents = new Set(["session.started", "usage", "session.finished", "approval.requested"]);
+  const headerEvents = new Set<StampedEvent["type"]>([
+    "session.started",
+    "turn.started",
+    "turn.finished",
+    "session.finished",
+    "usage",
+    "approval.requested",
+    "approval.resolved",
+    "question.asked",
+    "question.answered",
+  ]);
   /** Streams what comes after the events shown; the browser itself resends the last id on a reconnect. */
   const listen = () => {
     stream?.close();
     stream = new EventSource(`${eventsUrl(detail.session.id)}?after=${feed.lastSeq}`);
     stream.onmessage = (message) => {
-      const event = JSON.parse(message.data) as StampedEvent;
+      // Read as the protocol says, not taken on trust: what does not fit it is said, not drawn.
+      const parsed = stampedEventSchema.safeParse(JSON.parse(message.data));
+      if (!parsed.success) {
+        console.warn(`an event that does not fit the protocol: ${message.data}`, parsed.error);
+        return;
+      }
+      const event = parsed.data;
       feed.show(event);
       if (headerEvents.has(event.type)) void refresh();
     };

@@ -1,5 +1,5 @@
 import { api, type Info, type SessionView, type StartRequest } from "./api.js";
-import { age, dollars, fill, h, shortPath, statusBadge } from "./dom.js";
+import { age, dollars, fill, h, shortPath, statusBadge, waitingLine } from "./dom.js";
 
 const REFRESH_MS = 3000;
 
@@ -27,10 +27,17 @@ function row(session: SessionView): HTMLElement {
     h(
       "td",
       { class: "status" },
-      statusBadge(session.status, session.live),
+      statusBadge(session.status, session.live, session.waiting_for),
       session.live ? h("span", { class: "live-dot", title: "live" }) : null,
     ),
-    h("td", { class: "task" }, h("a", { href: `#/sessions/${session.id}` }, session.task)),
+    h(
+      "td",
+      { class: "task" },
+      h("a", { href: `#/sessions/${session.id}` }, session.task || "(nothing asked yet)"),
+      session.waiting_for.length
+        ? h("div", { class: "waiting" }, `waiting for: ${waitingLine(session.waiting_for)}`)
+        : null,
+    ),
     h("td", { class: "where", title: session.workspace }, shortPath(session.workspace)),
     h("td", { class: "model" }, `${session.model} · ${session.mode}`),
     h("td", { class: "number" }, dollars(session.usage.cost_usd ?? session.usage.known_cost_usd)),

@@ -1160,12 +1160,12 @@ With a prefix argument, RESUME a stored session of the project instead."
 (defun cairn-run (task)
   "Have cairn carry out TASK whole, as `cairn run' does.
 It plans, edits, runs the project's checks and reviews its work (the
-chat's /agent command)."
+chat's /run command)."
   (interactive (list (read-string "cairn, carry out: " nil 'cairn-task-history)))
   (let ((buffer (cairn--chat)))
     (display-buffer buffer)
     (with-current-buffer buffer
-      (cairn--prompt (list (cairn--text-block (concat "/agent " task))) (concat "/agent " task)))))
+      (cairn--prompt (list (cairn--text-block (concat "/run " task))) (concat "/run " task)))))
 
 ;;;###autoload
 (defun cairn-do-region (start end instruction)

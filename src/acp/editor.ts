@@ -2,13 +2,13 @@ import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk"
 import type { ProcessHandle, ProcessResult, SpawnOptions } from "../platform/processes.js";
 import type { WrappedCommand } from "../safety/sandbox.js";
 import type { EditorFiles } from "../tools/fileText.js";
-import type { EditorAccess, EvalOutcome } from "../tools/types.js";
+import type { CallRef, EditorAccess, EvalOutcome } from "../tools/types.js";
 
 /** What the editor keeps of a command's output; run_command keeps its own head and tail of it. */
 const TERMINAL_OUTPUT_BYTES = 1024 * 1024;
 
 /** A terminal the editor opened for a tool call, to show in that call. */
-export type TerminalStarted = (terminalId: string, callId: string | undefined) => void;
+export type TerminalStarted = (terminalId: string, call: CallRef | undefined) => void;
 
 /**
  * Runs a command in a terminal of the editor, as `spawnGroup` runs it here: the same (sandboxed)
@@ -124,8 +124,8 @@ export function editorAccess(
   const access: EditorAccess = {};
   if (files.read || files.write) access.files = files;
   if (capabilities?.terminal) {
-    access.terminal = (command, options, callId) =>
-      runInTerminal(client, sessionId, command, options, (id) => terminalStarted(id, callId));
+    access.terminal = (command, options, call) =>
+      runInTerminal(client, sessionId, command, options, (id) => terminalStarted(id, call));
   }
   const offers = cairnOffers(capabilities);
   if (offers.emacsEval === true) {

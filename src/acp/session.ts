@@ -8,21 +8,23 @@ import type {
   SessionUpdate,
   StopReason,
 } from "@agentclientprotocol/sdk";
-import { ChatEngine, type ChatOutcome } from "../agent/chat.js";
+import { ChatEngine } from "../agent/chat.js";
 import { type Host, openHost } from "../agent/host.js";
 import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
 import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
+import type { CallRef } from "../tools/types.js";
 import {
   CHAT_COMMANDS,
   type ChatCommand,
   type ChatHost,
+  commandNames,
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
-import { parseCommand } from "../ui/tui/commands.js";
+import { findCommand, parseCommand } from "../ui/tui/commands.js";
 import { type Asker, askPermission, askQuestion } from "./asking.js";
 import { editorAccess, type TerminalStarted } from "./editor.js";
 import { readPrompt } from "./prompt.js";
@@ -42,7 +44,7 @@ const MODES: Record<ApprovalMode, { name: string; description: string }> = {
 /** The chat's slash commands that make sense in an editor, offered as its available commands. */
 const EDITOR_COMMANDS: ChatCommand[] = [
   CHAT_COMMANDS.model,
-  CHAT_COMMANDS.agent,
+  CHAT_COMMANDS.run,
   CHAT_COMMANDS.cost,
   CHAT_COMMANDS.undo,
   CHAT_COMMANDS.compact,
@@ -81,7 +83,7 @@ export class AcpSession {
   /** The model calls of the prompt being answered, sub-agents' included. */
   private turnUsage: UsageTotals = emptyUsage();
   private lastCall: EventOf<"usage"> | undefined;
-  /** How the prompt's work ended (a message, /agent): its `session.finished`. */
+  /** How the prompt's work ended (a message, /agent): its `turn.finished`. */
   private ended: RunResult | undefined;
   private cancelled = false;
 
@@ -90,10 +92,7 @@ export class AcpSession {
     this.host = host;
     this.engine = engine;
     this.options = options;
-    this.translator = new UpdateTranslator(
-      () => engine.session.workspace,
-      () => engine.session.registry,
-    );
+    this.translator = new UpdateTranslator(() => engine.session.workspace);
     this.asker = {
       client: options.client,
       sessionId: id,
@@ -113,7 +112,7 @@ export class AcpSession {
       options.client,
       () => id ?? "",
       options.capabilities,
-      (terminalId, callId) => showTerminal?.(terminalId, callId),
+      (terminalId, call) => showTerminal?.(terminalId, call),
     );
     const host = await openHost({
       cwd: options.cwd,
@@ -135,7 +134,10 @@ export class AcpSession {
         id ??= session.id;
         return session;
       });
+      // A new thread is stored now, so session/list shows it and session/load finds it even if
+      // nothing is ever said in it.
       if (resume) await engine.resume(resume.id, resume.events);
+      else engine.announce();
       const acp = new AcpSession(id ?? engine.session.id, host, engine, options);
       showTerminal = acp.showTerminal;
       return acp;
@@ -149,8 +151,8 @@ export class AcpSession {
     this.options.client.notify("session/update", { sessionId: this.id, update }).catch(() => {});
   }
 
-  private readonly showTerminal = (terminalId: string, callId: string | undefined): void => {
-    const toolCallId = callId && this.translator.call(callId)?.id;
+  private readonly showTerminal = (terminalId: string, call: CallRef | undefined): void => {
+    const toolCallId = call && this.translator.call(call)?.id;
     if (!toolCallId) return;
     this.terminals.set(toolCallId, terminalId);
     this.send({
@@ -175,7 +177,7 @@ export class AcpSession {
       case "question.asked":
         askQuestion(this.asker, event).catch((error: unknown) => this.options.log(String(error)));
         return;
-      case "session.finished":
+      case "turn.finished":
         if (!event.agent) this.ended = event.result;
         return;
       case "retry":
@@ -187,8 +189,12 @@ export class AcpSession {
     }
   };
 
-  private async approve(event: EventOf<"approval.requested">): Promise<void> {
-    const view = this.translator.call(event.call_id);
+  private async approve(event: Extract<StampedEvent, { type: "approval.requested" }>): Promise<void> {
+    // The approval names the agent whose call it is, as the call did.
+    const view = this.translator.call({
+      callId: event.call_id,
+      ...(event.agent ? { agent: event.agent } : {}),
+    });
     const toolCallId = view?.id ?? event.call_id;
     try {
       const choice = await askPermission(this.asker, event, {
@@ -220,7 +226,7 @@ export class AcpSession {
 
   /** cairn's commands for an editor, then the person's and the project's own (`.cairn/commands/*.md`). */
   private get commands(): ChatCommand[] {
-    const taken = EDITOR_COMMANDS.map((command) => command.name);
+    const taken = commandNames(EDITOR_COMMANDS);
     return [...EDITOR_COMMANDS, ...customChatCommands(this.engine, taken).commands];
   }
 
@@ -236,10 +242,7 @@ export class AcpSession {
 
   /** A stored session's history, as the updates it made: what was asked, done and answered. */
   replay(events: readonly StampedEvent[]): void {
-    const replayed = new UpdateTranslator(
-      () => this.engine.session.workspace,
-      () => this.engine.session.registry,
-    );
+    const replayed = new UpdateTranslator(() => this.engine.session.workspace);
     for (const event of events) for (const update of replayed.translate(event, false)) this.send(update);
   }
 
@@ -254,21 +257,20 @@ export class AcpSession {
     this.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   }
 
-  /** How the turn ended, in the protocol's words; `cut`, why the chat's answer is not a whole one. */
-  private stopReason(cut: ChatOutcome["cut"]): StopReason {
+  /** How the turn ended, in the protocol's words: from its result's status and reason code. */
+  private stopReason(): StopReason {
     if (this.cancelled || this.ended?.status === "cancelled") return "cancelled";
-    if (cut === "length") return "max_tokens";
-    if (cut === "content_filter") return "refusal";
-    if (cut === "tool_calls") return "max_turn_requests";
-    const { config, ledger } = this.engine.session;
-    switch (this.ended?.status) {
-      case "max_iterations":
+    switch (this.ended?.reason) {
+      case "output_cap":
+      case "token_cap":
+        return "max_tokens";
+      case "refused":
+        return "refusal";
+      case "tool_call_cap":
+      case "iteration_cap":
+      case "cost_cap":
+      case "time_cap":
         return "max_turn_requests";
-      case "budget_exceeded": {
-        const { input_tokens, output_tokens } = ledger.totals();
-        const tokenCap = config.max_tokens !== undefined && input_tokens + output_tokens >= config.max_tokens;
-        return tokenCap ? "max_tokens" : "max_turn_requests";
-      }
       default:
         return "end_turn";
     }
@@ -295,12 +297,18 @@ export class AcpSession {
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
-    const command = parsed && this.commands.find((c) => c.name === parsed.name);
-    let cut: ChatOutcome["cut"];
+    const command = parsed && findCommand(this.commands, parsed.name);
     if (command && parsed) await this.runCommand(command, parsed.arg);
-    else ({ cut } = await this.engine.send(message.text, message.attachments, message.images));
+    else
+      await this.engine.submit({
+        type: "user_input",
+        mode: "chat",
+        text: message.text,
+        attachments: message.attachments,
+        images: message.images,
+      });
     this.reportUsage();
-    return { stopReason: this.stopReason(cut), _meta: { cairn: { usage: this.turnUsage } } };
+    return { stopReason: this.stopReason(), _meta: { cairn: { usage: this.turnUsage } } };
   }
 
   /** `session/cancel`: stops the model call and any running command now, keeping what was done. */

@@ -8,38 +8,9 @@ import type {
   ToolKind,
 } from "@agentclientprotocol/sdk";
 import { parsePatch } from "diff";
-import type { EvaluatedCode, EventOf, Permission, StampedEvent, ToolData } from "../events/types.js";
-import type { ToolRegistry } from "../tools/registry.js";
-import { describeEvent } from "../ui/eventLines.js";
-
-/** Kinds the tool's name says better than its permission class does. */
-const KIND_BY_NAME: Record<string, ToolKind> = {
-  grep: "search",
-  search_files: "search",
-  list_files: "search",
-  file_tree: "search",
-  explore_codebase: "search",
-  delete_file: "delete",
-  move_file: "move",
-  todo_write: "think",
-  consult: "think",
-  ask_user: "other",
-  task: "other",
-};
-
-const KIND_BY_PERMISSION: Record<Permission, ToolKind> = {
-  read: "read",
-  write: "edit",
-  exec: "execute",
-  network: "fetch",
-  // A call that reads a file that looks like a secret.
-  secret: "read",
-};
-
-/** How an editor should show a call (its icon): from the tool's name, else its permission class. */
-export function toolKind(tool: string, permission: Permission | null): ToolKind {
-  return KIND_BY_NAME[tool] ?? (permission ? KIND_BY_PERMISSION[permission] : "other");
-}
+import type { EvaluatedCode, EventOf, StampedEvent, ToolData } from "../events/types.js";
+import type { CallRef } from "../tools/types.js";
+import { describeEvent, turnInput } from "../ui/eventLines.js";
 
 /** Grep hits and diff hunks shown as places in the editor: enough to follow, not every one. */
 const MAX_LOCATIONS = 20;
@@ -75,6 +46,11 @@ function diffBlocks(file: string, diff: string, created: boolean): { content: Di
   };
 }
 
+/** A call's key among those of the session: a sub-agent's model may give its calls the same ids as the main one's. */
+function callKey(ref: CallRef): string {
+  return ref.agent ? `${ref.agent}/${ref.callId}` : ref.callId;
+}
+
 /** What a call was, remembered from its start so its result can be shown in the same place. */
 interface CallView {
   /** The id the editor knows it by. */
@@ -91,65 +67,41 @@ interface CallView {
  */
 export class UpdateTranslator {
   private readonly workspace: () => string;
-  private readonly registry: () => ToolRegistry;
   /** Calls by cairn's key (the sub-agent and the model's call id). */
   private readonly calls = new Map<string, CallView>();
   private readonly used = new Set<string>();
   /** The answer being written was streamed, so its whole text is not sent again. */
   private streamed = false;
 
-  constructor(workspace: () => string, registry: () => ToolRegistry) {
+  constructor(workspace: () => string) {
     this.workspace = workspace;
-    this.registry = registry;
   }
 
   private absolute(file: string): string {
     return path.resolve(this.workspace(), file);
   }
 
-  /**
-   * A call by the id its tool context or its approval carries, which says nothing of the
-   * sub-agent that made it: the session's own call by that id, else a sub-agent's.
-   */
-  call(callId: string): CallView | undefined {
-    const own = this.calls.get(callId);
-    if (own) return own;
-    return [...this.calls].find(([key]) => key.endsWith(`/${callId}`))?.[1];
+  /** A call as its approval or its tool context names it: its id, and the sub-agent that made it. */
+  call(ref: CallRef): CallView | undefined {
+    return this.calls.get(callKey(ref));
   }
 
-  /** The places a call's arguments name, and what a write proposes to change. */
-  preview(event: EventOf<"tool.call">): { locations: ToolCallLocation[]; content: ToolCallContent[] } {
-    const tool = this.registry().get(event.tool);
-    const parsed = tool?.schema.safeParse(event.args);
-    const touches = parsed?.success ? tool?.touches?.(parsed.data) : undefined;
+  /** The places a call acts on, as its tool said: where the editor can follow the agent. */
+  private locations(event: EventOf<"tool.call">): ToolCallLocation[] {
     // The workspace itself (a search of all of it) is no place to follow the agent to.
-    const locations = (touches?.paths ?? [])
+    return (event.paths ?? [])
       .map((file) => ({ path: this.absolute(file) }))
       .filter((location) => location.path !== this.workspace());
-    const content: ToolCallContent[] = [];
-    const { change, command, code } = touches ?? {};
-    if (change && tool?.permission === "write") {
-      content.push({
-        type: "diff",
-        path: this.absolute(change.path),
-        oldText: change.old_text,
-        newText: change.new_text,
-      });
-    }
-    if (command) content.push(fenced(`$ ${command.text}`));
-    if (code) content.push({ type: "content", content: { type: "text", text: fencedCode(code) } });
-    return { locations, content };
   }
 
   private startCall(event: Extract<StampedEvent, { type: "tool.call" }>): SessionUpdate {
-    const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
+    const key = callKey({ callId: event.call_id, ...(event.agent ? { agent: event.agent } : {}) });
     // Ids the model or cairn gives may come back in a later message (`mention-1`): each call is its own.
     let id = key;
     for (let n = 2; this.used.has(id); n++) id = `${key}#${n}`;
     this.used.add(id);
-    const target = this.registry().describe(event.tool, event.args).replace(/\s+/g, " ");
-    const title = `${event.agent ? `[${event.agent}] ` : ""}${event.tool}${target ? ` ${target}` : ""}`;
-    const view: CallView = { id, tool: event.tool, kind: toolKind(event.tool, event.permission), title };
+    const title = `${event.agent ? `[${event.agent}] ` : ""}${event.title}`;
+    const view: CallView = { id, tool: event.tool, kind: event.kind, title };
     this.calls.set(key, view);
     return {
       sessionUpdate: "tool_call",
@@ -158,8 +110,26 @@ export class UpdateTranslator {
       kind: view.kind,
       status: "pending",
       rawInput: event.args,
-      ...this.preview(event),
+      locations: this.locations(event),
     };
+  }
+
+  /** A call's end: its status, and its diff, places and output; nothing for a call never started here. */
+  private finishCall(
+    event: Extract<StampedEvent, { type: "tool.result" }>,
+    terminalOf?: (callId: string) => string | undefined,
+  ): SessionUpdate[] {
+    const view = this.call({ callId: event.call_id, ...(event.agent ? { agent: event.agent } : {}) });
+    if (!view) return [];
+    return [
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: view.id,
+        status: event.ok ? "completed" : "failed",
+        rawOutput: event.data ?? event.output,
+        ...this.result(event, terminalOf?.(view.id)),
+      },
+    ];
   }
 
   /** What a finished call shows: its diff, its places with line numbers, its output. */
@@ -207,9 +177,14 @@ export class UpdateTranslator {
       body
         ? [{ sessionUpdate: kind, content: { type: "text" as const, text: body } } satisfies SessionUpdate]
         : [];
+    // The words every front end gives the event (eventLines.ts), a line each.
+    const words = () =>
+      `${describeEvent(event)
+        .map((l) => (event.agent ? `${event.agent} ${l.text}` : l.text))
+        .join("\n")}\n`;
     switch (event.type) {
-      case "session.started":
-        return live ? [] : text("user_message_chunk", event.task);
+      case "turn.started":
+        return live ? [] : text("user_message_chunk", turnInput(event));
       case "status":
         if (event.status === "thinking") this.streamed = false;
         return [];
@@ -227,20 +202,8 @@ export class UpdateTranslator {
         return event.agent ? [] : text("agent_thought_chunk", event.text);
       case "tool.call":
         return [this.startCall(event)];
-      case "tool.result": {
-        const key = event.agent ? `${event.agent}/${event.call_id}` : event.call_id;
-        const view = this.calls.get(key);
-        if (!view) return [];
-        return [
-          {
-            sessionUpdate: "tool_call_update",
-            toolCallId: view.id,
-            status: event.ok ? "completed" : "failed",
-            rawOutput: event.data ?? event.output,
-            ...this.result(event, terminalOf?.(view.id)),
-          },
-        ];
-      }
+      case "tool.result":
+        return this.finishCall(event, terminalOf);
       case "todos":
         return [
           {
@@ -252,67 +215,43 @@ export class UpdateTranslator {
             })),
           },
         ];
+      // A one-sentence plan is what the model just said; a run's plan of steps is news.
       case "plan":
-        return event.steps?.length ? text("agent_thought_chunk", `Plan: ${event.summary}\n`) : [];
+        return event.steps?.length ? text("agent_thought_chunk", words()) : [];
       case "validation":
-        return text("agent_thought_chunk", `Checks: ${event.summary}\n`);
       case "review":
-        return text(
-          "agent_thought_chunk",
-          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10\n`,
-        );
       case "escalation":
-        return text("agent_thought_chunk", `Now on ${event.to}: ${event.reason}\n`);
-      case "compaction":
-        return text(
-          "agent_message_chunk",
-          `Compacted the conversation: ${event.before_tokens} → ${event.after_tokens} tokens.\n`,
-        );
-      case "error":
-        return event.fatal ? text("agent_message_chunk", `\n\n**Stopped:** ${event.message}\n`) : [];
       case "retry":
-        return text(
-          "agent_thought_chunk",
-          `The provider failed (${event.reason}); trying again in ${Math.ceil(event.delay_ms / 1000)} s.\n`,
-        );
-      case "agent.status": {
-        const who = event.agent ?? event.name;
-        if (event.status === "running") return text("agent_thought_chunk", `${who} started: ${event.task}\n`);
-        return text(
-          "agent_thought_chunk",
-          `${who}: ${event.status}${event.detail ? ` (${event.detail})` : ""}\n`,
-        );
-      }
-      case "workspace.trust":
-        return event.trusted
-          ? []
-          : text(
-              "agent_thought_chunk",
-              `${describeEvent(event)
-                ?.map((l) => l.text)
-                .join("\n")}\n`,
-            );
+      case "agent.status":
+      case "repair":
+      case "progress":
+        return text("agent_thought_chunk", words());
+      // A failed server and an untrusted folder's left-out settings are news; the rest is not.
       case "mcp.server":
-        return event.status === "failed"
-          ? text(
-              "agent_thought_chunk",
-              `MCP server ${event.server} failed: ${event.message ?? "no reason given"}\n`,
-            )
-          : [];
-      // Shown another way (approvals and questions are requests of their own, costs per turn in the
-      // prompt's response), or the session's bookkeeping, which an editor has no place for.
+        return event.status === "failed" ? text("agent_thought_chunk", words()) : [];
+      case "workspace.trust":
+        return event.trusted ? [] : text("agent_thought_chunk", words());
+      case "compaction":
+        return text("agent_message_chunk", words());
+      // An error that ended the work is part of the answer; a warning, a thought beside it.
+      case "error":
+        return event.fatal
+          ? text("agent_message_chunk", `\n\n${words()}`)
+          : text("agent_thought_chunk", words());
+      // Shown another way: approvals and questions are requests of their own, how a turn ended is
+      // the prompt's stop reason and its cost the response's usage; a replayed session's start is
+      // its first message. Routing and intent are the run's own bookkeeping.
+      case "session.started":
+      case "session.resumed":
+      case "turn.finished":
+      case "session.finished":
       case "approval.requested":
       case "approval.resolved":
-      case "question":
       case "question.asked":
       case "question.answered":
       case "usage":
       case "route":
       case "intent":
-      case "repair":
-      case "progress":
-      case "session.resumed":
-      case "session.finished":
         return [];
       default: {
         const unhandled: never = event;

@@ -4,20 +4,30 @@ import type { ModelMessage } from "ai";
 import type { ApprovalMode } from "../config/schema.js";
 import { History } from "../context/history.js";
 import type { EventListener } from "../events/bus.js";
-import type { StampedEvent } from "../events/types.js";
+import type { Op, OpOf, StampedEvent } from "../events/types.js";
 import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
+import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask } from "./doTask.js";
+import { doTask, type TaskOptions } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
+import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
-import { runTask } from "./runTask.js";
-import type { ModelHandle, ResumedLog, Session } from "./session.js";
-import { announce, loopEnding, type Outcome, settle } from "./settle.js";
-import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
+import type { ResumedLog, Session } from "./session.js";
+import {
+  announce,
+  announceSession,
+  type Ending,
+  finishSession,
+  loopEnding,
+  type Outcome,
+  settle,
+  type TurnInput,
+} from "./settle.js";
+import { ToolLoop } from "./toolLoop.js";
 import { Turn, type TurnOptions } from "./turn.js";
 
 /** Builds a session for the chat: a new one, or a stored one to continue. */
@@ -28,11 +38,6 @@ export interface Attachment {
   /** The workspace path, or where it came from. */
   name: string;
   text: string;
-}
-
-/** How a chat message ended: its outcome, and why the answer is not a whole one when it is not. */
-export interface ChatOutcome extends Outcome {
-  cut?: ToolLoopOutcome["cut"];
 }
 
 /** An attachment as the model reads it, after the message. */
@@ -51,11 +56,13 @@ function mentionedPaths(text: string, workspace: string): string[] {
 }
 
 /**
- * A conversation with the agent: one session and one tool loop, so each message continues the
- * same history (DESIGN.md: chat is a sequence of `do` turns over one history). Each message is
- * a turn, announced and settled like `cairn do`, so it is stored and rendered the same way; /do
- * and /agent run the existing loops on the same session, and what they found is passed on to
- * the conversation. The engine never prints: everything it does is an event.
+ * A conversation with the agent, and the one way a front end drives a session: it takes ops
+ * (`submit`) and the session answers with events. One session and one tool loop, so each
+ * message continues the same history (DESIGN.md: chat is a sequence of `do` turns over one
+ * history); a `cairn do` or `cairn run` is a conversation of one turn. Each piece of work is a
+ * turn, announced and settled the same way, so it is stored and rendered the same way; a do or
+ * run inside a chat runs its loop on the same session, and what it found is passed on to the
+ * conversation. The engine never prints: everything it does is an event.
  */
 export class ChatEngine {
   session!: Session;
@@ -65,12 +72,14 @@ export class ChatEngine {
   private readonly listeners = new Map<EventListener, () => void>();
   private approval: ApprovalMode | undefined;
   private current: Promise<unknown> | undefined;
+  /** How the session's last turn ended: what the session ends with when it is left. */
+  private lastEnding: Ending | undefined;
   private interrupted = false;
   private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
   private notes: string[] = [];
   /**
-   * Whether the conversation has begun: any message, /do, /agent or !command run in it (or a
+   * Whether the conversation has begun: any message, /do, /run or !command run in it (or a
    * resumed history). Until then a greeting may be answered without the model.
    */
   private begun = false;
@@ -99,6 +108,7 @@ export class ChatEngine {
   }
 
   private adopt(session: Session, history: History): void {
+    this.finishSession();
     for (const [listener, off] of this.listeners) {
       off();
       this.listeners.set(listener, session.bus.subscribe(listener));
@@ -109,7 +119,7 @@ export class ChatEngine {
     this.notes = [];
     this.begun = history.all().length > 0;
     if (this.approval) session.policy = session.policy.with({ mode: this.approval });
-    this.loop = new ToolLoop(session, {
+    this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: true,
@@ -145,19 +155,85 @@ export class ChatEngine {
     return `${++this.steps}. ${text.replace(/\s+/g, " ").slice(0, 60)}`;
   }
 
+  /**
+   * The one way in: whatever a front end tells the session. The person's input and their own
+   * command are turns of work, resolved with how they ended; the others act at once.
+   */
+  submit(op: OpOf<"user_input"> | OpOf<"shell">): Promise<Outcome>;
+  submit(op: Op): Promise<Outcome | undefined>;
+  async submit(op: Op): Promise<Outcome | undefined> {
+    switch (op.type) {
+      case "user_input":
+        return this.input(op);
+      case "shell":
+        return this.shell(op.command);
+      case "compact":
+        await this.compact();
+        return undefined;
+      case "interrupt":
+        this.interrupt(op.reason);
+        return undefined;
+      case "override":
+        // The approval mode outlives the session: /clear keeps it.
+        if (op.approval) this.approval = op.approval;
+        await this.session.submit(op);
+        return undefined;
+      case "approve":
+      case "answer":
+        await this.session.submit(op);
+        return undefined;
+      default: {
+        const unknown: never = op;
+        throw new Error(`unknown op ${JSON.stringify(unknown)}`);
+      }
+    }
+  }
+
+  /** The person's input, worked on as its mode says: the one place do, run and chat are told apart. */
+  private input(op: OpOf<"user_input">): Promise<Outcome> {
+    if (op.mode === "chat") return this.send(op.text, op.attachments ?? [], op.images ?? []);
+    return this.task(op.mode, op.text, {
+      ...(op.agent ? { agent: op.agent } : {}),
+      ...(op.images?.length ? { images: op.images } : {}),
+      ...(op.greetings_to_model ? { chitchat: false } : {}),
+      ...(op.context ? { context: op.context } : {}),
+    });
+  }
+
   /** Stops the current work, keeping what it did. False when there was nothing to stop. */
-  interrupt(): boolean {
+  interrupt(reason?: string): boolean {
     if (!this.current) return false;
     this.interrupted = true;
-    void this.session.submit({ type: "interrupt" });
+    void this.session.submit({ type: "interrupt", ...(reason ? { reason } : {}) });
     return true;
   }
 
-  /** Stops whatever runs and waits until it has settled, so its end is stored. */
+  /** Stops whatever runs and waits until it has settled, then ends the session, so its end is stored. */
   async close(): Promise<void> {
     const running = this.current;
     this.interrupt();
     await running?.catch(() => undefined);
+    this.finishSession();
+  }
+
+  /** The session's `session.finished`, as its last turn ended; none for a session that had no turn. */
+  private finishSession(): void {
+    if (this.lastEnding) finishSession(this.session, this.lastEnding);
+    this.lastEnding = undefined;
+  }
+
+  /** Keeps how a turn ended, for the session's own ending. */
+  private ended(outcome: Outcome): Outcome {
+    this.lastEnding = outcome.ending;
+    return outcome;
+  }
+
+  /**
+   * Records the session now, before its first message (its `session.started`, with no task yet):
+   * an editor lists and reopens a thread it has just opened, whether or not anything was said in it.
+   */
+  announce(): void {
+    announceSession(this.session, "");
   }
 
   /** Something the model should know with the next message, such as files the person put back. */
@@ -178,7 +254,7 @@ export class ChatEngine {
     const parts: string[] = [];
     for (const [i, mention] of mentionedPaths(text, this.session.workspace).entries()) {
       const folder = statSync(path.resolve(this.session.workspace, mention)).isDirectory();
-      const call = prepareToolCall(this.session, {
+      const call = prepareToolCall(this.session.registry, {
         id: `mention-${i + 1}`,
         name: folder ? "file_tree" : "read_file",
         input: { path: mention },
@@ -192,13 +268,14 @@ export class ChatEngine {
 
   /** A turn of the conversation, announced and settled like `cairn do`. */
   private turn(
-    label: string,
+    input: TurnInput,
     options: Pick<TurnOptions, "model" | "policy">,
     work: (turn: Turn) => Promise<Outcome>,
   ) {
-    return this.exclusive(() => {
-      announce(this.session, label);
-      return Turn.run(this.session, { label: this.label(label), ...options }, work);
+    return this.exclusive(async () => {
+      announce(this.session, input);
+      const label = input.mode === "shell" ? `!${input.input}` : input.input;
+      return this.ended(await Turn.run(this.session, { label: this.label(label), ...options }, work));
     });
   }
 
@@ -208,11 +285,11 @@ export class ChatEngine {
    * `images` only to a model that takes them (`model.info.images`), the message saying what
    * they were for any other.
    */
-  send(
+  private send(
     text: string,
-    attachments: readonly Attachment[] = [],
-    images: readonly ToolImage[] = [],
-  ): Promise<ChatOutcome> {
+    attachments: readonly Attachment[],
+    images: readonly ToolImage[],
+  ): Promise<Outcome> {
     return this.message({ shown: text, prompt: text, attachments, images });
   }
 
@@ -221,7 +298,7 @@ export class ChatEngine {
    * message, on the command's model when it names one, its allowed tools running without asking
    * for this turn only. What is shown and stored is the command as typed.
    */
-  async runCommand(command: CustomCommand, args: string): Promise<ChatOutcome> {
+  async runCommand(command: CustomCommand, args: string): Promise<Outcome> {
     const model = command.model ? await this.session.modelFor(command.model) : undefined;
     return this.message({
       shown: `/${command.name}${args ? ` ${args}` : ""}`,
@@ -240,7 +317,7 @@ export class ChatEngine {
     attachments: readonly Attachment[];
     images: readonly ToolImage[];
     turn?: Pick<TurnOptions, "model" | "policy">;
-  }): Promise<ChatOutcome> {
+  }): Promise<Outcome> {
     const { shown, prompt, attachments } = message;
     // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
     // sent a message about an image it cannot see.
@@ -249,13 +326,12 @@ export class ChatEngine {
     const mentioned = await imagesToSend(prompt, { workspace, env, model }, message.images.length);
     const images = [...message.images, ...mentioned.images];
     const { labels } = mentioned;
-    let cut: ToolLoopOutcome["cut"];
-    const outcome = await this.turn(shown, message.turn ?? {}, (turn) =>
+    return this.turn({ mode: "chat", input: shown }, message.turn ?? {}, (turn) =>
       settle(
         turn,
         async () => {
           // Patterns that need no model are for opening a conversation: inside one (after a
-          // message, a /do, an /agent or a !command, none of which need be in this history),
+          // message, a /do, an /run or a !command, none of which need be in this history),
           // "ok" or "thanks" may carry meaning only the model can read in context, as may what
           // is attached, or a command's prompt.
           const opening = !this.begun && attachments.length === 0 && images.length === 0 && shown === prompt;
@@ -283,37 +359,55 @@ export class ChatEngine {
             ),
             turn.model.info.images ? images : [],
           );
-          cut = outcome.cut;
           return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
         },
         () => 1,
       ),
     );
-    return cut ? { ...outcome, cut } : outcome;
   }
 
-  /** /agent and /do: the autonomous or one-shot loop on a task, told to the conversation after. */
-  runTask(kind: "agent" | "do", task: string): Promise<Outcome> {
+  /**
+   * A do (one tool loop) or run (to a verified finish) on a task, told to the conversation after:
+   * `cairn do|run`, and /do and /run in a chat.
+   */
+  private task(
+    mode: "do" | "run",
+    task: string,
+    options: TaskOptions & { resume?: ResumePoint },
+  ): Promise<Outcome> {
     return this.exclusive(async () => {
-      const outcome = await (kind === "agent" ? runTask : doTask)(this.session, task);
+      const { resume, ...taskOptions } = options;
+      // Recorded at once, before the run loop's modules load: a caller that started the task
+      // (the HTTP API) finds the session stored as soon as it is begun.
+      if (!resume) announceSession(this.session, task, taskOptions.context);
+      const outcome = this.ended(
+        mode === "run"
+          ? await (await import("./runTask.js")).runTask(this.session, task, resume, taskOptions)
+          : await doTask(this.session, task, resume, taskOptions),
+      );
       this.notes.push(
-        `[Meanwhile the user had you run /${kind} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
+        `[Meanwhile the user had you run /${mode} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );
       return outcome;
     });
+  }
+
+  /** Continues the interrupted do or run of a stored session from where its log left off. */
+  resumeTask(mode: "do" | "run", task: string, point: ResumePoint): Promise<Outcome> {
+    return this.task(mode, task, { resume: point });
   }
 
   /**
    * `!command`: the person runs a command themselves, as a turn of its own so it is stored and
    * shown like any other; the model sees it with the next message.
    */
-  shell(command: string): Promise<Outcome> {
+  private shell(command: string): Promise<Outcome> {
     const policy = this.session.policy.with({ mode: "ask", ask: typedByThePerson });
-    return this.turn(`!${command}`, { policy }, (turn) =>
+    return this.turn({ mode: "shell", input: command }, { policy }, (turn) =>
       settle(
         turn,
         async () => {
-          const call = prepareToolCall(this.session, {
+          const call = prepareToolCall(this.session.registry, {
             id: `user-${Date.now()}`,
             name: "run_command",
             input: { command },
@@ -335,13 +429,12 @@ export class ChatEngine {
 
   /** /model: a role of the config (cheap, strong, …) or any provider/model id. */
   async switchModel(ref: string): Promise<ModelHandle> {
-    await this.session.submit({ type: "override", model: ref });
+    await this.submit({ type: "override", model: ref });
     return this.session.model;
   }
 
   setApproval(mode: ApprovalMode): void {
-    this.approval = mode;
-    void this.session.submit({ type: "override", approval: mode });
+    void this.submit({ type: "override", approval: mode });
   }
 
   /** /compact: shrinks the conversation now instead of when the window fills. */
@@ -364,24 +457,28 @@ export class ChatEngine {
 }
 
 /**
- * A conversation's history as the model saw it, from its event log: each turn's message (the
- * task of its `session.started`) and the answer it ended with. Tool calls in between are left
- * out; the answers say what they found.
+ * A conversation's history as the model saw it, from its event log: each turn's input (its
+ * `turn.started`; in a log from before turns, each `session.started`) and the answer it ended
+ * with. Tool calls in between are left out; the answers say what they found.
  */
 export function historyFromEvents(events: readonly StampedEvent[]): History {
   const history = new History();
+  const turns = events.some((event) => event.type === "turn.started");
   let answer: string | undefined;
   const close = () => {
     if (answer !== undefined) history.add({ role: "assistant", content: answer || "(no answer)" });
     answer = undefined;
   };
   for (const event of events) {
-    if (event.type === "session.started") {
+    const input = turns
+      ? event.type === "turn.started" && `${event.mode === "shell" ? "!" : ""}${event.input}`
+      : event.type === "session.started" && event.task;
+    if (input) {
       close();
-      history.add({ role: "user", content: event.task } satisfies ModelMessage);
+      history.add({ role: "user", content: input } satisfies ModelMessage);
       answer = "";
     }
-    if (event.type === "message" && answer !== undefined) answer = event.text;
+    if (event.type === "message" && !event.agent && answer !== undefined) answer = event.text;
   }
   close();
   return history;

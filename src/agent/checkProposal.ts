@@ -71,7 +71,7 @@ export async function runProposedCheck(
   return Turn.run(session, { label: "proposed check" }, async (turn) => {
     const call = { id: `check-${attempt}`, name: "run_command", input: { command: check.command } };
     const started = Date.now();
-    const outcome = await executeToolCall(turn, prepareToolCall(session, call));
+    const outcome = await executeToolCall(turn, prepareToolCall(session.registry, call));
     const data = outcome.data?.kind === "command" ? outcome.data : undefined;
     if (!outcome.ok || !data) return { refused: outcome.text.split("\n")[0] ?? "it could not run" };
     const passed = data.exit_code === 0 && !data.timed_out && !data.cancelled;

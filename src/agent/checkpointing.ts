@@ -21,9 +21,9 @@ export function withCheckpoints(
     async execute(args, ctx) {
       const judged = tool.actsAs?.(args) ?? tool;
       if (!changes(judged)) return tool.execute(args, ctx);
-      const paths = judged.touches?.(args).paths;
-      if (paths?.length === 0) return tool.execute(args, ctx);
-      if (paths === undefined) {
+      const paths = tool.touches(args).writes;
+      if (paths.length === 0) return tool.execute(args, ctx);
+      if (paths === "unknown") {
         // A safety net, not a condition: where the workspace cannot be compared (git is not
         // installed, say), the call runs as it did before anything was checkpointed around it.
         const store = await checkpoints().catch(() => undefined);

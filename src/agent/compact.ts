@@ -62,7 +62,7 @@ export class Compactor {
       const keepFrom = recentStart(candidate, KEEP_TURNS);
       if (keepFrom > 1) {
         const snapshot = await this.summarize(turn, candidate.slice(1, keepFrom));
-        const todos = session.todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
+        const todos = turn.agent.todos.map((todo) => `- [${todo.status}] ${todo.content}`).join("\n");
         const compacted = assembleCompacted(candidate, keepFrom, snapshot, todos);
         const size = overhead + (await countMessages(count, compacted, turn.signal));
         if (size < after) {
@@ -76,7 +76,7 @@ export class Compactor {
     this.history.replace(candidate);
     if (summarized) this.summarizedAtLength = this.history.all().length;
     const stats = { before, after, pruned: pruned.pruned, summarized };
-    session.bus.emit({
+    turn.agent.bus.emit({
       type: "compaction",
       before_tokens: before,
       after_tokens: after,

@@ -1,14 +1,14 @@
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import type { ToolData } from "../events/types.js";
+import { MAIN_AGENT, type ToolData } from "../events/types.js";
 import type { HookedCall } from "../hooks/hooks.js";
 import type { ModelToolCall } from "../model/stream.js";
 import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
-import type { AnyTool, ToolContext, ToolImage } from "../tools/types.js";
+import type { AnyTool, ToolContext, ToolImage, ToolTouches } from "../tools/types.js";
 import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
@@ -35,6 +35,7 @@ export interface ToolCallResult {
   images?: ToolImage[];
 }
 
+/** The call's title wherever it is shown: its tool's name and what it acts on (`read_file src/a.ts`). */
 export function describeCall(call: PreparedCall): string {
   const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.call.name} ${target}` : call.call.name;
@@ -53,21 +54,16 @@ export function judgedTool(tool: AnyTool, prepared: PreparedCall): AnyTool {
   return (prepared.error === undefined && tool.actsAs?.(prepared.args)) || tool;
 }
 
-/** Every string in a tool's arguments, however deep. */
-function stringsIn(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (Array.isArray(value)) return value.flatMap(stringsIn);
-  if (value !== null && typeof value === "object") return Object.values(value).flatMap(stringsIn);
-  return [];
+/** The workspace paths a call reads or writes, as its tool says: where the call acts. */
+function touchedPaths(touches: ToolTouches): string[] {
+  return [...(touches.reads ?? []), ...(touches.writes === "unknown" ? [] : touches.writes)];
 }
 
-/** A `file://` URI as the path it names; anything else as it is. */
-function asPath(text: string): string {
-  try {
-    return text.startsWith("file://") ? fileURLToPath(text) : text;
-  } catch {
-    return text;
-  }
+/** Where a call acts, for front ends to show: none for a call that cannot run or a tool that cannot say. */
+function knownPaths(prepared: PreparedCall): string[] {
+  if (!prepared.tool || prepared.error !== undefined) return [];
+  const touches = prepared.tool.touches(prepared.args);
+  return touches.writes === "unknown" ? [] : touchedPaths(touches);
 }
 
 /**
@@ -76,11 +72,9 @@ function asPath(text: string): string {
  */
 function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCall): ApprovalRequest {
   const tool = judgedTool(called, prepared);
-  const touches = called.touches?.(prepared.args);
-  const { command, change, code, paths = [], reads = [] } = touches ?? {};
-  // A tool that does not say (a local MCP server's) may touch any file its arguments name.
-  const named = touches ? [...paths, ...reads] : stringsIn(prepared.args).map(asPath);
-  const touched = named.map((file) => path.resolve(session.workspace, file));
+  const touches = called.touches(prepared.args);
+  const { command, change, code } = touches;
+  const touched = touchedPaths(touches).map((file) => path.resolve(session.workspace, file));
   return {
     callId: prepared.call.id,
     tool: tool.name,
@@ -101,7 +95,7 @@ function approvalRequest(session: Session, called: AnyTool, prepared: PreparedCa
  * turn's cancellation and step, and the network when it was granted for this call.
  */
 export function toolContextFor(turn: Turn, network = false): ToolContext {
-  const { session } = turn;
+  const { session, agent } = turn;
   const sandbox = session.sandbox && network ? { ...session.sandbox, network: true } : session.sandbox;
   return {
     workspace: session.workspace,
@@ -113,12 +107,14 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
     env: session.commandEnv,
     secrets: session.secrets,
     ...(sandbox ? { sandbox } : {}),
-    ...(session.attended ? { ask: session.inbox.ask } : {}),
+    // A sub-agent's question names it, as its approvals do.
+    ...(session.attended ? { ask: agent.inbox.ask } : {}),
+    ...(agent.id !== MAIN_AGENT ? { agent: agent.id } : {}),
     ...(session.editor ? { editor: session.editor } : {}),
     consult: (question) => consultStrongModel(turn, question),
     setTodos: (todos) => {
-      session.todos = todos;
-      session.bus.emit({ type: "todos", todos });
+      agent.todos = todos;
+      agent.bus.emit({ type: "todos", todos });
     },
   };
 }
@@ -127,16 +123,20 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
  * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
  * how the model's turn ended, which says whether arguments missing their closing brace were cut.
  */
-export function prepareToolCall(session: Session, call: ModelToolCall, finishReason?: string): PreparedCall {
-  const tool = session.registry.get(call.name);
+export function prepareToolCall(
+  registry: ToolRegistry,
+  call: ModelToolCall,
+  finishReason?: string,
+): PreparedCall {
+  const tool = registry.get(call.name);
   if (!tool) {
     return {
       call,
-      error: `There is no tool named ${call.name}. Available tools: ${session.registry.names().join(", ")}.`,
+      error: `There is no tool named ${call.name}. Available tools: ${registry.names().join(", ")}.`,
     };
   }
   // A tool called before it was loaded is offered in full from now on, as if tool_search had.
-  session.registry.load([call.name]);
+  registry.load([call.name]);
   const prepared = prepareArguments(call.input, tool.schema, finishReason);
   if (!prepared.ok) {
     return {
@@ -169,15 +169,20 @@ export async function executeToolCall(
   prepared: PreparedCall,
   extra: Partial<ToolContext> = {},
 ): Promise<ToolCallResult> {
-  const { session } = turn;
+  const { session, agent } = turn;
   const { call } = prepared;
-  const tool = session.registry.get(call.name);
-  session.bus.emit({
+  const tool = agent.registry.get(call.name);
+  const judged = tool && judgedTool(tool, prepared);
+  const paths = knownPaths(prepared);
+  agent.bus.emit({
     type: "tool.call",
     call_id: call.id,
     tool: call.name,
+    kind: judged?.kind ?? "other",
+    title: describeCall(prepared).replace(/\s+/g, " "),
     args: prepared.args ?? call.input,
-    permission: tool ? judgedTool(tool, prepared).permission : null,
+    permission: judged?.permission ?? null,
+    ...(paths.length ? { paths } : {}),
   });
   // The call's own time: the wait for a person's approval is not part of it.
   let started = performance.now();
@@ -213,7 +218,8 @@ export async function executeToolCall(
           callId: call.id,
           ...extra,
         });
-        ok = true;
+        // A call the person's interrupt stopped (a command killed halfway) did not succeed.
+        ok = !turn.signal.aborted;
         text = output.text;
         data = output.data;
         images = output.images;
@@ -226,7 +232,7 @@ export async function executeToolCall(
       }
     }
   }
-  session.bus.emit({
+  agent.bus.emit({
     type: "tool.result",
     call_id: call.id,
     tool: call.name,

@@ -30,7 +30,7 @@ export async function doTask(
   options: TaskOptions = {},
 ): Promise<Outcome> {
   const context = options.context ?? resume?.context;
-  announce(session, task, resume, context);
+  announce(session, { mode: "do", input: task }, resume, context);
   return Turn.run(session, { label: "task" }, (turn) =>
     settle(
       turn,
@@ -80,7 +80,7 @@ async function execute(turn: Turn, prompt: string, resume: ResumePoint | undefin
   const sent = resume ? `${prompt}\n\n${resumeNote(resume)}` : prompt;
   return options.agent
     ? (await import("./delegation.js")).executeThrough(turn, options.agent, sent)
-    : new ToolLoop(turn.session, {
+    : new ToolLoop({
         phase: "execution",
         maxToolCalls: turn.session.config.max_tool_calls,
         announcePlan: true,

@@ -1,11 +1,22 @@
 import { randomUUID } from "node:crypto";
 import type { EventBus } from "../events/bus.js";
+import { approvalPromptSchema } from "../events/common.js";
 import type { ApprovalChoice } from "../events/types.js";
-import type { ApprovalAnswer, ApprovalPrompt } from "../safety/approval.js";
+import type { ApprovalAnswer, ApprovalPrompt, AskApproval } from "../safety/approval.js";
 
-type Waiting =
+/** A request waiting for its answer, with the view of the bus of the agent that asked, where its answer goes too. */
+type Waiting = { bus: EventBus } & (
   | { kind: "approval"; options: ApprovalChoice[]; resolve: (answer: ApprovalAnswer) => void }
-  | { kind: "question"; resolve: (answer: string | undefined) => void };
+  | { kind: "question"; resolve: (answer: string | undefined) => void }
+);
+
+/** One agent's way to ask a person: what it asks goes out as its events, naming it. */
+export interface InboxView {
+  /** Asks for approval of one tool call; resolves when someone answers. */
+  approve: AskApproval;
+  /** Asks the person a question; resolves with their answer, or undefined when they give none. */
+  ask: (question: string) => Promise<string | undefined>;
+}
 
 /** An answer that does not fit a request: unknown, already answered, or a choice not offered. */
 export class AnswerError extends Error {
@@ -20,31 +31,40 @@ export class AnswerError extends Error {
  */
 export class Inbox {
   private readonly waiting = new Map<string, Waiting>();
-  private readonly bus: EventBus;
+  /** The session's own agent's asking. */
+  readonly approve: AskApproval;
+  readonly ask: InboxView["ask"];
 
   constructor(bus: EventBus) {
-    this.bus = bus;
+    ({ approve: this.approve, ask: this.ask } = this.view(bus));
   }
 
-  /** Asks for approval of one tool call; resolves when someone answers. */
-  approve = (prompt: ApprovalPrompt, callId: string): Promise<ApprovalAnswer> =>
-    new Promise((resolve) => {
-      const request_id = randomUUID();
-      const options: ApprovalChoice[] = prompt.always
-        ? ["once", "session", "workspace", "deny"]
-        : ["once", "deny"];
-      // Waiting before the event goes out: a listener may answer while it is being delivered.
-      this.waiting.set(request_id, { kind: "approval", options, resolve });
-      this.bus.emit({ type: "approval.requested", request_id, call_id: callId, prompt, options });
-    });
-
-  /** Asks the person a question; resolves with their answer, or undefined when they give none. */
-  ask = (question: string): Promise<string | undefined> =>
-    new Promise((resolve) => {
-      const request_id = randomUUID();
-      this.waiting.set(request_id, { kind: "question", resolve });
-      this.bus.emit({ type: "question.asked", request_id, question });
-    });
+  /**
+   * How an agent asks: its requests are emitted on its own view of the bus, so each names the
+   * agent that asks; the answers come back here, whoever asked.
+   */
+  view(bus: EventBus): InboxView {
+    return {
+      approve: (prompt: ApprovalPrompt, callId: string) =>
+        new Promise<ApprovalAnswer>((resolve) => {
+          const request_id = randomUUID();
+          const options: ApprovalChoice[] = prompt.always
+            ? ["once", "session", "workspace", "deny"]
+            : ["once", "deny"];
+          // Waiting before the event goes out: a listener may answer while it is being delivered.
+          this.waiting.set(request_id, { kind: "approval", bus, options, resolve });
+          // What the policy judged by (absolute paths, its own flags) is not what a person is shown.
+          const shown = approvalPromptSchema.parse(prompt);
+          bus.emit({ type: "approval.requested", request_id, call_id: callId, prompt: shown, options });
+        }),
+      ask: (question: string) =>
+        new Promise<string | undefined>((resolve) => {
+          const request_id = randomUUID();
+          this.waiting.set(request_id, { kind: "question", bus, resolve });
+          bus.emit({ type: "question.asked", request_id, question });
+        }),
+    };
+  }
 
   /** The requests not answered yet, oldest first. */
   pending(): string[] {
@@ -60,7 +80,7 @@ export class Inbox {
       );
     }
     const reason = answer.reason?.trim();
-    this.bus.emit({
+    waiting.bus.emit({
       type: "approval.resolved",
       request_id: requestId,
       choice: answer.choice,
@@ -71,7 +91,7 @@ export class Inbox {
 
   answerQuestion(requestId: string, answer: string | null): void {
     const waiting = this.take(requestId, "question");
-    this.bus.emit({ type: "question.answered", request_id: requestId, answer });
+    waiting.bus.emit({ type: "question.answered", request_id: requestId, answer });
     waiting.resolve(answer ?? undefined);
   }
 

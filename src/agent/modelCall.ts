@@ -3,7 +3,7 @@ import { outputCap } from "../model/outputCap.js";
 import { requestTokens } from "../model/size.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
 import { prose } from "../platform/prose.js";
-import type { ModelHandle } from "./session.js";
+import type { ModelHandle } from "./agentContext.js";
 import type { Turn } from "./turn.js";
 
 export type TurnRequest = Pick<
@@ -21,7 +21,9 @@ export async function callAndBook(
   phase: Phase,
   request: TurnRequest,
 ): Promise<ModelCallResult> {
-  const { config, bus, ledger, debug } = turn.session;
+  const { config, debug } = turn.session;
+  // Booked and told as the agent whose turn it is: its budget, its events.
+  const { bus, ledger } = turn.agent;
   const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
   debug?.request(phase, { ...request, modelId: model.id });
   const reply = await callModel({

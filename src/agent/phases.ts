@@ -125,12 +125,14 @@ export const ENDINGS: Record<
   failed: {
     means: "the task could not be done",
     requires:
-      "the checks failed with no round left to fix them, or the model, its provider, an approval or a hook failed the work",
+      "the checks failed with no round left to fix them, or the model, its provider, an approval or a hook failed the work, or the model's last answer was cut short",
     reasons: [
       "checks_failed",
       "needs_approval",
       "blocked_by_hook",
       "tool_call_cap",
+      "output_cap",
+      "refused",
       "work_failed",
       "provider_error",
       "configuration",

@@ -47,7 +47,7 @@ export function routeByPattern(task: string, workspace: string, chitchat = true)
 
 async function runTool(turn: Turn, name: string, args: Record<string, unknown>) {
   const call = { id: `route-${name}`, name, input: args };
-  return executeToolCall(turn, prepareToolCall(turn.session, call));
+  return executeToolCall(turn, prepareToolCall(turn.agent.registry, call));
 }
 
 /** A tier-0 answer; `ok` false when the tool it ran failed or was refused, so the task was not done. */
@@ -100,7 +100,7 @@ export async function answerByPattern(
     case "explain": {
       const result = await runTool(turn, "read_file", { path: route.path });
       if (!result.ok) return { answer: result.text, ok: false };
-      const loop = new ToolLoop(session, {
+      const loop = new ToolLoop({
         phase: "execution",
         maxToolCalls: 0,
         announcePlan: false,

@@ -1,6 +1,7 @@
 import type { EndingReason, RunStatus, TodoItem } from "../events/types.js";
 import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
+import type { ModelHandle } from "./agentContext.js";
 import { gatherFacts, renderFacts } from "./analysis.js";
 import { assess } from "./assessment.js";
 import { RunChecks } from "./checking.js";
@@ -22,7 +23,7 @@ import {
   type Review,
   reviewSchema,
 } from "./schemas.js";
-import type { ModelHandle, Session } from "./session.js";
+import type { Session } from "./session.js";
 import { announce, type Ending, failedReason, type Outcome, settle, taskWithContext } from "./settle.js";
 import { stepBrief } from "./stepPrompt.js";
 import { askStructured, phaseInstructions } from "./structured.js";
@@ -88,7 +89,7 @@ class RunLoop {
     this.resume = resume;
     this.delegateTo = options.agent;
     this.model = session.model;
-    this.loop = new ToolLoop(session, {
+    this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
       announcePlan: false,
@@ -264,7 +265,7 @@ class RunLoop {
     this.facts.iteration = 1;
     const outcome = this.delegateTo
       ? await executeThrough(this.turn, this.delegateTo, this.task)
-      : await new ToolLoop(session, {
+      : await new ToolLoop({
           phase: "execution",
           maxToolCalls: session.config.max_tool_calls,
           announcePlan: true,
@@ -452,7 +453,6 @@ class RunLoop {
     const { session } = this;
     const question = `I am stuck on: ${this.title}\nThe same problem keeps coming back:\n${this.context.pendingIssues.join("\n")}\nHow should I proceed?`;
     const answer = (await session.inbox.ask(question))?.trim() || undefined;
-    session.bus.emit({ type: "question", question, answer: answer ?? null });
     this.facts.advised = Boolean(answer);
     if (!answer) return;
     this.context.pendingIssues.push(`The user says: ${answer}`);
@@ -515,7 +515,7 @@ export async function runTask(
   resume?: ResumePoint,
   options: TaskOptions = {},
 ): Promise<Outcome> {
-  announce(session, task, resume, options.context ?? resume?.context);
+  announce(session, { mode: "run", input: task }, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
     const run = new RunLoop(turn, task, resume, options);
     try {

@@ -19,13 +19,13 @@ import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
 import { skillTool } from "../extensions/skillTool.js";
 import { Hooks } from "../hooks/hooks.js";
 import type { McpTools } from "../mcp/hub.js";
-import { type ModelInfo, modelInfo } from "../model/catalog.js";
-import { type ChatModel, createLanguageModel, type ModelRole } from "../model/providers.js";
+import { modelInfo } from "../model/catalog.js";
+import { createLanguageModel, type ModelRole } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
-import { detectSandbox, detectSandboxSoon, sessionTmpDir } from "../safety/sandbox.js";
+import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
 import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
@@ -40,16 +40,11 @@ import { planTools } from "../tools/plan.js";
 import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
 import { webTools } from "../web/tools.js";
+import { type AgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
-
-export interface ModelHandle {
-  id: string;
-  model: ChatModel;
-  info: ModelInfo;
-}
 
 /** A stored session to continue: same id, its event sequence, its spending and changed files. */
 export interface ResumedLog {
@@ -162,6 +157,8 @@ export class Session {
   /** The configured MCP servers, started with the first request that offers tools; none, none loaded. */
   readonly mcp: McpTools | undefined;
   readonly inbox: Inbox;
+  /** The session's own agent: what its turns run as, unless a sub-agent's turn says another. */
+  readonly main: AgentContext;
   readonly attended: boolean;
   readonly system: string;
   readonly startedAt = Date.now();
@@ -178,6 +175,8 @@ export class Session {
   /** Which files look like secrets, and which of them the config lets the model read. */
   readonly secrets: SecretFiles;
   private readonly envPolicy: EnvironmentPolicy;
+  /** What sandboxed commands see as /tmp, removed when the session closes. */
+  private readonly scratch: SessionTmpDir = sessionTmpDir();
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
   /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
@@ -210,6 +209,8 @@ export class Session {
   readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
   announced = false;
+  /** Its turns so far, stored ones included: the number of the last `turn.started`. */
+  turns = 0;
   /** How many times the person has interrupted: a question dismissed by one was not answered. */
   private interrupts = 0;
   readonly running = new Set<Interruptible>();
@@ -248,6 +249,7 @@ export class Session {
       maxTokens: config.max_tokens,
     });
     this.inbox = new Inbox(this.bus);
+    this.main = mainAgent(this, this.inbox);
     this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
     this.editor = options.editor;
     this.model = model;
@@ -275,7 +277,7 @@ export class Session {
         ? undefined
         : {
             sandbox,
-            tmpDir: sessionTmpDir(),
+            tmpDir: this.scratch,
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
@@ -354,6 +356,7 @@ export class Session {
       if (event.type === "tool.result")
         for (const file of event.changed_files ?? []) this.filesChanged.add(file);
       if (event.type === "todos") this.todos = event.todos;
+      if (event.type === "turn.started") this.turns = event.turn;
     }
     this.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
     this.announced = Boolean(options.resume);
@@ -407,11 +410,12 @@ export class Session {
 
   /**
    * Stops what the session started outside itself (its MCP servers), its SessionEnd hooks told
-   * first; closes its debug log.
+   * first, and removes its scratch folder; closes its debug log.
    */
   async close(reason = "exit"): Promise<void> {
     try {
       if (this.announced) await this.hooks.onSessionEnd(reason);
+      this.scratch.remove();
       await this.registry.close();
     } finally {
       this.debug?.close();

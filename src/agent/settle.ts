@@ -1,5 +1,12 @@
 import { trustEvent } from "../config/trust/decide.js";
-import type { Assessment, EndingReason, RunResult, RunStatus, ValidationSummary } from "../events/types.js";
+import type {
+  Assessment,
+  EndingReason,
+  EventOf,
+  RunResult,
+  RunStatus,
+  ValidationSummary,
+} from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { assess } from "./assessment.js";
 import { BudgetExceededError } from "./ledger.js";
@@ -20,10 +27,15 @@ export interface Ending {
   assessment?: Assessment;
 }
 
+/** What a turn was given: the person's task, message or command, and how it is worked on. */
+export type TurnInput = Pick<EventOf<"turn.started">, "mode" | "input">;
+
 export interface Outcome {
   result: RunResult;
   /** The exit code of the ending (phases.ts `ENDINGS`); 2 for bad usage or configuration. */
   exitCode: 0 | 1 | 2 | 3;
+  /** The ending the result was built from, to end the session with when this was its last turn. */
+  ending: Ending;
 }
 
 /**
@@ -34,19 +46,35 @@ export function taskWithContext(task: string, context: string | undefined): stri
   return context?.trim() ? `${task}\n\n# Context given with the task\n${context.trim()}` : task;
 }
 
-/** The first event of a session, or of its continuation after an interruption. */
-export function announce(session: Session, task: string, resume?: ResumePoint, context?: string): void {
-  session.announced = true;
-  const trust = trustEvent(session.trust);
+/**
+ * Opens a turn of the session: its `turn.started`, after the session's own first event when this
+ * is its first turn (`session.started`, and what the person should know from the start), or its
+ * continuation after an interruption (`session.resumed`). `context` is what the caller said
+ * about the task apart from it (the HTTP API's), recorded with the session.
+ */
+export function announce(session: Session, input: TurnInput, resume?: ResumePoint, context?: string): void {
   if (resume) {
     session.bus.emit({
       type: "session.resumed",
       after_seq: resume.events.at(-1)?.seq ?? 0,
       interrupted_calls: resume.interrupted.map((call) => call.tool),
     });
+    const trust = trustEvent(session.trust);
     if (trust) session.bus.emit(trust);
-    return;
+  } else {
+    announceSession(session, input.input, context);
+    if (session.turns === 0) startingNotices(session);
   }
+  session.bus.emit({ type: "turn.started", turn: ++session.turns, ...input });
+}
+
+/**
+ * The session's first event (`session.started`), once: with its first turn, or before it where a
+ * front end records the session as soon as it is opened (an editor's new thread, `task` empty).
+ */
+export function announceSession(session: Session, task: string, context?: string): void {
+  if (session.announced) return;
+  session.announced = true;
   session.bus.emit({
     type: "session.started",
     mode: session.mode,
@@ -56,7 +84,12 @@ export function announce(session: Session, task: string, resume?: ResumePoint, c
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
+}
+
+/** What the person should know before the session's first turn, said once, where they will see it. */
+function startingNotices(session: Session): void {
   // What the workspace's files asked for, and whether it applied, is on record with the session.
+  const trust = trustEvent(session.trust);
   if (trust) session.bus.emit(trust);
   // An agent, command or skill file that cannot be read leaves the others working: said at the start.
   for (const problem of [
@@ -140,7 +173,7 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
 
 /** Why a tool loop (or the agent it handed the work to) could not finish. */
 export function failedReason(outcome: ToolLoopOutcome): EndingReason {
-  if (outcome.cut === "tool_calls") return "tool_call_cap";
+  if (outcome.cut) return outcome.cut;
   return outcome.invalidCalls ? "bad_model_output" : "work_failed";
 }
 
@@ -157,7 +190,8 @@ export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: 
     iterations: 1,
   });
   if (outcome.status === "cancelled") return end("cancelled", "interrupted");
-  if (outcome.status === "failed") return end("failed", failedReason(outcome));
+  // An answer cut short (the output cap, the provider's filter) is not a finished one.
+  if (outcome.status === "failed" || outcome.cut) return end("failed", failedReason(outcome));
   return end("completed", session.filesChanged.size > 0 ? "unchecked" : "answered");
 }
 
@@ -165,6 +199,22 @@ export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: 
 function cancelledSummary(turn: Turn): string {
   const reason = turn.signal.reason instanceof Error ? turn.signal.reason.message : "";
   return `Cancelled${reason ? ` (${reason})` : " by the user"}; the changes made so far are kept, and the session can be resumed.`;
+}
+
+/**
+ * Work that ended after someone stopped it ended because they did, whatever it returned: a run
+ * whose command a signal killed, or whose question an interrupt dismissed, is cancelled (and can
+ * be resumed), not completed or stuck. One the wall-time cap stopped reached that cap.
+ */
+function stoppedEnding(turn: Turn, ending: Ending): Ending {
+  if (!turn.signal.aborted) return ending;
+  const { status, summary, iterations, validation } = ending;
+  if (turn.timedOut)
+    return status === "completed"
+      ? ending
+      : { status: "budget_exceeded", reason: "time_cap", summary, iterations, validation };
+  if (status === "cancelled") return ending;
+  return { status: "cancelled", reason: "interrupted", summary: cancelledSummary(turn), iterations };
 }
 
 /**
@@ -189,8 +239,8 @@ function blockedEnding(turn: Turn, ending: Ending): Ending {
 }
 
 /**
- * Runs a session's work and ends it the one way every mode ends: a `session.finished` event
- * carrying the result, whether the work completed, hit a cap, lost its provider or was cancelled.
+ * Runs a turn's work and ends it the one way every mode ends: a `turn.finished` event carrying
+ * the result, whether the work completed, hit a cap, lost its provider or was cancelled.
  */
 export async function settle(
   turn: Turn,
@@ -203,26 +253,27 @@ export async function settle(
   let ending: Ending;
   let exitCode: 0 | 1 | 2 | 3;
   try {
-    ending = blockedEnding(turn, await work());
-    // Work that returned although a signal stopped it (a loop that saw the cancellation) was cancelled.
-    if (turn.signal.aborted && !turn.timedOut && ending.status !== "cancelled") {
-      ending = {
-        status: "cancelled",
-        reason: "interrupted",
-        summary: cancelledSummary(turn),
-        iterations: ending.iterations,
-      };
-    }
+    ending = stoppedEnding(turn, blockedEnding(turn, await work()));
     exitCode = ENDINGS[ending.status].exitCode;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
-    session.bus.emit({ type: "error", message: ending.summary, fatal: true });
+    session.bus.emit({ type: "error", message: ending.summary, fatal: true, reason: ending.reason });
     // The report needs no model: a cancelled run gets one too, with what it did so far.
     if (finalize) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
+  session.bus.emit({ type: "turn.finished", turn: session.turns, result });
+  return { result, exitCode, ending };
+}
+
+/**
+ * The session's last event: how it ended, as its last turn did, with the session's whole
+ * spending and time. A do or run ends after its task; a chat when it is closed.
+ */
+export function finishSession(session: Session, last: Ending): RunResult {
+  const result = buildResult(session, last);
   session.bus.emit({ type: "session.finished", result });
-  return { result, exitCode };
+  return result;
 }

@@ -3,8 +3,8 @@ import type { Phase } from "../events/types.js";
 import { prose } from "../platform/prose.js";
 import { prepareArguments } from "../tools/args.js";
 import { wireSchema } from "../tools/wireSchema.js";
+import type { ModelHandle } from "./agentContext.js";
 import { callAndBook } from "./modelCall.js";
-import type { ModelHandle } from "./session.js";
 import type { Turn } from "./turn.js";
 
 export interface StructuredRequest<S extends z.ZodType> {

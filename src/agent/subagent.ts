@@ -8,24 +8,26 @@ import type { ApprovalMode } from "../config/schema.js";
 import { renderRanking } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import type { EventBus } from "../events/bus.js";
-import { MAIN_AGENT } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { firstLine } from "../platform/text.js";
 import { redactEvents } from "../safety/redact.js";
 import { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AgentOutcome, AgentRequest } from "../tools/types.js";
+import type { AgentContext, ModelHandle } from "./agentContext.js";
 import { toolContextFor } from "./dispatch.js";
 import { AgentBudgetError, BudgetExceededError } from "./ledger.js";
 import { rankWorkspace } from "./relevance.js";
-import type { ModelHandle, Session } from "./session.js";
 import { Turn } from "./turn.js";
 
-/** The loop a sub-agent runs: the tool loop, handed in by it so that neither module imports the other. */
+/**
+ * The loop a sub-agent runs: the tool loop, handed in by it so that neither module imports the
+ * other. It runs as the agent whose turn it is given.
+ */
 export interface AgentLoop {
   run(turn: Turn, prompt: string): Promise<{ status: string; answer: string; reason?: string }>;
 }
-export type StartLoop = (session: Session, maxToolCalls: number) => AgentLoop;
+export type StartLoop = (maxToolCalls: number) => AgentLoop;
 
 /** Approval modes from the most to the least careful. */
 const STRICTNESS: readonly ApprovalMode[] = ["read-only", "ask", "auto-edit", "auto"];
@@ -41,23 +43,15 @@ function agentRegistry(parent: ToolRegistry, definition: AgentDefinition): ToolR
   const named = definition.tools ?? [];
   const tools = parent
     .list()
-    .filter((tool) => tool.name !== "todo_write")
+    .filter((tool) => !tool.mainAgentOnly)
     .filter((tool) => !AGENT_TOOL_NAMES.includes(tool.name) || named.includes(tool.name));
   return new ToolRegistry(tools, { allow: definition.tools }, { onDemand: parent.onDemand });
 }
 
-/** A session of its own for a sub-agent: everything shared with its parent but what is named here. */
-function childSession(
-  parent: Session,
-  own: Pick<Session, "bus" | "ledger" | "registry" | "system" | "policy" | "model">,
-): Session {
-  return Object.assign(Object.create(parent) as Session, own, { todos: [] });
-}
-
 /** The next id for an agent of this name in the session: `explore#1`, `explore#2`. */
-function nextId(session: Session, name: string): string {
-  const n = (session.agentCounts.get(name) ?? 0) + 1;
-  session.agentCounts.set(name, n);
+function nextId(counts: Map<string, number>, name: string): string {
+  const n = (counts.get(name) ?? 0) + 1;
+  counts.set(name, n);
   return `${name}#${n}`;
 }
 
@@ -82,12 +76,13 @@ class AgentRun {
   private readonly task: string;
   private readonly stopCounting: () => void;
 
-  constructor(session: Session, name: string, task: string) {
+  /** A run started by `turn`'s agent: its events are stamped with its own id and that agent's. */
+  constructor(turn: Turn, name: string, task: string) {
+    const { session, agent } = turn;
     this.name = name;
     this.task = task;
-    this.id = nextId(session, name);
-    const parent = session.bus.scope?.agent ?? MAIN_AGENT;
-    this.bus = session.bus.scoped({ agent: this.id, parent }, redactEvents(session.redact));
+    this.id = nextId(session.agentCounts, name);
+    this.bus = session.bus.scoped({ agent: this.id, parent: agent.id }, redactEvents(session.redact));
     this.stopCounting = session.bus.subscribe((event) => {
       if (event.agent !== this.id) return;
       if (event.type === "tool.call") this.toolCalls++;
@@ -138,7 +133,10 @@ class AgentRun {
   }
 }
 
-/** A cairn sub-agent: a child session on the same bus, in a turn of its own within the caller's. */
+/**
+ * A cairn sub-agent: an agent of the session with its own context (id, events, budget, tools,
+ * prompt, model, policy, way of asking), in a turn of its own within the caller's.
+ */
 async function runCairnAgent(
   turn: Turn,
   run: AgentRun,
@@ -156,7 +154,7 @@ async function runCairnAgent(
     return run.end({ status: "failed", detail: (error as Error).message, answer: "", costUsd: 0 });
   }
   run.begin(model.id);
-  const registry = agentRegistry(session.registry, definition);
+  const registry = agentRegistry(turn.agent.registry, definition);
   // The built-in explorer's prompt depends on the focus asked for; a project's own `explore` keeps its own.
   const explorer = definition === EXPLORE;
   const system = buildSystemPrompt({
@@ -165,10 +163,25 @@ async function runCairnAgent(
     instructions: explorer ? [] : session.instructions,
     ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
   });
-  const ledger = session.ledger.share(run.bus, run.name, { maxCostUsd: caps.maxCostUsd });
-  const policy = turn.policy.with({ mode: stricter(turn.policy.mode, definition.approval) });
-  const child = childSession(session, { bus: run.bus, ledger, registry, system, policy, model });
-  const agentTurn = Turn.open(child, { label: turn.label, model, policy, within: turn });
+  const ledger = turn.agent.ledger.share(run.bus, run.name, { maxCostUsd: caps.maxCostUsd });
+  const inbox = session.inbox.view(run.bus);
+  const policy = turn.policy.with({
+    mode: stricter(turn.policy.mode, definition.approval),
+    // What it asks a person names it: its requests go out on its own view of the bus.
+    ...(session.attended ? { ask: inbox.approve } : {}),
+  });
+  const agent: AgentContext = {
+    id: run.id,
+    bus: run.bus,
+    ledger,
+    registry,
+    system,
+    model,
+    policy,
+    inbox,
+    todos: [],
+  };
+  const agentTurn = Turn.open(session, { agent, label: turn.label, model, policy, within: turn });
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -177,7 +190,7 @@ async function runCairnAgent(
   const spent = () => ledger.totals().cost_usd;
   try {
     const prompt = explorer ? await withRanking(agentTurn, request.prompt) : request.prompt;
-    const outcome = await startLoop(child, caps.maxToolCalls).run(agentTurn, prompt);
+    const outcome = await startLoop(caps.maxToolCalls).run(agentTurn, prompt);
     if (outcome.status === "cancelled" && !timedOut) throw turn.signal.reason ?? new Error("cancelled");
     if (timedOut)
       return run.end({
@@ -279,7 +292,7 @@ async function runExternalAgent(
   const files = outcome.filesChanged;
   let cost: number | null = 0;
   if (outcome.usage) {
-    const ledger = session.ledger.share(run.bus, run.name, {});
+    const ledger = turn.agent.ledger.share(run.bus, run.name, {});
     try {
       cost = ledger.record({
         phase: "execution",
@@ -345,7 +358,7 @@ export async function runAgent(
   const { config } = session;
   const definition = target.kind === "cairn" ? target.definition : undefined;
   const external = target.kind === "external" ? target.settings : undefined;
-  const run = new AgentRun(session, target.name, request.title ?? request.prompt);
+  const run = new AgentRun(turn, target.name, request.title ?? request.prompt);
   const caps = carveCaps({
     own: {
       maxCostUsd: definition?.max_cost ?? config.agents.max_cost,

@@ -1,6 +1,6 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { History } from "../context/history.js";
-import type { Phase } from "../events/types.js";
+import type { Phase, Reason } from "../events/types.js";
 import { MAX_STOP_CONTINUES } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
@@ -16,7 +16,6 @@ import {
   type ToolCallResult,
 } from "./dispatch.js";
 import { callAndBook } from "./modelCall.js";
-import type { Session } from "./session.js";
 import type { StartLoop } from "./subagent.js";
 import type { Turn } from "./turn.js";
 
@@ -24,8 +23,8 @@ import type { Turn } from "./turn.js";
 const MAX_REASKS = 3;
 
 /** A sub-agent's loop: its own history and tool-call cap, no plan announced. */
-const startAgentLoop: StartLoop = (session, maxToolCalls) =>
-  new ToolLoop(session, { phase: "execution", maxToolCalls, announcePlan: false });
+const startAgentLoop: StartLoop = (maxToolCalls) =>
+  new ToolLoop({ phase: "execution", maxToolCalls, announcePlan: false });
 
 /** Hands a job to an agent (a sub-agent, an external coding agent) from within a turn; loaded the first time. */
 export async function delegate(turn: Turn, request: AgentRequest): Promise<AgentOutcome> {
@@ -56,13 +55,13 @@ export interface ToolLoopOutcome {
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
    * its length limit, or the provider's content filter stopped it.
    */
-  cut?: "tool_calls" | "length" | "content_filter";
+  cut?: Extract<Reason, "tool_call_cap" | "output_cap" | "refused">;
 }
 
 /** The provider's word for an answer it stopped short, as an outcome's `cut`. */
 function cutBy(finishReason: string): Pick<ToolLoopOutcome, "cut"> {
-  if (finishReason === "length") return { cut: "length" };
-  return finishReason === "content-filter" ? { cut: "content_filter" } : {};
+  if (finishReason === "length") return { cut: "output_cap" };
+  return finishReason === "content-filter" ? { cut: "refused" } : {};
 }
 
 function firstSentence(text: string): string | undefined {
@@ -109,16 +108,18 @@ function resultOutput(result: ToolCallResult | undefined, images: boolean): Tool
   return { type: "content", value: [{ type: "text", text }, ...imageParts(result.images)] };
 }
 
+/**
+ * One agent's conversation with the model and its tools: the history is the loop's own; what it
+ * emits, offers and spends is the agent's whose turn runs it (`turn.agent`).
+ */
 export class ToolLoop {
-  private readonly session: Session;
   private readonly options: ToolLoopOptions;
   readonly history: History;
   readonly compactor: Compactor;
   private measuredTools: { schemas: ToolDefinition[]; tokens: number } | undefined;
   private toolCalls = 0;
 
-  constructor(session: Session, options: ToolLoopOptions) {
-    this.session = session;
+  constructor(options: ToolLoopOptions) {
     this.options = options;
     this.history = options.history ?? new History();
     this.compactor = new Compactor(this.history);
@@ -126,35 +127,35 @@ export class ToolLoop {
 
   /** Compacts the conversation now (`/compact`), whatever its size. */
   compact(turn: Turn): Promise<CompactionStats | undefined> {
-    const overhead = estimateTokens(this.session.system) + this.toolTokens;
+    const overhead = estimateTokens(turn.agent.system) + this.toolTokens(turn);
     return this.compactor.maybeCompact(turn, turn.model.info.contextWindow, overhead, true);
   }
 
   /** The tool definitions' size, sent with every request: measured once per set of tools. */
-  private get toolTokens(): number {
-    const schemas = this.session.registry.jsonSchemas();
+  private toolTokens(turn: Turn): number {
+    const schemas = turn.agent.registry.jsonSchemas();
     if (this.measuredTools?.schemas !== schemas)
       this.measuredTools = { schemas, tokens: estimateTokens(JSON.stringify(schemas)) };
     return this.measuredTools.tokens;
   }
 
   private async modelTurn(turn: Turn, withTools: boolean): Promise<ModelCallResult> {
-    const { session } = this;
-    session.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
+    const { agent } = turn;
+    agent.bus.emit({ type: "status", status: withTools ? "thinking" : "summarizing" });
     // MCP servers start with the first request that offers tools, so their tools are in it.
-    if (withTools) await session.registry.ready();
+    if (withTools) await agent.registry.ready();
     const info = turn.model.info;
     const reserve = Math.min(16_000, Math.floor(info.contextWindow * 0.2));
-    const toolTokens = withTools ? this.toolTokens : 0;
-    const overhead = estimateTokens(session.system) + toolTokens;
-    if (session.config.context.compaction)
+    const toolTokens = withTools ? this.toolTokens(turn) : 0;
+    const overhead = estimateTokens(agent.system) + toolTokens;
+    if (turn.session.config.context.compaction)
       await this.compactor.maybeCompact(turn, info.contextWindow, overhead);
     const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));
     return callAndBook(turn, turn.model, this.options.phase, {
-      system: session.system,
+      system: agent.system,
       messages,
-      ...(withTools && !textMode(turn) ? { tools: session.registry.jsonSchemas() } : {}),
-      onTextDelta: (text) => session.bus.emit({ type: "message.delta", text }),
+      ...(withTools && !textMode(turn) ? { tools: agent.registry.jsonSchemas() } : {}),
+      onTextDelta: (text) => agent.bus.emit({ type: "message.delta", text }),
     });
   }
 
@@ -169,7 +170,7 @@ export class ToolLoop {
       batch = [];
     };
     for (const call of calls) {
-      const tool = this.session.registry.get(call.call.name);
+      const tool = turn.agent.registry.get(call.call.name);
       if (tool && judgedTool(tool, call).permission === "read" && call.error === undefined) {
         batch.push(call);
         continue;
@@ -224,7 +225,7 @@ export class ToolLoop {
    */
   private async stopHookSays(turn: Turn, answer: string, continues: number): Promise<string | undefined> {
     if (!this.options.stopHooks || continues >= MAX_STOP_CONTINUES || turn.signal.aborted) return undefined;
-    const verdict = await this.session.hooks.onStop(answer, continues > 0, turn.signal);
+    const verdict = await turn.session.hooks.onStop(answer, continues > 0, turn.signal);
     return verdict.block;
   }
 
@@ -234,7 +235,7 @@ export class ToolLoop {
    * prompt for any other.
    */
   async run(turn: Turn, prompt: string, images: readonly ToolImage[] = []): Promise<ToolLoopOutcome> {
-    const { session } = this;
+    const { bus, registry } = turn.agent;
     const content = images.length ? [{ type: "text" as const, text: prompt }, ...imageParts(images)] : prompt;
     this.history.add({ role: "user", content } satisfies ModelMessage);
     // The tool-call budget is per run: in `cairn run`, per plan step.
@@ -253,7 +254,7 @@ export class ToolLoop {
         });
       }
       const reply = await this.modelTurn(turn, withTools);
-      if (reply.reasoning.trim()) session.bus.emit({ type: "reasoning", text: reply.reasoning });
+      if (reply.reasoning.trim()) bus.emit({ type: "reasoning", text: reply.reasoning });
       const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
       const prose = parsed ? parsed.prose : reply.text;
       const rawCalls: ModelToolCall[] = parsed
@@ -266,7 +267,7 @@ export class ToolLoop {
       if (rawCalls.length === 0 || !withTools) {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
-        session.bus.emit({ type: "message", text: answer });
+        bus.emit({ type: "message", text: answer });
         const goOn = budgetSpent ? undefined : await this.stopHookSays(turn, answer, stopContinues);
         if (goOn !== undefined) {
           stopContinues++;
@@ -279,23 +280,23 @@ export class ToolLoop {
               answer,
               toolCalls: this.toolCalls,
               reason: "tool-call budget spent",
-              cut: "tool_calls",
+              cut: "tool_call_cap",
             }
           : { status: "completed", answer, toolCalls: this.toolCalls, ...cutBy(reply.finishReason) };
       }
-      const calls = rawCalls.map((call) => prepareToolCall(this.session, call, reply.finishReason));
+      const calls = rawCalls.map((call) => prepareToolCall(registry, call, reply.finishReason));
       if (!planAnnounced) {
-        session.bus.emit({ type: "plan", summary: planSummary(prose, calls) });
+        bus.emit({ type: "plan", summary: planSummary(prose, calls) });
         planAnnounced = true;
       }
-      session.bus.emit({ type: "status", status: "running_tools" });
+      bus.emit({ type: "status", status: "running_tools" });
       const results = await this.executeAll(turn, calls);
       this.toolCalls += calls.length;
       this.recordTurn(turn, reply, prose, calls, results);
       invalidTurns = calls.every((call) => call.error !== undefined) ? invalidTurns + 1 : 0;
       if (invalidTurns > MAX_REASKS) {
         const reason = `the model sent invalid tool calls ${invalidTurns} turns in a row`;
-        session.bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
+        bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
         return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason, invalidCalls: true };
       }
     }

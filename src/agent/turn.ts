@@ -1,6 +1,7 @@
 import type { Permission } from "../events/types.js";
 import type { ApprovalPolicy } from "../safety/approval.js";
-import type { Interruptible, ModelHandle, Session } from "./session.js";
+import type { AgentContext, ModelHandle } from "./agentContext.js";
+import type { Interruptible, Session } from "./session.js";
 
 export interface TurnOptions {
   /** The step file changes are checkpointed under: undo goes back a step at a time. */
@@ -11,6 +12,8 @@ export interface TurnOptions {
   policy?: ApprovalPolicy;
   /** Ends this turn too when it ends: the run a step belongs to. */
   within?: Turn;
+  /** The agent the turn runs as: a sub-agent's own; the one of the turn it is within, else the session's. */
+  agent?: AgentContext;
 }
 
 /**
@@ -20,6 +23,8 @@ export interface TurnOptions {
  */
 export class Turn implements Interruptible {
   readonly session: Session;
+  /** Whose turn it is: what it emits, spends, calls and asks is that agent's. */
+  readonly agent: AgentContext;
   readonly label: string;
   readonly model: ModelHandle;
   readonly signal: AbortSignal;
@@ -34,8 +39,9 @@ export class Turn implements Interruptible {
   private constructor(session: Session, options: TurnOptions) {
     this.session = session;
     this.within = options.within;
+    this.agent = options.agent ?? options.within?.agent ?? session.main;
     this.label = options.label;
-    this.model = options.model ?? options.within?.model ?? session.model;
+    this.model = options.model ?? options.within?.model ?? this.agent.model;
     this.ownPolicy = options.policy ?? options.within?.ownPolicy;
     const signals = [this.controller.signal, options.within?.signal, session.deadline].filter(
       (signal): signal is AbortSignal => signal !== undefined,
@@ -51,7 +57,7 @@ export class Turn implements Interruptible {
   }
 
   get policy(): ApprovalPolicy {
-    return this.ownPolicy ?? this.session.policy;
+    return this.ownPolicy ?? this.agent.policy;
   }
 
   /** The work ran into the wall-time cap rather than being stopped by someone. */

@@ -51,8 +51,11 @@ const exploreCodebase = defineTool({
     focus: z.enum(["files", "analysis"]).optional(),
   }),
   permission: "read",
+  kind: "search",
   deferrable: true,
   describe: ({ question }) => question,
+  // Its own calls are judged and checkpointed one by one.
+  touches: () => ({ writes: [] }),
   execute: ({ question, focus }, ctx) =>
     delegate({ agent: "explore", prompt: question, focus: focus ?? "files" }, ctx),
 });
@@ -66,9 +69,13 @@ const task = defineTool({
   }),
   // The agent may change files; each of its own calls is judged again, an external agent as a command.
   permission: "write",
+  kind: "other",
   deferrable: true,
   asksInside: ({ agent }) => isExternalTarget(agent),
   describe: ({ agent }) => agent,
+  // A cairn sub-agent's own calls are checkpointed one by one; what an external agent changes can
+  // only be found by comparing the workspace around it.
+  touches: ({ agent }) => ({ writes: isExternalTarget(agent) ? "unknown" : [] }),
   execute: ({ agent, prompt }, ctx) => delegate({ agent, prompt }, ctx),
 });
 

@@ -19,6 +19,13 @@ function alive(pid: number): boolean {
  * is for a person to look at.
  */
 export async function scratchRoot(kind: "batch" | "worker", keep = false): Promise<string> {
+  await sweepScratch(kind);
+  const prefix = `cairn-${kind}-`;
+  return mkdtemp(path.join(os.tmpdir(), keep ? `${prefix}kept-` : `${prefix}${process.pid}-`));
+}
+
+/** Removes the scratch folders of batches or workers whose process is gone. */
+export async function sweepScratch(kind: "batch" | "worker"): Promise<void> {
   const prefix = `cairn-${kind}-`;
   const entries = await readdir(os.tmpdir()).catch(() => []);
   await Promise.all(
@@ -29,5 +36,4 @@ export async function scratchRoot(kind: "batch" | "worker", keep = false): Promi
       }
     }),
   );
-  return mkdtemp(path.join(os.tmpdir(), keep ? `${prefix}kept-` : `${prefix}${process.pid}-`));
 }

@@ -1,6 +1,7 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
-import type { RunResult, Status } from "../events/types.js";
+import { streamLineSchema } from "../events/events.js";
+import type { RunResult } from "../events/types.js";
 import { EXIT_WITH_PARENT } from "../platform/parentWatch.js";
 import { spawnGroup } from "../platform/processes.js";
 import type { TaskProgress } from "./events.js";
@@ -115,35 +116,40 @@ class ProgressReader {
     this.onProgress = onProgress;
   }
 
+  /** One line of the task's stream-json, checked against the protocol: anything else (a stray print) is skipped. */
   line(text: string): void {
-    let event: Record<string, unknown>;
+    let json: unknown;
     try {
-      event = JSON.parse(text);
+      json = JSON.parse(text);
     } catch {
       return;
     }
+    const parsed = streamLineSchema.safeParse(json);
+    if (!parsed.success) return;
+    const event = parsed.data;
     switch (event.type) {
       case "session.started":
-        this.model = String(event.model);
+        this.model = event.model;
         return;
       case "status":
-        this.status = event.status as Status;
-        this.detail = typeof event.detail === "string" ? event.detail : undefined;
+        this.status = event.status;
+        this.detail = event.detail;
         break;
       case "tool.call":
         this.status = "running_tools";
-        this.detail = String(event.tool);
+        this.detail = event.tool;
         break;
       case "usage": {
-        const cost = event.cost_usd as number | null;
+        const cost = event.cost_usd;
         this.cost = this.cost === null || cost === null ? null : this.cost + cost;
-        this.tokens += Number(event.input_tokens) + Number(event.output_tokens);
+        this.tokens += event.input_tokens + event.output_tokens;
         break;
       }
-      case "result":
-        this.result = event as unknown as RunResult;
-        delete (this.result as Partial<{ type: unknown }>).type;
+      case "result": {
+        const { type: _, ...result } = event;
+        this.result = result;
         return;
+      }
       default:
         return;
     }

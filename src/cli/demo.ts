@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { runTask } from "../agent/runTask.js";
+import type { ChatEngine } from "../agent/chat.js";
 import { withStoredKeys } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
@@ -74,6 +74,9 @@ function realModelAvailable(
   }
 }
 
+/** The demo's task, taken to a verified finish. */
+const runDemoTask = (engine: ChatEngine) => engine.submit({ type: "user_input", mode: "run", text: TASK });
+
 /**
  * `cairn demo`: a throwaway repository with a failing test, fixed by cairn. With an API key
  * (or --model) it is a real run; without one the model is a recording served locally, so the
@@ -93,7 +96,7 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       flags: { ...flags, model: realModel },
       mode: "run",
       options,
-      run: (session) => runTask(session, TASK),
+      run: runDemoTask,
     });
   }
   const { startScriptedServer } = await import("../replay/server.js");
@@ -111,7 +114,7 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
       flags: { ...flags, model: RECORDED_MODEL, baseUrl: server.ollamaBaseUrl },
       mode: "run",
       options,
-      run: (session) => runTask(session, TASK),
+      run: runDemoTask,
     });
   } finally {
     await server.close();

@@ -14,6 +14,7 @@ import {
   type ChatCommand,
   type ChatHost,
   chatCheckpoints,
+  commandNames,
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
@@ -49,6 +50,7 @@ function capture(columns?: number): { io: CommandIo; text: () => string } {
 function onScreen(chat: ChatHost, command: ChatCommand, anytime = false): SlashCommand {
   return {
     name: command.name,
+    ...(command.aliases ? { aliases: command.aliases } : {}),
     ...(command.args ? { args: command.args } : {}),
     summary: command.summary,
     ...(anytime ? { anytime } : {}),
@@ -73,7 +75,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       run: (screen) => screen.show("help", help()),
     },
     onScreen(chat, CHAT_COMMANDS.model),
-    onScreen(chat, CHAT_COMMANDS.agent),
+    onScreen(chat, CHAT_COMMANDS.run),
     onScreen(chat, CHAT_COMMANDS.do),
     onScreen(chat, CHAT_COMMANDS.cost, true),
     {
@@ -168,7 +170,13 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       },
     },
     onScreen(chat, SKILLS_COMMAND, true),
-    { name: "exit", summary: "leave (the session is saved)", anytime: true, run: (screen) => screen.exit() },
+    {
+      name: "exit",
+      aliases: ["quit"],
+      summary: "leave (the session is saved)",
+      anytime: true,
+      run: (screen) => screen.exit(),
+    },
   ];
 }
 
@@ -178,7 +186,7 @@ function allSlashCommands(
   help: () => string,
 ): { commands: SlashCommand[]; problems: string[] } {
   const own = slashCommands(chat, help);
-  const custom = customChatCommands(chat.engine, [...own.map((command) => command.name), "quit"]);
+  const custom = customChatCommands(chat.engine, commandNames(own));
   return {
     commands: [...own, ...custom.commands.map((command) => onScreen(chat, command))],
     problems: custom.problems,
@@ -201,15 +209,14 @@ async function lineChat(
     progress: process.stderr,
     color,
     interactive: false,
-    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   engine.subscribe(text.handle);
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
   if (!message) return 0;
-  const outcome = await engine.send(message);
+  const outcome = await engine.submit({ type: "user_input", mode: "chat", text: message });
   await text.flush();
-  return outcome.exitCode;
+  return outcome?.exitCode ?? 0;
 }
 
 /** How a chat starts: on a first message, or continuing a stored session. */
@@ -385,7 +392,6 @@ async function runInTerminal(
       workspace: session.workspace,
     }),
     color,
-    describe: (tool, args) => engine.session.registry.describe(tool, args),
   });
   // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
   let stopped = false;

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { exitWithParent } from "../platform/parentWatch.js";
 import { addBatchOptions, approvalOption, batchFormat } from "./batchOptions.js";
 import {
@@ -376,6 +376,15 @@ program
   .action(async (options: { cwd?: string; config?: string; json?: boolean }) => {
     const { agentsCommand } = await import("./agents.js");
     process.exitCode = await agentsCommand(options, io);
+  });
+
+program
+  .command("schema")
+  .description("the protocol as JSON Schema: a stream-json line (events), the run result, an op")
+  .addArgument(new Argument("<name>", "which document").choices(["events", "result", "ops"]))
+  .action(async (name: "events" | "result" | "ops") => {
+    const { schemaCommand } = await import("./schema.js");
+    process.exitCode = schemaCommand(name, io);
   });
 
 program

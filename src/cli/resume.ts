@@ -1,8 +1,6 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { doTask } from "../agent/doTask.js";
 import { resumePoint } from "../agent/resume.js";
-import { runTask } from "../agent/runTask.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
 import type { CommonOptions } from "./options.js";
@@ -68,7 +66,6 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
     mode: found.mode,
     options,
     resume: { id: found.id, events },
-    run: (session) =>
-      found.mode === "run" ? runTask(session, found.task, point) : doTask(session, found.task, point),
+    run: (engine) => engine.resumeTask(found.mode === "run" ? "run" : "do", found.task, point),
   });
 }

@@ -1,4 +1,5 @@
 import { createInterface } from "node:readline/promises";
+import { ChatEngine } from "../agent/chat.js";
 import { openHostedSession } from "../agent/host.js";
 import { AnswerError } from "../agent/inbox.js";
 import type { ResumedLog, Session } from "../agent/session.js";
@@ -8,7 +9,6 @@ import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
 import { onStopSignal, type StopSignal, signalExitCode } from "../platform/signals.js";
 import { APPROVAL_GUARD_MS, type ApprovalAnswer } from "../safety/approval.js";
 import { detectSandbox } from "../safety/sandbox.js";
-import type { ToolRegistry } from "../tools/registry.js";
 import { annotationsLine } from "../ui/format.js";
 import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
@@ -26,7 +26,8 @@ export interface SessionRun {
   resume?: ResumedLog;
   /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
   recordedWorkspace?: string;
-  run: (session: Session) => Promise<Outcome>;
+  /** The work, as ops submitted to the session's engine. */
+  run: (engine: ChatEngine) => Promise<Outcome | undefined>;
 }
 
 /** A person is there to answer only in a text session on a terminal. */
@@ -164,8 +165,6 @@ const STOP_WORDS: Record<StopSignal, string> = {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
-  // Calls are titled by the session's own tools, known once it is open (before any call).
-  let tools: ToolRegistry | undefined;
   // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
@@ -176,7 +175,6 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           verbose: Boolean(options.verbose),
-          describe: (tool, args) => tools?.describe(tool, args) ?? "",
         })
       : undefined;
   const flush = async () => text?.flush();
@@ -197,7 +195,6 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
     ],
   });
-  tools = session.registry;
   // The line renderer says it from the session's first events; the JSON formats keep stdout for JSON.
   if (!text && session.trust) warnUntrusted(session.trust);
   let interrupts = 0;
@@ -215,9 +212,12 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });
     }
-    const outcome = await spec.run(session);
+    const engine = await ChatEngine.start(async () => session);
+    const outcome = await spec.run(engine);
+    // The session's own end (`session.finished`: the result json prints) before the renderer is done.
+    await engine.close();
     await flush();
-    return outcome.exitCode;
+    return outcome?.exitCode ?? 1;
   } finally {
     release();
     await close();

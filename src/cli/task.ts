@@ -1,4 +1,3 @@
-import { doTask } from "../agent/doTask.js";
 import { imagesToSend } from "../agent/mentions.js";
 import type { Session } from "../agent/session.js";
 import { commandCall, expandCommand } from "../extensions/customCommands.js";
@@ -48,17 +47,21 @@ export async function taskCommand(
     mode,
     options,
     // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
-    run: async (session) => {
+    run: async (engine) => {
+      const { session } = engine;
       if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
       if (mode === "run")
-        return (await import("../agent/runTask.js")).runTask(session, task, undefined, { agent });
+        return engine.submit({ type: "user_input", mode, text: task, ...(agent ? { agent } : {}) });
       const prompt = await customCommandPrompt(session, task);
       // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
       const { images, labels } = await imagesToSend(prompt, session);
-      return doTask(session, labels ? `${prompt}\n\n${labels}` : prompt, undefined, {
-        agent,
-        chitchat: !options.print,
-        images,
+      return engine.submit({
+        type: "user_input",
+        mode,
+        text: labels ? `${prompt}\n\n${labels}` : prompt,
+        ...(agent ? { agent } : {}),
+        ...(images.length ? { images } : {}),
+        ...(options.print ? { greetings_to_model: true } : {}),
       });
     },
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { APPROVAL_MODES } from "../events/common.js";
 import type { Price } from "../model/cost.js";
 import { modelIdProblem, PROVIDERS, type ProviderName } from "../model/providers.js";
 import { splitCommandLine } from "../platform/shell/split.js";
@@ -10,7 +11,7 @@ export const PROFILE_ROLES = ["default", "cheap", "strong", "review"] as const;
 /** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
-export const APPROVAL_MODES = ["ask", "auto-edit", "auto", "read-only"] as const;
+export { APPROVAL_MODES };
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /** `provider/model`; the model part may itself contain slashes (openrouter/google/gemini-2.5-flash). */

@@ -26,11 +26,20 @@ export class EventBus {
 
   readonly sessionId: string;
 
-  /** `lastSeq`: where a resumed session's log left off, so its events keep one sequence. */
-  constructor(sessionId: string, lastSeq = 0, transform?: EventTransform) {
+  /**
+   * `lastSeq`: where a resumed session's log left off, so its events keep one sequence. `shared`:
+   * the stream of the bus a sub-agent's view is made from, and the agent it speaks for.
+   */
+  constructor(
+    sessionId: string,
+    lastSeq = 0,
+    transform?: EventTransform,
+    shared?: { stream: Stream; scope: AgentStamp },
+  ) {
     this.sessionId = sessionId;
-    this.stream = { seq: lastSeq, listeners: new Set() };
+    this.stream = shared?.stream ?? { seq: lastSeq, listeners: new Set() };
     this.transform = transform;
+    this.scope = shared?.scope;
   }
 
   /**
@@ -39,9 +48,7 @@ export class EventBus {
    * text until another agent's event comes along.
    */
   scoped(scope: AgentStamp, transform?: EventTransform): EventBus {
-    const view = Object.create(EventBus.prototype) as EventBus;
-    Object.assign(view, { stream: this.stream, sessionId: this.sessionId, scope, transform });
-    return view;
+    return new EventBus(this.sessionId, 0, transform, { stream: this.stream, scope });
   }
 
   subscribe(listener: EventListener): () => void {

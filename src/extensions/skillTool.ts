@@ -45,6 +45,7 @@ async function filesOf(dir: string): Promise<string[]> {
 export function skillTool(skills: ReadonlyMap<string, Skill>) {
   return defineTool({
     name: "load_skill",
+    kind: "read",
     description: toolDescription("load_skill", { skills: [...skills.values()].map(listed).join("\n") }),
     schema: z.object({
       name: z.string().min(1).describe("The skill, as listed"),
@@ -71,6 +72,6 @@ export function skillTool(skills: ReadonlyMap<string, Skill>) {
     },
     describe: ({ name, file }) => (file ? `${name} ${file}` : name),
     // Reads only its own folders, outside the workspace: nothing of the workspace is touched.
-    touches: () => ({ paths: [] }),
+    touches: () => ({ writes: [] }),
   });
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { prepareArguments } from "../tools/args.js";
 import { toolDescription } from "../tools/descriptions.js";
 import { ToolError } from "../tools/toolError.js";
+import { unknownTouches } from "../tools/touches.js";
 import { type AnyTool, defineTool, type ToolOutput } from "../tools/types.js";
 
 /** One server as the generic tools see it. */
@@ -72,8 +73,10 @@ export function genericTools(
     description: toolDescription("list_mcp_tools"),
     schema: z.object({ server: z.string().optional().describe("One server's tools in full") }),
     permission: "read",
+    kind: "search",
     deferrable: true,
     describe: ({ server }) => server ?? "",
+    touches: () => ({ writes: [] }),
     async execute({ server }, ctx): Promise<ToolOutput> {
       if (server) return { text: await details(catalog, catalog.available(server), ctx.signal) };
       const servers = catalog.catalog();
@@ -91,6 +94,7 @@ export function genericTools(
     }),
     // Judged as the tool it calls; only a call to no tool at all is judged as this.
     permission: "read",
+    kind: "other",
     deferrable: true,
     describe: ({ server, tool, arguments: args }) => {
       const target = catalog.find(server, tool);
@@ -98,6 +102,8 @@ export function genericTools(
       return `${server}/${tool}${what ? ` ${what}` : ""}`;
     },
     actsAs: ({ server, tool }) => catalog.find(server, tool),
+    touches: ({ server, tool, arguments: args }) =>
+      catalog.find(server, tool)?.touches(args ?? {}) ?? unknownTouches(args),
     async execute({ server, tool, arguments: args }, ctx) {
       const target = catalog.available(server).tools.get(tool);
       if (!target) {
@@ -120,8 +126,10 @@ export function genericTools(
     description: toolDescription("read_mcp_resource"),
     schema: z.object({ server: z.string().min(1), uri: z.string().min(1) }),
     permission: "read",
+    kind: "read",
     deferrable: true,
     describe: ({ server, uri }) => `${server} ${uri}`,
+    touches: () => ({ writes: [] }),
     execute: ({ server, uri }, ctx) => catalog.readResource(server, uri, ctx.signal),
   });
 

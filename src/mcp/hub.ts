@@ -4,6 +4,7 @@ import type { McpServerConfig } from "../config/schema.js";
 import type { EventOf } from "../events/types.js";
 import { passes } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
+import { unknownTouches } from "../tools/touches.js";
 import type { AnyTool, ToolSource } from "../tools/types.js";
 import type { McpConnection } from "./connection.js";
 import { type CatalogServer, genericTools, type McpCatalog } from "./generic.js";
@@ -281,10 +282,11 @@ export class McpTools implements ToolSource, McpCatalog {
       schema: validator(tool.inputSchema),
       parameters: tool.inputSchema as Record<string, unknown>,
       permission: spec.trusted(tool.name) ? "read" : "exec",
+      kind: hints?.readOnlyHint ? "read" : "other",
       ...(Object.keys(annotations).length ? { annotations } : {}),
       describe: describeArguments,
       // A remote server cannot change the work tree; a local one may, so its calls are checkpointed.
-      ...(spec.transport === "stdio" ? {} : { touches: () => ({ paths: [] }) }),
+      touches: spec.transport === "stdio" ? unknownTouches : () => ({ writes: [] }),
       execute: (args, ctx) =>
         this.callTool(state.spec.name, tool.name, args as Record<string, unknown>, ctx.signal),
     };

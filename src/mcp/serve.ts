@@ -4,24 +4,17 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { doTask } from "../agent/doTask.js";
+import { ChatEngine } from "../agent/chat.js";
 import { openHostedSession } from "../agent/host.js";
-import { runTask } from "../agent/runTask.js";
 import { missingKeyProblem } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
-import {
-  ENDING_REASONS,
-  type Mode,
-  RUN_STATUSES,
-  type RunResult,
-  type StampedEvent,
-} from "../events/types.js";
+import { runResultSchema } from "../events/result.js";
+import type { RunResult, StampedEvent } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
 import { MissingKeyError } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { LineLimit, refusalOf } from "../platform/lineLimit.js";
 import { describeSize } from "../tools/fileText.js";
-import type { ToolDescriber, ToolRegistry } from "../tools/registry.js";
 import { describeEvent } from "../ui/eventLines.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import { CLIENT_INFO } from "./connection.js";
@@ -33,25 +26,6 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** The result object of `--output-format json`, as the tools' structured output. */
-const resultShape = {
-  session_id: z.string(),
-  status: z.enum(RUN_STATUSES),
-  reason: z.enum(ENDING_REASONS),
-  summary: z.string(),
-  iterations: z.number(),
-  files_changed: z.array(z.string()),
-  validation: z.looseObject({ ran: z.boolean(), passed: z.boolean().nullable() }).nullable(),
-  usage: z.looseObject({ input_tokens: z.number(), output_tokens: z.number() }),
-  cost_usd: z.number().nullable(),
-  workspace_cost_usd: z.number().optional(),
-  duration_ms: z.number(),
-  assessment: z.looseObject({
-    confidence: z.enum(["high", "medium", "low"]),
-    self_assessment: z.string(),
-  }),
-};
-
 /** What both tools take first: the task, and where. */
 const taskFields = {
   task: z.string().min(1).describe("What to do, in plain words"),
@@ -59,13 +33,51 @@ const taskFields = {
 };
 
 /** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
-function progressMessage(event: StampedEvent, describe: ToolDescriber): string | undefined {
-  if (event.type === "tool.call") {
-    const target = describe(event.tool, event.args);
-    return target ? `${event.tool} ${target}` : event.tool;
+export function progressMessage(event: StampedEvent): string | undefined {
+  switch (event.type) {
+    case "tool.call":
+      return event.title;
+    case "session.resumed":
+    case "route":
+    case "intent":
+    case "plan":
+    case "validation":
+    case "repair":
+    case "progress":
+    case "review":
+    case "escalation":
+    case "retry":
+    case "compaction":
+    case "approval.requested":
+    case "approval.resolved":
+    case "question.asked":
+    case "question.answered":
+    case "mcp.server":
+    case "agent.status":
+    case "workspace.trust":
+    case "error":
+      return describeEvent(event)
+        .map((line) => line.text.trim())
+        .join("; ");
+    // The client sent the task and gets the answer and the result when the call returns; the
+    // model's streaming, thinking, spending and each call's output would only drown the rest.
+    case "session.started":
+    case "turn.started":
+    case "status":
+    case "todos":
+    case "message.delta":
+    case "reasoning":
+    case "message":
+    case "tool.result":
+    case "usage":
+    case "turn.finished":
+    case "session.finished":
+      return undefined;
+    default: {
+      const unknown: never = event;
+      throw new Error(`mcp serve does not report ${JSON.stringify(unknown)}`);
+    }
   }
-  const lines = describeEvent(event);
-  return lines?.length ? lines.map((line) => line.text.trim()).join("; ") : undefined;
 }
 
 type Extra = {
@@ -101,7 +113,7 @@ const failure = (message: string): CallToolResult => ({
  */
 async function runForClient(
   options: ServeOptions,
-  mode: Mode,
+  mode: "do" | "run",
   task: { task: string; cwd?: string | undefined; flags: ConfigFlags },
   extra: Extra,
 ): Promise<CallToolResult> {
@@ -109,11 +121,8 @@ async function runForClient(
   if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) return failure(`cwd ${cwd} is not a folder.`);
   let progress = 0;
   const token = extra._meta?.progressToken;
-  // The session's tools title the calls; there is no session until it has opened.
-  let tools: ToolRegistry | undefined;
-  const describe: ToolDescriber = (tool, args) => tools?.describe(tool, args) ?? "";
   const report = (event: StampedEvent) => {
-    const message = token === undefined ? undefined : progressMessage(event, describe);
+    const message = token === undefined ? undefined : progressMessage(event);
     if (message === undefined || token === undefined) return;
     void extra
       .sendNotification({
@@ -139,12 +148,13 @@ async function runForClient(
     throw error;
   }
   const { session, close } = hosted;
-  tools = session.registry;
   if (session.trust) warnUntrusted(session.trust);
-  const cancel = () => void session.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
+  const engine = await ChatEngine.start(async () => session);
+  const cancel = () => void engine.interrupt("cancelled by the MCP client");
   extra.signal.addEventListener("abort", cancel);
   try {
-    const { result } = await (mode === "run" ? runTask : doTask)(session, task.task);
+    const { result } = await engine.submit({ type: "user_input", mode, text: task.task });
+    await engine.close();
     return {
       content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
       structuredContent: result as RunResult & Record<string, unknown>,
@@ -184,7 +194,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
         ...taskFields,
         model: z.string().optional().describe("A provider/model id, or a profile of cairn's config"),
       },
-      outputSchema: resultShape,
+      outputSchema: runResultSchema.shape,
       annotations,
     },
     ({ task, cwd, model }, extra) => runForClient(options, "do", { task, cwd, flags: { model } }, extra),
@@ -205,7 +215,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
           .optional()
           .describe("Stop once the task has cost this many US dollars"),
       },
-      outputSchema: resultShape,
+      outputSchema: runResultSchema.shape,
       annotations,
     },
     ({ task, cwd, verify, max_cost }, extra) =>

@@ -1,8 +1,24 @@
 /**
- * Numbers as people read them in every renderer and report. Made on first use: loading the
- * locale's data costs tens of milliseconds, which a session's start should not pay.
+ * Numbers and words as people read them in every renderer and report, the dashboard in the
+ * browser included (so nothing here imports Node's modules). The number format is made on first
+ * use: loading the locale's data costs tens of milliseconds, which a session's start should not pay.
  */
 let integer: Intl.NumberFormat | undefined;
+
+/** `1 file`, `2 files`. */
+export function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? "" : "s"}`;
+}
+
+/** The first line with something on it, trimmed; cut with an ellipsis past `max` characters. */
+export function firstLine(text: string, max = Number.POSITIVE_INFINITY): string {
+  const line =
+    text
+      .split("\n")
+      .find((l) => l.trim())
+      ?.trim() ?? "";
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
 
 export function formatCost(cost: number | null): string {
   if (cost === null) return "cost unknown";

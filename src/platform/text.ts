@@ -1,6 +1,8 @@
 import os from "node:os";
 import path from "node:path";
 
+export { firstLine, plural } from "./format.js";
+
 /** A path under the home folder as `~/…`, the way people write it. */
 export function homePath(file: string, home: string = os.homedir()): string {
   const rel = path.relative(home, file);
@@ -11,21 +13,6 @@ export function homePath(file: string, home: string = os.homedir()): string {
 export function shownPath(file: string, workspace: string, home: string = os.homedir()): string {
   const inWorkspace = path.relative(workspace, file);
   return inWorkspace.startsWith("..") || path.isAbsolute(inWorkspace) ? homePath(file, home) : inWorkspace;
-}
-
-/** `1 file`, `2 files`. */
-export function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
-/** The first line with something on it, trimmed; cut with an ellipsis past `max` characters. */
-export function firstLine(text: string, max = Number.POSITIVE_INFINITY): string {
-  const line =
-    text
-      .split("\n")
-      .find((l) => l.trim())
-      ?.trim() ?? "";
-  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 }
 
 /** `target` is `root` or below it; both absolute, or both relative to the same folder. */

@@ -32,6 +32,8 @@ export interface WrapOptions {
   readOnly?: string[];
   /** What the command may not read: secret files seen empty, credential folders seen empty (sandboxMasks.ts). */
   masks?: Masks;
+  /** Makes the read-only empty file shown in place of a secret one: the session's; else the process's own. */
+  emptyFile?: () => string;
 }
 
 export interface WrappedCommand {
@@ -105,21 +107,26 @@ function bwrapArgs(options: Omit<WrapOptions, "sandbox">): string[] {
     // cannot make it, the command, run by the same user, cannot either.
     if (makeFolder(dir)) args.push("--ro-bind", dir, dir);
   }
-  args.push(...maskArgs(options.masks));
+  args.push(...maskArgs(options.masks, options.emptyFile ?? empty));
   for (const [name, value] of Object.entries(sandboxEnv(SANDBOX_TMP))) args.push("--setenv", name, value);
   return args;
 }
 
 let emptyFile: string | undefined;
 
-/** A read-only empty file to show in place of a secret one, made once per process. */
+/** A read-only empty file made in `dir`. */
+function emptyFileIn(dir: string): string {
+  const file = path.join(dir, "empty");
+  writeFileSync(file, "", { mode: 0o444 });
+  return file;
+}
+
+/** A read-only empty file to show in place of a secret one, made once per process, for commands of no session. */
 function empty(): string {
   if (emptyFile === undefined) {
     const dir = mkdtempSync(path.join(tmpdir(), "cairn-mask-"));
     process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-    const file = path.join(dir, "empty");
-    writeFileSync(file, "", { mode: 0o444 });
-    emptyFile = file;
+    emptyFile = emptyFileIn(dir);
   }
   return emptyFile;
 }
@@ -129,7 +136,7 @@ function empty(): string {
  * read-only one, each hidden folder by an empty read-only tmpfs, with what it keeps visible
  * bound back in before it is made read-only (bwrap reads a bind's source from the host).
  */
-function maskArgs(masks: Masks | undefined): string[] {
+function maskArgs(masks: Masks | undefined, emptyFile: () => string): string[] {
   const args: string[] = [];
   for (const target of masks?.hide ?? []) {
     const stat = statSync(target, { throwIfNoEntry: false });
@@ -143,7 +150,7 @@ function maskArgs(masks: Masks | undefined): string[] {
         target,
       );
     } else if (stat) {
-      args.push("--ro-bind", empty(), target);
+      args.push("--ro-bind", emptyFile(), target);
     }
   }
   return args;
@@ -328,18 +335,41 @@ export function detectSandboxSoon(): Promise<Sandbox> {
   return detecting;
 }
 
+/** The folder a session's sandboxed commands see as /tmp: made on first use. */
+export interface SessionTmpDir {
+  (): string;
+  /** The read-only empty file the session's sandbox shows in place of a secret one. */
+  empty(): string;
+  /** Removes both, with what the commands left: when the session closes, or cairn exits. */
+  remove(): void;
+}
+
 /**
- * The folder a session's sandboxed commands see as /tmp, made on first use and removed when
- * cairn exits: scratch files last from one command to the next, and not beyond the session.
+ * A session's scratch folder: what its sandboxed commands see as /tmp (scratch files last from
+ * one command to the next, and not beyond the session), and beside it, out of their reach, the
+ * empty file secret ones are seen as.
  */
-export function sessionTmpDir(): () => string {
-  let dir: string | undefined;
-  return () => {
-    if (dir === undefined) {
-      const made = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
-      process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-      dir = made;
-    }
-    return dir;
+export function sessionTmpDir(): SessionTmpDir {
+  let root: string | undefined;
+  let emptyFile: string | undefined;
+  const remove = () => {
+    if (root !== undefined) rmSync(root, { recursive: true, force: true });
+    root = undefined;
+    emptyFile = undefined;
+    process.off("exit", remove);
   };
+  const made = () => {
+    if (root === undefined) {
+      root = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
+      mkdirSync(path.join(root, "tmp"));
+      process.once("exit", remove);
+    }
+    return root;
+  };
+  const get = () => path.join(made(), "tmp");
+  const empty = () => {
+    emptyFile ??= emptyFileIn(made());
+    return emptyFile;
+  };
+  return Object.assign(get, { empty, remove });
 }

@@ -1,13 +1,11 @@
 import { ChatEngine } from "../agent/chat.js";
-import { doTask } from "../agent/doTask.js";
 import { type Host, openHost } from "../agent/host.js";
 import { AnswerError } from "../agent/inbox.js";
 import { resumePoint } from "../agent/resume.js";
-import { runTask } from "../agent/runTask.js";
-import type { Session, SessionOp } from "../agent/session.js";
+import type { Session } from "../agent/session.js";
 import { buildResult } from "../agent/settle.js";
 import type { ConfigFlags } from "../config/load.js";
-import type { Mode, StampedEvent } from "../events/types.js";
+import type { Mode, OpOf, StampedEvent } from "../events/types.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import { ApiError } from "./apiError.js";
 
@@ -48,27 +46,23 @@ export class LiveSession {
   readonly mode: Mode;
   readonly session: Session;
   private readonly host: Host;
-  private readonly engine: ChatEngine | undefined;
+  private readonly engine: ChatEngine;
   private work: Promise<void> | undefined;
   /** approval.requested and question.asked events not answered yet. */
   private readonly waiting = new Map<string, StampedEvent>();
   private readonly watchers = new Set<Watcher>();
   private readonly onEnd: () => void;
   private readonly log: LiveOptions["log"];
+  private ending: Promise<void> | undefined;
 
-  constructor(
-    host: Host,
-    session: Session,
-    engine: ChatEngine | undefined,
-    hooks: { onEnd: () => void; log: LiveOptions["log"] },
-  ) {
+  constructor(host: Host, engine: ChatEngine, hooks: { onEnd: () => void; log: LiveOptions["log"] }) {
     this.host = host;
-    this.session = session;
+    this.session = engine.session;
     this.engine = engine;
-    this.mode = session.mode;
+    this.mode = engine.session.mode;
     this.onEnd = hooks.onEnd;
     this.log = hooks.log;
-    session.bus.subscribe((event) => {
+    engine.subscribe((event) => {
       if (event.type === "approval.requested" || event.type === "question.asked")
         this.waiting.set(event.request_id, event);
       if (event.type === "approval.resolved" || event.type === "question.answered")
@@ -105,9 +99,10 @@ export class LiveSession {
           // ended here as failed so the session does not stay "running" for ever.
           const message = error instanceof Error ? error.message : String(error);
           this.log(`session ${this.id} failed: ${message}`);
-          this.session.bus.emit({ type: "error", message, fatal: true });
+          this.session.bus.emit({ type: "error", message, fatal: true, reason: "internal" });
           this.session.bus.emit({
-            type: "session.finished",
+            type: "turn.finished",
+            turn: this.session.turns,
             result: buildResult(this.session, {
               status: "failed",
               reason: "internal",
@@ -119,22 +114,23 @@ export class LiveSession {
       )
       .finally(() => {
         this.work = undefined;
-        if (!this.engine) this.end();
+        // A do or run is one turn: its session ends with it.
+        if (this.mode !== "chat") void this.end();
       });
   }
 
   /** A chat message; the conversation goes on in the same history. */
   message(text: string): void {
-    const engine = this.engine;
-    if (!engine)
+    if (this.mode !== "chat")
       throw new ApiError(409, `session ${this.id} is a ${this.mode} session; messages go to chat sessions.`);
     if (this.busy) throw new ApiError(409, `session ${this.id} is still working on the last message.`);
-    this.begin(() => engine.send(text));
+    this.begin(() => this.engine.submit({ type: "user_input", mode: "chat", text }));
   }
 
-  async submit(op: SessionOp): Promise<void> {
+  /** An answer to what the session waits for: an approval or a question. */
+  async submit(op: OpOf<"approve"> | OpOf<"answer">): Promise<void> {
     try {
-      await this.session.submit(op);
+      await this.engine.submit(op);
     } catch (error) {
       if (error instanceof AnswerError) throw new ApiError(409, error.message);
       throw error;
@@ -143,22 +139,28 @@ export class LiveSession {
 
   /** Stops the work that runs now, keeping what it did; it ends as cancelled. */
   cancel(): void {
-    if (!this.busy) throw new ApiError(409, `session ${this.id} has nothing running to cancel.`);
-    if (this.engine) this.engine.interrupt();
-    else void this.session.submit({ type: "interrupt", reason: "cancelled over the API" });
+    if (!this.engine.interrupt("cancelled over the API"))
+      throw new ApiError(409, `session ${this.id} has nothing running to cancel.`);
   }
 
   /** Cancels what runs and waits until its end is stored. */
   async stop(): Promise<void> {
     const running = this.work;
     if (running) {
-      this.cancel();
+      this.engine.interrupt("the server is stopping");
       await running;
     }
-    if (this.engine) this.end();
+    await this.end();
   }
 
-  private end(): void {
+  /** Ends the session (its `session.finished`), then lets it go: watchers are told, the host closed. */
+  private end(): Promise<void> {
+    this.ending ??= this.leave();
+    return this.ending;
+  }
+
+  private async leave(): Promise<void> {
+    await this.engine.close();
     this.host.close();
     this.onEnd();
     for (const watcher of [...this.watchers]) watcher.end();
@@ -222,22 +224,23 @@ export class LiveSessions {
     // The folder's trust is the person's, recorded with `cairn trust` or `trusted_folders`.
     warnUntrusted(host.trust, this.options.log);
     try {
-      return spec.mode === "chat" ? await this.chat(host, spec) : await this.task(host, spec);
+      return spec.mode === "chat"
+        ? await this.chat(host, spec)
+        : await this.task(host, { ...spec, mode: spec.mode });
     } catch (error) {
       host.close();
       throw error;
     }
   }
 
-  private async task(host: Host, spec: LiveStart): Promise<LiveSession> {
-    const session = await host.open(spec.resume, spec.sessionId);
-    const live = this.add(host, session, undefined);
-    const point = spec.resume ? resumePoint(spec.resume.events) : undefined;
-    const options = { context: spec.context };
+  private async task(host: Host, spec: LiveStart & { mode: "do" | "run" }): Promise<LiveSession> {
+    const { mode, task, resume, context } = spec;
+    const engine = await ChatEngine.start(() => host.open(resume, spec.sessionId));
+    const live = this.add(host, engine);
     live.begin(() =>
-      spec.mode === "run"
-        ? runTask(session, spec.task, point, options)
-        : doTask(session, spec.task, point, options),
+      resume
+        ? engine.resumeTask(mode, task, resumePoint(resume.events))
+        : engine.submit({ type: "user_input", mode, text: task, ...(context?.trim() ? { context } : {}) }),
     );
     return live;
   }
@@ -251,18 +254,19 @@ export class LiveSessions {
       return host.open(resume, chosen);
     });
     if (spec.resume) await engine.resume(spec.resume.id, spec.resume.events);
-    const live = this.add(host, engine.session, engine);
+    const live = this.add(host, engine);
     if (spec.context?.trim()) engine.tell(`Context given with the task: ${spec.context.trim()}`);
     if (!spec.resume) live.message(spec.task);
     return live;
   }
 
-  private add(host: Host, session: Session, engine: ChatEngine | undefined): LiveSession {
-    const live = new LiveSession(host, session, engine, {
-      onEnd: () => this.sessions.delete(session.id),
+  private add(host: Host, engine: ChatEngine): LiveSession {
+    const { id } = engine.session;
+    const live = new LiveSession(host, engine, {
+      onEnd: () => this.sessions.delete(id),
       log: this.options.log,
     });
-    this.sessions.set(session.id, live);
+    this.sessions.set(id, live);
     return live;
   }
 

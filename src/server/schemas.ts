@@ -5,13 +5,19 @@
 
 import { z } from "@hono/zod-openapi";
 import { APPROVAL_MODES, configSchema, modelIdSchema } from "../config/schema.js";
+import { todoItemSchema } from "../events/common.js";
+import { stampedEventSchema } from "../events/events.js";
+import { runResultSchema } from "../events/result.js";
 import { APPROVAL_CHOICES, MODES, RUN_STATUSES } from "../events/types.js";
 import { expectation } from "../platform/issues.js";
 import { parseSince, SINCE_FORMS } from "../platform/since.js";
 import { COST_GROUPS } from "../store/sessions.js";
 
-/** A stored session's status: running, cut off by a crash, or how its work ended. */
-export const SESSION_STATUSES = ["running", "interrupted", ...RUN_STATUSES] as const;
+/**
+ * A session's status: running, waiting for a person (an approval or an answer, in this server),
+ * cut off by a crash, or how its work ended.
+ */
+export const SESSION_STATUSES = ["running", "waiting", "interrupted", ...RUN_STATUSES] as const;
 
 export const errorSchema = z
   .object({
@@ -46,18 +52,24 @@ export const sessionSchema = z
     updated_at: z.string(),
     usage: totalsSchema,
     live: z.boolean().openapi({ description: "running in this server, so it can be answered and cancelled" }),
+    waiting_for: z
+      .array(
+        z.object({
+          request_id: z.string(),
+          kind: z.enum(["approval", "question"]),
+          summary: z.string().openapi({ description: "the call to approve, or the question" }),
+          agent: z
+            .string()
+            .optional()
+            .openapi({ description: "the sub-agent that asks; absent: the session's own" }),
+        }),
+      )
+      .openapi({ description: "what a waiting session waits for, oldest first: answer it to let it go on" }),
   })
   .openapi("Session");
 
-/** One event of the stream: its fields depend on `type` (docs/cli.md, stream-json). */
-export const eventSchema = z
-  .looseObject({
-    type: z.string(),
-    session_id: z.string(),
-    seq: z.number().int(),
-    ts: z.string(),
-  })
-  .openapi("Event");
+/** One event of the stream, each type with its own fields: the protocol's own schema (src/events). */
+export const eventSchema = stampedEventSchema;
 
 const timelineEntrySchema = z.object({
   seq: z.number().int(),
@@ -73,7 +85,10 @@ export const sessionDetailSchema = z
     pending: z
       .array(eventSchema)
       .openapi({ description: "approval.requested and question.asked events still waiting for an answer" }),
-    todos: z.array(z.looseObject({ id: z.string(), content: z.string(), status: z.string() })),
+    result: runResultSchema
+      .nullable()
+      .openapi({ description: "how its work last ended; null while none has" }),
+    todos: z.array(todoItemSchema),
     costs_by_phase: z.array(totalsSchema.extend({ key: z.string().openapi({ description: "the phase" }) })),
   })
   .openapi("SessionDetail");

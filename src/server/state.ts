@@ -1,10 +1,9 @@
-import type { z } from "@hono/zod-openapi";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { ApiError } from "./apiError.js";
 import type { LiveSessions } from "./live.js";
 import { invalidRequest } from "./problems.js";
-import { errorSchema, type sessionSchema } from "./schemas.js";
+import { errorSchema, type SessionView } from "./schemas.js";
 import type { Workspaces } from "./workspaces.js";
 
 /** What every route reads: the store, the sessions running here, where sessions may run. */
@@ -45,7 +44,24 @@ export function findSession(state: ServerState, ref: string): SessionInfo {
   return found;
 }
 
-/** A stored session as the API shows it: whether it runs in this server. */
-export function sessionView(state: ServerState, info: SessionInfo): z.infer<typeof sessionSchema> {
-  return { ...info, live: state.live.get(info.id) !== undefined };
+/**
+ * A stored session as the API shows it: whether it runs in this server, and when it does and
+ * waits for a person, `waiting` and what for.
+ */
+export function sessionView(state: ServerState, info: SessionInfo): SessionView {
+  const live = state.live.get(info.id);
+  const waitingFor = (live?.pending() ?? []).flatMap((event): SessionView["waiting_for"] => {
+    const agent = event.agent ? { agent: event.agent } : {};
+    if (event.type === "approval.requested")
+      return [{ request_id: event.request_id, kind: "approval", summary: event.prompt.summary, ...agent }];
+    if (event.type === "question.asked")
+      return [{ request_id: event.request_id, kind: "question", summary: event.question, ...agent }];
+    return [];
+  });
+  return {
+    ...info,
+    status: waitingFor.length ? "waiting" : info.status,
+    live: live !== undefined,
+    waiting_for: waitingFor,
+  };
 }

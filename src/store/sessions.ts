@@ -83,6 +83,14 @@ function costTotals(row: Row): CostTotals {
   };
 }
 
+/** The session's status once the event is stored; null when the event does not change it. */
+function statusAfter(event: StampedEvent): SessionStatus | null {
+  if (event.agent) return null;
+  if (event.type === "turn.started") return "running";
+  if (event.type === "turn.finished" || event.type === "session.finished") return event.result.status;
+  return null;
+}
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -121,6 +129,7 @@ export class Store {
   private readonly insertEvent: StatementSync;
   private readonly insertUsage: StatementSync;
   private readonly touchSession: StatementSync;
+  private readonly nameSession: StatementSync;
 
   static open(file: string = storePath()): Store {
     return new Store(openDatabase(file));
@@ -140,6 +149,7 @@ export class Store {
       `INSERT INTO usage (session_id, seq, ts, model, phase, agent, ${TOKEN_KINDS.join(", ")}, cost_usd, duration_ms)
        VALUES (:session_id, :seq, :ts, :model, :phase, :agent, ${TOKEN_KINDS.map((k) => `:${k}`).join(", ")}, :cost_usd, :duration_ms)`,
     );
+    this.nameSession = db.prepare("UPDATE sessions SET task = :task WHERE id = :session_id AND task = ''");
     // Totals grow with each call, so a session killed halfway still shows what it has cost. The
     // process that last wrote owns the session, so one resumed elsewhere is running, not interrupted.
     this.touchSession = db.prepare(
@@ -177,8 +187,9 @@ export class Store {
 
   /**
    * Writes one event, and with it what it means for the session: a usage row and the grown
-   * totals for a model call, the final status for `session.finished`. All or nothing, in one
-   * transaction, committed before this returns.
+   * totals for a model call, `running` again when a turn starts, and the status it ended with
+   * when a turn or the session ends. All or nothing, in one transaction, committed before this
+   * returns.
    */
   appendEvent(event: StampedEvent): void {
     const { session_id, seq, ts, ...body } = event;
@@ -187,6 +198,9 @@ export class Store {
         const { workspace, task, mode, model } = event;
         this.createSession({ id: session_id, workspace, task, mode, model, created_at: ts });
       }
+      // A session recorded before anything was asked of it (an editor's new thread) is named by its first input.
+      if (event.type === "turn.started" && !event.agent)
+        this.nameSession.run({ session_id, task: event.input });
       this.insertEvent.run({ session_id, seq, ts, type: event.type, data: JSON.stringify(body) });
       const usage = event.type === "usage" ? event : undefined;
       if (usage)
@@ -205,7 +219,7 @@ export class Store {
         session_id,
         ts,
         pid: process.pid,
-        status: event.type === "session.finished" ? event.result.status : null,
+        status: statusAfter(event),
         calls: usage ? 1 : 0,
         ...Object.fromEntries(TOKEN_KINDS.map((k) => [k, usage?.[k] ?? 0])),
         known_cost_usd: usage?.cost_usd ?? 0,

@@ -44,6 +44,7 @@ const runCommandTool = defineTool({
       .describe("Stop the command after this many milliseconds (capped by the configured limit)"),
   }),
   permission: "exec",
+  kind: "execute",
   async execute({ command, cwd, timeout_ms }, ctx) {
     const dir = resolveInWorkspace(ctx, cwd ?? ".", "read");
     const info = await stat(dir.absolute).catch(() => undefined);
@@ -64,7 +65,11 @@ const runCommandTool = defineTool({
     };
     const terminal = ctx.editor?.terminal;
     const handle = terminal
-      ? terminal(withExactEnvironment(spawned, options.env), options, ctx.callId)
+      ? terminal(
+          withExactEnvironment(spawned, options.env),
+          options,
+          ctx.callId ? { callId: ctx.callId, ...(ctx.agent ? { agent: ctx.agent } : {}) } : undefined,
+        )
       : spawnGroup(spawned.file, spawned.args, options);
     const result = await handle.done;
     const cut = output.finish();
@@ -112,7 +117,10 @@ const runCommandTool = defineTool({
   },
   describe: ({ command }) => command,
   // What a command changes is not known before it runs: no paths, so it is checkpointed whole.
-  touches: ({ command, cwd }) => ({ command: { text: command, ...(cwd !== undefined ? { cwd } : {}) } }),
+  touches: ({ command, cwd }) => ({
+    writes: "unknown",
+    command: { text: command, ...(cwd !== undefined ? { cwd } : {}) },
+  }),
 });
 
 /**
@@ -142,7 +150,7 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
     sandbox: confined?.sandbox ?? { kind: "none" },
     workspace: ctx.workspace,
     extraRoots: ctx.extraRoots,
-    ...(confined ? { tmpDir: confined.tmpDir() } : {}),
+    ...(confined ? { tmpDir: confined.tmpDir(), emptyFile: confined.tmpDir.empty } : {}),
     allowNetwork: confined?.network ?? true,
     readOnly: confined?.readOnly ?? [],
     ...(confined ? { masks: confined.masks(ctx.secrets) } : {}),

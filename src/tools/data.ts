@@ -135,9 +135,10 @@ function readTool(format: Format) {
     description: toolDescription("read_data", { format: format.label }),
     schema: z.object({ path: z.string().describe("Relative to the workspace root") }),
     permission: "read",
+    kind: "read",
     execute: ({ path: requested }, ctx) => readStructured(format, requested, ctx),
     describe: ({ path: requested }) => requested,
-    touches: ({ path: requested }) => ({ paths: [requested] }),
+    touches: ({ path: requested }) => ({ reads: [requested], writes: [] }),
   });
 }
 
@@ -150,6 +151,7 @@ function writeTool(format: Format) {
       data: z.unknown().describe("An object, array or scalar"),
     }),
     permission: "write",
+    kind: "edit",
     async execute({ path: requested, data }, ctx) {
       if (data === undefined) throw new ToolError("data is required: the value to write.");
       const file = resolveInWorkspace(ctx, requested, "write");
@@ -166,7 +168,7 @@ function writeTool(format: Format) {
       };
     },
     describe: ({ path: requested }) => requested,
-    touches: ({ path: requested }) => ({ paths: [requested] }),
+    touches: ({ path: requested }) => ({ writes: [requested] }),
   });
 }
 

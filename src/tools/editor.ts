@@ -18,6 +18,7 @@ const emacsEvalTool = defineTool({
       .describe("Emacs Lisp: one or more forms, evaluated in order; the last one's value is returned"),
   }),
   permission: "exec",
+  kind: "execute",
   async execute({ code }, ctx) {
     const evaluate = ctx.editor?.emacsEval;
     if (!evaluate) throw new ToolError("The editor no longer offers emacs_eval.");
@@ -28,7 +29,7 @@ const emacsEvalTool = defineTool({
   },
   describe: ({ code }) => firstLine(code.trim(), 60),
   // Lisp in the editor can reach anything the person's Emacs can: no file list would be the whole truth.
-  touches: ({ code }) => ({ code: { language: EMACS_LISP, text: code } }),
+  touches: ({ code }) => ({ writes: "unknown", code: { language: EMACS_LISP, text: code } }),
 });
 
 const openInEditorTool = defineTool({
@@ -39,6 +40,7 @@ const openInEditorTool = defineTool({
     line: z.number().int().positive().optional().describe("The line to show (1-based)"),
   }),
   permission: "read",
+  kind: "read",
   async execute({ path, line }, ctx) {
     const open = ctx.editor?.openFile;
     if (!open) throw new ToolError("The editor no longer offers open_in_editor.");
@@ -47,7 +49,7 @@ const openInEditorTool = defineTool({
     return { text: `Showed the user ${file.display}${line ? ` at line ${line}` : ""}.` };
   },
   describe: ({ path, line }) => (line ? `${path}:${line}` : path),
-  touches: ({ path }) => ({ paths: [path] }),
+  touches: ({ path }) => ({ reads: [path], writes: [] }),
 });
 
 /**

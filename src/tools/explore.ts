@@ -65,9 +65,10 @@ const listFilesTool = defineTool({
     limit: z.number().int().min(1).max(5000).optional().describe("Most files to return (default 500)"),
   }),
   permission: "read",
+  kind: "search",
   execute: ({ path: requested, pattern, limit }, ctx) => listFiles(ctx, requested, pattern, limit ?? 500),
   describe: ({ path: requested, pattern }) => requested ?? pattern ?? "",
-  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
+  touches: ({ path: requested }) => ({ reads: [requested ?? "."], writes: [] }),
 });
 
 const GLOB_SYNTAX = /[*?[\]{}!]/;
@@ -79,10 +80,11 @@ const searchFilesTool = defineTool({
     pattern: z.string().min(1).describe("Glob, or part of a file name"),
   }),
   permission: "read",
+  kind: "search",
   execute: ({ pattern }, ctx) =>
     listFiles(ctx, undefined, GLOB_SYNTAX.test(pattern) ? pattern : `*${pattern}*`, 200),
   describe: ({ pattern }) => pattern,
-  touches: () => ({ paths: ["."] }),
+  touches: () => ({ reads: ["."], writes: [] }),
 });
 
 const TREE_MAX_LINES = 400;
@@ -154,6 +156,7 @@ const fileTreeTool = defineTool({
     depth: z.number().int().min(1).max(10).optional().describe("Levels of folders to expand (default 3)"),
   }),
   permission: "read",
+  kind: "search",
   async execute({ path: requested, depth }, ctx) {
     const scope = await scopeFor(ctx, requested);
     if (scope.rootIsFile) throw new ToolError(`${requested} is a file; file_tree shows folders.`);
@@ -170,7 +173,7 @@ const fileTreeTool = defineTool({
     };
   },
   describe: ({ path: requested }) => requested ?? "",
-  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
+  touches: ({ path: requested }) => ({ reads: [requested ?? "."], writes: [] }),
 });
 
 /**
@@ -197,6 +200,7 @@ const grepTool = defineTool({
     max_results: z.number().int().min(1).max(2000).optional().describe("Most hits to return (default 100)"),
   }),
   permission: "read",
+  kind: "search",
   async execute({ pattern, path: requested, glob, ignore_case, max_results }, ctx) {
     const result = await grep({
       workspace: ctx.workspace,
@@ -226,7 +230,7 @@ const grepTool = defineTool({
   },
   // The folder searched when one is named, else the pattern: as calls have always been titled.
   describe: ({ pattern, path: requested }) => requested ?? pattern,
-  touches: ({ path: requested }) => ({ paths: [requested ?? "."] }),
+  touches: ({ path: requested }) => ({ reads: [requested ?? "."], writes: [] }),
 });
 
 const LANGUAGES: Record<string, string> = {
@@ -379,6 +383,7 @@ const workspaceInfoTool = defineTool({
   description: toolDescription("workspace_info"),
   schema: z.object({}),
   permission: "read",
+  kind: "read",
   async execute(_args, ctx) {
     const scope = await scopeFor(ctx);
     const top = await listDirectory(scope, scope.root, scope.levels);
@@ -421,7 +426,7 @@ const workspaceInfoTool = defineTool({
     };
   },
   describe: () => "",
-  touches: () => ({ paths: ["."] }),
+  touches: () => ({ reads: ["."], writes: [] }),
 });
 
 export const exploreTools = [listFilesTool, fileTreeTool, searchFilesTool, grepTool, workspaceInfoTool];

@@ -173,6 +173,7 @@ const readFileTool = fileTool({
   name: "read_file",
   description: toolDescription("read_file", { limit: DEFAULT_LIMIT }),
   permission: "read",
+  kind: "read",
   schema: z.object({
     path: pathParam,
     offset: z.number().int().min(1).optional().describe("1-based line to start at (default 1)"),
@@ -207,13 +208,14 @@ const readFileTool = fileTool({
     return { text: `${body}\n... ${remaining}; call read_file with offset=${next} to continue.`, data };
   },
   describe: ({ path }) => path,
-  touches: ({ path }) => ({ paths: [path] }),
+  touches: ({ path }) => ({ reads: [path], writes: [] }),
 });
 
 const writeFileTool = fileTool({
   name: "write_file",
   description: toolDescription("write_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     content: z.string().describe("The whole new content"),
@@ -247,7 +249,7 @@ const writeFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
+  touches: ({ path, content }) => ({ writes: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 function describeRanges(display: string, ranges: EditRange[]): string {
@@ -267,6 +269,7 @@ const editFileTool = fileTool({
   name: "edit_file",
   description: toolDescription("edit_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     old_string: z.string().describe("The text to replace, with its indentation"),
@@ -325,7 +328,7 @@ const editFileTool = fileTool({
   },
   describe: ({ path }) => path,
   touches: ({ path, old_string, new_string }) => ({
-    paths: [path],
+    writes: [path],
     change: { path, old_text: old_string, new_text: new_string },
   }),
 });
@@ -334,6 +337,7 @@ const appendFileTool = fileTool({
   name: "append_file",
   description: toolDescription("append_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     path: pathParam,
     content: z.string(),
@@ -376,13 +380,14 @@ const appendFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path, content }) => ({ paths: [path], change: { path, old_text: null, new_text: content } }),
+  touches: ({ path, content }) => ({ writes: [path], change: { path, old_text: null, new_text: content } }),
 });
 
 const deleteFileTool = fileTool({
   name: "delete_file",
   description: toolDescription("delete_file"),
   permission: "write",
+  kind: "delete",
   schema: z.object({ path: pathParam }),
   async execute(args, ctx) {
     const resolved = await resolveEntry(ctx, args.path);
@@ -403,13 +408,14 @@ const deleteFileTool = fileTool({
     };
   },
   describe: ({ path }) => path,
-  touches: ({ path }) => ({ paths: [path] }),
+  touches: ({ path }) => ({ writes: [path] }),
 });
 
 const copyFileTool = fileTool({
   name: "copy_file",
   description: toolDescription("copy_file"),
   permission: "write",
+  kind: "edit",
   schema: z.object({
     source: pathParam.describe("The file to copy, relative to the workspace root."),
     destination: pathParam.describe(
@@ -429,13 +435,14 @@ const copyFileTool = fileTool({
     };
   },
   describe: ({ source, destination }) => `${source} → ${destination}`,
-  touches: ({ source, destination }) => ({ paths: [destination], reads: [source] }),
+  touches: ({ source, destination }) => ({ reads: [source], writes: [destination] }),
 });
 
 const moveFileTool = fileTool({
   name: "move_file",
   description: toolDescription("move_file"),
   permission: "write",
+  kind: "move",
   schema: z.object({
     source: pathParam.describe("The file or folder to move, relative to the workspace root."),
     destination: pathParam.describe("Its new full path, including the name; must not exist yet."),
@@ -463,7 +470,7 @@ const moveFileTool = fileTool({
     };
   },
   describe: ({ source, destination }) => `${source} → ${destination}`,
-  touches: ({ source, destination }) => ({ paths: [source, destination] }),
+  touches: ({ source, destination }) => ({ writes: [source, destination] }),
 });
 
 export const fileTools: AnyTool[] = [

@@ -123,6 +123,7 @@ const gitStatusTool = defineTool({
   description: toolDescription("git_status"),
   schema: z.object({}),
   permission: "read",
+  kind: "read",
   async execute(_args, ctx) {
     const status = await gitStatus(ctx);
     const head = `On ${describeBranch(status)}.`;
@@ -134,7 +135,7 @@ const gitStatusTool = defineTool({
     return { text: truncateHeadTail(`${head}\n${lines.join("\n")}`).text, data };
   },
   describe: () => "",
-  touches: () => ({ paths: ["."] }),
+  touches: () => ({ reads: ["."], writes: [] }),
 });
 
 /** A diff's file sections, each with the path after the change. */
@@ -164,6 +165,7 @@ const gitDiffTool = defineTool({
     staged: z.boolean().optional().describe("Show staged changes instead of unstaged ones"),
   }),
   permission: "read",
+  kind: "read",
   async execute({ path, staged }, ctx) {
     const args = ["diff", "--no-color", "--no-ext-diff"];
     if (staged) args.push("--cached");
@@ -185,7 +187,7 @@ const gitDiffTool = defineTool({
     };
   },
   describe: ({ path }) => path ?? "",
-  touches: ({ path }) => ({ paths: [path ?? "."] }),
+  touches: ({ path }) => ({ reads: [path ?? "."], writes: [] }),
 });
 
 const FIELD = "\x1f";
@@ -198,6 +200,7 @@ const gitLogTool = defineTool({
     limit: z.number().int().min(1).max(200).optional().describe("How many commits (default 20)"),
   }),
   permission: "read",
+  kind: "read",
   async execute({ limit }, ctx) {
     let out: string;
     try {
@@ -225,7 +228,7 @@ const gitLogTool = defineTool({
     return { text: text || "No commits yet.", data: { kind: "git_log", commits } };
   },
   describe: () => "",
-  touches: () => ({ paths: ["."] }),
+  touches: () => ({ reads: ["."], writes: [] }),
 });
 
 const gitStageFilesTool = defineTool({
@@ -235,6 +238,7 @@ const gitStageFilesTool = defineTool({
     paths: z.array(z.string()).min(1).describe("Files or folders to stage"),
   }),
   permission: "write",
+  kind: "edit",
   async execute({ paths }, ctx) {
     const absolute = paths.map((requested) => resolveInWorkspace(ctx, requested, "write").absolute);
     await runGit(ctx, ["add", "--", ...absolute]);
@@ -246,7 +250,7 @@ const gitStageFilesTool = defineTool({
   },
   describe: ({ paths }) => paths.join(" "),
   // Staging changes the repository's index, not a file in the work tree.
-  touches: () => ({ paths: [] }),
+  touches: () => ({ writes: [] }),
 });
 
 const gitCommitTool = defineTool({
@@ -256,6 +260,7 @@ const gitCommitTool = defineTool({
     message: z.string().min(1).describe("The commit message: a summary line, then details if useful"),
   }),
   permission: "write",
+  kind: "edit",
   async execute({ message }, ctx) {
     const staged = await runGit(ctx, ["diff", "--cached", "--name-only"]);
     if (!staged.trim()) {
@@ -266,7 +271,7 @@ const gitCommitTool = defineTool({
     return { text: out.trim(), data: { kind: "git_commit", hash } };
   },
   describe: ({ message }) => message.split("\n")[0] ?? "",
-  touches: () => ({ paths: [] }),
+  touches: () => ({ writes: [] }),
 });
 
 export const gitTools = [gitStatusTool, gitDiffTool, gitLogTool, gitStageFilesTool, gitCommitTool];

@@ -26,6 +26,8 @@ const todoWriteTool = defineTool({
   description: toolDescription("todo_write"),
   schema: z.object({ todos: z.array(todoSchema) }),
   permission: "read",
+  kind: "think",
+  mainAgentOnly: true,
   async execute({ todos }, ctx) {
     const ids = new Set<string>();
     for (const todo of todos) {
@@ -45,7 +47,7 @@ const todoWriteTool = defineTool({
   },
   // The list shows itself (the `todos` event); the call needs no title of its own.
   describe: () => "",
-  touches: () => ({}),
+  touches: () => ({ writes: [] }),
 });
 
 const askUserTool = defineTool({
@@ -53,6 +55,7 @@ const askUserTool = defineTool({
   description: toolDescription("ask_user"),
   schema: z.object({ question: z.string().min(1).describe("One clear question") }),
   permission: "read",
+  kind: "other",
   async execute({ question }, ctx) {
     const answer = ctx.ask ? await ctx.ask(question) : undefined;
     if (answer === undefined) {
@@ -66,7 +69,7 @@ const askUserTool = defineTool({
     return { text: `The user answered: ${answer}`, data: { kind: "answer", answered: true, answer } };
   },
   describe: ({ question }) => question,
-  touches: () => ({}),
+  touches: () => ({ writes: [] }),
 });
 
 const consultTool = defineTool({
@@ -74,6 +77,7 @@ const consultTool = defineTool({
   description: toolDescription("consult"),
   schema: z.object({ question: z.string().min(1).describe("The question with all the context it needs") }),
   permission: "read",
+  kind: "think",
   async execute({ question }, ctx) {
     if (!ctx.consult) {
       return {
@@ -85,7 +89,7 @@ const consultTool = defineTool({
     return { text: advice, data: { kind: "advice", available: true } };
   },
   describe: ({ question }) => question,
-  touches: () => ({}),
+  touches: () => ({ writes: [] }),
 });
 
 export const planTools = [todoWriteTool, askUserTool, consultTool];

@@ -7,9 +7,6 @@ import { trimSchema, wireSchema } from "./wireSchema.js";
 /** The tool that loads the others on demand. */
 export const TOOL_SEARCH = "tool_search";
 
-/** Names what a call acts on, in a few words: how renderers title tool calls. */
-export type ToolDescriber = (tool: string, args: unknown) => string;
-
 export interface ToolFilter {
   allow?: string[] | undefined;
   deny?: string[] | undefined;
@@ -161,16 +158,6 @@ export class ToolRegistry {
       ...(this.search ? [this.search] : []),
       ...loaded,
     ];
-  }
-
-  /**
-   * How a call is titled wherever it is shown: its tool's own `describe`, or "" for a tool not
-   * here or arguments that do not fit its schema (a call the model got wrong).
-   */
-  describe(name: string, args: unknown): string {
-    const tool = this.byName.get(name);
-    const parsed = tool?.schema.safeParse(args);
-    return tool && parsed?.success ? tool.describe(parsed.data) : "";
   }
 
   /** A tool's arguments as a model is sent them; converted once per tool. */

@@ -78,12 +78,15 @@ export function toolSearchTool(
   const listing = listed.map((tool) => `- ${tool.name}: ${oneLine(tool.description)}`).join("\n");
   return defineTool({
     name: "tool_search",
+    kind: "search",
     description: toolDescription("tool_search", { tools: listing }),
     schema: z.object({
       query: z.string().min(1).describe("Tool names separated by commas, or words for what you need"),
     }),
     permission: "read",
     describe: ({ query }) => query,
+    // Loads tools into the session's list: no file of the workspace is touched.
+    touches: () => ({ writes: [] }),
     async execute({ query }) {
       const deferred = registry.deferred();
       const found = matches(deferred, query);

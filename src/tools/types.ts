@@ -6,9 +6,10 @@ import type {
   ProposedChange,
   ToolAnnotations,
   ToolData,
+  ToolKind,
 } from "../events/types.js";
 import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
-import type { Sandbox, WrappedCommand } from "../safety/sandbox.js";
+import type { Sandbox, SessionTmpDir, WrappedCommand } from "../safety/sandbox.js";
 import type { Masks } from "../safety/sandboxMasks.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
 import type { EditorFiles, ReadTracker } from "./fileText.js";
@@ -63,6 +64,8 @@ export interface ToolContext {
   secrets?: SecretFiles;
   /** The tool call this context serves: where what an editor shows of it (a terminal) belongs. */
   callId?: string;
+  /** The sub-agent that made the call (`explore#2`); absent for the session's own agent's. */
+  agent?: string;
   /** What the editor cairn runs in lends the tools (ACP); without it, the disk and cairn's own processes. */
   editor?: EditorAccess;
 }
@@ -75,7 +78,7 @@ export interface ToolContext {
 export interface EditorAccess {
   files?: EditorFiles;
   /** Starts a command as `spawnGroup` would, with the same result; `callId` is the call it runs for. */
-  terminal?: (command: WrappedCommand, options: SpawnOptions, callId?: string) => ProcessHandle;
+  terminal?: (command: WrappedCommand, options: SpawnOptions, call?: CallRef) => ProcessHandle;
   /**
    * Evaluates Emacs Lisp in the editor (cairn.el, when the person lets it offer this): the value
    * as Lisp prints it, or the error the code signalled. Stops waiting when `signal` aborts.
@@ -87,6 +90,12 @@ export interface EditorAccess {
 
 /** What evaluating code in the editor came to. */
 export type EvalOutcome = { value: string; messages?: string } | { error: string; messages?: string };
+
+/** Which tool call something belongs to: its id, and the sub-agent that made it (absent: the session's own agent). */
+export interface CallRef {
+  callId: string;
+  agent?: string;
+}
 
 /** A job for an agent: a named agent, or a delegation target (`agent:codex`, `llm:cheap`). */
 export interface AgentRequest {
@@ -119,7 +128,7 @@ export interface AgentOutcome {
 export interface CommandSandbox {
   sandbox: Sandbox;
   /** The folder commands see as /tmp. */
-  tmpDir: () => string;
+  tmpDir: SessionTmpDir;
   /** Commands may use the network. */
   network: boolean;
   /** Folders in the workspace commands may not write (cairn's project config). */
@@ -138,16 +147,17 @@ export interface TodoInput {
 /** What one call acts on, said by the tool itself so that nothing else guesses from argument names. */
 export interface ToolTouches {
   /**
-   * Workspace-relative paths the call writes (a write tool) or reads. For a write tool, `[]` says
-   * it changes no file in the work tree (git_commit); absent, it cannot say, and every changed
-   * file of the workspace is checkpointed around the call.
-   */
-  paths?: string[];
-  /**
-   * Paths a write tool reads without writing them (copy_file's source): with `paths`, what the
-   * approval policy looks through for files that look like secrets.
+   * Workspace-relative paths the call reads without writing them (a read's file, a search's
+   * folder, copy_file's source): with `writes`, where the approval policy looks for files that
+   * look like secrets, and the places an editor shows.
    */
   reads?: string[];
+  /**
+   * What the call writes in the work tree: its paths, `[]` when it changes no file there (a read,
+   * git_commit), or "unknown" when it cannot say (a command, a local MCP server's tool): then
+   * every changed file of the workspace is checkpointed around the call.
+   */
+  writes: string[] | "unknown";
   /** The command line an exec tool runs, and the folder it starts in, relative to the workspace. */
   command?: { text: string; cwd?: string };
   /** The text change an edit or a write proposes, for approval previews. */
@@ -167,6 +177,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** The JSON Schema sent to the model when the tool brings its own (an MCP tool); else `schema`'s. */
   parameters?: Record<string, unknown>;
   permission: Permission;
+  /** What the tool is, for front ends to show it by (an icon, a group): never its name. */
+  kind: ToolKind;
+  /** Acts on what only the session's own agent has (its TODO list): a sub-agent is not offered it. */
+  mainAgentOnly?: boolean;
   /**
    * A tool most tasks never need (the web, sub-agents, a large MCP server's): the model is shown
    * its name and one line, and `tool_search` loads it in full when asked (`ToolRegistry`).
@@ -186,10 +200,10 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   asksInside?(args: z.infer<S>): boolean;
   execute(args: z.infer<S>, ctx: ToolContext): Promise<ToolOutput>;
-  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "". */
+  /** One short line naming what a call acts on (a path, `a → b`, a command, a pattern), or "": its title. */
   describe(args: z.infer<S>): string;
-  /** Every built-in tool says; a tool from elsewhere may not, and is then treated as touching anything. */
-  touches?(args: z.infer<S>): ToolTouches;
+  /** What a call reads, writes, runs or changes; a tool that cannot say answers `unknownTouches`. */
+  touches(args: z.infer<S>): ToolTouches;
 }
 
 /**

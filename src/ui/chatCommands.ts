@@ -26,11 +26,18 @@ export interface CommandReply {
 /** A slash command of the chat, apart from how it is shown. */
 export interface ChatCommand {
   name: string;
+  /** Other names it answers to, not listed (what it was called before). */
+  aliases?: readonly string[];
   args?: string;
   summary: string;
   /** It runs a turn of the agent, whose start shows what was asked: the command is not echoed. */
   startsTurn?: boolean;
   run(chat: ChatHost, arg: string): Promise<CommandReply | undefined>;
+}
+
+/** Every name the commands answer to, aliases included: what a custom command may not take. */
+export function commandNames(commands: readonly Pick<ChatCommand, "name" | "aliases">[]): string[] {
+  return commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
 }
 
 function sessionCosts({ engine, store, columns }: ChatHost): string {
@@ -57,15 +64,18 @@ export function chatCheckpoints({ engine, dataDir }: ChatHost): Promise<Checkpoi
   return Checkpoints.open(engine.session.workspace, { dataDir });
 }
 
-function runTaskCommand(kind: "agent" | "do", summary: string): ChatCommand {
+/** /run and /do: a task taken to a verified finish (`cairn run`), or one tool loop (`cairn do`). */
+function runTaskCommand(mode: "run" | "do", summary: string, aliases?: readonly string[]): ChatCommand {
+  const name = mode;
   return {
-    name: kind,
+    name,
+    ...(aliases ? { aliases } : {}),
     args: "<task>",
     summary,
     startsTurn: true,
     async run({ engine }, arg) {
-      if (!arg) return { text: `Usage: /${kind} <task>`, tone: "warn" };
-      await engine.runTask(kind, arg);
+      if (!arg) return { text: `Usage: /${name} <task>`, tone: "warn" };
+      await engine.submit({ type: "user_input", mode, text: arg });
       return undefined;
     },
   };
@@ -84,7 +94,7 @@ export const CHAT_COMMANDS = {
       return { text: `model: ${handle.id}`, tone: "ok" };
     },
   },
-  agent: runTaskCommand("agent", "take a task to a verified finish: plan, edit, check, review"),
+  run: runTaskCommand("run", "take a task to a verified finish: plan, edit, check, review", ["agent"]),
   do: runTaskCommand("do", "one task in a fresh context (checked with --verify when set)"),
   cost: {
     name: "cost",

@@ -1,7 +1,12 @@
-import type { CairnEvent } from "../events/types.js";
-import { formatDuration } from "../platform/format.js";
-import { firstLine } from "../platform/text.js";
-import { agentEnding, mcpServerLine } from "./format.js";
+/**
+ * The words of every event: the one wording the line renderer, the terminal UI, ACP, the session
+ * export, `cairn mcp serve`'s progress and the dashboard (in the browser, so this imports nothing
+ * of Node's) share. A front end may draw an event its own way (a diff, a card to answer); what it
+ * says in words it takes from here.
+ */
+import type { CairnEvent, EventOf, RunResult } from "../events/types.js";
+import { firstLine, formatCost, formatDuration, formatTokens } from "../platform/format.js";
+import { agentEnding, endingLine, mcpServerLine, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 
 /** How a line reads: each renderer turns it into its own colours or marks. */
 export type Tone = "plain" | "dim" | "ok" | "warn" | "error" | "accent";
@@ -19,6 +24,39 @@ const CHOICE_WORDS = {
   workspace: "allowed in this workspace",
   deny: "declined",
 } as const;
+
+/** What a call acts on: its title after its tool's name (`src/a.ts` of `read_file src/a.ts`), shown beside the name. */
+export function callTarget(call: { tool: string; title: string }): string {
+  return call.title.startsWith(call.tool) ? call.title.slice(call.tool.length).trim() : call.title;
+}
+
+/** The tone of an ending: completed is good, a stop the person asked for a warning, the rest failures. */
+export function endingTone(status: RunResult["status"]): Tone {
+  return status === "completed" ? "ok" : status === "cancelled" || status === "unverified" ? "warn" : "error";
+}
+
+/** What the person gave a turn: the task or message, or their own `!command`. */
+export function turnInput(event: EventOf<"turn.started">): string {
+  return event.mode === "shell" ? `!${event.input}` : event.input;
+}
+
+function validationLines(event: EventOf<"validation">): EventLine[] {
+  if (!event.ran) return [line(`validation skipped: ${event.reason ?? "nothing to run"}`)];
+  const checks = event.checks.map((check) =>
+    line(
+      `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
+      check.passed ? "ok" : "error",
+    ),
+  );
+  const failure =
+    event.passed === false
+      ? event.summary
+          .split("\n")
+          .slice(0, 12)
+          .map((l) => line(`    ${l}`))
+      : [];
+  return [...checks, ...failure];
+}
 
 const TRUSTED_BY = {
   flag: "--trust-workspace",
@@ -44,15 +82,28 @@ function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): Ev
 }
 
 /**
- * What an event says in words, the same in the line renderer, the terminal UI and the session
- * export. Undefined for the events each of them draws its own way (streamed text, tool calls
- * and results, status, usage, the TODO list, the start and the end of a session). Exhaustive:
- * a new event does not compile until it is decided here how it reads.
+ * What an event says in words. Exhaustive: a new event does not compile until it is decided here
+ * how it reads. A piece of streamed text says nothing on its own (the answer says it whole).
  */
-export function describeEvent(event: CairnEvent): EventLine[] | undefined {
+export function describeEvent(event: CairnEvent): EventLine[] {
   switch (event.type) {
+    case "session.started":
+      return [line(`cairn ${event.mode} · ${event.model} · ${event.workspace}`)];
     case "session.resumed":
       return [line(`resumed after event ${event.after_seq}`)];
+    case "turn.started":
+      return [line(turnInput(event), "plain")];
+    case "turn.finished":
+      return [
+        line(
+          `${endingLine(event.result)} · ${usageLine(resultTotals(event.result), null)}`,
+          endingTone(event.result.status),
+        ),
+      ];
+    case "session.finished":
+      return [line(`session ended: ${endingLine(event.result)}`)];
+    case "status":
+      return [line(`${STATUS_LABEL[event.status]}…`)];
     case "route":
       return [line(`route: tier ${event.tier}, ${event.decision} (${event.reason})`)];
     case "intent": {
@@ -63,23 +114,33 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
       const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
       return [line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent")];
     }
-    case "validation": {
-      if (!event.ran) return [line(`validation skipped: ${event.reason ?? "nothing to run"}`)];
-      const checks = event.checks.map((check) =>
-        line(
-          `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
-          check.passed ? "ok" : "error",
-        ),
-      );
-      const failure =
-        event.passed === false
-          ? event.summary
-              .split("\n")
-              .slice(0, 12)
-              .map((l) => line(`    ${l}`))
-          : [];
-      return [...checks, ...failure];
+    case "todos": {
+      const done = event.todos.filter((todo) => todo.status === "completed").length;
+      const current = event.todos.find((todo) => todo.status === "in_progress");
+      return [line(`TODO ${done}/${event.todos.length} done${current ? `; now: ${current.content}` : ""}`)];
     }
+    case "message.delta":
+      return [];
+    case "reasoning":
+      return [line(`thinking: ${firstLine(event.text, 160)}`)];
+    case "message":
+      return [line(event.text, "plain")];
+    case "tool.call":
+      return [line(`● ${event.title}`, "accent")];
+    case "tool.result": {
+      const took = formatDuration(event.duration_ms);
+      return event.ok
+        ? [line(`✓ ${firstLine(event.output, 160)} ${took}`, "ok")]
+        : [line(`✗ ${firstLine(event.output, 160)} ${took}`, "error")];
+    }
+    case "usage":
+      return [
+        line(
+          `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
+        ),
+      ];
+    case "validation":
+      return validationLines(event);
     case "progress":
       return [
         line(
@@ -119,8 +180,6 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
           `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
         ),
       ];
-    case "question":
-      return [line(`Asked: ${firstLine(event.question, 160)} → ${event.answer ?? "(no answer)"}`, "plain")];
     case "approval.requested":
       return [line(`asks: allow ${event.prompt.summary}?`)];
     case "approval.resolved": {
@@ -146,17 +205,6 @@ export function describeEvent(event: CairnEvent): EventLine[] | undefined {
       return [line(`✗ ${event.message}`, "error")];
     case "workspace.trust":
       return trustLines(event);
-    case "session.started":
-    case "session.finished":
-    case "status":
-    case "todos":
-    case "message.delta":
-    case "reasoning":
-    case "message":
-    case "tool.call":
-    case "tool.result":
-    case "usage":
-      return undefined;
     default: {
       const unknown: never = event;
       throw new Error(`no words for event ${JSON.stringify(unknown)}`);

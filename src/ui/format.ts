@@ -1,6 +1,5 @@
 import type { EventOf, RunResult, Status, ToolAnnotations, UsageTotals } from "../events/types.js";
-import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
-import { firstLine, plural } from "../platform/text.js";
+import { firstLine, formatCost, formatDuration, formatTokens, plural } from "../platform/format.js";
 
 /**
  * Output tokens a second, when there is enough to measure: over a short answer the rate is the
@@ -22,29 +21,50 @@ export function usageLine(totals: UsageTotals, tokensPerSecond: number | null): 
   return `usage: ${parts.join(" · ")}`;
 }
 
+/** A result's spending as the closing usage line reads it. */
+export function resultTotals(result: RunResult): UsageTotals {
+  return { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
+}
+
 function commands(checks: RunResult["assessment"]["verified_by"]): string {
   const shown = checks.slice(0, 2).map((check) => check.command);
   return `${shown.join(", ")}${checks.length > 2 ? ` and ${checks.length - 2} more` : ""}`;
 }
 
 /**
- * What checked the work, for the closing line after the status: so `completed` is seen to rest
- * on a check, and a run nothing could check says so where it ends.
+ * What checked the work, said after the status: so `completed` is seen to rest on a check, and
+ * a run nothing could check says so where it ends.
  */
-export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): string {
+export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): string | undefined {
   const checks = result.assessment?.verified_by ?? [];
   switch (result.reason) {
     case "checks_passed":
-      return ` · checked by ${commands(checks.filter((check) => check.passed))}`;
+      return `checked by ${commands(checks.filter((check) => check.passed))}`;
     case "checks_failed":
-      return ` · failed: ${commands(checks.filter((check) => !check.passed))}`;
+      return `failed: ${commands(checks.filter((check) => !check.passed))}`;
     case "no_check":
-      return " · not verified: no check was found or could run (see the report)";
+      return "not verified: no check was found or could run (see the report)";
     case "unchecked":
-      return " · not checked (without a plan, cairn checks only with --verify)";
+      return "not checked (without a plan, cairn checks only with --verify)";
     default:
-      return "";
+      return undefined;
   }
+}
+
+/**
+ * How a turn or a session ended: its status, what checked it, the files it changed and how long
+ * it took. `unchecked: false` leaves out that a change was not checked, where that is the rule
+ * (a chat's messages) and saying it each time would be noise.
+ */
+export function endingLine(result: RunResult, say: { unchecked: boolean } = { unchecked: true }): string {
+  const changed = result.files_changed.length;
+  const checked = result.reason === "unchecked" && !say.unchecked ? undefined : checkedLine(result);
+  return [
+    result.status,
+    ...(checked ? [checked] : []),
+    ...(changed ? [`${plural(changed, "file")} changed`] : []),
+    formatDuration(result.duration_ms),
+  ].join(" · ");
 }
 
 /** How each status reads in a status line, in every renderer. */

@@ -1,10 +1,11 @@
-import type { EventOf, StampedEvent } from "../events/types.js";
+import type { RunResult, StampedEvent } from "../events/types.js";
 import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { localTime } from "../ui/table.js";
-import { describeEvent } from "./eventLines.js";
+import { describeEvent, turnInput } from "./eventLines.js";
+import { endingLine } from "./format.js";
 
 export type ExportFormat = "md" | "json";
 
@@ -30,27 +31,23 @@ const SHORT_NAMES: Partial<Record<StampedEvent["type"], string>> = {
   "question.answered": "answer",
 };
 
-function todosDetail(event: EventOf<"todos">): string {
-  const done = event.todos.filter((todo) => todo.status === "completed").length;
-  const current = event.todos.find((todo) => todo.status === "in_progress");
-  return `${done}/${event.todos.length} done${current ? `; now: ${current.content}` : ""}`;
-}
-
 /** What an event says, or undefined for the ones that only drive a live display. */
 function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | undefined {
   switch (event.type) {
     case "session.started":
       return { event: "start", detail: `${event.mode} · ${event.model}` };
+    case "turn.started":
+      return { event: "input", detail: clip(turnInput(event), DETAIL) };
+    case "turn.finished":
+      return { event: "end", detail: clip(endingLine(event.result), DETAIL) };
     case "plan":
       return { event: "plan", detail: clip(event.summary, DETAIL) };
-    case "todos":
-      return { event: "todos", detail: clip(todosDetail(event), DETAIL) };
     case "message":
       return { event: "answer", detail: clip(event.text, DETAIL) };
     case "reasoning":
       return { event: "thinking", detail: clip(event.text, DETAIL) };
     case "tool.call":
-      return { event: "tool", detail: clip(`${event.tool} ${JSON.stringify(event.args)}`, DETAIL) };
+      return { event: "tool", detail: clip(event.title, DETAIL) };
     case "tool.result":
       return {
         event: event.ok ? "result" : "failed",
@@ -73,9 +70,13 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
       return undefined;
     default: {
       // Everything else reads as it does in the terminal.
-      const lines = describeEvent(event);
-      const detail = lines && clip(lines.map((l) => l.text.trim()).join(" · "), DETAIL);
-      return detail === undefined ? undefined : { event: SHORT_NAMES[event.type] ?? event.type, detail };
+      const detail = clip(
+        describeEvent(event)
+          .map((l) => l.text.trim())
+          .join(" · "),
+        DETAIL,
+      );
+      return { event: SHORT_NAMES[event.type] ?? event.type, detail };
     }
   }
 }
@@ -128,14 +129,16 @@ export function timelineTable(events: StampedEvent[], style: TableStyle = "plain
   return renderTable(columns, timeline(events), style);
 }
 
-function finished(events: StampedEvent[]): EventOf<"session.finished"> | undefined {
-  return events.findLast((event): event is StampedEvent & EventOf<"session.finished"> => {
-    return event.type === "session.finished";
-  });
+/** How the session's work last ended: its own end, or its last turn's while it goes on. */
+export function lastResult(events: readonly StampedEvent[]): RunResult | undefined {
+  const last = events.findLast(
+    (event) => !event.agent && (event.type === "session.finished" || event.type === "turn.finished"),
+  );
+  return last?.type === "session.finished" || last?.type === "turn.finished" ? last.result : undefined;
 }
 
 function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {
-  const result = finished(events)?.result;
+  const result = lastResult(events);
   const lines = [
     `# cairn session ${session.id}`,
     "",

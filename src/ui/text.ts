@@ -1,10 +1,9 @@
 import { styleText } from "node:util";
-import type { StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
+import type { RunResult, StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
-import type { ToolDescriber } from "../tools/registry.js";
-import { describeEvent, type Tone } from "./eventLines.js";
-import { agentEnding, checkedLine, outputSpeed, STATUS_LABEL, usageLine } from "./format.js";
+import { callTarget, describeEvent, type Tone } from "./eventLines.js";
+import { agentEnding, endingLine, outputSpeed, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
 
 type Output = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -17,8 +16,6 @@ export interface TextRendererOptions {
   color: boolean;
   /** Markdown rendering and a live status line: only for a person at a terminal. */
   interactive: boolean;
-  /** Names what each tool call acts on (the session's tool registry). */
-  describe: ToolDescriber;
   /**
    * `--verbose`: each model call's tokens and cost, status changes, the model's reasoning, the
    * arguments of each call, more of each tool's output and whole diffs.
@@ -108,7 +105,7 @@ export class TextRenderer {
         this.renderAgentStatus(event, tag);
         break;
       case "tool.call":
-        this.line(this.style("dim", `  ${id} ● ${event.tool} ${this.argSummary(event)}`));
+        this.line(this.style("dim", `  ${id} ● ${event.title}`));
         break;
       case "error":
         this.line(`  ${tag} ${this.style("red", `✗ ${event.message}`)}`);
@@ -138,9 +135,6 @@ export class TextRenderer {
   private async render(event: StampedEvent): Promise<void> {
     if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
-      case "session.started":
-        this.line(this.style("dim", `cairn ${event.mode} · ${event.model} · ${event.workspace}`));
-        break;
       case "status":
         this.statusText = STATUS_LABEL[event.status];
         this.streamedChars = 0;
@@ -163,7 +157,9 @@ export class TextRenderer {
         break;
       case "tool.call":
         if (event.permission === "read") this.readTools.add(event.call_id);
-        this.line(`${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${this.argSummary(event)}`);
+        this.line(
+          `${this.style("cyan", "●")} ${this.style("bold", event.tool)} ${callTarget(event)}`.trimEnd(),
+        );
         if (this.options.verbose)
           this.line(this.style("dim", `  ${firstLine(JSON.stringify(event.args) ?? "", 400)}`));
         break;
@@ -177,12 +173,41 @@ export class TextRenderer {
         this.countUsage(event);
         if (this.options.verbose) this.line(this.style("dim", this.callLine(event)));
         break;
-      case "session.finished":
+      case "turn.finished":
         this.statusText = "";
         this.renderFinish(event.result);
         break;
-      default:
-        for (const { text, tone } of describeEvent(event) ?? []) this.line(this.toned(tone, text));
+      // The task or message is the person's own, said by the session's first line; a session's
+      // end is its last turn's, said by that.
+      case "turn.started":
+      case "session.finished":
+        break;
+      case "session.started":
+      case "session.resumed":
+      case "route":
+      case "intent":
+      case "plan":
+      case "validation":
+      case "repair":
+      case "review":
+      case "escalation":
+      case "retry":
+      case "compaction":
+      case "approval.requested":
+      case "approval.resolved":
+      case "question.asked":
+      case "question.answered":
+      case "mcp.server":
+      case "agent.status":
+      case "workspace.trust":
+      case "progress":
+      case "error":
+        for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
+        break;
+      default: {
+        const unknown: never = event;
+        throw new Error(`the line renderer does not show ${JSON.stringify(unknown)}`);
+      }
     }
   }
 
@@ -194,10 +219,6 @@ export class TextRenderer {
 
   private toned(tone: Tone, text: string): string {
     return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
-  }
-
-  private argSummary({ tool, args }: Extract<StampedEvent, { type: "tool.call" }>): string {
-    return this.options.describe(tool, args) || firstLine(JSON.stringify(args) ?? "", 100);
   }
 
   /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
@@ -266,19 +287,19 @@ export class TextRenderer {
     this.line(`\n${body}\n`, this.options.out);
   }
 
-  private renderFinish(result: Extract<StampedEvent, { type: "session.finished" }>["result"]): void {
-    const totals: UsageTotals = { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
+  private renderFinish(result: RunResult): void {
     const tps = outputSpeed(this.outputTokens, this.generationSeconds);
-    const changed = result.files_changed.length;
-    const files = changed ? ` · ${changed} file${changed === 1 ? "" : "s"} changed` : "";
+    const [status, ...rest] = endingLine(result).split(" · ");
     const statusStyle: Style =
       result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
     const allTime =
       result.workspace_cost_usd === undefined
-        ? ""
-        : ` · ${formatCost(result.workspace_cost_usd)} all-time here`;
+        ? []
+        : [`${formatCost(result.workspace_cost_usd)} all-time here`];
     this.line(
-      `${this.style(statusStyle, result.status)}${checkedLine(result)}${files} · ${formatDuration(result.duration_ms)} · ${usageLine(totals, tps)}${allTime}`,
+      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps), ...allTime].join(
+        " · ",
+      ),
     );
   }
 }

@@ -27,8 +27,10 @@ function fetchWebpage(config: WebConfig) {
         .describe(`Characters of content to return (default ${DEFAULT_CHARS}, at most ${MAX_CHARS})`),
     }),
     permission: "network",
+    kind: "fetch",
     deferrable: true,
     describe: ({ url }) => url,
+    touches: () => ({ writes: [] }),
     async execute({ url, max_chars }, ctx) {
       // The HTTP client and the page reader load with the first fetch: most sessions never fetch.
       const [{ AddressGuard }, { webRequest, webUrl }, { readPage }] = await Promise.all([
@@ -102,8 +104,10 @@ function webSearch(config: WebConfig, env: NodeJS.ProcessEnv) {
         .describe(`How many results (default ${DEFAULT_RESULTS}, at most ${MAX_RESULTS})`),
     }),
     permission: "network",
+    kind: "fetch",
     deferrable: true,
     describe: ({ query }) => query,
+    touches: () => ({ writes: [] }),
     async execute({ query, max_results }, ctx) {
       const { searchWeb } = await import("./search.js");
       const results = await searchWeb(config, env, query, max_results ?? DEFAULT_RESULTS, ctx.signal);

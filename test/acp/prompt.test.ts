@@ -94,7 +94,7 @@ describe("cairn acp: a prompt", () => {
     const [offered] = editor.updatesOf(sessionId, "available_commands_update");
     expect(offered?.availableCommands.map((command) => command.name)).toEqual([
       "model",
-      "agent",
+      "run",
       "cost",
       "undo",
       "compact",

@@ -71,6 +71,32 @@ describe("cairn acp: stored sessions", () => {
     expect(sent).toContain("and if it added?");
   });
 
+  it("stores a thread opened and never written in, so the list shows it and loading it goes on from there", async () => {
+    const server = await stage.serve([{ text: "Hello." }]);
+    const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);
+    let editor = stage.start({ server, home });
+    const { session } = await openSession(editor, repo);
+    expect(await editor.close()).toBe(0);
+
+    editor = stage.start({ server, home });
+    await editor.agent.request("initialize", { protocolVersion: 1, clientCapabilities: {} });
+    const listed = await editor.agent.request("session/list", { cwd: repo });
+    expect(listed.sessions).toEqual([
+      { sessionId: session.sessionId, cwd: repo, updatedAt: expect.any(String) },
+    ]);
+    await editor.agent.request("session/load", { sessionId: session.sessionId, cwd: repo, mcpServers: [] });
+    const next = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("hi there"),
+    });
+    expect(next.stopReason).toBe("end_turn");
+    // Its first message names it.
+    const again = await editor.agent.request("session/list", { cwd: repo });
+    expect(again.sessions).toEqual([
+      expect.objectContaining({ sessionId: session.sessionId, title: "hi there" }),
+    ]);
+  });
+
   it("refuses to load a session that is not stored", async () => {
     const server = await stage.serve([]);
     const [repo, home] = await Promise.all([makeGitRepo({ "a.txt": "a\n" }), makeHome()]);

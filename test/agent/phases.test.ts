@@ -119,6 +119,8 @@ describe("the run loop's phases", () => {
           "needs_approval",
           "blocked_by_hook",
           "tool_call_cap",
+          "output_cap",
+          "refused",
           "work_failed",
           "provider_error",
           "configuration",

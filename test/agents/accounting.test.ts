@@ -8,8 +8,6 @@ import { EventBus } from "../../src/events/bus.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { MIGRATIONS, openDatabase } from "../../src/store/db.js";
 import { Store } from "../../src/store/sessions.js";
-import { exploreTools } from "../../src/tools/explore.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
 import { exportSession } from "../../src/ui/sessionExport.js";
 import { TextRenderer } from "../../src/ui/text.js";
 import { initialState, reduce } from "../../src/ui/tui/state.js";
@@ -52,6 +50,8 @@ async function sessionWithAgents() {
       type: "tool.call",
       call_id: `c${n}`,
       tool: "grep",
+      kind: "search",
+      title: "grep parse",
       args: { pattern: "parse" },
       permission: "read",
     });
@@ -141,13 +141,7 @@ describe("usage by agent", () => {
       }),
       { isTTY: false },
     );
-    const registry = new ToolRegistry(exploreTools);
-    const renderer = new TextRenderer({
-      out,
-      color: false,
-      interactive: false,
-      describe: (tool, args) => registry.describe(tool, args),
-    });
+    const renderer = new TextRenderer({ out, color: false, interactive: false });
     for (const event of events) renderer.handle(event);
     await renderer.flush();
     expect(printed).toMatch(/◆ explore#1 question 1\n/);

@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { chmod, mkdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { doTask } from "../../src/agent/doTask.js";
@@ -7,8 +8,12 @@ import { openHostedSession } from "../../src/agent/host.js";
 import type { EventOf, RunResult, StampedEvent } from "../../src/events/types.js";
 import { makeGitRepo as gitRepo, makeHome, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { installOpencode } from "../helpers/opencode.js";
+import { afterFile } from "../helpers/temp.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 import { isCairn, messages, toolAnswers } from "./requests.js";
+
+// opencode may keep a folder of its own in the temp folder it inherits, beside the one it is given.
+afterFile(() => rm(path.join(os.tmpdir(), "opencode"), { recursive: true, force: true }));
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -68,6 +73,7 @@ describe("delegating to a real external agent", () => {
     const bin = path.join(home, "bin");
     await mkdir(bin, { recursive: true });
     await symlink(await installOpencode(), path.join(bin, "opencode"));
+    await mkdir(path.join(home, "tmp"));
     server = await startScriptedServer((request): ScriptedTurn => {
       if (isCairn(request)) {
         if (toolAnswers(request).length === 0)
@@ -120,6 +126,8 @@ describe("delegating to a real external agent", () => {
       home,
       {
         PATH: `${bin}:${process.env.PATH}`,
+        // opencode unpacks its native parts into the temp folder and keeps them: in its home here.
+        TMPDIR: path.join(home, "tmp"),
       },
       90_000,
     );

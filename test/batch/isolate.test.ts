@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { IsolationError, isolate } from "../../src/batch/isolate.js";
 import { makeRepo } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
@@ -15,7 +15,7 @@ const git = (cwd: string, ...args: string[]) =>
 
 let root: string;
 beforeEach(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "cairn-isolate-"));
+  root = tempDir("cairn-isolate-");
 });
 afterEach(async () => {
   await rm(root, { recursive: true, force: true });

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -65,7 +65,7 @@ describe("cairn batch on this machine", () => {
 
     const first = await batch("--keep-failed");
     expect(first.code, first.stdout).toBe(1);
-    const events = streamEvents(first.stdout);
+    const events = jsonLines(first.stdout);
     expect(events.filter((e) => e.type === "task.finished")).toHaveLength(3);
     // Never more than --jobs tasks at once.
     let running = 0;
@@ -120,7 +120,7 @@ describe("cairn batch on this machine", () => {
     const calls = server.requests.length;
     const again = await batch();
     expect(again.code).toBe(1);
-    expect(streamEvents(again.stdout).find((e) => e.type === "batch.started")).toMatchObject({
+    expect(jsonLines(again.stdout).find((e) => e.type === "batch.started")).toMatchObject({
       total: 0,
       skipped: 3,
     });
@@ -129,7 +129,7 @@ describe("cairn batch on this machine", () => {
     // --retry-failed runs the failed task only, and its new record replaces the old one.
     const retry = await batch("--retry-failed");
     expect(retry.code, retry.stderr).toBe(0);
-    expect(streamEvents(retry.stdout).find((e) => e.type === "batch.started")).toMatchObject({
+    expect(jsonLines(retry.stdout).find((e) => e.type === "batch.started")).toMatchObject({
       total: 1,
       skipped: 2,
     });
@@ -180,7 +180,7 @@ describe("cairn batch on this machine", () => {
       await new Promise((r) => setTimeout(r, 50));
     child.kill("SIGINT");
     expect(await exited).toBe(1);
-    const events = streamEvents(stdout);
+    const events = jsonLines(stdout);
     expect(events.find((e) => e.type === "task.cancelled")).toMatchObject({ id: "slow" });
     expect(events.find((e) => e.type === "result")).toMatchObject({ tasks: 0, cancelled: 1 });
     expect(await readResults(path.join(home, "tasks.results"))).toEqual([]);

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/eval/report.js";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
-import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import {
   copiedBy,
   endQueueTest,
@@ -152,7 +152,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
       },
     );
     expect(status.code, status.stderr).toBe(0);
-    expect(streamEvents(status.stdout).find((e) => e.type === "result")).toMatchObject({
+    expect(jsonLines(status.stdout).find((e) => e.type === "result")).toMatchObject({
       tasks: 6,
       completed: 6,
     });
@@ -306,7 +306,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     await redis.resume();
 
     expect(await followerExited).toBe(0);
-    const events = streamEvents(followed);
+    const events = jsonLines(followed);
     const finished = events.filter((e) => e.type === "task.finished") as unknown as Array<{
       record: unknown;
       batch_id: string;

@@ -1,20 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import {
-  chmod,
-  lstat,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  readlink,
-  realpath,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
-import os from "node:os";
+import { chmod, lstat, mkdir, readdir, readFile, readlink, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { Checkpoints } from "../../src/store/checkpoints.js";
+import { tempDir } from "../helpers/temp.js";
 
 export type Kind = "git repository" | "plain folder";
 
@@ -53,7 +42,7 @@ function git(cwd: string, ...args: string[]): string {
  * it also has history, a line-ending rule, a dirty file and an untracked one.
  */
 export async function workspace(kind: Kind): Promise<Fixture> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-cp-")));
+  const root = tempDir("cairn-cp-");
   const workspace = path.join(root, "work");
   const dataDir = path.join(root, "data", "cairn");
   await mkdir(path.join(workspace, "src", "deep"), { recursive: true });

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { withCheckpoints } from "../../src/agent/checkpointing.js";
 import { doTask } from "../../src/agent/doTask.js";
 import { ToolRegistry } from "../../src/tools/registry.js";
+import { unknownTouches } from "../../src/tools/touches.js";
 import { defineTool } from "../../src/tools/types.js";
 import { makeRepo } from "../helpers/cli.js";
 import { scriptedSession } from "../helpers/session.js";
@@ -20,13 +21,14 @@ afterEach(async () => {
 
 /**
  * A write tool as one from elsewhere (an MCP server) may be: its path argument is called `file`,
- * and it has no `touches` to say what it writes.
+ * and it cannot say what it writes.
  */
 const saveText = defineTool({
   name: "save_text",
   description: "Save text to a file.",
   schema: z.object({ file: z.string(), text: z.string() }),
   permission: "write",
+  kind: "edit",
   async execute({ file, text }, ctx) {
     const target = path.join(ctx.workspace, file);
     await mkdir(path.dirname(target), { recursive: true });
@@ -34,6 +36,7 @@ const saveText = defineTool({
     return { text: `Saved ${file}.` };
   },
   describe: ({ file }) => file,
+  touches: unknownTouches,
 });
 
 /** Bytes a conversion on the way would change: CRLF line ends and no final newline. */

@@ -1,10 +1,17 @@
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, runCairn } from "../helpers/cli.js";
 
 describe("cairn demo", () => {
   it("fixes the demo repository with the recorded model, and the real tests pass", async () => {
+    const home = await makeHome();
+    // The demo leaves its repository for the person to look at: here, in the home that goes.
+    const tmp = path.join(home, "tmp");
+    await mkdir(tmp);
     const run = await runCairn(["demo", "--recorded", "--output-format", "json"], {
-      home: await makeHome(),
+      home,
+      env: { TMPDIR: tmp },
       timeoutMs: 60_000,
     });
     expect(run.code, run.stderr).toBe(0);

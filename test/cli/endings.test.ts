@@ -11,7 +11,6 @@ import {
   runCairn,
   startCairn,
   streamEvents,
-  TempFolders,
   waitFor,
 } from "../helpers/cli.js";
 import {
@@ -29,15 +28,13 @@ import {
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await temp.removeAll();
 });
 
-const folder = (files: Record<string, string>) => temp.keep(makeRepo(files));
-const home = () => temp.keep(makeHome());
+const folder = (files: Record<string, string>) => makeRepo(files);
+const home = () => makeHome();
 
 async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
   server = await startScriptedServer(runScript(parts));

@@ -1,10 +1,10 @@
-import { mkdtemp, readFile, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const PEAK_RSS_PROBE = fileURLToPath(new URL("../helpers/peakRss.mjs", import.meta.url));
@@ -26,7 +26,7 @@ afterEach(async () => {
 
 /** A folder whose PATH holds git and nothing else, so the grep tool has no ripgrep to use. */
 async function pathWithoutRipgrep(): Promise<string> {
-  const bin = await mkdtemp(path.join(os.tmpdir(), "cairn-bin-"));
+  const bin = tempDir("cairn-bin-");
   await symlink(findExecutable("git")!, path.join(bin, "git"));
   return bin;
 }

@@ -1,10 +1,10 @@
 import { existsSync } from "node:fs";
-import { mkdtemp, realpath, symlink } from "node:fs/promises";
-import os from "node:os";
+import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -77,7 +77,7 @@ describe("a headless run whose needed commands are refused", () => {
 describe("--allow-unsandboxed where there is no sandbox (no bwrap on the PATH)", () => {
   /** A PATH of git and touch, and no bubblewrap. */
   async function pathWithoutBwrap(): Promise<string> {
-    const bin = await mkdtemp(path.join(os.tmpdir(), "cairn-bin-"));
+    const bin = tempDir("cairn-bin-");
     for (const tool of ["git", "touch"]) await symlink(findExecutable(tool)!, path.join(bin, tool));
     return bin;
   }
@@ -90,7 +90,7 @@ describe("--allow-unsandboxed where there is no sandbox (no bwrap on the PATH)",
     // A home of its own with no config: makeHome allows unsandboxed commands where bwrap cannot run.
     const [repo, home, bin] = await Promise.all([
       makeRepo({ "notes.txt": "x\n" }),
-      realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-"))),
+      tempDir("cairn-home-"),
       pathWithoutBwrap(),
     ]);
     const { args, env } = modelFlags("openai", server);

@@ -6,17 +6,14 @@ import {
   runCairn,
   startCairn,
   streamEvents,
-  TempFolders,
   waitFor,
 } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await temp.removeAll();
 });
 
 /**
@@ -24,7 +21,7 @@ afterEach(async () => {
  * until it made `requests` requests.
  */
 async function doUntilAsked(home: string, script: ScriptedTurn[], format: string) {
-  const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
+  const repo = await makeRepo({ "a.txt": "a\n" });
   server = await startScriptedServer(script);
   const { args, env } = modelFlags("openai", server);
   const started = startCairn(
@@ -42,11 +39,7 @@ describe("SIGTERM and SIGHUP", () => {
       ["SIGTERM", "json"],
       ["SIGHUP", "text"],
     ] as const) {
-      const { child, exited, output } = await doUntilAsked(
-        await temp.keep(makeHome()),
-        [{ hang: true }],
-        format,
-      );
+      const { child, exited, output } = await doUntilAsked(await makeHome(), [{ hang: true }], format);
       child.kill(signal);
       expect(await exited).toBe(1);
       if (format === "json") {
@@ -62,7 +55,7 @@ describe("SIGTERM and SIGHUP", () => {
 
 describe("Ctrl-C", () => {
   it("once: stops the current action, ends the session as cancelled and keeps it resumable", async () => {
-    const home = await temp.keep(makeHome());
+    const home = await makeHome();
     const { child, exited, output } = await doUntilAsked(
       home,
       [{ toolCalls: [{ name: "write_file", args: { path: "a.txt", content: "b\n" } }] }, { hang: true }],

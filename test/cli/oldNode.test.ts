@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import os from "node:os";
+import { cpSync, existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 
 const oldNode = olderNode();
 
@@ -16,7 +16,7 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
   });
 
   it("says what to install when there is no Node 22 beside it, and exits 2", () => {
-    const copy = mkdtempSync(path.join(os.tmpdir(), "cairn-old-node-"));
+    const copy = tempDir("cairn-old-node-");
     cpSync(path.dirname(CAIRN_BIN), path.join(copy, "bin"), { recursive: true });
     const run = spawnSync(oldNode as string, [path.join(copy, "bin", "cairn.js"), "--version"], {
       encoding: "utf8",
@@ -57,7 +57,6 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
       expect(existsSync(`/proc/${cairn}`)).toBe(false);
     } finally {
       launcher.kill("SIGKILL");
-      rmSync(home, { recursive: true, force: true });
     }
   }, 30_000);
 });

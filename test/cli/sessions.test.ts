@@ -21,7 +21,15 @@ async function twoSessions(): Promise<Store> {
   const { store } = await tempStore();
   const a = sessionWriter(store, A, new Date("2026-03-01T09:00:00Z"));
   a.emit(started(HOME_APP, LONG_TASK));
-  a.emit({ type: "tool.call", call_id: "1", tool: "grep", args: { pattern: "add(" }, permission: "read" });
+  a.emit({
+    type: "tool.call",
+    call_id: "1",
+    tool: "grep",
+    kind: "search",
+    title: "grep add(",
+    args: { pattern: "add(" },
+    permission: "read",
+  });
   a.emit(usage("execution", "openai/gpt-test", { input: 5000, output: 400 }, 0.0311));
   a.emit(finished(A));
   const b = sessionWriter(store, B, new Date("2026-03-02T10:00:00Z"));

@@ -6,7 +6,6 @@ import {
   olderNode,
   startCairn,
   streamEvents,
-  TempFolders,
   waitFor,
 } from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -15,7 +14,6 @@ const oldNode = olderNode();
 
 let server: ScriptedServer | undefined;
 const groups: number[] = [];
-const temp = new TempFolders();
 afterEach(async () => {
   // Whatever a failing test left running: the wrapper's whole group, cairn on Node 22 with it.
   for (const pid of groups.splice(0)) {
@@ -27,12 +25,11 @@ afterEach(async () => {
   }
   await server?.close();
   server = undefined;
-  await temp.removeAll();
 });
 
 /** cairn started as a user with Node 20 first on PATH starts it: through bin/cairn.js's restart on Node 22. */
 async function startWrapped(args: string[], env: Record<string, string> = {}) {
-  const home = await temp.keep(makeHome());
+  const home = await makeHome();
   const started = startCairn(args, { home, env, node: oldNode as string, detached: true });
   groups.push(started.child.pid as number);
   return started;
@@ -48,7 +45,7 @@ function within(exited: Promise<number | null>, ms: number): Promise<number | nu
 
 describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => {
   it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: 60_000 }, async () => {
-    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
+    const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
     const { child, output, exited } = await startWrapped(
@@ -66,7 +63,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
     timeout: 60_000,
   }, async () => {
-    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
+    const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
     const { child, output, exited } = await startWrapped(
@@ -84,7 +81,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   });
 
   it("SIGTERM to the wrapper stops cairn serve", { timeout: 60_000 }, async () => {
-    const repo = await temp.keep(makeRepo({ "a.txt": "a\n" }));
+    const repo = await makeRepo({ "a.txt": "a\n" });
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
     expect(await waitFor(() => /cairn serve: (http:\S+)/.test(output.stdout), 30_000)).toBe(true);
     const url = /cairn serve: (http:\S+)/.exec(output.stdout)?.[1] as string;

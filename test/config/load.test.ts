@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ConfigFlags, dataDir, globalConfigFile, loadConfig } from "../../src/config/load.js";
 import { ConfigError } from "../../src/platform/errors.js";
+import { tempDir } from "../helpers/temp.js";
 
 let root: string;
 let home: string;
@@ -11,7 +11,7 @@ let workspace: string;
 let env: NodeJS.ProcessEnv;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-config-")));
+  root = tempDir("cairn-config-");
   home = path.join(root, "home");
   workspace = path.join(root, "work");
   mkdirSync(home);

@@ -1,18 +1,11 @@
-import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { symlink } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { globalInstructionsFile, loadProjectInstructions } from "../../src/context/instructions.js";
 import { buildSystemPrompt } from "../../src/context/systemPrompt.js";
+import { tempFolder } from "../helpers/folders.js";
 
-async function tree(files: Record<string, string>): Promise<string> {
-  const root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-instructions-")));
-  for (const [file, text] of Object.entries(files)) {
-    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
-    await writeFile(path.join(root, file), text);
-  }
-  return root;
-}
+const tree = (files: Record<string, string>) => tempFolder(files, "cairn-instructions");
 
 describe("project instructions", () => {
   it("reads CLAUDE.md as well as AGENTS.md, from the git root down to the workspace", async () => {

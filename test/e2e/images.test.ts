@@ -68,6 +68,8 @@ describe.skipIf(!hasTmux)("images in the terminal UI", () => {
       cwd: repo,
       home,
       env: { ...env, PATH: `${bin}:${process.env.PATH ?? ""}` },
+      // Wide enough that the dropped file's path, deep in the test's temp folder, fits on one line.
+      columns: 160,
     });
     const t = open.terminal;
     await t.waitFor("Ask cairn");

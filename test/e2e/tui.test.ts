@@ -94,8 +94,11 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     try {
       const session = store.requireSession(id);
       expect(session).toMatchObject({ mode: "chat", task: "fix add in math.js" });
-      const tasks = store.events(id).flatMap((e) => (e.type === "session.started" ? [e.task] : []));
-      expect(tasks).toEqual(["fix add in math.js", "take your time", "go on"]);
+      // One session, one turn a message: it starts once, each message is its own turn.
+      const events = store.events(id);
+      expect(events.filter((e) => e.type === "session.started")).toHaveLength(1);
+      const inputs = events.flatMap((e) => (e.type === "turn.started" ? [e.input] : []));
+      expect(inputs).toEqual(["fix add in math.js", "take your time", "go on"]);
     } finally {
       store.close();
     }

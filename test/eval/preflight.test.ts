@@ -4,19 +4,17 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
-import { makeHome, runCairn, TempFolders } from "../helpers/cli.js";
+import { makeHome, runCairn } from "../helpers/cli.js";
 import { byTask, readResults, runEval, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
-const temp = new TempFolders();
 afterEach(async () => {
   await server?.close();
   server = undefined;
-  await temp.removeAll();
 });
 
-const home = () => temp.keep(makeHome());
+const home = () => makeHome();
 
 const TASK = "javascript/median";
 

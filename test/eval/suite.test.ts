@@ -1,17 +1,17 @@
 // The builtin suite itself: each task's hidden tests fail on the stub the agent is given and pass
 // on the reference solution in .meta/, run by the same runner grading uses.
-import { cp, mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
+import { cp, rm } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testCommand } from "../../src/eval/runners.js";
 import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { runCheck } from "../../src/verify/check.js";
+import { tempDir } from "../helpers/temp.js";
 
 let root: string;
 beforeAll(async () => {
-  root = await mkdtemp(path.join(os.tmpdir(), "cairn-suite-"));
+  root = tempDir("cairn-suite-");
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });

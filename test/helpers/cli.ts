@@ -1,12 +1,13 @@
 import { type ChildProcessByStdio, execFileSync, type StdioOptions, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
+import { streamLineProblem } from "./protocol.js";
+import { tempDir } from "./temp.js";
 
 /** The repository root, whether this runs from source (vitest) or compiled into dist/ (the benchmarks). */
 function repositoryRoot(from: string): string {
@@ -47,6 +48,10 @@ export function spawnCairn(
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
   const env: Record<string, string> = {
     PATH: process.env.PATH ?? "",
+    // The test file's own temp folder and the run's compile cache (test/setup), so that what the
+    // CLI leaves behind there is found and named.
+    ...(process.env.TMPDIR ? { TMPDIR: process.env.TMPDIR } : {}),
+    ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
     HOME: options.home,
     XDG_CONFIG_HOME: path.join(options.home, "config"),
     XDG_DATA_HOME: path.join(options.home, "data"),
@@ -92,21 +97,6 @@ export function startCairn(args: string[], options: CairnOptions) {
   });
   const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
   return { child, output, exited };
-}
-
-/** Folders a test makes, removed when it ends: `afterEach(() => temp.removeAll())`. */
-export class TempFolders {
-  private readonly made: string[] = [];
-
-  async keep(make: Promise<string>): Promise<string> {
-    const dir = await make;
-    this.made.push(dir);
-    return dir;
-  }
-
-  async removeAll(): Promise<void> {
-    await Promise.all(this.made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-  }
 }
 
 /** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
@@ -166,7 +156,7 @@ export async function runCairn(
 
 /** A folder with the given files, resolved through symlinks (macOS /tmp, CI tmpfs). */
 export async function makeRepo(files: Record<string, string>): Promise<string> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-repo-")));
+  const dir = tempDir("cairn-repo-");
   for (const [file, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
     await writeFile(path.join(dir, file), content);
@@ -200,7 +190,7 @@ export async function makeGitRepo(files: Record<string, string>): Promise<string
  * sandbox's own tests say they were skipped and why.
  */
 export async function makeHome(): Promise<string> {
-  const home = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-home-")));
+  const home = tempDir("cairn-home-");
   if (detectSandbox().kind === "none") {
     await mkdir(path.join(home, "config", "cairn"), { recursive: true });
     await writeFile(
@@ -281,10 +271,24 @@ export async function doSession(
   return { run, events, result, requests: server.requests };
 }
 
-/** Parses `--output-format stream-json` output into its events. */
-export function streamEvents(stdout: string): Array<Record<string, unknown> & { type: string }> {
+/** JSON lines as they are: `cairn batch`'s own events. */
+export function jsonLines(stdout: string): Array<Record<string, unknown> & { type: string }> {
   return stdout
     .split("\n")
     .filter((line) => line.trim())
     .map((line) => JSON.parse(line));
+}
+
+/**
+ * Parses a session's `--output-format stream-json` output into its events, each checked against
+ * the protocol's schema: a line that does not fit it fails the test that printed it.
+ */
+export function streamEvents(stdout: string): Array<Record<string, unknown> & { type: string }> {
+  const events = jsonLines(stdout);
+  for (const event of events) {
+    const problem = streamLineProblem(event);
+    if (problem)
+      throw new Error(`a stream-json line does not fit the protocol: ${problem}\n${JSON.stringify(event)}`);
+  }
+  return events;
 }

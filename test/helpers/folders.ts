@@ -1,13 +1,6 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterEach } from "vitest";
-
-const made: string[] = [];
-
-afterEach(async () => {
-  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
+import { tempDir } from "./temp.js";
 
 /** Writes `files` (path → content) under `root`, making the folders on the way. */
 export async function putFiles(root: string, files: Record<string, string>): Promise<void> {
@@ -17,10 +10,9 @@ export async function putFiles(root: string, files: Record<string, string>): Pro
   }
 }
 
-/** A real folder (`/tmp/<prefix>-…`) holding `files`, removed after the test. */
+/** A real folder (`/tmp/<prefix>-…`) holding `files`, removed once the test file is done. */
 export async function tempFolder(files: Record<string, string>, prefix = "cairn-test"): Promise<string> {
-  const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), `${prefix}-`)));
-  made.push(dir);
+  const dir = tempDir(`${prefix}-`);
   await putFiles(dir, files);
   return dir;
 }

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
+import { sweepScratch } from "../../src/batch/scratch.js";
 import type { ScriptedServer } from "../support/scriptedServer.js";
 import { makeRepo, spawnCairn } from "./cli.js";
 import type { TestRedis } from "./redis.js";
@@ -10,20 +11,36 @@ export type Events = Array<Record<string, unknown> & { type: string }>;
 
 const started: Array<ReturnType<typeof spawnCairn>> = [];
 
-/** A process of the test's (a worker, a follower) that `killStarted` ends if it is still running. */
+/** A process of the test's (a worker, a follower) that `stopStarted` ends if it is still running. */
 export function killLater<T extends ReturnType<typeof spawnCairn>>(child: T): T {
   started.push(child);
   return child;
 }
 
-/** Kills the workers and followers the test started that are still running; for afterEach. */
-export function killStarted(): void {
-  for (const child of started.splice(0)) child.kill("SIGKILL");
+/**
+ * Stops the workers and followers the test started that are still running, as a person stops them
+ * (twice: a worker hands its running tasks back), so that each removes its copies; one that does
+ * not stop in time is killed, and a killed worker's copies are swept as the next worker's start
+ * would. For afterEach.
+ */
+export async function stopStarted(): Promise<void> {
+  await Promise.all(
+    started.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((done) => child.once("exit", done));
+      child.kill("SIGTERM");
+      child.kill("SIGTERM");
+      const late = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      await exited;
+      clearTimeout(late);
+    }),
+  );
+  await sweepScratch("worker");
 }
 
-/** After a queue test: its processes killed, its model server closed, its Redis stopped. */
+/** After a queue test: its processes stopped, its model server closed, its Redis stopped. */
 export async function endQueueTest(server: ScriptedServer | undefined, redis: TestRedis | undefined) {
-  killStarted();
+  await stopStarted();
   await server?.close();
   await redis?.stop();
 }

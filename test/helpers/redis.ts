@@ -1,8 +1,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import os from "node:os";
-import path from "node:path";
+import { tempDir } from "./temp.js";
 
 /** A real redis-server (the Debian package) of a test's own: its own port and data folder. */
 export interface TestRedis {
@@ -73,7 +72,7 @@ function ended(child: ChildProcess, port?: number): Promise<void> {
 }
 
 export async function startRedis(): Promise<TestRedis> {
-  const dir = await mkdtemp(path.join(os.tmpdir(), "cairn-redis-"));
+  const dir = tempDir("cairn-redis-");
   const port = await freePort();
   let child: ChildProcess | undefined = await launch(port, dir);
   return {

@@ -7,6 +7,7 @@ import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/con
 import type { StampedEvent } from "../../src/events/types.js";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { makeHome, makeRepo } from "./cli.js";
+import { afterFile } from "./temp.js";
 
 /**
  * A real `cairn do` session in `workspace`, its model the scripted server, with a home of its own:
@@ -18,7 +19,7 @@ export async function scriptedSession(
   options: { approval: ApprovalMode; attended?: boolean },
 ): Promise<Session> {
   const home = await makeHome();
-  return Session.create({
+  const session = await Session.create({
     config: configSchema.parse({
       providers: { openai: { base_url: server.openaiBaseUrl } },
       approval: options.approval,
@@ -29,6 +30,8 @@ export async function scriptedSession(
     attended: options.attended ?? false,
     env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: path.join(home, "data") },
   });
+  afterFile(() => session.close());
+  return session;
 }
 
 /** Adds settings to the global config of a home made by makeHome (which may already hold some). */
@@ -52,6 +55,9 @@ export async function closeAll(): Promise<void> {
   await Promise.all(closers.splice(0).map((close) => close()));
   await Promise.all(servers.splice(0).map((server) => server.close()));
 }
+
+// Whatever a test file left open is closed once it is done, before its temp folders go.
+afterFile(closeAll);
 
 export interface SessionSetup {
   /** The global config; a function gets the repository's path (for servers started on it). */

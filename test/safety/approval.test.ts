@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
@@ -13,6 +12,7 @@ import {
   type PolicyOptions,
 } from "../../src/safety/approval.js";
 import type { Sandbox } from "../../src/safety/sandbox.js";
+import { tempDir } from "../helpers/temp.js";
 
 const workspace = "/home/dev/project";
 const bwrap: Sandbox = { kind: "bwrap", path: "/usr/bin/bwrap" };
@@ -258,7 +258,7 @@ describe("always answers", () => {
   });
 
   it("in this workspace are saved in the person's own settings for the folder, not in the workspace's files", async () => {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-rules-")));
+    const root = tempDir("cairn-rules-");
     const env = { HOME: root, XDG_CONFIG_HOME: path.join(root, "config") };
     const work = path.join(root, "work");
     await mkdir(path.join(work, ".cairn"), { recursive: true });
@@ -287,7 +287,6 @@ describe("always answers", () => {
     expect(
       (await policy("auto-edit", { rules: config.rules }).check(run("grep -c 'a b' notes.txt"))).allowed,
     ).toBe(true);
-    await rm(root, { recursive: true, force: true });
   });
 
   it("are not offered for a dangerous command, which is asked about again each time", async () => {

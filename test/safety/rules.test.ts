@@ -1,11 +1,11 @@
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/load.js";
 import { splitCommandLine } from "../../src/platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "../../src/safety/commandKinds.js";
 import { grantsFor, RuleSet } from "../../src/safety/rules.js";
+import { tempDir } from "../helpers/temp.js";
 
 describe("read-only commands", () => {
   const part = (command: string) => splitCommandLine(command)![0]!;
@@ -131,7 +131,7 @@ describe("RuleSet", () => {
 
 describe("rules in the config", () => {
   async function workspaceWith(global: string, project: string) {
-    const root = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-rules-")));
+    const root = tempDir("cairn-rules-");
     await mkdir(path.join(root, "config", "cairn"), { recursive: true });
     await mkdir(path.join(root, "ws", ".cairn"), { recursive: true });
     await writeFile(path.join(root, "config", "cairn", "config.yaml"), global);

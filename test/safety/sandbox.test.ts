@@ -1,20 +1,11 @@
 import { execFileSync, spawn } from "node:child_process";
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { spawnGroup } from "../../src/platform/processes.js";
 import { detectSandbox, wrapCommand } from "../../src/safety/sandbox.js";
 import { connectCommand, loopbackGreeter } from "../faults/harness.js";
+import { tempDir } from "../helpers/temp.js";
 
 const sandbox = detectSandbox();
 const unavailable = sandbox.kind !== "bwrap";
@@ -26,7 +17,7 @@ let tmpDir: string;
 let outside: string;
 
 beforeEach(() => {
-  root = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-sandbox-")));
+  root = tempDir("cairn-sandbox-");
   workspace = path.join(root, "workspace");
   tmpDir = path.join(root, "session-tmp");
   outside = path.join(root, "outside");

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { splitCommandLine } from "../../src/platform/shell/split.js";
 import { ApprovalPolicy, type ApprovalRequest } from "../../src/safety/approval.js";
 import { secretsReadBy } from "../../src/safety/secretCommands.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
+import { tempDir } from "../helpers/temp.js";
 
 /**
  * Command lines that reach secret files without naming them as files: git printing them from the
@@ -34,9 +34,9 @@ function git(cwd: string, ...args: string[]): void {
 }
 
 beforeAll(async () => {
-  workspace = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-")));
-  home = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-home-")));
-  plain = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-plain-")));
+  workspace = tempDir("cairn-secret-git-");
+  home = tempDir("cairn-secret-git-home-");
+  plain = tempDir("cairn-secret-git-plain-");
   await files(workspace, {
     ".env": "DB_PASSWORD=hunter2hunter2\n",
     ".env.example": "DB_PASSWORD=\n",
@@ -122,7 +122,7 @@ describe("git commands that print secret files from the repository", () => {
   });
 
   it("judges a file gone from the work tree, or only in a commit, by its name", async () => {
-    const repo = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-gone-")));
+    const repo = tempDir("cairn-secret-git-gone-");
     await files(repo, { ".env": "X=secretsecret\n", "a.txt": "a\n" });
     git(repo, "init", "-q");
     git(repo, "add", "-A");
@@ -140,7 +140,7 @@ describe("git commands judged by what they would print", () => {
   let repo: string;
   beforeAll(async () => {
     // Tracks `.env` and `secrets.yml`, which only the first commit touches.
-    repo = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-unchanged-")));
+    repo = tempDir("cairn-secret-git-unchanged-");
     await files(repo, { ".env": "X=secretsecret\n", "secrets.yml": "password: x\n", "a.ts": "1\n" });
     git(repo, "init", "-q");
     git(repo, "add", "-A");
@@ -174,7 +174,7 @@ describe("git commands judged by what they would print", () => {
   });
 
   it("still catches a changed .env, and lets auto run the others", async () => {
-    const changed = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-changed-")));
+    const changed = tempDir("cairn-secret-git-changed-");
     await files(changed, { ".env": "X=secretsecret\n", "secrets.yml": "password: x\n", "a.ts": "1\n" });
     git(changed, "init", "-q");
     git(changed, "add", "-A");
@@ -228,7 +228,7 @@ describe("readers given names known only when they run", () => {
   });
 
   it("reach nothing in a workspace without secret files", async () => {
-    const empty = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-none-")));
+    const empty = tempDir("cairn-secret-none-");
     await files(empty, { "a.txt": "a\n" });
     expect(readBy('cat "$F"', empty)).toEqual([]);
   });

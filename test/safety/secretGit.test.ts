@@ -1,11 +1,11 @@
 import * as childProcess from "node:child_process";
-import { mkdir, mkdtemp, realpath, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { splitCommandLine } from "../../src/platform/shell/split.js";
 import { hasSecretName, SECRET_NAME_PATHSPECS, SecretFiles } from "../../src/safety/secretFiles.js";
 import { secretsPrintedByGit } from "../../src/safety/secretGit.js";
+import { tempDir } from "../helpers/temp.js";
 
 // Every git command the checks run, with what it printed.
 vi.mock("node:child_process", async (original) => {
@@ -63,7 +63,7 @@ function git(cwd: string, ...args: string[]): string {
 }
 
 beforeAll(async () => {
-  repo = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secret-git-specs-")));
+  repo = tempDir("cairn-secret-git-specs-");
   for (const name of NAMES) {
     await mkdir(path.dirname(path.join(repo, name)), { recursive: true });
     await writeFile(path.join(repo, name), "x\n");

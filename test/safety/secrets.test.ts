@@ -1,5 +1,4 @@
-import { mkdir, mkdtemp, realpath, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
@@ -15,6 +14,7 @@ import { createRedactor, hideEnvironmentSecrets } from "../../src/safety/redact.
 import { secretsReadBy } from "../../src/safety/secretCommands.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { isSecretName, isSecretVariable } from "../../src/safety/secretNames.js";
+import { tempDir } from "../helpers/temp.js";
 
 const GH_TOKEN_SHAPE = `ghp_${"A1b2C3d4E5".repeat(4)}`;
 
@@ -170,8 +170,8 @@ async function files(root: string, contents: Record<string, string>): Promise<vo
 }
 
 beforeAll(async () => {
-  workspace = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secrets-")));
-  home = await realpath(await mkdtemp(path.join(tmpdir(), "cairn-secrets-home-")));
+  workspace = tempDir("cairn-secrets-");
+  home = tempDir("cairn-secrets-home-");
   await files(workspace, {
     ".env": "DB_PASSWORD=hunter2hunter2\n",
     ".env.local": "X=1\n",

@@ -146,6 +146,35 @@ describe("cairn serve: access", () => {
     expect(start).toContain("StartSession");
     expect(JSON.stringify(body)).toContain('"enum":["ask","auto-edit","auto","read-only"]');
   });
+
+  it("types the events and the result by the protocol's own schemas, each event type its own shape", async () => {
+    type Schema = {
+      oneOf?: Array<{ $ref?: string }>;
+      properties?: Record<string, unknown>;
+      required?: string[];
+    };
+    const { body } = await harness.json<{ components: { schemas: Record<string, Schema> } }>(
+      "GET",
+      "/api/openapi.json",
+    );
+    const { schemas } = body.components;
+    const events = (schemas.Event?.oneOf ?? []).map((member) => member.$ref);
+    expect(events).toEqual(
+      expect.arrayContaining([
+        "#/components/schemas/ToolCallEvent",
+        "#/components/schemas/SessionFinishedEvent",
+      ]),
+    );
+    expect(schemas.ToolCallEvent?.required).toEqual(expect.arrayContaining(["kind", "title", "call_id"]));
+    expect(JSON.stringify(schemas.SessionFinishedEvent?.properties)).toContain(
+      "#/components/schemas/RunResult",
+    );
+    expect(schemas.RunResult?.required).toEqual(expect.arrayContaining(["status", "files_changed", "usage"]));
+    const detail = schemas.SessionDetail?.properties?.result as Schema;
+    expect(detail.properties?.status).toMatchObject({
+      enum: expect.arrayContaining(["completed", "cancelled"]),
+    });
+  });
 });
 
 describe("cairn serve: bad input", () => {

@@ -1,9 +1,12 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import os from "node:os";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stampedEventSchema } from "../../src/events/events.js";
+import { Store } from "../../src/store/sessions.js";
 import { makeHome, makeRepo, runCairn, spawnCairn } from "../helpers/cli.js";
+import { RECORDING } from "../helpers/protocol.js";
+import { tempDir } from "../helpers/temp.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -93,7 +96,7 @@ beforeAll(async () => {
     expect(run.code, run.stderr).toBe(0);
   }
   await serve();
-  userData = await mkdtemp(path.join(os.tmpdir(), "cairn-chromium-"));
+  userData = tempDir("cairn-chromium-");
   browser = await chromium.launchPersistentContext(userData, {
     executablePath: "/usr/bin/chromium",
     headless: true,
@@ -154,10 +157,17 @@ describe("the dashboard in Chromium", () => {
     await allow.click();
 
     await page.locator(".item.finished").waitFor({ timeout: 20_000 });
-    expect(await page.locator(".item.finished .label").textContent()).toBe("completed");
-    expect(await page.locator(".item.answer").last().textContent()).toBe(
-      "I wrote greeting.txt with a friendly hello in it.",
+    expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
+      /^completed · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
     );
+    expect(await page.locator(".item.answer .markdown").last().innerHTML()).toBe(
+      "<p>I wrote greeting.txt with a friendly hello in it.</p>\n",
+    );
+    // The call by its title, its arguments folded away.
+    const call = page.locator(".item.tool.ok").first();
+    expect(await call.locator(".label").textContent()).toBe("✎ write_file");
+    expect(await call.textContent()).toContain("write_file greeting.txt");
+    expect(await call.locator("details.arguments").getAttribute("open")).toBeNull();
     expect(await page.locator(".approval .outcome, .settled .outcome").first().textContent()).toBe(
       "Allow once",
     );
@@ -195,6 +205,48 @@ describe("the dashboard in Chromium", () => {
     await page.locator(".item.finished").waitFor();
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-phone-session.png"), fullPage: true });
+    expect(problems).toEqual([]);
+  });
+
+  it("draws every event type of a recorded session: answers as Markdown, calls by title with their arguments folded", async () => {
+    // The recording every front end is driven by (test/events/frontends.test.ts), as stored sessions are.
+    const recorded = (await readFile(RECORDING, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => stampedEventSchema.parse(JSON.parse(line)));
+    const store = Store.open(path.join(home, "data", "cairn", "cairn.db"));
+    try {
+      for (const event of recorded) store.appendEvent(event);
+    } finally {
+      store.close();
+    }
+    const id = recorded[0]?.session_id ?? "";
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.emulateMedia({ colorScheme: "light" });
+    await page.goto(`${new URL(printedUrl).origin}/#/sessions/${id}`);
+    await page.locator("h1", { hasText: "the sum test fails, fix it" }).waitFor();
+    await page.locator('[data-events~="session.finished"]').waitFor();
+
+    // Each event type left its mark where it is drawn.
+    const types = [...new Set(recorded.map((event) => event.type))];
+    const missing = await page.evaluate<string[]>(
+      `${JSON.stringify(types)}.filter((type) => !document.querySelector('[data-events~="' + type + '"]'))`,
+    );
+    expect(missing).toEqual([]);
+
+    // The report as HTML: headings and a table; HTML the model wrote is shown as text, never run.
+    const report = page.locator(".item.answer .markdown").last();
+    expect(await report.locator("h2").allTextContents()).toEqual(["What changed", "Checks"]);
+    expect(await report.locator("table td").first().textContent()).toBe("npm test");
+    expect(await report.locator("strong").first().textContent()).toBe("Status:");
+    expect(await report.locator("script, img").count()).toBe(0);
+    expect(await report.textContent()).toContain("<script>window.injected = true</script>");
+    expect(await page.evaluate("window.injected")).toBeUndefined();
+    // Calls by kind and title, their arguments folded; a sub-agent's under its id.
+    const titles = await page.locator(".item.tool > .label").allTextContents();
+    expect(titles).toEqual(["◎ read_file", "⌕ explore#1 · grep", "✎ edit_file", "$ run_command"]);
+    expect(await page.locator("details.arguments[open]").count()).toBe(0);
+    await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-recorded.png"), fullPage: true });
     expect(problems).toEqual([]);
   });
 });

@@ -1,8 +1,10 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { stampedEventSchema } from "../../src/events/events.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { type RunningServer, startServer } from "../../src/server/start.js";
 import { makeHome, makeRepo } from "../helpers/cli.js";
+import { streamLineProblem } from "../helpers/protocol.js";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 export const TOKEN = "test-token-0123456789abcdef";
@@ -146,9 +148,16 @@ export async function readEvents(
   }
 }
 
-/** The events (not the end marker) of a stream, parsed. */
+/** The events (not the end marker) of a stream, parsed and checked against the protocol's schema. */
 export function eventsOf(messages: SseMessage[]): StampedEvent[] {
-  return messages.filter((m) => m.event === undefined).map((m) => JSON.parse(m.data) as StampedEvent);
+  return messages
+    .filter((m) => m.event === undefined)
+    .map((m) => {
+      const json: unknown = JSON.parse(m.data);
+      const problem = streamLineProblem(json);
+      if (problem) throw new Error(`an event does not fit the protocol: ${problem}\n${m.data}`);
+      return stampedEventSchema.parse(json);
+    });
 }
 
 /** The last event of a stream, which must be of the type given. */

@@ -126,6 +126,14 @@ describe("cairn serve: sessions", () => {
       `/api/sessions/${session.id}`,
     );
     expect(shown.body.pending.map((p) => p.request_id)).toEqual([asked.request_id]);
+    // Waiting for a person, and said so with what for, in the list too.
+    const waiting = {
+      status: "waiting",
+      waiting_for: [{ request_id: asked.request_id, kind: "approval", summary: asked.prompt.summary }],
+    };
+    expect(shown.body).toMatchObject({ session: waiting });
+    const listed = await h.json<{ sessions: unknown[] }>("GET", "/api/sessions?status=waiting");
+    expect(listed.body.sessions).toEqual([expect.objectContaining({ id: session.id, ...waiting })]);
 
     const approved = await h.json("POST", `/api/sessions/${session.id}/approvals/${asked.request_id}`, {
       choice: "once",
@@ -221,15 +229,21 @@ describe("cairn serve: sessions", () => {
     const h = await serve([{ text: "It says old." }]);
     const session = await start(h, { mode: "chat", task: "hello" });
     const untilFinished = (count: number) => (_: unknown, all: Array<{ data: string }>) =>
-      all.filter((m) => m.data.includes('"session.finished"')).length === count;
+      all.filter((m) => m.data.includes('"turn.finished"')).length === count;
     const firstTurn = eventsOf(await readEvents(await stream(h, session.id), untilFinished(1)));
     expect(firstTurn[0]).toMatchObject({ type: "session.started", mode: "chat", task: "hello" });
+    expect(firstTurn[1]).toMatchObject({ type: "turn.started", turn: 1, mode: "chat", input: "hello" });
 
     const sent = await h.json("POST", `/api/sessions/${session.id}/messages`, { text: "what is in a.txt?" });
     expect(sent).toEqual({ status: 202, body: { ok: true } });
     const both = eventsOf(await readEvents(await stream(h, session.id), untilFinished(2)));
     expect(both.flatMap((e) => (e.type === "message" ? [e.text] : []))).toContain("It says old.");
     expect(JSON.stringify(h.model.requests[0]?.body)).toContain("what is in a.txt?");
+    // One session, two turns: it starts once, and goes on after each message.
+    const types = both.map((e) => e.type);
+    expect(types.filter((type) => type === "session.started")).toHaveLength(1);
+    expect(types.filter((type) => type === "turn.started")).toHaveLength(2);
+    expect(types).not.toContain("session.finished");
 
     const { body } = await h.json<{ sessions: Session[] }>("GET", "/api/sessions?mode=chat");
     expect(body.sessions).toEqual([

@@ -1,24 +1,21 @@
-import { mkdtemp } from "node:fs/promises";
-import os from "node:os";
 import path from "node:path";
 import { Writable } from "node:stream";
 import { afterEach } from "vitest";
 import type { CommandIo } from "../../src/cli/sessions.js";
 import type { CairnEvent, EventOf, Phase, StampedEvent } from "../../src/events/types.js";
 import { Store } from "../../src/store/sessions.js";
+import { tempDir } from "../helpers/temp.js";
+
+export { tempDir };
 
 const open: Store[] = [];
 afterEach(() => {
   for (const store of open.splice(0)) store.close();
 });
 
-export async function tempDir(): Promise<string> {
-  return mkdtemp(path.join(os.tmpdir(), "cairn-store-"));
-}
-
 /** A store in a fresh folder, closed after the test. */
 export async function tempStore(): Promise<{ store: Store; file: string }> {
-  const file = path.join(await tempDir(), "data", "cairn.db");
+  const file = path.join(tempDir("cairn-store-"), "data", "cairn.db");
   const store = Store.open(file);
   open.push(store);
   return { store, file };

@@ -39,6 +39,8 @@ describe("a session in the store", () => {
         type: "tool.call",
         call_id: "c1",
         tool: "read_json",
+        kind: "read",
+        title: "read_json package.json",
         args: { path: "package.json" },
         permission: "read",
       },

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createAnthropic } from "@ai-sdk/anthropic";
@@ -22,6 +21,7 @@ import {
 import { createOllama } from "ollama-ai-provider-v2";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
+import { tempDir } from "../helpers/temp.js";
 import { type ScriptedServer, startScriptedServer, type WireFormat } from "./scriptedServer.js";
 
 const tools = {
@@ -472,7 +472,7 @@ describe("scripted server", () => {
   });
 
   it("runs as a process that prints its url", async () => {
-    const scriptPath = join(tmpdir(), `scripted-${process.pid}-${Date.now()}.json`);
+    const scriptPath = join(tempDir("cairn-script-"), "script.json");
     await writeFile(scriptPath, JSON.stringify([{ text: "from a process" }]));
     // The compiled module, as the terminal tests run it (npm test builds first).
     const compiled = join(import.meta.dirname, "..", "..", "dist", "test", "support", "scriptedServer.js");

@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { commandTools } from "../../src/tools/command.js";
 import type { ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
 const runCommand = commandTools.find((tool) => tool.name === "run_command")!;
@@ -14,7 +14,7 @@ let workspace: string;
 let ctx: ToolContext;
 
 beforeEach(() => {
-  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-run-")));
+  workspace = tempDir("cairn-run-");
   ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));

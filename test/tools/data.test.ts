@@ -1,14 +1,4 @@
-import {
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
@@ -16,6 +6,7 @@ import { dataTools } from "../../src/tools/data.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
@@ -29,7 +20,7 @@ function call(name: string, args: Record<string, unknown>, context = ctx) {
 const read = (file: string) => readFileSync(path.join(workspace, file), "utf8");
 
 beforeEach(() => {
-  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-data-")));
+  workspace = tempDir("cairn-data-");
   ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { PathError } from "../../src/safety/paths.js";
 import { exploreTools } from "../../src/tools/explore.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
@@ -23,7 +23,7 @@ function call(name: string, args: Record<string, unknown> = {}) {
 }
 
 beforeAll(() => {
-  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-explore-")));
+  workspace = tempDir("cairn-explore-");
   ctx = toolContext(workspace);
   write(".gitignore", "dist/\n*.log\n");
   write("package.json", JSON.stringify({ name: "demo", scripts: { test: "vitest run", build: "tsc" } }));

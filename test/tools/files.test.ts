@@ -1,29 +1,18 @@
-import {
-  chmod,
-  mkdir,
-  mkdtemp,
-  readdir,
-  readFile,
-  realpath,
-  rm,
-  stat,
-  symlink,
-  writeFile,
-} from "node:fs/promises";
-import os from "node:os";
+import { chmod, mkdir, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { fileTools } from "../../src/tools/files.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { ToolContext, ToolOutput } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
 let root: string;
 let ctx: ToolContext;
 
 beforeEach(async () => {
-  root = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-files-")));
+  root = tempDir("cairn-files-");
   ctx = toolContext(root);
 });
 
@@ -432,7 +421,7 @@ describe("delete_file", () => {
   });
 
   it("removes a symlink itself, not what it points to", async () => {
-    const elsewhere = await mkdtemp(path.join(os.tmpdir(), "cairn-outside-"));
+    const elsewhere = tempDir("cairn-outside-");
     try {
       await writeFile(path.join(elsewhere, "precious.txt"), "keep");
       await writeFile(file("target.txt"), "keep");

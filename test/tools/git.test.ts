@@ -1,11 +1,11 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { gitTools } from "../../src/tools/git.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
 let workspace: string;
@@ -21,7 +21,7 @@ function call(name: string, args: Record<string, unknown> = {}) {
 }
 
 beforeEach(() => {
-  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-git-")));
+  workspace = tempDir("cairn-git-");
   ctx = toolContext(workspace);
 });
 afterEach(() => rmSync(workspace, { recursive: true, force: true }));

@@ -1,12 +1,12 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { type GrepOptions, grepWithJs, grepWithRipgrep, RipgrepUnusable } from "../../src/tools/grep.js";
 import { RipgrepOutput, type RipgrepRecord } from "../../src/tools/ripgrepOutput.js";
 import { ToolError } from "../../src/tools/toolError.js";
+import { tempDir } from "../helpers/temp.js";
 
 const hasRipgrep = findExecutable("rg") !== undefined;
 
@@ -17,7 +17,7 @@ function write(root: string, file: string, content: string | Buffer): void {
 
 /** A project with everything that could make the two engines disagree. */
 function makeFixture(git: boolean): string {
-  const root = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-grep-")));
+  const root = tempDir("cairn-grep-");
   write(root, ".gitignore", "ignored.txt\nbuild/\n*.log\n");
   write(root, "src/a.ts", "const needle = 1;\nno match here\n  return needle + 2; // NEEDLE\n");
   write(root, "src/b.ts", "export function needful() {}\n");
@@ -148,7 +148,7 @@ describe.each([
 
 describe("grepWithRipgrep", () => {
   it("reports itself unusable when rg is missing", async () => {
-    const root = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-grep-")));
+    const root = tempDir("cairn-grep-");
     try {
       await expect(
         grepWithRipgrep({ workspace: root, extraRoots: [], pattern: "x" }, null),

@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
@@ -10,6 +9,7 @@ import { exploreTools } from "../../src/tools/explore.js";
 import { gitTools } from "../../src/tools/git.js";
 import { type GrepOptions, type GrepResult, grepWithJs, grepWithRipgrep } from "../../src/tools/grep.js";
 import type { AnyTool, ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 
 const PLANTED = "hunter2hunter2";
 let workspace: string;
@@ -32,7 +32,7 @@ function git(...args: string[]): void {
 }
 
 beforeAll(() => {
-  workspace = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-secret-tools-")));
+  workspace = tempDir("cairn-secret-tools-");
   write("app.js", "const KEY = process.env.API_KEY;\n");
   write("README.md", "Set API_KEY in .env (see .env.example).\n");
   write(".env", `API_KEY=${PLANTED}\n`);

@@ -21,6 +21,8 @@ async function recorded(): Promise<Store> {
     type: "tool.call",
     call_id: "c1",
     tool: "read_file",
+    kind: "read",
+    title: "read_file src/math_test.ts",
     args: { path: "src/math_test.ts" },
     permission: "read",
   });
@@ -47,7 +49,7 @@ describe("the timeline", () => {
       ["said", "Let me look at the test first."],
       ["usage", "execution · openai/gpt-test · 1,000 in ("],
       ["plan", "Read math_test.ts, then fix add()."],
-      ["tool", 'read_file {"path":"src/math_test.ts"}'],
+      ["tool", "read_file src/math_test.ts"],
       ["result", "read_file (4ms): expect(add(1, 2)).toBe("],
       ["usage", "review · openai/gpt-mini · 400 in (0 cac"],
       ["answer", "Fixed: add now adds."],
@@ -93,7 +95,7 @@ describe("exporting a session", () => {
     expect(md).toContain(
       "| after | event | detail |\n| ---: | --- | --- |\n| +0ms | start | do · openai/gpt-test |",
     );
-    expect(md).toContain('| +3.0s | tool | read\\_file {"path":"src/math\\_test.ts"} |');
+    expect(md).toContain("| +3.0s | tool | read\\_file src/math\\_test.ts |");
     // Tool output is cut short and can't break the table or turn into HTML.
     expect(md).toMatch(/\| read\\_file \(4ms\): expect\(add\(1, 2\)\)\.toBe\(3\) \\\| \\<b\\>x+… \|/);
     expect(md.match(/Fixed: add now adds\./g)).toHaveLength(1);

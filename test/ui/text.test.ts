@@ -1,9 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
-import { fileTools } from "../../src/tools/files.js";
-import { planTools } from "../../src/tools/plan.js";
-import { ToolRegistry } from "../../src/tools/registry.js";
 import { TextRenderer } from "../../src/ui/text.js";
 import { finished, usage } from "./tui/events.js";
 
@@ -15,14 +12,7 @@ async function render(events: CairnEvent[], verbose = false): Promise<string[]> 
   out.on("data", (chunk) => {
     text += chunk;
   });
-  const registry = new ToolRegistry([...fileTools, ...planTools]);
-  const renderer = new TextRenderer({
-    out,
-    color: false,
-    interactive: false,
-    verbose,
-    describe: (tool, args) => registry.describe(tool, args),
-  });
+  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose });
   events.forEach((event, seq) => {
     renderer.handle({ ...event, session_id: "s", seq, ts: new Date(0).toISOString() } as StampedEvent);
   });
@@ -31,12 +21,14 @@ async function render(events: CairnEvent[], verbose = false): Promise<string[]> 
 }
 
 describe("the text renderer", () => {
-  it("titles a call by its tool's describe and shows an edit's diff from its data", async () => {
+  it("titles a call by the title its event carries and shows an edit's diff from its data", async () => {
     const lines = await render([
       {
         type: "tool.call",
         call_id: "1",
         tool: "copy_file",
+        kind: "edit",
+        title: "copy_file a.ts → b.ts",
         args: { source: "a.ts", destination: "b.ts" },
         permission: "write",
       },
@@ -44,6 +36,8 @@ describe("the text renderer", () => {
         type: "tool.call",
         call_id: "2",
         tool: "edit_file",
+        kind: "edit",
+        title: "edit_file a.ts",
         args: { path: "a.ts", old_string: "old", new_string: "new" },
         permission: "write",
       },
@@ -79,6 +73,8 @@ describe("the text renderer", () => {
         type: "tool.call",
         call_id: "1",
         tool: "run_command",
+        kind: "execute",
+        title: "npm publish",
         args: { command: "npm publish" },
         permission: "exec",
       },
@@ -100,12 +96,28 @@ describe("the text renderer", () => {
     expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
   });
 
-  it("shows the arguments of a call its tool cannot name, or that no tool here knows", async () => {
+  it("shows a call with nothing to name by its tool alone, never its raw arguments", async () => {
     const lines = await render([
-      { type: "tool.call", call_id: "1", tool: "todo_write", args: { todos: [] }, permission: "read" },
-      { type: "tool.call", call_id: "2", tool: "mcp__x", args: { path: "a.ts" }, permission: null },
+      {
+        type: "tool.call",
+        call_id: "1",
+        tool: "todo_write",
+        kind: "think",
+        title: "todo_write",
+        args: { todos: [] },
+        permission: "read",
+      },
+      {
+        type: "tool.call",
+        call_id: "2",
+        tool: "mcp__x",
+        kind: "other",
+        title: "mcp__x",
+        args: { path: "a.ts" },
+        permission: null,
+      },
     ]);
-    expect(lines).toEqual(['● todo_write {"todos":[]}', '● mcp__x {"path":"a.ts"}']);
+    expect(lines).toEqual(["● todo_write", "● mcp__x"]);
   });
 
   it("marks a command that ran and failed with ✗, not a green tick", async () => {
@@ -152,6 +164,8 @@ describe("the text renderer", () => {
         type: "tool.call",
         call_id: "1",
         tool: "run_command",
+        kind: "execute",
+        title: "npm test",
         args: { command: "npm test" },
         permission: "exec",
       },

@@ -336,7 +336,7 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
     (let ((chat (cl-find-if (lambda (buffer) (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode))
                             (buffer-list))))
       (cairn-test--turn-ends chat)
-      (should (cairn-test--shows chat "You: /agent make sum add"))
+      (should (cairn-test--shows chat "You: /run make sum add"))
       (should (cairn-test--shows chat "Plan: Fix the reducer in sum"))
       (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
       (should (cairn-test--shows chat "Review: ready"))

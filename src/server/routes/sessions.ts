@@ -3,7 +3,7 @@ import path from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { ConfigFlags } from "../../config/load.js";
 import type { StampedEvent, TodoItem } from "../../events/types.js";
-import { timeline } from "../../ui/sessionExport.js";
+import { lastResult, timeline } from "../../ui/sessionExport.js";
 import { ApiError } from "../apiError.js";
 import { eventStream } from "../events.js";
 import {
@@ -142,16 +142,17 @@ export function sessionRoutes(state: ServerState) {
       const query = c.req.valid("query");
       const workspace = query.workspace === undefined ? undefined : storedPath(query.workspace);
       const needle = query.q?.toLowerCase();
+      // Filtered as shown: a session waiting for a person here is `waiting`, not `running`.
       const sessions = store
         .listSessions(workspace ? { workspace } : {})
+        .map((s) => sessionView(state, s))
         .filter(
           (s) =>
             (!query.status || s.status === query.status) &&
             (!query.mode || s.mode === query.mode) &&
             (!needle || s.task.toLowerCase().includes(needle)),
         )
-        .slice(0, query.limit)
-        .map((s) => sessionView(state, s));
+        .slice(0, query.limit);
       return c.json({ sessions }, 200);
     })
     .openapi(show, (c) => {
@@ -162,6 +163,7 @@ export function sessionRoutes(state: ServerState) {
           session: sessionView(state, info),
           timeline: timeline(stored),
           pending: live.get(info.id)?.pending() ?? [],
+          result: lastResult(stored) ?? null,
           todos: lastTodos(stored),
           costs_by_phase: store.costs({ groupBy: "phase", sessionId: info.id }),
         },

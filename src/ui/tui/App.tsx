@@ -193,8 +193,8 @@ export function App(props: AppProps) {
     setWorking(true);
     const command = parseCommand(text);
     await guarded(async () => {
-      if (text.startsWith("!")) return engine.shell(text.slice(1).trim());
-      if (!command) return engine.send(text);
+      if (text.startsWith("!")) return engine.submit({ type: "shell", command: text.slice(1).trim() });
+      if (!command) return engine.submit({ type: "user_input", mode: "chat", text });
       const found = findCommand(commands, command.name);
       if (!found?.startsTurn) feed.push({ type: "ui.user", text });
       if (found) return found.run(screen, command.arg);

@@ -1,8 +1,8 @@
 import { Box, Text } from "ink";
-import { use } from "react";
 import { plural } from "../../platform/text.js";
-import { DescribeContext, DiffView } from "./components.js";
-import { callTarget, numbered, resultSummary, tail } from "./describe.js";
+import { callTarget } from "../eventLines.js";
+import { DiffView } from "./components.js";
+import { numbered, resultSummary, tail } from "./describe.js";
 import type { ToolView } from "./state.js";
 
 /**
@@ -25,11 +25,10 @@ export function DetailView({
   // Borders, the title, two headings and a "… more" line under each part.
   const outputRows = Math.max(2, rows - argRows - 7);
   const output = call.diff ? undefined : tail(call.output ?? "(still running)", outputRows);
-  const describe = use(DescribeContext);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor="gray" paddingX={1}>
       <Text wrap="truncate-end">
-        <Text bold>{call.tool}</Text> {callTarget(describe, call)}{" "}
+        <Text bold>{call.tool}</Text> {callTarget(call)}{" "}
         <Text dimColor>
           {call.ok === undefined ? "running" : `${call.ok ? "ok" : "failed"} · ${resultSummary(call)}`} · call{" "}
           {index + 1}/{count} · ↑↓ other calls · Esc closes

@@ -17,6 +17,8 @@ export interface Screen {
 
 export interface SlashCommand {
   name: string;
+  /** Other names it answers to, not listed (`/quit` for `/exit`, `/agent` for `/run`). */
+  aliases?: readonly string[];
   args?: string;
   summary: string;
   /** Whether it may run while the agent works; the others wait for the current turn to end. */
@@ -73,8 +75,11 @@ export function parseCommand(text: string): { name: string; arg: string } | unde
   return match ? { name: match[1]!.toLowerCase(), arg: match[2]!.trim() } : undefined;
 }
 
-export function findCommand(commands: readonly SlashCommand[], name: string): SlashCommand | undefined {
-  return commands.find((c) => c.name === name || (name === "quit" && c.name === "exit"));
+export function findCommand<C extends Pick<SlashCommand, "name" | "aliases">>(
+  commands: readonly C[],
+  name: string,
+): C | undefined {
+  return commands.find((c) => c.name === name || c.aliases?.includes(name));
 }
 
 /** What to say for a command that does not exist: the likely one, and what exists. */

@@ -3,9 +3,9 @@ import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../../platform/format.js";
 import { firstLine, plural } from "../../platform/text.js";
-import type { ToolDescriber } from "../../tools/registry.js";
+import { callTarget } from "../eventLines.js";
 import { STATUS_LABEL } from "../format.js";
-import { callTarget, type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
+import { type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
 import { markdownToAnsi } from "./markdown.js";
 import type { AgentView, Item, Tone, ToolView, TuiState } from "./state.js";
 
@@ -22,7 +22,6 @@ const TONE_COLOR: Record<Tone, string | undefined> = {
 export const ColorContext = createContext(true);
 
 /** Names what a tool call acts on: the session's tool registry, provided by startTui. */
-export const DescribeContext = createContext<ToolDescriber>(() => "");
 
 /** The cursor on the character `at`: in reverse video, or as a bar where there is no colour. */
 export function Cursor({ at }: { at: string }) {
@@ -93,7 +92,7 @@ export function ToolLine({ call }: { call: ToolView }) {
           {mark}{" "}
         </Text>
         <Text bold={!running} dimColor={running} wrap="truncate-end">
-          {call.tool} <Text bold={false}>{callTarget(use(DescribeContext), call)}</Text>
+          {call.tool} <Text bold={false}>{callTarget(call)}</Text>
           {!running && <Text dimColor>{`  ${resultSummary(call)}`}</Text>}
         </Text>
       </Box>

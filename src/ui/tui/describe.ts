@@ -1,13 +1,7 @@
 import type { ProposedChange } from "../../events/types.js";
 import { formatDuration } from "../../platform/format.js";
 import { plural } from "../../platform/text.js";
-import type { ToolDescriber } from "../../tools/registry.js";
 import type { ToolView } from "./state.js";
-
-/** What a tool call is about, on one line: its command, path, pattern or question. */
-export function callTarget(describe: ToolDescriber, call: ToolView): string {
-  return describe(call.tool, call.args).replace(/\s+/g, " ");
-}
 
 const lineCount = (text: string): number => text.split("\n").length;
 

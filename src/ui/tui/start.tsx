@@ -1,7 +1,5 @@
 import { type Instance, render } from "ink";
-import type { ToolDescriber } from "../../tools/registry.js";
 import { App, type AppProps } from "./App.js";
-import { DescribeContext } from "./components.js";
 
 export { loadMarkdown } from "./markdown.js";
 
@@ -16,22 +14,8 @@ export interface TuiOptions {
  * Draws the terminal UI until the person leaves it (load it with `loadTui`). Ctrl-C is a key here, not a signal: the App
  * decides what one press and two presses mean.
  */
-export function startTui(
-  {
-    describe,
-    ...props
-  }: AppProps & {
-    /** Names what each tool call acts on: the session's tool registry. */
-    describe: ToolDescriber;
-  },
-  options: TuiOptions = {},
-): Instance {
-  const ui = (
-    <DescribeContext value={describe}>
-      <App {...props} />
-    </DescribeContext>
-  );
-  return render(ui, {
+export function startTui(props: AppProps, options: TuiOptions = {}): Instance {
+  return render(<App {...props} />, {
     exitOnCtrlC: false,
     // Decided by the caller (a terminal on both ends); Ink's own guess says no under CI variables.
     interactive: true,

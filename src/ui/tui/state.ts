@@ -8,9 +8,8 @@ import type {
   UsageTotals,
 } from "../../events/types.js";
 import { addCall, emptyUsage } from "../../model/usage.js";
-import { formatDuration } from "../../platform/format.js";
-import { describeEvent, type Tone } from "../eventLines.js";
-import { agentEnding, checkedLine } from "../format.js";
+import { describeEvent, endingTone, type Tone, turnInput } from "../eventLines.js";
+import { agentEnding, endingLine } from "../format.js";
 import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
 
 /**
@@ -24,6 +23,8 @@ export type { Tone };
 export interface ToolView {
   callId: string;
   tool: string;
+  /** The call in a line: its tool's name and what it acts on. */
+  title: string;
   args: unknown;
   permission: Permission | null;
   ok?: boolean;
@@ -87,7 +88,7 @@ export interface TuiState {
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
   status: { status: Status; since: number } | null;
-  /** A turn is in progress: from its `session.started` to its `session.finished`. */
+  /** A turn is in progress: from its `turn.started` to its `turn.finished`. */
   busy: boolean;
   turnStartedAt: number | null;
   turnFiles: string[];
@@ -190,7 +191,13 @@ function resultView(data: ToolData | undefined): Pick<ToolView, "diff" | "exitCo
 function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
   const started = state.running.find((call) => call.callId === event.call_id);
   const call: ToolView = {
-    ...(started ?? { callId: event.call_id, tool: event.tool, args: undefined, permission: null }),
+    ...(started ?? {
+      callId: event.call_id,
+      tool: event.tool,
+      title: event.tool,
+      args: undefined,
+      permission: null,
+    }),
     ok: event.ok,
     output: event.output,
     durationMs: event.duration_ms,
@@ -204,29 +211,24 @@ function finishTool(state: TuiState, event: Stamped<"tool.result">): TuiState {
     turnFiles: files,
   };
   // The TODO panel shows what a list update did; a line for each would only repeat it.
-  return call.tool === "todo_write" && call.ok ? next : push(next, { kind: "tool", call });
+  return event.data?.kind === "todos" ? next : push(next, { kind: "tool", call });
 }
 
-function finishTurn(state: TuiState, event: Stamped<"session.finished">): TuiState {
+function finishTurn(state: TuiState, event: Stamped<"turn.finished">): TuiState {
   const { result } = event;
   let next = flushStream(state);
   // A finished list goes into the transcript, where it stays; an unfinished one stays on the panel.
   const allDone = next.todos.length > 0 && next.todos.every((todo) => todo.status === "completed");
   if (allDone) next = push({ ...next, todos: [] }, { kind: "todos", todos: next.todos });
-  const files = next.turnFiles.length;
-  if (result.status !== "completed" || files > 0) {
-    const took =
-      next.turnStartedAt === null ? "" : ` · ${formatDuration(timeOf(event) - next.turnStartedAt)}`;
-    const changed = files ? ` · ${files} file${files === 1 ? "" : "s"} changed` : "";
-    const tone: Tone =
-      result.status === "completed"
-        ? "ok"
-        : result.status === "cancelled" || result.status === "unverified"
-          ? "warn"
-          : "error";
-    // A chat message is never checked without --verify: saying so after every edit would be noise.
-    const checked = result.reason === "unchecked" ? "" : checkedLine(result);
-    next = push(next, line(`${result.status}${checked}${changed}${took}`, tone));
+  // What this turn changed and took, in the words every front end uses for an ending. A chat
+  // message is never checked without --verify: saying so after every edit would be noise.
+  if (result.status !== "completed" || next.turnFiles.length > 0) {
+    const turn = {
+      ...result,
+      files_changed: next.turnFiles,
+      duration_ms: next.turnStartedAt === null ? result.duration_ms : timeOf(event) - next.turnStartedAt,
+    };
+    next = push(next, line(endingLine(turn, { unchecked: false }), endingTone(result.status)));
   }
   return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
 }
@@ -264,6 +266,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
   if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
+      return { ...state, model: event.model, sessionId: event.session_id, workspace: event.workspace };
+    case "turn.started":
       return push(
         {
           ...state,
@@ -272,11 +276,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
           streamed: 0,
           turnStartedAt: timeOf(event),
           turnFiles: [],
-          model: event.model,
-          sessionId: event.session_id,
-          workspace: event.workspace,
         },
-        { kind: "user", text: event.task },
+        { kind: "user", text: turnInput(event) },
       );
     case "session.resumed":
       return push(state, line(`resumed after event ${event.after_seq}`));
@@ -307,7 +308,13 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         ...flushStream(state),
         running: [
           ...state.running,
-          { callId: event.call_id, tool: event.tool, args: event.args, permission: event.permission },
+          {
+            callId: event.call_id,
+            tool: event.tool,
+            title: event.title,
+            args: event.args,
+            permission: event.permission,
+          },
         ],
       };
     case "tool.result":
@@ -325,16 +332,35 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
       return state;
     case "error":
       return pushLines(flushStream(state), event);
-    case "session.finished":
+    case "turn.finished":
       return finishTurn(state, event);
-    default:
+    // How the session ended is how its last turn did; the model's thinking is its own business.
+    case "session.finished":
+    case "reasoning":
+      return state;
+    case "intent":
+    case "validation":
+    case "repair":
+    case "progress":
+    case "review":
+    case "retry":
+    case "compaction":
+    case "approval.resolved":
+    case "question.answered":
+    case "mcp.server":
+    case "agent.status":
+    case "workspace.trust":
       return pushLines(state, event);
+    default: {
+      const unknown: never = event;
+      throw new Error(`the terminal UI does not show ${JSON.stringify(unknown)}`);
+    }
   }
 }
 
 /** The event's words (eventLines.ts), as in every renderer. */
 function pushLines(state: TuiState, event: CairnEvent): TuiState {
-  return push(state, ...(describeEvent(event) ?? []).map(({ text, tone }) => line(text, tone)));
+  return push(state, ...describeEvent(event).map(({ text, tone }) => line(text, tone)));
 }
 
 export function reduce(state: TuiState, action: Action): TuiState {

@@ -13,13 +13,18 @@ export function stamp(event: CairnEvent, ms = 0): StampedEvent {
   } as StampedEvent;
 }
 
-export const started = (task: string, ms = 0) =>
-  stamp({ type: "session.started", mode: "chat", task, model: "openai/gpt-4o", workspace: "/w" }, ms);
+let turn = 0;
 
+/** A chat message's turn beginning, as the engine announces it. */
+export const started = (task: string, ms = 0) =>
+  stamp({ type: "turn.started", turn: ++turn, mode: "chat", input: task }, ms);
+
+/** How the last turn ended. */
 export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =>
   stamp(
     {
-      type: "session.finished",
+      type: "turn.finished",
+      turn,
       result: {
         session_id: "s1",
         status,

@@ -86,6 +86,8 @@ describe("the UI state reducer", () => {
       type: "tool.call",
       call_id: "c1",
       tool: "edit_file",
+      kind: "edit",
+      title: "edit_file math.js",
       args: { path: "math.js", old_string: "a - b", new_string: "a + b" },
       permission: "write",
     });
@@ -117,7 +119,15 @@ describe("the UI state reducer", () => {
     const result = (tool: string, data: ToolData) =>
       run(
         started("look"),
-        stamp({ type: "tool.call", call_id: "c", tool, args: {}, permission: "read" }),
+        stamp({
+          type: "tool.call",
+          call_id: "c",
+          tool,
+          kind: "read",
+          title: tool,
+          args: {},
+          permission: "read",
+        }),
         stamp({ type: "tool.result", call_id: "c", tool, ok: true, output: "out", data, duration_ms: 1 }),
       ).recentTools[0];
     const command: ToolData = {
@@ -145,13 +155,22 @@ describe("the UI state reducer", () => {
   it("leaves a TODO update to the panel instead of adding a line for it", () => {
     const state = run(
       started("plan"),
-      stamp({ type: "tool.call", call_id: "t", tool: "todo_write", args: { todos: [] }, permission: "read" }),
+      stamp({
+        type: "tool.call",
+        call_id: "t",
+        tool: "todo_write",
+        kind: "think",
+        title: "todo_write",
+        args: { todos: [] },
+        permission: "read",
+      }),
       stamp({
         type: "tool.result",
         call_id: "t",
         tool: "todo_write",
         ok: true,
         output: "TODO list",
+        data: { kind: "todos", todos: [] },
         duration_ms: 1,
       }),
     );
@@ -185,6 +204,8 @@ describe("the UI state reducer", () => {
         type: "tool.call",
         call_id: "c",
         tool: "write_file",
+        kind: "edit",
+        title: "write_file a",
         args: { path: "a" },
         permission: "write",
       }),

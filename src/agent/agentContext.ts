@@ -1,0 +1,75 @@
+import type { EventBus } from "../events/bus.js";
+import { MAIN_AGENT, type TodoItem } from "../events/types.js";
+import type { ModelInfo } from "../model/catalog.js";
+import type { ChatModel } from "../model/providers.js";
+import type { ApprovalPolicy } from "../safety/approval.js";
+import type { ToolRegistry } from "../tools/registry.js";
+import type { InboxView } from "./inbox.js";
+import type { UsageLedger } from "./ledger.js";
+
+/** A model as an agent runs on it: its id, the provider's model, and what cairn knows of it. */
+export interface ModelHandle {
+  id: string;
+  model: ChatModel;
+  info: ModelInfo;
+}
+
+/** What the session's own agent is read from: the session's current bus, budget, tools, model and policy. */
+export type MainAgentSource = Omit<AgentContext, "id" | "inbox">;
+
+/**
+ * What belongs to one agent of a session rather than to the session: the session's own agent, or
+ * a sub-agent it started (explore_codebase, task). Its id; its events, stamped with that id and
+ * its parent's (its scope of the session's one stream); its budget (a share of the session's
+ * ledger); its tools, prompt, model and approval policy; its requests to a person, which name it.
+ * A turn runs as one agent; what the session holds (its workspace, config, files changed, MCP
+ * servers, inbox of waiting requests) every agent shares.
+ */
+export interface AgentContext {
+  /** `main` for the session's own agent; a sub-agent's id in the session, `explore#2`. */
+  readonly id: string;
+  readonly bus: EventBus;
+  readonly ledger: UsageLedger;
+  readonly registry: ToolRegistry;
+  readonly system: string;
+  readonly model: ModelHandle;
+  readonly policy: ApprovalPolicy;
+  readonly inbox: InboxView;
+  /** Its TODO list: only the session's own agent keeps one. */
+  todos: TodoItem[];
+}
+
+/**
+ * The session's own agent, read live from the session: an override changes its model and policy
+ * for every turn after it.
+ */
+export function mainAgent(session: MainAgentSource, inbox: InboxView): AgentContext {
+  return {
+    id: MAIN_AGENT,
+    get bus() {
+      return session.bus;
+    },
+    get ledger() {
+      return session.ledger;
+    },
+    get registry() {
+      return session.registry;
+    },
+    get system() {
+      return session.system;
+    },
+    get model() {
+      return session.model;
+    },
+    get policy() {
+      return session.policy;
+    },
+    inbox,
+    get todos() {
+      return session.todos;
+    },
+    set todos(todos) {
+      session.todos = todos;
+    },
+  };
+}
