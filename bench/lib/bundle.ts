@@ -1,22 +1,27 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { SourceMap, type SourceMapPayload } from "node:module";
-import { fileURLToPath } from "node:url";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { ROOT } from "./paths.js";
 
 /**
  * The CLI runs from a bundle (dist/cli, scripts/bundle.mjs): a file loaded there, or a frame of a
  * CPU profile in it, says little until it is read back through the chunk's source map as the
  * modules it was made of (dist/src/… and node_modules/…), which is what the benchmarks count.
  */
+const BUNDLE = `${pathToFileURL(path.join(ROOT, "dist", "cli")).href}/`;
 const maps = new Map<string, SourceMap | null>();
 
+/** A chunk's source map; null for any other file (tsc's own maps lead to the TypeScript). */
 function mapOf(url: string): SourceMap | null {
+  if (!url.startsWith(BUNDLE)) return null;
   let map = maps.get(url);
   if (map === undefined) {
-    const file = url.startsWith("file:") ? `${fileURLToPath(url)}.map` : undefined;
-    map =
-      file && existsSync(file)
-        ? new SourceMap(JSON.parse(readFileSync(file, "utf8")) as SourceMapPayload)
-        : null;
+    try {
+      map = new SourceMap(JSON.parse(readFileSync(new URL(`${url}.map`), "utf8")) as SourceMapPayload);
+    } catch {
+      map = null;
+    }
     maps.set(url, map);
   }
   return map;
