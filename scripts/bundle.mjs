@@ -6,6 +6,7 @@
 // loads only what it uses: `--help` neither the session nor the terminal UI.
 import path from "node:path";
 import { rolldown } from "rolldown";
+import { parseAst } from "rolldown/parseAst";
 
 const OUT = path.resolve("dist/cli");
 
@@ -17,31 +18,41 @@ const OUT = path.resolve("dist/cli");
 const EXTERNAL = /^(bullmq|ioredis)(\/|$)/;
 
 /**
- * Each module keeps the `import.meta` it had before bundling: what it finds relative to itself
- * (cairn's Markdown prompts and tool descriptions beside dist/src, the package.json above it, the
- * eval's preloads started by path, a package's own files) is found where it always was, whichever
- * chunk the module lands in. Every chunk is written to OUT itself, so one relative URL per module
+ * Each module keeps where it was before bundling: what it finds relative to itself (cairn's
+ * Markdown prompts and tool descriptions beside dist/src, the package.json above it, the eval's
+ * preloads started by path, a package's own files) is found where it always was, whichever chunk
+ * it lands in. An ES module's `import.meta.url` (`filename`, `dirname`) becomes its own file's
+ * URL; a CommonJS module gets its own `__filename` and `__dirname`, which an ES module chunk
+ * would not have at all. Every chunk is written to OUT itself, so one URL relative to the chunk
  * serves.
  */
-function ownImportMeta() {
+function ownLocation() {
   const META = /\bimport\.meta\.(url|filename|dirname)\b/g;
+  const COMMONJS_NAMES = /\b__(filename|dirname)\b/;
   return {
-    name: "cairn-own-import-meta",
+    name: "cairn-own-location",
     transform: {
-      filter: { code: /\bimport\.meta\.(url|filename|dirname)\b/ },
+      filter: { code: /\bimport\.meta\.(url|filename|dirname)\b|\b__(filename|dirname)\b/ },
       handler(code, id) {
         const relative = path.relative(OUT, id).split(path.sep).join("/");
         const url = `new URL(${JSON.stringify(relative)}, import.meta.url)`;
         const file = `process.getBuiltinModule("node:url").fileURLToPath(${url})`;
-        const meta = {
-          url: `${url}.href`,
-          filename: file,
-          dirname: `process.getBuiltinModule("node:path").dirname(${file})`,
-        };
-        return { code: code.replace(META, (_, field) => meta[field]), map: null };
+        const dir = `process.getBuiltinModule("node:path").dirname(${file})`;
+        const meta = { url: `${url}.href`, filename: file, dirname: dir };
+        let own = code.replace(META, (_, field) => meta[field]);
+        // On the module's first line, so that its lines stay where its source map says they are.
+        if (COMMONJS_NAMES.test(code) && isCommonJs(code, id))
+          own = `var __filename = ${file}, __dirname = ${dir}; ${own}`;
+        return { code: own, map: null };
       },
     },
   };
+}
+
+/** Whether a module is CommonJS: no import or export statement, as the bundler judges it. */
+function isCommonJs(code, id) {
+  const { body } = parseAst(code, null, id);
+  return !body.some((node) => /^(Import|Export)/.test(node.type));
 }
 
 const bundle = await rolldown({
@@ -50,7 +61,7 @@ const bundle = await rolldown({
   input: { main: "dist/src/cli/main.js", signals: "dist/src/platform/signals.js" },
   platform: "node",
   external: EXTERNAL,
-  plugins: [ownImportMeta()],
+  plugins: [ownLocation()],
   onLog(level, log, handler) {
     // ink imports react-devtools-core only when DEV=true asks for it, and it is not installed:
     // then as before bundling, the import fails.
