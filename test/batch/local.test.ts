@@ -91,7 +91,10 @@ describe("cairn batch on this machine", () => {
     expect(byId.t1?.base).toBe(git(repo, "rev-parse", "HEAD").trim());
     expect(await readFile(path.join(repo, "greet.txt"), "utf8")).toBe("hello\n");
     expect(git(repo, "status", "--porcelain")).toBe("");
-    expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    // The only worktree left beside the repository's own is the unverified task's, kept (--keep-failed).
+    const worktrees = git(repo, "worktree", "list").trim().split("\n");
+    expect(worktrees).toHaveLength(2);
+    expect(worktrees[1]).toContain(byId.t2!.kept!);
     expect(existsSync(path.join(plain, "ok.txt"))).toBe(false);
     // The plain folder's task failed its check; its cost and tokens by phase are in the record.
     expect(byId.t3?.status).toBe("failed");
@@ -101,7 +104,8 @@ describe("cairn batch on this machine", () => {
     expect(await readFile(path.join(byId.t3!.kept!, "wrong.txt"), "utf8")).toBe("ok\n");
     expect(await readFile(path.join(byId.t2!.kept!, "notes.txt"), "utf8")).toBe("notes\n");
     expect(byId.t1?.kept).toBeUndefined();
-    for (const task of [byId.t2, byId.t3]) await rm(path.dirname(task!.kept!), { recursive: true, force: true });
+    for (const task of [byId.t2, byId.t3])
+      await rm(path.dirname(task!.kept!), { recursive: true, force: true });
     expect(byId.t1?.usage.by_phase.execution?.calls).toBe(2);
     expect(byId.t1?.cost_usd).toBeGreaterThan(0);
 

@@ -69,7 +69,9 @@ describe("the batch progress view", () => {
     // A task whose change nothing checked is counted apart from both.
     const unchecked = record("docs", "unverified", 0.05);
     apply(state, { type: "task.finished", batch_id: batch, record: unchecked }, 30_000);
-    expect(statusLine(state, 30_000)).toBe("3/4 done · 1 unverified · 1 failed · 0 running · $0.50 · ETA 10.0s");
+    expect(statusLine(state, 30_000)).toBe(
+      "3/4 done · 1 unverified · 1 failed · 0 running · $0.50 · ETA 10.0s",
+    );
     expect(finishedLine(unchecked)).toMatch(/^\? docs {2}unverified/);
     expect(finishedLine(record("fix-login", "completed", 0.25))).toMatch(/^✓ fix-login/);
   });
