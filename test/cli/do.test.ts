@@ -3,17 +3,18 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { doSession, type Format, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import {
+  doSession,
+  EXIT_UNCHECKED,
+  type Format,
+  makeHome,
+  makeRepo,
+  modelFlags,
+  runCairn,
+} from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const FORMATS: Format[] = ["openai", "anthropic", "ollama"];
-
-/**
- * The exit of a `cairn do` that changed files without --verify: `unverified`, the change made
- * and nothing checked it (docs/loop.md). Tests of how an edit is carried out expect it, and check
- * the files themselves.
- */
-const UNCHECKED = 3;
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -126,7 +127,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       repo,
       "sum the item prices",
     );
-    expect(run.code, run.stderr).toBe(UNCHECKED);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "app.py"), "utf8")).toBe(
       "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n",
     );
@@ -153,7 +154,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       repo,
       "set x to 10",
     );
-    expect(run.code, run.stderr).toBe(UNCHECKED);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "a.js"), "utf8")).toBe("let x = 10;\nlet y = 2;\nlet x2 = 1;\n");
     const refusal = toolResultsSent(events)[0];
     expect(refusal).toMatch(/line 1.*line 3|lines? 1, 3|1 and 3/is);
@@ -185,7 +186,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       "write hello world to notes.txt",
       extra,
     );
-    expect(run.code, run.stderr).toBe(UNCHECKED);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("hello world\n");
     expect(requests).toHaveLength(2);
     expect(events.filter((e) => e.type === "tool.result").every((e) => e.ok)).toBe(true);
@@ -230,7 +231,7 @@ describe.each<Format>(["openai", "anthropic"])(
         repo,
         "swap a for b in src/format.js",
       );
-      expect(run.code, run.stderr).toBe(UNCHECKED);
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe("export const x = b;\n");
       expect(events.filter((e) => e.type === "tool.result").map((e) => e.ok)).toEqual([true]);
       expect(requests).toHaveLength(2);
@@ -404,7 +405,7 @@ describe("cairn do, whatever the wire format", () => {
     for (const [task, tool] of steps) {
       const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
       // A file command ends as any change `cairn do` makes without --verify (a move can break an import).
-      expect(run.code, run.stderr).toBe(UNCHECKED);
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
       expect(requests).toHaveLength(0);
       expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
       expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });

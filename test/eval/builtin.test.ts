@@ -75,7 +75,9 @@ describe("cairn eval builtin", () => {
     ).toEqual(solved.sort());
     // Solved is the grade's word, not the agent's: a do that wrote the solution with no check of
     // its own ended unverified, and its hidden tests passed.
-    expect(new Set(report.tasks.filter((t) => t.solved).map((t) => t.status))).toEqual(new Set(["unverified"]));
+    expect(new Set(report.tasks.filter((t) => t.solved).map((t) => t.status))).toEqual(
+      new Set(["unverified"]),
+    );
     expect(report.totals.tasks).toBe(tasks.length);
     expect(report.totals.pass_at_1).toBeCloseTo(solved.length / tasks.length, 10);
     // Dollars as the sessions spent them.

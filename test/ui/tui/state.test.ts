@@ -196,6 +196,43 @@ describe("the UI state reducer", () => {
     expect(kinds(closed)).toContain("todos");
   });
 
+  it("says a message that changed files ended unverified, in the warning tone, without repeating why", () => {
+    const write = (id: string) => [
+      stamp({
+        type: "tool.call",
+        call_id: id,
+        tool: "write_file",
+        kind: "edit",
+        title: "write_file a",
+        args: { path: "a" },
+        permission: "write",
+      }),
+      stamp({
+        type: "tool.result",
+        call_id: id,
+        tool: "write_file",
+        ok: true,
+        output: "ok",
+        changed_files: ["a"],
+        duration_ms: 1,
+      }),
+    ];
+    const state = run(started("fix", 0), ...write("c"), finished("unverified", 1500));
+    // Every message of a chat is unchecked without --verify: saying why each time would be noise.
+    expect(state.transcript.items.at(-1)).toMatchObject({
+      kind: "line",
+      text: "unverified · 1 file changed · 1.5s",
+      tone: "warn",
+    });
+    // The next message only answers: no ending line, as for any answer.
+    const answered = run(
+      started("thanks", 0),
+      stamp({ type: "message", text: "Welcome." }),
+      finished("completed"),
+    );
+    expect(answered.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "Welcome." });
+  });
+
   it("says how an interrupted turn ended and what it changed", () => {
     const state = run(
       started("fix", 0),
