@@ -107,7 +107,9 @@ describe("dangerous commands", () => {
       { name: "run_command", args: { command: "echo still-works > ok.txt" } },
     ];
     const run = await runFaulty(repo, "clean up", [{ toolCalls: calls }, { text: "Done." }]);
-    expect(run.code, run.stderr).toBe(0);
+    // Only the harmless command ran: its ok.txt is the do's change, unchecked.
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+    expect(run.result).toMatchObject({ status: "unverified", files_changed: ["ok.txt"] });
     const results = toolResults(run.events);
     expect(results).toHaveLength(calls.length);
     for (const [i, command] of commands.entries()) {
