@@ -40,6 +40,28 @@ describe("streamed Markdown blocks", () => {
   });
 });
 
+/** A write_file call on `a` and its result, which changed it. */
+const writesA = () => [
+  stamp({
+    type: "tool.call",
+    call_id: "c",
+    tool: "write_file",
+    kind: "edit",
+    title: "write_file a",
+    args: { path: "a" },
+    permission: "write",
+  }),
+  stamp({
+    type: "tool.result",
+    call_id: "c",
+    tool: "write_file",
+    ok: true,
+    output: "ok",
+    changed_files: ["a"],
+    duration_ms: 1,
+  }),
+];
+
 describe("the UI state reducer", () => {
   it("shows the message of a turn, then the answer streamed block by block", () => {
     const state = run(
@@ -197,27 +219,7 @@ describe("the UI state reducer", () => {
   });
 
   it("says a message that changed files ended unverified, in the warning tone, without repeating why", () => {
-    const write = (id: string) => [
-      stamp({
-        type: "tool.call",
-        call_id: id,
-        tool: "write_file",
-        kind: "edit",
-        title: "write_file a",
-        args: { path: "a" },
-        permission: "write",
-      }),
-      stamp({
-        type: "tool.result",
-        call_id: id,
-        tool: "write_file",
-        ok: true,
-        output: "ok",
-        changed_files: ["a"],
-        duration_ms: 1,
-      }),
-    ];
-    const state = run(started("fix", 0), ...write("c"), finished("unverified", 1500));
+    const state = run(started("fix", 0), ...writesA(), finished("unverified", 1500));
     // Every message of a chat is unchecked without --verify: saying why each time would be noise.
     expect(state.transcript.items.at(-1)).toMatchObject({
       kind: "line",
@@ -237,24 +239,7 @@ describe("the UI state reducer", () => {
     const state = run(
       started("fix", 0),
       stamp({ type: "message.delta", text: "Working on" }),
-      stamp({
-        type: "tool.call",
-        call_id: "c",
-        tool: "write_file",
-        kind: "edit",
-        title: "write_file a",
-        args: { path: "a" },
-        permission: "write",
-      }),
-      stamp({
-        type: "tool.result",
-        call_id: "c",
-        tool: "write_file",
-        ok: true,
-        output: "ok",
-        changed_files: ["a"],
-        duration_ms: 1,
-      }),
+      ...writesA(),
       finished("cancelled", 2500),
     );
     expect(state.transcript.items.at(-1)).toMatchObject({
