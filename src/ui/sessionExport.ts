@@ -1,5 +1,5 @@
 import { lastResult } from "../agent/resume.js";
-import type { RunResult, StampedEvent } from "../events/types.js";
+import type { StampedEvent } from "../events/types.js";
 import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
