@@ -252,7 +252,8 @@ describe("a task's repository is not trusted unless the batch file or this machi
     };
     const byFile = await batch("file", [
       { id: "t1", repo, task: "Touch [t1]", mode: "do" },
-      { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true },
+      // Checked by the file its command makes: done, it completes.
+      { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true, verify: "test -f t2.txt" },
     ]);
     expect(byFile.t1?.status).toBe("failed");
     expect(byFile.t1?.patch).not.toContain("t1.txt");
@@ -263,7 +264,7 @@ describe("a task's repository is not trusted unless the batch file or this machi
     await writeFile(machine, `trusted_folders: [${JSON.stringify(repo)}]\n`);
     const byConfig = await batch(
       "config",
-      [{ id: "t3", repo, task: "Touch [t3]", mode: "do" }],
+      [{ id: "t3", repo, task: "Touch [t3]", mode: "do", verify: "test -f t3.txt" }],
       ["--config", machine],
     );
     expect(byConfig.t3?.status).toBe("completed");
