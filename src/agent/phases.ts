@@ -111,15 +111,15 @@ export const ENDINGS: Record<
   completed: {
     means: "the task is done, and a check says so",
     requires:
-      "the checks passed on the work as it ended (and the reviewer, where asked, is satisfied); or nothing changed and no --verify was given. (`cairn do` and chat, which check only with --verify, also end so when the model finished a change: reason `unchecked`.)",
-    reasons: ["checks_passed", "answered", "unchecked"],
+      "the checks passed on the work as it ended (and the reviewer, where asked, is satisfied); or nothing changed and no --verify was given",
+    reasons: ["checks_passed", "answered"],
     exitCode: 0,
   },
   unverified: {
     means: "the work is done as far as cairn can tell, but nothing could check it",
     requires:
-      "files changed, no check was found, none the model proposed could run, and the reviewer is satisfied",
-    reasons: ["no_check"],
+      "files changed, no check was found, none the model proposed could run, and the reviewer is satisfied; or `cairn do` or a chat message changed files without --verify (reason `unchecked`: they check only with it)",
+    reasons: ["no_check", "unchecked"],
     exitCode: 3,
   },
   failed: {

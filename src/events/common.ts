@@ -45,8 +45,8 @@ export const ENDING_REASONS = [
   /** completed: nothing was changed and nothing was asked to be checked; the answer is the result. */
   "answered",
   /**
-   * completed, in `cairn do` and chat only: the model finished a change that nothing was asked to
-   * check (they check only with --verify; `cairn run` never ends so).
+   * unverified, in `cairn do` and chat only: the model finished a change that nothing was asked
+   * to check (they check only with --verify; `cairn run` looks for checks and never ends so).
    */
   "unchecked",
   /** unverified: files changed and no check could be found, proposed or run. */

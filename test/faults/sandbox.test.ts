@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { makeRepo } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeRepo } from "../helpers/cli.js";
 import { closeServers, connectCommand, loopbackGreeter, runFaulty, toolResults } from "./harness.js";
 
 afterEach(closeServers);
@@ -50,7 +50,9 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
         { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
         { text: "Done." },
       ]);
-      expect(run.code, run.stderr).toBe(0);
+      // inside.txt, written in the workspace, is the do's change; nothing outside it is.
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      expect(run.result).toMatchObject({ status: "unverified", files_changed: ["inside.txt"] });
       const [probeWrite, homeWrite, socket, download, npmTest, scratch] = toolResults(run.events).map(
         (result) => result.output,
       );

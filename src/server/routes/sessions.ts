@@ -1,9 +1,10 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
+import { lastResult } from "../../agent/resume.js";
 import type { ConfigFlags } from "../../config/load.js";
 import type { StampedEvent, TodoItem } from "../../events/types.js";
-import { lastResult, timeline } from "../../ui/sessionExport.js";
+import { timeline } from "../../ui/sessionExport.js";
 import { ApiError } from "../apiError.js";
 import { eventStream } from "../events.js";
 import {
