@@ -60,7 +60,8 @@ function packageRoot(): string {
  */
 function ownInstallation(): string[] {
   const mine = [packageRoot(), path.dirname(process.execPath)].map((dir) => realpathSync(dir));
-  const tmp = realpathSync(tmpdir());
+  // What the sandbox hides is /tmp itself, wherever TMPDIR points (a test's own folder, say).
+  const tmp = realpathSync(SANDBOX_TMP);
   return [...new Set(mine)].filter((dir) => dir === tmp || dir.startsWith(`${tmp}${path.sep}`));
 }
 
