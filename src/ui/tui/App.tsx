@@ -6,7 +6,7 @@ import { dataDir } from "../../config/load.js";
 import { approvalChrome, QUESTION_CHROME } from "./Approval.js";
 import { useAppKeys } from "./appKeys.js";
 import type { Screen, SlashCommand } from "./commands.js";
-import { useCompletion, type WorkspaceFileList } from "./complete.js";
+import type { WorkspaceFileList } from "./complete.js";
 import { ColorContext, StatusLine, Transcript } from "./components.js";
 import type { ActionFeed } from "./feed.js";
 import type { PromptHistory } from "./history.js";
@@ -20,6 +20,7 @@ import { usePrintedTranscript } from "./reprint.js";
 import { usePendingRequest } from "./requests.js";
 import { tuiScreen } from "./screen.js";
 import { type Action, reduce, type TuiState } from "./state.js";
+import { useSuggestions } from "./suggestions.js";
 import { useToolDetail } from "./toolDetail.js";
 
 export interface AppProps {
@@ -123,7 +124,7 @@ export function App(props: AppProps) {
     flash,
     quit,
   });
-  const suggest = useCompletion(commands, props.files);
+  const suggest = useSuggestions(commands, props.files);
 
   const width = Math.max(20, columns);
   const busy = state.busy || messages.working;

@@ -1,7 +1,4 @@
-import { useState } from "react";
 import { scopeFor, walkFiles } from "../../tools/workspaceFiles.js";
-import type { SlashCommand } from "./commands.js";
-import { type EditorState, wordAtCursor } from "./editor.js";
 
 /** Files listed for `@` completion, at most: enough for any project one would type paths in. */
 const MAX_FILES = 20_000;
@@ -75,33 +72,4 @@ export class WorkspaceFileList {
     this.files = files;
     this.listedAt = Date.now();
   }
-}
-
-/**
- * The prompt's completions for the word at the cursor: a /command at the start of a line, an
- * @path anywhere (the menu is drawn again when a fresh listing of the files comes in).
- */
-export function useCompletion(
-  commands: readonly SlashCommand[],
-  files: WorkspaceFileList,
-): (editor: EditorState) => Suggestion[] {
-  const [, setFilesListed] = useState(0);
-  return (editor) => {
-    const { start, word } = wordAtCursor(editor);
-    if (start === 0 && word.startsWith("/") && !editor.text.includes(" ")) {
-      return commands
-        .filter((c) => `/${c.name}`.startsWith(word.toLowerCase()))
-        .slice(0, MAX_SUGGESTIONS)
-        .map((c) => ({
-          value: `/${c.name}`,
-          hint: `${c.args ? `${c.args}  ` : ""}${c.summary}`,
-          submit: !c.args,
-        }));
-    }
-    if (word.startsWith("@") && word.length > 1) {
-      const list = files.current(() => setFilesListed((n) => n + 1));
-      return rankPaths(word.slice(1), list).map((file) => ({ value: `@${file}` }));
-    }
-    return [];
-  };
 }
