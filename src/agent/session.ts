@@ -25,7 +25,7 @@ import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
-import { detectSandbox, detectSandboxSoon, sessionTmpDir } from "../safety/sandbox.js";
+import { detectSandbox, detectSandboxSoon, sessionScratch } from "../safety/sandbox.js";
 import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
@@ -270,16 +270,17 @@ export class Session {
     });
     this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
     const sandbox = detectSandbox();
+    const scratch = sessionScratch();
     this.sandbox =
       sandbox.kind === "none"
         ? undefined
         : {
             sandbox,
-            tmpDir: sessionTmpDir(),
+            tmpDir: () => scratch("tmp"),
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
-            masks: sessionMasks([workspace, ...this.extraRoots], env),
+            masks: sessionMasks([workspace, ...this.extraRoots], env, () => scratch("git")),
           };
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);

@@ -30,7 +30,7 @@ export interface WrapOptions {
   allowNetwork: boolean;
   /** Folders inside the writable ones that stay read-only; made first when missing. */
   readOnly?: string[];
-  /** What the command may not read: secret files seen empty, credential folders seen empty (sandboxMasks.ts). */
+  /** What the command may not read: secret files seen empty, credential folders seen empty, git configs without their credentials (sandboxMasks.ts). */
   masks?: Masks;
 }
 
@@ -127,7 +127,8 @@ function empty(): string {
 /**
  * Last, so they land on whatever was bound before: each hidden file replaced by an empty
  * read-only one, each hidden folder by an empty read-only tmpfs, with what it keeps visible
- * bound back in before it is made read-only (bwrap reads a bind's source from the host).
+ * bound back in before it is made read-only (bwrap reads a bind's source from the host), and
+ * each git config that holds a credential by its redacted copy, read-only.
  */
 function maskArgs(masks: Masks | undefined): string[] {
   const args: string[] = [];
@@ -146,6 +147,7 @@ function maskArgs(masks: Masks | undefined): string[] {
       args.push("--ro-bind", empty(), target);
     }
   }
+  for (const { file, copy } of masks?.redacted ?? []) args.push("--ro-bind", copy, file);
   return args;
 }
 
@@ -329,17 +331,21 @@ export function detectSandboxSoon(): Promise<Sandbox> {
 }
 
 /**
- * The folder a session's sandboxed commands see as /tmp, made on first use and removed when
- * cairn exits: scratch files last from one command to the next, and not beyond the session.
+ * A session's scratch folder, made on first use and removed when cairn exits, and the folders in
+ * it by name, each made on first use: `tmp` is what its sandboxed commands see as /tmp (scratch
+ * files last from one command to the next, and not beyond the session); the others are cairn's
+ * own, out of the commands' sight.
  */
-export function sessionTmpDir(): () => string {
-  let dir: string | undefined;
-  return () => {
-    if (dir === undefined) {
+export function sessionScratch(): (name: string) => string {
+  let root: string | undefined;
+  return (name) => {
+    if (root === undefined) {
       const made = realpathSync(mkdtempSync(path.join(tmpdir(), "cairn-tmp-")));
       process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-      dir = made;
+      root = made;
     }
-    return dir;
+    const folder = path.join(root, name);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
   };
 }
