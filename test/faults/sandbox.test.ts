@@ -225,7 +225,8 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
         ],
         { env: { HOME: home } },
       );
-      expect(run.code, run.stderr).toBe(0);
+      // The commit's file was made and nothing checked it: unverified, which is what a do says then.
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
       const seen = JSON.stringify(run.server.requests);
       // What the model was sent: the tool results as the commands printed them.
       expect(seen).toContain("url = https://[REDACTED]@github.com/o/r.git");
