@@ -170,6 +170,9 @@ export class UpdateTranslator {
     switch (data?.kind) {
       case "file_change": {
         const file = this.absolute(data.path);
+        // A diff the event carries cut (src/events/cap.ts) is no patch any more: shown as text.
+        if (event.cut?.some((cut) => cut.field === "data.diff"))
+          return { content: [fenced(data.diff)], locations: [{ path: file }] };
         const { content, lines } = diffBlocks(file, data.diff, data.created === true);
         const locations = lines.slice(0, MAX_LOCATIONS).map((line) => ({ path: file, line }));
         return { content: content.map((diff) => ({ type: "diff", ...diff })), locations };

@@ -188,6 +188,19 @@ export const validationSummarySchema = z
   })
   .meta({ id: "ValidationSummary" });
 
+export const cutStringSchema = z
+  .object({
+    field: z
+      .string()
+      .describe("where it is in the event: `args.content`, `data.diff`, `prompt.change.new_text`"),
+    bytes: z.number().int().describe("its whole length in UTF-8 bytes, as the tool got it"),
+  })
+  .meta({
+    id: "CutString",
+    description:
+      "a string longer than 64 KiB that the event carries cut: its first and last 32 KiB around a marker",
+  });
+
 export const proposedChangeSchema = z
   .object({
     path: z.string(),

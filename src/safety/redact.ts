@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.js";
 import type { EventTransform } from "../events/bus.js";
+import { capEvent } from "../events/cap.js";
 import type { CairnEvent } from "../events/types.js";
 import { isSecretName, isSecretVariable } from "./secretNames.js";
 
@@ -295,9 +296,13 @@ function safeCut(text: string): number {
 }
 
 /**
- * Redacts every event once, at the source, so the store, renderers and anything reading the
- * stream later only ever hold redacted text. A secret streamed in pieces would slip through
- * delta by delta, so streamed text is passed on up to a safe cut, the rest with the next event.
+ * Bounds and redacts every event once, at the source, so the store, renderers and anything
+ * reading the stream later only ever hold redacted text of a bounded size. The long strings of a
+ * tool call's arguments, its result's data and an approval's prompt are cut first (capEvent), so
+ * that megabytes a model wrote are not redacted, stored and sent again by every subscriber; the
+ * kept ends are redacted with a margin beyond the cut, so a secret across it is still found
+ * whole. A secret streamed in pieces would slip through delta by delta, so streamed text is
+ * passed on up to a safe cut, the rest with the next event.
  */
 export function redactEvents(redact: Redactor): EventTransform {
   let pending = "";
@@ -311,6 +316,6 @@ export function redactEvents(redact: Redactor): EventTransform {
       pending += event.text;
       return take(safeCut(pending));
     }
-    return [...take(pending.length), redactDeep(event, redact)];
+    return [...take(pending.length), redactDeep(capEvent(event, redact), redact)];
   };
 }
