@@ -1,6 +1,7 @@
 import { benchCache } from "./cache.js";
 import { benchContext } from "./context.js";
 import { benchEdits } from "./edits.js";
+import { benchHuge, type HugeOptions } from "./huge.js";
 import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
 import { benchQueue } from "./queue.js";
@@ -40,6 +41,8 @@ export interface Scale {
   requestMcp: boolean;
   /** Times the terminal UI is started and quit with Ctrl-C Ctrl-C. */
   quitRuns: number;
+  /** The session whose model writes one huge argument (issue 26). */
+  huge: HugeOptions;
 }
 
 export const FULL: Scale = {
@@ -61,6 +64,7 @@ export const FULL: Scale = {
   tokens: { chars: 1 << 20, hugeChars: 10 << 20, rawChars: 16 << 10, runs: 5 },
   requestMcp: true,
   quitRuns: 7,
+  huge: { bytes: 10 << 20, runs: 3 },
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -83,6 +87,7 @@ export const SMOKE: Scale = {
   tokens: { chars: 96 << 10, hugeChars: 1 << 20, rawChars: 4 << 10, runs: 1 },
   requestMcp: true,
   quitRuns: 1,
+  huge: { bytes: 256 << 10, runs: 1 },
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -105,4 +110,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   tokens: (scale) => benchTokens(scale.tokens),
   request: (scale) => benchRequestTokens({ mcp: scale.requestMcp }),
   quit: (scale) => benchQuit({ runs: scale.quitRuns }),
+  huge: (scale) => benchHuge(scale.huge),
 };

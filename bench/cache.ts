@@ -5,7 +5,7 @@ import { codingSession, SNAPSHOT_REPLY } from "./lib/codingSession.js";
 import { ROOT } from "./lib/paths.js";
 import { type CacheShare, cacheShare, type PromptTurn, promptTurns } from "./lib/prompt.js";
 import type { BenchResult, Figure } from "./lib/report.js";
-import { completed, runSession, withSideCalls } from "./lib/session.js";
+import { finished, runSession, withSideCalls } from "./lib/session.js";
 import { readSources } from "./lib/sources.js";
 import { nowMs } from "./lib/stats.js";
 
@@ -34,7 +34,7 @@ async function doSession(turns: number): Promise<PromptTurn[]> {
     files: Object.fromEntries(files.map((file) => [file.path, file.content])),
     config: { max_tool_calls: turns, models: { "openai/gpt-4o": { context_window: SMALL_WINDOW } } },
   });
-  completed(record);
+  finished(record);
   return promptTurns(record.requests, record.events);
 }
 
@@ -83,7 +83,7 @@ async function runSessionTurns(turns: number): Promise<PromptTurn[]> {
     }),
     files: SUM_REPO,
   });
-  completed(record);
+  finished(record);
   return promptTurns(record.requests, record.events);
 }
 

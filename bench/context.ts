@@ -7,7 +7,7 @@ import { ROOT } from "./lib/paths.js";
 import { cacheShare, promptTurns } from "./lib/prompt.js";
 import { Random } from "./lib/random.js";
 import type { BenchResult } from "./lib/report.js";
-import { completed, runSession, withSideCalls } from "./lib/session.js";
+import { finished, runSession, withSideCalls } from "./lib/session.js";
 import { readSources, type SourceFile } from "./lib/sources.js";
 import { nowMs, sum } from "./lib/stats.js";
 
@@ -48,7 +48,7 @@ async function session(files: SourceFile[], turns: number, compaction: boolean):
     files: Object.fromEntries(files.map((file) => [file.path, file.content])),
     config: { max_tool_calls: turns, context: { compaction } },
   });
-  completed(record);
+  finished(record);
   const tokens = promptTurns(record.requests, record.events).map((turn) =>
     countTokens(turn.prompt.toString("utf8")),
   );

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { ScriptedTurn } from "../test/support/scriptedServer.js";
 import { ROOT } from "./lib/paths.js";
 import type { BenchResult } from "./lib/report.js";
-import { completed, fromTurns, type RequestTiming, runSession, serveProcess } from "./lib/session.js";
+import { finished, fromTurns, type RequestTiming, runSession, serveProcess } from "./lib/session.js";
 import { median, nowMs, quantile } from "./lib/stats.js";
 
 export interface OverheadOptions {
@@ -118,7 +118,7 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
     config: { max_tool_calls: options.turns },
     countGit: true,
   });
-  completed(session);
+  finished(session);
   if (session.requests.length !== options.turns) {
     throw new Error(`expected ${options.turns} model requests, cairn made ${session.requests.length}`);
   }

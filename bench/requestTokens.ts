@@ -4,7 +4,7 @@ import type { RecordedRequest, ScriptedTurn } from "../test/support/scriptedServ
 import { ROOT } from "./lib/paths.js";
 import { promptText } from "./lib/prompt.js";
 import type { BenchResult, Breakdown, Figure } from "./lib/report.js";
-import { completed, fromTurns, runSession, type SessionRecord } from "./lib/session.js";
+import { finished, fromTurns, runSession, type SessionRecord } from "./lib/session.js";
 import { sum } from "./lib/stats.js";
 
 /**
@@ -71,7 +71,7 @@ async function jsFix(config: Record<string, unknown> | ((workspace: string) => R
     files: JS_FIX.files,
     config,
   });
-  completed(record);
+  finished(record);
   return record;
 }
 

@@ -92,14 +92,7 @@ export class Feed {
   private showOwn(event: StampedEvent): void {
     switch (event.type) {
       case "turn.started":
-        this.endStream();
-        this.add(
-          event,
-          "task",
-          h("span", { class: "label" }, event.mode === "chat" ? "you" : event.mode),
-          " ",
-          turnInput(event),
-        );
+        this.startTurn(event);
         return;
       case "turn.finished":
         this.finished(event);
@@ -130,11 +123,7 @@ export class Feed {
         );
         return;
       case "tool.call":
-        this.endStream();
-        this.calls.set(
-          event.call_id,
-          this.add(event, `tool running kind-${event.kind}`, ...toolCallView(event)),
-        );
+        this.startCall(event);
         return;
       case "tool.result":
         this.toolResult(event);
@@ -203,6 +192,24 @@ export class Feed {
       default:
         return;
     }
+  }
+
+  /** What the person gave the turn, under their name or the turn's mode. */
+  private startTurn(event: Stamped<"turn.started">): void {
+    this.endStream();
+    this.add(
+      event,
+      "task",
+      h("span", { class: "label" }, event.mode === "chat" ? "you" : event.mode),
+      " ",
+      turnInput(event),
+    );
+  }
+
+  /** A call of the session's own, running until its result comes. */
+  private startCall(event: Stamped<"tool.call">): void {
+    this.endStream();
+    this.calls.set(event.call_id, this.add(event, `tool running kind-${event.kind}`, ...toolCallView(event)));
   }
 
   /** How a turn ended: its status, what it changed and cost. */

@@ -168,7 +168,7 @@ export async function serveProcess(
 
 /**
  * `cairn <command> <task>` in `repo` against the scripted server (OpenAI chat completions),
- * unattended, printing its events as `--output-format stream-json` does.
+ * unattended, printing its events as `--output-format stream-json` does; profiled under `--cpu-prof`.
  */
 export function spawnTask(
   server: ScriptedServer,
@@ -182,6 +182,11 @@ export function spawnTask(
   },
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
   const { args, env } = modelFlags("openai", server);
+  const profileDir = process.env[CPU_PROFILE_DIR];
+  // Sampled every 100 µs: a turn takes a few milliseconds.
+  const profile: Record<string, string> = profileDir
+    ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}` }
+    : {};
   return spawnCairn(
     [
       spec.command,
@@ -195,7 +200,7 @@ export function spawnTask(
       "--output-format",
       "stream-json",
     ],
-    { home: spec.home, env: { ...env, ...spec.env } },
+    { home: spec.home, env: { ...env, ...profile, ...spec.env } },
   );
 }
 
@@ -221,9 +226,6 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
       (server) => {
         const env: Record<string, string> = {};
         if (counter) env.PATH = `${counter}${path.delimiter}${process.env.PATH ?? ""}`;
-        const profileDir = process.env[CPU_PROFILE_DIR];
-        // Sampled every 100 µs: a turn takes a few milliseconds.
-        if (profileDir) env.NODE_OPTIONS = `--cpu-prof --cpu-prof-interval=100 --cpu-prof-dir=${profileDir}`;
         return spawnTask(server, { ...spec, repo, home, extraArgs: configArgs, env });
       },
       spec.timeoutMs,
@@ -240,10 +242,17 @@ export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
   }
 }
 
-/** Throws with cairn's stderr when the session did not complete: its figures would mean nothing. */
-export function completed(record: SessionRecord): void {
+/**
+ * Throws with cairn's stderr when the session did not run to its end: its figures would mean
+ * nothing. A `cairn do` given no check ends `unverified` (exit 3) once its change is made: that
+ * is its end, and what a user's run without --verify measures too.
+ */
+export function finished(record: SessionRecord): void {
   const result = record.events.find((event) => event.type === "result");
-  if (record.code !== 0 || result?.status !== "completed") {
+  const done =
+    (record.code === 0 && result?.status === "completed") ||
+    (record.code === 3 && result?.status === "unverified" && result.reason === "unchecked");
+  if (!done) {
     throw new Error(
       `cairn exited with ${record.code} (${String(result?.status ?? "no result")}): ${String(result?.summary ?? "")}\n${record.stderr}`,
     );

@@ -969,25 +969,35 @@ chat) stay where they were in it."
 
 (defun cairn--turn-line (result)
   "The line that ends a turn that ended with RESULT.
-It says how the turn ended, its tokens and cost, and the files it changed."
-  (let* ((usage (alist-get 'usage (alist-get 'cairn (alist-get '_meta result))))
-         (cost (alist-get 'cost_usd usage)))
-    (cairn--face
-     (concat
-      "── "
-      (pcase (alist-get 'stopReason result)
-        ("end_turn" "done") ("cancelled" "interrupted")
-        ("max_tokens" "cut at the token limit") ("max_turn_requests" "stopped at a limit")
-        ("refusal" "refused by the provider") (reason (or reason "ended")))
-      (when usage
-        (format " · %s in, %s out" (cairn--number (or (alist-get 'input_tokens usage) 0))
-                (cairn--number (or (alist-get 'output_tokens usage) 0))))
-      (when cost (format " · $%.4f" cost))
-      (when cairn--cost (format " · session $%.4f" cairn--cost))
-      (when cairn--turn-files
-        (concat " · changed " (string-join (reverse cairn--turn-files) ", ")))
-      "\n")
-     'cairn-footer)))
+It says how the turn ended, its tokens and cost, and the files it changed.
+A turn whose changes nothing checked (cairn's status `unverified') says so,
+in the face of a warning."
+  (let* ((meta (alist-get 'cairn (alist-get '_meta result)))
+         (usage (alist-get 'usage meta))
+         (cost (alist-get 'cost_usd usage))
+         (unchecked (and (equal (alist-get 'stopReason result) "end_turn")
+                         (equal (alist-get 'status meta) "unverified"))))
+    (concat
+     (cairn--face "── " 'cairn-footer)
+     (if unchecked
+         (cairn--face "done, not checked" 'cairn-pending)
+       (cairn--face (pcase (alist-get 'stopReason result)
+                      ("end_turn" "done") ("cancelled" "interrupted")
+                      ("max_tokens" "cut at the token limit")
+                      ("max_turn_requests" "stopped at a limit")
+                      ("refusal" "refused by the provider") (reason (or reason "ended")))
+                    'cairn-footer))
+     (cairn--face
+      (concat
+       (when usage
+         (format " · %s in, %s out" (cairn--number (or (alist-get 'input_tokens usage) 0))
+                 (cairn--number (or (alist-get 'output_tokens usage) 0))))
+       (when cost (format " · $%.4f" cost))
+       (when cairn--cost (format " · session $%.4f" cairn--cost))
+       (when cairn--turn-files
+         (concat " · changed " (string-join (reverse cairn--turn-files) ", ")))
+       "\n")
+      'cairn-footer))))
 
 ;;;; Turns
 

@@ -12,7 +12,14 @@ import { ChatEngine } from "../agent/chat.js";
 import { type Host, openHost } from "../agent/host.js";
 import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
-import type { EventOf, RunResult, StampedEvent, UsageTotals } from "../events/types.js";
+import type {
+  EndingReason,
+  EventOf,
+  RunResult,
+  RunStatus,
+  StampedEvent,
+  UsageTotals,
+} from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
 import type { CallRef } from "../tools/types.js";
 import {
@@ -276,6 +283,14 @@ export class AcpSession {
     }
   }
 
+  /**
+   * How the turn ended in cairn's words, beside the protocol's stop reason: an `end_turn` whose
+   * changes nothing checked is `unverified`, which an editor can say.
+   */
+  private ending(): { status?: RunStatus; reason?: EndingReason } {
+    return this.ended ? { status: this.ended.status, reason: this.ended.reason } : {};
+  }
+
   /** The context window's use and the session's cost so far, where the protocol shows them. */
   private reportUsage(): void {
     const { model, ledger } = this.engine.session;
@@ -308,7 +323,7 @@ export class AcpSession {
         images: message.images,
       });
     this.reportUsage();
-    return { stopReason: this.stopReason(), _meta: { cairn: { usage: this.turnUsage } } };
+    return { stopReason: this.stopReason(), _meta: { cairn: { usage: this.turnUsage, ...this.ending() } } };
   }
 
   /** `session/cancel`: stops the model call and any running command now, keeping what was done. */

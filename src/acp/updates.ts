@@ -51,6 +51,33 @@ function callKey(ref: CallRef): string {
   return ref.agent ? `${ref.agent}/${ref.callId}` : ref.callId;
 }
 
+/** Text for the editor to show as the agent's message or thought, or as the person's own; none for no text. */
+function textUpdate(
+  kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk",
+  body: string,
+): SessionUpdate[] {
+  return body ? [{ sessionUpdate: kind, content: { type: "text", text: body } }] : [];
+}
+
+/** The words every front end gives the event (eventLines.ts), a line each. */
+function wordsOf(event: StampedEvent): string {
+  return `${describeEvent(event)
+    .map((l) => (event.agent ? `${event.agent} ${l.text}` : l.text))
+    .join("\n")}\n`;
+}
+
+/** The TODO list as the editor's plan. */
+function planUpdate(event: EventOf<"todos">): SessionUpdate {
+  return {
+    sessionUpdate: "plan",
+    entries: event.todos.map((todo) => ({
+      content: todo.content,
+      status: todo.status,
+      priority: todo.priority ?? "medium",
+    })),
+  };
+}
+
 /** What a call was, remembered from its start so its result can be shown in the same place. */
 interface CallView {
   /** The id the editor knows it by. */
@@ -143,6 +170,9 @@ export class UpdateTranslator {
     switch (data?.kind) {
       case "file_change": {
         const file = this.absolute(data.path);
+        // A diff the event carries cut (src/events/cap.ts) is no patch any more: shown as text.
+        if (event.cut?.some((cut) => cut.field === "data.diff"))
+          return { content: [fenced(data.diff)], locations: [{ path: file }] };
         const { content, lines } = diffBlocks(file, data.diff, data.created === true);
         const locations = lines.slice(0, MAX_LOCATIONS).map((line) => ({ path: file, line }));
         return { content: content.map((diff) => ({ type: "diff", ...diff })), locations };
@@ -161,6 +191,14 @@ export class UpdateTranslator {
     }
   }
 
+  /** The answer whole, unless it was streamed as it was written. A sub-agent's is its caller's to give. */
+  private answer(event: Extract<StampedEvent, { type: "message" }>, live: boolean): SessionUpdate[] {
+    if (event.agent) return [];
+    const streamed = live && this.streamed;
+    this.streamed = false;
+    return streamed ? [] : textUpdate("agent_message_chunk", event.text);
+  }
+
   /**
    * The updates an event makes. `live`: as it happens (the answer streams, the person's own
    * message is already on their screen); otherwise replayed from the store.
@@ -170,54 +208,29 @@ export class UpdateTranslator {
     live: boolean,
     terminalOf?: (callId: string) => string | undefined,
   ): SessionUpdate[] {
-    const text = (
-      kind: "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk",
-      body: string,
-    ) =>
-      body
-        ? [{ sessionUpdate: kind, content: { type: "text" as const, text: body } } satisfies SessionUpdate]
-        : [];
-    // The words every front end gives the event (eventLines.ts), a line each.
-    const words = () =>
-      `${describeEvent(event)
-        .map((l) => (event.agent ? `${event.agent} ${l.text}` : l.text))
-        .join("\n")}\n`;
     switch (event.type) {
       case "turn.started":
-        return live ? [] : text("user_message_chunk", turnInput(event));
+        return live ? [] : textUpdate("user_message_chunk", turnInput(event));
       case "status":
         if (event.status === "thinking") this.streamed = false;
         return [];
       case "message.delta":
         if (!live || event.agent) return [];
         this.streamed = true;
-        return text("agent_message_chunk", event.text);
-      case "message": {
-        if (event.agent) return [];
-        const streamed = live && this.streamed;
-        this.streamed = false;
-        return streamed ? [] : text("agent_message_chunk", event.text);
-      }
+        return textUpdate("agent_message_chunk", event.text);
+      case "message":
+        return this.answer(event, live);
       case "reasoning":
-        return event.agent ? [] : text("agent_thought_chunk", event.text);
+        return event.agent ? [] : textUpdate("agent_thought_chunk", event.text);
       case "tool.call":
         return [this.startCall(event)];
       case "tool.result":
         return this.finishCall(event, terminalOf);
       case "todos":
-        return [
-          {
-            sessionUpdate: "plan",
-            entries: event.todos.map((todo) => ({
-              content: todo.content,
-              status: todo.status,
-              priority: todo.priority ?? "medium",
-            })),
-          },
-        ];
+        return [planUpdate(event)];
       // A one-sentence plan is what the model just said; a run's plan of steps is news.
       case "plan":
-        return event.steps?.length ? text("agent_thought_chunk", words()) : [];
+        return event.steps?.length ? textUpdate("agent_thought_chunk", wordsOf(event)) : [];
       case "validation":
       case "review":
       case "escalation":
@@ -225,19 +238,19 @@ export class UpdateTranslator {
       case "agent.status":
       case "repair":
       case "progress":
-        return text("agent_thought_chunk", words());
+        return textUpdate("agent_thought_chunk", wordsOf(event));
       // A failed server and an untrusted folder's left-out settings are news; the rest is not.
       case "mcp.server":
-        return event.status === "failed" ? text("agent_thought_chunk", words()) : [];
+        return event.status === "failed" ? textUpdate("agent_thought_chunk", wordsOf(event)) : [];
       case "workspace.trust":
-        return event.trusted ? [] : text("agent_thought_chunk", words());
+        return event.trusted ? [] : textUpdate("agent_thought_chunk", wordsOf(event));
       case "compaction":
-        return text("agent_message_chunk", words());
+        return textUpdate("agent_message_chunk", wordsOf(event));
       // An error that ended the work is part of the answer; a warning, a thought beside it.
       case "error":
         return event.fatal
-          ? text("agent_message_chunk", `\n\n${words()}`)
-          : text("agent_thought_chunk", words());
+          ? textUpdate("agent_message_chunk", `\n\n${wordsOf(event)}`)
+          : textUpdate("agent_thought_chunk", wordsOf(event));
       // Shown another way: approvals and questions are requests of their own, how a turn ended is
       // the prompt's stop reason and its cost the response's usage; a replayed session's start is
       // its first message. Routing and intent are the run's own bookkeeping.

@@ -13,7 +13,7 @@ export interface AssessmentInput {
   review: Review | undefined;
   /** What the last round left to fix (failures, review issues): what remains when the run did not end done. */
   pending: string[];
-  /** `cairn do` checks only with --verify: a change without one is not checked, by design. */
+  /** `cairn do` and chat check only with --verify: a change without one is not checked, by design. */
   mode: "do" | "run" | "chat";
 }
 
@@ -24,6 +24,13 @@ const WHO: Record<CheckSource, string> = {
   docs: "the check the project's README or guides name",
   ci: "the check the project's CI runs",
   proposed: "a check the model proposed, as nothing else was found",
+};
+
+/** Why nothing checked a change when no check was looked for. */
+const UNCHECKED: Record<AssessmentInput["mode"], string> = {
+  do: "cairn do checks only with --verify",
+  chat: "a chat message is checked only with --verify",
+  run: "no check ran",
 };
 
 /** The strongest word among the checks that passed: the person's and the project's beat the model's. */
@@ -53,10 +60,8 @@ export function assess(input: AssessmentInput): Assessment {
   const passed = verifiedBy.filter((check) => check.passed);
   const failed = checks.filter((check) => !check.passed);
   const notVerified: string[] = [];
+  const why = input.validation?.reason ?? UNCHECKED[input.mode];
   if (input.changed.length > 0 && passed.length === 0) {
-    const why =
-      input.validation?.reason ??
-      (input.mode === "do" ? "cairn do checks only with --verify" : "no check ran");
     notVerified.push(`the change to ${plural(input.changed.length, "file")} (${why})`);
   }
   if (passed.length > 0 && passed.every((check) => check.source === "proposed"))
@@ -77,8 +82,7 @@ export function assess(input: AssessmentInput): Assessment {
   if (failed.length > 0) said.push(`${failed.map((check) => `\`${check.command}\``).join(", ")} failed.`);
   if (input.changed.length === 0 && checks.length === 0)
     said.push("Nothing was changed, so there was nothing to check.");
-  else if (checks.length === 0)
-    said.push(`Nothing checked the change: ${input.validation?.reason ?? "no check ran"}.`);
+  else if (checks.length === 0) said.push(`Nothing checked the change: ${why}.`);
   if (input.review) {
     said.push(
       `The reviewer ${input.review.ready ? "accepted" : "did not accept"} the change (quality ${input.review.quality}/10).`,

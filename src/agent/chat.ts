@@ -11,7 +11,7 @@ import type { ToolImage } from "../tools/types.js";
 import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask, type TaskOptions } from "./doTask.js";
+import { doTask, type TaskOptions, verifiedEnding } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
@@ -348,7 +348,7 @@ export class ChatEngine {
               answer: direct.answer,
               toolCalls: 0,
             } as const;
-            return loopEnding(this.session, work, direct.answer);
+            return loopEnding(false, work, direct.answer);
           }
           const outcome = await this.loop.run(
             turn,
@@ -359,7 +359,15 @@ export class ChatEngine {
             ),
             turn.model.info.images ? images : [],
           );
-          return loopEnding(this.session, outcome, outcome.answer || outcome.reason || "");
+          const ending = loopEnding(
+            turn.changedFiles.size > 0,
+            outcome,
+            outcome.answer || outcome.reason || "",
+          );
+          // A message that changed files is checked by --verify, when there is one; an answer is not.
+          return this.session.config.verify && turn.changedFiles.size > 0
+            ? verifiedEnding(turn, ending)
+            : ending;
         },
         () => 1,
       ),
@@ -415,11 +423,8 @@ export class ChatEngine {
           const result = await executeToolCall(turn, call);
           this.notes.push(`[The user ran \`${command}\` themselves:\n${result.text}]`);
           return result.ok
-            ? loopEnding(
-                this.session,
-                { status: "completed", answer: result.text, toolCalls: 1 },
-                result.text,
-              )
+            ? // The person's own command: its output is the answer, nothing of the model's to check.
+              loopEnding(false, { status: "completed", answer: result.text, toolCalls: 1 }, result.text)
             : { status: "failed", reason: "work_failed", summary: result.text, iterations: 1 };
         },
         () => 1,

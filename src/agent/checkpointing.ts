@@ -28,11 +28,16 @@ export function withCheckpoints(
         // installed, say), the call runs as it did before anything was checkpointed around it.
         const store = await checkpoints().catch(() => undefined);
         const before = await store?.scanWorkspace().catch(() => undefined);
+        let changed: string[] = [];
+        let output: Awaited<ReturnType<AnyTool["execute"]>>;
         try {
-          return await tool.execute(args, ctx);
+          output = await tool.execute(args, ctx);
         } finally {
-          if (before) await store?.recordChanges(session, ctx.step, before).catch(() => {});
+          if (before && store) changed = await store.recordChanges(session, ctx.step, before).catch(() => []);
         }
+        // What a command changed is a change like an edit's: the ending must not call it untouched.
+        const reported = new Set([...(output.changedFiles ?? []), ...changed]);
+        return reported.size ? { ...output, changedFiles: [...reported].sort() } : output;
       }
       const store = await checkpoints();
       await store.beforeChange(session, ctx.step, paths);

@@ -224,7 +224,7 @@ export async function executeToolCall(
         data = output.data;
         images = output.images;
         changed = output.changedFiles ?? [];
-        for (const file of changed) session.filesChanged.add(file);
+        turn.noteChanged(changed);
         text += await afterHooks(turn, hooked, text);
       } catch (error) {
         if (turn.signal.aborted || error instanceof BudgetExceededError) throw error;

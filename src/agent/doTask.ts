@@ -4,7 +4,7 @@ import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
 import { answerByPattern } from "./route.js";
 import type { Session } from "./session.js";
-import { announce, loopEnding, type Outcome, settle, taskWithContext } from "./settle.js";
+import { announce, type Ending, loopEnding, type Outcome, settle, taskWithContext } from "./settle.js";
 import { ToolLoop, type ToolLoopOutcome } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -35,41 +35,67 @@ export async function doTask(
     settle(
       turn,
       async () => {
+        // A do that finished unverified was not cut short: only the check is missing.
+        if (resume?.ended?.status === "unverified") return checkFinished(turn, resume.ended.summary);
         const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         const work: ToolLoopOutcome = direct
           ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
           : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
-        const ending = loopEnding(session, work, work.answer || work.reason || "");
-        if (!session.config.verify || ending.status !== "completed") return ending;
-        // --verify runs whether or not anything changed: the person asked for it. Validation is
-        // loaded by the runs that verify.
-        const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
-          import("./validate.js"),
-          import("../verify/check.js"),
-        ]);
-        const report = await validateOnce(turn);
-        const passed = report.passed === true;
-        const status = passed ? "completed" : "failed";
-        return {
-          ...ending,
-          status,
-          reason: passed ? "checks_passed" : "checks_failed",
-          validation: toValidationSummary(report),
-          assessment: assess({
-            status,
-            changed: [...session.filesChanged].sort(),
-            validation: report,
-            review: undefined,
-            pending: passed ? [] : [report.summary],
-            mode: "do",
-          }),
-        };
+        // The do's changes are the session's: a resumed one's earlier edits are still unchecked.
+        const ending = loopEnding(session.filesChanged.size > 0, work, work.answer || work.reason || "");
+        // --verify runs whether or not anything changed: the person asked for it.
+        return session.config.verify ? verifiedEnding(turn, ending) : ending;
       },
       () => 1,
     ),
   );
+}
+
+/**
+ * A do's or a chat message's ending decided by `--verify` (config `verify`): `completed` when it
+ * passed, `failed` when not. Work that did not finish (failed, cancelled) is left as it ended.
+ */
+export async function verifiedEnding(turn: Turn, ending: Ending): Promise<Ending> {
+  if (ending.status !== "completed" && ending.status !== "unverified") return ending;
+  const { session } = turn;
+  // Validation is loaded by the runs that verify.
+  const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
+    import("./validate.js"),
+    import("../verify/check.js"),
+  ]);
+  const report = await validateOnce(turn);
+  const passed = report.passed === true;
+  const status = passed ? "completed" : "failed";
+  return {
+    ...ending,
+    status,
+    reason: passed ? "checks_passed" : "checks_failed",
+    validation: toValidationSummary(report),
+    assessment: assess({
+      status,
+      changed: [...session.filesChanged].sort(),
+      validation: report,
+      review: undefined,
+      pending: passed ? [] : [report.summary],
+      mode: session.mode,
+    }),
+  };
+}
+
+/**
+ * `cairn resume` of a do that ended `unverified`: the model is not asked again (the change is
+ * done), the check is run on it as it stands — or, with none to run, the ending says how to give one.
+ */
+function checkFinished(turn: Turn, summary: string): Promise<Ending> | Ending {
+  const unchecked: Ending = { status: "unverified", reason: "unchecked", summary, iterations: 1 };
+  if (turn.session.config.verify) return verifiedEnding(turn, unchecked);
+  return {
+    ...unchecked,
+    summary:
+      `${summary}\n\nStill not checked: resume with --verify <command> (or \`verify:\` in the config) to check the change, or check it yourself.`.trim(),
+  };
 }
 
 /**

@@ -20,6 +20,7 @@ export const RUN_PHASES = [
   "progress",
   "escalate",
   "ask",
+  "stop_hook",
 ] as const;
 export type RunPhase = (typeof RUN_PHASES)[number];
 
@@ -55,6 +56,13 @@ export interface RunFacts {
   canAsk: boolean;
   /** The person answered when asked. */
   advised: boolean;
+  /**
+   * What the Stop hooks say of the work as it stands (docs/hooks.md): `unasked` until they are
+   * asked, once a round's work would end the run; `go_on` sends it back for another round with
+   * their reason, `let_go` lets it end. Undefined where there are none to ask: none are set, or
+   * they sent the run back MAX_STOP_CONTINUES times already.
+   */
+  stopHook: "unasked" | "go_on" | "let_go" | undefined;
   /** Rounds begun so far (a plan, or the single loop), counted from 1. */
   iteration: number;
   maxIterations: number;
@@ -73,6 +81,7 @@ export const INITIAL_FACTS: Omit<RunFacts, "verifyGiven" | "canAsk" | "maxIterat
   escalated: false,
   canEscalate: false,
   advised: false,
+  stopHook: undefined,
   iteration: 0,
 };
 
@@ -82,25 +91,32 @@ export const STALLED_LIMIT = 2;
 /** The phases: what each needs to run, and every place it can lead. */
 export const PHASE_TABLE: Record<RunPhase, { needs: string; next: readonly Next[] }> = {
   route: { needs: "the task", next: ["answer", "single", "analyse"] },
-  answer: { needs: "a task a text pattern answers (tier 0)", next: ["validate", "completed", "failed"] },
+  answer: {
+    needs: "a task a text pattern answers (tier 0)",
+    next: ["validate", "completed", "failed", "stop_hook"],
+  },
   single: {
     needs: "a trivial or read-only task, classified at confidence ≥ 0.9 (tier 1)",
-    next: ["validate", "completed", "failed"],
+    next: ["validate", "completed", "failed", "stop_hook"],
   },
   analyse: { needs: "the task and the workspace's facts", next: ["plan"] },
   plan: { needs: "the intent, and the pending issues of the rounds before", next: ["execute"] },
-  execute: { needs: "a plan with steps", next: ["validate", "completed"] },
+  execute: { needs: "a plan with steps", next: ["validate", "completed", "stop_hook"] },
   validate: {
     needs: "changed files, or --verify",
-    next: ["review", "progress", "completed", "unverified", "failed"],
+    next: ["review", "progress", "completed", "unverified", "failed", "stop_hook"],
   },
-  review: { needs: "changed files", next: ["progress", "completed", "unverified"] },
+  review: { needs: "changed files", next: ["progress", "completed", "unverified", "stop_hook"] },
   progress: {
     needs: "a round that did not end the run",
     next: ["analyse", "plan", "escalate", "ask", "stuck", "max_iterations"],
   },
   escalate: { needs: "a round that came no closer, and a stronger model", next: ["analyse", "plan"] },
   ask: { needs: "rounds that came no closer, and a person", next: ["analyse", "plan", "stuck"] },
+  stop_hook: {
+    needs: "Stop hooks to ask, and a round whose work would end the run completed or unverified",
+    next: ["analyse", "plan", "completed", "unverified", "progress", "max_iterations"],
+  },
 };
 
 /** What each ending means, what it requires, its reasons and its exit code (docs/loop.md). */
@@ -111,15 +127,15 @@ export const ENDINGS: Record<
   completed: {
     means: "the task is done, and a check says so",
     requires:
-      "the checks passed on the work as it ended (and the reviewer, where asked, is satisfied); or nothing changed and no --verify was given. (`cairn do` and chat, which check only with --verify, also end so when the model finished a change: reason `unchecked`.)",
-    reasons: ["checks_passed", "answered", "unchecked"],
+      "the checks passed on the work as it ended (and the reviewer, where asked, is satisfied); or nothing changed and no --verify was given",
+    reasons: ["checks_passed", "answered"],
     exitCode: 0,
   },
   unverified: {
     means: "the work is done as far as cairn can tell, but nothing could check it",
     requires:
-      "files changed, no check was found, none the model proposed could run, and the reviewer is satisfied",
-    reasons: ["no_check"],
+      "files changed, no check was found, none the model proposed could run, and the reviewer is satisfied; or `cairn do` or a chat message changed files without --verify (reason `unchecked`: they check only with it)",
+    reasons: ["no_check", "unchecked"],
     exitCode: 3,
   },
   failed: {
@@ -149,7 +165,7 @@ export const ENDINGS: Record<
   },
   max_iterations: {
     means: "the iteration cap was reached before the work was verified",
-    requires: "--max-iterations rounds, the last of them not done",
+    requires: "--max-iterations rounds, the last of them not done (or a Stop hook still asking for more)",
     reasons: ["iteration_cap"],
     exitCode: 1,
   },
@@ -191,6 +207,11 @@ function reviewWanted(facts: RunFacts): boolean {
 function settled(facts: RunFacts): "completed" | "unverified" {
   // Nothing ran because nothing needed checking: the answer is the result.
   return facts.checks === "passed" || !needsCheck(facts) ? "completed" : "unverified";
+}
+
+/** The ending such a round has earned, once the Stop hooks (where there are any) have let it go. */
+function ending(facts: RunFacts): Next {
+  return facts.stopHook === "unasked" ? "stop_hook" : settled(facts);
 }
 
 /** After a round that did not end the run: revise, escalate, ask, or stop. */
@@ -254,13 +275,13 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
       return facts.route === "answer" ? "answer" : facts.route === "single" ? "single" : "analyse";
     case "single":
       if (facts.workFailed) return "failed";
-      return needsCheck(facts) ? "validate" : "completed";
+      return needsCheck(facts) ? "validate" : ending(facts);
     case "answer":
       // A tier-0 file command refused or failed: there is no plan to try again with.
       if (facts.workFailed) return "failed";
-      return needsCheck(facts) ? "validate" : "completed";
+      return needsCheck(facts) ? "validate" : ending(facts);
     case "execute":
-      return needsCheck(facts) ? "validate" : "completed";
+      return needsCheck(facts) ? "validate" : ending(facts);
     case "analyse":
       return "plan";
     case "plan":
@@ -271,10 +292,10 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
         if (facts.route === "answer") return "failed";
         return reviewWanted(facts) && !facts.failureSeen ? "review" : "progress";
       }
-      return reviewWanted(facts) ? "review" : settled(facts);
+      return reviewWanted(facts) ? "review" : ending(facts);
     case "review":
       if (facts.review === "not_ready" || facts.checks === "failed") return "progress";
-      return settled(facts);
+      return ending(facts);
     case "progress":
       return afterRound(facts);
     case "escalate":
@@ -282,6 +303,13 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
     case "ask":
       if (!facts.advised) return "stuck";
       return facts.analysed ? "plan" : "analyse";
+    case "stop_hook":
+      if (facts.stopHook === "go_on") {
+        if (facts.iteration >= facts.maxIterations) return "max_iterations";
+        return facts.analysed ? "plan" : "analyse";
+      }
+      // Come from an ending the round earned; said again, so that no way to completed skips a check.
+      return facts.checks === "failed" || facts.review === "not_ready" ? "progress" : settled(facts);
     default: {
       const unknown: never = at;
       throw new Error(`no phase ${String(unknown)}`);

@@ -1,4 +1,5 @@
 import type { EndingReason, RunStatus, TodoItem } from "../events/types.js";
+import { StopHookRounds } from "../hooks/hooks.js";
 import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import type { ModelHandle } from "./agentContext.js";
@@ -74,6 +75,8 @@ class RunLoop {
   private lastAnswer = "";
   /** Why the single tool loop could not finish, when it could not. */
   private failure: EndingReason | undefined;
+  /** The Stop hooks, asked whenever the run would end (docs/hooks.md). */
+  private readonly stops: StopHookRounds;
   private readonly resume: ResumePoint | undefined;
   /** Who carries out the steps instead of cairn's tool loop: `--agent`, or the router's pick. */
   private delegateTo: string | undefined;
@@ -96,12 +99,14 @@ class RunLoop {
     });
     this.checks = new RunChecks(turn, task, resume?.events);
     const strong = session.config.profiles.strong;
+    this.stops = new StopHookRounds(session.hooks);
     this.facts = {
       ...INITIAL_FACTS,
       verifyGiven: Boolean(session.config.verify),
       canAsk: session.attended,
       canEscalate: strong !== undefined && strong !== session.model.id,
       maxIterations: session.config.max_iterations,
+      stopHook: this.stops.left ? "unasked" : undefined,
     };
     this.unsubscribe = session.bus.subscribe(this.context.observe);
   }
@@ -185,6 +190,8 @@ class RunLoop {
         return this.escalate("the run came no closer after a revision");
       case "ask":
         return this.askForHelp();
+      case "stop_hook":
+        return this.askStopHooks();
     }
   }
 
@@ -208,6 +215,7 @@ class RunLoop {
       checkedBy: undefined,
       failureSeen: false,
       review: undefined,
+      stopHook: this.stops.left ? "unasked" : undefined,
     });
     this.roundReview = undefined;
   }
@@ -446,6 +454,20 @@ class RunLoop {
     this.session.bus.emit({ type: "escalation", from: this.model.id, to: strong.id, reason });
     this.model = strong;
     this.facts.escalated = true;
+  }
+
+  /**
+   * The run would end: its Stop hooks may send it back, as they send back `cairn do` and chat
+   * (docs/hooks.md). Their reason becomes a pending issue that the next round's plan must fix;
+   * `stop_hook_active` tells them when the run already went back because one asked.
+   */
+  private async askStopHooks(): Promise<void> {
+    const goOn = await this.stops.goOn(this.lastAnswer, this.turn.signal);
+    this.facts.stopHook = goOn === undefined ? "let_go" : "go_on";
+    if (goOn === undefined) return;
+    const issue = `A Stop hook asks for more before the run ends: ${goOn}`;
+    this.context.pendingIssues.push(issue);
+    this.session.bus.emit({ type: "route", tier: 2, decision: "sent back by a Stop hook", reason: issue });
   }
 
   /** Asks the person how to get unstuck; a run with no answer stops as stuck. */

@@ -281,7 +281,7 @@ export class Session {
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
-            masks: sessionMasks([workspace, ...this.extraRoots], env),
+            masks: sessionMasks([workspace, ...this.extraRoots], env, () => this.scratch.own("git")),
           };
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);

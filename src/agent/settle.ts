@@ -139,7 +139,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
         changed,
         validation: undefined,
         review: undefined,
-        pending: ending.status === "completed" ? [] : [ending.summary],
+        pending: ending.status === "completed" || ending.reason === "unchecked" ? [] : [ending.summary],
         mode: session.mode,
       }),
   };
@@ -178,11 +178,12 @@ export function failedReason(outcome: ToolLoopOutcome): EndingReason {
 }
 
 /**
- * The ending of one tool loop's work (`cairn do`, a chat message): `cairn do` and chat check only
- * with --verify, so a change the model finished is completed as `unchecked`, which the result's
- * assessment spells out.
+ * The ending of one tool loop's work (`cairn do`, a chat message), given whether it changed files:
+ * they check only with --verify, so a change the model finished is `unverified`, reason
+ * `unchecked` (completed means a check passed, or that nothing changed), until `verifiedEnding`
+ * runs the check.
  */
-export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: string): Ending {
+export function loopEnding(changed: boolean, outcome: ToolLoopOutcome, summary: string): Ending {
   const end = (status: RunStatus, reason: EndingReason): Ending => ({
     status,
     reason,
@@ -192,7 +193,7 @@ export function loopEnding(session: Session, outcome: ToolLoopOutcome, summary: 
   if (outcome.status === "cancelled") return end("cancelled", "interrupted");
   // An answer cut short (the output cap, the provider's filter) is not a finished one.
   if (outcome.status === "failed" || outcome.cut) return end("failed", failedReason(outcome));
-  return end("completed", session.filesChanged.size > 0 ? "unchecked" : "answered");
+  return changed ? end("unverified", "unchecked") : end("completed", "answered");
 }
 
 /** What stopped the work, as the interrupt said it (Ctrl-C, a signal, a front end's cancel). */

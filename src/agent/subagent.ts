@@ -288,7 +288,7 @@ async function runExternalAgent(
     env: session.environmentFor([...target.agent.keys, ...settings.pass_env]),
     ctx: toolContextFor(turn),
   });
-  for (const file of outcome.filesChanged ?? []) session.filesChanged.add(file);
+  turn.noteChanged(outcome.filesChanged ?? []);
   const files = outcome.filesChanged;
   let cost: number | null = 0;
   if (outcome.usage) {

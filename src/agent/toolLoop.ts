@@ -1,7 +1,7 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { History } from "../context/history.js";
 import type { Phase, Reason } from "../events/types.js";
-import { MAX_STOP_CONTINUES } from "../hooks/hooks.js";
+import { StopHookRounds } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
 import { parseTextToolCalls } from "../tools/textCalls.js";
@@ -220,16 +220,6 @@ export class ToolLoop {
   }
 
   /**
-   * What a Stop hook asks the model to do before it stops (`decision: "block"`, or exit 2, with a
-   * reason); undefined when it may stop. Asked at most MAX_STOP_CONTINUES times a run.
-   */
-  private async stopHookSays(turn: Turn, answer: string, continues: number): Promise<string | undefined> {
-    if (!this.options.stopHooks || continues >= MAX_STOP_CONTINUES || turn.signal.aborted) return undefined;
-    const verdict = await turn.session.hooks.onStop(answer, continues > 0, turn.signal);
-    return verdict.block;
-  }
-
-  /**
    * Runs the model and its tools until it answers without calling one. `images` go with the
    * prompt, for a model that takes them (`model.info.images`): the caller describes them in the
    * prompt for any other.
@@ -242,7 +232,7 @@ export class ToolLoop {
     this.toolCalls = 0;
     let planAnnounced = !this.options.announcePlan;
     let invalidTurns = 0;
-    let stopContinues = 0;
+    const stops = this.options.stopHooks ? new StopHookRounds(turn.session.hooks) : undefined;
     for (;;) {
       if (turn.signal.aborted) return { status: "cancelled", answer: "", toolCalls: this.toolCalls };
       const withTools = !this.options.noTools && this.toolCalls < this.options.maxToolCalls;
@@ -268,9 +258,8 @@ export class ToolLoop {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
         bus.emit({ type: "message", text: answer });
-        const goOn = budgetSpent ? undefined : await this.stopHookSays(turn, answer, stopContinues);
+        const goOn = budgetSpent ? undefined : await stops?.goOn(answer, turn.signal);
         if (goOn !== undefined) {
-          stopContinues++;
           this.history.add({ role: "user", content: `A hook asks you to go on before you stop: ${goOn}` });
           continue;
         }

@@ -35,6 +35,8 @@ export class Turn implements Interruptible {
   private readonly unattended: Array<{ permission: Permission; summary: string }> = [];
   /** Permissions of the calls that ran. */
   private readonly ran = new Set<Permission>();
+  /** Files this turn's work changed, its sub-agents' included: what a chat message's ending rests on. */
+  readonly changedFiles = new Set<string>();
 
   private constructor(session: Session, options: TurnOptions) {
     this.session = session;
@@ -70,6 +72,14 @@ export class Turn implements Interruptible {
     for (let turn: Turn | undefined = this; turn; turn = turn.within) {
       if (refusedUnattended === undefined) turn.ran.add(permission);
       else turn.unattended.push({ permission, summary: refusedUnattended });
+    }
+  }
+
+  /** Books files the work changed, here, in the turns this one is part of, and on the session. */
+  noteChanged(files: readonly string[]): void {
+    for (const file of files) {
+      for (let turn: Turn | undefined = this; turn; turn = turn.within) turn.changedFiles.add(file);
+      this.session.filesChanged.add(file);
     }
   }
 

@@ -1,6 +1,6 @@
 import { formatCost, formatDuration } from "../platform/format.js";
 import type { BatchEvent, TaskProgress } from "./events.js";
-import { succeeded, type TaskRecord } from "./record.js";
+import { outcomeOf, type TaskRecord } from "./record.js";
 
 export interface RunningTask {
   id: string;
@@ -18,6 +18,8 @@ export interface ProgressState {
   startedAt: number;
   running: Map<string, RunningTask>;
   done: number;
+  /** Finished tasks whose change nothing checked: neither completed nor failed. */
+  unverified: number;
   failed: number;
   /** Dollars of finished tasks; running ones are added when shown. */
   finishedCost: number;
@@ -32,6 +34,7 @@ export function initialState(now: number): ProgressState {
     startedAt: now,
     running: new Map(),
     done: 0,
+    unverified: 0,
     failed: 0,
     finishedCost: 0,
     unpriced: false,
@@ -67,7 +70,8 @@ export function apply(state: ProgressState, event: BatchEvent, now: number): boo
       const { record } = event;
       state.running.delete(record.key);
       state.done++;
-      if (!succeeded(record)) state.failed++;
+      const outcome = outcomeOf(record);
+      if (outcome !== "completed") state[outcome]++;
       if (record.cost_usd === null) state.unpriced = true;
       else state.finishedCost += record.cost_usd;
       return true;
@@ -101,6 +105,7 @@ export function eta(state: ProgressState, now: number): string {
 export function statusLine(state: ProgressState, now: number): string {
   return [
     `${state.done}/${state.total} done`,
+    ...(state.unverified ? [`${state.unverified} unverified`] : []),
     `${state.failed} failed`,
     `${state.running.size} running`,
     spentText(state),
@@ -121,7 +126,7 @@ export function runningLine(task: RunningTask, now: number): string {
 
 /** The line a finished task leaves behind. */
 export function finishedLine(record: TaskRecord): string {
-  const mark = succeeded(record) ? "✓" : "✗";
+  const mark = { completed: "✓", unverified: "?", failed: "✗" }[outcomeOf(record)];
   const why = record.error ? ` — ${record.error.split("\n")[0]}` : "";
   return `${mark} ${record.id}  ${record.status}  ${formatCost(record.cost_usd)}  ${formatDuration(record.duration_ms)}${why}`;
 }

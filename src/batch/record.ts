@@ -85,3 +85,13 @@ export function tried(record: TaskRecord): boolean {
 export function succeeded(record: TaskRecord): boolean {
   return record.status === "completed";
 }
+
+/**
+ * How a finished task went, in the three ways a batch counts: `unverified` (its change was made
+ * and nothing checked it: a `do` task without `verify`, a `run` task in a repository with no
+ * check) is not a success, and not a failure either.
+ */
+export function outcomeOf(record: TaskRecord): "completed" | "unverified" | "failed" {
+  if (succeeded(record)) return "completed";
+  return record.status === "unverified" ? "unverified" : "failed";
+}

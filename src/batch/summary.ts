@@ -1,11 +1,15 @@
 import { costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { type Column, renderTable, type TableStyle } from "../platform/table.js";
-import { succeeded, type TaskRecord } from "./record.js";
+import { outcomeOf, type TaskRecord } from "./record.js";
 
 export interface Totals {
   tasks: number;
   completed: number;
+  /** Tasks whose change was made and nothing checked: neither completed nor failed. */
+  unverified: number;
+  /** Tasks that ended any other way (failed, stuck, a cap, no result). */
+  failed: number;
   /** Completed over all; null with no tasks. */
   pass_rate: number | null;
   /** Dollars of the tasks whose price is known. */
@@ -50,10 +54,14 @@ function totalsOf(records: readonly TaskRecord[]): Totals {
     r.cost_usd === null ? [] : [r.cost_usd + (r.earlier_tries_cost_usd ?? 0)],
   );
   const sum = (pick: (r: TaskRecord) => number) => records.reduce((total, r) => total + pick(r), 0);
-  const completed = records.filter(succeeded).length;
+  const count = (outcome: ReturnType<typeof outcomeOf>) =>
+    records.filter((r) => outcomeOf(r) === outcome).length;
+  const completed = count("completed");
   return {
     tasks: records.length,
     completed,
+    unverified: count("unverified"),
+    failed: count("failed"),
     pass_rate: records.length ? completed / records.length : null,
     cost_usd: priced.reduce((a, b) => a + b, 0),
     unpriced: records.length - priced.length,
@@ -110,6 +118,8 @@ function totalsTable(summary: BatchSummary, style: TableStyle): string {
     { header: "model", cell: (row) => row.model },
     { header: "tasks", cell: (row) => String(row.tasks), align: "right" },
     { header: "completed", cell: (row) => String(row.completed), align: "right" },
+    { header: "unverified", cell: (row) => String(row.unverified), align: "right" },
+    { header: "failed", cell: (row) => String(row.failed), align: "right" },
     { header: "pass rate", cell: (row) => percent(row.pass_rate), align: "right" },
     { header: "cost", cell: dollars, align: "right" },
     { header: "median cost", cell: (row) => optional(row.median_cost_usd, formatCost), align: "right" },
@@ -143,6 +153,7 @@ function tasksTable(records: readonly TaskRecord[], style: TableStyle): string {
 function headline(summary: BatchSummary): string {
   const parts = [
     `${summary.completed}/${summary.tasks} completed (${percent(summary.pass_rate)})`,
+    ...(summary.unverified ? [`${summary.unverified} unverified (changed, not checked)`] : []),
     `${dollars(summary)} total`,
     `${formatTokens(summary.input_tokens)} tokens in, ${formatTokens(summary.output_tokens)} out`,
     `${formatDuration(summary.wall_ms)}`,
@@ -157,17 +168,20 @@ function headline(summary: BatchSummary): string {
   return parts.join(" · ");
 }
 
-/** The summary as printed at the end of a batch: the totals table and what did not complete. */
+/** The summary as printed at the end of a batch: the totals table, then what did not complete. */
 export function summaryText(summary: BatchSummary, records: readonly TaskRecord[]): string {
-  const failed = records.filter((r) => !succeeded(r));
   const lines = [headline(summary), "", totalsTable(summary, "plain")];
-  if (failed.length) {
-    lines.push("", "Not completed:");
-    for (const r of failed)
+  const listed = (title: string, outcome: ReturnType<typeof outcomeOf>) => {
+    const these = records.filter((r) => outcomeOf(r) === outcome);
+    if (these.length === 0) return;
+    lines.push("", title);
+    for (const r of these)
       lines.push(
         `  ${r.id} (${r.model ?? "default"}): ${r.status}${r.error ? ` — ${r.error.split("\n")[0]}` : ""}`,
       );
-  }
+  };
+  listed("Unverified (changed, nothing checked the change; give the task a verify command):", "unverified");
+  listed("Not completed:", "failed");
   return lines.join("\n");
 }
 

@@ -4,7 +4,7 @@ import path from "node:path";
 import { defaultJobs, repositoryCache, runBatch } from "../batch/batch.js";
 import type { BatchListener } from "../batch/events.js";
 import { type BatchOutputFormat, type BatchRenderer, batchFinal, batchRenderer } from "../batch/progress.js";
-import { succeeded, type TaskRecord } from "../batch/record.js";
+import { outcomeOf, type TaskRecord } from "../batch/record.js";
 import { loadTasks, type TaskSpec } from "../batch/spec.js";
 import type { BatchSummary } from "../batch/summary.js";
 import type { TaskFlags } from "../batch/taskProcess.js";
@@ -106,10 +106,15 @@ function defaultOut(file: string): string {
   return path.join(parsed.dir, `${parsed.name}.results`);
 }
 
-/** Exit code of a batch: 0 when every task completed, 1 otherwise (some failed, or were left undone). */
+/**
+ * Exit code of a batch, as a session's: 0 when every task completed, 3 when the rest were only
+ * unverified (their changes made, nothing checked them), 1 when any failed or was left undone.
+ */
 function exitCodeOf(records: readonly TaskRecord[], summary: BatchSummary): number {
   const left = summary.not_started + summary.cancelled + summary.pending;
-  return left === 0 && records.every(succeeded) ? 0 : 1;
+  const outcomes = new Set(records.map(outcomeOf));
+  if (left > 0 || outcomes.has("failed")) return 1;
+  return outcomes.has("unverified") ? 3 : 0;
 }
 
 /** The tasks run here, or put on the queue (and followed with --wait). */

@@ -121,6 +121,58 @@ async function writeReport(out: string, report: EvalReport, view: BatchRenderer)
   });
 }
 
+/** What the agent did to each task, to grade: its patch, after the one of its first try for a second. */
+function agentWork(outcome: ReadonlyMap<string, TaskRecord>, before?: ReadonlyMap<string, TaskRecord>) {
+  return (task: EvalTask): Work | undefined => {
+    const record = outcome.get(task.id);
+    if (!record) return undefined;
+    const earlier = before?.get(task.id)?.patch;
+    return { patches: earlier === undefined ? [record.patch] : [earlier, record.patch] };
+  };
+}
+
+/**
+ * With --tries 2, a second try for the tasks the first did not solve, given their test output,
+ * within what the first left of --max-cost; graded. `left`: tasks whose second try has no record.
+ */
+async function secondTry(
+  suite: Suite,
+  first: TryOutcome,
+  out: string,
+  options: EvalCliOptions,
+  view: BatchRenderer,
+): Promise<{ outcome: TryOutcome; left: number } | "not followed"> {
+  const retries = retriesAfter(suite, first);
+  // --max-cost is for the whole eval: the second tries get what the first left.
+  const spent = [...first.records.values()].reduce((sum, record) => sum + (record.cost_usd ?? 0), 0);
+  const budget = options.maxCost === undefined ? undefined : options.maxCost - spent;
+  const runnable = budget === undefined || budget > 0 ? retries : [];
+  view.handle({
+    type: "batch.notice",
+    message: runnable.length
+      ? `second try for ${retries.length} task(s) not solved, with their test output…`
+      : `no second tries: --max-cost was spent on the first (${retries.length} task(s) not solved)`,
+  });
+  const records = runnable.length
+    ? await runTry(
+        await retrySpecsFor(runnable, { workspaces: path.join(out, "workspaces-2"), mode: options.mode }),
+        path.join(out, "try-2"),
+        { ...options, ...(budget === undefined ? {} : { maxCost: budget }) },
+        view,
+      )
+    : new Map<string, TaskRecord>();
+  if (!records) return "not followed";
+  const grades = await gradeAll(
+    retries.map((retry) => retry.task),
+    agentWork(records, first.records),
+    { jobs: options.jobs ?? defaultJobs(), view, what: "second tries" },
+  );
+  return {
+    outcome: { records, grades },
+    left: retries.filter((retry) => !records.has(retry.task.id)).length,
+  };
+}
+
 /**
  * `--grade-only reference|given`: no agent, no model; each exercise graded with its reference
  * solution, or as given. What a machine grades right, and that no stub passes by accident,
@@ -182,68 +234,31 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
     mode: options.mode,
   });
   const view = await renderer(options.outputFormat);
-  const jobs = options.jobs ?? defaultJobs();
   const records = await runTry(specs, out, options, view);
   if (!records) return 1;
-  const agentWork =
-    (outcome: ReadonlyMap<string, TaskRecord>, before?: ReadonlyMap<string, TaskRecord>) =>
-    (task: EvalTask) => {
-      const record = outcome.get(task.id);
-      if (!record) return undefined;
-      const earlier = before?.get(task.id)?.patch;
-      return { patches: earlier === undefined ? [record.patch] : [earlier, record.patch] };
-    };
   const first: TryOutcome = {
     records,
-    grades: await gradeAll(suite.tasks, agentWork(records), { jobs, view, what: "task(s)" }),
+    grades: await gradeAll(suite.tasks, agentWork(records), {
+      jobs: options.jobs ?? defaultJobs(),
+      view,
+      what: "task(s)",
+    }),
   };
 
-  let second: TryOutcome | undefined;
-  let retriesLeft = 0;
-  if (options.tries === 2) {
-    const retries = retriesAfter(suite, first);
-    // --max-cost is for the whole eval: the second tries get what the first left.
-    const spent = [...records.values()].reduce((sum, record) => sum + (record.cost_usd ?? 0), 0);
-    const budget = options.maxCost === undefined ? undefined : options.maxCost - spent;
-    const runnable = budget === undefined || budget > 0 ? retries : [];
-    view.handle({
-      type: "batch.notice",
-      message: runnable.length
-        ? `second try for ${retries.length} task(s) not solved, with their test output…`
-        : `no second tries: --max-cost was spent on the first (${retries.length} task(s) not solved)`,
-    });
-    const retryRecords = runnable.length
-      ? await runTry(
-          await retrySpecsFor(runnable, { workspaces: path.join(out, "workspaces-2"), mode: options.mode }),
-          path.join(out, "try-2"),
-          { ...options, ...(budget === undefined ? {} : { maxCost: budget }) },
-          view,
-        )
-      : new Map<string, TaskRecord>();
-    if (!retryRecords) return 1;
-    retriesLeft = retries.filter((retry) => !retryRecords.has(retry.task.id)).length;
-    second = {
-      records: retryRecords,
-      grades: await gradeAll(
-        retries.map((retry) => retry.task),
-        agentWork(retryRecords, records),
-        { jobs, view, what: "second tries" },
-      ),
-    };
-  }
-
+  const second = options.tries === 2 ? await secondTry(suite, first, out, options, view) : undefined;
+  if (second === "not followed") return 1;
   const models = [...new Set([...records.values()].map((record) => record.model).filter(Boolean))];
   const report = buildReport({
     suite,
     first,
-    ...(second ? { second } : {}),
+    ...(second ? { second: second.outcome } : {}),
     model: models.join(", ") || options.model || "default",
     mode: options.mode,
     version: cairnVersion(),
     wallMs: Date.now() - started,
   });
   await writeReport(out, report, view);
-  return report.totals.run === suite.tasks.length && retriesLeft === 0 ? 0 : 1;
+  return report.totals.run === suite.tasks.length && (second?.left ?? 0) === 0 ? 0 : 1;
 }
 
 /**

@@ -1,7 +1,9 @@
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
+import type { Instance } from "ink";
 import { ChatEngine } from "../agent/chat.js";
 import { openHost } from "../agent/host.js";
+import type { Session } from "../agent/session.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
@@ -22,6 +24,7 @@ import { TextRenderer } from "../ui/text.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
+import type { Action } from "../ui/tui/state.js";
 import { checkpointsCommand } from "./checkpoints.js";
 import { serverTable } from "./mcp.js";
 import type { CommonOptions } from "./options.js";
@@ -64,6 +67,82 @@ function onScreen(chat: ChatHost, command: ChatCommand, anytime = false): SlashC
   };
 }
 
+/** `/todos`: the TODO list as it stands. */
+function todosCommand(engine: ChatEngine): SlashCommand {
+  return {
+    name: "todos",
+    summary: "the TODO list",
+    anytime: true,
+    run(screen) {
+      const mark = { completed: "✓", in_progress: "▸", pending: "○" } as const;
+      const { todos } = engine.session;
+      screen.show(
+        "todos",
+        todos.length ? todos.map((t) => `${mark[t.status]} ${t.content}`).join("\n") : "No TODOs.",
+      );
+    },
+  };
+}
+
+/** `/resume [id]`: a stored conversation on the screen again, continued. */
+function resumeCommand({ engine, store }: ChatHost): SlashCommand {
+  return {
+    name: "resume",
+    args: "[id]",
+    summary: "continue a stored conversation (default: the last one here)",
+    async run(screen, arg) {
+      const { session } = engine;
+      try {
+        const found = arg
+          ? store.requireSession(arg)
+          : store.listSessions({ workspace: session.workspace, limit: 2 }).find((s) => s.id !== session.id);
+        if (!found) return screen.note("No earlier session in this folder.", "warn");
+        const events = store.events(found.id);
+        await engine.resume(found.id, events);
+        screen.restart(events);
+        screen.note(`Resumed session ${found.id}.`, "ok");
+      } catch (error) {
+        if (!(error instanceof StoreError)) throw error;
+        screen.note(error.message, "error");
+      }
+    },
+  };
+}
+
+/** `/mcp`: the MCP servers, each with its status and tools. */
+function mcpCommand(engine: ChatEngine): SlashCommand {
+  return {
+    name: "mcp",
+    summary: "the MCP servers: status and tool count",
+    anytime: true,
+    run(screen) {
+      const { mcp } = engine.session;
+      const waiting = mcp?.servers.some((s) => s.status === "not started")
+        ? "\nServers start with the first message that needs tools."
+        : "";
+      screen.show("mcp", `${serverTable(mcp)}${waiting}`);
+    },
+  };
+}
+
+/** `/approval [mode]`: what may run without asking, said or changed. */
+function approvalCommand(engine: ChatEngine): SlashCommand {
+  return {
+    name: "approval",
+    args: "[ask|auto-edit|auto|read-only]",
+    summary: "what may run without asking",
+    anytime: true,
+    run(screen, arg) {
+      if (!arg) return screen.note(`approval: ${engine.approvalMode} (one of ${APPROVAL_MODES.join(", ")})`);
+      if (!APPROVAL_MODES.includes(arg as ApprovalMode))
+        return screen.note(`approval is one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
+      engine.setApproval(arg as ApprovalMode);
+      screen.refresh();
+      screen.note(`approval: ${arg}`, "ok");
+    },
+  };
+}
+
 /** The slash commands of the chat: each a call on the engine or the store, shown on the screen. */
 export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[] {
   const { engine, store } = chat;
@@ -78,19 +157,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
     onScreen(chat, CHAT_COMMANDS.run),
     onScreen(chat, CHAT_COMMANDS.do),
     onScreen(chat, CHAT_COMMANDS.cost, true),
-    {
-      name: "todos",
-      summary: "the TODO list",
-      anytime: true,
-      run(screen) {
-        const mark = { completed: "✓", in_progress: "▸", pending: "○" } as const;
-        const { todos } = engine.session;
-        screen.show(
-          "todos",
-          todos.length ? todos.map((t) => `${mark[t.status]} ${t.content}`).join("\n") : "No TODOs.",
-        );
-      },
-    },
+    todosCommand(engine),
     onScreen(chat, CHAT_COMMANDS.undo),
     {
       name: "checkpoints",
@@ -113,27 +180,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
         screen.show("sessions", `${out.text()}\n/resume <id> continues one.`);
       },
     },
-    {
-      name: "resume",
-      args: "[id]",
-      summary: "continue a stored conversation (default: the last one here)",
-      async run(screen, arg) {
-        const { session } = engine;
-        try {
-          const found = arg
-            ? store.requireSession(arg)
-            : store.listSessions({ workspace: session.workspace, limit: 2 }).find((s) => s.id !== session.id);
-          if (!found) return screen.note("No earlier session in this folder.", "warn");
-          const events = store.events(found.id);
-          await engine.resume(found.id, events);
-          screen.restart(events);
-          screen.note(`Resumed session ${found.id}.`, "ok");
-        } catch (error) {
-          if (!(error instanceof StoreError)) throw error;
-          screen.note(error.message, "error");
-        }
-      },
-    },
+    resumeCommand(chat),
     {
       name: "clear",
       summary: "start a new conversation",
@@ -142,33 +189,8 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
         screen.restart();
       },
     },
-    {
-      name: "mcp",
-      summary: "the MCP servers: status and tool count",
-      anytime: true,
-      run(screen) {
-        const { mcp } = engine.session;
-        const waiting = mcp?.servers.some((s) => s.status === "not started")
-          ? "\nServers start with the first message that needs tools."
-          : "";
-        screen.show("mcp", `${serverTable(mcp)}${waiting}`);
-      },
-    },
-    {
-      name: "approval",
-      args: "[ask|auto-edit|auto|read-only]",
-      summary: "what may run without asking",
-      anytime: true,
-      run(screen, arg) {
-        if (!arg)
-          return screen.note(`approval: ${engine.approvalMode} (one of ${APPROVAL_MODES.join(", ")})`);
-        if (!APPROVAL_MODES.includes(arg as ApprovalMode))
-          return screen.note(`approval is one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
-        engine.setApproval(arg as ApprovalMode);
-        screen.refresh();
-        screen.note(`approval: ${arg}`, "ok");
-      },
-    },
+    mcpCommand(engine),
+    approvalCommand(engine),
     onScreen(chat, SKILLS_COMMAND, true),
     {
       name: "exit",
@@ -331,6 +353,52 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
   }
 }
 
+/** What the terminal UI shows first: problems with custom commands, the banner, and a resumed session's events. */
+function openingLines(session: Session, problems: string[], replay: StampedEvent[]): Action[] {
+  const lines: Action[] = problems.map((problem) => ({
+    type: "ui.line",
+    text: `! ${problem}`,
+    tone: "warn",
+  }));
+  lines.push({
+    type: "ui.line",
+    text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
+    tone: "dim",
+  });
+  if (replay.length) {
+    lines.push(...replay, { type: "ui.replayed" });
+    lines.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
+  }
+  return lines;
+}
+
+/**
+ * Waits until the terminal UI quits: true when a stop signal (a kill, the terminal closing) ended
+ * it, which leaves as /exit does, so the running turn ends and is stored.
+ */
+async function untilQuit(instance: Instance): Promise<boolean> {
+  let stopped = false;
+  const leave = () => instance.unmount();
+  // Writing to a terminal that is gone fails; there is nobody left to tell.
+  const gone = (error: NodeJS.ErrnoException) => {
+    if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
+    leave();
+  };
+  const release = onStopSignal(() => {
+    stopped = true;
+    leave();
+  });
+  process.stdout.on("error", gone);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    release();
+    // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
+    process.stdin.destroy();
+  }
+  return stopped;
+}
+
 /** Runs the terminal UI until it quits: true when a stop signal (a kill, the terminal closing) ended it. */
 async function runInTerminal(
   chat: ChatHost,
@@ -360,17 +428,7 @@ async function runInTerminal(
   // After the feed: the call being approved is in the feed before its approval is drawn.
   engine.subscribe(interactions.handle);
   const { commands, problems } = allSlashCommands(chat, () => helpText(commands, chat.columns));
-  for (const problem of problems) feed.push({ type: "ui.line", text: `! ${problem}`, tone: "warn" });
-  feed.push({
-    type: "ui.line",
-    text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
-    tone: "dim",
-  });
-  if (opening.replay.length) {
-    for (const event of opening.replay) feed.push(event);
-    feed.push({ type: "ui.replayed" });
-    feed.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
-  }
+  for (const action of openingLines(session, problems, opening.replay)) feed.push(action);
   const history = PromptHistory.load(historyFile(chat.dataDir, session.workspace));
   let unsent: string | undefined;
   const instance = startTui({
@@ -393,26 +451,7 @@ async function runInTerminal(
     }),
     color,
   });
-  // A terminal closed or a kill: leave as /exit does, so the running turn ends and is stored.
-  let stopped = false;
-  const leave = () => instance.unmount();
-  // Writing to a terminal that is gone fails; there is nobody left to tell.
-  const gone = (error: NodeJS.ErrnoException) => {
-    if (error.code !== "EIO" && error.code !== "EPIPE") throw error;
-    leave();
-  };
-  const release = onStopSignal(() => {
-    stopped = true;
-    leave();
-  });
-  process.stdout.on("error", gone);
-  try {
-    await instance.waitUntilExit();
-  } finally {
-    release();
-    // Keys typed from now on are the shell's, once cairn is gone: left unread, they reach it.
-    process.stdin.destroy();
-  }
+  const stopped = await untilQuit(instance);
   if (unsent)
     process.stdout.write(`Not sent, kept in the prompt history (↑ brings it back): ${clip(unsent, 200)}\n`);
   return stopped;

@@ -40,13 +40,14 @@ export function compareReports(a: EvalReport, b: EvalReport): Comparison {
 const signed = (n: number, show: (n: number) => string) =>
   `${n > 0 ? "+" : n < 0 ? "−" : "±"}${show(Math.abs(n))}`;
 
-/** The comparison for people: the two runs side by side, and the tasks whose outcome changed. */
-export function comparisonMarkdown(c: Comparison): string {
-  type Row = { what: string; a: string; b: string; change: string };
+type Row = { what: string; a: string; b: string; change: string };
+
+/** The two runs' figures side by side, each with how B differs from A. */
+function comparisonRows(c: Comparison): Row[] {
   const ta = c.a.totals;
   const tb = c.b.totals;
   const perSolved = (n: number | null) => (n === null ? "n/a" : formatCost(n));
-  const rows: Row[] = [
+  return [
     { what: "suite", a: c.a.suite, b: c.b.suite, change: "" },
     { what: "model", a: c.a.model, b: c.b.model, change: "" },
     { what: "cairn", a: c.a.cairn_version, b: c.b.cairn_version, change: "" },
@@ -104,13 +105,17 @@ export function comparisonMarkdown(c: Comparison): string {
       change: signed(tb.task_time_ms - ta.task_time_ms, formatDuration),
     },
   ];
+}
+
+/** The comparison for people: the two runs side by side, and the tasks whose outcome changed. */
+export function comparisonMarkdown(c: Comparison): string {
   const columns: Column<Row>[] = [
     { header: "", cell: (r) => r.what },
     { header: "A", cell: (r) => r.a },
     { header: "B", cell: (r) => r.b },
     { header: "B − A", cell: (r) => r.change, align: "right" },
   ];
-  const lines = [renderTable(columns, rows, "markdown")];
+  const lines = [renderTable(columns, comparisonRows(c), "markdown")];
   const solved = (yes: boolean) => (yes ? "solved" : "not solved");
   if (c.changed.length) {
     lines.push(

@@ -45,8 +45,8 @@ export const ENDING_REASONS = [
   /** completed: nothing was changed and nothing was asked to be checked; the answer is the result. */
   "answered",
   /**
-   * completed, in `cairn do` and chat only: the model finished a change that nothing was asked to
-   * check (they check only with --verify; `cairn run` never ends so).
+   * unverified, in `cairn do` and chat only: the model finished a change that nothing was asked
+   * to check (they check only with --verify; `cairn run` looks for checks and never ends so).
    */
   "unchecked",
   /** unverified: files changed and no check could be found, proposed or run. */
@@ -187,6 +187,19 @@ export const validationSummarySchema = z
     output: z.string().optional(),
   })
   .meta({ id: "ValidationSummary" });
+
+export const cutStringSchema = z
+  .object({
+    field: z
+      .string()
+      .describe("where it is in the event: `args.content`, `data.diff`, `prompt.change.new_text`"),
+    bytes: z.number().int().describe("its whole length in UTF-8 bytes, as the tool got it"),
+  })
+  .meta({
+    id: "CutString",
+    description:
+      "a string longer than 64 KiB that the event carries cut: its first and last 32 KiB around a marker",
+  });
 
 export const proposedChangeSchema = z
   .object({

@@ -13,6 +13,7 @@ import {
   approvalChoiceSchema,
   approvalPromptSchema,
   checkSourceSchema,
+  cutStringSchema,
   modeSchema,
   permissionSchema,
   phaseSchema,
@@ -26,6 +27,13 @@ import { resultLineSchema, runResultSchema } from "./result.js";
 import { toolDataSchema } from "./toolData.js";
 
 const int = () => z.number().int();
+
+/** Where an event names the strings it carries cut (src/events/cap.ts); the tool got them whole. */
+const cut = (field: string) =>
+  z
+    .array(cutStringSchema)
+    .optional()
+    .describe(`the strings of \`${field}\` this event carries cut; absent when none was`);
 
 /** One event: its type, its fields, and what it means (the JSON Schema's description). */
 const event = <T extends string, S extends z.ZodRawShape>(type: T, description: string, shape: S) =>
@@ -100,6 +108,7 @@ export const EVENTS = [
       .array(z.string())
       .optional()
       .describe("the workspace paths the call reads or writes, as its tool says; absent when it cannot say"),
+    cut: cut("args"),
   }),
   event("tool.result", "a tool call ended", {
     call_id: z.string(),
@@ -109,6 +118,7 @@ export const EVENTS = [
     data: toolDataSchema.optional(),
     changed_files: z.array(z.string()).optional().describe("workspace paths it created, changed or deleted"),
     duration_ms: z.number(),
+    cut: cut("data"),
   }),
   event("usage", "one model call's tokens, time and dollars", {
     phase: phaseSchema,
@@ -176,6 +186,7 @@ export const EVENTS = [
     call_id: z.string().describe("the tool call waiting for the answer"),
     prompt: approvalPromptSchema,
     options: z.array(approvalChoiceSchema),
+    cut: cut("prompt"),
   }),
   event("approval.resolved", "an approval was answered", {
     request_id: z.string(),

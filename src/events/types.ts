@@ -10,6 +10,7 @@ import type {
   approvalPromptSchema,
   assessmentSchema,
   checkSourceSchema,
+  cutStringSchema,
   endingReasonSchema,
   evaluatedCodeSchema,
   modeSchema,
@@ -64,6 +65,7 @@ export type TodoItem = z.infer<typeof todoItemSchema>;
 export type PlanStepEvent = z.infer<typeof planStepSchema>;
 export type ValidationSummary = z.infer<typeof validationSummarySchema>;
 export type ProposedChange = z.infer<typeof proposedChangeSchema>;
+export type CutString = z.infer<typeof cutStringSchema>;
 export type EvaluatedCode = z.infer<typeof evaluatedCodeSchema>;
 export type ToolAnnotations = z.infer<typeof toolAnnotationsSchema>;
 export type ApprovalPromptEvent = z.infer<typeof approvalPromptSchema>;

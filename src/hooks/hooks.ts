@@ -171,3 +171,30 @@ export class Hooks {
       void this.run("Notification", { message, notification_type: type }, { names: [type] });
   }
 }
+
+/**
+ * The Stop hooks of one piece of work (a `cairn do`, a chat message, a `cairn run`), asked each
+ * time it would end: a block sends it back with the reason as what to do, at most
+ * MAX_STOP_CONTINUES times; `stop_hook_active` tells the hooks when it already went back.
+ */
+export class StopHookRounds {
+  private readonly hooks: Hooks;
+  private continues = 0;
+
+  constructor(hooks: Hooks) {
+    this.hooks = hooks;
+  }
+
+  /** Whether Stop hooks are set that may still send the work back. */
+  get left(): boolean {
+    return this.hooks.has("Stop") && this.continues < MAX_STOP_CONTINUES;
+  }
+
+  /** What the hooks ask for before the work ends, counted as one more round; undefined when it may end. */
+  async goOn(lastMessage: string, signal?: AbortSignal): Promise<string | undefined> {
+    if (!this.left || signal?.aborted) return undefined;
+    const verdict = await this.hooks.onStop(lastMessage, this.continues > 0, signal);
+    if (verdict.block !== undefined) this.continues++;
+    return verdict.block;
+  }
+}

@@ -32,6 +32,8 @@ const taskFields = {
   cwd: z.string().optional().describe("The repository folder (default: where cairn mcp serve runs)"),
 };
 
+const verifyField = z.string().optional().describe('The command that checks the work, e.g. "npm test"');
+
 /** What a client is told while cairn works: each tool call, and the plan, checks and review in their usual words. */
 export function progressMessage(event: StampedEvent): string | undefined {
   switch (event.type) {
@@ -189,15 +191,18 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
       title: "cairn do",
       description:
         "Hand a coding task to cairn, an autonomous coding agent: it works in the repository with its own tools " +
-        "(one tool loop, like `cairn do`) and returns the result: status, summary, files changed, cost.",
+        "(one tool loop, like `cairn do`) and returns the result: status, summary, files changed, cost. " +
+        "It checks its change only with `verify`: without one, a change ends `unverified`.",
       inputSchema: {
         ...taskFields,
         model: z.string().optional().describe("A provider/model id, or a profile of cairn's config"),
+        verify: verifyField,
       },
       outputSchema: runResultSchema.shape,
       annotations,
     },
-    ({ task, cwd, model }, extra) => runForClient(options, "do", { task, cwd, flags: { model } }, extra),
+    ({ task, cwd, model, verify }, extra) =>
+      runForClient(options, "do", { task, cwd, flags: { model, verify } }, extra),
   );
   server.registerTool(
     "cairn_run",
@@ -208,7 +213,7 @@ export async function serveMcp(options: ServeOptions): Promise<void> {
         "project's checks, reviews its work and revises until the checks pass, then returns the result.",
       inputSchema: {
         ...taskFields,
-        verify: z.string().optional().describe('The command that checks the work, e.g. "npm test"'),
+        verify: verifyField,
         max_cost: z
           .number()
           .positive()

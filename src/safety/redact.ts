@@ -1,5 +1,6 @@
 import type { Config } from "../config/schema.js";
 import type { EventTransform } from "../events/bus.js";
+import { capEvent } from "../events/cap.js";
 import type { CairnEvent } from "../events/types.js";
 import { isSecretName, isSecretVariable } from "./secretNames.js";
 
@@ -48,6 +49,24 @@ const PREFIXED_SHAPES = [
 ];
 
 const CREDENTIAL = new RegExp([...TOKEN_SHAPES, URL_PASSWORD, URL_USER_TOKEN].join("|"));
+
+/** Every credential known by its shape alone; the groups are those of PREFIXED_SHAPES. */
+const SHAPES = [...PREFIXED_SHAPES, ...TOKEN_SHAPES].join("|");
+const CREDENTIAL_SHAPES = new RegExp(SHAPES, "g");
+
+/** A shape's replacement: what precedes the credential (`Bearer `, `https://user:`) kept. */
+function hideShape(_match: string, bearer?: string, userinfo?: string, scheme?: string): string {
+  return `${bearer ?? userinfo ?? scheme ?? ""}${REDACTED}`;
+}
+
+/**
+ * Takes out the credentials known by their shape alone (tokens, `Bearer …`, the password or
+ * token of a URL's user part), whatever the session's environment holds: for text that is about
+ * the repository rather than its files, such as git's own messages and settings.
+ */
+export function hideCredentialShapes(text: string): string {
+  return text.replace(CREDENTIAL_SHAPES, hideShape);
+}
 
 /** A value shaped like a credential: a known token shape, or a URL with a password in it. */
 export function looksLikeCredential(value: string): boolean {
@@ -109,7 +128,7 @@ const PLAIN_VALUES = new Set(
 const MIN_ASSIGNED_LENGTH = 4;
 
 /** Whether a value assigned to a secret name is worth hiding: not a reference (`$VAR`), a type or a flag. */
-function hidesSecret(value: string): boolean {
+export function hidesSecret(value: string): boolean {
   return (
     value.length >= MIN_ASSIGNED_LENGTH &&
     !value.startsWith("$") &&
@@ -209,16 +228,11 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const values = secretValues(options.env ?? process.env, keyVariables);
   // Longest first, so that a secret containing another is replaced whole.
   const literals = [...values.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-  const alternatives = [
-    `(${literals.length > 0 ? literals.join("|") : "(?!)"})`,
-    ...PREFIXED_SHAPES,
-    ...TOKEN_SHAPES,
-  ];
-  const pattern = new RegExp(alternatives.join("|"), "g");
+  const pattern = new RegExp(`(${literals.length > 0 ? literals.join("|") : "(?!)"})|${SHAPES}`, "g");
   return (text) =>
     redactAssignments(
-      text.replace(pattern, (_match, value?: string, bearer?: string, userinfo?: string, scheme?: string) =>
-        value ? `[REDACTED:${values.get(value)}]` : `${bearer ?? userinfo ?? scheme ?? ""}${REDACTED}`,
+      text.replace(pattern, (match, value?: string, bearer?: string, userinfo?: string, scheme?: string) =>
+        value ? `[REDACTED:${values.get(value)}]` : hideShape(match, bearer, userinfo, scheme),
       ),
     );
 }
@@ -282,9 +296,13 @@ function safeCut(text: string): number {
 }
 
 /**
- * Redacts every event once, at the source, so the store, renderers and anything reading the
- * stream later only ever hold redacted text. A secret streamed in pieces would slip through
- * delta by delta, so streamed text is passed on up to a safe cut, the rest with the next event.
+ * Bounds and redacts every event once, at the source, so the store, renderers and anything
+ * reading the stream later only ever hold redacted text of a bounded size. The long strings of a
+ * tool call's arguments, its result's data and an approval's prompt are cut first (capEvent), so
+ * that megabytes a model wrote are not redacted, stored and sent again by every subscriber; the
+ * kept ends are redacted with a margin beyond the cut, so a secret across it is still found
+ * whole. A secret streamed in pieces would slip through delta by delta, so streamed text is
+ * passed on up to a safe cut, the rest with the next event.
  */
 export function redactEvents(redact: Redactor): EventTransform {
   let pending = "";
@@ -298,6 +316,6 @@ export function redactEvents(redact: Redactor): EventTransform {
       pending += event.text;
       return take(safeCut(pending));
     }
-    return [...take(pending.length), redactDeep(event, redact)];
+    return [...take(pending.length), redactDeep(capEvent(event, redact), redact)];
   };
 }

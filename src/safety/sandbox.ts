@@ -30,7 +30,7 @@ export interface WrapOptions {
   allowNetwork: boolean;
   /** Folders inside the writable ones that stay read-only; made first when missing. */
   readOnly?: string[];
-  /** What the command may not read: secret files seen empty, credential folders seen empty (sandboxMasks.ts). */
+  /** What the command may not read: secret files seen empty, credential folders seen empty, git configs without their credentials (sandboxMasks.ts). */
   masks?: Masks;
   /** Makes the read-only empty file shown in place of a secret one: the session's; else the process's own. */
   emptyFile?: () => string;
@@ -135,7 +135,8 @@ function empty(): string {
 /**
  * Last, so they land on whatever was bound before: each hidden file replaced by an empty
  * read-only one, each hidden folder by an empty read-only tmpfs, with what it keeps visible
- * bound back in before it is made read-only (bwrap reads a bind's source from the host).
+ * bound back in before it is made read-only (bwrap reads a bind's source from the host), and
+ * each git config that holds a credential by its redacted copy, read-only.
  */
 function maskArgs(masks: Masks | undefined, emptyFile: () => string): string[] {
   const args: string[] = [];
@@ -154,6 +155,7 @@ function maskArgs(masks: Masks | undefined, emptyFile: () => string): string[] {
       args.push("--ro-bind", emptyFile(), target);
     }
   }
+  for (const { file, copy } of masks?.redacted ?? []) args.push("--ro-bind", copy, file);
   return args;
 }
 
@@ -341,6 +343,8 @@ export interface SessionTmpDir {
   (): string;
   /** The read-only empty file the session's sandbox shows in place of a secret one. */
   empty(): string;
+  /** A folder of cairn's own beside it (`git`: config copies without credentials), out of the commands' sight. */
+  own(name: string): string;
   /** Removes both, with what the commands left: when the session closes, or cairn exits. */
   remove(): void;
 }
@@ -372,5 +376,10 @@ export function sessionTmpDir(): SessionTmpDir {
     emptyFile ??= emptyFileIn(made());
     return emptyFile;
   };
-  return Object.assign(get, { empty, remove });
+  const own = (name: string) => {
+    const folder = path.join(made(), name);
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    return folder;
+  };
+  return Object.assign(get, { empty, own, remove });
 }

@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { credentialsFile } from "../config/credentials.js";
 import { isInside } from "../platform/text.js";
+import { type RedactedFile, sessionGitConfigs } from "./gitConfigCredentials.js";
 import { secretsBelow } from "./secretCommands.js";
 import { SecretFiles } from "./secretFiles.js";
 
@@ -16,6 +17,8 @@ export interface Masks {
   hide: string[];
   /** Files inside a hidden folder shown as they are: what keeps `git fetch` over ssh working, what a person let a call read. */
   expose: string[];
+  /** git config files that hold a credential, each shown as a copy without it (gitConfigCredentials.ts). */
+  redacted: RedactedFile[];
 }
 
 /**
@@ -112,14 +115,18 @@ function hostSecrets(env: NodeJS.ProcessEnv): Array<{ path: string; keep: string
 
 /**
  * The masks of one session, the workspace scanned once (on the first command): a secret file
- * made later was made by the session itself. Each call's masks leave out what the person let
- * that call read, and what config `files.allow_secrets` allows.
+ * made later was made by the session itself. git's config files are looked at before each
+ * command, their redacted copies kept in `scratch`, a folder the commands cannot see. Each
+ * call's masks leave out what the person let that call read, and what config
+ * `files.allow_secrets` allows.
  */
 export function sessionMasks(
   roots: string[],
   env: NodeJS.ProcessEnv,
+  scratch: () => string,
 ): (secrets: SecretFiles | undefined) => Masks {
   let scanned: { files: string[]; host: Array<{ path: string; keep: string[] }> } | undefined;
+  const gitConfigs = sessionGitConfigs(roots, homes(env), env, scratch);
   return (secrets) => {
     scanned ??= {
       files: secretsBelow(roots, true, new SecretFiles(roots[0] ?? "/"), SCAN_LIMIT),
@@ -141,6 +148,6 @@ export function sessionMasks(
           ].filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile())
         : [],
     );
-    return { hide, expose };
+    return { hide, expose, redacted: gitConfigs().filter((entry) => !allowed(entry.file)) };
   };
 }

@@ -54,7 +54,7 @@ interface GitCall {
 }
 
 /** The folder holding `.git` at or above `folder`. */
-function repositoryRoot(folder: string): string | undefined {
+export function repositoryRoot(folder: string): string | undefined {
   for (let at = folder; ; at = path.dirname(at)) {
     if (statSync(path.join(at, ".git"), { throwIfNoEntry: false })) return at;
     if (path.dirname(at) === at) return undefined;

@@ -157,13 +157,13 @@ export class Checkpoints {
   /**
    * Call after that tool ran: every file that changed since the scan goes into the step's
    * checkpoint with the state it had before, as beforeChange would have stored it, and what the
-   * tool left there, as afterChange records.
+   * tool left there, as afterChange records. Returns the files it changed.
    */
-  recordChanges(sessionId: string, stepLabel: string, before: WorkspaceScan): Promise<void> {
+  recordChanges(sessionId: string, stepLabel: string, before: WorkspaceScan): Promise<string[]> {
     return this.serial(async () => {
       const after = await this.scanner.scan(false);
       const changes = after ? this.scanner.changes(before, after) : [];
-      if (changes.length === 0) return;
+      if (changes.length === 0) return [];
       await this.afresh(sessionId, async () => {
         const { manifest, commit } = await this.stepCheckpoint(sessionId, stepLabel);
         for (const change of changes) {
@@ -181,6 +181,7 @@ export class Checkpoints {
         );
         await this.save(manifest, commit);
       });
+      return changes.map((change) => change.path);
     });
   }
 

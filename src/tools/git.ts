@@ -5,6 +5,7 @@ import { promisify } from "node:util";
 import { z } from "zod";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { resolveInWorkspace } from "../safety/paths.js";
+import { hideCredentialShapes } from "../safety/redact.js";
 import { hasSecretName } from "../safety/secretFiles.js";
 import { commandEnvironment } from "./command.js";
 import { toolDescription } from "./descriptions.js";
@@ -17,8 +18,14 @@ const execFileAsync = promisify(execFile);
 /** A git failure, with git's own words so the model can act on them. */
 class GitError extends ToolError {}
 
-/** Runs the real git binary in the workspace, without a shell, and returns its stdout. */
-async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
+/**
+ * Runs the real git binary in the workspace, without a shell, and returns its stdout. git runs
+ * here outside the sandbox, with the repository's real config: what it says of the repository
+ * (a remote's URL in an error, a hook's output) has the credentials of URLs and tokens taken out
+ * before the model reads it. Files' `contents` (a diff) are returned as they are, as read_file
+ * returns them: the model would write a placeholder back.
+ */
+async function runGit(ctx: ToolContext, args: string[], contents = false): Promise<string> {
   try {
     const { stdout } = await execFileAsync("git", args, {
       cwd: ctx.workspace,
@@ -30,12 +37,12 @@ async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
       // Hooks (a pre-commit the model may have written) get what commands get: no secrets.
       env: { ...commandEnvironment(ctx), LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
     });
-    return stdout;
+    return contents ? stdout : hideCredentialShapes(stdout);
   } catch (error) {
     const failure = error as ExecFileException & { stdout?: string; stderr?: string };
     if (failure.name === "AbortError") throw error;
     if (failure.code === "ENOENT") throw new ToolError("git is not installed (not found on PATH).");
-    const said = `${failure.stderr ?? ""}\n${failure.stdout ?? ""}`.trim();
+    const said = hideCredentialShapes(`${failure.stderr ?? ""}\n${failure.stdout ?? ""}`.trim());
     if (/not a git repository/i.test(said)) {
       // A .git that git does not recognise is a damaged repository, which `git init` would not mend.
       if (existsSync(path.join(ctx.workspace, ".git"))) {
@@ -48,7 +55,9 @@ async function runGit(ctx: ToolContext, args: string[]): Promise<string> {
         `${ctx.workspace} is not a git repository. If it should be one, run \`git init\` with run_command.`,
       );
     }
-    throw new GitError(`git ${args[0]} failed: ${said || failure.message}`, { exit_code: failure.code });
+    throw new GitError(`git ${args[0]} failed: ${said || hideCredentialShapes(failure.message)}`, {
+      exit_code: failure.code,
+    });
   }
 }
 
@@ -170,7 +179,7 @@ const gitDiffTool = defineTool({
     const args = ["diff", "--no-color", "--no-ext-diff"];
     if (staged) args.push("--cached");
     if (path) args.push("--", resolveInWorkspace(ctx, path, "read").absolute);
-    const { diff, secrets } = await withoutSecrets(ctx, await runGit(ctx, args));
+    const { diff, secrets } = await withoutSecrets(ctx, await runGit(ctx, args, true));
     const kind = staged ? "staged" : "unstaged";
     const note = secretsNote(secrets, "shown");
     if (!diff) {

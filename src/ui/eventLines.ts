@@ -81,6 +81,84 @@ function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): Ev
   ];
 }
 
+function turnEndLine(event: EventOf<"turn.finished">): EventLine {
+  return line(
+    `${endingLine(event.result)} · ${usageLine(resultTotals(event.result), null)}`,
+    endingTone(event.result.status),
+  );
+}
+
+function intentLine(event: EventOf<"intent">): EventLine {
+  const files = event.estimated_files.length ? `; files ${event.estimated_files.join(", ")}` : "";
+  return line(`intent: ${event.complexity} ${event.category}${files}`);
+}
+
+function planLine(event: EventOf<"plan">): EventLine {
+  const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
+  return line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent");
+}
+
+function todosLine(event: EventOf<"todos">): EventLine {
+  const done = event.todos.filter((todo) => todo.status === "completed").length;
+  const current = event.todos.find((todo) => todo.status === "in_progress");
+  return line(`TODO ${done}/${event.todos.length} done${current ? `; now: ${current.content}` : ""}`);
+}
+
+function toolResultLine(event: EventOf<"tool.result">): EventLine {
+  const took = formatDuration(event.duration_ms);
+  return event.ok
+    ? line(`✓ ${firstLine(event.output, 160)} ${took}`, "ok")
+    : line(`✗ ${firstLine(event.output, 160)} ${took}`, "error");
+}
+
+/** One model call: for what, which model, its tokens and cost. */
+function modelCallLine(event: EventOf<"usage">): EventLine {
+  return line(
+    `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
+  );
+}
+
+function progressLine(event: EventOf<"progress">): EventLine {
+  return line(
+    `progress: ${event.verdict} (${event.reason})${event.stalled ? `; ${event.stalled} round${event.stalled === 1 ? "" : "s"} without getting closer` : ""}`,
+    event.verdict === "closer" ? "dim" : "warn",
+  );
+}
+
+function repairLine(event: EventOf<"repair">): EventLine {
+  return line(
+    `${event.passed ? "✓" : "·"} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
+    event.passed ? "ok" : "dim",
+  );
+}
+
+function reviewLines(event: EventOf<"review">): EventLine[] {
+  return [
+    line(
+      `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`,
+      event.ready ? "ok" : "warn",
+    ),
+    ...event.issues.map((issue) =>
+      line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`, "plain"),
+    ),
+  ];
+}
+
+function compactionLine(event: EventOf<"compaction">): EventLine {
+  return line(
+    `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
+  );
+}
+
+/** A sub-agent or delegate starting, or how it ended. */
+function agentLine(event: EventOf<"agent.status">): EventLine {
+  if (event.status === "running") return line(`running: ${event.task}`, "accent");
+  return line(
+    agentEnding(event),
+    event.status === "done" ? "ok" : event.status === "over_budget" ? "warn" : "error",
+  );
+}
+
 /**
  * What an event says in words. Exhaustive: a new event does not compile until it is decided here
  * how it reads. A piece of streamed text says nothing on its own (the answer says it whole).
@@ -94,31 +172,19 @@ export function describeEvent(event: CairnEvent): EventLine[] {
     case "turn.started":
       return [line(turnInput(event), "plain")];
     case "turn.finished":
-      return [
-        line(
-          `${endingLine(event.result)} · ${usageLine(resultTotals(event.result), null)}`,
-          endingTone(event.result.status),
-        ),
-      ];
+      return [turnEndLine(event)];
     case "session.finished":
       return [line(`session ended: ${endingLine(event.result)}`)];
     case "status":
       return [line(`${STATUS_LABEL[event.status]}…`)];
     case "route":
       return [line(`route: tier ${event.tier}, ${event.decision} (${event.reason})`)];
-    case "intent": {
-      const files = event.estimated_files.length ? `; files ${event.estimated_files.join(", ")}` : "";
-      return [line(`intent: ${event.complexity} ${event.category}${files}`)];
-    }
-    case "plan": {
-      const round = event.iteration && event.iteration > 1 ? ` (revision ${event.iteration})` : "";
-      return [line(`Plan${round}: ${event.summary.replace(/^plan:\s*/i, "")}`, "accent")];
-    }
-    case "todos": {
-      const done = event.todos.filter((todo) => todo.status === "completed").length;
-      const current = event.todos.find((todo) => todo.status === "in_progress");
-      return [line(`TODO ${done}/${event.todos.length} done${current ? `; now: ${current.content}` : ""}`)];
-    }
+    case "intent":
+      return [intentLine(event)];
+    case "plan":
+      return [planLine(event)];
+    case "todos":
+      return [todosLine(event)];
     case "message.delta":
       return [];
     case "reasoning":
@@ -127,44 +193,18 @@ export function describeEvent(event: CairnEvent): EventLine[] {
       return [line(event.text, "plain")];
     case "tool.call":
       return [line(`● ${event.title}`, "accent")];
-    case "tool.result": {
-      const took = formatDuration(event.duration_ms);
-      return event.ok
-        ? [line(`✓ ${firstLine(event.output, 160)} ${took}`, "ok")]
-        : [line(`✗ ${firstLine(event.output, 160)} ${took}`, "error")];
-    }
+    case "tool.result":
+      return [toolResultLine(event)];
     case "usage":
-      return [
-        line(
-          `${event.phase} · ${event.model} · ${formatTokens(event.input_tokens)} in (${formatTokens(event.cached_input_tokens)} cached) · ${formatTokens(event.output_tokens)} out · ${formatCost(event.cost_usd)}`,
-        ),
-      ];
+      return [modelCallLine(event)];
     case "validation":
       return validationLines(event);
     case "progress":
-      return [
-        line(
-          `progress: ${event.verdict} (${event.reason})${event.stalled ? `; ${event.stalled} round${event.stalled === 1 ? "" : "s"} without getting closer` : ""}`,
-          event.verdict === "closer" ? "dim" : "warn",
-        ),
-      ];
+      return [progressLine(event)];
     case "repair":
-      return [
-        line(
-          `${event.passed ? "✓" : "·"} repair (${event.kind}): ${event.description}${event.kept ? " — kept" : ""}`,
-          event.passed ? "ok" : "dim",
-        ),
-      ];
+      return [repairLine(event)];
     case "review":
-      return [
-        line(
-          `Review: ${event.ready ? "ready" : "not ready"}, quality ${event.quality}/10`,
-          event.ready ? "ok" : "warn",
-        ),
-        ...event.issues.map((issue) =>
-          line(`  - [${issue.severity}] ${issue.file ? `${issue.file}: ` : ""}${issue.description}`, "plain"),
-        ),
-      ];
+      return reviewLines(event);
     case "escalation":
       return [line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn")];
     case "retry":
@@ -175,17 +215,16 @@ export function describeEvent(event: CairnEvent): EventLine[] {
         ),
       ];
     case "compaction":
-      return [
-        line(
-          `context compacted: ${event.before_tokens} → ${event.after_tokens} tokens (${event.pruned_outputs} outputs pruned, ${event.summarized_messages} messages summarised)`,
-        ),
-      ];
+      return [compactionLine(event)];
     case "approval.requested":
       return [line(`asks: allow ${event.prompt.summary}?`)];
-    case "approval.resolved": {
-      const reason = event.reason ? `: ${event.reason}` : "";
-      return [line(`${CHOICE_WORDS[event.choice]}${reason}`, event.choice === "deny" ? "warn" : "ok")];
-    }
+    case "approval.resolved":
+      return [
+        line(
+          `${CHOICE_WORDS[event.choice]}${event.reason ? `: ${event.reason}` : ""}`,
+          event.choice === "deny" ? "warn" : "ok",
+        ),
+      ];
     case "question.asked":
       return [line(`asks: ${firstLine(event.question, 160)}`)];
     case "question.answered":
@@ -193,14 +232,7 @@ export function describeEvent(event: CairnEvent): EventLine[] {
     case "mcp.server":
       return [line(mcpServerLine(event), event.status === "failed" ? "warn" : "dim")];
     case "agent.status":
-      return event.status === "running"
-        ? [line(`running: ${event.task}`, "accent")]
-        : [
-            line(
-              agentEnding(event),
-              event.status === "done" ? "ok" : event.status === "over_budget" ? "warn" : "error",
-            ),
-          ];
+      return [agentLine(event)];
     case "error":
       return [line(`✗ ${event.message}`, "error")];
     case "workspace.trust":

@@ -1,4 +1,5 @@
-import type { RunResult, StampedEvent } from "../events/types.js";
+import { lastResult } from "../agent/resume.js";
+import type { StampedEvent } from "../events/types.js";
 import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
@@ -127,14 +128,6 @@ export function timelineTable(events: StampedEvent[], style: TableStyle = "plain
     { header: "detail", cell: (entry) => entry.detail },
   ];
   return renderTable(columns, timeline(events), style);
-}
-
-/** How the session's work last ended: its own end, or its last turn's while it goes on. */
-export function lastResult(events: readonly StampedEvent[]): RunResult | undefined {
-  const last = events.findLast(
-    (event) => !event.agent && (event.type === "session.finished" || event.type === "turn.finished"),
-  );
-  return last?.type === "session.finished" || last?.type === "turn.finished" ? last.result : undefined;
 }
 
 function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {

@@ -77,8 +77,14 @@ describe("cairn acp: a prompt", () => {
     expect(answer).toContain("Fixed: sum adds now, and the test passes.");
 
     // Usage: in the response and the context meter, and in the store whatever the editor shows.
+    // The edit was made and nothing checked it (no --verify; the model's own npm test is its
+    // word): the turn ends as a turn does, and cairn's own status says it is unverified.
     expect(response._meta).toMatchObject({
-      cairn: { usage: { calls: 4, input_tokens: expect.any(Number) } },
+      cairn: {
+        usage: { calls: 4, input_tokens: expect.any(Number) },
+        status: "unverified",
+        reason: "unchecked",
+      },
     });
     const usage = editor.updatesOf(sessionId, "usage_update").at(-1);
     expect(usage).toMatchObject({ used: 1230, size: expect.any(Number) });

@@ -60,3 +60,50 @@ describe("what an editor is told of the session's other events", () => {
     expect(thoughts({ ...stamp, type: "mcp.server", server: "docs", status: "ready", tools: 3 })).toEqual([]);
   });
 });
+
+describe("an edit's diff in an editor", () => {
+  const call: StampedEvent = {
+    ...stamp,
+    type: "tool.call",
+    call_id: "c1",
+    tool: "write_file",
+    kind: "edit",
+    title: "write_file big.txt",
+    args: { path: "big.txt", content: "…" },
+    permission: "write",
+  };
+  const result = (diff: string, cut?: boolean): StampedEvent => ({
+    ...stamp,
+    seq: 2,
+    type: "tool.result",
+    call_id: "c1",
+    tool: "write_file",
+    ok: true,
+    output: "Created big.txt (3 lines).",
+    data: { kind: "file_change", path: "big.txt", diff, created: true },
+    duration_ms: 2,
+    ...(cut ? { cut: [{ field: "data.diff", bytes: 10 << 20 }] } : {}),
+  });
+  const shown = (event: StampedEvent) => {
+    const updates = translator();
+    updates.translate(call, true);
+    return updates.translate(event, true)[0];
+  };
+
+  it("is the editor's diff block, where it is whole", () => {
+    const diff = "Index: big.txt\n===\n--- big.txt\n+++ big.txt\n@@ -0,0 +1,2 @@\n+one\n+two\n";
+    expect(shown(result(diff))).toMatchObject({
+      content: [{ type: "diff", path: "/w/big.txt", oldText: null, newText: "one\ntwo" }],
+      locations: [{ path: "/w/big.txt", line: 1 }],
+    });
+  });
+
+  it("is text, marker and all, where the event carries it cut: no longer a patch", () => {
+    const diff =
+      "--- big.txt\n+++ big.txt\n@@ -0,0 +1,900000 @@\n+aaa\n... [899998 lines / 10485000 bytes cut] ...\n+aaa\n";
+    expect(shown(result(diff, true))).toMatchObject({
+      content: [{ type: "content", content: { type: "text", text: `\`\`\`\n${diff.trimEnd()}\n\`\`\`` } }],
+      locations: [{ path: "/w/big.txt" }],
+    });
+  });
+});

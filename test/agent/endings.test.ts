@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { ChatEngine } from "../../src/agent/chat.js";
 import { announce, type Ending, settle } from "../../src/agent/settle.js";
 import { Turn } from "../../src/agent/turn.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { closeAll, hostedSession } from "../helpers/session.js";
+import type { ScriptedTurn } from "../support/scriptedServer.js";
 
 /** A turn's work that ends as given, after something the person did (or did not do) to it. */
 async function endWith(ending: Ending, during: (turn: Turn) => void) {
@@ -57,5 +59,60 @@ describe("how a turn ends", () => {
     expect((await endWith(capped, () => undefined)).outcome.result).toMatchObject({
       reason: "iteration_cap",
     });
+  });
+});
+
+/** The model writes `content` into a.txt, then says so. */
+const writes = (content: string): ScriptedTurn[] => [
+  { toolCalls: [{ name: "write_file", args: { path: "a.txt", content } }] },
+  { text: `Wrote ${content.trim()}.` },
+];
+
+/** Sends chat messages one after the other, as a person would, and gives how each ended. */
+async function chat(script: ScriptedTurn[], messages: string[], config: Record<string, unknown> = {}) {
+  const { session, events } = await hostedSession(script, { files: { "a.txt": "old\n" }, config });
+  try {
+    const engine = await ChatEngine.start(async () => session);
+    const outcomes = [];
+    for (const text of messages)
+      outcomes.push(await engine.submit({ type: "user_input", mode: "chat", text }));
+    const checks = events.filter((event) => event.type === "validation").length;
+    return { outcomes, checks };
+  } finally {
+    await closeAll();
+  }
+}
+
+describe("how a chat message ends", () => {
+  it("is unverified when it changed files, and completed when it only answered, even after an edit", async () => {
+    const { outcomes, checks } = await chat(
+      [...writes("new\n"), { text: "It says new." }],
+      ["please put new in a.txt", "what does a.txt say now?"],
+    );
+    const [edit, answer] = outcomes;
+    expect(edit?.result).toMatchObject({ status: "unverified", reason: "unchecked" });
+    expect(edit?.exitCode).toBe(3);
+    // The conversation's earlier edit is not this message's: an answer that changed nothing is completed.
+    expect(answer?.result).toMatchObject({ status: "completed", reason: "answered" });
+    expect(answer?.exitCode).toBe(0);
+    expect(checks).toBe(0);
+  });
+
+  it("with verify, ends a message that changed files on the check, and runs none for one that only answered", async () => {
+    const { outcomes, checks } = await chat(
+      [...writes("new\n"), { text: "It says new." }, ...writes("bad\n")],
+      ["please put new in a.txt", "what does a.txt say now?", "please put bad in a.txt"],
+      { verify: "grep -qx new a.txt" },
+    );
+    const [good, answer, bad] = outcomes;
+    expect(good?.result).toMatchObject({
+      status: "completed",
+      reason: "checks_passed",
+      validation: { ran: true, passed: true, command: "grep -qx new a.txt" },
+    });
+    expect(answer?.result).toMatchObject({ status: "completed", reason: "answered" });
+    expect(bad?.result).toMatchObject({ status: "failed", reason: "checks_failed" });
+    expect(bad?.exitCode).toBe(1);
+    expect(checks).toBe(2);
   });
 });

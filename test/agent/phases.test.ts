@@ -38,6 +38,7 @@ function* everyFacts(): Generator<RunFacts> {
     canEscalate: [false, true],
     canAsk: [false, true],
     advised: [false, true],
+    stopHook: ["unasked", "go_on", "let_go", undefined],
     iteration: [1, 25],
   };
   const keys = Object.keys(choices) as Array<keyof RunFacts>;
@@ -110,8 +111,8 @@ describe("the run loop's phases", () => {
       RUN_STATUSES.map((status) => [status, [ENDINGS[status].exitCode, ENDINGS[status].reasons]]),
     );
     expect(table).toEqual({
-      completed: [0, ["checks_passed", "answered", "unchecked"]],
-      unverified: [3, ["no_check"]],
+      completed: [0, ["checks_passed", "answered"]],
+      unverified: [3, ["no_check", "unchecked"]],
       failed: [
         1,
         [
@@ -240,6 +241,66 @@ describe("the run loop's phases", () => {
     ["the person answered", "ask", { analysed: true, advised: true }, "plan"],
     ["the person did not answer", "ask", { analysed: true }, "stuck"],
     ["out of iterations", "progress", { analysed: true, iteration: 25, stalled: 2 }, "max_iterations"],
+    [
+      "checked and reviewed, Stop hooks to ask",
+      "review",
+      { route: "plan", changed: true, checks: "passed", review: "ready", stopHook: "unasked" },
+      "stop_hook",
+    ],
+    [
+      "reviewed, unchecked, Stop hooks to ask",
+      "review",
+      { route: "plan", changed: true, checks: "none", review: "ready", stopHook: "unasked" },
+      "stop_hook",
+    ],
+    [
+      "a question answered, Stop hooks to ask",
+      "single",
+      { route: "single", stopHook: "unasked" },
+      "stop_hook",
+    ],
+    [
+      "the checks failed: no Stop hook yet",
+      "validate",
+      { route: "plan", changed: true, checks: "failed", failureSeen: true, stopHook: "unasked" },
+      "progress",
+    ],
+    [
+      "a Stop hook lets a checked round go",
+      "stop_hook",
+      { route: "plan", changed: true, checks: "passed", review: "ready", stopHook: "let_go" },
+      "completed",
+    ],
+    [
+      "a Stop hook lets an unchecked round go",
+      "stop_hook",
+      { route: "plan", changed: true, checks: "none", review: "ready", stopHook: "let_go" },
+      "unverified",
+    ],
+    [
+      "a Stop hook sends a planned run back",
+      "stop_hook",
+      { route: "plan", analysed: true, changed: true, checks: "passed", stopHook: "go_on", iteration: 2 },
+      "plan",
+    ],
+    [
+      "a Stop hook sends a fast-path answer back: the full loop",
+      "stop_hook",
+      { route: "single", stopHook: "go_on", iteration: 1 },
+      "analyse",
+    ],
+    [
+      "a Stop hook sends the last round back",
+      "stop_hook",
+      { route: "plan", analysed: true, checks: "passed", stopHook: "go_on", iteration: 25 },
+      "max_iterations",
+    ],
+    [
+      "the Stop hooks spent (or none): the run ends",
+      "review",
+      { route: "plan", changed: true, checks: "passed", review: "ready", stopHook: undefined },
+      "completed",
+    ],
   ];
   for (const [when, phase, facts, next] of table) {
     it(`${when}: ${phase} → ${next}`, () => {

@@ -57,7 +57,8 @@ describe("Session.submit", () => {
     const { session, store, repo, events } = await attendedSession([writeCall, { text: "Written." }]);
     answerEvery(session, "once");
     const outcome = await doTask(session, "write new into a.txt");
-    expect(outcome.result.status).toBe("completed");
+    // The approved write ran; nothing was asked to check it, so the do ends unverified (not failed).
+    expect(outcome.result).toMatchObject({ status: "unverified", reason: "unchecked" });
     expect(await readFile(path.join(repo, "a.txt"), "utf8")).toBe("new\n");
 
     const requested = events.find((e) => e.type === "approval.requested") as EventOf<"approval.requested">;

@@ -48,7 +48,8 @@ describe("a sub-agent's own context", () => {
       }
     });
     const outcome = await engine.submit({ type: "user_input", mode: "do", text: "write the notes" });
-    expect(outcome.result.status).toBe("completed");
+    // The writer's change is the do's: made, and with no --verify, unchecked.
+    expect(outcome.result).toMatchObject({ status: "unverified", files_changed: ["notes.md"] });
     expect(await readFile(path.join(repo, "notes.md"), "utf8")).toBe("# Notes\n");
 
     const stamp = { agent: "writer#1", parent: "main" };

@@ -49,10 +49,11 @@ describe("--agent", () => {
       "do",
       [{ toolCalls: [FIX_SUM] }, { text: "The reducer adds now." }],
       repo,
-      ["--agent", "llm:cheap"],
+      // The project's tests check what the other agent did, as they would cairn's own change.
+      ["--agent", "llm:cheap", "--verify", "npm test"],
     );
     expect(run.code, run.stderr).toBe(0);
-    expect(result?.status).toBe("completed");
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed" });
     expect(result?.summary).toBe("The reducer adds now.");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
     expect(requests.map((request) => request.body.model)).toEqual(["gpt-4o-mini", "gpt-4o-mini"]);
@@ -102,9 +103,11 @@ describe("--agent", () => {
       "--agent",
       "agent:ollama",
       "--trust-workspace",
+      "--verify",
+      "npm test",
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(result?.status).toBe("completed");
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed" });
     expect(result?.summary).toBe("The reducer adds now.");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");
     // Every call went to Ollama's /api/chat, for the default agents.ollama model; none to the main model.

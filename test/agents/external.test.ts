@@ -132,7 +132,9 @@ describe("delegating to a real external agent", () => {
       90_000,
     );
     const result = events.find((e) => e.type === "result") as unknown as RunResult | undefined;
-    expect(run.code, run.stderr).toBe(0);
+    // What opencode changed is the do's change: made, and with no --verify, not checked (exit 3).
+    expect(run.code, run.stderr).toBe(3);
+    expect(result).toMatchObject({ status: "unverified", reason: "unchecked" });
     expect(await readFile(path.join(repo, "hello.txt"), "utf8")).toBe("hello from opencode\n");
     expect(result?.files_changed).toEqual(["hello.txt"]);
     const done = events.find((e) => e.type === "agent.status" && e.status === "done");

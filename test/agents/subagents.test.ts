@@ -161,8 +161,9 @@ describe("task", () => {
         };
       return { text: "Wrote README.md." };
     }, repo);
-    expect(run.code, run.stderr).toBe(0);
-    expect(result?.status).toBe("completed");
+    // The sub-agent's write is the do's change: made, and with no --verify, not checked (exit 3).
+    expect(run.code, run.stderr).toBe(3);
+    expect(result).toMatchObject({ status: "unverified", reason: "unchecked" });
     expect(await readFile(path.join(repo, "README.md"), "utf8")).toBe("parse(text) reads JSON.\n");
     await expect(readFile(path.join(repo, "hacked"))).rejects.toThrow();
 

@@ -44,7 +44,8 @@ describe("cairn batch on this machine", () => {
     await writeFile(
       tasks,
       [
-        { id: "t1", repo, task: "Say hi in greet.txt [t1]", mode: "do" },
+        { id: "t1", repo, task: "Say hi in greet.txt [t1]", mode: "do", verify: "grep -qx hi greet.txt" },
+        // No check: its change is made and nothing checks it, so it ends unverified.
         { id: "t2", repo, task: "Write notes.txt [t2]", mode: "do" },
         { id: "t3", repo: plain, task: "Create ok.txt [t3]", mode: "do", verify: "test -f ok.txt" },
       ]
@@ -81,6 +82,7 @@ describe("cairn batch on this machine", () => {
     const byId = Object.fromEntries(results.map((r) => [r.id, r]));
     // Two tasks on one repository each saw only their own change, and the repository none.
     expect(byId.t1?.status).toBe("completed");
+    expect(byId.t2?.status).toBe("unverified");
     expect(byId.t1?.patch).toMatch(/^-hello$/m);
     expect(byId.t1?.patch).toMatch(/^\+hi$/m);
     expect(byId.t1?.patch).not.toContain("notes.txt");
@@ -89,23 +91,32 @@ describe("cairn batch on this machine", () => {
     expect(byId.t1?.base).toBe(git(repo, "rev-parse", "HEAD").trim());
     expect(await readFile(path.join(repo, "greet.txt"), "utf8")).toBe("hello\n");
     expect(git(repo, "status", "--porcelain")).toBe("");
-    expect(git(repo, "worktree", "list").trim().split("\n")).toHaveLength(1);
+    // The only worktree left beside the repository's own is the unverified task's, kept (--keep-failed).
+    const worktrees = git(repo, "worktree", "list").trim().split("\n");
+    expect(worktrees).toHaveLength(2);
+    expect(worktrees[1]).toContain(byId.t2!.kept!);
     expect(existsSync(path.join(plain, "ok.txt"))).toBe(false);
     // The plain folder's task failed its check; its cost and tokens by phase are in the record.
     expect(byId.t3?.status).toBe("failed");
     expect(byId.t3?.validation).toMatchObject({ ran: true, passed: false });
-    // Kept to look at (--keep-failed), with the wrong file in it; the completed ones were removed.
+    // Kept to look at (--keep-failed), with the wrong file in it, as is the unverified one; the
+    // completed one was removed.
     expect(await readFile(path.join(byId.t3!.kept!, "wrong.txt"), "utf8")).toBe("ok\n");
+    expect(await readFile(path.join(byId.t2!.kept!, "notes.txt"), "utf8")).toBe("notes\n");
     expect(byId.t1?.kept).toBeUndefined();
-    await rm(path.dirname(byId.t3!.kept!), { recursive: true, force: true });
+    for (const task of [byId.t2, byId.t3])
+      await rm(path.dirname(task!.kept!), { recursive: true, force: true });
     expect(byId.t1?.usage.by_phase.execution?.calls).toBe(2);
     expect(byId.t1?.cost_usd).toBeGreaterThan(0);
 
     const summary = await readFile(path.join(out, "summary.md"), "utf8");
-    expect(summary).toContain("2/3 completed (67%)");
+    // Unverified is counted apart: not a success, not a failure.
+    expect(summary).toContain("1/3 completed (33%) · 1 unverified (changed, not checked)");
+    expect(summary).toMatch(/\| all \| 3 \| 1 \| 1 \| 1 \| 33% \|/);
+    expect(summary).toMatch(/\| t2 \| openai\/gpt-4o \| unverified \|/);
     expect(summary).toMatch(/\| t3 \| openai\/gpt-4o \| failed \|/);
     const result = events.find((e) => e.type === "result");
-    expect(result).toMatchObject({ tasks: 3, completed: 2 });
+    expect(result).toMatchObject({ tasks: 3, completed: 1, unverified: 1, failed: 1 });
 
     // The sessions are in the store as usual, under the repositories the tasks are of, not under
     // the throwaway copies they worked in; and so are their costs.
@@ -126,17 +137,22 @@ describe("cairn batch on this machine", () => {
     });
     expect(server.requests.length).toBe(calls);
 
-    // --retry-failed runs the failed task only, and its new record replaces the old one.
+    // --retry-failed runs again the tasks that did not complete — the unverified one too, which
+    // ends so again with nothing to check it — and their new records replace the old ones. Left
+    // with an unverified task and no failed one, the batch exits 3, as a session would.
     const retry = await batch("--retry-failed");
-    expect(retry.code, retry.stderr).toBe(0);
+    expect(retry.code, retry.stderr).toBe(3);
     expect(jsonLines(retry.stdout).find((e) => e.type === "batch.started")).toMatchObject({
-      total: 1,
-      skipped: 2,
+      total: 2,
+      skipped: 1,
     });
     const retried = await readResults(out);
     expect(retried.map((r) => r.id).sort()).toEqual(["t1", "t2", "t3"]);
     expect(retried.find((r) => r.id === "t3")?.status).toBe("completed");
-    expect(await readFile(path.join(out, "summary.md"), "utf8")).toContain("3/3 completed (100%)");
+    expect(retried.find((r) => r.id === "t2")?.status).toBe("unverified");
+    expect(await readFile(path.join(out, "summary.md"), "utf8")).toContain(
+      "2/3 completed (67%) · 1 unverified (changed, not checked)",
+    );
   });
 
   it("stops starting tasks once the batch's --max-cost is spent, and says so", async () => {
@@ -236,7 +252,8 @@ describe("a task's repository is not trusted unless the batch file or this machi
     };
     const byFile = await batch("file", [
       { id: "t1", repo, task: "Touch [t1]", mode: "do" },
-      { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true },
+      // Checked by the file its command makes: done, it completes.
+      { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true, verify: "test -f t2.txt" },
     ]);
     expect(byFile.t1?.status).toBe("failed");
     expect(byFile.t1?.patch).not.toContain("t1.txt");
@@ -247,7 +264,7 @@ describe("a task's repository is not trusted unless the batch file or this machi
     await writeFile(machine, `trusted_folders: [${JSON.stringify(repo)}]\n`);
     const byConfig = await batch(
       "config",
-      [{ id: "t3", repo, task: "Touch [t3]", mode: "do" }],
+      [{ id: "t3", repo, task: "Touch [t3]", mode: "do", verify: "test -f t3.txt" }],
       ["--config", machine],
     );
     expect(byConfig.t3?.status).toBe("completed");

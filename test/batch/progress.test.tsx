@@ -1,7 +1,7 @@
 import { render } from "ink-testing-library";
 import { describe, expect, it } from "vitest";
 import type { BatchEvent } from "../../src/batch/events.js";
-import { apply, initialState } from "../../src/batch/progressState.js";
+import { apply, finishedLine, initialState, statusLine } from "../../src/batch/progressState.js";
 import { ProgressView } from "../../src/batch/progressView.js";
 import { failedRecord, type TaskRecord } from "../../src/batch/record.js";
 
@@ -65,5 +65,14 @@ describe("the batch progress view", () => {
     );
     expect(after.lastFrame()).toContain("✗ add-flag  failed");
     expect(after.lastFrame()).toContain("2/4 done · 1 failed · 1 running · $0.45 · ETA 20.0s");
+
+    // A task whose change nothing checked is counted apart from both.
+    const unchecked = record("docs", "unverified", 0.05);
+    apply(state, { type: "task.finished", batch_id: batch, record: unchecked }, 30_000);
+    expect(statusLine(state, 30_000)).toBe(
+      "3/4 done · 1 unverified · 1 failed · 0 running · $0.50 · ETA 10.0s",
+    );
+    expect(finishedLine(unchecked)).toMatch(/^\? docs {2}unverified/);
+    expect(finishedLine(record("fix-login", "completed", 0.25))).toMatch(/^✓ fix-login/);
   });
 });

@@ -8,6 +8,7 @@ import type { ExerciseTask } from "../../src/eval/types.js";
 import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import {
   copiedBy,
+  doTaskWriting,
   endQueueTest,
   gitRepo,
   killLater,
@@ -200,7 +201,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     const home = await makeHome();
     const repo = await makeRepo({ "a.txt": "a\n" });
     const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(tasks, JSON.stringify({ id: "h1", repo, task: "Write h1.txt [h1]", mode: "do" }));
+    await writeFile(tasks, JSON.stringify(doTaskWriting(repo, "h1")));
     const { args, env } = modelFlags("openai", server);
 
     const a = startWorker(home, env, "wa");
@@ -266,7 +267,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     const home = await makeHome();
     const repo = await gitRepo();
     const tasks = path.join(home, "tasks.jsonl");
-    await writeFile(tasks, JSON.stringify({ id: "r1", repo, task: "Write r1.txt [r1]", mode: "do" }));
+    await writeFile(tasks, JSON.stringify(doTaskWriting(repo, "r1")));
     const out = path.join(home, "out");
     const { args, env } = modelFlags("openai", server);
     const w = startWorker(home, env, "wa");
@@ -572,7 +573,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(report).toMatchObject({ suite: "builtin", model: "openai/gpt-4o", mode: "do" });
     expect(report.totals).toMatchObject({ tasks: 2, run: 2, solved: 1, pass_at_1: 0.5 });
     const byId = Object.fromEntries(report.tasks.map((t) => [t.id, t]));
-    expect(byId["javascript/median"]).toMatchObject({ solved: true, status: "completed" });
+    expect(byId["javascript/median"]).toMatchObject({ solved: true, status: "unverified" });
     expect(byId["python/leap"]).toMatchObject({ solved: false });
     expect(byId["python/leap"]?.grade?.checks.length).toBeGreaterThan(0);
     // Graded on what the workers did: their records, in the eval's results.

@@ -7,7 +7,7 @@ import { checkpointsCommand, undoCommand } from "../../src/cli/checkpoints.js";
 import type { Checkpoints } from "../../src/store/checkpoints.js";
 import { PRUNE_STAMP } from "../../src/store/shadowRepo.js";
 import { localTime } from "../../src/ui/table.js";
-import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { captureIo } from "../store/fixtures.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { open, ticking, tool, tree, workspace } from "./fixtures.js";
@@ -138,7 +138,7 @@ describe("the first edit of a session in a new workspace", () => {
         ["do", "write two", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
         { home, env: { ...env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ""}` } },
       );
-      expect(run.code, run.stderr).toBe(0);
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     } finally {
       await server.close();
     }

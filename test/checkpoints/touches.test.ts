@@ -72,7 +72,12 @@ describe.each([false, true])("a write tool that does not say what it writes (git
     ]);
 
     const outcome = await doTask(session, "save the notes");
-    expect(outcome.exitCode).toBe(0);
+    // What it changed, found by comparing the workspace, is the do's change: made and unchecked.
+    expect(outcome.result).toMatchObject({
+      status: "unverified",
+      files_changed: ["new/deep/made.txt", "notes.txt"],
+    });
+    expect(outcome.exitCode).toBe(3);
     expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("rewritten\n");
 
     const store = await session.checkpoints();

@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import type { RecordedRequest, ScriptedServer, ScriptedTurn } from "../support/scriptedServer.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 
@@ -87,7 +87,7 @@ describe("context compaction", () => {
       toolCalls: [{ name: "write_file", args: { path: `out${i}.js`, content: bigFile(`out${i}`, 40) } }],
     }));
     const { run, events, requests } = await compactingRun([...writes, { text: "Wrote them all." }], {});
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     const summaries = events.filter((e) => e.type === "compaction" && Number(e.summarized_messages) > 0);
     expect(summaries.length).toBeGreaterThan(0);
     // Not once a turn: a summary is followed by new turns before the next one.

@@ -3,7 +3,15 @@ import { readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { doSession, type Format, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import {
+  doSession,
+  EXIT_UNCHECKED,
+  type Format,
+  makeHome,
+  makeRepo,
+  modelFlags,
+  runCairn,
+} from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const FORMATS: Format[] = ["openai", "anthropic", "ollama"];
@@ -36,6 +44,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       "src/config.js": "export function parse(text) {\n  return JSON.parse(text);\n}\n",
       "src/main.js": 'import { parse } from "./config.js";\n\nconsole.log(parse("{}"));\n',
       "README.md": "Call `parse` to read the config.\n",
+      "package.json": '{"type": "module"}\n',
     });
     const { run, result, events } = await cairnDo(
       format,
@@ -73,6 +82,8 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       ],
       repo,
       "rename the function parse to parseConfig everywhere",
+      // The check that the rename holds together: main.js runs only if both files agree.
+      ["--verify", "node src/main.js"],
     );
     expect(run.code, run.stderr).toBe(0);
     expect(await readFile(path.join(repo, "src/config.js"), "utf8")).toContain(
@@ -84,7 +95,8 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
     expect(await readFile(path.join(repo, "README.md"), "utf8")).toBe(
       "Call `parseConfig` to read the config.\n",
     );
-    expect(result?.status).toBe("completed");
+    expect(result).toMatchObject({ status: "completed", reason: "checks_passed" });
+    expect(result?.validation).toMatchObject({ ran: true, passed: true });
     expect(result?.files_changed).toEqual(["README.md", "src/config.js", "src/main.js"]);
     expect(events.find((e) => e.type === "plan")?.summary).toMatch(/rename it to parseConfig/);
     expect(toolResultsSent(events)[0]).toMatch(/src\/config\.js:1:/);
@@ -115,7 +127,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       repo,
       "sum the item prices",
     );
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "app.py"), "utf8")).toBe(
       "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n",
     );
@@ -142,7 +154,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       repo,
       "set x to 10",
     );
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "a.js"), "utf8")).toBe("let x = 10;\nlet y = 2;\nlet x2 = 1;\n");
     const refusal = toolResultsSent(events)[0];
     expect(refusal).toMatch(/line 1.*line 3|lines? 1, 3|1 and 3/is);
@@ -174,7 +186,7 @@ describe.each(FORMATS)("cairn do over the %s wire format", (format) => {
       "write hello world to notes.txt",
       extra,
     );
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(await readFile(path.join(repo, "notes.txt"), "utf8")).toBe("hello world\n");
     expect(requests).toHaveLength(2);
     expect(events.filter((e) => e.type === "tool.result").every((e) => e.ok)).toBe(true);
@@ -219,7 +231,7 @@ describe.each<Format>(["openai", "anthropic"])(
         repo,
         "swap a for b in src/format.js",
       );
-      expect(run.code, run.stderr).toBe(0);
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe("export const x = b;\n");
       expect(events.filter((e) => e.type === "tool.result").map((e) => e.ok)).toEqual([true]);
       expect(requests).toHaveLength(2);
@@ -392,11 +404,16 @@ describe("cairn do, whatever the wire format", () => {
     ];
     for (const [task, tool] of steps) {
       const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
-      expect(run.code, run.stderr).toBe(0);
+      // A file command ends as any change `cairn do` makes without --verify (a move can break an import).
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
       expect(requests).toHaveLength(0);
       expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
       expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });
-      expect(result).toMatchObject({ status: "completed", usage: { input_tokens: 0, output_tokens: 0 } });
+      expect(result).toMatchObject({
+        status: "unverified",
+        reason: "unchecked",
+        usage: { input_tokens: 0, output_tokens: 0 },
+      });
     }
     expect(existsSync(path.join(repo, "a.txt"))).toBe(false);
     expect(await readFile(path.join(repo, "b.txt"), "utf8")).toBe("bye there\n");

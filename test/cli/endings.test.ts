@@ -267,3 +267,90 @@ describe("endings of cairn run", () => {
     expect(processRunning(["sleep", "29.5"])).toBe(false);
   });
 });
+
+describe("endings of cairn do", () => {
+  it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", {
+    timeout: 60_000,
+  }, async () => {
+    const repo = await folder({ "notes.txt": "draft\n" });
+    server = await startScriptedServer([
+      edit("notes.txt", "draft", "final"),
+      { text: "Polished." },
+      { text: "It holds the notes." },
+    ]);
+    const { args, env } = modelFlags("openai", server);
+    const dir = await home();
+    const changed = await runCairn(["do", "polish the notes", ...args, "--cwd", repo, "--approval", "auto"], {
+      home: dir,
+      env,
+    });
+    expect(changed.code, changed.stderr).toBe(3);
+    const closing = changed.stderr.trim().split("\n").at(-1) ?? "";
+    expect(closing).toMatch(
+      /^unverified · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · /,
+    );
+    const sessions = JSON.parse((await runCairn(["sessions", "--json"], { home: dir })).stdout) as Array<{
+      id: string;
+    }>;
+    const shown = await runCairn(["sessions", "show", sessions[0]!.id, "--json"], { home: dir });
+    const stored = JSON.parse(shown.stdout) as { events: Array<{ type: string; result?: RunResult }> };
+    const result = stored.events.find((e) => e.type === "session.finished")?.result as RunResult;
+    expect(result).toMatchObject({ status: "unverified", reason: "unchecked", summary: "Polished." });
+    expect(result.assessment).toMatchObject({
+      confidence: "low",
+      not_verified: ["the change to 1 file (cairn do checks only with --verify)"],
+      // The model's answer is not a problem left to fix.
+      remaining: [],
+    });
+
+    const answered = await runCairn(
+      ["do", "what is in the notes?", ...args, "--cwd", repo, "--output-format", "json"],
+      { home: dir, env },
+    );
+    expect(answered.code, answered.stderr).toBe(0);
+    expect(JSON.parse(answered.stdout)).toMatchObject({ status: "completed", reason: "answered" });
+  });
+
+  it("resumed, checks an unverified do as it stands without asking the model again; with no check, says how to give one", {
+    timeout: 60_000,
+  }, async () => {
+    const repo = await folder({ "notes.txt": "draft\n" });
+    server = await startScriptedServer([edit("notes.txt", "draft", "final"), { text: "Polished." }]);
+    const { args, env } = modelFlags("openai", server);
+    const dir = await home();
+    const json = ["--output-format", "json"];
+    const first = await runCairn(
+      ["do", "polish the notes", ...args, "--cwd", repo, "--approval", "auto", ...json],
+      {
+        home: dir,
+        env,
+      },
+    );
+    expect(first.code, first.stderr).toBe(3);
+    const id = (JSON.parse(first.stdout) as RunResult).session_id;
+    const calls = server.requests.length;
+
+    const unchecked = await runCairn(["resume", id, ...args, ...json], { home: dir, env });
+    expect(unchecked.code, unchecked.stderr).toBe(3);
+    const still = JSON.parse(unchecked.stdout) as RunResult;
+    expect(still).toMatchObject({ status: "unverified", reason: "unchecked" });
+    expect(still.summary).toMatch(/Still not checked: resume with --verify <command>/);
+
+    const checked = await runCairn(["resume", id, ...args, "--verify", "grep -qx final notes.txt", ...json], {
+      home: dir,
+      env,
+    });
+    expect(checked.code, checked.stderr).toBe(0);
+    expect(JSON.parse(checked.stdout)).toMatchObject({
+      status: "completed",
+      reason: "checks_passed",
+      validation: { ran: true, passed: true, command: "grep -qx final notes.txt" },
+    });
+    // The change was done: only the check ran, no model call.
+    expect(server.requests).toHaveLength(calls);
+    // Completed now: there is nothing left to resume.
+    const again = await runCairn(["resume", id, ...args], { home: dir, env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/already completed/);
+  });
+});

@@ -1,7 +1,15 @@
 import { appendFile, mkdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { doCommand, makeHome, makeRepo, runCairn, spawnCairn, streamEvents } from "../helpers/cli.js";
+import {
+  doCommand,
+  EXIT_UNCHECKED,
+  makeHome,
+  makeRepo,
+  runCairn,
+  spawnCairn,
+  streamEvents,
+} from "../helpers/cli.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 // A model that writes a file of one character repeated: its arguments enter the history, which is
@@ -48,8 +56,9 @@ describe("a model writing megabytes of one character", () => {
       server = await startScriptedServer([writeHuge(bytes), { text: "Wrote it." }]);
       const { args, env } = doArgs(repo, "json");
       const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
-      expect(run.code, run.stderr).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "completed", files_changed: ["huge.txt"] });
+      // Finished: the write made, and with no --verify, not checked.
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: "unverified", files_changed: ["huge.txt"] });
       expect((await stat(path.join(repo, "huge.txt"))).size).toBe(bytes);
       // The history with the whole write was sent on: nothing was dropped to make it fit.
       expect(server.requests[1]?.rawBody.length).toBeGreaterThan(bytes);

@@ -7,7 +7,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { toolResults } from "../faults/harness.js";
-import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { doSession, EXIT_UNCHECKED, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 const servers: ScriptedServer[] = [];
@@ -77,7 +77,7 @@ describe("files", () => {
       },
       { text: "Done." },
     ]);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(results.map((r) => r.ok)).toEqual([true, true]);
     expect(await readFile(path.join(repo, "mixed.txt"), "utf8")).toBe("one\r\nTWO\nthree\r\n4\n");
   });
@@ -109,7 +109,7 @@ describe("files", () => {
       ],
       home,
     );
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(results.map((r) => r.ok)).toEqual([true, true, true]);
     expect(of("grep")?.output).toBe("src/naïve file.ts:1:export const greeting = 'héllo';");
     const file = path.join(repo, "src", "naïve file.ts");
@@ -135,7 +135,7 @@ describe("git states", () => {
   it("works in a folder that is not a git repository; git tools say so", async () => {
     const repo = await makeRepo({ "app.txt": "value = 1\n" });
     const { run, of } = await session(repo, script);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(of("git_status")).toMatchObject({
       ok: false,
       output: expect.stringMatching(/is not a git repository/),
@@ -149,7 +149,7 @@ describe("git states", () => {
     git(repo, "init", "-q", "--bare");
     await writeFile(path.join(repo, "app.txt"), "value = 1\n");
     const { run, of } = await session(repo, script);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(of("git_status")).toMatchObject({
       ok: false,
       output: "git status failed: fatal: this operation must be run in a work tree",
@@ -165,7 +165,7 @@ describe("git states", () => {
     await writeFile(path.join(repo, ".git", "index"), "not an index");
     const home = await makeHome();
     const { run, of } = await session(repo, script, home);
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(of("git_status")).toMatchObject({
       ok: false,
       output: expect.stringMatching(/has a \.git, but git cannot read it as a repository .*looks damaged/),
@@ -180,7 +180,7 @@ describe("git states", () => {
 });
 
 describe("the session store", () => {
-  it("takes two cairn processes writing sessions at once: both complete, the database stays whole", async () => {
+  it("takes two cairn processes writing sessions at once: both finish, the database stays whole", async () => {
     const home = await makeHome();
     const repos = await Promise.all([0, 1].map((n) => makeRepo({ [`file${n}.txt`]: `line ${n}\n` })));
     const script = (n: number): ScriptedTurn[] => [
@@ -195,16 +195,17 @@ describe("the session store", () => {
       { text: `Session ${n} done.` },
     ];
     const runs = await Promise.all(repos.map((repo, n) => session(repo, script(n), home)));
+    // Each ran to its end: its edit made, and with no --verify, unchecked.
     for (const { run, result } of runs) {
-      expect(run.code, run.stderr).toBe(0);
-      expect(result).toMatchObject({ status: "completed" });
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      expect(result).toMatchObject({ status: "unverified" });
     }
     const db = new DatabaseSync(path.join(home, "data", "cairn", "cairn.db"), { readOnly: true });
     try {
       expect(db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
       const ids = runs.map(({ result }) => (result as { session_id: string }).session_id);
       const stored = db.prepare("SELECT id, status FROM sessions ORDER BY id").all();
-      expect(stored).toEqual(ids.sort().map((id) => ({ id, status: "completed" })));
+      expect(stored).toEqual(ids.sort().map((id) => ({ id, status: "unverified" })));
     } finally {
       db.close();
     }

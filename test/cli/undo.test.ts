@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import {
   type ScriptedServer,
   type ScriptedToolCall,
@@ -24,7 +24,7 @@ async function cairnDo(repo: string, home: string, toolCalls: ScriptedToolCall[]
     home,
     env,
   });
-  expect(run.code, run.stderr).toBe(0);
+  expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
   expect(await readFile(path.join(repo, "keep.txt"), "utf8")).toBe("changed\n");
 }
 

@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ANSWER_QUIET_MS } from "../../src/ui/tui/keyGuard.js";
-import { makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
@@ -80,7 +80,8 @@ describe.skipIf(!hasTmux)("the first minute in the terminal, at 80×24", () => {
     t.type("y");
     t.press("Enter");
     await t.waitFor("Ran it.");
-    expect(await t.exited()).toBe(0);
+    // ran.txt, which the approved command made, is the do's change: unchecked.
+    expect(await t.exited()).toBe(EXIT_UNCHECKED);
     expect(existsSync(path.join(repo, "ran.txt"))).toBe(true);
     expect(existsSync(path.join(repo, ".cairn", "config.yaml"))).toBe(false);
   });

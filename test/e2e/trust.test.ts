@@ -2,7 +2,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { APPROVAL_GUARD_MS } from "../../src/safety/approval.js";
-import { makeGitRepo, makeHome, modelFlags, runCairn } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeGitRepo, makeHome, modelFlags, runCairn } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
@@ -124,12 +124,13 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
     asking.press("Enter");
     await asking.waitFor("Made once.txt.", { timeoutMs: 20_000 });
     expect(asking.history()).not.toContain("Allow run_command");
-    expect(await asking.exited()).toBe(0);
+    // Each run made its file and checked nothing.
+    expect(await asking.exited()).toBe(EXIT_UNCHECKED);
 
     const flagged = run("flag.txt", ["--trust-workspace"]);
     await flagged.waitFor("Made flag.txt.", { timeoutMs: 20_000 });
     expect(flagged.history()).not.toContain(ASKS);
-    expect(await flagged.exited()).toBe(0);
+    expect(await flagged.exited()).toBe(EXIT_UNCHECKED);
     expect([
       readFileSync(path.join(repo, "once.txt"), "utf8"),
       readFileSync(path.join(repo, "flag.txt"), "utf8"),

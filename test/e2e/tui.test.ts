@@ -54,7 +54,8 @@ describe.skipIf(!hasTmux)("cairn in a terminal", () => {
     expect(screen).toMatch(/TODO 1\/2[\s\S]*✓ Read math\.js[\s\S]*▸ Fix add\(\)/);
     t.press("y");
 
-    screen = await t.waitFor("completed · 1 file changed", { inHistory: true });
+    // The edit was made and nothing checked it (the chat has no --verify): unverified.
+    screen = await t.waitFor("unverified · 1 file changed", { inHistory: true });
     expect(screen).toContain("-  return a - b;");
     expect(screen).toContain("+  return a + b;");
     expect(screen).toMatch(/TODO 2\/2[\s\S]*✓ Fix add\(\)/);

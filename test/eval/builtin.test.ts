@@ -73,6 +73,11 @@ describe("cairn eval builtin", () => {
         .map((t) => t.id)
         .sort(),
     ).toEqual(solved.sort());
+    // Solved is the grade's word, not the agent's: a do that wrote the solution with no check of
+    // its own ended unverified, and its hidden tests passed.
+    expect(new Set(report.tasks.filter((t) => t.solved).map((t) => t.status))).toEqual(
+      new Set(["unverified"]),
+    );
     expect(report.totals.tasks).toBe(tasks.length);
     expect(report.totals.pass_at_1).toBeCloseTo(solved.length / tasks.length, 10);
     // Dollars as the sessions spent them.
@@ -86,7 +91,7 @@ describe("cairn eval builtin", () => {
     const cheated = report.tasks.find((t) => t.id === cheat.id);
     expect(cheated).toMatchObject({
       solved: false,
-      status: "completed",
+      status: "unverified",
       reverted_test_edits: [cheat.tests[0]],
     });
     const markdown = await readFile(path.join(out, "report.md"), "utf8");

@@ -76,7 +76,8 @@ describe("cairn eval before it runs anything", () => {
       byTask({ [`Do this in \`${task!.solution[0]}\``]: writes(task!.solution[0]!, solution) }),
     );
     const again = await runEval("builtin", out, { home: dir, server, extra: ["--tasks", TASK] });
-    expect(again.tasks[0]).toMatchObject({ id: TASK, solved: true, status: "completed" });
+    // Solved on its hidden tests, though the do that wrote it checked nothing itself.
+    expect(again.tasks[0]).toMatchObject({ id: TASK, solved: true, status: "unverified" });
     expect(server.requests.length).toBeGreaterThan(0);
   });
 });

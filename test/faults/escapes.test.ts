@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeRepo } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeRepo } from "../helpers/cli.js";
 import type { ScriptedToolCall } from "../support/scriptedServer.js";
 import { closeServers, runFaulty, toolResults } from "./harness.js";
 
@@ -72,7 +72,7 @@ describe("file tools confined to the workspace", () => {
       ],
       { config: { workspace: { extra_roots: [outside] } } },
     );
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     expect(toolResults(run.events).map((result) => result.ok)).toEqual([true, true]);
     expect(await readFile(path.join(outside, "note.txt"), "utf8")).toBe("from cairn\n");
   });
@@ -107,7 +107,9 @@ describe("dangerous commands", () => {
       { name: "run_command", args: { command: "echo still-works > ok.txt" } },
     ];
     const run = await runFaulty(repo, "clean up", [{ toolCalls: calls }, { text: "Done." }]);
-    expect(run.code, run.stderr).toBe(0);
+    // Only the harmless command ran: its ok.txt is the do's change, unchecked.
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+    expect(run.result).toMatchObject({ status: "unverified", files_changed: ["ok.txt"] });
     const results = toolResults(run.events);
     expect(results).toHaveLength(calls.length);
     for (const [i, command] of commands.entries()) {

@@ -14,6 +14,8 @@ const record: ScriptedTurn = {
   toolCalls: [{ name: "run_command", args: { command: "echo ran >> runs.log" } }],
 };
 const done: ScriptedTurn = { text: "Recorded the step once." };
+/** The run's check: the step was recorded exactly once, so a retry never ran it twice. */
+const ranOnce = { verify: 'test "$(cat runs.log)" = ran' };
 
 async function runs(repo: string): Promise<string[]> {
   const log = await readFile(path.join(repo, "runs.log"), "utf8").catch(() => "");
@@ -44,10 +46,10 @@ describe("a flaky provider", () => {
     async (_, fault, reason) => {
       const repo = await makeRepo({});
       const run = await runFaulty(repo, "record the step", [fault, record, fault, done], {
-        config: { request_timeout_ms: 800 },
+        config: { request_timeout_ms: 800, ...ranOnce },
       });
       expect(run.code, run.stderr).toBe(0);
-      expect(run.result?.status).toBe("completed");
+      expect(run.result).toMatchObject({ status: "completed", reason: "checks_passed" });
       expect(await runs(repo)).toEqual(["ran"]);
       expect(ofType(run.events, "tool.call")).toHaveLength(1);
       const retries = ofType(run.events, "retry");
@@ -61,7 +63,7 @@ describe("a flaky provider", () => {
     const repo = await makeRepo({});
     const limited: ScriptedTurn = { error: { status: 429, headers: { "retry-after": "1" } } };
     const started = Date.now();
-    const run = await runFaulty(repo, "record the step", [limited, record, done]);
+    const run = await runFaulty(repo, "record the step", [limited, record, done], { config: ranOnce });
     expect(run.code, run.stderr).toBe(0);
     expect(ofType(run.events, "retry")).toEqual([
       expect.objectContaining({ attempt: 1, delay_ms: 1000, reason: "HTTP 429" }),
@@ -109,7 +111,7 @@ describe.each<Format>(["openai", "anthropic", "ollama"])(
         repo,
         "record the step",
         [{ ...record, cut: "text" }, record, { ...done, cut: "text" }, done],
-        { format },
+        { format, config: ranOnce },
       );
       expect(run.code, run.stderr).toBe(0);
       expect(streamed(run.events)).toBe("Recording the step.Recorded the step once.");
@@ -138,6 +140,7 @@ describe.each<Format>(["openai", "anthropic", "ollama"])(
       const repo = await makeRepo({});
       const run = await runFaulty(repo, "record the step", [{ ...record, cut: "tool" }, record, done], {
         format,
+        config: ranOnce,
       });
       expect(run.code, run.stderr).toBe(0);
       expect(await runs(repo)).toEqual(["ran"]);

@@ -5,7 +5,7 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
-import { makeRepo } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeGitRepo, makeRepo } from "../helpers/cli.js";
 import { closeServers, connectCommand, loopbackGreeter, runFaulty, toolResults } from "./harness.js";
 
 afterEach(closeServers);
@@ -50,7 +50,9 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
         { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
         { text: "Done." },
       ]);
-      expect(run.code, run.stderr).toBe(0);
+      // inside.txt, written in the workspace, is the do's change; nothing outside it is.
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      expect(run.result).toMatchObject({ status: "unverified", files_changed: ["inside.txt"] });
       const [probeWrite, homeWrite, socket, download, npmTest, scratch] = toolResults(run.events).map(
         (result) => result.output,
       );
@@ -181,6 +183,78 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
+  });
+
+  it("shows git's configs without the tokens they hold, while git itself works", async () => {
+    const repo = await makeGitRepo({ "a.txt": "a\n" });
+    const repoToken = "ghp_RepoCanary7731abcdefghijklmnopqrstuv";
+    const userToken = "ghp_HomeCanary7731abcdefghijklmnopqrstuv";
+    // base64 of `x-access-token:canary-header-7731`, as CI writes an extra header.
+    const header = Buffer.from("x-access-token:canary-header-7731").toString("base64");
+    const host = (...args: string[]) => execFileSync("git", args, { cwd: repo, encoding: "utf8" });
+    host("remote", "add", "origin", `https://${repoToken}@github.com/o/r.git`);
+    host("config", "http.https://git.corp/.extraheader", "AUTHORIZATION: bearer canary-bearer-7731");
+    const config = await readFile(path.join(repo, ".git", "config"), "utf8");
+    // A home outside /tmp, which the sandbox replaces: ~/.gitconfig must be shown redacted by name.
+    const home = mkdtempSync("/var/tmp/cairn-home-");
+    const gitconfig = [
+      '[http "https://github.com/"]',
+      `\textraheader = AUTHORIZATION: basic ${header}`,
+      `[url "https://${userToken}@github.com/"]`,
+      "\tinsteadOf = https://github.com/",
+      "[user]",
+      "\tname = Canary Person",
+      "\temail = person@example.com",
+      "",
+    ].join("\n");
+    writeFileSync(path.join(home, ".gitconfig"), gitconfig);
+    try {
+      const commands = [
+        "cat .git/config",
+        "git remote -v",
+        "git config --list --show-origin",
+        "cat ~/.gitconfig",
+        "echo b > b.txt && git add b.txt && git commit -qm second && git status --short --branch && git log --format='%s by %an'",
+      ];
+      const run = await runFaulty(
+        repo,
+        "look at git",
+        [
+          { toolCalls: commands.map((command) => ({ name: "run_command", args: { command } })) },
+          { text: "Done." },
+        ],
+        { env: { HOME: home } },
+      );
+      // The commit's file was made and nothing checked it: unverified, which is what a do says then.
+      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      const seen = JSON.stringify(run.server.requests);
+      // What the model was sent: the tool results as the commands printed them.
+      expect(seen).toContain("url = https://[REDACTED]@github.com/o/r.git");
+      expect(seen).toContain("origin\\thttps://[REDACTED]@github.com/o/r.git (push)");
+      expect(seen).toContain("extraheader = AUTHORIZATION: [REDACTED]");
+      expect(seen).toContain("url.https://[REDACTED]@github.com/.insteadof=https://github.com/");
+      expect(seen).toContain("user.name=Canary Person");
+      expect(seen).not.toMatch(/Canary7731|canary-|Y2FuYXJ5|eC1hY2Nlc3Mt/);
+      const [, , , , committed] = toolResults(run.events).map((result) => result.output);
+      expect(committed).toMatch(/^Exit code 0 .*\n## main\nsecond by Canary Person\nfirst by cairn test\n/s);
+      // The real files are as they were: git outside the sandbox still has its credentials.
+      expect(await readFile(path.join(repo, ".git", "config"), "utf8")).toBe(config);
+      expect(await readFile(path.join(home, ".gitconfig"), "utf8")).toBe(gitconfig);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  it("shows a git config without credentials as it is", async () => {
+    const repo = await makeGitRepo({ "a.txt": "a\n" });
+    execFileSync("git", ["remote", "add", "origin", "git@github.com:o/r.git"], { cwd: repo });
+    const config = await readFile(path.join(repo, ".git", "config"), "utf8");
+    const run = await runFaulty(repo, "look at git", [
+      { toolCalls: [{ name: "run_command", args: { command: "cat .git/config" } }] },
+      { text: "Done." },
+    ]);
+    expect(toolResults(run.events)[0]?.output).toMatch(/^Exit code 0 /);
+    expect(toolResults(run.events)[0]?.output.split("\n").slice(1).join("\n")).toBe(config);
   });
 
   it("opens the network when the config allows it", async () => {

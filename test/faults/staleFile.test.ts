@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fileTools } from "../../src/tools/files.js";
 import { ReadTracker } from "../../src/tools/fileText.js";
 import { ToolError } from "../../src/tools/toolError.js";
-import { makeRepo } from "../helpers/cli.js";
+import { EXIT_UNCHECKED, makeRepo } from "../helpers/cli.js";
 import { toolContext } from "../helpers/tools.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 import { closeServers, runFaulty, toolResults } from "./harness.js";
@@ -36,7 +36,7 @@ describe("a file edited outside cairn between read and edit", () => {
       if (index === 1) writeFileSync(file, EXTERNAL);
       return turns[index]!;
     });
-    expect(run.code, run.stderr).toBe(0);
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
     const results = toolResults(run.events);
     expect(results.map((result) => result.ok)).toEqual([true, false, false, true, true]);
     for (const refused of results.slice(1, 3)) {

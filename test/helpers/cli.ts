@@ -24,6 +24,13 @@ export const CAIRN_BIN = path.join(
 );
 
 /**
+ * The exit of a `cairn do` (or `cairn -p`) that changed files without --verify: `unverified`,
+ * reason `unchecked` — the change made, nothing checked it (docs/loop.md). Tests about something
+ * else than the ending (how an edit lands, undo, odd folders) expect it and check the files.
+ */
+export const EXIT_UNCHECKED = 3;
+
+/**
  * Starts the built CLI as a user would, with its own XDG folders under `home` so no real config
  * or store leaks in: for tests that need the process itself (to signal it, or to read it live).
  */

@@ -143,10 +143,18 @@ export async function gitRepo(): Promise<string> {
   return repo;
 }
 
-/** A tasks file in `home` of one `cairn do` per id, each writing `<id>.txt` in `repo`, its id in brackets for byTask. */
+/**
+ * A tasks file in `home` of one `cairn do` per id, each writing `<id>.txt` in `repo`, its id in
+ * brackets for byTask, and checked by that file being there: done right, a task completes.
+ */
 export async function writeTasks(home: string, repo: string, ids: string[]): Promise<string> {
   const tasks = path.join(home, "tasks.jsonl");
-  const lines = ids.map((id) => JSON.stringify({ id, repo, task: `Write ${id}.txt [${id}]`, mode: "do" }));
+  const lines = ids.map((id) => JSON.stringify(doTaskWriting(repo, id)));
   await writeFile(tasks, lines.join("\n"));
   return tasks;
+}
+
+/** One `cairn do` task writing `<id>.txt` in `repo`, checked by the file being there. */
+export function doTaskWriting(repo: string, id: string) {
+  return { id, repo, task: `Write ${id}.txt [${id}]`, mode: "do", verify: `test -f ${id}.txt` };
 }

@@ -114,7 +114,7 @@ async function serveClient(cwd: string, home: string, model: ScriptedServer): Pr
 }
 
 describe("cairn mcp serve", () => {
-  it("serves cairn_do to the SDK's own client: the task runs on the repository, with progress, and the result object comes back", async () => {
+  it("serves cairn_do to the SDK's own client: the task runs on the repository, its verify checks it, with progress, and the result object comes back", async () => {
     const repo = await makeRepo({ "greeting.txt": "hello\n" });
     const home = await makeHome();
     const model = await startScriptedServer([
@@ -129,7 +129,7 @@ describe("cairn mcp serve", () => {
 
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(["cairn_do", "cairn_run"]);
-    expect(Object.keys(tools[0]?.inputSchema.properties ?? {})).toEqual(["task", "cwd", "model"]);
+    expect(Object.keys(tools[0]?.inputSchema.properties ?? {})).toEqual(["task", "cwd", "model", "verify"]);
     expect(Object.keys(tools[1]?.inputSchema.properties ?? {})).toEqual([
       "task",
       "cwd",
@@ -141,7 +141,11 @@ describe("cairn mcp serve", () => {
     const result = await client.callTool(
       {
         name: "cairn_do",
-        arguments: { task: "say hello to the world in greeting.txt", cwd: path.basename(repo) },
+        arguments: {
+          task: "say hello to the world in greeting.txt",
+          cwd: path.basename(repo),
+          verify: "grep -qx 'hello, world' greeting.txt",
+        },
       },
       undefined,
       { onprogress: (p) => progress.push(p.message ?? "") },
@@ -150,6 +154,7 @@ describe("cairn mcp serve", () => {
     expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello, world\n");
     expect(result.structuredContent).toMatchObject({
       status: "completed",
+      reason: "checks_passed",
       summary: "Rewrote greeting.txt.",
       files_changed: ["greeting.txt"],
       iterations: 1,
@@ -159,7 +164,11 @@ describe("cairn mcp serve", () => {
     expect(JSON.parse((result.content as Array<{ text: string }>)[0]?.text ?? "{}")).toEqual(
       result.structuredContent,
     );
-    expect(progress).toEqual(["Plan: rewrite the greeting.", "write_file greeting.txt"]);
+    expect(progress).toEqual([
+      "Plan: rewrite the greeting.",
+      "write_file greeting.txt",
+      expect.stringMatching(/^✓ grep -qx 'hello, world' greeting\.txt \d+ms$/),
+    ]);
   });
 
   it("runs cairn_run for a client with its verify command: the check passes, progress comes, and the result says completed", async () => {
@@ -298,7 +307,8 @@ describe("cairn mcp serve with the bare environment MCP clients give", () => {
     const after = await connect();
     const result = await after.client.callTool(task);
     expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
-    expect(result.structuredContent).toMatchObject({ status: "completed", files_changed: ["greeting.txt"] });
+    // Done with the stored key: the change made, and with no verify, not checked.
+    expect(result.structuredContent).toMatchObject({ status: "unverified", files_changed: ["greeting.txt"] });
     expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello, world\n");
     expect(model.requests[0]?.headers.authorization).toBe("Bearer sk-stored-in-file");
     // Stored keys are kept from what the model runs, and out of what cairn stores, as any key.

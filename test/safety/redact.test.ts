@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { configSchema } from "../../src/config/schema.js";
 import { EventBus } from "../../src/events/bus.js";
+import { EVENT_STRING_LIMITS } from "../../src/events/cap.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import { createRedactor, redactDeep, redactEvents } from "../../src/safety/redact.js";
 
@@ -253,6 +254,39 @@ describe("redactEvents on the bus", () => {
     const pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\nqs9+x\n-----END RSA PRIVATE KEY-----";
     stream(events, `key:\n${pem}\ndone`, 4);
     expect(deltas().join("")).toBe("key:\n[REDACTED]\ndone");
+  });
+
+  it("finds a key whole where a huge argument is cut around it, at the head's end and the tail's start", () => {
+    const { events, seen } = bus();
+    const { headBytes, tailBytes } = EVENT_STRING_LIMITS;
+    const filler = (bytes: number) => "x".repeat(bytes);
+    // One key across each edge of what the event keeps, one in the middle that is cut away.
+    const content = [
+      filler(headBytes - 10),
+      openaiKey,
+      filler(1 << 20),
+      corpKey,
+      filler(1 << 20),
+      openaiKey,
+      filler(tailBytes - 10),
+    ].join(" ");
+    events.emit({
+      type: "tool.call",
+      call_id: "c1",
+      tool: "write_file",
+      kind: "edit",
+      title: "write_file keys.txt",
+      args: { path: "keys.txt", content },
+      permission: "write",
+    });
+    const event = seen.at(-1) as Extract<StampedEvent, { type: "tool.call" }>;
+    const shown = (event.args as { content: string }).content;
+    expect(event.cut).toEqual([{ field: "args.content", bytes: content.length }]);
+    expect(shown.length).toBeLessThan(headBytes + tailBytes + 100);
+    for (const secret of [openaiKey, corpKey])
+      for (let at = 0; at + 8 <= secret.length; at++) expect(shown).not.toContain(secret.slice(at, at + 8));
+    // The replacement itself may be cut at the edge; what is kept of it says what it was.
+    expect(shown).toContain("x [REDACTED");
   });
 
   it("passes streamed text on at word breaks, so it still streams", () => {

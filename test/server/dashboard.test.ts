@@ -125,6 +125,23 @@ afterAll(async () => {
   await Promise.all([home, userData].map((dir) => dir && rm(dir, { recursive: true, force: true })));
 });
 
+/** The colour the page draws `var(--warn)` in, as computed styles give it. */
+function warningColour(): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const probe = document.createElement("span");
+    probe.style.color = "var(--warn)";
+    document.body.append(probe);
+    const colour = getComputedStyle(probe).color;
+    probe.remove();
+    return colour;
+  })()`);
+}
+
+/** The text colour of the first element `selector` finds. */
+function colourOf(selector: string): Promise<string> {
+  return page.evaluate<string>(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).color`);
+}
+
 describe("the dashboard in Chromium", () => {
   it("opens from the printed URL and lists the sessions just run", async () => {
     await page.goto(printedUrl);
@@ -143,7 +160,7 @@ describe("the dashboard in Chromium", () => {
     await expect.poll(() => rows.count()).toBe(2);
   });
 
-  it("starts a session, streams it live, takes the approval from its button and shows it completed", async () => {
+  it("starts a session, streams it live, takes the approval from its button and shows it unverified, not failed", async () => {
     await page.locator("details.card summary").click();
     await page.fill("textarea[name=task]", "write the greeting file");
     await page.click("form.new-session button[type=submit]");
@@ -158,7 +175,7 @@ describe("the dashboard in Chromium", () => {
 
     await page.locator(".item.finished").waitFor({ timeout: 20_000 });
     expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
-      /^completed · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
+      /^unverified · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
     );
     expect(await page.locator(".item.answer .markdown").last().innerHTML()).toBe(
       "<p>I wrote greeting.txt with a friendly hello in it.</p>\n",
@@ -172,9 +189,26 @@ describe("the dashboard in Chromium", () => {
       "Allow once",
     );
     await expect.poll(() => page.locator(".item.tool.ok > pre.diff").count()).toBe(1);
-    await expect.poll(() => page.locator(".facts .badge").textContent()).toBe("completed");
+    // The write was made and nothing checked it: unverified, in the warning colour.
+    await expect.poll(() => page.locator(".facts .badge").textContent()).toBe("unverified");
+    const warn = await warningColour();
+    expect(await colourOf(".facts .badge")).toBe(warn);
+    expect(await colourOf(".item.finished")).toBe(warn);
     expect(await readFile(path.join(repo, "greeting.txt"), "utf8")).toBe("hello\n");
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-session.png"), fullPage: true });
+
+    // In the list too: unverified, and not among the failed sessions.
+    await page.goto(`${new URL(printedUrl).origin}/#/`);
+    const rows = page.locator("tr.session-row");
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await rows.first().locator(".badge").textContent()).toBe("unverified");
+    expect(await colourOf("tr.session-row .badge")).toBe(warn);
+    await page.selectOption('select[name="status"]', "failed");
+    await expect.poll(() => rows.count()).toBe(0);
+    await page.selectOption('select[name="status"]', "unverified");
+    await expect.poll(() => rows.count()).toBe(1);
+    await page.selectOption('select[name="status"]', "");
+    await expect.poll(() => rows.count()).toBe(3);
   });
 
   it("plots the costs: one series per model, per phase, per agent, and the token kinds with the cache share", async () => {

@@ -91,6 +91,30 @@ describe("git tools on a real repository", () => {
     );
   });
 
+  it("keep the token of a remote's URL out of what git says, and files' changes as they are", async () => {
+    const token = "ghp_Canary7731abcdefghijklmnopqrstuvwxyz";
+    git("remote", "add", "origin", `https://${token}@github.com/o/r.git`);
+    // A hook of the person's that tells where a push would go: git_commit runs it outside the sandbox.
+    writeFileSync(
+      path.join(workspace, ".git", "hooks", "pre-commit"),
+      '#!/bin/sh\ngit remote -v\necho "not before pushing to $(git config remote.origin.url)" >&2\nexit 1\n',
+      { mode: 0o755 },
+    );
+    writeFileSync(
+      path.join(workspace, "deploy.sh"),
+      "git push https://bot:canary-pass-7731@git.corp/r.git\n",
+    );
+    await call("git_stage_files", { paths: ["deploy.sh"] });
+    const refused = call("git_commit", { message: "deploy" });
+    await expect(refused).rejects.toThrow(
+      /origin\thttps:\/\/\[REDACTED\]@github\.com\/o\/r\.git \(push\)[\s\S]*pushing to https:\/\/\[REDACTED\]@github\.com/,
+    );
+    await expect(refused).rejects.not.toThrow(/Canary7731/);
+    expect((await call("git_diff", { staged: true })).text).toContain(
+      "https://bot:canary-pass-7731@git.corp",
+    );
+  });
+
   it("refuses paths outside the workspace", async () => {
     await expect(call("git_stage_files", { paths: ["../elsewhere"] })).rejects.toBeInstanceOf(PathError);
   });

@@ -217,7 +217,13 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
       (should (cairn-test--shows chat "-  return values.reduce((a, b) => a - b, 0);"))
       (should (cairn-test--shows chat "+  return values.reduce((a, b) => a + b, 0);"))
-      (should (cairn-test--shows chat "── done · "))
+      ;; The edit was made and nothing checked it (no --verify): the turn says so, as a warning.
+      (should (cairn-test--shows chat "── done, not checked · "))
+      (should (eq (with-current-buffer chat
+                    (goto-char (point-min))
+                    (search-forward "done, not checked")
+                    (get-text-property (match-beginning 0) 'face))
+                  'cairn-pending))
       (should (cairn-test--shows chat "changed src/sum.js"))
       (should (string-match-p "1 file changed" (with-current-buffer chat (cairn--header-line))))
       ;; TAB on a call shows all of it; RET on an edit visits the file where it changed.

@@ -1,4 +1,5 @@
 import { type Job, Queue, QueueEvents } from "bullmq";
+import type { Redis } from "ioredis";
 import { ConfigError } from "../../platform/errors.js";
 import type { BatchListener, Collection } from "../events.js";
 import { failedRecord, type TaskRecord } from "../record.js";
@@ -71,167 +72,221 @@ export async function followBatch(options: FollowOptions): Promise<Collection> {
   queue.on("error", (error) => watch.lost(error));
   queueEvents.on("error", (error) => watch.lost(error));
   try {
-    const { meta } = options;
-    const { batch_id: batchId } = meta;
-    const phases = new Map<string, Phase>(meta.jobs.map((job) => [job.job_id, "waiting"]));
-    const names = new Map(meta.jobs.map((job) => [job.job_id, job]));
-    let notStarted = 0;
-    let unrecorded = 0;
-    let budgetSaid = false;
-    let settle: () => void = () => {};
-    const allDone = new Promise<void>((resolve) => {
-      settle = resolve;
-    });
-    const checkDone = () => {
-      if ([...phases.values()].every((phase) => phase === "done")) settle();
-    };
-
-    const finish = (jobId: string, record: TaskRecord) => {
-      phases.set(jobId, "done");
-      options.emit({ type: "task.finished", batch_id: batchId, record });
-      checkDone();
-    };
-
-    /** A job a worker did not start because the batch's --max-cost was spent: said once, counted each time. */
-    const leftUnstarted = async (jobId: string) => {
-      // Tried before the budget ran out: what those tries spent is the batch's all the same. Read
-      // before the job is marked done, which may end the following.
-      const spent = await earlierTriesSpent(redis, batchId, jobId);
-      phases.set(jobId, "done");
-      notStarted++;
-      unrecorded += spent;
-      if (!budgetSaid && meta.max_cost_usd !== undefined) {
-        budgetSaid = true;
-        const spent = await batchSpent(redis, batchId);
-        const unfinished = [...phases.values()].filter((phase) => phase !== "done").length;
-        options.emit({
-          type: "batch.budget_reached",
-          batch_id: batchId,
-          spent_usd: spent,
-          max_cost_usd: meta.max_cost_usd,
-          not_started: notStarted + unfinished,
-        });
-      }
-      checkDone();
-    };
-
-    const showProgress = (jobId: string, progress: unknown) => {
-      const task = names.get(jobId);
-      if (!task || typeof progress !== "object" || progress === null || !("status" in progress)) return;
-      const { worker: _worker, attempt: _attempt, ...shown } = progress as JobProgress;
-      options.emit({ type: "task.progress", batch_id: batchId, id: task.id, key: task.key, ...shown });
-    };
-
-    /** Reads one job as it stands and tells what changed since it was last looked at. */
-    const look = async (jobId: string): Promise<void> => {
-      if (phases.get(jobId) === "done") return;
-      const task = names.get(jobId);
-      if (!task) return;
-      // The state first, then the job: read the other way round, a job that finished in between
-      // was read as it was before (a failed job without its reason, a completed one without its
-      // record), under its new state.
-      const state = await queue.getJobState(jobId);
-      const job = (await queue.getJob(jobId)) as Job<JobData, JobResult> | undefined;
-      if (!job) {
-        const missing = failedRecord(
-          { id: task.id, repo: "", task: "", mode: "run" },
-          "the task is not on the queue: it was removed, or never enqueued.",
-        );
-        finish(jobId, { ...missing, key: task.key });
-        return;
-      }
-      const before = phases.get(jobId);
-      if (before === "done") return;
-      if (state === "completed" && job.returnvalue) {
-        if ("skipped" in job.returnvalue) await leftUnstarted(jobId);
-        else finish(jobId, job.returnvalue);
-      } else if (state === "failed") {
-        // A worker that finds the task's tries used up gives it up without trying (BullMQ counts
-        // that as an attempt made too); no worker ever starts a try beyond --attempts.
-        const tries = Math.min(job.attemptsMade + job.stalledCounter, job.data.attempts);
-        const record = failedRecord(
-          job.data.spec,
-          `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
-          tries,
-        );
-        const spent = await earlierTriesSpent(redis, batchId, jobId);
-        finish(jobId, {
-          ...record,
-          ...(job.processedBy ? { worker: job.processedBy } : {}),
-          ...(spent > 0 ? { earlier_tries_cost_usd: spent } : {}),
-        });
-      } else if (state === "active") {
-        const attempt = job.attemptsMade + job.stalledCounter + 1;
-        if (before !== "active") {
-          phases.set(jobId, "active");
-          options.emit({
-            type: "task.started",
-            batch_id: batchId,
-            id: task.id,
-            key: task.key,
-            attempt,
-            ...(job.processedBy ? { worker: job.processedBy } : {}),
-          });
-        }
-        // What an earlier try left is not this try's progress.
-        if ((job.progress as Partial<JobProgress>).attempt === attempt) showProgress(jobId, job.progress);
-      } else if (before === "active") {
-        phases.set(jobId, "waiting");
-        options.emit({
-          type: "task.requeued",
-          batch_id: batchId,
-          id: task.id,
-          key: task.key,
-          reason: "its worker stopped or handed it back",
-        });
-      }
-    };
-
-    // One look at a time per job, in order, so two events about one job are never told backwards.
-    const looks = new Map<string, Promise<void>>();
-    const lookSoon = (jobId: string) => {
-      if (!phases.has(jobId)) return;
-      const next = (looks.get(jobId) ?? Promise.resolve()).then(() => look(jobId)).catch(() => {});
-      looks.set(jobId, next);
-    };
-    for (const event of ["active", "completed", "failed", "waiting", "stalled"] as const) {
-      queueEvents.on(event, ({ jobId }: { jobId: string }) => lookSoon(jobId));
-    }
-    queueEvents.on("progress", ({ jobId, data }: { jobId: string; data: unknown }) => {
-      if (phases.get(jobId) === "active") showProgress(jobId, data);
-      else lookSoon(jobId);
-    });
+    const follower = new BatchFollower(options, queue, redis);
+    follower.listen(queueEvents);
     await queueEvents.waitUntilReady();
-    const reconcile = () => {
-      for (const [jobId, phase] of phases) if (phase !== "done") lookSoon(jobId);
-    };
-    reconcile();
-    const noWorker = new NoWorkerNotice(queue, options, () =>
-      [...phases.values()].some((phase) => phase !== "waiting"),
-    );
-    const timer = setInterval(() => {
-      reconcile();
-      void noWorker.check();
-    }, RECONCILE_MS);
-    const firstCheck = setTimeout(() => void noWorker.check(), NO_WORKER_MS);
-    const stopped = new Promise<void>((resolve) => {
-      if (options.signal?.aborted) resolve();
-      options.signal?.addEventListener("abort", () => resolve(), { once: true });
-    });
-    try {
-      checkDone();
-      await Promise.race([allDone, stopped]);
-    } finally {
-      clearInterval(timer);
-      clearTimeout(firstCheck);
-    }
-    const pending = [...phases.values()].filter((phase) => phase !== "done").length;
-    return { notStarted, cancelled: 0, pending, unrecordedCostUsd: unrecorded };
+    return await follower.untilDone();
   } finally {
     await queueEvents.close().catch(() => {});
     await queue.close().catch(() => {});
     redis.disconnect();
     eventsRedis.disconnect();
+  }
+}
+
+/** What the follower knows of the batch's jobs, and what it has told of them. */
+class BatchFollower {
+  private readonly options: FollowOptions;
+  private readonly queue: Queue<JobData, JobResult>;
+  private readonly redis: Redis;
+  private readonly phases: Map<string, Phase>;
+  private readonly names: Map<string, BatchMeta["jobs"][number]>;
+  private notStarted = 0;
+  private unrecorded = 0;
+  private budgetSaid = false;
+  private settle: () => void = () => {};
+  private readonly allDone = new Promise<void>((resolve) => {
+    this.settle = resolve;
+  });
+  /** One look at a time per job, in order, so two events about one job are never told backwards. */
+  private readonly looks = new Map<string, Promise<void>>();
+
+  constructor(options: FollowOptions, queue: Queue<JobData, JobResult>, redis: Redis) {
+    this.options = options;
+    this.queue = queue;
+    this.redis = redis;
+    this.phases = new Map(options.meta.jobs.map((job) => [job.job_id, "waiting"]));
+    this.names = new Map(options.meta.jobs.map((job) => [job.job_id, job]));
+  }
+
+  private get batchId(): string {
+    return this.options.meta.batch_id;
+  }
+
+  private checkDone(): void {
+    if ([...this.phases.values()].every((phase) => phase === "done")) this.settle();
+  }
+
+  private finish(jobId: string, record: TaskRecord): void {
+    this.phases.set(jobId, "done");
+    this.options.emit({ type: "task.finished", batch_id: this.batchId, record });
+    this.checkDone();
+  }
+
+  /** A job a worker did not start because the batch's --max-cost was spent: said once, counted each time. */
+  private async leftUnstarted(jobId: string): Promise<void> {
+    const { meta } = this.options;
+    // Tried before the budget ran out: what those tries spent is the batch's all the same. Read
+    // before the job is marked done, which may end the following.
+    const spent = await earlierTriesSpent(this.redis, this.batchId, jobId);
+    this.phases.set(jobId, "done");
+    this.notStarted++;
+    this.unrecorded += spent;
+    if (!this.budgetSaid && meta.max_cost_usd !== undefined) {
+      this.budgetSaid = true;
+      const spent = await batchSpent(this.redis, this.batchId);
+      const unfinished = [...this.phases.values()].filter((phase) => phase !== "done").length;
+      this.options.emit({
+        type: "batch.budget_reached",
+        batch_id: this.batchId,
+        spent_usd: spent,
+        max_cost_usd: meta.max_cost_usd,
+        not_started: this.notStarted + unfinished,
+      });
+    }
+    this.checkDone();
+  }
+
+  private showProgress(jobId: string, progress: unknown): void {
+    const task = this.names.get(jobId);
+    if (!task || typeof progress !== "object" || progress === null || !("status" in progress)) return;
+    const { worker: _worker, attempt: _attempt, ...shown } = progress as JobProgress;
+    this.options.emit({
+      type: "task.progress",
+      batch_id: this.batchId,
+      id: task.id,
+      key: task.key,
+      ...shown,
+    });
+  }
+
+  /** Reads one job as it stands and tells what changed since it was last looked at. */
+  private async look(jobId: string): Promise<void> {
+    if (this.phases.get(jobId) === "done") return;
+    const task = this.names.get(jobId);
+    if (!task) return;
+    // The state first, then the job: read the other way round, a job that finished in between
+    // was read as it was before (a failed job without its reason, a completed one without its
+    // record), under its new state.
+    const state = await this.queue.getJobState(jobId);
+    const job = (await this.queue.getJob(jobId)) as Job<JobData, JobResult> | undefined;
+    if (!job) {
+      const missing = failedRecord(
+        { id: task.id, repo: "", task: "", mode: "run" },
+        "the task is not on the queue: it was removed, or never enqueued.",
+      );
+      this.finish(jobId, { ...missing, key: task.key });
+      return;
+    }
+    const before = this.phases.get(jobId);
+    if (before === "done") return;
+    if (state === "completed" && job.returnvalue) {
+      if ("skipped" in job.returnvalue) await this.leftUnstarted(jobId);
+      else this.finish(jobId, job.returnvalue);
+    } else if (state === "failed") {
+      await this.givenUp(jobId, job);
+    } else if (state === "active") {
+      this.running(jobId, task, job, before);
+    } else if (before === "active") {
+      this.phases.set(jobId, "waiting");
+      this.options.emit({
+        type: "task.requeued",
+        batch_id: this.batchId,
+        id: task.id,
+        key: task.key,
+        reason: "its worker stopped or handed it back",
+      });
+    }
+  }
+
+  /** A job the queue failed: its record says after how many tries, and why. */
+  private async givenUp(jobId: string, job: Job<JobData, JobResult>): Promise<void> {
+    // A worker that finds the task's tries used up gives it up without trying (BullMQ counts
+    // that as an attempt made too); no worker ever starts a try beyond --attempts.
+    const tries = Math.min(job.attemptsMade + job.stalledCounter, job.data.attempts);
+    const record = failedRecord(
+      job.data.spec,
+      `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
+      tries,
+    );
+    const spent = await earlierTriesSpent(this.redis, this.batchId, jobId);
+    this.finish(jobId, {
+      ...record,
+      ...(job.processedBy ? { worker: job.processedBy } : {}),
+      ...(spent > 0 ? { earlier_tries_cost_usd: spent } : {}),
+    });
+  }
+
+  /** A job a worker runs: its start, told once a try, and this try's progress. */
+  private running(
+    jobId: string,
+    task: BatchMeta["jobs"][number],
+    job: Job<JobData, JobResult>,
+    before: Phase | undefined,
+  ): void {
+    const attempt = job.attemptsMade + job.stalledCounter + 1;
+    if (before !== "active") {
+      this.phases.set(jobId, "active");
+      this.options.emit({
+        type: "task.started",
+        batch_id: this.batchId,
+        id: task.id,
+        key: task.key,
+        attempt,
+        ...(job.processedBy ? { worker: job.processedBy } : {}),
+      });
+    }
+    // What an earlier try left is not this try's progress.
+    if ((job.progress as Partial<JobProgress>).attempt === attempt) this.showProgress(jobId, job.progress);
+  }
+
+  private lookSoon(jobId: string): void {
+    if (!this.phases.has(jobId)) return;
+    const next = (this.looks.get(jobId) ?? Promise.resolve()).then(() => this.look(jobId)).catch(() => {});
+    this.looks.set(jobId, next);
+  }
+
+  /** Each event of the queue about a job is a reason to look at it; progress of a running one is told at once. */
+  listen(queueEvents: QueueEvents): void {
+    for (const event of ["active", "completed", "failed", "waiting", "stalled"] as const) {
+      queueEvents.on(event, ({ jobId }: { jobId: string }) => this.lookSoon(jobId));
+    }
+    queueEvents.on("progress", ({ jobId, data }: { jobId: string; data: unknown }) => {
+      if (this.phases.get(jobId) === "active") this.showProgress(jobId, data);
+      else this.lookSoon(jobId);
+    });
+  }
+
+  /** Every job not finished, looked at: for what an event stream cut by a lost connection missed. */
+  private reconcile(): void {
+    for (const [jobId, phase] of this.phases) if (phase !== "done") this.lookSoon(jobId);
+  }
+
+  /** Follows until every job is finished or following is stopped; what was left unstarted or unfinished. */
+  async untilDone(): Promise<Collection> {
+    this.reconcile();
+    const noWorker = new NoWorkerNotice(this.queue, this.options, () =>
+      [...this.phases.values()].some((phase) => phase !== "waiting"),
+    );
+    const timer = setInterval(() => {
+      this.reconcile();
+      void noWorker.check();
+    }, RECONCILE_MS);
+    const firstCheck = setTimeout(() => void noWorker.check(), NO_WORKER_MS);
+    const { signal } = this.options;
+    const stopped = new Promise<void>((resolve) => {
+      if (signal?.aborted) resolve();
+      signal?.addEventListener("abort", () => resolve(), { once: true });
+    });
+    try {
+      this.checkDone();
+      await Promise.race([this.allDone, stopped]);
+    } finally {
+      clearInterval(timer);
+      clearTimeout(firstCheck);
+    }
+    const pending = [...this.phases.values()].filter((phase) => phase !== "done").length;
+    return { notStarted: this.notStarted, cancelled: 0, pending, unrecordedCostUsd: this.unrecorded };
   }
 }
 

@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
+import type { Redis } from "ioredis";
 import type { BatchListener, TaskProgress } from "../events.js";
-import { executeTask } from "../execute.js";
+import { type Execution, executeTask } from "../execute.js";
 import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
@@ -76,6 +77,139 @@ function givenUp(record: TaskRecord, attempts: number): TaskRecord {
   return { ...record, error: why, summary: why };
 }
 
+/** A try running here: when its lock was last renewed, and what stops it once the lock is lost. */
+interface Hold {
+  renewedAt: number;
+  lost: AbortController;
+}
+
+/**
+ * The locks on the jobs this worker runs. A lock is lost when BullMQ says a renewal failed, or
+ * when Redis is out of reach and the lock has not been renewed for `LOST_AT` of its duration:
+ * the try is stopped, and that is said once per try.
+ */
+class JobLocks {
+  /** The task each job taken here is, for what is said about a job. */
+  private readonly taskOf = new Map<string, string>();
+  /** Jobs whose lost lock was said, this try. */
+  private readonly lockLost = new Set<string>();
+  private readonly held = new Map<string, Hold>();
+  private readonly options: WorkerOptions;
+  private readonly check: NodeJS.Timeout;
+
+  constructor(options: WorkerOptions, watch: ConnectionWatch) {
+    this.options = options;
+    this.check = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [jobId, hold] of this.held)
+          if (watch.isDown && now - hold.renewedAt > options.lockDurationMs * LOST_AT) this.lose(jobId);
+      },
+      Math.max(100, options.lockDurationMs / 8),
+    );
+    this.check.unref();
+  }
+
+  /** A job taken to be tried: the task it is, and a new try, whose lost lock is not said yet. */
+  taken(jobId: string, task: string): void {
+    this.taskOf.set(jobId, task);
+    this.lockLost.delete(jobId);
+  }
+
+  /** The try's lock, held from now on. */
+  hold(jobId: string | undefined): Hold {
+    const hold = { renewedAt: Date.now(), lost: new AbortController() };
+    if (jobId) this.held.set(jobId, hold);
+    return hold;
+  }
+
+  release(jobId: string | undefined): void {
+    if (jobId) this.held.delete(jobId);
+  }
+
+  /** The job is finished, or failed: nothing more is said of it. */
+  forget(jobId: string | undefined): void {
+    if (jobId) this.taskOf.delete(jobId);
+  }
+
+  renewed(jobIds: string[]): void {
+    const now = Date.now();
+    for (const jobId of jobIds) {
+      const hold = this.held.get(jobId);
+      if (hold) hold.renewedAt = now;
+    }
+  }
+
+  /** Stops the try of a job whose lock is gone, if it still runs; said once per try. */
+  lose(jobId: string): void {
+    const hold = this.held.get(jobId);
+    if (hold && !hold.lost.signal.aborted) hold.lost.abort();
+    if (this.lockLost.has(jobId)) return;
+    this.lockLost.add(jobId);
+    const what = hold ? "this try is stopped and its record not kept" : "this try's record is not kept";
+    this.options.emit({
+      type: "batch.notice",
+      message: `${this.taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): ${what}, and the task is run again.`,
+    });
+  }
+
+  stop(): void {
+    clearInterval(this.check);
+  }
+}
+
+/**
+ * What a try reports back through the queue: its progress, at most every `PROGRESS_EVERY_MS`,
+ * and what it spent, kept under the try among the job's tries.
+ */
+class TryReport {
+  private readonly redis: Redis;
+  private readonly job: Job<JobData, JobResult>;
+  /** This try, among the job's tries: what it spent is kept under it. */
+  readonly field: string;
+  private lastWrite = 0;
+  /** The latest progress, written or not. */
+  private queued: JobProgress | undefined;
+  private spent = 0;
+
+  constructor(redis: Redis, job: Job<JobData, JobResult>) {
+    this.redis = redis;
+    this.job = job;
+    this.field = `${job.id}|${randomUUID()}`;
+  }
+
+  progress(progress: JobProgress): void {
+    this.queued = progress;
+    this.spent = progress.cost_usd ?? this.spent;
+    const now = Date.now();
+    if (now - this.lastWrite < PROGRESS_EVERY_MS) return;
+    this.lastWrite = now;
+    void this.job.updateProgress(progress).catch(() => {});
+    void this.writeSpent();
+  }
+
+  /** Whatever the try came to, what it spent counts: its record's cost, or the last it reported. */
+  async ended(execution: Execution): Promise<void> {
+    this.spent = execution.broken ? this.spent : (execution.record.cost_usd ?? this.spent);
+    await this.writeSpent();
+  }
+
+  /** The last progress, written even if it came too soon after the one before. */
+  async flush(): Promise<void> {
+    if (this.queued) await this.job.updateProgress(this.queued).catch(() => {});
+  }
+
+  private writeSpent() {
+    const key = triesKey(this.job.data.batch_id);
+    return this.redis
+      .multi()
+      .hset(key, this.field, String(this.spent))
+      .expire(key, KEEP_SECONDS)
+      .exec()
+      .catch(() => null);
+  }
+}
+
 /**
  * `cairn worker`: takes tasks from the queue and runs each exactly as a local batch does (its own
  * copy, its own cairn process), reporting progress and the record back through the queue. The
@@ -90,141 +224,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   );
   const redis = connect(options.url, watch);
   const root = await scratchRoot("worker", Boolean(options.keepFailed));
-  const handingBack = new AbortController();
-  let active = 0;
-  /** The task each job taken here is, for what is said about a job. */
-  const taskOf = new Map<string, string>();
-  /** Jobs whose lost lock was said, this try. */
-  const lockLost = new Set<string>();
-  /** The tries running here: when each one's lock was last renewed, and what stops it. */
-  const held = new Map<string, { renewedAt: number; lost: AbortController }>();
-  /** Stops the try of a job whose lock is gone, if it still runs; said once per try. */
-  const loseLock = (jobId: string) => {
-    const hold = held.get(jobId);
-    if (hold && !hold.lost.signal.aborted) hold.lost.abort();
-    if (lockLost.has(jobId)) return;
-    lockLost.add(jobId);
-    const what = hold ? "this try is stopped and its record not kept" : "this try's record is not kept";
-    options.emit({
-      type: "batch.notice",
-      message: `${taskOf.get(jobId) ?? `job ${jobId}`} lost its lock on the queue (Redis was away, or out of reach, for longer than --lock-duration): ${what}, and the task is run again.`,
-    });
-  };
-  const lockCheck = setInterval(
-    () => {
-      const now = Date.now();
-      for (const [jobId, hold] of held)
-        if (watch.isDown && now - hold.renewedAt > options.lockDurationMs * LOST_AT) loseLock(jobId);
-    },
-    Math.max(100, options.lockDurationMs / 8),
-  );
-  lockCheck.unref();
-
-  const runJob = async (job: Job<JobData, JobResult>, token?: string): Promise<JobResult> => {
-    const { batch_id, spec, flags, attempts } = job.data;
-    const key = taskKey(spec);
-    if (job.id) {
-      taskOf.set(job.id, spec.id);
-      lockLost.delete(job.id);
-    }
-    const tries = triesBefore(job);
-    if (tries >= attempts) {
-      throw new UnrecoverableError(
-        `tried ${tries} time(s) (the limit of --attempts ${attempts}); each time the worker running it stopped or the try broke.`,
-      );
-    }
-    const meta = await redis.get(metaKey(batch_id));
-    const maxCost = meta ? (JSON.parse(meta) as { max_cost_usd?: number }).max_cost_usd : undefined;
-    if (maxCost !== undefined && (await batchSpent(redis, batch_id)) >= maxCost) {
-      return { skipped: "budget" };
-    }
-    active++;
-    const attempt = tries + 1;
-    const hold = { renewedAt: Date.now(), lost: new AbortController() };
-    if (job.id) held.set(job.id, hold);
-    let lastWrite = 0;
-    let queued: JobProgress | undefined;
-    /** This try, among the job's tries: what it spent is kept under it. */
-    const tryField = `${job.id}|${randomUUID()}`;
-    let spent = 0;
-    const writeSpent = () =>
-      redis
-        .multi()
-        .hset(triesKey(batch_id), tryField, String(spent))
-        .expire(triesKey(batch_id), KEEP_SECONDS)
-        .exec()
-        .catch(() => null);
-    const writeProgress = (progress: JobProgress) => {
-      queued = progress;
-      spent = progress.cost_usd ?? spent;
-      const now = Date.now();
-      if (now - lastWrite < PROGRESS_EVERY_MS) return;
-      lastWrite = now;
-      void job.updateProgress(progress).catch(() => {});
-      void writeSpent();
-    };
-    try {
-      const execution = await executeTask(spec, {
-        flags: { ...flags, ...options.local },
-        root,
-        cacheDir: options.cacheDir,
-        keepFailed: Boolean(options.keepFailed),
-        signal: handingBack.signal,
-        urgent: hold.lost.signal,
-        urgentGraceMs: options.lockDurationMs * STOP_WITHIN,
-        exitGraceMs: options.lockDurationMs * EXIT_WITHIN,
-        attempt,
-        worker: options.name,
-        onStart: (pid) => {
-          options.emit({
-            type: "task.started",
-            batch_id,
-            id: spec.id,
-            key,
-            attempt,
-            worker: options.name,
-            ...(pid ? { pid } : {}),
-          });
-          writeProgress({ status: "starting", cost_usd: 0, tokens: 0, worker: options.name, attempt });
-        },
-        onProgress: (progress: TaskProgress) => {
-          options.emit({ type: "task.progress", batch_id, id: spec.id, key, ...progress });
-          writeProgress({ ...progress, worker: options.name, attempt });
-        },
-      });
-      // Whatever this try comes to, what it spent counts.
-      spent = execution.broken ? spent : (execution.record.cost_usd ?? spent);
-      await writeSpent();
-      if (hold.lost.signal.aborted) {
-        // Back to the queue if the lock was still ours after all; if not, the queue takes the
-        // task back itself once the lock has lapsed.
-        if (token) await job.moveToWait(token).catch(() => {});
-        throw new WaitingError();
-      }
-      if (queued) await job.updateProgress(queued).catch(() => {});
-      if (execution.cancelled && handingBack.signal.aborted && token) {
-        options.emit({
-          type: "task.requeued",
-          batch_id,
-          id: spec.id,
-          key,
-          reason: `handed back by ${options.name}`,
-        });
-        await job.moveToWait(token);
-        throw new WaitingError();
-      }
-      if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
-      const record =
-        execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
-      const earlier = job.id ? await earlierTriesSpent(redis, batch_id, job.id, tryField) : 0;
-      return earlier > 0 ? { ...record, earlier_tries_cost_usd: earlier } : record;
-    } finally {
-      active--;
-      if (job.id) held.delete(job.id);
-    }
-  };
-
-  const worker = new Worker<JobData, JobResult>(QUEUE_NAME, runJob, {
+  const locks = new JobLocks(options, watch);
+  const tries = new TaskTries(options, redis, root, locks);
+  const worker = new Worker<JobData, JobResult>(QUEUE_NAME, (job, token) => tries.run(job, token), {
     connection: redis,
     name: options.name,
     concurrency: options.concurrency,
@@ -237,27 +239,19 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   worker.on("error", (error) => {
     const jobId = lockErrorJob(error);
     if (jobId === undefined) watch.lost(error);
-    else loseLock(jobId);
+    else locks.lose(jobId);
   });
   worker.on("lockRenewalFailed", (jobIds) => {
-    for (const jobId of jobIds) loseLock(jobId);
+    for (const jobId of jobIds) locks.lose(jobId);
   });
-  worker.on("locksRenewed", ({ jobIds }) => {
-    const now = Date.now();
-    for (const jobId of jobIds) {
-      const hold = held.get(jobId);
-      if (hold) hold.renewedAt = now;
-    }
-  });
+  worker.on("locksRenewed", ({ jobIds }) => locks.renewed(jobIds));
   // Finished once its record is stored under its lock: a try whose lock lapsed is not.
   worker.on("completed", (job, result) => {
-    if (job.id) taskOf.delete(job.id);
+    locks.forget(job.id);
     if (!("skipped" in result))
       options.emit({ type: "task.finished", batch_id: job.data.batch_id, record: result });
   });
-  worker.on("failed", (job) => {
-    if (job?.id) taskOf.delete(job.id);
-  });
+  worker.on("failed", (job) => locks.forget(job?.id));
   await worker.waitUntilReady();
   options.emit({
     type: "batch.notice",
@@ -267,15 +261,151 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
   return {
     async finish() {
       // The tasks running here go on to their end, Redis or not.
-      while (active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
+      while (tries.active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
       // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
       await worker.close(watch.isDown).catch(() => {});
-      clearInterval(lockCheck);
+      locks.stop();
       redis.disconnect();
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
     },
-    handBack: () => handingBack.abort(),
-    running: () => active,
+    handBack: () => tries.handingBack.abort(),
+    running: () => tries.active,
   };
+}
+
+/** The tries of tasks this worker runs: each taken or refused, run, and its outcome given to the queue. */
+class TaskTries {
+  /** Tries running now. */
+  active = 0;
+  /** Aborted to hand the running tries back to the queue. */
+  readonly handingBack = new AbortController();
+  private readonly options: WorkerOptions;
+  private readonly redis: Redis;
+  private readonly root: string;
+  private readonly locks: JobLocks;
+
+  constructor(options: WorkerOptions, redis: Redis, root: string, locks: JobLocks) {
+    this.options = options;
+    this.redis = redis;
+    this.root = root;
+    this.locks = locks;
+  }
+
+  /** A job's try: its record, or the job left unstarted for the budget; it throws to have BullMQ try again or give up. */
+  async run(job: Job<JobData, JobResult>, token?: string): Promise<JobResult> {
+    const refused = await this.refusal(job);
+    if (refused) return refused;
+    this.active++;
+    const attempt = triesBefore(job) + 1;
+    const hold = this.locks.hold(job.id);
+    const report = new TryReport(this.redis, job);
+    try {
+      const execution = await this.execute(job, attempt, hold, report);
+      await report.ended(execution);
+      return await this.outcome(job, token, attempt, hold, execution, report);
+    } finally {
+      this.active--;
+      this.locks.release(job.id);
+    }
+  }
+
+  /**
+   * Why a job is not tried: its tries are used up (it fails for good), or the batch's --max-cost
+   * is spent (it is left unstarted); nothing when it is tried.
+   */
+  private async refusal(job: Job<JobData, JobResult>): Promise<JobResult | undefined> {
+    const { batch_id, spec, attempts } = job.data;
+    if (job.id) this.locks.taken(job.id, spec.id);
+    const tries = triesBefore(job);
+    if (tries >= attempts) {
+      throw new UnrecoverableError(
+        `tried ${tries} time(s) (the limit of --attempts ${attempts}); each time the worker running it stopped or the try broke.`,
+      );
+    }
+    const meta = await this.redis.get(metaKey(batch_id));
+    const maxCost = meta ? (JSON.parse(meta) as { max_cost_usd?: number }).max_cost_usd : undefined;
+    if (maxCost !== undefined && (await batchSpent(this.redis, batch_id)) >= maxCost) {
+      return { skipped: "budget" };
+    }
+    return undefined;
+  }
+
+  /** Runs the try in its own copy and cairn process, saying its start and progress here and on the queue. */
+  private execute(
+    job: Job<JobData, JobResult>,
+    attempt: number,
+    hold: Hold,
+    report: TryReport,
+  ): Promise<Execution> {
+    const { options } = this;
+    const { batch_id, spec, flags } = job.data;
+    const key = taskKey(spec);
+    return executeTask(spec, {
+      flags: { ...flags, ...options.local },
+      root: this.root,
+      cacheDir: options.cacheDir,
+      keepFailed: Boolean(options.keepFailed),
+      signal: this.handingBack.signal,
+      urgent: hold.lost.signal,
+      urgentGraceMs: options.lockDurationMs * STOP_WITHIN,
+      exitGraceMs: options.lockDurationMs * EXIT_WITHIN,
+      attempt,
+      worker: options.name,
+      onStart: (pid) => {
+        options.emit({
+          type: "task.started",
+          batch_id,
+          id: spec.id,
+          key,
+          attempt,
+          worker: options.name,
+          ...(pid ? { pid } : {}),
+        });
+        report.progress({ status: "starting", cost_usd: 0, tokens: 0, worker: options.name, attempt });
+      },
+      onProgress: (progress: TaskProgress) => {
+        options.emit({ type: "task.progress", batch_id, id: spec.id, key, ...progress });
+        report.progress({ ...progress, worker: options.name, attempt });
+      },
+    });
+  }
+
+  /**
+   * What the queue is told of an ended try: back to the queue when its lock was lost or it was
+   * handed back, another try when it broke with tries left, else its record (a given-up one
+   * when its last allowed try broke), with what earlier tries spent.
+   */
+  private async outcome(
+    job: Job<JobData, JobResult>,
+    token: string | undefined,
+    attempt: number,
+    hold: Hold,
+    execution: Execution,
+    report: TryReport,
+  ): Promise<JobResult> {
+    const { batch_id, spec, attempts } = job.data;
+    if (hold.lost.signal.aborted) {
+      // Back to the queue if the lock was still ours after all; if not, the queue takes the
+      // task back itself once the lock has lapsed.
+      if (token) await job.moveToWait(token).catch(() => {});
+      throw new WaitingError();
+    }
+    await report.flush();
+    if (execution.cancelled && this.handingBack.signal.aborted && token) {
+      this.options.emit({
+        type: "task.requeued",
+        batch_id,
+        id: spec.id,
+        key: taskKey(spec),
+        reason: `handed back by ${this.options.name}`,
+      });
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
+    if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
+    const record = execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
+    const earlier = job.id ? await earlierTriesSpent(this.redis, batch_id, job.id, report.field) : 0;
+    return earlier > 0 ? { ...record, earlier_tries_cost_usd: earlier } : record;
+  }
 }

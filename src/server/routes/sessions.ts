@@ -1,9 +1,11 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
+import { lastResult } from "../../agent/resume.js";
 import type { ConfigFlags } from "../../config/load.js";
 import type { StampedEvent, TodoItem } from "../../events/types.js";
-import { lastResult, timeline } from "../../ui/sessionExport.js";
+import type { SessionInfo } from "../../store/sessions.js";
+import { timeline } from "../../ui/sessionExport.js";
 import { ApiError } from "../apiError.js";
 import { eventStream } from "../events.js";
 import {
@@ -13,6 +15,7 @@ import {
   listQuerySchema,
   messageSchema,
   requestRefSchema,
+  type SessionView,
   sessionDetailSchema,
   sessionRefSchema,
   sessionSchema,
@@ -134,27 +137,74 @@ const resume = createRoute({
   responses: { 200: json(startedSchema, "running again"), ...refusals(400, 403, 404, 409) },
 });
 
+/** The stored sessions as the list shows them, filtered by what they show: a session waiting for a person here is `waiting`, not `running`. */
+function listedSessions(state: ServerState, query: z.infer<typeof listQuerySchema>): SessionView[] {
+  const workspace = query.workspace === undefined ? undefined : storedPath(query.workspace);
+  const needle = query.q?.toLowerCase();
+  return state.store
+    .listSessions(workspace ? { workspace } : {})
+    .map((s) => sessionView(state, s))
+    .filter(
+      (s) =>
+        (!query.status || s.status === query.status) &&
+        (!query.mode || s.mode === query.mode) &&
+        (!needle || s.task.toLowerCase().includes(needle)),
+    )
+    .slice(0, query.limit);
+}
+
+/** Starts a session as asked, in an allowed workspace, under a session id not taken; its id once it is stored. */
+async function startSession(state: ServerState, request: z.infer<typeof startSchema>): Promise<string> {
+  const workspace = state.workspaces.resolve(request.workspace);
+  const flags: ConfigFlags = {
+    model: request.model,
+    approval: request.approval,
+    maxIterations: request.max_iterations,
+    maxCost: request.max_cost_usd,
+    maxTokens: request.max_tokens,
+    timeout: request.timeout_s,
+    verify: request.verify,
+  };
+  if (request.session_id !== undefined && state.store.sessionExists(request.session_id))
+    throw new ApiError(
+      409,
+      `session_id ${request.session_id} is taken: a session by that id exists. Choose another.`,
+    );
+  const started = await state.live.start({
+    mode: request.mode,
+    task: request.task,
+    workspace,
+    flags,
+    ...(request.session_id !== undefined ? { sessionId: request.session_id } : {}),
+    ...(request.context !== undefined ? { context: request.context } : {}),
+  });
+  return started.id;
+}
+
+/** Runs a stored session again in this server, if it is not running anywhere and has something left to do. */
+async function resumeSession(state: ServerState, info: SessionInfo): Promise<string> {
+  if (state.live.get(info.id))
+    throw new ApiError(409, `session ${info.id} is already running in this server.`);
+  if (info.status === "running")
+    throw new ApiError(409, `session ${info.id} is still running in another cairn process.`);
+  if (info.mode !== "chat" && info.status === "completed")
+    throw new ApiError(409, `session ${info.id} already completed; there is nothing to resume.`);
+  const workspace = state.workspaces.resolve(info.workspace);
+  await state.live.start({
+    mode: info.mode,
+    task: info.task,
+    workspace,
+    flags: { model: info.model },
+    resume: { id: info.id, events: state.store.events(info.id) },
+  });
+  return info.id;
+}
+
 export function sessionRoutes(state: ServerState) {
-  const { store, live, workspaces } = state;
+  const { store, live } = state;
   const liveOf = (ref: string) => live.require(findSession(state, ref).id);
   return routes()
-    .openapi(list, (c) => {
-      const query = c.req.valid("query");
-      const workspace = query.workspace === undefined ? undefined : storedPath(query.workspace);
-      const needle = query.q?.toLowerCase();
-      // Filtered as shown: a session waiting for a person here is `waiting`, not `running`.
-      const sessions = store
-        .listSessions(workspace ? { workspace } : {})
-        .map((s) => sessionView(state, s))
-        .filter(
-          (s) =>
-            (!query.status || s.status === query.status) &&
-            (!query.mode || s.mode === query.mode) &&
-            (!needle || s.task.toLowerCase().includes(needle)),
-        )
-        .slice(0, query.limit);
-      return c.json({ sessions }, 200);
-    })
+    .openapi(list, (c) => c.json({ sessions: listedSessions(state, c.req.valid("query")) }, 200))
     .openapi(show, (c) => {
       const info = findSession(state, c.req.valid("param").id);
       const stored = store.events(info.id);
@@ -176,31 +226,8 @@ export function sessionRoutes(state: ServerState) {
       return eventStream(c, store, live.get(info.id), info.id, after);
     })
     .openapi(start, async (c) => {
-      const request = c.req.valid("json");
-      const workspace = workspaces.resolve(request.workspace);
-      const flags: ConfigFlags = {
-        model: request.model,
-        approval: request.approval,
-        maxIterations: request.max_iterations,
-        maxCost: request.max_cost_usd,
-        maxTokens: request.max_tokens,
-        timeout: request.timeout_s,
-        verify: request.verify,
-      };
-      if (request.session_id !== undefined && store.sessionExists(request.session_id))
-        throw new ApiError(
-          409,
-          `session_id ${request.session_id} is taken: a session by that id exists. Choose another.`,
-        );
-      const started = await live.start({
-        mode: request.mode,
-        task: request.task,
-        workspace,
-        flags,
-        ...(request.session_id !== undefined ? { sessionId: request.session_id } : {}),
-        ...(request.context !== undefined ? { context: request.context } : {}),
-      });
-      return c.json({ session: sessionView(state, findSession(state, started.id)) }, 201);
+      const id = await startSession(state, c.req.valid("json"));
+      return c.json({ session: sessionView(state, findSession(state, id)) }, 201);
     })
     .openapi(message, (c) => {
       liveOf(c.req.valid("param").id).message(c.req.valid("json").text);
@@ -222,20 +249,7 @@ export function sessionRoutes(state: ServerState) {
       return c.json({ ok: true as const }, 202);
     })
     .openapi(resume, async (c) => {
-      const info = findSession(state, c.req.valid("param").id);
-      if (live.get(info.id)) throw new ApiError(409, `session ${info.id} is already running in this server.`);
-      if (info.status === "running")
-        throw new ApiError(409, `session ${info.id} is still running in another cairn process.`);
-      if (info.mode !== "chat" && info.status === "completed")
-        throw new ApiError(409, `session ${info.id} already completed; there is nothing to resume.`);
-      const workspace = workspaces.resolve(info.workspace);
-      await live.start({
-        mode: info.mode,
-        task: info.task,
-        workspace,
-        flags: { model: info.model },
-        resume: { id: info.id, events: store.events(info.id) },
-      });
-      return c.json({ session: sessionView(state, findSession(state, info.id)) }, 200);
+      const id = await resumeSession(state, findSession(state, c.req.valid("param").id));
+      return c.json({ session: sessionView(state, findSession(state, id)) }, 200);
     });
 }

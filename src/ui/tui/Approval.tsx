@@ -5,7 +5,7 @@ import { plural } from "../../platform/text.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 import { annotationsLine } from "../format.js";
 import { Cursor } from "./components.js";
-import { changeLines } from "./describe.js";
+import { changeLines, type DiffLine } from "./describe.js";
 import { backspace, type EditorState, emptyEditor, insert } from "./editor.js";
 import { ANSWER_QUIET_MS, useKeyGuard } from "./keyGuard.js";
 
@@ -91,32 +91,41 @@ function useLineInput(
   return { field: field.current, turnedAway: guard.turnedAway };
 }
 
+/** Where the person stands in an approval panel. */
+interface ApprovalKeys {
+  /** The choice the arrows picked; none at first, so that Enter alone is no answer. */
+  selected: number | undefined;
+  /** "No" was chosen: the panel asks why. */
+  why: boolean;
+  /** The first line of the preview shown. */
+  offset: number;
+  /** The reason typed so far. */
+  reason: string;
+  /** Keys not taken, typed ahead or held down. */
+  turnedAway: number;
+}
+
 /**
- * The agent asks before a write or a command: once, always (for the session or the workspace),
- * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
- * and Enter. A key answers only when pressed on purpose (see `KeyGuard`): keys typed ahead, a held
- * key and a paste never do, and Enter alone chooses nothing until an arrow has picked a choice.
- * Esc is handled above it: it refuses and interrupts.
+ * The keys of an approval panel: PgUp and PgDn scroll the preview of `previewLength` lines; a
+ * choice's letter or number, or the arrows and Enter, answer — only when pressed on purpose (see
+ * `KeyGuard`); "no" asks why, in a line of its own.
  */
-export function ApprovalPanel({
-  request,
+function useApprovalKeys({
+  choices,
+  previewLength,
   previewLines,
   onAnswer,
-  quietMs = ANSWER_QUIET_MS,
+  quietMs,
 }: {
-  request: ApprovalPrompt;
-  /** Lines of the preview of what the call would change that fit on the screen. */
+  choices: Choice[];
+  previewLength: number;
   previewLines: number;
   onAnswer: (answer: ApprovalAnswer) => void;
-  /** How long the keyboard must be still before a key answers. */
-  quietMs?: number;
-}) {
-  const choices = choicesFor(request);
-  const preview = changeLines(request.change);
-  /** The choice the arrows picked; none at first, so that Enter alone is no answer. */
+  quietMs: number;
+}): ApprovalKeys {
   const [selected, setSelected] = useState<number | undefined>();
   const [why, setWhy] = useState(false);
-  /** The first line of the preview shown: a long change is scrolled through before it is judged. */
+  // A long change is scrolled through before it is judged.
   const [offset, setOffset] = useState(0);
   const guard = useKeyGuard(quietMs);
   const reason = useLineInput(why, (text) => onAnswer({ choice: "deny", reason: text }));
@@ -124,7 +133,7 @@ export function ApprovalPanel({
   usePaste(() => guard.take(false), { isActive: !why });
   useInput(
     (input, key) => {
-      const lastOffset = Math.max(0, preview.length - previewLines);
+      const lastOffset = Math.max(0, previewLength - previewLines);
       // Reading the change is no answer, so it needs no care.
       if (key.pageDown) return setOffset((o) => Math.min(lastOffset, o + Math.max(1, previewLines - 1)));
       if (key.pageUp) return setOffset((o) => Math.max(0, o - Math.max(1, previewLines - 1)));
@@ -143,9 +152,14 @@ export function ApprovalPanel({
     },
     { isActive: !why },
   );
+  return { selected, why, offset, reason: reason.field.text, turnedAway: guard.turnedAway };
+}
+
+/** What the call is, what is dangerous in it, and what its tool says of itself. */
+function ApprovalTitle({ request }: { request: ApprovalPrompt }) {
   const hints = annotationsLine(request.annotations);
   return (
-    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+    <>
       <Text wrap="truncate-end">
         <Text bold color="yellow">
           Allow {request.tool}
@@ -168,37 +182,82 @@ export function ApprovalPanel({
           {hints}
         </Text>
       )}
+    </>
+  );
+}
+
+/** The lines of the change from `offset`, as many as fit, with what is above and below counted. */
+function ChangePreview({ preview, offset, rows }: { preview: DiffLine[]; offset: number; rows: number }) {
+  return (
+    <>
       {offset > 0 && <Text dimColor>… {plural(offset, "line")} above (PgUp)</Text>}
-      {preview.slice(offset, offset + previewLines).map((line) => (
+      {preview.slice(offset, offset + rows).map((line) => (
         <Text key={line.n} color={line.kind === "add" ? "green" : "red"} wrap="truncate-end">
           {line.text || " "}
         </Text>
       ))}
-      {preview.length > offset + previewLines && (
-        <Text dimColor>
-          … {plural(preview.length - offset - previewLines, "more line")} (PgDn to read on)
-        </Text>
+      {preview.length > offset + rows && (
+        <Text dimColor>… {plural(preview.length - offset - rows, "more line")} (PgDn to read on)</Text>
       )}
-      {why ? (
-        <Text>
-          Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {reason.field.text}
-          <Cursor at=" " />
+    </>
+  );
+}
+
+/** The choices and the keys that pick them; once "no" is chosen, the line that asks why. */
+function ApprovalChoices({ choices, keys }: { choices: Choice[]; keys: ApprovalKeys }) {
+  const { selected } = keys;
+  if (keys.why)
+    return (
+      <Text>
+        Why not? <Text dimColor>(Enter sends; empty is fine)</Text> {keys.reason}
+        <Cursor at=" " />
+      </Text>
+    );
+  return (
+    <>
+      {choices.map((choice, i) => (
+        <Text key={choice.key} color={i === selected ? "cyan" : undefined} wrap="truncate-end">
+          {i === selected ? "› " : "  "}
+          {choice.key} {choice.label}
         </Text>
-      ) : (
-        choices.map((choice, i) => (
-          <Text key={choice.key} color={i === selected ? "cyan" : undefined} wrap="truncate-end">
-            {i === selected ? "› " : "  "}
-            {choice.key} {choice.label}
-          </Text>
-        ))
-      )}
-      {!why && (
-        <Text dimColor wrap="truncate-end">
-          {guard.turnedAway
-            ? "Keys typed ahead or held down are not taken: press one when ready"
-            : `Press ${choices.map((c) => c.key).join(", ")}${selected === undefined ? ", or pick with ↑ ↓ and Enter" : ", or Enter"}`}
-        </Text>
-      )}
+      ))}
+      <Text dimColor wrap="truncate-end">
+        {keys.turnedAway
+          ? "Keys typed ahead or held down are not taken: press one when ready"
+          : `Press ${choices.map((c) => c.key).join(", ")}${selected === undefined ? ", or pick with ↑ ↓ and Enter" : ", or Enter"}`}
+      </Text>
+    </>
+  );
+}
+
+/**
+ * The agent asks before a write or a command: once, always (for the session or the workspace),
+ * or no with a reason the model is given. Keyboard only: the letters, the numbers, or the arrows
+ * and Enter. A key answers only when pressed on purpose (see `KeyGuard`): keys typed ahead, a held
+ * key and a paste never do, and Enter alone chooses nothing until an arrow has picked a choice.
+ * Esc is handled above it: it refuses and interrupts.
+ */
+export function ApprovalPanel({
+  request,
+  previewLines,
+  onAnswer,
+  quietMs = ANSWER_QUIET_MS,
+}: {
+  request: ApprovalPrompt;
+  /** Lines of the preview of what the call would change that fit on the screen. */
+  previewLines: number;
+  onAnswer: (answer: ApprovalAnswer) => void;
+  /** How long the keyboard must be still before a key answers. */
+  quietMs?: number;
+}) {
+  const choices = choicesFor(request);
+  const preview = changeLines(request.change);
+  const keys = useApprovalKeys({ choices, previewLength: preview.length, previewLines, onAnswer, quietMs });
+  return (
+    <Box flexDirection="column" borderStyle="round" borderColor="yellow" paddingX={1}>
+      <ApprovalTitle request={request} />
+      <ChangePreview preview={preview} offset={keys.offset} rows={previewLines} />
+      <ApprovalChoices choices={choices} keys={keys} />
     </Box>
   );
 }

@@ -1,4 +1,4 @@
-import { Box, Text } from "ink";
+import { Box, Static, Text } from "ink";
 import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../../platform/format.js";
@@ -210,7 +210,7 @@ export function AgentLine({ agent }: { agent: AgentView }) {
 }
 
 /** A finished item of the conversation, drawn once. */
-export function TranscriptItem({ item, width }: { item: Item; width: number }) {
+function TranscriptItem({ item, width }: { item: Item; width: number }) {
   switch (item.kind) {
     case "user":
       return (
@@ -247,4 +247,17 @@ export function TranscriptItem({ item, width }: { item: Item; width: number }) {
         </Box>
       );
   }
+}
+
+/** The conversation's finished items, each printed once above the live area: the terminal keeps them. */
+export function Transcript({ transcript, width }: { transcript: TuiState["transcript"]; width: number }) {
+  return (
+    <Static key={transcript.key} items={transcript.items}>
+      {(item) => (
+        <Box key={item.id} flexDirection="column" width={width}>
+          <TranscriptItem item={item} width={width} />
+        </Box>
+      )}
+    </Static>
+  );
 }

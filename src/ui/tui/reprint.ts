@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useLayoutEffect, useRef } from "react";
 import type { Action, Item, TuiState } from "./state.js";
 
 /** Items kept to print again after a resize; older ones are left to the scrollback as it is. */
@@ -15,7 +15,7 @@ export const CLEAR_SCREEN = "\x1b[2J\x1b[3J\x1b[H";
  * than were drawn, so erasing the frame would leave pieces of it on the screen: instead the screen
  * is cleared, and the transcript printed again at the new width, the frame after it.
  */
-export function useReprintOnResize(
+function useReprintOnResize(
   transcript: TuiState["transcript"],
   dispatch: (actions: Action[]) => void,
   write: (text: string) => void,
@@ -49,4 +49,21 @@ export function useReprintOnResize(
       printed.current = [];
     },
   };
+}
+
+/**
+ * The transcript's finished items, printed once: what Ink has printed belongs to the terminal
+ * from then on, so the state lets go of it (and it is kept here to print again after a resize).
+ */
+export function usePrintedTranscript(
+  transcript: TuiState["transcript"],
+  dispatch: (actions: Action[]) => void,
+  write: (text: string) => void,
+  columns: number,
+): { forget: () => void } {
+  useLayoutEffect(() => {
+    if (transcript.items.length)
+      dispatch([{ type: "ui.printed", key: transcript.key, count: transcript.items.length }]);
+  }, [transcript, dispatch]);
+  return useReprintOnResize(transcript, dispatch, write, columns);
 }

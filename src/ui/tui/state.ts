@@ -262,23 +262,47 @@ function reduceSubAgent(state: TuiState, event: StampedEvent, id: string): TuiSt
   }
 }
 
+function startTurn(state: TuiState, event: Stamped<"turn.started">): TuiState {
+  return push(
+    {
+      ...state,
+      busy: true,
+      // A new turn: nothing of its answer is on screen yet, whatever the last one streamed.
+      streamed: 0,
+      turnStartedAt: timeOf(event),
+      turnFiles: [],
+    },
+    { kind: "user", text: turnInput(event) },
+  );
+}
+
+/** The answer as it streams: each Markdown block printed once it is whole. */
+function streamText(state: TuiState, event: Stamped<"message.delta">): TuiState {
+  const { stream, blocks } = appendStream(state.stream, event.text);
+  return push(
+    { ...state, stream, streamed: state.streamed + event.text.length },
+    ...blocks.map((text): NewItem => ({ kind: "markdown", text })),
+  );
+}
+
+function startTool(state: TuiState, event: Stamped<"tool.call">): TuiState {
+  const call: ToolView = {
+    callId: event.call_id,
+    tool: event.tool,
+    title: event.title,
+    args: event.args,
+    permission: event.permission,
+  };
+  return { ...flushStream(state), running: [...state.running, call] };
+}
+
 function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
   if (event.agent) return reduceSubAgent(state, event, event.agent);
   switch (event.type) {
     case "session.started":
       return { ...state, model: event.model, sessionId: event.session_id, workspace: event.workspace };
     case "turn.started":
-      return push(
-        {
-          ...state,
-          busy: true,
-          // A new turn: nothing of its answer is on screen yet, whatever the last one streamed.
-          streamed: 0,
-          turnStartedAt: timeOf(event),
-          turnFiles: [],
-        },
-        { kind: "user", text: turnInput(event) },
-      );
+      return startTurn(state, event);
     case "session.resumed":
       return push(state, line(`resumed after event ${event.after_seq}`));
     case "status":
@@ -288,13 +312,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
         // A new model turn: what it streams is a new answer.
         streamed: event.status === "thinking" || event.status === "summarizing" ? 0 : state.streamed,
       };
-    case "message.delta": {
-      const { stream, blocks } = appendStream(state.stream, event.text);
-      return push(
-        { ...state, stream, streamed: state.streamed + event.text.length },
-        ...blocks.map((text): NewItem => ({ kind: "markdown", text })),
-      );
-    }
+    case "message.delta":
+      return streamText(state, event);
     case "message":
       // Streamed answers are already on screen; others (tier-0 routes, run reports) arrive whole.
       return state.streamed > 0 ? flushStream(state) : push(state, { kind: "markdown", text: event.text });
@@ -304,19 +323,7 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "todos":
       return { ...state, todos: event.todos };
     case "tool.call":
-      return {
-        ...flushStream(state),
-        running: [
-          ...state.running,
-          {
-            callId: event.call_id,
-            tool: event.tool,
-            title: event.title,
-            args: event.args,
-            permission: event.permission,
-          },
-        ],
-      };
+      return startTool(state, event);
     case "tool.result":
       return finishTool(state, event);
     case "usage":

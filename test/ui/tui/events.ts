@@ -20,7 +20,7 @@ export const started = (task: string, ms = 0) =>
   stamp({ type: "turn.started", turn: ++turn, mode: "chat", input: task }, ms);
 
 /** How the last turn ended. */
-export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =>
+export const finished = (status: "completed" | "unverified" | "cancelled" | "failed", ms = 0) =>
   stamp(
     {
       type: "turn.finished",
@@ -28,7 +28,14 @@ export const finished = (status: "completed" | "cancelled" | "failed", ms = 0) =
       result: {
         session_id: "s1",
         status,
-        reason: ({ completed: "answered", cancelled: "interrupted", failed: "work_failed" } as const)[status],
+        reason: (
+          {
+            completed: "answered",
+            unverified: "unchecked",
+            cancelled: "interrupted",
+            failed: "work_failed",
+          } as const
+        )[status],
         summary: "",
         iterations: 1,
         files_changed: [],

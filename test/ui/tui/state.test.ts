@@ -40,6 +40,28 @@ describe("streamed Markdown blocks", () => {
   });
 });
 
+/** A write_file call on `a` and its result, which changed it. */
+const writesA = () => [
+  stamp({
+    type: "tool.call",
+    call_id: "c",
+    tool: "write_file",
+    kind: "edit",
+    title: "write_file a",
+    args: { path: "a" },
+    permission: "write",
+  }),
+  stamp({
+    type: "tool.result",
+    call_id: "c",
+    tool: "write_file",
+    ok: true,
+    output: "ok",
+    changed_files: ["a"],
+    duration_ms: 1,
+  }),
+];
+
 describe("the UI state reducer", () => {
   it("shows the message of a turn, then the answer streamed block by block", () => {
     const state = run(
@@ -196,28 +218,28 @@ describe("the UI state reducer", () => {
     expect(kinds(closed)).toContain("todos");
   });
 
+  it("says a message that changed files ended unverified, in the warning tone, without repeating why", () => {
+    const state = run(started("fix", 0), ...writesA(), finished("unverified", 1500));
+    // Every message of a chat is unchecked without --verify: saying why each time would be noise.
+    expect(state.transcript.items.at(-1)).toMatchObject({
+      kind: "line",
+      text: "unverified · 1 file changed · 1.5s",
+      tone: "warn",
+    });
+    // The next message only answers: no ending line, as for any answer.
+    const answered = run(
+      started("thanks", 0),
+      stamp({ type: "message", text: "Welcome." }),
+      finished("completed"),
+    );
+    expect(answered.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "Welcome." });
+  });
+
   it("says how an interrupted turn ended and what it changed", () => {
     const state = run(
       started("fix", 0),
       stamp({ type: "message.delta", text: "Working on" }),
-      stamp({
-        type: "tool.call",
-        call_id: "c",
-        tool: "write_file",
-        kind: "edit",
-        title: "write_file a",
-        args: { path: "a" },
-        permission: "write",
-      }),
-      stamp({
-        type: "tool.result",
-        call_id: "c",
-        tool: "write_file",
-        ok: true,
-        output: "ok",
-        changed_files: ["a"],
-        duration_ms: 1,
-      }),
+      ...writesA(),
       finished("cancelled", 2500),
     );
     expect(state.transcript.items.at(-1)).toMatchObject({
