@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { makeHome, makeRepo } from "../test/helpers/cli.js";
+import { modulesIn } from "./lib/bundle.js";
 import { CAIRN_BIN, ROOT } from "./lib/paths.js";
 import type { BenchResult, Figure } from "./lib/report.js";
 import { serveProcess, spawnTask } from "./lib/session.js";
@@ -54,19 +55,33 @@ function timeOnce(args: readonly string[]): number {
   return elapsed;
 }
 
-/** The packages (and cairn's own modules) a command loads, read through a module hook. */
-function loadedModules(args: readonly string[], env: Record<string, string> = {}): string[] {
+/**
+ * What a process loaded, from the list the module hook wrote: the files, and the modules in them
+ * (cairn's own and the packages', bundled into the CLI's chunks).
+ */
+interface Loaded {
+  files: string[];
+  modules: string[];
+}
+
+function readLoaded(list: string): Loaded {
+  const files = readFileSync(list, "utf8")
+    .split("\n")
+    .filter((url) => url.startsWith("file:"));
+  return { files, modules: files.flatMap(modulesIn) };
+}
+
+/** What a command loads, read through a module hook. */
+function loadedModules(args: readonly string[]): Loaded {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-modules-"));
   const out = path.join(dir, "modules.txt");
   try {
     const probe = path.join(ROOT, "bench", "probes", "loaded-modules.mjs");
     spawnSync(process.execPath, ["--import", probe, ...args], {
       stdio: "ignore",
-      env: { ...process.env, ...env, CAIRN_BENCH_MODULES: out },
+      env: { ...process.env, CAIRN_BENCH_MODULES: out },
     });
-    return readFileSync(out, "utf8")
-      .split("\n")
-      .filter((url) => url.startsWith("file:"));
+    return readLoaded(out);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -84,15 +99,18 @@ const SMALL_REPO = {
 /**
  * From starting `cairn do` to its first model request reaching the server, on a small
  * repository with a project config, the same home each time (its store and Node's compile cache
- * are there from the warm-up run, as on a person's machine after the first use); and the
- * modules that run loads.
+ * are there from the warm-up run, as on a person's machine after the first use): the wall time
+ * and cairn's CPU time by then; and what that run loads.
  */
-async function timeToFirstRequest(runs: number): Promise<{ times: number[]; modules: string[] }> {
+async function timeToFirstRequest(
+  runs: number,
+): Promise<{ times: number[]; cpuTimes: number[]; loaded: Loaded }> {
   const repo = await makeRepo(SMALL_REPO);
   const home = await makeHome();
   try {
     const times: number[] = [];
-    let modules: string[] = [];
+    const cpuTimes: number[] = [];
+    let loaded: Loaded = { files: [], modules: [] };
     // A warm-up run, the timed runs, then one that lists the modules.
     for (let run = 0; run <= runs + 1; run++) {
       let started = 0;
@@ -113,13 +131,13 @@ async function timeToFirstRequest(runs: number): Promise<{ times: number[]; modu
       const first = record.timings[0];
       if (record.code !== 0 || !first) throw new Error(`cairn do failed: ${record.stderr}`);
       // The last run only lists modules: the hook slows it down.
-      if (probe)
-        modules = readFileSync(probe, "utf8")
-          .split("\n")
-          .filter((url) => url.startsWith("file:"));
-      else if (run > 0) times.push(first.arrivedMs - started);
+      if (probe) loaded = readLoaded(probe);
+      else if (run > 0) {
+        times.push(first.arrivedMs - started);
+        if (first.cpuMs !== null) cpuTimes.push(first.cpuMs);
+      }
     }
-    return { times, modules };
+    return { times, cpuTimes, loaded };
   } finally {
     rmSync(repo, { recursive: true, force: true });
     rmSync(home, { recursive: true, force: true });
@@ -139,9 +157,13 @@ export async function benchStartup(options: StartupOptions): Promise<BenchResult
     for (const name of names) times[name].push(timeOnce(COMMANDS[name]));
   }
   const bare = median(times.node);
-  const { times: firstRequest, modules: doModules } = await timeToFirstRequest(options.sessionRuns);
+  const { times: firstRequest, cpuTimes, loaded: doLoaded } = await timeToFirstRequest(options.sessionRuns);
+  const doModules = doLoaded.modules;
   const baseline = { name: "node -e 0", value: bare };
-  const modules = { version: loadedModules(COMMANDS.version), help: loadedModules(COMMANDS.help) };
+  const modules = {
+    version: loadedModules(COMMANDS.version).modules,
+    help: loadedModules(COMMANDS.help).modules,
+  };
   const heavy = [...new Set([...modules.version, ...modules.help].filter((url) => HEAVY.test(url)))];
   const unused = doModules.filter((url) => UNUSED_BY_DO.test(url));
   const figures: Figure[] = [
@@ -166,7 +188,18 @@ export async function benchStartup(options: StartupOptions): Promise<BenchResult
       baseline,
       target: { on: "value", op: "<=", limit: 250 },
     },
+    {
+      name: "cairn do, with a config file: its CPU time by the first request, median",
+      value: cpuTimes.length ? median(cpuTimes) : null,
+      unit: "ms",
+      ...(cpuTimes.length ? {} : { note: "no /proc here" }),
+    },
     { name: "cairn do: modules loaded (an answer, no tools run)", value: doModules.length, unit: "count" },
+    {
+      name: "cairn do: files they were loaded from (the bundle's chunks)",
+      value: doLoaded.files.length,
+      unit: "count",
+    },
     {
       name: "cairn do: modules of packages it has no use for",
       value: unused.length,
@@ -193,8 +226,10 @@ export async function benchStartup(options: StartupOptions): Promise<BenchResult
         first_request: median(firstRequest),
       },
       first_request_ms: firstRequest,
+      first_request_cpu_ms: cpuTimes,
       times_ms: times,
       modules_loaded: { version: modules.version.length, help: modules.help.length, do: doModules.length },
+      files_loaded_by_do: doLoaded.files.length,
       heavy_modules: heavy.map((url) => path.relative(ROOT, new URL(url).pathname)),
       unused_by_do: unused.map((url) => path.relative(ROOT, new URL(url).pathname)),
     },

@@ -72,10 +72,10 @@ if (oldNode) {
   // Started by the wrapper above on an older Node: the signals it passes on are read from the
   // first moment, before the commands are loaded.
   if (typeof process.send === "function") {
-    const { listenForForwardedSignals } = await import("../dist/src/platform/signals.js");
+    const { listenForForwardedSignals } = await import("../dist/cli/signals.js");
     listenForForwardedSignals();
   }
-  await import("../dist/src/cli/main.js");
+  await import("../dist/cli/main.js");
 }
 
 /**
@@ -90,7 +90,7 @@ async function printCachedHelp() {
   if (!dir) return false;
   let file;
   try {
-    const main = fs.statSync(new URL("../dist/src/cli/main.js", import.meta.url));
+    const main = fs.statSync(new URL("../dist/cli/main.js", import.meta.url));
     const width = process.stdout.isTTY ? process.stdout.columns : 80;
     file = path.join(dir, "cairn-help", `${Math.round(main.mtimeMs)}-${main.size}-${width}.txt`);
     process.stdout.write(fs.readFileSync(file, "utf8"));

@@ -1,11 +1,12 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { originalPosition } from "./bundle.js";
 
 /** The parts of a `.cpuprofile` (V8's format, as `node --cpu-prof` writes it) read here. */
 interface CpuProfile {
   nodes: Array<{
     id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
+    callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
     children?: number[];
   }>;
   samples: number[];
@@ -164,11 +165,18 @@ export function summarize(profiles: readonly CpuProfile[], limit = 25): ProfileS
   };
 }
 
-/** Every `.cpuprofile` in `dir`. */
+/** Every `.cpuprofile` in `dir`, each frame in the bundle put back in the module it came from. */
 export function readProfiles(dir: string): CpuProfile[] {
   return readdirSync(dir)
     .filter((name) => name.endsWith(".cpuprofile"))
-    .map((name) => JSON.parse(readFileSync(path.join(dir, name), "utf8")) as CpuProfile);
+    .map((name) => {
+      const profile = JSON.parse(readFileSync(path.join(dir, name), "utf8")) as CpuProfile;
+      for (const node of profile.nodes) {
+        const frame = node.callFrame;
+        Object.assign(frame, originalPosition(frame.url, frame.lineNumber, frame.columnNumber));
+      }
+      return profile;
+    });
 }
 
 export function formatSummary(summary: ProfileSummary): string {
