@@ -3,7 +3,6 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RunResult, TodoItem } from "../../src/events/types.js";
 import {
-  doSession,
   makeHome,
   makeRepo,
   modelFlags,
@@ -14,13 +13,13 @@ import {
   waitFor,
 } from "../helpers/cli.js";
 import {
+  cairnRun,
   classify,
   FIX_SUM,
   intent,
   JS_REPO,
   notReady,
   onePlan,
-  type RunScriptParts,
   ready,
   runScript,
   structuredName,
@@ -32,22 +31,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-const folder = (files: Record<string, string>) => makeRepo(files);
-const home = () => makeHome();
-
-async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
-  server = await startScriptedServer(runScript(parts));
-  const session = await doSession(server, {
-    command: "run",
-    repo,
-    task,
-    extra,
-    home: await home(),
-    timeoutMs: 90_000,
-  });
-  return { ...session, result: session.result as unknown as RunResult | undefined };
-}
 
 /** A repository whose only check is a script its README names; `greet.txt` must start with "Hello". */
 const GREETER = {
@@ -65,20 +48,26 @@ describe("endings of cairn run", () => {
   it("runs the check script the README names, and does not call a change that fails it completed", {
     timeout: 120_000,
   }, async () => {
-    const repo = await folder(GREETER);
+    const repo = await makeRepo(GREETER);
     await chmod(path.join(repo, "check.sh"), 0o755);
-    const { run, events, result } = await cairnRun(repo, "greet.txt should greet more warmly", {
-      classification: [classify()],
-      intent: [intent(["greet.txt"])],
-      plan: [onePlan("Warm up the greeting", ["greet.txt"]), onePlan("Start with Hello", ["greet.txt"])],
-      execution: [
-        edit("greet.txt", "Hi", "Hey"),
-        { text: "Changed Hi to Hey." },
-        edit("greet.txt", "Hey", "Hello"),
-        { text: "Now it says Hello." },
-      ],
-      review: [notReady("It must start with Hello."), ready],
-    });
+    const { run, events, result } = await cairnRun(
+      repo,
+      "greet.txt should greet more warmly",
+      {
+        classification: [classify()],
+        intent: [intent(["greet.txt"])],
+        plan: [onePlan("Warm up the greeting", ["greet.txt"]), onePlan("Start with Hello", ["greet.txt"])],
+        execution: [
+          edit("greet.txt", "Hi", "Hey"),
+          { text: "Changed Hi to Hey." },
+          edit("greet.txt", "Hey", "Hello"),
+          { text: "Now it says Hello." },
+        ],
+        review: [notReady("It must start with Hello."), ready],
+      },
+      [],
+      90_000,
+    );
     const validations = events.filter((e) => e.type === "validation");
     // The first round's "Hey" failed the script: a second round was needed.
     expect(validations[0]).toMatchObject({ ran: true, passed: false });
@@ -100,22 +89,28 @@ describe("endings of cairn run", () => {
     timeout: 120_000,
   }, async () => {
     // A bug no small mutation fixes, so the fast path's failing change is the full loop's to fix.
-    const repo = await folder({
+    const repo = await makeRepo({
       ...JS_REPO,
       "src/sum.js": "export function sum(values) {\n  return values.length;\n}\n",
     });
-    const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
-      classification: [{ ...classify("trivial"), confidence: 0.95 }],
-      intent: [intent(["src/sum.js"])],
-      plan: [onePlan("Fix the reducer", ["src/sum.js"])],
-      execution: [
-        edit("src/sum.js", "export function", "// Sums values.\nexport function"),
-        { text: "Documented it." },
-        edit("src/sum.js", "values.length", "values.reduce((a, b) => a + b, 0)"),
-        { text: "Changed the reducer to add." },
-      ],
-      review: [ready],
-    });
+    const { run, events, result, requests } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [{ ...classify("trivial"), confidence: 0.95 }],
+        intent: [intent(["src/sum.js"])],
+        plan: [onePlan("Fix the reducer", ["src/sum.js"])],
+        execution: [
+          edit("src/sum.js", "export function", "// Sums values.\nexport function"),
+          { text: "Documented it." },
+          edit("src/sum.js", "values.length", "values.reduce((a, b) => a + b, 0)"),
+          { text: "Changed the reducer to add." },
+        ],
+        review: [ready],
+      },
+      [],
+      90_000,
+    );
     expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 1 });
     const validations = events.filter((e) => e.type === "validation");
     expect(validations.map((v) => v.passed)).toEqual([false, true]);
@@ -127,11 +122,17 @@ describe("endings of cairn run", () => {
   });
 
   it("passes a fast-path change the project's tests pass without a review", { timeout: 60_000 }, async () => {
-    const repo = await folder(JS_REPO);
-    const { run, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
-      classification: [{ ...classify("trivial"), confidence: 0.95 }],
-      execution: [{ toolCalls: [FIX_SUM] }, { text: "Fixed." }],
-    });
+    const repo = await makeRepo(JS_REPO);
+    const { run, result, requests } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [{ ...classify("trivial"), confidence: 0.95 }],
+        execution: [{ toolCalls: [FIX_SUM] }, { text: "Fixed." }],
+      },
+      [],
+      90_000,
+    );
     expect(run.code, run.stderr).toBe(0);
     expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 1 });
     expect(result?.validation).toMatchObject({ ran: true, passed: true });
@@ -141,7 +142,7 @@ describe("endings of cairn run", () => {
   it("runs --verify even when nothing changed, and a failing one fails the run", {
     timeout: 60_000,
   }, async () => {
-    const repo = await folder({
+    const repo = await makeRepo({
       "main.py": 'print("hello")\n',
       "build-check.sh": "#!/bin/sh\necho 'build broken'\nexit 1\n",
     });
@@ -150,6 +151,7 @@ describe("endings of cairn run", () => {
       "what does main.py do?",
       { execution: [{ text: "It prints hello." }] },
       ["--verify", "sh build-check.sh"],
+      90_000,
     );
     expect(result?.files_changed).toEqual([]);
     expect(events.find((e) => e.type === "validation")).toMatchObject({ ran: true, passed: false });
@@ -161,7 +163,7 @@ describe("endings of cairn run", () => {
   it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", {
     timeout: 90_000,
   }, async () => {
-    const repo = await folder({ "notes.txt": "draft\n" });
+    const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer(
       runScript({
         classification: [classify()],
@@ -174,7 +176,7 @@ describe("endings of cairn run", () => {
     );
     const { args, env } = modelFlags("openai", server);
     const run = await runCairn(["run", "polish the notes", ...args, "--cwd", repo, "--approval", "auto"], {
-      home: await home(),
+      home: await makeHome(),
       env,
       timeoutMs: 60_000,
     });
@@ -197,27 +199,33 @@ describe("endings of cairn run", () => {
   it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
     timeout: 90_000,
   }, async () => {
-    const repo = await folder(JS_REPO);
-    const { run, events, result, requests } = await cairnRun(repo, "the sum test fails, fix it", {
-      classification: [classify()],
-      intent: [intent(["src/sum.js"])],
-      plan: [1, 2, 3].map((n) => onePlan(`Attempt ${n}`, ["src/sum.js"])),
-      execution: [
-        { toolCalls: [FIX_SUM] },
-        { text: "Fixed the reducer." },
-        { text: "Nothing else to change." },
-        { text: "Still nothing to change." },
-      ],
-      review: [
-        notReady("sum() has no doc comment"),
-        notReady("The sum function still lacks documentation"),
-        notReady("Please document sum"),
-      ],
-      progress: [
-        { verdict: "same", reason: "the missing doc comment again" },
-        { verdict: "same", reason: "still the doc comment" },
-      ],
-    });
+    const repo = await makeRepo(JS_REPO);
+    const { run, events, result, requests } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [classify()],
+        intent: [intent(["src/sum.js"])],
+        plan: [1, 2, 3].map((n) => onePlan(`Attempt ${n}`, ["src/sum.js"])),
+        execution: [
+          { toolCalls: [FIX_SUM] },
+          { text: "Fixed the reducer." },
+          { text: "Nothing else to change." },
+          { text: "Still nothing to change." },
+        ],
+        review: [
+          notReady("sum() has no doc comment"),
+          notReady("The sum function still lacks documentation"),
+          notReady("Please document sum"),
+        ],
+        progress: [
+          { verdict: "same", reason: "the missing doc comment again" },
+          { verdict: "same", reason: "still the doc comment" },
+        ],
+      },
+      [],
+      90_000,
+    );
     expect(run.code).toBe(1);
     expect(result).toMatchObject({ status: "stuck", reason: "no_progress", iterations: 3 });
     expect(events.filter((e) => e.type === "progress").map((e) => e.stalled)).toEqual([1, 2]);
@@ -232,7 +240,7 @@ describe("endings of cairn run", () => {
   it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", {
     timeout: 90_000,
   }, async () => {
-    const repo = await folder({ "notes.txt": "notes\n" });
+    const repo = await makeRepo({ "notes.txt": "notes\n" });
     server = await startScriptedServer(
       runScript({
         classification: [classify()],
@@ -252,7 +260,7 @@ describe("endings of cairn run", () => {
       "--output-format",
       "stream-json",
     ];
-    const { child, output, exited } = startCairn([...task, ...args], { home: await home(), env });
+    const { child, output, exited } = startCairn([...task, ...args], { home: await makeHome(), env });
     expect(await waitFor(() => processRunning(["sleep", "29.5"]), 30_000)).toBe(true);
     const interrupted = Date.now();
     child.kill("SIGINT");
@@ -272,14 +280,14 @@ describe("endings of cairn do", () => {
   it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", {
     timeout: 60_000,
   }, async () => {
-    const repo = await folder({ "notes.txt": "draft\n" });
+    const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([
       edit("notes.txt", "draft", "final"),
       { text: "Polished." },
       { text: "It holds the notes." },
     ]);
     const { args, env } = modelFlags("openai", server);
-    const dir = await home();
+    const dir = await makeHome();
     const changed = await runCairn(["do", "polish the notes", ...args, "--cwd", repo, "--approval", "auto"], {
       home: dir,
       env,
@@ -314,10 +322,10 @@ describe("endings of cairn do", () => {
   it("resumed, checks an unverified do as it stands without asking the model again; with no check, says how to give one", {
     timeout: 60_000,
   }, async () => {
-    const repo = await folder({ "notes.txt": "draft\n" });
+    const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([edit("notes.txt", "draft", "final"), { text: "Polished." }]);
     const { args, env } = modelFlags("openai", server);
-    const dir = await home();
+    const dir = await makeHome();
     const json = ["--output-format", "json"];
     const first = await runCairn(
       ["do", "polish the notes", ...args, "--cwd", repo, "--approval", "auto", ...json],

@@ -2,9 +2,10 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import type { RunResult, TodoItem } from "../../src/events/types.js";
-import { doSession, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import type { TodoItem } from "../../src/events/types.js";
+import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import {
+  cairnRun,
   classify,
   FIX_SUM,
   FIX_SUM_RUN,
@@ -12,9 +13,7 @@ import {
   JS_REPO,
   notReady,
   onePlan,
-  type RunScriptParts,
   ready,
-  runScript,
   structuredName,
 } from "../helpers/runScript.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -24,12 +23,6 @@ afterEach(async () => {
   await server?.close();
   server = undefined;
 });
-
-async function cairnRun(repo: string, task: string, parts: RunScriptParts, extra: string[] = []) {
-  server = await startScriptedServer(runScript(parts));
-  const session = await doSession(server, { command: "run", repo, task, extra, timeoutMs: 60_000 });
-  return { ...session, result: session.result as unknown as RunResult | undefined };
-}
 
 describe("cairn run", () => {
   it("fixes a JS repo with a failing npm test: validated, reviewed, completed", async () => {
@@ -315,7 +308,6 @@ describe("cairn run", () => {
     const greeting = await cairnRun(repo, "hello", {});
     expect(greeting.run.code, greeting.run.stderr).toBe(0);
     expect(greeting.requests).toHaveLength(0);
-    await server?.close();
     const question = await cairnRun(repo, "what does src/app.js do?", {
       execution: [{ text: "It exports `add`, which adds two numbers." }],
     });

@@ -1,4 +1,6 @@
-import type { RecordedRequest, ScriptedTurn } from "../support/scriptedServer.js";
+import type { RunResult } from "../../src/events/types.js";
+import { type RecordedRequest, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+import { doSession } from "./cli.js";
 
 /** What each kind of request of `cairn run` gets, in order. */
 export interface RunScriptParts {
@@ -101,3 +103,23 @@ export const FIX_SUM_RUN: RunScriptParts = {
   execution: [{ toolCalls: [FIX_SUM] }, { text: "Changed the reducer to add." }],
   review: [ready],
 };
+
+/**
+ * `cairn run` of `task` in `repo` against a scripted server playing `parts`, closed once the run
+ * has ended (its requests stay readable in what this returns).
+ */
+export async function cairnRun(
+  repo: string,
+  task: string,
+  parts: RunScriptParts,
+  extra: string[] = [],
+  timeoutMs = 60_000,
+) {
+  const server = await startScriptedServer(runScript(parts));
+  try {
+    const session = await doSession(server, { command: "run", repo, task, extra, timeoutMs });
+    return { ...session, result: session.result as unknown as RunResult | undefined };
+  } finally {
+    await server.close();
+  }
+}
