@@ -80,19 +80,24 @@ function turnFigures(timings: readonly RequestTiming[]): TurnFigures {
   };
 }
 
-/** The same bodies, replayed by a bare fetch client against the same answers. */
-async function wireFloor(bodies: string[], script: ScriptedTurn[]): Promise<TurnFigures> {
+/**
+ * The same requests made again by a client of their own against the same answers: `wire` posts
+ * the very bodies with bare fetch, `sdk` makes the calls through the provider cairn uses.
+ */
+async function replayFloor(client: "wire" | "sdk", bodies: string[], script: ScriptedTurn[]): Promise<TurnFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-wire-"));
   try {
     const file = path.join(dir, "bodies.json");
     writeFileSync(file, JSON.stringify(bodies));
-    const client = path.join(ROOT, "bench", "probes", "wire-client.mjs");
+    const probe = path.join(ROOT, "bench", "probes", `${client}-client.mjs`);
     const record = await serveProcess(fromTurns(script), (server) =>
-      spawn(process.execPath, [client, `${server.openaiBaseUrl}/chat/completions`, file], {
-        stdio: ["ignore", "pipe", "pipe"],
-      }),
+      spawn(
+        process.execPath,
+        [probe, client === "wire" ? `${server.openaiBaseUrl}/chat/completions` : server.openaiBaseUrl, file],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      ),
     );
-    if (record.code !== 0) throw new Error(`the wire client failed: ${record.stderr}`);
+    if (record.code !== 0) throw new Error(`the ${client} client failed: ${record.stderr}`);
     return turnFigures(record.timings);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -123,10 +128,9 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
     throw new Error(`expected ${options.turns} model requests, cairn made ${session.requests.length}`);
   }
   const cairn = turnFigures(session.timings);
-  const floor = await wireFloor(
-    session.requests.map((request) => request.rawBody),
-    script,
-  );
+  const bodies = session.requests.map((request) => request.rawBody);
+  const floor = await replayFloor("wire", bodies, script);
+  const sdk = await replayFloor("sdk", bodies, script);
   // The gap after request i is spent on the tool that request's answer called.
   const byTool: Record<string, number[]> = {};
   cairn.turnMs.forEach((ms, i) => {
@@ -170,6 +174,23 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
         ...(cairn.cpuPerTurnMs === null ? { note: "no /proc here" } : {}),
       },
       {
+        name: "the same calls through the AI SDK provider alone, per turn, median",
+        value: median(sdk.turnMs),
+        unit: "ms",
+        baseline: baseline(median(floor.turnMs)),
+      },
+      {
+        name: "the AI SDK provider alone: CPU per turn, mean",
+        value: sdk.cpuPerTurnMs,
+        unit: "ms",
+        baseline: baseline(floor.cpuPerTurnMs),
+      },
+      {
+        name: "cairn's own part of a non-edit turn (its median less the provider's)",
+        value: median(others) - median(sdk.turnMs),
+        unit: "ms",
+      },
+      {
         name: `git processes started in the session (${edits.length} edits)`,
         value: gitProcesses.length,
         unit: "count",
@@ -204,7 +225,8 @@ export async function benchOverhead(options: OverheadOptions): Promise<BenchResu
         Object.entries(byTool).map(([tool, ms]) => [tool, median(ms)]),
       ),
       floor_turn_ms: { median: median(floor.turnMs), p90: quantile(floor.turnMs, 0.9) },
-      cpu_per_turn_ms: { cairn: cairn.cpuPerTurnMs, floor: floor.cpuPerTurnMs },
+      sdk_turn_ms: { median: median(sdk.turnMs), p90: quantile(sdk.turnMs, 0.9) },
+      cpu_per_turn_ms: { cairn: cairn.cpuPerTurnMs, sdk: sdk.cpuPerTurnMs, floor: floor.cpuPerTurnMs },
       rss_end_mb: { cairn: cairn.rssEndMb, floor: floor.rssEndMb },
       session_wall_ms: session.wallMs,
       last_request_bytes: session.requests.at(-1)?.rawBody.length,
