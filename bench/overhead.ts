@@ -84,7 +84,11 @@ function turnFigures(timings: readonly RequestTiming[]): TurnFigures {
  * The same requests made again by a client of their own against the same answers: `wire` posts
  * the very bodies with bare fetch, `sdk` makes the calls through the provider cairn uses.
  */
-async function replayFloor(client: "wire" | "sdk", bodies: string[], script: ScriptedTurn[]): Promise<TurnFigures> {
+async function replayFloor(
+  client: "wire" | "sdk",
+  bodies: string[],
+  script: ScriptedTurn[],
+): Promise<TurnFigures> {
   const dir = mkdtempSync(path.join(os.tmpdir(), "cairn-bench-wire-"));
   try {
     const file = path.join(dir, "bodies.json");

@@ -20,7 +20,8 @@ function promptOf(messages) {
   const toolNames = new Map();
   return messages.map((message) => {
     if (message.role === "system") return { role: "system", content: text(message.content) };
-    if (message.role === "user") return { role: "user", content: [{ type: "text", text: text(message.content) }] };
+    if (message.role === "user")
+      return { role: "user", content: [{ type: "text", text: text(message.content) }] };
     if (message.role === "assistant") {
       const said = text(message.content);
       const calls = (message.tool_calls ?? []).map((call) => {
