@@ -1,6 +1,7 @@
 import type { Config } from "../config/schema.js";
 import { keyVariable, PROVIDER_SPECS, PROVIDERS } from "../model/providers.js";
 import { wildcard } from "../platform/text.js";
+import { gitSettingsWithoutCredentials } from "./gitEnvironment.js";
 import { looksLikeCredential } from "./redact.js";
 import { isSecretVariable } from "./secretNames.js";
 
@@ -38,7 +39,8 @@ function matcher(patterns: string[], providerKeys: Set<string>): (name: string) 
  * checks and their fixers, git, external coding agents, MCP servers over stdio: cairn's own,
  * without any variable that holds a secret (its name says so, it is a provider's key, or its
  * value is shaped like a credential), unless `include` names it; without what `exclude` names;
- * with `set` on top. `pass` is what one program is given besides: an external agent's own
+ * with `set` on top. git's settings in the environment are passed with their credentials taken
+ * out (gitEnvironment.ts). `pass` is what one program is given besides: an external agent's own
  * provider keys, or the variables an MCP server's config names (its fixed `env` values go on
  * top of the result). `exclude` wins over everything but `set`.
  */
@@ -49,11 +51,17 @@ export function cleanEnvironment(
 ): Record<string, string> {
   const included = matcher([...policy.include, ...pass], policy.providerKeys);
   const excluded = matcher(policy.exclude, new Set());
+  const gitSettings = gitSettingsWithoutCredentials(parent);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(parent)) {
     if (value === undefined || excluded(name)) continue;
-    const secret = policy.providerKeys.has(name) || isSecretVariable(name) || looksLikeCredential(value);
-    if (!secret || included(name)) env[name] = value;
+    if (included(name)) env[name] = value;
+    else if (gitSettings.has(name)) {
+      // Named like a secret (`GIT_CONFIG_KEY_0`) or not, each holds a setting shown without its credential.
+      const shown = gitSettings.get(name);
+      if (shown !== undefined) env[name] = shown;
+    } else if (!(policy.providerKeys.has(name) || isSecretVariable(name) || looksLikeCredential(value)))
+      env[name] = value;
   }
   return { ...env, ...policy.set };
 }

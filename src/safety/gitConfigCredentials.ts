@@ -1,4 +1,12 @@
-import { readFileSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  type Dirent,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { hideCredentialShapes, hidesSecret } from "./redact.js";
 import { repositoryRoot } from "./secretGit.js";
@@ -80,7 +88,7 @@ function* configLines(text: string): Generator<ConfigLine> {
 }
 
 /** The value an entry is shown with, when it holds a credential. */
-function hiddenValue(key: string, raw: string): string | undefined {
+export function hiddenValue(key: string, raw: string): string | undefined {
   const value = plainValue(raw);
   if (key.toLowerCase() === "extraheader") {
     const name = value.split(":")[0]!.trim();
@@ -152,7 +160,37 @@ function linkedConfigs(dotGit: string): string[] {
 function gitDirConfigs(gitDir: string): string[] {
   const common = readText(path.join(gitDir, "commondir"))?.trim();
   const shared = common ? path.resolve(gitDir, common) : gitDir;
-  return [path.join(shared, "config"), path.join(gitDir, "config.worktree")];
+  return [path.join(shared, "config"), path.join(gitDir, "config.worktree"), ...submoduleConfigs(shared)];
+}
+
+/** How deep submodules' git folders are looked for: a name may hold slashes, and submodules nest. */
+const MAX_SUBMODULE_DEPTH = 8;
+
+/**
+ * The configs of the submodules' git folders (`.git/modules/<name>/config`, and theirs in turn),
+ * where `git submodule update` writes the URL a token may be part of.
+ */
+function submoduleConfigs(gitDir: string): string[] {
+  return gitDirsIn(path.join(gitDir, "modules"), 0).map((dir) => path.join(dir, "config"));
+}
+
+/** The git folders in `folder`: those with a HEAD, their own submodules', and those deeper down a name with slashes. */
+function gitDirsIn(folder: string, depth: number): string[] {
+  if (depth >= MAX_SUBMODULE_DEPTH) return [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      const dir = path.join(folder, entry.name);
+      return statSync(path.join(dir, "HEAD"), { throwIfNoEntry: false })?.isFile()
+        ? [dir, ...gitDirsIn(path.join(dir, "modules"), depth + 1)]
+        : gitDirsIn(dir, depth + 1);
+    });
 }
 
 function readText(file: string): string | undefined {

@@ -41,14 +41,20 @@ const URL_PASSWORD = String.raw`(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)`
 /** A token given as the whole user part of a URL (`https://<token>@github.com/…`, as git takes one). */
 const URL_USER_TOKEN = String.raw`(\bhttps?://)(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}(?=@)`;
 
-/** Credentials known by what precedes them; the first group is kept so the text still reads. */
-const PREFIXED_SHAPES = [
-  String.raw`(\b(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/-]{8,}=*`,
-  URL_PASSWORD,
-  URL_USER_TOKEN,
-];
+/**
+ * An Authorization header in any case, as git's `http.extraheader` and curl's `-H` take one
+ * (`AUTHORIZATION: basic …`, `authorization: bearer …`): with a scheme, whatever follows it; without one, a
+ * value with a digit in it, so `Authorization: required` stays.
+ */
+const AUTHORIZATION_HEADER = String.raw`\b${anyCase("authorization")}["']?\s*[:=]\s*["']?(?:(?:${["bearer", "basic", "token", "digest"].map(anyCase).join("|")})\s+|(?=[A-Za-z0-9._~+/-]*[0-9]))`;
 
-const CREDENTIAL = new RegExp([...TOKEN_SHAPES, URL_PASSWORD, URL_USER_TOKEN].join("|"));
+/** What an Authorization header or a `Bearer`/`Basic` credential is after the words that announce it. */
+const AUTHORIZATION = String.raw`(\b(?:Bearer|Basic)\s+|${AUTHORIZATION_HEADER})[A-Za-z0-9._~+/-]{8,}=*`;
+
+/** Credentials known by what precedes them; the first group is kept so the text still reads. */
+const PREFIXED_SHAPES = [AUTHORIZATION, URL_PASSWORD, URL_USER_TOKEN];
+
+const CREDENTIAL = new RegExp([...TOKEN_SHAPES, ...PREFIXED_SHAPES].join("|"));
 
 /** Every credential known by its shape alone; the groups are those of PREFIXED_SHAPES. */
 const SHAPES = [...PREFIXED_SHAPES, ...TOKEN_SHAPES].join("|");

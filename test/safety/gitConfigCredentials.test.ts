@@ -170,4 +170,28 @@ describe("sessionGitConfigs", () => {
     );
     for (const { copy } of configs()) expect(readFileSync(copy, "utf8")).not.toContain(token);
   });
+
+  it("finds the configs of submodules' git folders, nested ones and names with slashes too", () => {
+    for (const name of ["vendor", "libs/core", "vendor/modules/inner"]) {
+      const gitDir = path.join(repo, ".git", "modules", name);
+      mkdirSync(gitDir, { recursive: true });
+      writeFileSync(path.join(gitDir, "HEAD"), "ref: refs/heads/main\n");
+      writeFileSync(
+        path.join(gitDir, "config"),
+        `[remote "origin"]\n\turl = https://${token}@github.com/o/${path.basename(name)}.git\n`,
+      );
+    }
+    const configs = sessionGitConfigs([repo], [home], { HOME: home }, folder);
+    expect(
+      configs()
+        .map((entry) => entry.file)
+        .sort(),
+    ).toEqual(
+      ["libs/core", "vendor", "vendor/modules/inner"].map((name) =>
+        path.join(repo, ".git", "modules", name, "config"),
+      ),
+    );
+    for (const { copy } of configs())
+      expect(readFileSync(copy, "utf8")).toContain("https://[REDACTED]@github.com/");
+  });
 });
