@@ -11,8 +11,12 @@ export class IterationContext {
   readonly filesModified = new Set<string>();
   /** Per file, the diffs of this run's edits in order: what the reviewer reads. */
   readonly diffs = new Map<string, string[]>();
-  /** Files and line ranges touched since the last validation: where mutation repair looks. */
-  readonly recentRanges = new Map<string, Array<{ start: number; end: number }>>();
+  /**
+   * Files and line ranges touched since the last validation: where mutation repair looks. A file
+   * whose diff the event carried cut (over 64 KiB) has no ranges: its middle hunks are unknown, so
+   * the whole file is looked at.
+   */
+  readonly recentRanges = new Map<string, Array<{ start: number; end: number }> | undefined>();
   lastReview: Review | undefined;
   pendingIssues: string[] = [];
   readonly progress: string[] = [];
@@ -27,7 +31,12 @@ export class IterationContext {
     if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);
     else if (!this.filesCreated.has(file)) this.filesModified.add(file);
     this.diffs.set(file, [...(this.diffs.get(file) ?? []), data.diff]);
-    const ranges = this.recentRanges.get(file) ?? [];
+    const known = this.recentRanges.has(file) ? this.recentRanges.get(file) : [];
+    if (!known || event.cut?.some((cut) => cut.field === "data.diff")) {
+      this.recentRanges.set(file, undefined);
+      return;
+    }
+    const ranges = known;
     for (const hunk of data.diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
       const start = Number(hunk[1]);
       const length = hunk[2] === undefined ? 1 : Number(hunk[2]);
