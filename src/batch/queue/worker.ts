@@ -260,6 +260,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
 
   return {
     async finish() {
+      tries.stopping = true;
+      // No more tasks are fetched, so a try handed back is not taken again at once; pausing
+      // does not wait on Redis, nor on the running tries.
+      void worker.pause(true).catch(() => {});
       // The tasks running here go on to their end, Redis or not.
       while (tries.active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
       // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
@@ -269,7 +273,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
     },
-    handBack: () => tries.handingBack.abort(),
+    handBack: () => {
+      tries.stopping = true;
+      tries.handingBack.abort();
+    },
     running: () => tries.active,
   };
 }
@@ -280,6 +287,8 @@ class TaskTries {
   active = 0;
   /** Aborted to hand the running tries back to the queue. */
   readonly handingBack = new AbortController();
+  /** The worker is stopping: a job it had already fetched goes back to the queue untried. */
+  stopping = false;
   private readonly options: WorkerOptions;
   private readonly redis: Redis;
   private readonly root: string;
@@ -294,6 +303,10 @@ class TaskTries {
 
   /** A job's try: its record, or the job left unstarted for the budget; it throws to have BullMQ try again or give up. */
   async run(job: Job<JobData, JobResult>, token?: string): Promise<JobResult> {
+    if (this.stopping && token) {
+      await job.moveToWait(token);
+      throw new WaitingError();
+    }
     const refused = await this.refusal(job);
     if (refused) return refused;
     this.active++;
