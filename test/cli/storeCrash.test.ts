@@ -20,11 +20,12 @@ describe("cairn killed with SIGKILL", () => {
     const reached = path.join(signals, "reached");
     const release = path.join(signals, "release");
     // A PreToolUse hook runs after the call is announced and before the tool: it says it is
-    // there, then waits (until the test lets it go, so nothing outlives the test).
+    // there, then waits until the test lets it go or its folder is gone (cairn, killed, cannot
+    // end it, and a release written just before the folder is removed may never be seen).
     const hook = path.join(signals, "hold.sh");
     await writeFile(
       hook,
-      `#!/bin/sh\ntouch '${reached}'\nwhile [ ! -e '${release}' ]; do sleep 0.05; done\n`,
+      `#!/bin/sh\ntouch '${reached}'\nwhile [ ! -e '${release}' ] && [ -d '${signals}' ]; do sleep 0.05; done\n`,
       { mode: 0o755 },
     );
     await mkdir(path.join(home, "config", "cairn"), { recursive: true });
