@@ -255,12 +255,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     message: `worker ${options.name} takes tasks from ${shownUrl(options.url)} (${options.concurrency} at a time).`,
   });
 
+  /**
+   * A stopping worker takes no more tasks: BullMQ stops fetching at once (without waiting on the
+   * running tries, or on Redis), and a job it had already fetched goes back untried. Else a task
+   * handed back would be taken again here at once, and handed back again, for as long as it ran.
+   */
+  const stopTaking = () => {
+    tries.stopping = true;
+    void worker.pause(true).catch(() => {});
+  };
   return {
     async finish() {
-      tries.stopping = true;
-      // No more tasks are fetched, so a try handed back is not taken again at once; pausing
-      // does not wait on Redis, nor on the running tries.
-      void worker.pause(true).catch(() => {});
+      stopTaking();
       // The tasks running here go on to their end, Redis or not.
       while (tries.active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
       // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
@@ -271,7 +277,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
     },
     handBack: () => {
-      tries.stopping = true;
+      stopTaking();
       tries.handingBack.abort();
     },
     running: () => tries.active,
@@ -378,10 +384,13 @@ class TaskTries {
     });
   }
 
-  /** Back to the queue, untried: it does not count as a try. */
+  /**
+   * Back to the queue, untried: it does not count as a try. If the lock is no longer this
+   * worker's, the queue takes the job back itself once the lock has lapsed.
+   */
   private async putBack(job: Job<JobData, JobResult>, token: string): Promise<never> {
-    await takenUntried(this.redis, job);
-    await job.moveToWait(token);
+    await takenUntried(this.redis, job).catch(() => {});
+    await job.moveToWait(token).catch(() => {});
     throw new WaitingError();
   }
 
