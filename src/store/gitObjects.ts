@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import { open, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { deflate } from "node:zlib";
+import { inFolder } from "../platform/atomicFile.js";
 import { isMissing } from "./shadowGit.js";
 
 /*
@@ -44,9 +45,9 @@ async function writeObject(
     () => false,
   );
   if (freshened) return id;
-  await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  await writeFile(temp, await compress(Buffer.concat([head, content])), { mode: 0o444 });
+  const compressed = await compress(Buffer.concat([head, content]));
+  await inFolder(dir, () => writeFile(temp, compressed, { mode: 0o444 }));
   await rename(temp, file);
   return id;
 }
@@ -106,10 +107,9 @@ export async function updateRef(
 ): Promise<void> {
   const file = path.join(gitDir, ref);
   const lock = `${file}.lock`;
-  await mkdir(path.dirname(file), { recursive: true });
   let handle: Awaited<ReturnType<typeof open>>;
   try {
-    handle = await open(lock, "wx");
+    handle = await inFolder(path.dirname(file), () => open(lock, "wx"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new RefMoved(`${ref} is being updated`);
     throw error;
