@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from "node:crypto";
-import { open, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import { mkdirSync, renameSync, utimesSync, writeFileSync } from "node:fs";
+import { open, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
-import { deflate } from "node:zlib";
+import { deflate, deflateSync } from "node:zlib";
 import { inFolder } from "../platform/atomicFile.js";
 import { isMissing } from "./shadowGit.js";
 
@@ -25,10 +26,16 @@ export function blobId(content: Buffer): string {
   return createHash("sha1").update(header("blob", content.length)).update(content).digest("hex");
 }
 
+/** Objects up to this size are compressed on the main thread: it takes less than handing them to a worker. */
+const COMPRESS_INLINE_BYTES = 256 * 1024;
+
 /**
  * Writes one object as `git hash-object -w` does: zlib-compressed, under `objects/xx/`, via a
  * temporary file. A loose copy already there is only given a new time, as git does, which keeps
- * it from gc as long as a fresh one would be.
+ * it from gc as long as a fresh one would be. The file system calls are synchronous, as the
+ * store's SQLite ones are: an edit's snapshot writes a few small objects, and with each step a
+ * round trip through libuv's thread pool (five or six an object) a snapshot waited on the
+ * scheduler for milliseconds when the machine was busy.
  */
 async function writeObject(
   gitDir: string,
@@ -40,15 +47,18 @@ async function writeObject(
   const dir = path.join(gitDir, "objects", id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
   const now = new Date();
-  const freshened = await utimes(file, now, now).then(
-    () => true,
-    () => false,
-  );
-  if (freshened) return id;
+  try {
+    utimesSync(file, now, now);
+    return id;
+  } catch {
+    // Not there (or not ours to touch, as git judges it too): written anew.
+  }
+  const whole = Buffer.concat([head, content]);
+  const compressed = whole.length <= COMPRESS_INLINE_BYTES ? deflateSync(whole) : await compress(whole);
+  mkdirSync(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  const compressed = await compress(Buffer.concat([head, content]));
-  await inFolder(dir, () => writeFile(temp, compressed, { mode: 0o444 }));
-  await rename(temp, file);
+  writeFileSync(temp, compressed, { mode: 0o444 });
+  renameSync(temp, file);
   return id;
 }
 
