@@ -1,5 +1,5 @@
-import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
+import { type BigIntStats, closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { MAX_LINE_CHARS } from "./edit/listing.js";
 import { ToolError } from "./toolError.js";
@@ -105,20 +105,20 @@ function binaryRefusal(display: string, size: number, guess: string): ToolError 
   );
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file, "r");
+/** A file's first bytes: read synchronously, a bounded read for which three round trips through the thread pool cost more. */
+function readHead(file: string): Buffer {
+  const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
+    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** The text format of a file, from its first bytes only; refuses binary files. */
 export async function textFormatOf(file: string, display: string, size: number): Promise<TextFormat> {
-  const sniffed = sniff(await readHead(file));
+  const sniffed = sniff(readHead(file));
   if (sniffed.kind === "binary") throw binaryRefusal(display, size, sniffed.guess);
   return sniffed.format;
 }
@@ -146,7 +146,7 @@ export async function readTextFile(
   maxBytes: number,
   editor?: EditorFiles,
 ): Promise<TextFile> {
-  const info = await stat(file);
+  const info = statSync(file);
   if (info.size > maxBytes) {
     throw new ToolError(
       `Refused: ${display} is ${describeSize(info.size)}, more than the ${describeSize(maxBytes)} this tool rewrites. ` +
@@ -223,9 +223,15 @@ export async function writeTextFile(
 export class ReadTracker {
   private readonly seen = new Map<string, string>();
 
+  /** One stat, synchronous as the file tools' other bounded look-ups are. */
   private static async stamp(file: string): Promise<string | undefined> {
-    const info = await stat(file, { bigint: true }).catch(() => undefined);
-    return info && `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
+    let info: BigIntStats | undefined;
+    try {
+      info = statSync(file, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
   }
 
   /** Call before reading: a change during the read then shows as a change, never the reverse. */
@@ -340,7 +346,7 @@ export async function readPage(
     pager.consume(buffer);
     return pager.finish();
   }
-  const { size } = await stat(file);
+  const { size } = statSync(file);
   const decoder = new TextDecoder(DECODER_LABEL[format.encoding]);
   const stream = createReadStream(file, { highWaterMark: 64 * 1024, signal });
   let bytesRead = 0;
