@@ -6,7 +6,7 @@ import path from "node:path";
  * Runs `create`, which makes a file in `dir`, and when `dir` is missing makes it and runs `create`
  * again: a `mkdir -p` before every write took longer than many of the writes themselves.
  */
-export async function inFolder<T>(dir: string, create: () => Promise<T>): Promise<T> {
+async function inFolder<T>(dir: string, create: () => Promise<T>): Promise<T> {
   try {
     return await create();
   } catch (error) {

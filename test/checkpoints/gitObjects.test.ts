@@ -1,10 +1,10 @@
 // Checkpoints write git's loose objects themselves (src/store/gitObjects.ts): small ones on the
 // main thread, large ones compressed by a worker. Git must read both as its own.
 import { execFileSync } from "node:child_process";
-import { readdirSync, statSync, utimesSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { blobId, writeBlob, writeBlobTree } from "../../src/store/gitObjects.js";
+import { blobId, RefMoved, updateRef, writeBlob, writeBlobTree } from "../../src/store/gitObjects.js";
 import { tempDir } from "../helpers/temp.js";
 
 function bareRepo(): string {
@@ -39,5 +39,22 @@ describe("loose objects written in-process", () => {
     expect(await writeBlob(gitDir, content)).toBe(id);
     expect(statSync(file).mtimeMs).toBeGreaterThan(long.getTime());
     expect(readdirSync(path.dirname(file))).toEqual([id.slice(2)]);
+  });
+
+  it("move a ref only from the value expected, not while git holds its lock, and read a packed one", async () => {
+    const gitDir = bareRepo();
+    const [a, b] = [await writeBlob(gitDir, Buffer.from("a\n")), await writeBlob(gitDir, Buffer.from("b\n"))];
+    const ref = "refs/cairn/session";
+    await updateRef(gitDir, ref, a!, undefined);
+    expect(git(gitDir, "rev-parse", ref).toString().trim()).toBe(a);
+    await expect(updateRef(gitDir, ref, b!, undefined)).rejects.toBeInstanceOf(RefMoved);
+    writeFileSync(path.join(gitDir, `${ref}.lock`), "");
+    await expect(updateRef(gitDir, ref, b!, a)).rejects.toThrow(/being updated/);
+    rmSync(path.join(gitDir, `${ref}.lock`));
+    git(gitDir, "pack-refs", "--all");
+    expect(readdirSync(path.join(gitDir, "refs", "cairn"))).toEqual([]);
+    await updateRef(gitDir, ref, b!, a);
+    expect(readFileSync(path.join(gitDir, ref), "utf8")).toBe(`${b}\n`);
+    expect(readdirSync(path.join(gitDir, "refs", "cairn"))).toEqual(["session"]);
   });
 });
