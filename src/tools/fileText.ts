@@ -1,4 +1,4 @@
-import { type BigIntStats, closeSync, createReadStream, openSync, readSync, statSync } from "node:fs";
+import { type BigIntStats, closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { MAX_LINE_CHARS } from "./edit/listing.js";
@@ -25,6 +25,8 @@ export type Sniffed = { kind: "text"; format: TextFormat } | { kind: "binary"; g
 
 /** How much of a file is looked at to decide whether it is text. */
 export const SNIFF_BYTES = 8192;
+/** A file up to this size is read in one synchronous call, not held long enough to matter to the loop. */
+const SMALL_FILE_BYTES = 256 * 1024;
 
 const DECODER_LABEL: Record<TextEncodingName, string> = {
   utf8: "utf-8",
@@ -159,7 +161,8 @@ export async function readTextFile(
     const text = await bufferText(file, editor);
     if (text !== undefined) return { text, format, mode: info.mode & 0o7777 };
   }
-  const bytes = await readFile(file);
+  // A small file in one synchronous read: four round trips through the thread pool cost more.
+  const bytes = info.size <= SMALL_FILE_BYTES ? readFileSync(file) : await readFile(file);
   const sniffed = sniff(bytes.subarray(0, SNIFF_BYTES));
   if (sniffed.kind === "binary") throw binaryRefusal(display, info.size, sniffed.guess);
   const { format } = sniffed;
