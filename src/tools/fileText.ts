@@ -1,4 +1,12 @@
-import { type BigIntStats, closeSync, createReadStream, openSync, readFileSync, readSync, statSync } from "node:fs";
+import {
+  type BigIntStats,
+  closeSync,
+  createReadStream,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
 import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { MAX_LINE_CHARS } from "./edit/listing.js";
