@@ -54,18 +54,30 @@ function cutText(text: string, edges: EdgeTransform): string {
   return buffer.finish().text;
 }
 
+/** Whether a string is over the limit. A UTF-16 unit is at most 3 bytes of UTF-8: shorter strings need no counting. */
+function isLong(text: string): boolean {
+  const { headBytes, tailBytes } = EVENT_STRING_LIMITS;
+  return text.length * 3 > headBytes + tailBytes && Buffer.byteLength(text) > headBytes + tailBytes;
+}
+
+/**
+ * Whether `value` holds a string over the limit: looked for before anything is copied, since
+ * almost no event does and capValue builds a path and a copy for every value it walks.
+ */
+function holdsLong(value: unknown): boolean {
+  if (typeof value === "string") return isLong(value);
+  if (value === null || typeof value !== "object") return false;
+  return (Array.isArray(value) ? value : Object.values(value)).some(holdsLong);
+}
+
 /**
  * `value` with every string longer than the limit cut (a copy only where something was), each
  * cut string recorded in `cut` by its place (`args.content`).
  */
 function capValue(value: unknown, at: string, cut: CutString[], edges: EdgeTransform): unknown {
   if (typeof value === "string") {
-    const { headBytes, tailBytes } = EVENT_STRING_LIMITS;
-    // A UTF-16 unit is at most 3 bytes of UTF-8: shorter strings need no counting.
-    if (value.length * 3 <= headBytes + tailBytes) return value;
-    const bytes = Buffer.byteLength(value);
-    if (bytes <= headBytes + tailBytes) return value;
-    cut.push({ field: at, bytes });
+    if (!isLong(value)) return value;
+    cut.push({ field: at, bytes: Buffer.byteLength(value) });
     return cutText(value, edges);
   }
   if (Array.isArray(value)) {
@@ -89,6 +101,7 @@ function capValue(value: unknown, at: string, cut: CutString[], edges: EdgeTrans
 export function capEvent(event: CairnEvent, edges: EdgeTransform = (text) => text): CairnEvent {
   if (!(event.type in CAPPED_FIELD)) return event;
   const field = CAPPED_FIELD[event.type as CappedType];
+  if (!holdsLong((event as Record<string, unknown>)[field])) return event;
   const cut: CutString[] = [];
   const value = capValue((event as Record<string, unknown>)[field], field, cut, edges);
   return cut.length ? ({ ...event, [field]: value, cut } as CairnEvent) : event;

@@ -3,15 +3,28 @@ import { copyFile, mkdir, open, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 
 /**
+ * Runs `create`, which makes a file in `dir`, and when `dir` is missing makes it and runs `create`
+ * again: a `mkdir -p` before every write took longer than many of the writes themselves.
+ */
+async function inFolder<T>(dir: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    await mkdir(dir, { recursive: true });
+    return create();
+  }
+}
+
+/**
  * Fills a temporary file beside `target`, flushes it to disk and renames it over `target`, so
  * that readers (and a crash) see either the old file or the new one, never half of one.
  */
 async function replaceAtomically(target: string, fill: (temp: string) => Promise<void>): Promise<void> {
   const dir = path.dirname(target);
-  await mkdir(dir, { recursive: true });
   const temp = path.join(dir, `.${path.basename(target)}.${randomBytes(6).toString("hex")}.cairn-tmp`);
   try {
-    await fill(temp);
+    await inFolder(dir, () => fill(temp));
     await rename(temp, target);
   } catch (error) {
     await unlink(temp).catch(() => {});

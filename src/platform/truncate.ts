@@ -127,8 +127,18 @@ export class HeadTailBuffer {
   }
 }
 
-/** Truncates text already in memory the same way a streamed output is. */
+/**
+ * Truncates text already in memory the same way a streamed output is. Text that fits, as almost
+ * every tool's output does, is only measured: not copied to a buffer and back with its lines
+ * counted (15-20 µs for a 5 kB read here). It comes back as that round trip through UTF-8 made it,
+ * a lone surrogate as U+FFFD.
+ */
 export function truncateHeadTail(text: string, limits: TruncateLimits = DEFAULT_LIMITS): TruncatedText {
+  const bytes = Buffer.byteLength(text);
+  if (bytes <= limits.headBytes + limits.tailBytes) {
+    const wellFormed = (text as string & { toWellFormed(): string }).toWellFormed();
+    return { text: wellFormed, truncated: false, total_bytes: bytes, cut_bytes: 0, cut_lines: 0 };
+  }
   const buffer = new HeadTailBuffer(limits);
   buffer.push(text);
   return buffer.finish();

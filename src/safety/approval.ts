@@ -1,4 +1,3 @@
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import type { ApprovalMode, Config, Rule } from "../config/schema.js";
 import type {
@@ -14,7 +13,7 @@ import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
-import { secretsReadBy } from "./secretCommands.js";
+import { realPath, secretsReadBy } from "./secretCommands.js";
 import { SecretFiles } from "./secretFiles.js";
 
 /**
@@ -104,15 +103,6 @@ interface Inspection {
   networked: boolean;
   /** Secret files it names or searches through, as shown to a person. */
   secrets: string[];
-}
-
-/** A path's real location, so a link to `.env` counts as `.env`; the path itself when it does not exist. */
-function realPath(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }
 
 /** `.env looks`, `.env and key.pem look`: the files a secret call would reach, in a sentence. */

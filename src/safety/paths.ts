@@ -24,14 +24,15 @@ export interface ResolvedPath {
 
 /**
  * Resolves the longest existing prefix with realpath, so a symlink anywhere in the path that
- * points outside is caught even when the final file does not exist yet.
+ * points outside is caught even when the final file does not exist yet. realpath(3) itself, one
+ * call: Node's own realpathSync takes an lstat per component, on every path every tool call names.
  */
 function realpathAllowingMissing(absolute: string): string {
   const missing: string[] = [];
   let current = absolute;
   for (;;) {
     try {
-      return path.join(realpathSync(current), ...missing.reverse());
+      return path.join(realpathSync.native(current), ...missing.reverse());
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code !== "ENOENT" && code !== "ENOTDIR") throw error;

@@ -244,6 +244,23 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
 }
 
 /**
+ * Whether a key of an event or of a tool's arguments names a secret, remembered: the same few
+ * keys come in every event (isSecretName splits a name into words with two regular expressions),
+ * and a session meets a few hundred at most; past that many, names are judged afresh.
+ */
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_KEPT = 1024;
+
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = isSecretName(key);
+    if (secretKeys.size < SECRET_KEYS_KEPT) secretKeys.set(key, secret);
+  }
+  return secret;
+}
+
+/**
  * A copy of an event, or any JSON-shaped value, with every string in it redacted, and the
  * string under a secret key (`{"password": "…"}` in a tool's arguments or data) hidden whole.
  */
@@ -254,7 +271,7 @@ export function redactDeep<T>(value: T, redact: Redactor): T {
     return Object.fromEntries(
       Object.entries(value).map(([key, item]) => [
         key,
-        typeof item === "string" && isSecretName(key) && hidesSecret(item) && redact(item) === item
+        typeof item === "string" && isSecretKey(key) && hidesSecret(item) && redact(item) === item
           ? REDACTED
           : redactDeep(item, redact),
       ]),

@@ -150,9 +150,14 @@ function shown(place: CommandPlace, absolute: string): string {
     : absolute;
 }
 
-function realPath(file: string): string {
+/**
+ * A path's real location, so a link to `.env` counts as `.env`; the path itself when it does not
+ * exist. One realpath(3) call: Node's own realpathSync takes an lstat per component of the path,
+ * on every file a tool call names.
+ */
+export function realPath(file: string): string {
   try {
-    return realpathSync(file);
+    return realpathSync.native(file);
   } catch {
     return file;
   }

@@ -58,9 +58,17 @@ export const SECRET_NAME_PATHSPECS: readonly string[] = [
   "*netrc",
 ].map((pattern) => `:(icase)${pattern}`);
 const NOT_SECRET_NAMES = [".env.{example,sample,template}", ".env.*.{example,sample,template}", "*.pub"];
-const NAME_OPTIONS = { dot: true, nocase: true };
-const secretName = picomatch(SECRET_FILE_NAMES, NAME_OPTIONS);
-const notSecretName = picomatch(NOT_SECRET_NAMES, NAME_OPTIONS);
+/**
+ * Globs on a name as one regular expression, in any case. picomatch's matcher for a list tries
+ * each glob in turn through its own bookkeeping (a microsecond a name here); every file a tool
+ * names, lists or searches is judged, so the list is one expression of picomatch's own (0.1 µs).
+ */
+function namesPattern(globs: readonly string[]): RegExp {
+  const each = globs.map((glob) => `(?:${picomatch.makeRe(glob, { dot: true, nocase: true }).source})`);
+  return new RegExp(each.join("|"), "i");
+}
+const SECRET_NAME = namesPattern(SECRET_FILE_NAMES);
+const NOT_SECRET_NAME = namesPattern(NOT_SECRET_NAMES);
 
 /** Configuration files that are secret only when they hold a credential, not a reference to one. */
 const CREDENTIAL_FILES = new Set([".npmrc", ".pypirc", ".netrc", "_netrc"]);
@@ -72,7 +80,7 @@ const CREDENTIAL_SCAN_BYTES = 64 * 1024;
 /** Whether a file's name alone says it may hold secrets (an `.npmrc` only when it does, see SecretFiles). */
 export function hasSecretName(file: string): boolean {
   const name = path.basename(file);
-  return secretName(name) && !notSecretName(name);
+  return SECRET_NAME.test(name) && !NOT_SECRET_NAME.test(name);
 }
 
 function holdsCredential(file: string): boolean {

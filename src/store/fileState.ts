@@ -1,26 +1,31 @@
-import { lstat, readFile, readlink } from "node:fs/promises";
-import { blobId } from "./gitObjects.js";
+import { lstatSync, readFileSync, readlinkSync, type Stats } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { blobId, INLINE_BYTES } from "./gitObjects.js";
 import { isMissing, type State } from "./shadowGit.js";
 
 /** What is at a path now: directories and special files are never stored, only seen. */
 export type Seen = State | { kind: "dir" } | { kind: "other" };
 
-/** What is at `file` now, with the bytes a snapshot would store. */
+/**
+ * What is at `file` now, with the bytes a snapshot would store. Looked at synchronously, the
+ * bytes of a large file apart: each step through libuv's thread pool waited on the scheduler when
+ * the machine was busy, and an edit looks at its file before and after.
+ */
 export async function look(file: string): Promise<{ seen: Seen; content?: Buffer }> {
-  let info: Awaited<ReturnType<typeof lstat>>;
+  let info: Stats;
   try {
-    info = await lstat(file);
+    info = lstatSync(file);
   } catch (error) {
     if (isMissing(error)) return { seen: { kind: "absent" } };
     throw error;
   }
   if (info.isDirectory()) return { seen: { kind: "dir" } };
   if (info.isSymbolicLink()) {
-    const content = await readlink(file, { encoding: "buffer" });
+    const content = readlinkSync(file, { encoding: "buffer" });
     return { seen: { kind: "link", blob: blobId(content) }, content };
   }
   if (!info.isFile()) return { seen: { kind: "other" } };
-  const content = await readFile(file);
+  const content = info.size <= INLINE_BYTES ? readFileSync(file) : await readFile(file);
   return { seen: { kind: "file", blob: blobId(content), mode: info.mode & 0o7777 }, content };
 }
 

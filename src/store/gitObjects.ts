@@ -1,8 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm, utimes, writeFile } from "node:fs/promises";
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import { deflate } from "node:zlib";
+import { deflate, deflateSync } from "node:zlib";
 import { isMissing } from "./shadowGit.js";
 
 /*
@@ -25,9 +34,18 @@ export function blobId(content: Buffer): string {
 }
 
 /**
+ * Files and objects up to this size are read and compressed on the main thread: it takes less
+ * than handing them to libuv's thread pool. Larger ones still go there, not to hold the loop.
+ */
+export const INLINE_BYTES = 256 * 1024;
+
+/**
  * Writes one object as `git hash-object -w` does: zlib-compressed, under `objects/xx/`, via a
  * temporary file. A loose copy already there is only given a new time, as git does, which keeps
- * it from gc as long as a fresh one would be.
+ * it from gc as long as a fresh one would be. The file system calls are synchronous, as the
+ * store's SQLite ones are: an edit's snapshot writes a few small objects, and with each step a
+ * round trip through libuv's thread pool (five or six an object) a snapshot waited on the
+ * scheduler for milliseconds when the machine was busy.
  */
 async function writeObject(
   gitDir: string,
@@ -39,15 +57,18 @@ async function writeObject(
   const dir = path.join(gitDir, "objects", id.slice(0, 2));
   const file = path.join(dir, id.slice(2));
   const now = new Date();
-  const freshened = await utimes(file, now, now).then(
-    () => true,
-    () => false,
-  );
-  if (freshened) return id;
-  await mkdir(dir, { recursive: true });
+  try {
+    utimesSync(file, now, now);
+    return id;
+  } catch {
+    // Not there (or not ours to touch, as git judges it too): written anew.
+  }
+  const whole = Buffer.concat([head, content]);
+  const compressed = whole.length <= INLINE_BYTES ? deflateSync(whole) : await compress(whole);
+  mkdirSync(dir, { recursive: true });
   const temp = path.join(dir, `tmp_obj_${randomBytes(6).toString("hex")}`);
-  await writeFile(temp, await compress(Buffer.concat([head, content])), { mode: 0o444 });
-  await rename(temp, file);
+  writeFileSync(temp, compressed, { mode: 0o444 });
+  renameSync(temp, file);
   return id;
 }
 
@@ -76,15 +97,15 @@ export class RefMoved extends Error {
 }
 
 /** The value of a ref: its loose file, or else its line in `packed-refs` (where gc moves refs). */
-async function readRef(gitDir: string, ref: string): Promise<string | undefined> {
+function readRef(gitDir: string, ref: string): string | undefined {
   try {
-    return (await readFile(path.join(gitDir, ref), "utf8")).trim();
+    return readFileSync(path.join(gitDir, ref), "utf8").trim();
   } catch (error) {
     if (!isMissing(error)) throw error;
   }
   let packed: string;
   try {
-    packed = await readFile(path.join(gitDir, "packed-refs"), "utf8");
+    packed = readFileSync(path.join(gitDir, "packed-refs"), "utf8");
   } catch (error) {
     if (isMissing(error)) return undefined;
     throw error;
@@ -96,7 +117,8 @@ async function readRef(gitDir: string, ref: string): Promise<string | undefined>
 /**
  * Points `ref` at `id` if it still points at `expected` (undefined: if it does not exist yet),
  * as `git update-ref <ref> <id> <expected>` does, under git's own lock file, so that a concurrent
- * writer, cairn or git, fails rather than loses the other's update.
+ * writer, cairn or git, fails rather than loses the other's update. Synchronous, as the objects
+ * are written: a few small files.
  */
 export async function updateRef(
   gitDir: string,
@@ -106,24 +128,29 @@ export async function updateRef(
 ): Promise<void> {
   const file = path.join(gitDir, ref);
   const lock = `${file}.lock`;
-  await mkdir(path.dirname(file), { recursive: true });
-  let handle: Awaited<ReturnType<typeof open>>;
+  mkdirSync(path.dirname(file), { recursive: true });
+  let fd: number;
   try {
-    handle = await open(lock, "wx");
+    fd = openSync(lock, "wx");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") throw new RefMoved(`${ref} is being updated`);
     throw error;
   }
   try {
-    const current = await readRef(gitDir, ref);
+    const current = readRef(gitDir, ref);
     if (current !== expected)
       throw new RefMoved(`${ref} is at ${current ?? "nothing"}, not ${expected ?? "nothing"}`);
-    await handle.writeFile(`${id}\n`);
-    await handle.close();
-    await rename(lock, file);
+    writeFileSync(fd, `${id}\n`);
+    closeSync(fd);
+    fd = -1;
+    renameSync(lock, file);
   } catch (error) {
-    await handle.close().catch(() => {});
-    await rm(lock, { force: true });
+    if (fd !== -1) {
+      try {
+        closeSync(fd);
+      } catch {}
+    }
+    rmSync(lock, { force: true });
     throw error;
   }
 }

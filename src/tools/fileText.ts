@@ -1,5 +1,13 @@
-import { createReadStream } from "node:fs";
-import { open, readFile, stat } from "node:fs/promises";
+import {
+  type BigIntStats,
+  closeSync,
+  createReadStream,
+  openSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import { readFile } from "node:fs/promises";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { MAX_LINE_CHARS } from "./edit/listing.js";
 import { ToolError } from "./toolError.js";
@@ -25,6 +33,8 @@ export type Sniffed = { kind: "text"; format: TextFormat } | { kind: "binary"; g
 
 /** How much of a file is looked at to decide whether it is text. */
 export const SNIFF_BYTES = 8192;
+/** A file up to this size is read in one synchronous call, not held long enough to matter to the loop. */
+const SMALL_FILE_BYTES = 256 * 1024;
 
 const DECODER_LABEL: Record<TextEncodingName, string> = {
   utf8: "utf-8",
@@ -105,20 +115,20 @@ function binaryRefusal(display: string, size: number, guess: string): ToolError 
   );
 }
 
-async function readHead(file: string): Promise<Buffer> {
-  const handle = await open(file, "r");
+/** A file's first bytes: read synchronously, a bounded read for which three round trips through the thread pool cost more. */
+function readHead(file: string): Buffer {
+  const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, SNIFF_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
+    return buffer.subarray(0, readSync(fd, buffer, 0, SNIFF_BYTES, 0));
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** The text format of a file, from its first bytes only; refuses binary files. */
 export async function textFormatOf(file: string, display: string, size: number): Promise<TextFormat> {
-  const sniffed = sniff(await readHead(file));
+  const sniffed = sniff(readHead(file));
   if (sniffed.kind === "binary") throw binaryRefusal(display, size, sniffed.guess);
   return sniffed.format;
 }
@@ -146,7 +156,7 @@ export async function readTextFile(
   maxBytes: number,
   editor?: EditorFiles,
 ): Promise<TextFile> {
-  const info = await stat(file);
+  const info = statSync(file);
   if (info.size > maxBytes) {
     throw new ToolError(
       `Refused: ${display} is ${describeSize(info.size)}, more than the ${describeSize(maxBytes)} this tool rewrites. ` +
@@ -159,7 +169,8 @@ export async function readTextFile(
     const text = await bufferText(file, editor);
     if (text !== undefined) return { text, format, mode: info.mode & 0o7777 };
   }
-  const bytes = await readFile(file);
+  // A small file in one synchronous read: four round trips through the thread pool cost more.
+  const bytes = info.size <= SMALL_FILE_BYTES ? readFileSync(file) : await readFile(file);
   const sniffed = sniff(bytes.subarray(0, SNIFF_BYTES));
   if (sniffed.kind === "binary") throw binaryRefusal(display, info.size, sniffed.guess);
   const { format } = sniffed;
@@ -223,9 +234,15 @@ export async function writeTextFile(
 export class ReadTracker {
   private readonly seen = new Map<string, string>();
 
+  /** One stat, synchronous as the file tools' other bounded look-ups are. */
   private static async stamp(file: string): Promise<string | undefined> {
-    const info = await stat(file, { bigint: true }).catch(() => undefined);
-    return info && `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
+    let info: BigIntStats | undefined;
+    try {
+      info = statSync(file, { bigint: true });
+    } catch {
+      return undefined;
+    }
+    return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
   }
 
   /** Call before reading: a change during the read then shows as a change, never the reverse. */
@@ -340,7 +357,7 @@ export async function readPage(
     pager.consume(buffer);
     return pager.finish();
   }
-  const { size } = await stat(file);
+  const { size } = statSync(file);
   const decoder = new TextDecoder(DECODER_LABEL[format.encoding]);
   const stream = createReadStream(file, { highWaterMark: 64 * 1024, signal });
   let bytesRead = 0;

@@ -1,5 +1,5 @@
-import type { Stats } from "node:fs";
-import { lstat, mkdir, readdir, rename, stat, unlink } from "node:fs/promises";
+import { lstatSync, type Stats, statSync } from "node:fs";
+import { mkdir, readdir, rename, unlink } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import { copyFileAtomic } from "../platform/atomicFile.js";
@@ -55,9 +55,14 @@ function fileTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
   });
 }
 
+/**
+ * A file's stat, null when it is not there. One system call, made synchronously like the other
+ * bounded look-ups of the file tools: handed to libuv's thread pool, each step of a call waited on
+ * the scheduler when the machine was busy, several times a turn.
+ */
 async function statOrNull(file: string, follow = true): Promise<Stats | null> {
   try {
-    return await (follow ? stat(file) : lstat(file));
+    return follow ? statSync(file) : lstatSync(file);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return null;

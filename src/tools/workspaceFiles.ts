@@ -1,5 +1,5 @@
-import { type Dirent, existsSync } from "node:fs";
-import { readdir, readFile, stat } from "node:fs/promises";
+import { type Dirent, existsSync, readFileSync, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
@@ -71,9 +71,14 @@ function findGitRoot(dir: string): string | undefined {
   }
 }
 
-async function readLevel(dir: string): Promise<IgnoreLevel | undefined> {
+/**
+ * A folder's .gitignore rules. Read synchronously, as the file tools' other small look-ups are: a
+ * read through libuv's thread pool is four round trips (open, stat, read, close), each waiting on
+ * the scheduler when the machine is busy, for every folder a listing opens.
+ */
+function readLevel(dir: string): IgnoreLevel | undefined {
   try {
-    return { dir, rules: ignore().add(await readFile(path.join(dir, ".gitignore"), "utf8")) };
+    return { dir, rules: ignore().add(readFileSync(path.join(dir, ".gitignore"), "utf8")) };
   } catch {
     return undefined;
   }
@@ -92,7 +97,7 @@ function isIgnored(levels: IgnoreLevel[], absolute: string, dir: boolean): boole
 
 /** Resolves what a listing starting at `root` (a real path from resolveInWorkspace) covers. */
 async function openScope(workspace: string, root: string, secrets: SecretFiles | undefined): Promise<Scope> {
-  const info = await stat(root);
+  const info = statSync(root);
   const gitRoot = findGitRoot(workspace);
   const top = gitRoot ?? workspace;
   const scope: Scope = {
@@ -111,7 +116,7 @@ async function openScope(workspace: string, root: string, secrets: SecretFiles |
   }
   let current = top;
   for (const part of rel ? rel.split(path.sep) : []) {
-    const level = await readLevel(current);
+    const level = readLevel(current);
     if (level) scope.levels.push(level);
     current = path.join(current, part);
     if (isIgnored(scope.levels, current, current !== root || !scope.rootIsFile)) {
@@ -181,7 +186,7 @@ export async function listDirectory(
     // Unreadable folders are skipped rather than failing the whole listing.
     return { entries: [], hidden: 0, secrets: [], levels };
   }
-  const own = scope.gitignore ? await readLevel(dir) : undefined;
+  const own = scope.gitignore ? readLevel(dir) : undefined;
   const active = own ? [...levels, own] : levels;
   const entries: WorkspaceEntry[] = [];
   const secrets: WorkspaceEntry[] = [];

@@ -1,7 +1,7 @@
 // The benchmarks read the CLI's bundle back as the modules it was made of (bench/lib/bundle.ts):
 // what a command loads and where its CPU time goes would otherwise say only "a chunk". Runs on
 // the build (`npm run build`), as the tests of the built CLI do.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -39,5 +39,35 @@ describe("the bundle, read back as modules", () => {
       url: url("dist/src/cli/main.js"),
       lineNumber: module.line,
     });
+  });
+
+  it("loads the diff package on a session's first change without the ACP server", () => {
+    // A package split over chunks by its importers made `import("diff")` load the chunk where the
+    // ACP server's `parsePatch` had landed: the ACP server, its schemas and the chat engine, in
+    // the middle of a `cairn do` session (scripts/bundle.mjs keeps the package whole).
+    const dir = path.join(ROOT, "dist", "cli");
+    const chunk = (file: string) => url(`dist/cli/${file}`);
+    const imports = (file: string, dynamic: boolean) => {
+      const text = readFileSync(path.join(dir, file), "utf8");
+      const pattern = dynamic ? /\bimport\("\.\/([^"]+)"\)/g : /(?:from|import) "\.\/([^"]+)"/g;
+      return [...text.matchAll(pattern)].map((match) => match[1]!);
+    };
+    const closure = (file: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(file)) return seen;
+      seen.add(file);
+      for (const next of imports(file, false)) closure(next, seen);
+      return seen;
+    };
+    const modulesOf = (files: Set<string>) => [...files].flatMap((file) => modulesIn(chunk(file)));
+    const filesTool = readdirSync(dir).find(
+      (file) => file.endsWith(".js") && modulesIn(chunk(file)).includes(url("dist/src/tools/files.js")),
+    );
+    expect(filesTool).toBeDefined();
+    const loadsDiff = imports(filesTool!, true)
+      .map((file) => modulesOf(closure(file)))
+      .filter((modules) => modules.some((module) => module.startsWith(url("node_modules/diff/"))));
+    expect(loadsDiff.length).toBeGreaterThan(0);
+    for (const modules of loadsDiff)
+      expect(modules.filter((module) => module.startsWith(url("dist/src/acp/")))).toEqual([]);
   });
 });

@@ -21,6 +21,22 @@ describe("truncateHeadTail", () => {
     });
   });
 
+  it("gives text that fits as the streamed buffer does, up to the limit and past it by a byte", () => {
+    const limits = { headBytes: 20, tailBytes: 20 };
+    const streamed = (text: string) => {
+      const buffer = new HeadTailBuffer(limits);
+      buffer.push(text);
+      return buffer.finish();
+    };
+    // 40 bytes: three-byte characters, a lone surrogate (as U+FFFD, three bytes), newlines.
+    const fits = "é€\ud800 line\nöne\ntwo€€ three!!!!!\n";
+    expect(Buffer.byteLength(fits)).toBe(40);
+    expect(truncateHeadTail(fits, limits)).toEqual(streamed(fits));
+    expect(truncateHeadTail(fits, limits).text).toContain("\ufffd");
+    expect(truncateHeadTail(`${fits}x`, limits)).toEqual(streamed(`${fits}x`));
+    expect(truncateHeadTail(`${fits}x`, limits).truncated).toBe(true);
+  });
+
   it("keeps whole lines from the start and the end, and marks the cut with exact counts", () => {
     const text = numberedLines(10_000);
     const result = truncateHeadTail(text, { headBytes: 100, tailBytes: 100 });
