@@ -3,7 +3,6 @@ import { StopHookRounds } from "../hooks/hooks.js";
 import { toValidationSummary, type ValidationReport } from "../verify/check.js";
 import { parseFailures, summarizeFailures } from "../verify/failures.js";
 import type { ModelHandle } from "./agentContext.js";
-import { gatherFacts, renderFacts } from "./analysis.js";
 import { assess } from "./assessment.js";
 import { RunChecks } from "./checking.js";
 import { executeThrough } from "./delegation.js";
@@ -14,9 +13,9 @@ import { askProgress, ProgressJudge, type RoundOutcome } from "./progress.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote, resumePhase } from "./resume.js";
 import { answerByPattern, routeByPattern } from "./route.js";
+import { analyseTask, classifyTask, planRound, reviewRound } from "./runAsks.js";
 import {
   type Classification,
-  classificationSchema,
   type Intent,
   intentSchema,
   type Plan,
@@ -27,7 +26,6 @@ import {
 import type { Session } from "./session.js";
 import { announce, type Ending, failedReason, type Outcome, settle, taskWithContext } from "./settle.js";
 import { stepBrief } from "./stepPrompt.js";
-import { askStructured, phaseInstructions } from "./structured.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -169,13 +167,24 @@ class RunLoop {
       case "single":
         return this.single();
       case "analyse":
-        this.intent = await this.analyse();
+        this.intent = await analyseTask(this.turn, this.model, this.task, this.attempts);
         // From here the run plans, whatever the router first thought: a failed fast path included.
         Object.assign(this.facts, { analysed: true, route: "plan" });
         return;
       case "plan":
         this.facts.iteration++;
-        this.plan = { plan: await this.makePlan(this.intent!), startAt: 0, note: "" };
+        this.plan = {
+          plan: await planRound(this.turn, {
+            model: this.model,
+            task: this.task,
+            intent: this.intent!,
+            context: this.context,
+            iteration: this.facts.iteration,
+            attempts: this.attempts,
+          }),
+          startAt: 0,
+          note: "",
+        };
         return;
       case "execute":
         await this.execute(this.plan!);
@@ -225,7 +234,7 @@ class RunLoop {
       this.facts.route = "answer";
       return;
     }
-    const classification = await this.classify();
+    const classification = await classifyTask(this.turn, this.task, this.attempts);
     this.classification = classification;
     this.pickDelegate(classification);
     const single = fastPath(classification);
@@ -235,19 +244,6 @@ class RunLoop {
       tier: single ? 1 : 2,
       decision: single ? "single tool loop" : "analyse and plan",
       reason: `${classification.complexity} ${classification.category} task at confidence ${classification.confidence}`,
-    });
-  }
-
-  private async classify(): Promise<Classification> {
-    const cheap = await this.session.modelFor("cheap");
-    return askStructured(this.turn, {
-      phase: "routing",
-      model: cheap,
-      name: "classification",
-      instructions: phaseInstructions("classify"),
-      prompt: this.task,
-      schema: classificationSchema,
-      attempts: this.attempts,
     });
   }
 
@@ -286,59 +282,6 @@ class RunLoop {
       this.failure = failedReason(outcome);
       this.context.pendingIssues = [`The work did not finish: ${outcome.reason ?? "the tool loop failed"}`];
     }
-  }
-
-  private async analyse(): Promise<Intent> {
-    const facts = await gatherFacts(this.turn, this.task);
-    const intent = await askStructured(this.turn, {
-      phase: "analysis",
-      model: this.model,
-      name: "intent",
-      instructions: phaseInstructions("analyse"),
-      prompt: `# Task\n${this.task}\n\n${renderFacts(facts)}`,
-      schema: intentSchema,
-      attempts: this.attempts,
-    });
-    this.session.bus.emit({
-      type: "intent",
-      summary: intent.summary,
-      category: intent.category,
-      complexity: intent.complexity,
-      estimated_files: intent.estimated_files,
-      requires_context: intent.requires_context,
-    });
-    return intent;
-  }
-
-  private async makePlan(intent: Intent): Promise<Plan> {
-    const revising = this.facts.iteration > 1;
-    const plan = await askStructured(this.turn, {
-      phase: "planning",
-      model: this.model,
-      name: "plan",
-      instructions: phaseInstructions("plan"),
-      prompt: [
-        `# Task\n${this.task}`,
-        `# Analysis\n${intent.summary}\nCategory: ${intent.category}; complexity: ${intent.complexity}; likely files: ${intent.estimated_files.join(", ") || "unknown"}`,
-        this.context.render(),
-        // Last, so the instructions above stay the same for every plan request and stay cached.
-        revising
-          ? "This is a revision: plan only what fixes the pending issues, changing the files already made."
-          : "",
-      ]
-        .filter(Boolean)
-        .join("\n\n"),
-      schema: planSchema,
-      attempts: this.attempts,
-      check: (value) => (value.steps.length === 0 ? "the plan has no steps" : undefined),
-    });
-    this.session.bus.emit({
-      type: "plan",
-      summary: plan.summary,
-      steps: plan.steps,
-      iteration: this.facts.iteration,
-    });
-    return plan;
   }
 
   /**
@@ -404,23 +347,12 @@ class RunLoop {
   }
 
   private async review(): Promise<void> {
-    const { session } = this;
-    session.bus.emit({ type: "status", status: "reviewing" });
-    const reviewer = await session.modelFor("review");
-    const review = await askStructured(this.turn, {
-      phase: "review",
-      model: reviewer,
-      name: "review",
-      instructions: phaseInstructions("review"),
-      prompt: [
-        `# Task\n${this.task}`,
-        `# Diff of the run\n${this.context.diffText() || "(no changes)"}`,
-        `# Validation\n${this.lastValidation?.summary ?? "not run"}`,
-      ].join("\n\n"),
-      schema: reviewSchema,
+    const review = await reviewRound(this.turn, {
+      task: this.task,
+      diff: this.context.diffText(),
+      validation: this.lastValidation?.summary,
       attempts: this.attempts,
     });
-    session.bus.emit({ type: "review", ...review });
     this.context.lastReview = review;
     this.roundReview = review;
     this.facts.review = review.ready ? "ready" : "not_ready";

@@ -1,5 +1,6 @@
 // A cairn process of its own for the concurrency test: Node runs this TypeScript source as is.
-// Once told "go" on stdin it opens the store and writes one session's events as fast as it can.
+// Once told "go" on stdin it opens the store and writes one session's events as fast as it can;
+// halfway it says "half" and waits to be told "on", so that a test can be sure two writers overlap.
 // Usage: node writer.ts <db file> <session id> <model calls>
 import { registerHooks } from "node:module";
 import { createInterface } from "node:readline";
@@ -20,8 +21,17 @@ const [file, sessionId, calls] = process.argv.slice(2);
 if (!file || !sessionId || !calls) throw new Error("usage: writer.ts <db file> <session id> <model calls>");
 const { Store } = await import("../../src/store/sessions.js");
 
+const told = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+async function waitFor(word: string): Promise<void> {
+  for (;;) {
+    const { value, done } = await told.next();
+    if (done) throw new Error(`stdin ended before "${word}"`);
+    if (value === word) return;
+  }
+}
+
 process.stdout.write("ready\n");
-for await (const line of createInterface({ input: process.stdin })) if (line === "go") break;
+await waitFor("go");
 
 const store = Store.open(file);
 let seq = 0;
@@ -35,6 +45,10 @@ store.appendEvent({
   workspace: `/work/${sessionId}`,
 });
 for (let i = 0; i < Number(calls); i++) {
+  if (i === Math.floor(Number(calls) / 2)) {
+    process.stdout.write("half\n");
+    await waitFor("on");
+  }
   store.appendEvent({ ...stamp(), type: "message.delta", text: `chunk ${i}` });
   store.appendEvent({
     ...stamp(),

@@ -13,6 +13,7 @@ import {
   type JobResult,
   metaKey,
   QUEUE_NAME,
+  triesOf,
 } from "./jobs.js";
 
 export interface FollowOptions {
@@ -186,7 +187,7 @@ class BatchFollower {
     } else if (state === "failed") {
       await this.givenUp(jobId, job);
     } else if (state === "active") {
-      this.running(jobId, task, job, before);
+      this.running(jobId, task, job, before, await triesOf(this.redis, job));
     } else if (before === "active") {
       this.phases.set(jobId, "waiting");
       this.options.emit({
@@ -201,9 +202,9 @@ class BatchFollower {
 
   /** A job the queue failed: its record says after how many tries, and why. */
   private async givenUp(jobId: string, job: Job<JobData, JobResult>): Promise<void> {
-    // A worker that finds the task's tries used up gives it up without trying (BullMQ counts
-    // that as an attempt made too); no worker ever starts a try beyond --attempts.
-    const tries = Math.min(job.attemptsMade + job.stalledCounter, job.data.attempts);
+    // A worker that finds the task's tries used up gives it up without trying (it was taken
+    // once more); no worker ever starts a try beyond --attempts.
+    const tries = Math.min(await triesOf(this.redis, job), job.data.attempts);
     const record = failedRecord(
       job.data.spec,
       `gave up after ${tries} tr${tries === 1 ? "y" : "ies"}: ${job.failedReason}`,
@@ -223,8 +224,8 @@ class BatchFollower {
     task: BatchMeta["jobs"][number],
     job: Job<JobData, JobResult>,
     before: Phase | undefined,
+    attempt: number,
   ): void {
-    const attempt = job.attemptsMade + job.stalledCounter + 1;
     if (before !== "active") {
       this.phases.set(jobId, "active");
       this.options.emit({

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import type { Job } from "bullmq";
 import type { Redis } from "ioredis";
 import type { TaskProgress } from "../events.js";
 import type { TaskRecord } from "../record.js";
@@ -71,4 +72,25 @@ export async function earlierTriesSpent(
   return Object.entries(tries)
     .filter(([field]) => field.startsWith(`${jobId}|`) && field !== current)
     .reduce((sum, [, usd]) => sum + Number(usd), 0);
+}
+
+/**
+ * How often each of the batch's jobs was taken without being tried (handed back by a stopping
+ * worker), field by job id. BullMQ counts every time a job is taken (`attemptsStarted`), but its
+ * own counts of tries (`attemptsMade`, `stalledCounter`) miss a try stopped because its lock was
+ * lost; less these, the times taken are the tries.
+ */
+const untriedKey = (batchId: string) => `cairn:batch:${batchId}:untried`;
+
+/** The try a job is on while taken, or the tries it had once it is not: the times taken, less those untried. */
+export async function triesOf(redis: Redis, job: Job<JobData, JobResult>): Promise<number> {
+  const untried = job.id ? Number((await redis.hget(untriedKey(job.data.batch_id), job.id)) ?? 0) : 0;
+  return Math.max(0, job.attemptsStarted - untried);
+}
+
+/** The job was taken but not tried: it does not count as a try. */
+export async function takenUntried(redis: Redis, job: Job<JobData, JobResult>): Promise<void> {
+  if (!job.id) return;
+  const key = untriedKey(job.data.batch_id);
+  await redis.multi().hincrby(key, job.id, 1).expire(key, KEEP_SECONDS).exec();
 }

@@ -18,7 +18,9 @@ import {
   KEEP_SECONDS,
   metaKey,
   QUEUE_NAME,
+  takenUntried,
   triesKey,
+  triesOf,
 } from "./jobs.js";
 
 export interface WorkerOptions {
@@ -60,11 +62,6 @@ const PROGRESS_EVERY_MS = 500;
 const LOST_AT = 0.7;
 const STOP_WITHIN = 0.15;
 const EXIT_WITHIN = 0.25;
-
-/** Tries so far: failed attempts and times a worker vanished mid-task (a task handed back is neither). */
-function triesBefore(job: Job<JobData>): number {
-  return job.attemptsMade + job.stalledCounter;
-}
 
 /** The job a BullMQ lock error is about (`Missing lock for job <id>. moveToFinished`). */
 function lockErrorJob(error: Error): string | undefined {
@@ -232,7 +229,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     concurrency: options.concurrency,
     lockDuration: options.lockDurationMs,
     stalledInterval: options.lockDurationMs,
-    // Tries are counted by the job's own --attempts (see triesBefore), not by BullMQ's stall limit.
+    // Tries are counted against the job's own --attempts (see triesOf), not BullMQ's stall limit.
     maxStalledCount: 1_000,
   });
   // A lost lock is not a lost Redis: said once per try, as what it means for the task.
@@ -258,8 +255,18 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
     message: `worker ${options.name} takes tasks from ${shownUrl(options.url)} (${options.concurrency} at a time).`,
   });
 
+  /**
+   * A stopping worker takes no more tasks: BullMQ stops fetching at once (without waiting on the
+   * running tries, or on Redis), and a job it had already fetched goes back untried. Else a task
+   * handed back would be taken again here at once, and handed back again, for as long as it ran.
+   */
+  const stopTaking = () => {
+    tries.stopping = true;
+    void worker.pause(true).catch(() => {});
+  };
   return {
     async finish() {
+      stopTaking();
       // The tasks running here go on to their end, Redis or not.
       while (tries.active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
       // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
@@ -269,7 +276,10 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.
       await (options.keepFailed ? rmdir(root) : rm(root, { recursive: true, force: true })).catch(() => {});
     },
-    handBack: () => tries.handingBack.abort(),
+    handBack: () => {
+      stopTaking();
+      tries.handingBack.abort();
+    },
     running: () => tries.active,
   };
 }
@@ -280,6 +290,8 @@ class TaskTries {
   active = 0;
   /** Aborted to hand the running tries back to the queue. */
   readonly handingBack = new AbortController();
+  /** The worker is stopping: a job it had already fetched goes back to the queue untried. */
+  stopping = false;
   private readonly options: WorkerOptions;
   private readonly redis: Redis;
   private readonly root: string;
@@ -294,10 +306,11 @@ class TaskTries {
 
   /** A job's try: its record, or the job left unstarted for the budget; it throws to have BullMQ try again or give up. */
   async run(job: Job<JobData, JobResult>, token?: string): Promise<JobResult> {
-    const refused = await this.refusal(job);
+    if (this.stopping && token) await this.putBack(job, token);
+    const attempt = await triesOf(this.redis, job);
+    const refused = await this.refusal(job, attempt);
     if (refused) return refused;
     this.active++;
-    const attempt = triesBefore(job) + 1;
     const hold = this.locks.hold(job.id);
     const report = new TryReport(this.redis, job);
     try {
@@ -314,10 +327,10 @@ class TaskTries {
    * Why a job is not tried: its tries are used up (it fails for good), or the batch's --max-cost
    * is spent (it is left unstarted); nothing when it is tried.
    */
-  private async refusal(job: Job<JobData, JobResult>): Promise<JobResult | undefined> {
+  private async refusal(job: Job<JobData, JobResult>, attempt: number): Promise<JobResult | undefined> {
     const { batch_id, spec, attempts } = job.data;
     if (job.id) this.locks.taken(job.id, spec.id);
-    const tries = triesBefore(job);
+    const tries = attempt - 1;
     if (tries >= attempts) {
       throw new UnrecoverableError(
         `tried ${tries} time(s) (the limit of --attempts ${attempts}); each time the worker running it stopped or the try broke.`,
@@ -372,6 +385,16 @@ class TaskTries {
   }
 
   /**
+   * Back to the queue, untried: it does not count as a try. If the lock is no longer this
+   * worker's, the queue takes the job back itself once the lock has lapsed.
+   */
+  private async putBack(job: Job<JobData, JobResult>, token: string): Promise<never> {
+    await takenUntried(this.redis, job).catch(() => {});
+    await job.moveToWait(token).catch(() => {});
+    throw new WaitingError();
+  }
+
+  /**
    * What the queue is told of an ended try: back to the queue when its lock was lost or it was
    * handed back, another try when it broke with tries left, else its record (a given-up one
    * when its last allowed try broke), with what earlier tries spent.
@@ -400,8 +423,7 @@ class TaskTries {
         key: taskKey(spec),
         reason: `handed back by ${this.options.name}`,
       });
-      await job.moveToWait(token);
-      throw new WaitingError();
+      await this.putBack(job, token);
     }
     if (execution.broken && attempt < attempts) throw new Error(execution.record.error ?? "the try broke");
     const record = execution.broken && attempts > 1 ? givenUp(execution.record, attempts) : execution.record;
