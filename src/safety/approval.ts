@@ -11,9 +11,10 @@ import type {
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { isReadOnly, needsNetwork } from "./commandKinds.js";
 import { assessCommand } from "./dangerousCommands.js";
+import { realPath } from "./paths.js";
 import { describeRule, grantsFor, RuleSet } from "./rules.js";
 import type { Sandbox } from "./sandbox.js";
-import { realPath, secretsReadBy } from "./secretCommands.js";
+import { secretsReadBy } from "./secretCommands.js";
 import { SecretFiles } from "./secretFiles.js";
 
 /**

@@ -1,13 +1,6 @@
-import {
-  type Dirent,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { type Dirent, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { realPath } from "./paths.js";
 import { hideCredentialShapes, hidesSecret } from "./redact.js";
 import { repositoryRoot } from "./secretGit.js";
 
@@ -265,7 +258,7 @@ export function sessionGitConfigs(
     for (let depth = 0; depth <= MAX_INCLUDE_DEPTH && level.length > 0; depth++) {
       const next: string[] = [];
       for (const file of level) {
-        const real = realOrSelf(file);
+        const real = realPath(file);
         if (found.has(real)) continue;
         const entry = look(real);
         if (!entry) continue;
@@ -276,12 +269,4 @@ export function sessionGitConfigs(
     }
     return [...found].flatMap(([file, copy]) => (copy ? [{ file, copy }] : []));
   };
-}
-
-function realOrSelf(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
 }

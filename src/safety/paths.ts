@@ -23,6 +23,19 @@ export interface ResolvedPath {
 }
 
 /**
+ * A path's real location, so a link to `.env` counts as `.env`; the path itself when it does not
+ * exist. One realpath(3) call: Node's own realpathSync takes an lstat per component of the path,
+ * on every file a tool call names.
+ */
+export function realPath(file: string): string {
+  try {
+    return realpathSync.native(file);
+  } catch {
+    return file;
+  }
+}
+
+/**
  * Resolves the longest existing prefix with realpath, so a symlink anywhere in the path that
  * points outside is caught even when the final file does not exist yet. realpath(3) itself, one
  * call: Node's own realpathSync takes an lstat per component, on every path every tool call names.

@@ -1,10 +1,11 @@
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import picomatch from "picomatch";
 import { ParseError, parseScript } from "../platform/shell/parse.js";
 import { type CommandPart, splitCommandLine } from "../platform/shell/split.js";
 import { simpleCommands } from "../platform/shell/syntax.js";
 import { isInside } from "../platform/text.js";
+import { realPath } from "./paths.js";
 import { hasSecretName, type SecretFiles } from "./secretFiles.js";
 import { excludedWords, secretsPrintedByGit } from "./secretGit.js";
 
@@ -148,19 +149,6 @@ function shown(place: CommandPlace, absolute: string): string {
   return isInside(place.workspace, absolute)
     ? path.relative(place.workspace, absolute).split(path.sep).join("/")
     : absolute;
-}
-
-/**
- * A path's real location, so a link to `.env` counts as `.env`; the path itself when it does not
- * exist. One realpath(3) call: Node's own realpathSync takes an lstat per component of the path,
- * on every file a tool call names.
- */
-export function realPath(file: string): string {
-  try {
-    return realpathSync.native(file);
-  } catch {
-    return file;
-  }
 }
 
 /** The secret files one word of a command line names. */
