@@ -127,7 +127,7 @@ function readHead(file: string): Buffer {
 }
 
 /** The text format of a file, from its first bytes only; refuses binary files. */
-export async function textFormatOf(file: string, display: string, size: number): Promise<TextFormat> {
+export function textFormatOf(file: string, display: string, size: number): TextFormat {
   const sniffed = sniff(readHead(file));
   if (sniffed.kind === "binary") throw binaryRefusal(display, size, sniffed.guess);
   return sniffed.format;
@@ -165,7 +165,7 @@ export async function readTextFile(
   }
   if (editor?.read) {
     // What kind of file it is comes from the disk; its text from the buffer, unsaved changes included.
-    const format = await textFormatOf(file, display, info.size);
+    const format = textFormatOf(file, display, info.size);
     const text = await bufferText(file, editor);
     if (text !== undefined) return { text, format, mode: info.mode & 0o7777 };
   }
@@ -235,7 +235,7 @@ export class ReadTracker {
   private readonly seen = new Map<string, string>();
 
   /** One stat, synchronous as the file tools' other bounded look-ups are. */
-  private static async stamp(file: string): Promise<string | undefined> {
+  private static stamp(file: string): string | undefined {
     let info: BigIntStats | undefined;
     try {
       info = statSync(file, { bigint: true });
@@ -247,14 +247,14 @@ export class ReadTracker {
 
   /** Call before reading: a change during the read then shows as a change, never the reverse. */
   async remember(file: string): Promise<void> {
-    const stamp = await ReadTracker.stamp(file);
+    const stamp = ReadTracker.stamp(file);
     if (stamp) this.seen.set(file, stamp);
   }
 
   /** Whether the file is as it was last read or written here (or was never seen). */
   async current(file: string): Promise<boolean> {
     const seen = this.seen.get(file);
-    return seen === undefined || seen === ((await ReadTracker.stamp(file)) ?? seen);
+    return seen === undefined || seen === (ReadTracker.stamp(file) ?? seen);
   }
 
   /** Refuses to go on when the file changed since it was last read or written here. */

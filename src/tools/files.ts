@@ -60,7 +60,7 @@ function fileTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
  * bounded look-ups of the file tools: handed to libuv's thread pool, each step of a call waited on
  * the scheduler when the machine was busy, several times a turn.
  */
-async function statOrNull(file: string, follow = true): Promise<Stats | null> {
+function statOrNull(file: string, follow = true): Stats | null {
   try {
     return follow ? statSync(file) : lstatSync(file);
   } catch (error) {
@@ -97,7 +97,7 @@ async function missingFile(resolved: ResolvedPath): Promise<ToolError> {
 
 /** An existing regular file, or a message saying what is there instead. */
 async function existingFile(resolved: ResolvedPath): Promise<Stats> {
-  const info = await statOrNull(resolved.absolute);
+  const info = statOrNull(resolved.absolute);
   if (!info) throw await missingFile(resolved);
   if (info.isDirectory()) {
     throw new ToolError(`${resolved.display} is a directory, not a file (list_files shows what is in it).`);
@@ -111,7 +111,7 @@ async function existingFile(resolved: ResolvedPath): Promise<Stats> {
 /** The named entry itself: deleting or moving a symlink must not touch what it points to. */
 async function resolveEntry(ctx: ToolContext, requested: string): Promise<ResolvedPath> {
   const lexical = path.resolve(ctx.workspace, requested);
-  const info = await statOrNull(lexical, false);
+  const info = statOrNull(lexical, false);
   if (!info?.isSymbolicLink()) return resolveInWorkspace(ctx, requested, "write");
   const parent = resolveInWorkspace(ctx, path.dirname(lexical), "write");
   const name = path.basename(lexical);
@@ -128,7 +128,7 @@ function refuseRoot(ctx: ToolContext, resolved: ResolvedPath, verb: string): voi
 }
 
 async function refuseExisting(resolved: ResolvedPath): Promise<void> {
-  const info = await statOrNull(resolved.absolute, false);
+  const info = statOrNull(resolved.absolute, false);
   if (info) {
     const what = info.isDirectory() ? "a folder" : "a file";
     throw new ToolError(
@@ -188,7 +188,7 @@ const readFileTool = fileTool({
     const resolved = resolveInWorkspace(ctx, args.path, "read");
     const info = await existingFile(resolved);
     await ctx.reads?.remember(resolved.absolute);
-    const format = await textFormatOf(resolved.absolute, resolved.display, info.size);
+    const format = textFormatOf(resolved.absolute, resolved.display, info.size);
     const first = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_LIMIT;
     const page = await readPage(resolved.absolute, format, first, limit, ctx.signal, ctx.editor?.files);
@@ -227,7 +227,7 @@ const writeFileTool = fileTool({
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
-    const info = await statOrNull(resolved.absolute);
+    const info = statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     if (info) await ctx.reads?.check(resolved.absolute, resolved.display);
@@ -283,7 +283,7 @@ const editFileTool = fileTool({
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
-    const info = await statOrNull(resolved.absolute);
+    const info = statOrNull(resolved.absolute);
     if (!info && args.old_string === "") {
       await writeTextFile(resolved.absolute, args.new_string, PLAIN_UTF8, undefined, ctx.editor?.files);
       await ctx.reads?.remember(resolved.absolute);
@@ -349,7 +349,7 @@ const appendFileTool = fileTool({
   }),
   async execute(args, ctx) {
     const resolved = resolveInWorkspace(ctx, args.path, "write");
-    const info = await statOrNull(resolved.absolute);
+    const info = statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
     // Appending needs no up-to-date picture of the file, but must not make a stale one look current.
@@ -397,7 +397,7 @@ const deleteFileTool = fileTool({
   async execute(args, ctx) {
     const resolved = await resolveEntry(ctx, args.path);
     refuseRoot(ctx, resolved, "deleted");
-    const info = await statOrNull(resolved.absolute, false);
+    const info = statOrNull(resolved.absolute, false);
     if (!info) throw await missingFile(resolved);
     if (info.isDirectory()) {
       throw new ToolError(
@@ -456,7 +456,7 @@ const moveFileTool = fileTool({
     const source = await resolveEntry(ctx, args.source);
     refuseRoot(ctx, source, "moved");
     const destination = resolveInWorkspace(ctx, args.destination, "write");
-    const info = await statOrNull(source.absolute, false);
+    const info = statOrNull(source.absolute, false);
     if (!info) throw await missingFile(source);
     await refuseExisting(destination);
     await mkdir(path.dirname(destination.absolute), { recursive: true });
