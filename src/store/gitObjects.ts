@@ -120,12 +120,7 @@ function readRef(gitDir: string, ref: string): string | undefined {
  * writer, cairn or git, fails rather than loses the other's update. Synchronous, as the objects
  * are written: a few small files.
  */
-export async function updateRef(
-  gitDir: string,
-  ref: string,
-  id: string,
-  expected: string | undefined,
-): Promise<void> {
+export function updateRef(gitDir: string, ref: string, id: string, expected: string | undefined): void {
   const file = path.join(gitDir, ref);
   const lock = `${file}.lock`;
   mkdirSync(path.dirname(file), { recursive: true });

@@ -93,7 +93,7 @@ export class ShadowRepo {
     // The tree holds every snapshot blob, so that gc keeps them as long as the checkpoint's ref.
     const tree = await writeBlobTree(this.gitDir, snapshotBlobs(manifest));
     const commit = await writeCommit(this.gitDir, tree, JSON.stringify(manifest), new Date());
-    await updateRef(this.gitDir, `${REF_PREFIX}${manifest.id}`, commit, previousCommit);
+    updateRef(this.gitDir, `${REF_PREFIX}${manifest.id}`, commit, previousCommit);
     return commit;
   }
 
