@@ -31,12 +31,11 @@ export class IterationContext {
     if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);
     else if (!this.filesCreated.has(file)) this.filesModified.add(file);
     this.diffs.set(file, [...(this.diffs.get(file) ?? []), data.diff]);
-    const known = this.recentRanges.has(file) ? this.recentRanges.get(file) : [];
-    if (!known || event.cut?.some((cut) => cut.field === "data.diff")) {
+    const ranges = this.recentRanges.has(file) ? this.recentRanges.get(file) : [];
+    if (!ranges || event.cut?.some((cut) => cut.field === "data.diff")) {
       this.recentRanges.set(file, undefined);
       return;
     }
-    const ranges = known;
     for (const hunk of data.diff.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
       const start = Number(hunk[1]);
       const length = hunk[2] === undefined ? 1 : Number(hunk[2]);
