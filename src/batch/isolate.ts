@@ -79,6 +79,17 @@ function mirrorOf(url: string, cacheDir: string): Promise<string> {
   return pending;
 }
 
+/**
+ * The git repository `repo` stands for, on this machine: a URL's mirror in the cache (fetched
+ * once per process), a folder's work tree top.
+ */
+export async function localRepository(repo: string, cacheDir: string): Promise<string> {
+  if (isGitUrl(repo)) return mirrorOf(repo, cacheDir);
+  const tree = await workTreeOf(repo);
+  if (!tree) throw new IsolationError(`${repo} is not in a git repository.`);
+  return tree.top;
+}
+
 function folderName(id: string): string {
   const safe =
     id

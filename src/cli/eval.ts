@@ -21,6 +21,7 @@ import {
 import { loadSuite } from "../eval/suite.js";
 import type { EvalTask, Suite } from "../eval/types.js";
 import { ConfigError } from "../platform/errors.js";
+import { eachLimited } from "../platform/limited.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
 import { refuseUnreachableModels } from "./preflight.js";
 
@@ -37,19 +38,6 @@ export interface EvalCliOptions extends BatchCliOptions {
 
 /** How long one grading test command may run (aider's harness gives its test runs as long). */
 const GRADE_TIMEOUT_MS = 180_000;
-
-/** Runs `work` on every item, at most `limit` at once. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  const queue = [...items];
-  const lane = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-}
 
 /** Grades every task that has work to grade, `jobs` at a time, saying how each came out. */
 async function gradeAll(

@@ -272,6 +272,39 @@ evaluation
     process.exitCode = await evalCompareCommand(a, b, options);
   });
 
+evaluation
+  .command("history")
+  .description(
+    "mine the repository's own fixes into a SWE-style suite: commits whose tests fail on the parent and pass on the commit",
+  )
+  .argument("[repo]", "the repository: a folder in it, or a git URL (default: the current folder)")
+  .option("--suite <dir>", "where to write the suite (default: <repo name>-history)", folderToMake)
+  .option("--since <date>", "only commits after this date (as git log --since reads it)")
+  .option("--until <date>", "only commits before this date")
+  .option("--max <n>", "at most this many commits, the latest", positiveInteger)
+  .option("--paths <paths>", "only commits that change these comma-separated paths")
+  .option("--no-first-parent", "every commit reachable, not only the branch's own (first-parent) history")
+  .option(
+    "--issues <file>",
+    "issue and pull request texts (.jsonl/.json: {number, title, body}) for the commits that name them",
+  )
+  .option("--test-cmd <command>", "the test command (default: the one cairn run finds, in each commit)")
+  .option("--build-cmd <command>", "the build, run before the tests (default: the project's build script)")
+  .option("--no-build", "build nothing before the tests")
+  .option("--setup <command>", "run first in each checkout (npm ci, a virtualenv…)")
+  .option("--test-timeout <seconds>", "time for each build or test run", positiveNumber, 600)
+  .option("--jobs <n>", "commits mined at once (default: the cores but one)", positiveInteger)
+  .option("--queue <url>", "mine on the BullMQ queue in this Redis, by cairn workers")
+  .addOption(
+    new Option("--output-format <format>", "text for people; json for scripts")
+      .choices(["text", "json"])
+      .default("text"),
+  )
+  .action(async (repo: string | undefined, options) => {
+    const { evalHistoryCommand } = await import("./evalHistory.js");
+    process.exitCode = await evalHistoryCommand(repo, options);
+  });
+
 program
   .command("worker")
   .description("take tasks from a queue and run them, until stopped (Ctrl-C)")

@@ -75,8 +75,14 @@ const DIFF_LIMITS = { headBytes: 3_000, tailBytes: 1_000 };
 const MAX_STDOUT_BYTES = 1_000_000;
 const SUMMARY_BYTES = 6_000;
 
-/** An environment that asks tools for plain, non-interactive output. */
-function checkEnv(cwd: string, options: CheckOptions): NodeJS.ProcessEnv {
+/**
+ * An environment that asks tools for plain, non-interactive output, with the project's own
+ * `node_modules/.bin` on PATH, as package scripts run.
+ */
+export function checkEnv(
+  cwd: string,
+  options: Pick<CheckOptions, "environment" | "env"> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...(options.environment ?? cleanEnvironment(process.env, environmentPolicy())),
     CI: "true",
