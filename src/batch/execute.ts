@@ -1,4 +1,5 @@
 import { createRedactor, redactDeep } from "../safety/redact.js";
+import { runCheck } from "../verify/check.js";
 import type { TaskProgress } from "./events.js";
 import { type Isolated, IsolationError, isolate } from "./isolate.js";
 import { failedRecord, type TaskRecord } from "./record.js";
@@ -40,6 +41,28 @@ function whyNoResult(stderr: string, exitCode: number | null, timedOut: boolean)
   return `cairn ended without a result (exit ${exitCode ?? "by signal"})${said}`;
 }
 
+/** How long a task's setup may run. */
+const SETUP_TIMEOUT_MS = 20 * 60_000;
+
+/**
+ * The task's setup, run in its copy before cairn: what it leaves there that git neither tracks
+ * nor ignores (a link to installed packages, a virtualenv), to be left out of the task's change;
+ * or why it failed.
+ */
+async function setUp(
+  command: string,
+  copy: Isolated,
+  signal: AbortSignal | undefined,
+): Promise<{ left: string[] } | { failure: string }> {
+  const before = new Set(await copy.untracked());
+  const result = await runCheck(
+    { name: "setup", command, kind: "build", source: "project" },
+    { cwd: copy.dir, timeoutMs: SETUP_TIMEOUT_MS, ...(signal ? { signal } : {}) },
+  );
+  if (!result.passed) return { failure: `the task's setup \`${command}\` failed:\n${result.output}` };
+  return { left: (await copy.untracked()).filter((entry) => !before.has(entry)) };
+}
+
 /**
  * Runs one task from start to end: its own copy of the repository, cairn in its own process on
  * it, the change taken as a patch, the copy removed. Never throws for the task's own failure;
@@ -62,6 +85,11 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
   }
   let keep = false;
   try {
+    const setup = spec.setup ? await setUp(spec.setup, copy, options.signal) : { left: [] };
+    if ("failure" in setup) {
+      const record = { ...failedRecord(spec, setup.failure, attempt), ...worker, base: copy.base };
+      return { record: redactDeep(record, redact), broken: false, cancelled: false };
+    }
     const outcome = await runTaskProcess(spec, copy.dir, options.flags, {
       ...(options.env ? { env: options.env } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -71,7 +99,7 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
       ...(options.onStart ? { onStart: options.onStart } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const patch = await copy.patch();
+    const patch = await copy.patch(setup.left);
     const base = {
       id: spec.id,
       key: taskKey(spec),

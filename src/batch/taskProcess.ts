@@ -88,6 +88,7 @@ export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlag
     if (value !== undefined) args.push(flag, String(value));
   };
   add("--model", spec.model);
+  add("--agent", spec.agent);
   add("--base-url", flags.baseUrl);
   add("--config", flags.config);
   add("--max-iterations", flags.maxIterations);

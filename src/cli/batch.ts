@@ -23,6 +23,8 @@ export interface BatchCliOptions {
   wait?: boolean;
   attempts: number;
   model?: string;
+  /** `--agent`: the agent that carries out tasks that name none. */
+  agent?: string;
   baseUrl?: string;
   config?: string;
   approval: TaskFlags["approval"];
@@ -95,6 +97,7 @@ function taskFlags(options: BatchCliOptions): TaskFlags {
 function taskDefaults(options: BatchCliOptions) {
   return {
     ...(options.model ? { model: options.model } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
     ...(options.verify ? { verify: options.verify } : {}),
     ...(options.timeout ? { timeout: options.timeout } : {}),
   };
