@@ -249,8 +249,18 @@ const evaluation = addBatchOptions(
         "--grade-only <what>",
         "run no agent: grade each exercise's reference solution, or the exercises as given (checks the toolchains; no key needed)",
       ).choices(["reference", "given"]),
+    )
+    .option("--models <list>", "a run for each of these comma-separated models, then one table of them all")
+    .option(
+      "--agents <list>",
+      "a run for each of these comma-separated agents (agent:codex, …), then one table",
     ),
 ).action(async (suite: string, options) => {
+  if (options.models || options.agents) {
+    const { evalRunsCommand } = await import("./evalRuns.js");
+    process.exitCode = await evalRunsCommand(suite, options);
+    return;
+  }
   const { evalCommand } = await import("./eval.js");
   process.exitCode = await evalCommand(suite, options);
 });
