@@ -68,10 +68,16 @@ export function mineOnQueue(options: {
   return async (commits, job, found) => {
     if (commits.length === 0) return;
     const watch = new ConnectionWatch(options.url, options.notice);
-    const queue = new Queue<MiningJob, MinedCommit>(HISTORY_QUEUE, {
-      connection: connect(options.url, watch),
+    const redis = connect(options.url, watch);
+    const queue = new Queue<MiningJob, MinedCommit>(HISTORY_QUEUE, { connection: redis });
+    // Events are read from the last one there before the jobs are added: a job mined before the
+    // reading starts is not missed (from "$", the reading would begin whenever it first asks).
+    const last = await redis.xrevrange(`bull:${HISTORY_QUEUE}:events`, "+", "-", "COUNT", 1);
+    const listening = connect(options.url, watch);
+    const events = new QueueEvents(HISTORY_QUEUE, {
+      connection: listening,
+      lastEventId: last[0]?.[0] ?? "0-0",
     });
-    const events = new QueueEvents(HISTORY_QUEUE, { connection: connect(options.url, watch) });
     try {
       await events.waitUntilReady();
       const prefix = settingsKey(job.settings, setupCommand(job.checkout, job.settings));
@@ -96,7 +102,10 @@ export function mineOnQueue(options: {
         }),
       );
     } finally {
+      // BullMQ leaves connections it was given open: they would keep this process from ending.
       await Promise.all([events.close(), queue.close()]).catch(() => {});
+      redis.disconnect();
+      listening.disconnect();
     }
   };
 }
