@@ -1,5 +1,5 @@
 import { firstLine, formatDuration, plural } from "../../platform/format.js";
-import { renderTable } from "../../platform/table.js";
+import { clip, renderTable } from "../../platform/table.js";
 import type { Mining } from "./mine.js";
 import { type LeftOutReason, REASON_TEXT } from "./types.js";
 
@@ -114,6 +114,16 @@ export function historyHeadline(report: HistoryReport): string {
   return `${plural(report.totals.instances, "instance")} from ${from}${cached} in ${formatDuration(report.wall_ms)}${partial}`;
 }
 
+/** A detail in one line: its first (the command that failed, the flaky test) and, when it has more, its last. */
+function detailLine(detail: string): string {
+  const lines = detail
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  const last = lines.length > 1 ? ` … ${clip(lines.at(-1)!, 120)}` : "";
+  return `${clip(lines[0] ?? "", 120)}${last}`;
+}
+
 /** The report for people: how it was mined, the instances, and every commit left out with why. */
 export function historyMarkdown(report: HistoryReport): string {
   const settings = [
@@ -158,7 +168,7 @@ export function historyMarkdown(report: HistoryReport): string {
       report.left_out
         .map(
           (row) =>
-            `- ${row.commit.slice(0, 10)} ${firstLine(row.subject, 72)}: ${row.why}${row.detail ? ` — ${firstLine(row.detail, 160)}` : ""}`,
+            `- ${row.commit.slice(0, 10)} ${firstLine(row.subject, 72)}: ${row.why}${row.detail ? ` — ${detailLine(row.detail)}` : ""}`,
         )
         .join("\n"),
     );

@@ -26,6 +26,20 @@ async function mine(repo: string, suite: string, home: string, extra: string[] =
   return JSON.parse(run.stdout) as HistoryReport;
 }
 
+/** `cairn eval <suite> --grade-only reference`, checked to exit 0: whether each instance was solved. */
+async function gradedWithReference(suite: string, home: string): Promise<boolean[]> {
+  const out = path.join(home, "reference");
+  const run = await runCairn(
+    ["eval", suite, "--grade-only", "reference", "--out", out, "--output-format", "json"],
+    {
+      home,
+      timeoutMs: MINING_MS,
+    },
+  );
+  expect(run.code, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { tasks: Array<{ solved: boolean }> }).tasks.map((task) => task.solved);
+}
+
 /** The instances file of a suite, a line each. */
 async function instancesOf(suite: string): Promise<Array<Record<string, unknown>>> {
   const text = await readFile(path.join(suite, "instances.jsonl"), "utf8");
@@ -91,27 +105,7 @@ describe("cairn eval history", () => {
     expect(await readFile(path.join(folder, "reference.patch"), "utf8")).toBe(median!.patch);
     expect(await readFile(path.join(suite, "report.md"), "utf8")).toContain("the build fails on the parent");
 
-    const reference = await runCairn(
-      [
-        "eval",
-        suite,
-        "--grade-only",
-        "reference",
-        "--out",
-        path.join(home, "reference"),
-        "--output-format",
-        "json",
-      ],
-      {
-        home,
-        timeoutMs: MINING_MS,
-      },
-    );
-    expect(reference.code).toBe(0);
-    expect(JSON.parse(reference.stdout).tasks.map((task: { solved: boolean }) => task.solved)).toEqual([
-      true,
-      true,
-    ]);
+    expect(await gradedWithReference(suite, home)).toEqual([true, true]);
 
     // A model that changes nothing; for one task it first looks for the future through git.
     const fix = history.commits.fixMedian!;
@@ -163,27 +157,7 @@ describe("cairn eval history", () => {
     expect(again.cached).toBe(again.totals.commits);
     expect(again.instances).toEqual(report.instances);
 
-    const reference = await runCairn(
-      [
-        "eval",
-        suite,
-        "--grade-only",
-        "reference",
-        "--out",
-        path.join(home, "reference"),
-        "--output-format",
-        "json",
-      ],
-      {
-        home,
-        timeoutMs: MINING_MS,
-      },
-    );
-    expect(reference.code).toBe(0);
-    expect(JSON.parse(reference.stdout).tasks.map((task: { solved: boolean }) => task.solved)).toEqual([
-      true,
-      true,
-    ]);
+    expect(await gradedWithReference(suite, home)).toEqual([true, true]);
     server = await startScriptedServer(byTask({ "sub()": declines, "add() takes": declines }));
     const idle = await runEval(suite, path.join(home, "eval"), { home, server, timeoutMs: MINING_MS });
     expect(idle.tasks.map((task) => task.solved)).toEqual([false, false]);
