@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { HistoryReport } from "../../../src/eval/history/report.js";
@@ -70,7 +70,21 @@ describe("cairn eval history", () => {
     const history = await makeHistory(JS_STEPS);
     const home = await makeHome();
     const suite = path.join(home, "suite");
-    const report = await mine(history.repo, suite, home);
+    // As `gh issue list --json number,title,body` prints them; #4 is named by no commit.
+    const issues = path.join(home, "issues.json");
+    await writeFile(
+      issues,
+      JSON.stringify([
+        {
+          number: 3,
+          title: "median([10, 9, 2]) is 10",
+          body: "It should be 9.",
+          url: "https://example.com/3",
+        },
+        { number: 4, title: "Unrelated", body: null },
+      ]),
+    );
+    const report = await mine(history.repo, suite, home, ["--issues", issues]);
 
     expect(report.instances.map((row) => row.commit).sort()).toEqual(
       [history.commits.fixMedian, history.commits.fixMean].sort(),
@@ -90,7 +104,7 @@ describe("cairn eval history", () => {
       FAIL_TO_PASS: ["test/median.test.js::median > of numbers with more than one digit"],
       PASS_TO_PASS: ["test/median.test.js::median > of one number"],
       problem_statement:
-        "Fix median of numbers sorted as text (#3)\n\nThe median sorted its numbers as strings.",
+        "Fix median of numbers sorted as text (#3)\n\nThe median sorted its numbers as strings.\n\n## #3: median([10, 9, 2]) is 10\n\nIt should be 9.",
     });
     expect(mean).toMatchObject({
       FAIL_TO_PASS: ["test/mean.test.js::mean of none"],
