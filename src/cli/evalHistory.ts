@@ -151,6 +151,8 @@ export async function evalHistoryCommand(
   if (instances === 0 && mining.complete) throw new ConfigError(nothingFound(report, dir));
   if (options.outputFormat === "json")
     process.stdout.write(`${JSON.stringify({ ...report, suite: dir }, null, 2)}\n`);
+  else if (instances === 0)
+    process.stdout.write(`${historyHeadline(report)}\nNo instance yet; the report is in ${dir}.\n`);
   else
     process.stdout.write(`${historyHeadline(report)}\nSuite in ${dir}: run it with \`cairn eval ${dir}\`\n`);
   return mining.complete ? 0 : 1;

@@ -58,11 +58,13 @@ export async function testPatch(
   return git(repository, ["diff", "--binary", "--no-renames", commit.parent!, commit.sha, "--", ...tests]);
 }
 
+type RunOptions = { timeoutMs: number; signal?: AbortSignal; scratch?: string };
+
 /** A checkout made ready: the setup run, then the build and the parse; a failure is why the commit is left out. */
 async function ready(
   copy: Isolated,
   steps: { setup?: string | undefined; commands: CheckoutCommands; side: "parent" | "commit" },
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: RunOptions,
 ): Promise<LeftOutFindings | undefined> {
   if (steps.setup) {
     const setup = await runShell(steps.setup, copy.dir, options);
@@ -96,7 +98,7 @@ async function compare(
   runner: TestRunner,
   targets: readonly string[],
   dirs: { after: string; before: string },
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: RunOptions,
 ): Promise<Findings> {
   const run = (dir: string) => runTests(runner, targets, dir, options);
   const after = await run(dirs.after);
@@ -137,7 +139,11 @@ async function probeCheckouts(
   place: ProbePlace,
 ): Promise<Findings> {
   const change = splitChange(commit.files);
-  const options = { timeoutMs: settings.timeoutMs, ...(place.signal ? { signal: place.signal } : {}) };
+  const options = {
+    timeoutMs: settings.timeoutMs,
+    scratch: place.root,
+    ...(place.signal ? { signal: place.signal } : {}),
+  };
   const made: Isolated[] = [];
   const checkout = async (ref: string, side: string) => {
     const copy = await isolate({ id: `${commit.sha.slice(0, 12)}-${side}`, repo: place.repo, ref }, place);

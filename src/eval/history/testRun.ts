@@ -69,10 +69,11 @@ export async function runTests(
   runner: TestRunner,
   targets: readonly string[],
   cwd: string,
-  options: { timeoutMs: number; signal?: AbortSignal },
+  options: { timeoutMs: number; signal?: AbortSignal; scratch?: string },
 ): Promise<TestRun> {
   const spec = RUNNERS[runner.kind];
-  const scratch = await mkdtemp(path.join(os.tmpdir(), "cairn-history-run-"));
+  // Under the mining's own scratch folder, which is swept if this process is killed.
+  const scratch = await mkdtemp(path.join(options.scratch ?? os.tmpdir(), "cairn-history-run-"));
   const outcomes: Outcomes = new Map();
   const shown: string[] = [];
   let timedOut = false;
