@@ -132,7 +132,9 @@ async function worktree(repository: string, ref: string, prefix: string, dir: st
     await serialized(repository, () => git(repository, ["worktree", "remove", "--force", dir])).catch(() =>
       rm(dir, { recursive: true, force: true }),
     );
-    await git(repository, ["worktree", "prune"]).catch(() => {});
+    // Queued with the adds too: a prune while another worktree is being added can remove its
+    // half-made entry, and that add fails (`could not open .git/worktrees/…/locked`).
+    await serialized(repository, () => git(repository, ["worktree", "prune"])).catch(() => {});
   };
   if (!existsSync(workspace)) {
     await dispose();
