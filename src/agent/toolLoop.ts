@@ -4,7 +4,7 @@ import type { Phase, Reason } from "../events/types.js";
 import { StopHookRounds } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
-import { parseTextToolCalls } from "../tools/textCalls.js";
+import { type ReplyCalls, readReply } from "../tools/textCalls/reply.js";
 import type { AgentOutcome, AgentRequest, ToolImage } from "../tools/types.js";
 import { type CompactionStats, Compactor } from "./compact.js";
 import {
@@ -49,7 +49,10 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
-  /** It stopped because the model kept sending tool calls that fit no tool. */
+  /**
+   * It stopped because the model kept sending tool calls that fit no tool, or wrote calls as
+   * text that could not be made (where no tools were offered, or with more text after them).
+   */
   invalidCalls?: true;
   /**
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
@@ -106,6 +109,13 @@ function resultOutput(result: ToolCallResult | undefined, images: boolean): Tool
   if (!result?.ok) return { type: "error-text", value: text };
   if (!images || !result.images?.length) return { type: "text", value: text };
   return { type: "content", value: [{ type: "text", text }, ...imageParts(result.images)] };
+}
+
+/** Why the calls a reply wrote cannot be made where the request offered no tools; undefined when it wrote none. */
+function unoffered(written: ReplyCalls | undefined, calls: readonly ModelToolCall[]): string | undefined {
+  if (written?.unexecuted) return written.unexecuted;
+  if (!written || calls.length === 0) return undefined;
+  return `it calls ${calls.map((call) => call.name).join(", ")}, but no tools were offered for this answer`;
 }
 
 /**
@@ -219,6 +229,25 @@ export class ToolLoop {
     this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
   }
 
+  /** The model is told why its call was not made, and how to make one, and asked again. */
+  private reaskUnmade(turn: Turn, text: string, why: string): void {
+    turn.agent.bus.emit({
+      type: "error",
+      message: `The model's reply held a tool call that was not made: ${why}.`,
+      fatal: false,
+    });
+    this.history.add(
+      { role: "assistant", content: text },
+      {
+        role: "user",
+        content:
+          `Your last reply held a tool call written as text that was not made: ${why}. ` +
+          "To call a tool, end your reply with the call and write nothing after it (or use the tool-calling interface); " +
+          "to show a call without making it, put it in a Markdown code block. If you meant to answer, answer again without the call.",
+      },
+    );
+  }
+
   /**
    * Runs the model and its tools until it answers without calling one. `images` go with the
    * prompt, for a model that takes them (`model.info.images`): the caller describes them in the
@@ -245,15 +274,33 @@ export class ToolLoop {
       }
       const reply = await this.modelTurn(turn, withTools);
       if (reply.reasoning.trim()) bus.emit({ type: "reasoning", text: reply.reasoning });
-      const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
-      const prose = parsed ? parsed.prose : reply.text;
-      const rawCalls: ModelToolCall[] = parsed
-        ? parsed.calls.map((call, i) => ({
+      // A call the server did not recognise arrives in the text, in the model family's syntax.
+      const written =
+        reply.toolCalls.length === 0
+          ? readReply(reply.text, {
+              isTool: (name) => registry.get(name) !== undefined,
+              fencedCalls: textMode(turn),
+            })
+          : undefined;
+      const prose = written ? written.prose : reply.text;
+      const rawCalls: ModelToolCall[] = written
+        ? written.calls.map((call, i) => ({
             id: `text-${this.toolCalls + i}`,
             name: call.name,
             input: call.input,
           }))
         : reply.toolCalls;
+      const unmade = this.options.noTools ? unoffered(written, rawCalls) : written?.unexecuted;
+      if (unmade && !budgetSpent) {
+        invalidTurns++;
+        if (invalidTurns > MAX_REASKS || this.options.noTools) {
+          const reason = `the model wrote a tool call as text that could not be made: ${unmade}`;
+          bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
+          return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason, invalidCalls: true };
+        }
+        this.reaskUnmade(turn, reply.text, unmade);
+        continue;
+      }
       if (rawCalls.length === 0 || !withTools) {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });
