@@ -88,8 +88,3 @@ export function codeRegions(text: string): CodeRegions {
   ranges.push(...spansIn(text, from, text.length));
   return { fences, ranges };
 }
-
-/** Whether `index` falls inside one of `ranges`. */
-export function within(ranges: ReadonlyArray<readonly [number, number]>, index: number): boolean {
-  return ranges.some(([start, end]) => index >= start && index < end);
-}

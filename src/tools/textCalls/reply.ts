@@ -10,7 +10,7 @@
  * example in prose, is not one. A family's call that is followed by more text is neither made
  * nor taken as an answer: the model is asked again.
  */
-import { codeRegions, type Fence, within } from "./code.js";
+import { codeRegions, type Fence } from "./code.js";
 import { type Marked, markedCalls, WRAPPER_TOKENS } from "./families.js";
 import { type CallFamily, callsOf, jsonSequence, parseLoose, type TextToolCall } from "./json.js";
 
@@ -55,15 +55,15 @@ function reasoningRanges(text: string): Array<[number, number]> {
 
 /** The text with `ranges` blanked out, every offset kept. */
 function blank(text: string, ranges: ReadonlyArray<readonly [number, number]>): string {
-  const chars = [...text];
-  let offset = 0;
-  return chars
-    .map((char) => {
-      const at = offset;
-      offset += char.length;
-      return char !== "\n" && within(ranges, at) ? " ".repeat(char.length) : char;
-    })
-    .join("");
+  let out = "";
+  let from = 0;
+  for (const [start, end] of [...ranges].sort((a, b) => a[0] - b[0])) {
+    if (end <= from) continue;
+    const at = Math.max(start, from);
+    out += text.slice(from, at) + text.slice(at, end).replace(/[^\n]/g, " ");
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 const CALL_FENCES = new Set(["", "json", "tool", "tool_call"]);
