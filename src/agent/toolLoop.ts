@@ -160,12 +160,16 @@ export class ToolLoop {
     const overhead = estimateTokens(agent.system) + toolTokens;
     if (turn.session.config.context.compaction)
       await this.compactor.maybeCompact(turn, info.contextWindow, overhead);
-    const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));
+    // A server that counts more tokens than cairn estimates (code, other scripts) gets less history.
+    const budget = Math.max(info.contextWindow - reserve - overhead, 1_000);
+    const { messages, dropped } = this.history.fit(turn.model.sizer?.estimateWithin(budget) ?? budget);
     return callAndBook(turn, turn.model, this.options.phase, {
       system: agent.system,
       messages,
       ...(withTools && !textMode(turn) ? { tools: agent.registry.jsonSchemas() } : {}),
       onTextDelta: (text) => agent.bus.emit({ type: "message.delta", text }),
+      status: withTools ? "thinking" : "summarizing",
+      leftOut: dropped,
     });
   }
 

@@ -5,7 +5,12 @@ import { openHostedSession } from "../../src/agent/host.js";
 import { Session } from "../../src/agent/session.js";
 import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import {
+  type Script,
+  type ScriptedServer,
+  type ServedModels,
+  startScriptedServer,
+} from "../support/scriptedServer.js";
 import { makeHome, makeRepo } from "./cli.js";
 import { afterFile } from "./temp.js";
 
@@ -70,6 +75,8 @@ export interface SessionSetup {
   env?: Record<string, string>;
   /** The person trusts the repository (`--trust-workspace`): what its own files ask for applies. */
   trust?: boolean;
+  /** The scripted server also plays a local server describing its models (Ollama's /api/show, …). */
+  serves?: ServedModels;
 }
 
 /** The model each wire format's session runs on. */
@@ -81,7 +88,7 @@ const MODELS = {
 
 /** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
 export async function hostedSession(script: Script, setup: SessionSetup = {}) {
-  const server = await startScriptedServer(script);
+  const server = await startScriptedServer(script, setup.serves ? { models: setup.serves } : {});
   servers.push(server);
   const [repo, home] = await Promise.all([makeRepo(setup.files ?? { "README.md": "hello\n" }), makeHome()]);
   await addGlobalConfig(home, typeof setup.config === "function" ? setup.config(repo) : (setup.config ?? {}));
