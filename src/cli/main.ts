@@ -388,6 +388,23 @@ program
   });
 
 program
+  .command("models")
+  .description(
+    "what cairn knows of models — window, tool calls, images — and where from: the config, the price list, or the local server",
+  )
+  .argument(
+    "[models...]",
+    "provider/model ids to ask about now (default: the run's model, and every one learned before)",
+  )
+  .addOption(cwdOption())
+  .option("--config <file>", "extra config file, applied over the global and project ones")
+  .option("--json", "print JSON")
+  .action(async (models: string[], options: { cwd?: string; config?: string; json?: boolean }) => {
+    const { modelsCommand } = await import("./models.js");
+    process.exitCode = await modelsCommand(models, options, io);
+  });
+
+program
   .command("skills")
   .description(
     "the skills the model can load here (SKILL.md folders), where each comes from, and what it is for",

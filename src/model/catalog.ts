@@ -23,6 +23,8 @@ export interface ModelInfo {
   local: boolean;
   /** What the model's server said of it (a local server), whether or not the config overrode it. */
   learned?: LearnedFacts | undefined;
+  /** Where the window, the tool-call style and the images setting came from, as `cairn models` says it. */
+  sources: { contextWindow: string; toolCalls: string; images: string };
 }
 
 /** What the config's `models.<id>` may say of a model, each key winning over the price list. */
@@ -102,6 +104,26 @@ export function modelInfo(
   const found = listed(provider, model);
   const contextWindow = entry?.context_window ?? found?.model.context_window ?? learned?.contextWindow;
   const images = entry?.images ?? spec.images ?? learned?.vision ?? false;
+  const said = learned?.source ?? "";
+  const sources = {
+    contextWindow:
+      entry?.context_window !== undefined
+        ? "config"
+        : found?.model.context_window !== undefined
+          ? "price list"
+          : learned?.contextWindow !== undefined
+            ? said
+            : "guess",
+    toolCalls: entry?.tool_calls !== undefined ? "config" : learned?.tools !== undefined ? said : "default",
+    images:
+      entry?.images !== undefined
+        ? "config"
+        : spec.images !== undefined
+          ? "provider"
+          : learned?.vision !== undefined
+            ? said
+            : "default",
+  };
   return {
     contextWindow: contextWindow ?? (spec.local ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
     contextWindowKnown: contextWindow !== undefined,
@@ -112,5 +134,6 @@ export function modelInfo(
     maxOutputTokens: entry?.max_output_tokens,
     local: spec.local,
     ...(learned ? { learned } : {}),
+    sources,
   };
 }
