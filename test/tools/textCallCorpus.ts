@@ -349,6 +349,12 @@ export const CORPUS: CorpusCase[] = [
   },
   {
     family: "qwen3-coder",
+    source: 'Ollama model/parsers/qwen3coder_test.go TestQwenParserStreaming "partial tool open tag fakeout"',
+    reply: "abc\n<tool_call fakeout",
+    calls: [],
+  },
+  {
+    family: "qwen3-coder",
     source: `${VLLM_QWEN3CODER} test_extract_tool_calls_no_tools`,
     reply: "This is a test response without any tool calls",
     calls: [],
@@ -418,6 +424,12 @@ export const CORPUS: CorpusCase[] = [
       { name: "get_temperature", args: { city: "London", format: "fahrenheit" } },
       { name: "get_conditions", args: { location: "Tokyo" } },
     ],
+  },
+  {
+    family: "mistral",
+    source: 'Ollama model/parsers/ministral_test.go ("abc[TOOL" then " not a tag")',
+    reply: "abc[TOOL not a tag",
+    calls: [],
   },
   {
     family: "mistral",
