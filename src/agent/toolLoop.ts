@@ -284,6 +284,7 @@ export class ToolLoop {
           ? readReply(reply.text, {
               isTool: (name) => registry.get(name) !== undefined,
               fencedCalls: textMode(turn),
+              bareJson: textMode(turn) || turn.model.info.local,
             })
           : undefined;
       const prose = written ? written.prose : reply.text;

@@ -5,8 +5,8 @@
  *
  * The rule (docs/models.md, "Tool calls written as text"): a call counts when it is written in
  * one of the families' syntaxes outside quoted code and nothing but other calls follows it;
- * bare JSON counts only when it is the whole reply and names a tool that exists; a fenced block
- * counts when it is cairn's own form. A call quoted in a code block, or an object given as an
+ * bare JSON counts only when it is the whole reply, names a tool that exists and comes from a
+ * local server or a text-mode model; a fenced block counts when it is cairn's own form. A call quoted in a code block, or an object given as an
  * example in prose, is not one. A family's call that is followed by more text is neither made
  * nor taken as an answer: the model is asked again.
  */
@@ -29,6 +29,12 @@ export interface ReadOptions {
   isTool(name: string): boolean;
   /** The model was told to write its calls as fenced JSON (`tool_calls: text`). */
   fencedCalls: boolean;
+  /**
+   * A reply that is nothing but a JSON call (bare, or alone in a fence) counts: from a local
+   * server, whose parser may have missed it, and in text mode. A hosted API parses its own
+   * models' calls, so from it such a reply is JSON the person asked for.
+   */
+  bareJson: boolean;
 }
 
 /** How each family is named to the model when one of its calls was not made. */
@@ -83,7 +89,7 @@ function fencedCall(text: string, fence: Fence, options: ReadOptions): Marked | 
   const items = Array.isArray(value) ? value : [value];
   const cairnForm = items.every((item) => typeof (item as { tool?: unknown }).tool === "string");
   const whole = text.replace(WRAPPER_TOKENS, "").trim() === text.slice(fence.start, fence.end).trim();
-  if (!cairnForm && !options.fencedCalls && !whole) return undefined;
+  if (!cairnForm && !options.fencedCalls && !(whole && options.bareJson)) return undefined;
   // Only cairn's own form says outright that it is a call; `{"name": …}` in a fence may be an example.
   const family = cairnForm ? "fenced" : "json";
   return { start: fence.start, end: fence.end, family, calls: calls.map((call) => ({ ...call, family })) };
@@ -129,7 +135,7 @@ export function readReply(text: string, options: ReadOptions): ReplyCalls {
   const found = ordered([...markedCalls(text, masked), ...fenced]);
   const whole = { prose: text.replace(WRAPPER_TOKENS, "").trim(), calls: [] };
   const last = found.at(-1);
-  if (!last) return bareCalls(text, options) ?? whole;
+  if (!last) return (options.bareJson ? bareCalls(text, options) : undefined) ?? whole;
   const tail = text.slice(last.end).replace(WRAPPER_TOKENS, "").trim();
   if (tail) {
     // A fenced `{"name": …}` with prose after it is an example; a family's markers, or cairn's
