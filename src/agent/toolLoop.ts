@@ -112,9 +112,9 @@ function resultOutput(result: ToolCallResult | undefined, images: boolean): Tool
 }
 
 /** Why the calls a reply wrote cannot be made where the request offered no tools; undefined when it wrote none. */
-function unoffered(written: ReplyCalls | undefined, calls: readonly ModelToolCall[]): string | undefined {
-  if (written?.unexecuted) return written.unexecuted;
-  if (!written || calls.length === 0) return undefined;
+function unoffered(written: ReplyCalls, calls: readonly ModelToolCall[]): string | undefined {
+  if (written.unexecuted) return written.unexecuted;
+  if (calls.length === 0) return undefined;
   return `it calls ${calls.map((call) => call.name).join(", ")}, but no tools were offered for this answer`;
 }
 
@@ -233,6 +233,30 @@ export class ToolLoop {
     this.history.add({ role: "assistant", content }, { role: "tool", content: toolResults });
   }
 
+  /**
+   * The calls a reply makes: its native ones, else those it wrote as text (a call the server did
+   * not recognise arrives in the text, in the model family's syntax); the prose around them; and
+   * why a call it wrote cannot be made, when one cannot.
+   */
+  private callsIn(
+    turn: Turn,
+    reply: ModelCallResult,
+  ): { prose: string; calls: ModelToolCall[]; unmade: string | undefined } {
+    if (reply.toolCalls.length > 0) return { prose: reply.text, calls: reply.toolCalls, unmade: undefined };
+    const written = readReply(reply.text, {
+      isTool: (name) => turn.agent.registry.get(name) !== undefined,
+      fencedCalls: textMode(turn),
+      bareJson: textMode(turn) || turn.model.info.local,
+    });
+    const calls = written.calls.map((call, i) => ({
+      id: `text-${this.toolCalls + i}`,
+      name: call.name,
+      input: call.input,
+    }));
+    const unmade = this.options.noTools ? unoffered(written, calls) : written.unexecuted;
+    return { prose: written.prose, calls, unmade };
+  }
+
   /** The model is told why its call was not made, and how to make one, and asked again. */
   private reaskUnmade(turn: Turn, text: string, why: string): void {
     turn.agent.bus.emit({
@@ -278,24 +302,7 @@ export class ToolLoop {
       }
       const reply = await this.modelTurn(turn, withTools);
       if (reply.reasoning.trim()) bus.emit({ type: "reasoning", text: reply.reasoning });
-      // A call the server did not recognise arrives in the text, in the model family's syntax.
-      const written =
-        reply.toolCalls.length === 0
-          ? readReply(reply.text, {
-              isTool: (name) => registry.get(name) !== undefined,
-              fencedCalls: textMode(turn),
-              bareJson: textMode(turn) || turn.model.info.local,
-            })
-          : undefined;
-      const prose = written ? written.prose : reply.text;
-      const rawCalls: ModelToolCall[] = written
-        ? written.calls.map((call, i) => ({
-            id: `text-${this.toolCalls + i}`,
-            name: call.name,
-            input: call.input,
-          }))
-        : reply.toolCalls;
-      const unmade = this.options.noTools ? unoffered(written, rawCalls) : written?.unexecuted;
+      const { prose, calls: rawCalls, unmade } = this.callsIn(turn, reply);
       if (unmade && !budgetSpent) {
         invalidTurns++;
         if (invalidTurns > MAX_REASKS || this.options.noTools) {
