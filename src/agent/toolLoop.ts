@@ -254,7 +254,12 @@ export class ToolLoop {
       input: call.input,
     }));
     const unmade = this.options.noTools ? unoffered(written, calls) : written.unexecuted;
-    return { prose: written.prose, calls, unmade };
+    // A call the length limit cut off is said as such: the model can write a long text in parts.
+    const cut =
+      unmade && reply.finishReason === "length"
+        ? "; the answer reached its length limit before the call was closed: write a long text in parts, with write_file and then append_file"
+        : "";
+    return { prose: written.prose, calls, unmade: unmade && unmade + cut };
   }
 
   /** The model is told why its call was not made, and how to make one, and asked again. */

@@ -91,3 +91,17 @@ describe("tool calls written as text, without tool_calls: text", () => {
     expect(outcome?.exitCode).not.toBe(0);
   });
 });
+
+describe("a call written as text and cut off by the length limit", () => {
+  it("is not made, and the model is told to write the text in parts", async () => {
+    const { calls, server } = await ask([
+      {
+        text: '<tool_call>{"name": "write_file", "arguments": {"path": "out.txt", "content": "lorem',
+        finish: "length",
+      },
+      { text: "I could not finish the file." },
+    ]);
+    expect(calls).toEqual([]);
+    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain("write a long text in parts");
+  });
+});
