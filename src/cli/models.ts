@@ -4,7 +4,7 @@ import { dataDir, loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { type ModelInfo, modelInfo } from "../model/catalog.js";
 import { factsFile, type LearnedFacts, learnModelFacts, readLearned } from "../model/facts/learn.js";
-import { localServer, modelIdProblem, resolveModelId } from "../model/providers.js";
+import { localServer, MissingKeyError, modelIdProblem, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { formatTokens } from "../platform/format.js";
 import { homePath } from "../platform/text.js";
@@ -73,6 +73,16 @@ function block(row: ModelRow): string {
   ].join("\n");
 }
 
+/** The run's model, when one is chosen or a key picks one; none otherwise (the list is then what was learned). */
+function runModel(config: Config, env: NodeJS.ProcessEnv): string[] {
+  try {
+    return [resolveModelId(config, withStoredKeys(env, config))];
+  } catch (error) {
+    if (error instanceof MissingKeyError) return [];
+    throw error;
+  }
+}
+
 /**
  * `cairn models [model…]`: what cairn knows of each model — its window, whether it calls tools
  * natively or as text, whether it sees images — and where each came from: the config, the price
@@ -94,7 +104,7 @@ export async function modelsCommand(
     ...(options.config ? { configFile: options.config } : {}),
     env,
   });
-  const asked = ids.length ? ids : [resolveModelId(config, withStoredKeys(env, config))];
+  const asked = ids.length ? ids : runModel(config, env);
   const rows = await learnNow(asked, config, env);
   if (!ids.length) {
     const known = await readLearned(factsFile(dataDir(env)));
@@ -106,7 +116,11 @@ export async function modelsCommand(
     io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
-  io.out.write(`${rows.map(block).join("\n\n")}\n\n`);
+  io.out.write(
+    rows.length
+      ? `${rows.map(block).join("\n\n")}\n\n`
+      : "No model chosen, and nothing learned from a local server yet.\n",
+  );
   io.out.write(
     `What servers said is kept in ${homePath(factsFile(dataDir(env)), env.HOME)};\nmodels.<id> in the config wins over it.\n`,
   );

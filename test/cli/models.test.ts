@@ -78,6 +78,17 @@ describe("cairn models", () => {
     expect(JSON.parse(out())[0]).toMatchObject({ context_window: 131_072, stale: true });
   });
 
+  it("with no model chosen, lists what was learned", async () => {
+    const { env, cwd } = await ollamaHome();
+    const empty = captureIo();
+    expect(await modelsCommand([], { cwd }, empty.io, env)).toBe(0);
+    expect(empty.out()).toContain("No model chosen, and nothing learned from a local server yet.");
+    await modelsCommand(["ollama/llama3.2-vision:11b"], { cwd }, captureIo().io, env);
+    const { io, out } = captureIo();
+    await modelsCommand([], { cwd }, io, env);
+    expect(out()).toContain("  window      131,072 tokens, from ollama /api/show");
+  });
+
   it("is a command of the CLI, and a bad id is bad usage", async () => {
     const { home } = await ollamaHome({ model: "ollama/llama3.2-vision:11b" });
     const listed = await runCairn(["models"], { home });
