@@ -48,6 +48,7 @@
 (require 'project)
 (require 'subr-x)
 
+(declare-function auth-source-search "auth-source" (&rest spec))
 (declare-function json-serialize "json.c" (object &rest args))
 (declare-function json-parse-string "json.c" (string &rest args))
 
@@ -69,6 +70,34 @@
   "Arguments given after `cairn acp'.
 For example (\"--model\" \"anthropic/claude-sonnet-4-5\" \"--approval\" \"auto-edit\")."
   :type '(repeat string))
+
+(defcustom cairn-api-key nil
+  "The API key cairn gives its model's provider, when cairn has none.
+A key in the environment Emacs starts cairn with, or one stored with
+`cairn auth login', comes first.  Without one, cairn says which
+provider it needs a key for, and this is asked:
+
+- nil: the key is looked up in auth-source (`auth-sources', such as
+  ~/.authinfo.gpg) by the host of the provider's API and the login
+  \"apikey\", as gptel looks it up:
+    machine api.anthropic.com login apikey password sk-ant-...
+- a string: the key of the provider of cairn's model;
+- a function: called with the provider's name (\"anthropic\",
+  \"openai\"...), or with nothing if it takes no argument, it returns
+  the key, or nil;
+- an alist of (PROVIDER . KEY), KEY a string or a function of no
+  argument: for more than one provider.
+
+When this gives no key, auth-source is asked as for nil.  The key
+reaches `cairn acp' in its environment: never on its command line,
+and never in the chat's log."
+  :type '(choice (const :tag "Look it up in auth-source" nil)
+                 (string :tag "The key")
+                 (function :tag "A function of the provider's name")
+                 (alist :tag "A key per provider" :key-type string
+                        :value-type (choice string function))))
+;; A repository must not choose where your key goes through its .dir-locals.el.
+(put 'cairn-api-key 'risky-local-variable t)
 
 (defcustom cairn-offer-eval t
   "Whether cairn's model may ask to evaluate Emacs Lisp in this Emacs.
@@ -179,6 +208,8 @@ Keys typed just before it were meant for something else."
 
 (defvar-local cairn--root nil "The project folder of the chat.")
 (defvar-local cairn--process nil "The `cairn acp' process of the chat.")
+(defvar-local cairn--environment nil
+  "What the chat's cairn gets in its environment besides Emacs's: (\"VARIABLE=KEY\").")
 (defvar-local cairn--session nil "The id of the chat's ACP session.")
 (defvar-local cairn--next-id 0 "The id of the next request to cairn.")
 (defvar-local cairn--callbacks nil "Functions waiting for cairn's answers, by request id.")
@@ -329,9 +360,29 @@ Signal an error that says why, when there is none."
                         (openFile . t)))))))
 
 (defun cairn--start ()
-  "Start `cairn acp' for the chat and introduce this Emacs to it."
+  "Start `cairn acp' for the chat and introduce this Emacs to it.
+When cairn needs an API key it does not have, one is looked for as
+`cairn-api-key' says, and cairn started again with it in its
+environment; without one, cairn is stopped and an error says how to
+give it."
+  (let ((methods (alist-get 'authMethods (cairn--launch))))
+    (when methods
+      (let ((found (cairn--find-key methods)))
+        (cairn--stop)
+        (setq cairn--process nil)
+        (unless (and found (not (member found cairn--environment)))
+          (user-error "%s" (cairn--key-help methods)))
+        (setq cairn--environment (list found))
+        (when (alist-get 'authMethods (cairn--launch))
+          (cairn--stop)
+          (setq cairn--process nil)
+          (user-error "%s" (cairn--key-help methods)))))))
+
+(defun cairn--launch ()
+  "Start `cairn acp' for the chat; what it answers to `initialize'."
   (let* ((default-directory (file-name-as-directory cairn--root))
          (log (get-buffer-create (format " *cairn log: %s*" cairn--root)))
+         (process-environment (append cairn--environment process-environment))
          (process
           (condition-case err
               (make-process :name "cairn"
@@ -357,6 +408,70 @@ Signal an error that says why, when there is none."
                            (clientCapabilities . ,(cairn--capabilities))
                            (clientInfo . ((name . "cairn.el") (title . "cairn.el")
                                           (version . ,cairn-version)))))))
+
+(defun cairn--key-of (value provider)
+  "The key VALUE gives for PROVIDER: VALUE is a string, or a function.
+A function is called with PROVIDER, or with nothing when it takes no
+argument."
+  (cond ((stringp value) value)
+        ((functionp value)
+         (if (equal (cdr (func-arity value)) 0) (funcall value) (funcall value provider)))))
+
+(defun cairn--given-key (provider several)
+  "The key `cairn-api-key' gives for PROVIDER, if any.
+SEVERAL: no model is chosen, and another provider's key would do as
+well; a key that names no provider is then not PROVIDER's to take."
+  (let ((value cairn-api-key))
+    (cond ((null value) nil)
+          ((functionp value)
+           (unless (and several (equal (cdr (func-arity value)) 0)) (cairn--key-of value provider)))
+          ((consp value)
+           (cairn--key-of (cdr (cl-find provider value :key (lambda (entry) (format "%s" (car entry)))
+                                       :test #'equal))
+                          provider))
+          ((not several) (cairn--key-of value provider)))))
+
+(defun cairn--stored-key (host)
+  "Return the key auth-source has for HOST with the login \"apikey\", if any."
+  (when host
+    (require 'auth-source)
+    (let ((secret (plist-get (car (auth-source-search :host host :user "apikey"
+                                                      :require '(:secret) :max 1))
+                             :secret)))
+      (if (functionp secret) (funcall secret) secret))))
+
+(defun cairn--find-key (methods)
+  "\"VARIABLE=KEY\" for the first of cairn's auth METHODS a key is found for."
+  (cl-some (lambda (method)
+             (let* ((meta (alist-get 'cairn (alist-get '_meta method)))
+                    (key (or (cairn--given-key (alist-get 'provider meta) (cdr methods))
+                             (cairn--stored-key (alist-get 'host meta)))))
+               (when (and (stringp key) (not (string-blank-p key)))
+                 (concat (alist-get 'id method) "=" (string-trim key)))))
+           methods))
+
+(defun cairn--key-help (methods)
+  "What to do to give cairn a key, for the providers of its auth METHODS."
+  (let* ((metas (mapcar (lambda (method) (alist-get 'cairn (alist-get '_meta method))) methods))
+         (line (lambda (meta)
+                 (format "  machine %s login apikey password <your %s key>"
+                         (or (alist-get 'host meta) "<the host of its API>")
+                         (alist-get 'provider meta)))))
+    (if (cdr metas)
+        (concat "Cairn needs an API key, and no model is chosen.  Give one provider's key:\n"
+                "- a line in auth-source (`auth-sources', e.g. ~/.authinfo.gpg), one of\n"
+                (mapconcat line metas "\n")
+                "\n- or `cairn-api-key' set to ((PROVIDER . KEY)), PROVIDER one of "
+                (mapconcat (lambda (meta) (alist-get 'provider meta)) metas ", ")
+                ";\n- or `cairn auth login PROVIDER' in a terminal.\n"
+                "A model of your choice goes in `cairn-program-args' (\"--model\" \"provider/model\").")
+      (let ((meta (car metas)))
+        (format (concat "Cairn needs an API key for %s (%s).  Give it:\n"
+                        "- as a line in auth-source (`auth-sources', e.g. ~/.authinfo.gpg):\n%s\n"
+                        "- or in `cairn-api-key' (a string, or a function that returns it);\n"
+                        "- or with `cairn auth login %s' in a terminal, or in %s in Emacs's environment.")
+                (alist-get 'provider meta) (alist-get 'variable meta) (funcall line meta)
+                (alist-get 'provider meta) (alist-get 'variable meta))))))
 
 (defun cairn--trusted-p (root)
   "Whether you trust the project folder ROOT, by `cairn-trust-workspace'.
@@ -1101,34 +1216,50 @@ Type below the prompt; \\[cairn-send] sends, \\[cairn-interrupt] interrupts.
     (directory-file-name
      (file-truename (if project (project-root project) default-directory)))))
 
+(defun cairn--find-chat (root)
+  "The chat buffer of the project at ROOT, if there is one."
+  (cl-find-if (lambda (buffer)
+                (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
+                     (equal (buffer-local-value 'cairn--root buffer) root)))
+              (buffer-list)))
+
 (defun cairn--chat-buffer (root)
   "The chat buffer of the project at ROOT, made when there is none."
-  (or (cl-find-if (lambda (buffer)
-                    (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
-                         (equal (buffer-local-value 'cairn--root buffer) root)))
-                  (buffer-list))
+  (or (cairn--find-chat root)
       (with-current-buffer (generate-new-buffer
                             (format "*cairn: %s*" (file-name-nondirectory root)))
         (cairn-chat-mode)
         (setq cairn--root root default-directory (file-name-as-directory root))
         (current-buffer))))
 
+(defun cairn--in-chat-of (root work)
+  "Call WORK in the chat of the project at ROOT, made when there is none.
+A chat made for WORK goes again when WORK fails (cairn cannot start,
+wants a key): no empty chat is left behind."
+  (let* ((existing (cairn--find-chat root))
+         (buffer (or existing (cairn--chat-buffer root))))
+    (condition-case err
+        (with-current-buffer buffer (funcall work))
+      ((error quit)
+       (unless existing (kill-buffer buffer))
+       (signal (car err) (cdr err))))))
+
 (defun cairn--chat (&optional origin)
   "The chat of the current project, with a running session.
 ORIGIN (default: the current buffer) is noted as where you were."
-  (let ((buffer (cairn--chat-buffer (cairn--project-root)))
-        (from (or origin (current-buffer))))
-    (with-current-buffer buffer
-      (unless (eq from buffer) (setq cairn--origin from))
-      (cairn--ensure-session))
-    buffer))
+  (let ((from (or origin (current-buffer))))
+    (cairn--in-chat-of (cairn--project-root)
+                       (lambda ()
+                         (unless (eq from (current-buffer)) (setq cairn--origin from))
+                         (cairn--ensure-session)
+                         (current-buffer)))))
 
 (defmacro cairn--in-chat (&rest body)
   "Run BODY in the chat of the current project (the current buffer, in a chat)."
   (declare (indent 0) (debug t))
-  `(with-current-buffer (if (derived-mode-p 'cairn-chat-mode) (current-buffer)
-                          (cairn--chat-buffer (cairn--project-root)))
-     ,@body))
+  `(if (derived-mode-p 'cairn-chat-mode)
+       (progn ,@body)
+     (cairn--in-chat-of (cairn--project-root) (lambda () ,@body))))
 
 ;;;; Commands
 
@@ -1139,9 +1270,11 @@ With a prefix argument, RESUME a stored session of the project instead."
   (interactive "P")
   (let ((origin (current-buffer)))
     (if resume
-        (progn (pop-to-buffer (cairn--chat-buffer (cairn--project-root)))
-               (unless (eq origin (current-buffer)) (setq cairn--origin origin))
-               (call-interactively #'cairn-resume))
+        (pop-to-buffer
+         (cairn--in-chat-of (cairn--project-root)
+                            (lambda ()
+                              (unless (eq origin (current-buffer)) (setq cairn--origin origin))
+                              (call-interactively #'cairn-resume))))
       (pop-to-buffer (cairn--chat origin))
       (goto-char (point-max)))
     (current-buffer)))
@@ -1285,10 +1418,7 @@ Return the chat buffer."
 In a chat that is not busy this is its /undo; otherwise `cairn undo' runs."
   (interactive)
   (let* ((root (cairn--project-root))
-         (chat (cl-find-if (lambda (buffer)
-                             (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
-                                  (equal (buffer-local-value 'cairn--root buffer) root)))
-                           (buffer-list))))
+         (chat (cairn--find-chat root)))
     (if (and chat (with-current-buffer chat (and (cairn--live-p) (not cairn--busy))))
         (with-current-buffer chat (cairn--prompt (list (cairn--text-block "/undo")) "/undo"))
       (let ((output (get-buffer-create "*cairn undo*"))

@@ -16,6 +16,7 @@
 ;;; Code:
 
 (require 'ert)
+(require 'auth-source)
 (require 'cl-lib)
 (require 'cairn)
 
@@ -74,6 +75,7 @@
                         :command (list "node" (expand-file-name "dist/test/support/scriptedServer.js"
                                                                 cairn-test--repository)
                                        script-file (cairn-test--requests-file)
+                                       (cairn-test--headers-file)
                                        ;; Gone with this Emacs, however it ends.
                                        "--while-stdin-open")
                         :filter (lambda (_process text) (setq output (concat output text)))))
@@ -83,6 +85,18 @@
 (defun cairn-test--requests-file ()
   "Where the model server writes what it was sent."
   (expand-file-name "requests.jsonl" cairn-test--dir))
+
+(defun cairn-test--headers-file ()
+  "Where the model server writes the headers of what it was sent."
+  (expand-file-name "headers.jsonl" cairn-test--dir))
+
+(defun cairn-test--authorization ()
+  "The authorization headers the model's requests came with, oldest first."
+  (with-temp-buffer
+    (insert-file-contents (cairn-test--headers-file))
+    (mapcar (lambda (line)
+              (alist-get 'authorization (json-parse-string line :object-type 'alist)))
+            (split-string (buffer-string) "\n" t))))
 
 (defun cairn-test--requests ()
   "The bodies of the requests the model got, oldest first."
@@ -388,6 +402,72 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
       (should (member session (mapcar (lambda (s) (alist-get 'sessionId s))
                                       (with-current-buffer chat (cairn--sessions))))))))
+
+(defmacro cairn-test--without-key (&rest body)
+  "Run BODY with no API key for cairn: none in the environment, none stored, none in auth-source."
+  (declare (indent 0) (debug t))
+  `(let ((process-environment (cons "OPENAI_API_KEY" process-environment))
+         (auth-sources (list (expand-file-name "authinfo" cairn-test--dir)))
+         (cairn-api-key nil))
+     (auth-source-forget-all-cached)
+     ,@body))
+
+(defun cairn-test--cairns ()
+  "The cairn processes running."
+  (cl-remove-if-not (lambda (process) (and (equal (process-name process) "cairn") (process-live-p process)))
+                    (process-list)))
+
+(ert-deftest cairn-test-no-key ()
+  "Without a key: a message that says how to give one, and no chat left behind."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "unused"))))
+    (cairn-test--without-key
+      (cairn-test--visit repo "a.txt")
+      (let ((failure (should-error (cairn) :type 'user-error)))
+        (should (string-match-p "needs an API key for openai (OPENAI_API_KEY)" (cadr failure)))
+        ;; Where the key goes: auth-source by the provider's host, the variable, or cairn's own store.
+        (should (string-match-p "machine 127.0.0.1 login apikey password" (cadr failure)))
+        (should (string-match-p "cairn-api-key" (cadr failure)))
+        (should (string-match-p "cairn auth login openai" (cadr failure)))
+        (should-not (string-match-p "Zed\\|cond:" (cadr failure))))
+      (should-not (cl-find-if (lambda (buffer) (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode))
+                              (buffer-list)))
+      (should-not (cairn-test--cairns))
+      (should-not (cairn-test--requests)))))
+
+(ert-deftest cairn-test-key-from-auth-source ()
+  "A key in auth-source (as gptel finds it) reaches cairn in its environment, and only there."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "Keyed in."))))
+    (cairn-test--without-key
+      (with-temp-file (car auth-sources)
+        (insert "machine 127.0.0.1 login apikey password sk-from-authinfo\n"))
+      (let ((chat (progn (cairn-test--visit repo "a.txt") (cairn))))
+        (cairn-test--type chat "what is in a.txt?")
+        (cairn-test--turn-ends chat)
+        (should (cairn-test--shows chat "Keyed in."))
+        (should (equal (cairn-test--authorization) '("Bearer sk-from-authinfo")))
+        (let ((process (buffer-local-value 'cairn--process chat)))
+          (should-not (cl-some (lambda (arg) (string-match-p "sk-from" arg)) (process-command process)))
+          (should-not (string-match-p "sk-from" (with-current-buffer (process-get process 'cairn-log)
+                                                  (buffer-string)))))
+        (should-not (cairn-test--shows chat "sk-from"))
+        ;; Only the chat's cairn got it: not Emacs's own environment.
+        (should-not (getenv "OPENAI_API_KEY"))))))
+
+(ert-deftest cairn-test-key-from-variable ()
+  "`cairn-api-key' as a function is asked for the provider cairn names."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "Keyed by function."))))
+    (cairn-test--without-key
+      (let* ((asked nil)
+             (cairn-api-key (lambda (provider) (push provider asked) "sk-from-function"))
+             (chat (progn (cairn-test--visit repo "a.txt") (cairn))))
+        (cairn-test--type chat "what is in a.txt?")
+        (cairn-test--turn-ends chat)
+        (should (cairn-test--shows chat "Keyed by function."))
+        (should (equal asked '("openai")))
+        (should (equal (cairn-test--authorization) '("Bearer sk-from-function")))))))
 
 ;; `touch' in the folder where the hook runs: the repository's own command.
 (defconst cairn-test--hook-config
