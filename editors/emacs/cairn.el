@@ -140,6 +140,15 @@ Keys typed just before it were meant for something else."
   "Lines of a tool call's diff shown in the chat."
   :type 'integer)
 
+(defcustom cairn-render-markdown t
+  "How the chat shows the Markdown of cairn's answers.
+t: drawn, its markup hidden, with markdown-mode's faces when
+markdown-mode is installed and with cairn.el's own otherwise;
+`builtin': always with cairn.el's own; nil: as written."
+  :type '(choice (const :tag "Drawn, by markdown-mode when installed" t)
+                 (const :tag "Drawn by cairn.el" builtin)
+                 (const :tag "As written" nil)))
+
 (defcustom cairn-turn-end-hook nil
   "Hook run in the chat buffer when a turn ends."
   :type 'hook)
@@ -173,6 +182,12 @@ Keys typed just before it were meant for something else."
 
 (defface cairn-prompt '((t :inherit minibuffer-prompt))
   "Face of the chat's prompt.")
+
+(defface cairn-code '((t :inherit (fixed-pitch font-lock-constant-face)))
+  "Face of code in cairn's answers, inline and in blocks.")
+
+(defface cairn-heading '((t :inherit bold :height 1.1))
+  "Face of a heading in cairn's answers.")
 
 ;;;; JSON
 
@@ -218,6 +233,7 @@ Keys typed just before it were meant for something else."
 (defvar-local cairn--output nil "Where the transcript goes on: a marker.")
 (defvar-local cairn--input nil "Where what you type starts: a marker.")
 (defvar-local cairn--last nil "What was written last: `message', `thought', `tool', `user' or nil.")
+(defvar-local cairn--message-start nil "Where the answer being written began: a marker.")
 (defvar-local cairn--calls nil "The tool calls shown, by their ids.")
 (defvar-local cairn--plan nil "The TODO list: the entries of cairn's last plan.")
 (defvar-local cairn--files nil "Files the session changed, relative to the project.")
@@ -768,6 +784,145 @@ They were meant for something else."
                              '((action . "decline")))))
       (quit (cairn--reply id '((action . "cancel")))))))
 
+;;;; Markdown in the answers
+
+(defvar markdown-hide-markup)
+(defvar markdown-fontify-code-blocks-natively)
+(declare-function gfm-mode "markdown-mode" ())
+
+(defun cairn--render-markdown (start end)
+  "Draw the Markdown of the answer between START and END, its markup hidden.
+As `cairn-render-markdown' says; drawn again whole each time, as the
+answer grows."
+  (when (and cairn-render-markdown (< start end))
+    (with-silent-modifications
+      (let ((inhibit-read-only t))
+        (remove-list-of-text-properties start end '(font-lock-face invisible display help-echo
+                                                                   cairn-markdown))
+        (if (and (eq cairn-render-markdown t) (require 'markdown-mode nil t))
+            (cairn--markdown-mode-draw start end)
+          (save-excursion
+            (save-restriction
+              (narrow-to-region start end)
+              (cairn--draw-fences)
+              (cairn--draw-inline))))))))
+
+(defun cairn--fontified (text mode &optional setup)
+  "Fontify TEXT in MODE, and return how each stretch of it is shown.
+Each is (FROM TO FACE INVISIBLE DISPLAY), FROM and TO counted from 0.
+SETUP is called in MODE's buffer first."
+  (let ((runs nil))
+    ;; A buffer of its own each time: modes keep what they found of the text before.
+    (with-temp-buffer
+      (delay-mode-hooks (funcall mode))
+      (when setup (funcall setup))
+      (insert text)
+      (font-lock-ensure)
+      (let ((position (point-min)))
+        (while (< position (point-max))
+          (let ((next (next-property-change position nil (point-max))))
+            (push (list (1- position) (1- next)
+                        (or (get-text-property position 'font-lock-face)
+                            (get-text-property position 'face))
+                        (get-text-property position 'invisible)
+                        (get-text-property position 'display))
+                  runs)
+            (setq position next)))))
+    runs))
+
+(defun cairn--markdown-mode-draw (start end)
+  "Draw the answer between START and END with markdown-mode's faces.
+Its markup is hidden as `markdown-hide-markup' hides it."
+  (pcase-dolist (`(,from ,to ,face ,invisible ,display)
+                 (cairn--fontified (buffer-substring-no-properties start end) 'gfm-mode
+                                   (lambda ()
+                                     (setq-local markdown-hide-markup t
+                                                 markdown-fontify-code-blocks-natively t))))
+    (let ((from (+ start from)) (to (+ start to)))
+      (when face (put-text-property from to 'font-lock-face face))
+      (when invisible (put-text-property from to 'invisible 'cairn-markup))
+      (when (stringp display) (put-text-property from to 'display display)))))
+
+(defun cairn--hide (start end)
+  "Hide the markup between START and END."
+  (when (< start end) (put-text-property start end 'invisible 'cairn-markup)))
+
+(defun cairn--code-p (position)
+  "Whether POSITION is in code, where Markdown is not read."
+  (eq (get-text-property position 'cairn-markdown) 'code))
+
+(defun cairn--code-mode (language)
+  "The major mode for code in LANGUAGE (a fence's info string), if there is one."
+  (let* ((name (downcase (or (car (split-string language "[ \t{]" t)) "")))
+         (mode (intern-soft (concat name "-mode"))))
+    (cond ((string-empty-p name) nil)
+          ((and mode (fboundp mode) (provided-mode-derived-p mode 'prog-mode)) mode)
+          ;; `py', `js', `ts', `rs', `sh': what a file of that extension would be visited in.
+          (t (let ((by-name (assoc-default (concat "code." name) auto-mode-alist #'string-match)))
+               (and (symbolp by-name) (fboundp by-name) by-name))))))
+
+(defun cairn--draw-code (start end language)
+  "Show the code between START and END as code, in LANGUAGE's faces when known."
+  (put-text-property start end 'cairn-markdown 'code)
+  (put-text-property start end 'font-lock-face 'cairn-code)
+  (let ((mode (cairn--code-mode language)))
+    (when (and mode (< start end))
+      (pcase-dolist (`(,from ,to ,face)
+                     ;; A mode that cannot start here (a grammar missing) leaves the code plain.
+                     (ignore-errors (cairn--fontified (buffer-substring-no-properties start end) mode)))
+        (when face
+          (put-text-property (+ start from) (+ start to) 'font-lock-face (list face 'cairn-code)))))))
+
+(defun cairn--draw-fences ()
+  "Draw the fenced code blocks of the narrowed answer.
+A block not yet closed runs to the end: it is still being written."
+  (goto-char (point-min))
+  (while (re-search-forward "^[ \t]*\\(```+\\|~~~+\\)[ \t]*\\(.*\\)$" nil t)
+    (let* ((fence (match-string 1))
+           (language (match-string 2))
+           (markup (cons (match-beginning 0) (match-end 1)))
+           (body (min (point-max) (1+ (match-end 0))))
+           (closing (and (re-search-forward (concat "^[ \t]*" (regexp-quote fence) "[ \t]*$") nil t)
+                         (match-beginning 0))))
+      ;; The opening fence keeps its line, which shows the language's name.
+      (cairn--hide (car markup) (cdr markup))
+      (cairn--draw-code body (or closing (point-max)) language)
+      (when closing (cairn--hide closing (line-end-position)))
+      (goto-char (if closing (line-end-position) (point-max))))))
+
+(defun cairn--each-match (regexp function)
+  "Call FUNCTION at each match of REGEXP in the narrowed answer outside code."
+  (goto-char (point-min))
+  (while (re-search-forward regexp nil t)
+    (unless (or (cairn--code-p (match-beginning 0)) (cairn--code-p (1- (match-end 0))))
+      (save-match-data (save-excursion (funcall function))))))
+
+(defun cairn--draw-span (face inner &optional outer)
+  "Show the last match's group INNER in FACE.
+The rest of its group OUTER (default 0) is hidden."
+  (let ((outer (or outer 0)))
+    (cairn--hide (match-beginning outer) (match-beginning inner))
+    (cairn--hide (match-end inner) (match-end outer))
+    (font-lock-append-text-property (match-beginning inner) (match-end inner) 'font-lock-face face)))
+
+(defun cairn--draw-inline ()
+  "Draw the headings, lists, links and inline spans of the narrowed answer."
+  (cairn--each-match "`\\([^`\n]+\\)`"
+                     (lambda ()
+                       (cairn--draw-span 'cairn-code 1)
+                       (put-text-property (match-beginning 0) (match-end 0) 'cairn-markdown 'code)))
+  (cairn--each-match "^\\(#\\{1,6\\}[ \t]+\\)\\(.+\\)$" (lambda () (cairn--draw-span 'cairn-heading 2)))
+  (cairn--each-match "^[ \t]*\\([-*+]\\)[ \t]"
+                     (lambda () (put-text-property (match-beginning 1) (match-end 1) 'display "•")))
+  (cairn--each-match "\\*\\*\\([^*\n]+\\)\\*\\*" (lambda () (cairn--draw-span 'bold 1)))
+  (cairn--each-match "\\_<__\\([^_\n]+\\)__\\_>" (lambda () (cairn--draw-span 'bold 1)))
+  (cairn--each-match "\\(?:^\\|[^*[:alnum:]]\\)\\(\\*\\([^*[:space:]]\\(?:[^*\n]*[^*[:space:]]\\)?\\)\\*\\)"
+                     (lambda () (cairn--draw-span 'italic 2 1)))
+  (cairn--each-match "\\[\\([^]\n]+\\)\\](\\([^)\n]+\\))"
+                     (lambda ()
+                       (cairn--draw-span 'link 1)
+                       (put-text-property (match-beginning 1) (match-end 1) 'help-echo (match-string 2)))))
+
 ;;;; The transcript
 
 (defvar cairn-call-map
@@ -792,7 +947,12 @@ They were meant for something else."
                              '(read-only t front-sticky (read-only) rear-nonsticky (read-only)))))))
 
 (defun cairn--fresh-line ()
-  "Start a new line in the transcript, unless at the start of one."
+  "Start a new line in the transcript, unless at the start of one.
+An answer written up to here is drawn whole now."
+  (when cairn--message-start
+    (cairn--render-markdown cairn--message-start cairn--output)
+    (set-marker cairn--message-start nil)
+    (setq cairn--message-start nil))
   (unless (or (= cairn--output (point-min))
               (eq (char-before cairn--output) ?\n))
     (cairn--insert "\n")))
@@ -803,8 +963,12 @@ They were meant for something else."
     (unless (string-empty-p text)
       (unless (eq cairn--last kind)
         (cairn--fresh-line)
-        (when (memq cairn--last '(message thought tool)) (cairn--insert "\n")))
+        (when (memq cairn--last '(message thought tool)) (cairn--insert "\n"))
+        (when (eq kind 'message) (setq cairn--message-start (copy-marker cairn--output))))
       (cairn--insert (if (eq kind 'thought) (cairn--face text 'cairn-thought) text))
+      ;; Drawn a line at a time as it streams in: a span is known once its line is.
+      (when (and (eq kind 'message) (string-search "\n" text))
+        (cairn--render-markdown cairn--message-start cairn--output))
       (setq cairn--last kind))))
 
 (defun cairn--write-user (text)
@@ -1186,6 +1350,7 @@ Type below the prompt; \\[cairn-send] sends, \\[cairn-interrupt] interrupts.
         cairn--input (copy-marker (point-max)))
   (add-hook 'completion-at-point-functions #'cairn--complete-command nil t)
   (add-hook 'kill-buffer-hook #'cairn--stop nil t)
+  (add-to-invisibility-spec 'cairn-markup)
   (cairn--draw-footer))
 
 (defun cairn--stop ()

@@ -469,6 +469,87 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
         (should (equal asked '("openai")))
         (should (equal (cairn-test--authorization) '("Bearer sk-from-function")))))))
 
+(defconst cairn-test--markdown
+  (concat "## What changed\n\nI fixed **src/greet.js**: it now says `Hello`.\n\n"
+          "- one item\n- *two* items\n\n```js\nconst greeting = 1;\n```\n"
+          "See [the docs](https://example.com/docs).")
+  "An answer in Markdown, as models write them.")
+
+(defun cairn-test--visible (chat)
+  "CHAT as it shows: without the text it hides, with what it displays instead."
+  (with-current-buffer chat
+    (let ((shown "") (position (point-min)))
+      (while (< position (point-max))
+        (let ((next (next-char-property-change position))
+              (display (get-char-property position 'display)))
+          (unless (invisible-p position)
+            (setq shown (concat shown (if (stringp display) display
+                                        (buffer-substring-no-properties position next)))))
+          (setq position next)))
+      shown)))
+
+(defun cairn-test--faces-at (chat text)
+  "The faces CHAT shows the first character of TEXT in."
+  (with-current-buffer chat
+    (goto-char (point-min))
+    (search-forward text)
+    (let ((face (get-text-property (match-beginning 0) 'font-lock-face)))
+      (flatten-tree (if (listp face) face (list face))))))
+
+(defun cairn-test--markdown-answer (render)
+  "The chat after a streamed Markdown answer, drawn as RENDER (`cairn-render-markdown') says."
+  (let* ((cairn-render-markdown render)
+         (chat (cairn)))
+    (cairn-test--type chat "what did you change?")
+    (cairn-test--turn-ends chat)
+    chat))
+
+(ert-deftest cairn-test-markdown ()
+  "An answer's Markdown is drawn, its markup hidden, as it streams in: cairn.el's own drawing."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n"))
+            `(((text . ,cairn-test--markdown) (pace . ((pieces . 9) (everyMs . 30))))
+              ((text . ,cairn-test--markdown))))
+    (cairn-test--visit repo "a.txt")
+    (let* ((chat (cairn-test--markdown-answer 'builtin))
+           (shown (cairn-test--visible chat)))
+      (should (string-match-p "^What changed$" shown))
+      (should (string-match-p "I fixed src/greet.js: it now says Hello\\." shown))
+      (should (string-match-p "^• one item\n• two items$" shown))
+      (should (string-match-p "^const greeting = 1;$" shown))
+      (should (string-match-p "See the docs\\." shown))
+      (should-not (string-match-p "\\*\\*\\|```\\|## \\|`Hello`\\|(https:" shown))
+      (should (memq 'cairn-heading (cairn-test--faces-at chat "What changed")))
+      (should (memq 'bold (cairn-test--faces-at chat "src/greet.js")))
+      (should (memq 'cairn-code (cairn-test--faces-at chat "Hello")))
+      (should (memq 'italic (cairn-test--faces-at chat "two")))
+      (should (memq 'link (cairn-test--faces-at chat "the docs")))
+      ;; The block is code in its language's faces (js-mode's, here).
+      (should (memq 'cairn-code (cairn-test--faces-at chat "greeting")))
+      (should (memq 'font-lock-keyword-face (cairn-test--faces-at chat "const")))
+      ;; What is copied from the chat is the answer as written.
+      (should (cairn-test--shows chat "I fixed **src/greet.js**: it now says `Hello`."))
+      ;; As written, when asked for.
+      (with-current-buffer chat (cairn-new-session))
+      (let ((raw (cairn-test--markdown-answer nil)))
+        (should (string-match-p "I fixed \\*\\*src/greet.js\\*\\*" (cairn-test--visible raw)))))))
+
+(ert-deftest cairn-test-markdown-mode ()
+  "With markdown-mode installed (Debian's elpa-markdown-mode), its faces draw the answer."
+  (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/markdown-mode-*"))
+    (add-to-list 'load-path dir))
+  (should (require 'markdown-mode nil t))
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) `(((text . ,cairn-test--markdown))))
+    (cairn-test--visit repo "a.txt")
+    (let* ((chat (cairn-test--markdown-answer t))
+           (shown (cairn-test--visible chat)))
+      (should (string-match-p "I fixed src/greet.js: it now says Hello\\." shown))
+      (should-not (string-match-p "\\*\\*" shown))
+      (should (memq 'markdown-bold-face (cairn-test--faces-at chat "src/greet.js")))
+      (should (cl-some (lambda (face) (string-prefix-p "markdown-header-face" (symbol-name face)))
+                       (cairn-test--faces-at chat "What changed"))))))
+
 ;; `touch' in the folder where the hook runs: the repository's own command.
 (defconst cairn-test--hook-config
   "hooks:\n  UserPromptSubmit:\n    - hooks:\n        - command: touch hook-ran\n"
