@@ -238,6 +238,12 @@ markdown-mode is installed and with cairn.el's own otherwise;
 (defvar-local cairn--plan nil "The TODO list: the entries of cairn's last plan.")
 (defvar-local cairn--files nil "Files the session changed, relative to the project.")
 (defvar-local cairn--turn-files nil "Files the turn under way changed.")
+(defvar-local cairn--turn-edits nil
+  "The changes the turn under way made in buffers: (BUFFER START END NEW OLD).
+START and END are markers around the text NEW that replaced OLD.")
+(defvar-local cairn--edits nil
+  "What each turn changed in buffers, the last turn's first: what /undo takes back.")
+(defvar-local cairn--undoing nil "Non-nil while /undo is under way; t once it undid something.")
 (defvar-local cairn--cost nil "The session's dollars so far, when known.")
 (defvar-local cairn--context nil "The context window's use: (USED . SIZE).")
 (defvar-local cairn--mode nil "The session's approval mode.")
@@ -558,7 +564,7 @@ QUIETLY: its history is on the screen already, from before cairn stopped."
     ("fs/read_text_file"
      (cairn--answer id (lambda () `((content . ,(cairn--read-text-file params))))))
     ("fs/write_text_file"
-     (cairn--answer id (lambda () (cairn--write-text-file params) (cairn--empty))))
+     (cairn--answer id (lambda () (cairn--write-text-file params))))
     ("_cairn/open_file"
      (cairn--answer id (lambda () (cairn--open-file params) (cairn--empty))))
     ("_cairn/emacs_eval"
@@ -592,37 +598,220 @@ PARAMS may give the first `line' (1-based) and a `limit' of lines."
         (buffer-substring-no-properties start (if limit (point) (point-max)))))))
 
 (defun cairn--write-text-file (params)
-  "Write the text PARAMS give into the file they name.
-A buffer visiting the file takes the text and is saved, so the disk
-holds what the buffer shows; otherwise the file is written."
+  "Write the text PARAMS give into the file they name; the answer to cairn.
+A buffer visiting the file takes the text change by change (point,
+marks and your undo kept), and each change is remembered for
+`cairn-undo'.  A buffer without changes of yours is then saved as
+cairn wrote it.  One with changes you have not saved keeps them
+unsaved: cairn's change is written to the file without them, or, where
+it touches lines you changed, stays in the buffer with yours until you
+save.  The answer tells cairn so, as it is then not to write the file."
   (let* ((file (alist-get 'path params))
          (text (alist-get 'content params))
-         (buffer (find-buffer-visiting file)))
-    (if buffer
-        (with-current-buffer buffer
-          (let ((create-lockfiles nil) (inhibit-read-only t))
-            ;; The new text replaces the buffer's, whatever the disk held since.
-            (set-visited-file-modtime)
-            (save-restriction
-              (widen)
-              (let ((source (generate-new-buffer " *cairn write*")))
-                (unwind-protect
-                    (progn (with-current-buffer source (insert text))
-                           (replace-buffer-contents source 0.5))
-                  (kill-buffer source))))
-            ;; The text is saved as cairn wrote it: no hook reformats it, no backup litters the project.
-            (let ((before-save-hook nil) (after-save-hook nil) (write-contents-functions nil)
-                  (require-final-newline nil) (make-backup-files nil) (inhibit-message t))
-              (save-buffer))))
-      (make-directory (file-name-directory file) t)
-      (with-temp-buffer
-        (let ((coding-system-for-write
+         (buffer (find-buffer-visiting file))
+         (chat (current-buffer)))
+    (if (not buffer)
+        (progn (cairn--write-file file text) (cairn--empty))
+      (with-current-buffer buffer
+        (let* ((yours (buffer-modified-p))
+               (before (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
+               (hunks (cairn--hunks before text))
+               (changes (progn
+                          ;; Unmodified, it is cairn's text that goes to the disk, whatever it held since.
+                          (unless yours (set-visited-file-modtime))
+                          (cairn--change-buffer hunks (cairn--lines before) (cairn--lines text)))))
+          (with-current-buffer chat
+            (setq cairn--turn-edits (append cairn--turn-edits changes)))
+          (if (not yours)
+              (progn (cairn--save-as-written) (cairn--empty))
+            (let ((merged (cairn--merge (cairn--file-text file) before hunks text)))
+              (message "cairn changed %s, where you have unsaved changes: they stay unsaved%s"
+                       (buffer-name) (if merged "" ", and so does cairn's change"))
+              (when merged
+                (let ((coding-system-for-write buffer-file-coding-system))
+                  (cairn--write-file file merged))
+                ;; The buffer is the file as it is now with your changes: saving it asks nothing.
+                (set-visited-file-modtime))
+              `((_meta . ((cairn . ((unsaved . ,(if merged "person" "all"))))))))))))))
+
+(defun cairn--save-as-written ()
+  "Save the current buffer as cairn wrote it.
+No hook reformats it, and no backup litters the project."
+  (let ((create-lockfiles nil) (before-save-hook nil) (after-save-hook nil)
+        (write-contents-functions nil) (require-final-newline nil) (make-backup-files nil)
+        (inhibit-message t))
+    (save-buffer)))
+
+(defun cairn--write-file (file text)
+  "Write TEXT to FILE, in its coding system when it exists."
+  (make-directory (file-name-directory file) t)
+  (with-temp-buffer
+    (let ((coding-system-for-write
+           (or coding-system-for-write
                (if (file-exists-p file)
                    (progn (insert-file-contents file) last-coding-system-used)
-                 'utf-8-unix)))
-          (erase-buffer)
-          (insert text)
-          (write-region nil nil file nil 'silent))))))
+                 'utf-8-unix))))
+      (erase-buffer)
+      (insert text)
+      (write-region nil nil file nil 'silent))))
+
+(defun cairn--file-text (file)
+  "The text of FILE on disk; empty when there is none."
+  (with-temp-buffer
+    (when (file-exists-p file) (insert-file-contents file))
+    (buffer-string)))
+
+;;;; Cairn's changes in your buffers
+
+(defconst cairn--edits-kept 20 "How many turns' changes in buffers are remembered.")
+
+(defun cairn--lines (text)
+  "TEXT as a vector of its lines, each with its newline."
+  (let ((lines nil) (start 0))
+    (while (string-match "\n" text start)
+      (push (substring text start (match-end 0)) lines)
+      (setq start (match-end 0)))
+    (when (< start (length text)) (push (substring text start) lines))
+    (vconcat (nreverse lines))))
+
+(defun cairn--matching-lines (a b from-a to-a from-b to-b)
+  "Pairs (I . J) of equal lines of the vectors A and B, in order.
+The longest common subsequence of A from FROM-A to TO-A and B from
+FROM-B to TO-B; none when they are too long to compare line by line."
+  (let ((n (- to-a from-a)) (m (- to-b from-b)))
+    (when (<= (* n m) 250000)
+      (let ((table (make-vector (1+ n) nil)) (pairs nil) (i 0) (j 0)
+            (same (lambda (x y) (equal (aref a (+ from-a x)) (aref b (+ from-b y))))))
+        (dotimes (k (1+ n)) (aset table k (make-vector (1+ m) 0)))
+        ;; Quadratic, and fine: what is compared is what lies between the common start and end.
+        (cl-loop for x downfrom (1- n) to 0 do
+                 (cl-loop for y downfrom (1- m) to 0 do
+                          (aset (aref table x) y
+                                (if (funcall same x y)
+                                    (1+ (aref (aref table (1+ x)) (1+ y)))
+                                  (max (aref (aref table (1+ x)) y) (aref (aref table x) (1+ y)))))))
+        (while (and (< i n) (< j m))
+          (cond ((funcall same i j)
+                 (push (cons (+ from-a i) (+ from-b j)) pairs) (cl-incf i) (cl-incf j))
+                ((>= (aref (aref table (1+ i)) j) (aref (aref table i) (1+ j))) (cl-incf i))
+                (t (cl-incf j))))
+        (nreverse pairs)))))
+
+(defun cairn--hunks (old new)
+  "Return how the text OLD becomes NEW, by lines: its hunks, in order.
+Each is (OLD-START OLD-END NEW-START NEW-END), lines counted from 0,
+the ends excluded."
+  (let* ((a (cairn--lines old)) (b (cairn--lines new))
+         (n (length a)) (m (length b)) (prefix 0) (suffix 0) (hunks nil))
+    (while (and (< prefix n) (< prefix m) (equal (aref a prefix) (aref b prefix)))
+      (cl-incf prefix))
+    (while (and (< suffix (- n prefix)) (< suffix (- m prefix))
+                (equal (aref a (- n suffix 1)) (aref b (- m suffix 1))))
+      (cl-incf suffix))
+    (let ((i prefix) (j prefix))
+      (dolist (pair (append (cairn--matching-lines a b prefix (- n suffix) prefix (- m suffix))
+                            (list (cons (- n suffix) (- m suffix)))))
+        (when (or (< i (car pair)) (< j (cdr pair)))
+          (push (list i (car pair) j (cdr pair)) hunks))
+        (setq i (1+ (car pair)) j (1+ (cdr pair)))))
+    (nreverse hunks)))
+
+(defun cairn--text-of (lines from to)
+  "The text of LINES (a vector) from FROM to TO."
+  (apply #'concat (append (cl-subseq lines from to) nil)))
+
+(defun cairn--change-buffer (hunks old new)
+  "Make the current buffer's text, whose lines are OLD, the lines NEW by HUNKS.
+Return the changes made: (BUFFER START END NEW-TEXT OLD-TEXT), START
+and END markers that keep to the new text as you type around it."
+  (let ((changes nil) (inhibit-read-only t))
+    (undo-boundary)
+    (save-excursion
+      (save-restriction
+        (widen)
+        ;; From the last: the lines before a change are where they were.
+        (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) (reverse hunks))
+          (goto-char (point-min))
+          (forward-line a0)
+          (let ((start (point))
+                (removed (cairn--text-of old a0 a1))
+                (added (cairn--text-of new b0 b1)))
+            (delete-region start (+ start (length removed)))
+            (insert added)
+            (push (list (current-buffer) (copy-marker start t) (copy-marker (point)) added removed)
+                  changes)))))
+    (undo-boundary)
+    changes))
+
+(defun cairn--merge (disk buffer hunks new)
+  "The text of DISK with cairn's change from BUFFER to NEW (by HUNKS), or nil.
+BUFFER is DISK with your unsaved changes.  Nil when cairn's change
+touches lines you changed: it cannot go to the file without yours."
+  (let ((yours (cairn--hunks disk buffer))
+        (disk-lines (cairn--lines disk))
+        (new-lines (cairn--lines new))
+        (pieces nil) (from 0))
+    (catch 'touches
+      (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) hunks)
+        (let ((shift 0))
+          (pcase-dolist (`(,d0 ,d1 ,y0 ,y1) yours)
+            (cond ((or (and (< a0 y1) (< y0 a1))
+                       (and (= a0 y0) (or (= a0 a1) (= y0 y1))))
+                   (throw 'touches nil))
+                  ((<= y1 a0) (cl-incf shift (- (- y1 y0) (- d1 d0))))))
+          (push (cairn--text-of disk-lines from (- a0 shift)) pieces)
+          (push (cairn--text-of new-lines b0 b1) pieces)
+          (setq from (- a1 shift))))
+      (push (cairn--text-of disk-lines from (length disk-lines)) pieces)
+      (apply #'concat (nreverse pieces)))))
+
+(defun cairn--forget-edits (edits)
+  "Release the markers of EDITS, what cairn did in buffers."
+  (pcase-dolist (`(,_ ,start ,end) edits)
+    (set-marker start nil)
+    (set-marker end nil)))
+
+(defun cairn--keep-turn-edits ()
+  "Remember for /undo what the turn changed in buffers.
+A turn that changed files only on disk counts too: /undo takes back
+one turn at a time."
+  (when (or cairn--turn-edits cairn--turn-files)
+    (push cairn--turn-edits cairn--edits)
+    (setq cairn--turn-edits nil)
+    (when (> (length cairn--edits) cairn--edits-kept)
+      (cairn--forget-edits (car (last cairn--edits)))
+      (setq cairn--edits (butlast cairn--edits)))))
+
+(defun cairn--take-back (edits)
+  "Undo EDITS, what cairn did in buffers, keeping what you typed.
+Cairn has put the files back: a buffer without changes of yours is
+reverted from its file (`cairn--revert-changed-buffers').  In one with
+text of yours not saved, cairn's changes are taken out, and yours stay,
+unsaved; a change you edited yourself is left as it is, and said so."
+  (let ((kept nil) (buffers nil))
+    (pcase-dolist (`(,buffer ,start ,end ,new ,old) edits)
+      (when (and (buffer-live-p buffer) (buffer-modified-p buffer))
+        (with-current-buffer buffer
+          (save-excursion
+            (save-restriction
+              (widen)
+              (let ((inhibit-read-only t))
+                (if (equal (buffer-substring-no-properties start end) new)
+                    (progn (goto-char start)
+                           (delete-region start end)
+                           (insert old))
+                  (cl-pushnew (buffer-name) kept :test #'equal))))))
+        (cl-pushnew buffer buffers)))
+    (dolist (buffer buffers)
+      (with-current-buffer buffer
+        (when (and buffer-file-name (file-exists-p buffer-file-name))
+          (set-visited-file-modtime)
+          (when (equal (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))
+                       (cairn--file-text buffer-file-name))
+            (set-buffer-modified-p nil)))))
+    (cairn--forget-edits edits)
+    (when kept
+      (message "cairn: you changed what cairn wrote in %s: left as it is" (string-join kept ", ")))))
 
 (defun cairn--open-file (params)
   "Show the file PARAMS name, at their `line', without leaving the chat."
@@ -993,27 +1182,16 @@ An answer written up to here is drawn whole now."
 
 (defun cairn--diff-lines (old new)
   "The lines of a diff from OLD to NEW text: (MARK . LINE), MARK one of ?\\s ?- ?+."
-  (let* ((split (lambda (text) (and text (vconcat (split-string (string-remove-suffix "\n" text) "\n")))))
-         (a (funcall split old)) (b (funcall split new))
-         (n (length a)) (m (length b)))
-    (if (> (* n m) 250000)
-        (append (mapcar (lambda (line) (cons ?- line)) a) (mapcar (lambda (line) (cons ?+ line)) b))
-      ;; Longest common subsequence of lines, from the ends: small hunks, so quadratic is fine.
-      (let ((table (make-vector (1+ n) nil)) (lines nil) (i 0) (j 0))
-        (dotimes (k (1+ n)) (aset table k (make-vector (1+ m) 0)))
-        (cl-loop for x downfrom (1- n) to 0 do
-                 (cl-loop for y downfrom (1- m) to 0 do
-                          (aset (aref table x) y
-                                (if (equal (aref a x) (aref b y))
-                                    (1+ (aref (aref table (1+ x)) (1+ y)))
-                                  (max (aref (aref table (1+ x)) y) (aref (aref table x) (1+ y)))))))
-        (while (or (< i n) (< j m))
-          (cond ((and (< i n) (< j m) (equal (aref a i) (aref b j)))
-                 (push (cons ?\s (aref a i)) lines) (cl-incf i) (cl-incf j))
-                ((and (< i n) (or (= j m) (>= (aref (aref table (1+ i)) j) (aref (aref table i) (1+ j)))))
-                 (push (cons ?- (aref a i)) lines) (cl-incf i))
-                (t (push (cons ?+ (aref b j)) lines) (cl-incf j))))
-        (nreverse lines)))))
+  (let* ((old (or old "")) (new (or new ""))
+         (a (cairn--lines old)) (b (cairn--lines new)) (i 0) (lines nil)
+         (line (lambda (mark text) (push (cons mark (string-remove-suffix "\n" text)) lines))))
+    (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) (cairn--hunks old new))
+      (while (< i a0) (funcall line ?\s (aref a i)) (cl-incf i))
+      (cl-loop for k from a0 below a1 do (funcall line ?- (aref a k)))
+      (cl-loop for k from b0 below b1 do (funcall line ?+ (aref b k)))
+      (setq i a1))
+    (while (< i (length a)) (funcall line ?\s (aref a i)) (cl-incf i))
+    (nreverse lines)))
 
 (defun cairn--cut (lines limit)
   "LINES (strings) to show, at most LIMIT of them, saying how many more there are."
@@ -1154,7 +1332,12 @@ An answer written up to here is drawn whole now."
 (defun cairn--update (update)
   "Show a session UPDATE from cairn."
   (pcase (alist-get 'sessionUpdate update)
-    ("agent_message_chunk" (cairn--write 'message (cairn--block-text (alist-get 'content update))))
+    ("agent_message_chunk"
+     (let ((text (cairn--block-text (alist-get 'content update))))
+       ;; How cairn's /undo says it put files back (src/ui/undoReport.ts).
+       (when (and cairn--undoing (string-match-p "^Undid checkpoint " text))
+         (setq cairn--undoing t))
+       (cairn--write 'message text)))
     ("agent_thought_chunk" (cairn--write 'thought (cairn--block-text (alist-get 'content update))))
     ("user_message_chunk" (cairn--write-user (cairn--block-text (alist-get 'content update))))
     ((or "tool_call" "tool_call_update") (cairn--update-call update))
@@ -1285,7 +1468,8 @@ in the face of a warning."
   (when cairn--busy (user-error "Cairn is still working: C-c C-k interrupts it"))
   (cairn--ensure-session)
   (cairn--write-user shown)
-  (setq cairn--busy t cairn--turn-files nil)
+  (setq cairn--busy t cairn--turn-files nil cairn--turn-edits nil
+        cairn--undoing (and (equal (string-trim shown) "/undo") 'asked))
   (cairn--draw-footer)
   (force-mode-line-update)
   (let ((buffer (current-buffer)))
@@ -1301,6 +1485,11 @@ in the face of a warning."
   (if error
       (cairn--insert (cairn--face (format "Error: %s\n" (alist-get 'message error)) 'cairn-failed))
     (cairn--insert "\n" (cairn--turn-line result)))
+  (if (eq cairn--undoing t)
+      ;; cairn put the files back: its changes leave the buffers too, and what you typed stays.
+      (cairn--take-back (pop cairn--edits))
+    (cairn--keep-turn-edits))
+  (setq cairn--undoing nil)
   (cairn--revert-changed-buffers cairn--root)
   (cairn--draw-footer)
   (force-mode-line-update)

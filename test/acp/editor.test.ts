@@ -60,6 +60,37 @@ describe("cairn acp: what the editor lends", () => {
     ]);
   });
 
+  it("leaves the disk to an editor that kept the person's unsaved text out of it, and tells the model", async () => {
+    const server = await stage.serve([{ toolCalls: [FIX_SUM] }, { text: "Fixed." }]);
+    const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
+    const file = path.join(repo, "src/sum.js");
+    const saved = readFileSync(file, "utf8");
+    const unsaved = saved.replace("{\n", "{\n  // typed in the editor, not saved\n");
+    // As cairn.el answers for a buffer with the person's unsaved changes: it wrote the disk itself.
+    const editor = stage.start({
+      server,
+      home,
+      args: ["--approval", "auto-edit"],
+      extend: (app) =>
+        app
+          .onRequest("fs/read_text_file", ({ params }) => ({
+            content: params.path === file ? unsaved : readFileSync(params.path, "utf8"),
+          }))
+          .onRequest("fs/write_text_file", () => ({ _meta: { cairn: { unsaved: "person" } } })),
+    });
+    const { session } = await openSession(editor, repo, { fs: { readTextFile: true, writeTextFile: true } });
+    const response = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("fix the sum"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    // cairn did not write the buffer's text (the person's unsaved line with it) to the disk.
+    expect(await readFile(file, "utf8")).toBe(saved);
+    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain(
+      "Commands see the file without their unsaved changes.",
+    );
+  });
+
   it("runs commands in the editor's terminal when it offers one, without the editor's secrets, and shows it in the call", async () => {
     const command = "echo hello from the terminal; printenv EDITOR_SESSION_TOKEN || echo no token";
     const server = await stage.serve([

@@ -163,7 +163,9 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
             (cairn-request-timeout 60))
        (ignore ,repo)
        (unwind-protect
-           (progn
+           ;; Nothing is to ask yes or no: in batch mode that would ask forever.
+           (cl-letf (((symbol-function 'yes-or-no-p)
+                      (lambda (prompt) (error "Asked yes or no: %s" prompt))))
              ;; Where no sandbox works, commands may run unsandboxed, as the tests of the CLI do.
              (make-directory (expand-file-name "config/cairn" home) t)
              (with-temp-file (expand-file-name "config/cairn/config.yaml" home)
@@ -251,14 +253,96 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (execute-kbd-macro (kbd "RET"))
       (should (eq (current-buffer) file))
       (should (= (line-number-at-pos) 1))
-      ;; The model read the unsaved buffer, and its edit went through it: saved, with the change kept.
+      ;; The model read the unsaved buffer, and its edit went through it; what you typed stays unsaved.
       (should (string-match-p "typed in Emacs, not saved" (cairn-test--sent 1)))
       (with-current-buffer file
         (should (string-match-p "typed in Emacs, not saved" (buffer-string)))
         (should (string-match-p "(a, b) => a \\+ b" (buffer-string)))
-        (should-not (buffer-modified-p))
+        (should (buffer-modified-p)))
+      (should (equal (cairn-test--disk repo "src/sum.js")
+                     (replace-regexp-in-string "a - b" "a + b" cairn-test--sum))))))
+
+(defun cairn-test--disk (repo file)
+  "The text of FILE of REPO on disk."
+  (with-temp-buffer (insert-file-contents (expand-file-name file repo)) (buffer-string)))
+
+(defun cairn-test--type-in (buffer line text)
+  "Type TEXT at the start of LINE of BUFFER, as you would, not saving it."
+  (with-current-buffer buffer
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (insert text)))
+
+(ert-deftest cairn-test-unsaved-edit-undo ()
+  "A turn edits a buffer with your unsaved text: that text is never saved, and /undo keeps it."
+  (cairn-test--stage
+      (repo `(("src/sum.js" . ,cairn-test--sum))
+            `(((toolCalls . [,cairn-test--fix-sum]))
+              ((text . "Fixed the reducer."))))
+    (let* ((file (cairn-test--visit repo "src/sum.js"))
+           (yours "  // typed in Emacs, not saved\n")
+           (chat (progn (cairn-test--type-in file 2 yours) (cairn))))
+      (with-current-buffer chat (cairn-set-mode "auto-edit"))
+      (cairn-test--type chat "fix the sum")
+      (cairn-test--turn-ends chat)
+      ;; The disk has cairn's change and not your text; the buffer has both, and is still yours to save.
+      (should (equal (cairn-test--disk repo "src/sum.js")
+                     (replace-regexp-in-string "a - b" "a + b" cairn-test--sum)))
+      (with-current-buffer file
         (should (equal (buffer-string)
-                       (with-temp-buffer (insert-file-contents (buffer-file-name file)) (buffer-string))))))))
+                       (concat "export function sum(values) {\n" yours
+                               "  return values.reduce((a, b) => a + b, 0);\n}\n")))
+        (should (buffer-modified-p))
+        (should (verify-visited-file-modtime file)))
+      ;; The model is told that commands do not see your unsaved text.
+      (should (string-match-p "unsaved changes of their own" (cairn-test--sent 1)))
+      ;; You type more after the turn; then /undo takes back cairn's change, and only that.
+      (cairn-test--type-in file 4 "// typed after the turn\n")
+      (switch-to-buffer chat)
+      (execute-kbd-macro (kbd "C-c C-u"))
+      (cairn-test--turn-ends chat)
+      (should (cairn-test--shows chat "Undid checkpoint"))
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (equal (buffer-string)
+                       (concat "export function sum(values) {\n" yours
+                               "  return values.reduce((a, b) => a - b, 0);\n"
+                               "// typed after the turn\n}\n")))
+        (should (buffer-modified-p))
+        ;; Saving it is yours to do, and asks nothing: the buffer is the file with your text.
+        (should (verify-visited-file-modtime file))
+        (save-buffer))
+      (should (equal (cairn-test--disk repo "src/sum.js") (with-current-buffer file (buffer-string)))))))
+
+(ert-deftest cairn-test-unsaved-lines-edit-undo ()
+  "An edit of the very lines you changed and did not save stays in the buffer, unsaved; /undo too."
+  (cairn-test--stage
+      (repo `(("src/sum.js" . ,cairn-test--sum))
+            '(((toolCalls . [((name . "edit_file")
+                              (args . ((path . "src/sum.js") (old_string . "(a, b) => a * b")
+                                       (new_string . "(a, b) => a + b"))))]))
+              ((text . "Made it add."))))
+    (let* ((file (cairn-test--visit repo "src/sum.js"))
+           (chat (progn (with-current-buffer file
+                          (goto-char (point-min))
+                          (search-forward "a - b")
+                          (replace-match "a * b"))
+                        (cairn))))
+      (with-current-buffer chat (cairn-set-mode "auto-edit"))
+      (cairn-test--type chat "make it add")
+      (cairn-test--turn-ends chat)
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (string-match-p "a \\+ b" (buffer-string)))
+        (should (buffer-modified-p)))
+      (should (string-match-p "file on disk holds neither until they save" (cairn-test--sent 1)))
+      (switch-to-buffer chat)
+      (execute-kbd-macro (kbd "C-c C-u"))
+      (cairn-test--turn-ends chat)
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (equal (buffer-string) (replace-regexp-in-string "a - b" "a * b" cairn-test--sum)))
+        (should (buffer-modified-p))))))
 
 (ert-deftest cairn-test-emacs-eval ()
   "The model evaluates Lisp here (asked even in auto mode), shows a file, asks a question."
