@@ -110,7 +110,7 @@ describe("cairn.el against the real cairn acp (ERT in emacs --batch)", () => {
     // Its own temporary folder, which must be empty again once Emacs and the cairns it started are done.
     tmp = await mkdtemp(path.join(os.tmpdir(), "cairn-ert-"));
     home = await mkdtemp(path.join(os.tmpdir(), "cairn-ert-home-"));
-    // Sixteen ERT tests, each starting cairn (some twice): over a minute alone, more under load.
+    // Each ERT test starts cairn (some twice): over a minute alone, more under load.
     run = await emacs(
       ["-L", "editors/emacs", "-l", ERT_FILE, "-f", "ert-run-tests-batch-and-exit"],
       {
