@@ -771,6 +771,11 @@ touches lines you changed: it cannot go to the file without yours."
     (set-marker start nil)
     (set-marker end nil)))
 
+(defun cairn--forget-all-edits ()
+  "Forget what cairn changed in buffers in this chat, and release the markers."
+  (cairn--forget-edits (apply #'append cairn--turn-edits cairn--edits))
+  (setq cairn--edits nil cairn--turn-edits nil))
+
 (defun cairn--keep-turn-edits ()
   "Remember for /undo what the turn changed in buffers.
 A turn that changed files only on disk counts too: /undo takes back
@@ -1539,6 +1544,7 @@ Type below the prompt; \\[cairn-send] sends, \\[cairn-interrupt] interrupts.
         cairn--input (copy-marker (point-max)))
   (add-hook 'completion-at-point-functions #'cairn--complete-command nil t)
   (add-hook 'kill-buffer-hook #'cairn--stop nil t)
+  (add-hook 'kill-buffer-hook #'cairn--forget-all-edits nil t)
   (add-to-invisibility-spec 'cairn-markup)
   (cairn--draw-footer))
 
@@ -1738,7 +1744,10 @@ Return the chat buffer."
   (let ((inhibit-read-only t))
     (erase-buffer)
     (clrhash cairn--calls)
-    (setq cairn--plan nil cairn--files nil cairn--cost nil cairn--context nil cairn--last nil)
+    (setq cairn--plan nil cairn--files nil cairn--cost nil cairn--context nil cairn--last nil
+          cairn--message-start nil)
+    ;; Another session's /undo takes back its own turns, not these.
+    (cairn--forget-all-edits)
     (set-marker cairn--output (point-min))
     (set-marker cairn--input (point-min))
     (cairn--draw-footer)))
