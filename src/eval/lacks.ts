@@ -25,7 +25,7 @@ export async function machineLacks(suite: Suite, options: { solutions: boolean }
     for (const task of suite.tasks) {
       if (task.kind !== "exercise") continue;
       const need = await unmetBySolutions(task.language, task.dir);
-      if (need) add(`their reference solutions' ${need}: a solution that does the same fails here`, task.id);
+      if (need) add(`the reference solution ${need}: a solution that uses it as well fails here`, task.id);
     }
   }
   if (needs.size === 0) return [];

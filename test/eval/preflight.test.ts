@@ -167,9 +167,9 @@ describe("cairn eval's pre-flight: what the exercises need that this machine lac
     const oldGo = Number(goHere?.[1]) === 1 && Number(goHere?.[2]) < 21;
     if (oldGo) {
       expect(line("go/sorted")).toContain(
-        "their reference solutions' needs Go ≥ 1.21 (the standard library's slices)",
+        "the reference solution needs Go ≥ 1.21 (the standard library's slices)",
       );
-      expect(line("go/sorted")).toContain("a solution that does the same fails here");
+      expect(line("go/sorted")).toContain("a solution that uses it as well fails here");
     } else {
       expect(line("go/sorted")).toBe("");
     }
