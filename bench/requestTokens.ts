@@ -1,7 +1,6 @@
-import path from "node:path";
 import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { RecordedRequest, ScriptedTurn } from "../test/support/scriptedServer.js";
-import { ROOT } from "./lib/paths.js";
+import { mcpServers } from "./lib/mcp.js";
 import { promptText } from "./lib/prompt.js";
 import type { BenchResult, Breakdown, Figure } from "./lib/report.js";
 import { finished, fromTurns, runSession, type SessionRecord } from "./lib/session.js";
@@ -38,17 +37,6 @@ const JS_FIX = {
     { text: "The loop in mean skipped the first value; it starts at 0 now and the tests pass." },
   ] satisfies ScriptedTurn[],
 };
-
-const node_modules = (pkg: string) =>
-  path.join(ROOT, "node_modules", "@modelcontextprotocol", pkg, "dist", "index.js");
-
-/** The two reference MCP servers from npm (devDependencies): some 90 tools between them. */
-function mcpServers(workspace: string): Record<string, unknown> {
-  return {
-    everything: { command: process.execPath, args: [node_modules("server-everything"), "stdio"] },
-    filesystem: { command: process.execPath, args: [node_modules("server-filesystem"), workspace] },
-  };
-}
 
 interface ToolCost {
   name: string;
