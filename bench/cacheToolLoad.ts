@@ -7,7 +7,7 @@ import { mcpServers } from "./lib/mcp.js";
 import { ROOT } from "./lib/paths.js";
 import { type PromptTurn, prefixKept, promptTurns, uncachedTokens } from "./lib/prompt.js";
 import type { Figure } from "./lib/report.js";
-import { finished, fromTurns, runSession } from "./lib/session.js";
+import { finished, fromTurns, runSession, type Script } from "./lib/session.js";
 import { readSources, type SourceFile } from "./lib/sources.js";
 
 /** Files the model reads before it needs a tool it was not offered. */
@@ -52,56 +52,107 @@ async function servePage(): Promise<{ server: Server; url: string }> {
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/notes.html` };
 }
 
-/** How the model reaches the tool: through tool_search first, or straight away because it is offered. */
-type Path = "search" | "offered";
+/**
+ * How the model reaches the tool: through tool_search and call_tool, by its name without
+ * searching, or straight away because every tool is offered (`tools.on_demand: false`).
+ */
+type Path = "search" | "by name" | "offered";
 
-function script(files: readonly SourceFile[], need: Need, page: string, how: Path): ScriptedTurn[] {
-  const reads: ScriptedTurn[] = files
-    .slice(0, READS)
-    .map((file) => ({ toolCalls: [{ name: "read_file", args: { path: file.path } }] }));
-  const search: ScriptedTurn[] =
-    how === "search" ? [{ toolCalls: [{ name: "tool_search", args: { query: need.query } }] }] : [];
-  return [
-    ...reads,
-    ...search,
-    { toolCalls: [{ name: need.name, args: need.args(page) }] },
-    { text: "Read the modules and the release notes; nothing needs changing." },
-  ];
+const toolNames = (body: { tools?: Array<{ name?: string; function?: { name: string } }> }) =>
+  (body.tools ?? []).map((tool) => tool.function?.name ?? tool.name);
+
+/**
+ * Six reads, the tool, an answer: the way `how` says when the first request does not offer the
+ * tool, and a plain call when it does (then there is nothing to load).
+ */
+function script(files: readonly SourceFile[], need: Need, page: string, how: Path): Script {
+  let turns: ScriptedTurn[] | undefined;
+  return (request, index) => {
+    if (!turns) {
+      const offered = toolNames(request.body).includes(need.name);
+      const call = { name: need.name, args: need.args(page) };
+      const reach: ScriptedTurn[] =
+        offered || how !== "search"
+          ? [{ toolCalls: [call] }]
+          : [
+              { toolCalls: [{ name: "tool_search", args: { query: need.query } }] },
+              { toolCalls: [{ name: "call_tool", args: { name: call.name, arguments: call.args } }] },
+            ];
+      turns = [
+        ...files
+          .slice(0, READS)
+          .map((file) => ({ toolCalls: [{ name: "read_file", args: { path: file.path } }] })),
+        ...reach,
+        { text: "Read the modules and the release notes; nothing needs changing." },
+      ];
+    }
+    return fromTurns(turns)(request, index);
+  };
 }
 
 interface LoadRun {
   turns: PromptTurn[];
-  /** The request right after the model's tool_search call was answered; undefined without one. */
+  /** The request after the first call that reached for the tool, when it was not offered. */
   afterLoad: PromptTurn | undefined;
   uncached: number;
 }
 
-async function session(format: Format, need: Need, how: Path, files: SourceFile[], page: string) {
+async function session(
+  format: Format,
+  need: Need,
+  how: Path,
+  files: SourceFile[],
+  page: string,
+): Promise<LoadRun> {
   const record = await runSession({
     command: "do",
     task: "read the modules, then check the release notes",
-    script: fromTurns(script(files, need, page, how)),
+    script: script(files, need, page, how),
     files: Object.fromEntries(files.map((file) => [file.path, file.content])),
     format,
     config: (workspace) => ({
       ...need.config(workspace, page),
-      tools: { on_demand: how === "search" },
+      tools: { on_demand: how !== "offered" },
     }),
   });
   finished(record);
   const turns = promptTurns(record.requests, record.events);
-  return {
-    turns,
-    afterLoad: how === "search" ? turns[READS + 1] : undefined,
-    uncached: uncachedTokens(turns),
-  } satisfies LoadRun;
+  const offered = toolNames(record.requests[0]!.body).includes(need.name);
+  return { turns, afterLoad: offered ? undefined : turns[READS + 1], uncached: uncachedTokens(turns) };
 }
 
+function pathFigures(name: string, run: LoadRun, offered: LoadRun): Figure[] {
+  return [
+    {
+      name: `${name}: prefix the request after it keeps`,
+      value: run.afterLoad ? prefixKept(run.afterLoad) : null,
+      unit: "%",
+      target: { on: "value", op: ">=", limit: 95 },
+      ...(run.afterLoad ? {} : { note: "offered from the start: nothing to load" }),
+    },
+    {
+      name: `${name}: uncached tokens of the task`,
+      value: run.uncached,
+      unit: "tokens",
+      baseline: { name: "on_demand: false", value: offered.uncached },
+      target: { on: "ratio", op: "<=", limit: 1 },
+    },
+  ];
+}
+
+const runDetails = (run: LoadRun) => ({
+  requests: run.turns.length,
+  prefix_after_load: run.afterLoad ? prefixKept(run.afterLoad) : null,
+  uncached: run.uncached,
+  first_request_bytes: run.turns[0]?.prompt.length,
+});
+
 /**
- * A `cairn do` that reads six modules, then needs a tool offered on demand (fetch_webpage, or
- * one of 90 MCP tools), in each wire format: how much of the previous request the request after
- * the load keeps as its prefix, and the uncached tokens of the whole task against the same task
- * with every tool offered from the start (`tools.on_demand: false`).
+ * A `cairn do` that reads six modules, then needs a tool it may not have been offered
+ * (fetch_webpage; or one of 90 MCP tools, which are offered on demand), in each wire format: how
+ * much of the previous request the request after reaching for it keeps as its prefix, through
+ * tool_search or by the tool's name, and the uncached tokens of the whole task against the same
+ * task with every tool offered from the start (`tools.on_demand: false`).
  */
 export async function toolLoadFigures(): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
   const files = readSources(path.join(ROOT, "src", "agent"), [".ts"], { minLines: 80, maxBytes: 9_000 })
@@ -116,32 +167,16 @@ export async function toolLoadFigures(): Promise<{ figures: Figure[]; details: R
       ["90 MCP tools", MCP],
     ] as const) {
       for (const format of ["openai", "anthropic"] as const) {
-        const loaded = await session(format, need, "search", files, url);
         const offered = await session(format, need, "offered", files, url);
-        const name = `tool load (${label}, ${format})`;
-        figures.push(
-          {
-            name: `${name}: prefix the request after the load keeps`,
-            value: loaded.afterLoad ? prefixKept(loaded.afterLoad) : null,
-            unit: "%",
-            target: { on: "value", op: ">=", limit: 95 },
-          },
-          {
-            name: `${name}: uncached tokens of the task`,
-            value: loaded.uncached,
-            unit: "tokens",
-            baseline: { name: "on_demand: false", value: offered.uncached },
-            target: { on: "ratio", op: "<=", limit: 1 },
-          },
-        );
-        details[`${label} ${format}`] = {
-          requests: loaded.turns.length,
-          prefix_after_load: loaded.afterLoad ? prefixKept(loaded.afterLoad) : null,
-          uncached: loaded.uncached,
-          uncached_on_demand_off: offered.uncached,
-          first_request_bytes: loaded.turns[0]?.prompt.length,
-          first_request_bytes_on_demand_off: offered.turns[0]?.prompt.length,
-        };
+        const searched = await session(format, need, "search", files, url);
+        figures.push(...pathFigures(`tool load (${label}, ${format})`, searched, offered));
+        const runs: Record<string, unknown> = { offered: runDetails(offered), search: runDetails(searched) };
+        if (searched.afterLoad) {
+          const byName = await session(format, need, "by name", files, url);
+          figures.push(...pathFigures(`tool called unloaded (${label}, ${format})`, byName, offered));
+          runs.by_name = runDetails(byName);
+        }
+        details[`${label} ${format}`] = runs;
       }
     }
   } finally {
