@@ -204,9 +204,9 @@ describe("runs of spaces inside lines", () => {
     const wider = applied(findEdit(content, "return    a  +  b;", "return a + b + 1;"));
     expect(wider.strategy).toBe("inner_whitespace");
     expect(wider.newContent).toBe("function sum(a, b) {\n    return a + b + 1;\n}");
-    // The file keeps its own spacing where new_string keeps old_string's.
+    // new_string is written as the model wrote it, as every other agent writes it.
     const narrower = applied(findEdit("x  =  1;\n", "x = 1;", "x = 2;"));
-    expect(narrower.newContent).toBe("x  =  2;\n");
+    expect(narrower.newContent).toBe("x = 2;\n");
   });
 
   it("does not also set indentation aside: a line differing in both is another place", () => {
@@ -219,15 +219,16 @@ describe("runs of spaces inside lines", () => {
     ).toBe("not_found");
   });
 
-  it("matches blanks on one side only, keeping the file's spacing where new_string keeps old_string's", () => {
+  it("matches blanks on one side only, and writes new_string's spacing, not the file's", () => {
+    // continue's findSearchMatches test: whitespace ignored match strategy, written by its tool as given.
     const fragment = applied(findEdit("const foo = bar;\n", "const   foo=bar", "const   foo=baz"));
     expect(fragment.strategy).toBe("inner_spacing");
-    expect(fragment.newContent).toBe("const foo = baz;\n");
-    // What new_string writes anew, and spacing it changes, are written as new_string has them.
+    expect(fragment.newContent).toBe("const   foo=baz;\n");
+    // The model writes `(a, b) =>`; the file does not get `( a, b ) =>`.
     const call = applied(findEdit("  f( a, b );\n", "f(a, b);", "g(a, b, c);"));
-    expect(call.newContent).toBe("  g( a, b, c );\n");
+    expect(call.newContent).toBe("  g(a, b, c);\n");
     const spaced = applied(findEdit("x=1;\n", "x = 1;", "x = 2; // two"));
-    expect(spaced.newContent).toBe("x=2; // two\n");
+    expect(spaced.newContent).toBe("x = 2; // two\n");
   });
 
   it("sets indentation aside as well for old_string spaced plainly, as models retype code", () => {
@@ -236,7 +237,8 @@ describe("runs of spaces inside lines", () => {
       findEdit(content, "if True:\n    return 42", "if True:\n    return 42\n    done()"),
     );
     expect(result.strategy).toBe("inner_spacing_indentation");
-    expect(result.newContent).toBe("def outer():\n    if  True:\n        return  42\n        done()\n");
+    // Re-indented at line starts only: inside the lines, new_string's single spaces.
+    expect(result.newContent).toBe("def outer():\n    if True:\n        return 42\n        done()\n");
   });
 
   it("refuses old_string with no space where the file has one between two words: they would join", () => {
