@@ -218,10 +218,10 @@ function climb(content: string, args: RepairedArguments, options: EditOptions): 
   if (args.oldString === "") return undefined;
   for (const level of LEVELS) {
     if (level.when && !level.when(args.oldString)) continue;
-    const { startsAt, endsAt } = args;
-    const found = findAt(level, content, args.oldString).filter(
-      (hit) => (!startsAt || startsAt(content, hit.start)) && (!endsAt || endsAt(content, hit.end)),
-    );
+    const { startsAt, endsAt, extendEnd } = args;
+    const found = findAt(level, content, args.oldString)
+      .filter((hit) => (!startsAt || startsAt(content, hit.start)) && (!endsAt || endsAt(content, hit.end)))
+      .map((hit) => (extendEnd ? { ...hit, end: extendEnd(content, hit.end) } : hit));
     if (found.length === 0) continue;
     const how = noteOf(args, level);
     if (found.length > 1 && !options.replaceAll) {

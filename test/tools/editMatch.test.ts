@@ -263,8 +263,20 @@ describe("repaired arguments", () => {
     expect(result.newContent).toBe("one\r\n2\r\n");
   });
 
-  it("leaves numbers alone unless every line is numbered, one after the other", () => {
-    expect(refused(findEdit("a\nb\n", "     1\ta\n     3\tb", "x")).reason).toBe("not_found");
+  it("takes a gutter off when every line of old_string has it, numbered in order or not, and from new_string too", () => {
+    // Roo Code's stripLineNumbers: numbers of any width, in any order; a bare `| ` in its aggressive mode.
+    expect(applied(findEdit("a\nb\n", "     1\ta\n     3\tb", "     1\ta\n     3\tc")).newContent).toBe(
+      "a\nc\n",
+    );
+    expect(applied(findEdit("x\n  a\nb\n", "| a\n| b", "| a\n| c")).newContent).toBe("x\n  a\nc\n");
+    // Codex's `L12: ` and grep -n's `12: `, the latter only counting up.
+    expect(applied(findEdit("a\nb\n", "L7: a\nL8: b", "L7: a\nL8: c")).newContent).toBe("a\nc\n");
+    expect(applied(findEdit("a\nb\n", "4: a\n5: b", "4: a\n5: c")).newContent).toBe("a\nc\n");
+    expect(refused(findEdit("a\nb\n", "4: a\n9: b", "4: a\n9: c")).reason).toBe("not_found");
+    // Not on every line, and the numbers do not say where: text that happens to start with digits.
+    expect(refused(findEdit("a\nb\n", "     1\ta\nb\n     9\tc", "x")).reason).toBe("not_found");
+    // A column of bare numbers is no listing.
+    expect(refused(findEdit("\n\n", "1\n2", "3")).reason).toBe("not_found");
   });
 
   it("removes the prefixes of the lines that have one when their numbers say where, and only there", () => {
@@ -338,11 +350,19 @@ describe("typographic characters", () => {
 });
 
 describe("a line break old_string ends or starts with", () => {
-  it("ends the match at a line's end: the start of a longer line is not what was meant", () => {
+  it("replaces the whole line when old_string ends where only the line's stop is left out", () => {
+    // aider's test_replace_most_similar_chunk: not `replaced text..`, the whole line.
     const content = "This is a sample text.\nAnother line of text.\n";
-    expect(refused(findEdit(content, "This is a sample text\n", "This is a replaced text.\n")).reason).toBe(
+    const line = applied(findEdit(content, "This is a sample text\n", "This is a replaced text.\n"));
+    expect(line.newContent).toBe("This is a replaced text.\nAnother line of text.\n");
+    expect(applied(findEdit("x = 1;\ny = 2;\n", "x = 1\n", "x = 3;\n")).newContent).toBe("x = 3;\ny = 2;\n");
+  });
+
+  it("ends the match at a line's end: the start of a line that goes on with code is not what was meant", () => {
+    expect(refused(findEdit("function test() {}\n", "function test()\n", "function run()\n")).reason).toBe(
       "not_found",
     );
+    expect(refused(findEdit("call(a, b);\n", "call(a\n", "call(c\n")).reason).toBe("not_found");
     expect(refused(findEdit("a = f(x)\n", "\nf(x)", "g(x)")).reason).toBe("not_found");
     expect(applied(findEdit("a\n  f(x)\n", "\nf(x)\n", "g(x)\n")).newContent).toBe("a\n  g(x)\n");
   });
