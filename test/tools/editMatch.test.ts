@@ -198,6 +198,38 @@ describe("indentation", () => {
   });
 });
 
+describe("old_string indented by another step than the file", () => {
+  const py = "class A:\n    def f(self):\n        if x:\n            go()\n        return 1\n";
+
+  it("writes new_string's depths in the file's step, not the model's, line by line", () => {
+    // The model retyped the method with 2-space steps; the file takes 4.
+    const result = applied(
+      findEdit(
+        py,
+        "def f(self):\n  if x:\n    go()\n  return 1",
+        "def f(self):\n  if x:\n    go()\n    if y:\n      z()\n  return 1",
+      ),
+    );
+    expect(result.newContent).toBe(
+      "class A:\n    def f(self):\n        if x:\n            go()\n            if y:\n                z()\n        return 1\n",
+    );
+  });
+
+  it("does so when old_string is shifted as a whole and only new_string shows the model's step", () => {
+    const content = "class A {\n    m() {\n        a();\n        b();\n\n    }\n}\n";
+    const result = applied(findEdit(content, "a();\nb();\n\n", "a();\nif (x) {\n  b();\n}\n\n"));
+    expect(result.newContent).toBe(
+      "class A {\n    m() {\n        a();\n        if (x) {\n            b();\n        }\n\n    }\n}\n",
+    );
+  });
+
+  it("keeps a line aligned off the model's step where it is relative to its neighbours", () => {
+    const content = "def f():\n    if x:\n        go(1)\n";
+    const result = applied(findEdit(content, "if x:\n  go(1)", "if x:\n  go(1,\n     2)"));
+    expect(result.newContent).toBe("def f():\n    if x:\n        go(1,\n           2)\n");
+  });
+});
+
 describe("runs of spaces inside lines", () => {
   it("matches a run typed wider or narrower than the file has it", () => {
     const content = "function sum(a, b) {\n    return a + b;\n}";
