@@ -64,14 +64,14 @@ async function jsFix(config: Record<string, unknown> | ((workspace: string) => R
 }
 
 export interface RequestTokensOptions {
-  /** Also with the two MCP servers configured. */
+  /** Also with MCP servers of 90 tools configured. */
   mcp: boolean;
 }
 
 /**
  * What cairn sends a model: the first request of js-fix (tool definitions, system prompt, task)
  * and the whole task's input, counted with the o200k tokenizer over the prompt as a provider
- * caches it; each tool's definition apart; and the same with two real MCP servers configured.
+ * caches it; each tool's definition apart; and the same with MCP servers of 90 tools configured.
  */
 export async function benchRequestTokens(options: RequestTokensOptions): Promise<BenchResult> {
   const started = performance.now();
@@ -108,7 +108,7 @@ export async function benchRequestTokens(options: RequestTokensOptions): Promise
     const mcpFirst = withMcp.requests[0]!;
     const mcpTokens = countTokens(promptText(mcpFirst.body));
     figures.push({
-      name: `js-fix with 2 MCP servers: first request (${toolCosts(mcpFirst).length} tools offered)`,
+      name: `js-fix with 90 MCP tools: first request (${toolCosts(mcpFirst).length} tools offered)`,
       value: mcpTokens,
       unit: "tokens",
       baseline: { name: "no MCP servers", value: firstTokens },

@@ -79,6 +79,29 @@ function matches(tools: AnyTool[], registry: DeferredTools, query: string): AnyT
     .map((entry) => entry.tool);
 }
 
+/** An MCP server's tool: `<server>__<tool>`. */
+const SERVER_TOOL = /^([\w-]+?)__(.+)$/;
+
+/**
+ * What tool_search's description names: each of cairn's own tools with a line of what it does,
+ * and each MCP server's tools by name only, one line a server (90 tools would take 1,600 tokens
+ * of every request with a line each; their descriptions are what a search matches).
+ */
+function listingOf(listed: readonly AnyTool[]): string {
+  const own: string[] = [];
+  const servers = new Map<string, string[]>();
+  for (const tool of listed) {
+    const server = SERVER_TOOL.exec(tool.name);
+    if (!server) own.push(`- ${tool.name}: ${oneLine(tool.description)}`);
+    else servers.set(server[1]!, [...(servers.get(server[1]!) ?? []), server[2]!]);
+  }
+  const grouped = [...servers].map(([server, names]) => `- ${server}__: ${names.join(", ")}`);
+  return [
+    ...own,
+    ...(grouped.length ? ["MCP servers' tools, named <server>__<tool>:", ...grouped] : []),
+  ].join("\n");
+}
+
 /** A deferred tool as tool_search gives it: what it does and its parameters, to call it by. */
 function definitionText(definition: ToolDefinition): string {
   return `### ${definition.name}\n${definition.description}\nParameters (JSON Schema): ${JSON.stringify(definition.parameters)}`;
@@ -91,7 +114,7 @@ function definitionText(definition: ToolDefinition): string {
  * tools, which providers cache first: the answer is a message like any other.
  */
 export function toolSearchTool(listed: readonly AnyTool[], registry: DeferredTools): AnyTool {
-  const listing = listed.map((tool) => `- ${tool.name}: ${oneLine(tool.description)}`).join("\n");
+  const listing = listingOf(listed);
   return defineTool({
     name: "tool_search",
     kind: "search",

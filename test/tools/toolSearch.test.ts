@@ -156,6 +156,12 @@ describe("tools offered on demand", () => {
     );
     expect(deferring).not.toContain("fetch_webpage");
     expect(deferring.filter((name) => name.startsWith("db__"))).toEqual([]);
+    // tool_search names cairn's own with a line each, a server's tools by name on one line.
+    const listing = registry().get("tool_search")!.description;
+    expect(listing).toMatch(/^- fetch_webpage: Fetch a web page \(HTTP GET\)/m);
+    expect(listing).toMatch(
+      /^MCP servers' tools, named <server>__<tool>:\n- db__: query_0, query_1, .*, query_29$/m,
+    );
   });
 
   it("finds tools by other agents' names and by plain words", async () => {
