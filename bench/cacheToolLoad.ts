@@ -69,15 +69,16 @@ function script(files: readonly SourceFile[], need: Need, page: string, how: Pat
   let turns: ScriptedTurn[] | undefined;
   return (request, index) => {
     if (!turns) {
-      const offered = toolNames(request.body).includes(need.name);
+      const names = toolNames(request.body);
       const call = { name: need.name, args: need.args(page) };
+      // Through call_tool where there is one; before it, tool_search loaded the tool into the tools.
+      const called = names.includes("call_tool")
+        ? { name: "call_tool", args: { name: call.name, arguments: call.args } }
+        : call;
       const reach: ScriptedTurn[] =
-        offered || how !== "search"
+        names.includes(need.name) || how !== "search"
           ? [{ toolCalls: [call] }]
-          : [
-              { toolCalls: [{ name: "tool_search", args: { query: need.query } }] },
-              { toolCalls: [{ name: "call_tool", args: { name: call.name, arguments: call.args } }] },
-            ];
+          : [{ toolCalls: [{ name: "tool_search", args: { query: need.query } }] }, { toolCalls: [called] }];
       turns = [
         ...files
           .slice(0, READS)
