@@ -148,6 +148,13 @@ const runDetails = (run: LoadRun) => ({
   first_request_bytes: run.turns[0]?.prompt.length,
 });
 
+export interface ToolLoadOptions {
+  /** The wire formats each case runs in. */
+  formats: readonly Format[];
+  /** Also the case of fetch_webpage, besides the one of 90 MCP tools. */
+  web: boolean;
+}
+
 /**
  * A `cairn do` that reads six modules, then needs a tool it may not have been offered
  * (fetch_webpage; or one of 90 MCP tools, which are offered on demand), in each wire format: how
@@ -155,7 +162,9 @@ const runDetails = (run: LoadRun) => ({
  * tool_search or by the tool's name, and the uncached tokens of the whole task against the same
  * task with every tool offered from the start (`tools.on_demand: false`).
  */
-export async function toolLoadFigures(): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
+export async function toolLoadFigures(
+  options: ToolLoadOptions,
+): Promise<{ figures: Figure[]; details: Record<string, unknown> }> {
   const files = readSources(path.join(ROOT, "src", "agent"), [".ts"], { minLines: 80, maxBytes: 9_000 })
     .slice(0, READS)
     .map((file) => ({ ...file, path: `src/agent/${file.path}` }));
@@ -163,11 +172,9 @@ export async function toolLoadFigures(): Promise<{ figures: Figure[]; details: R
   const figures: Figure[] = [];
   const details: Record<string, unknown> = {};
   try {
-    for (const [label, need] of [
-      ["fetch_webpage", WEB],
-      ["90 MCP tools", MCP],
-    ] as const) {
-      for (const format of ["openai", "anthropic"] as const) {
+    const needs = [...(options.web ? [["fetch_webpage", WEB] as const] : []), ["90 MCP tools", MCP] as const];
+    for (const [label, need] of needs) {
+      for (const format of options.formats) {
         const offered = await session(format, need, "offered", files, url);
         const searched = await session(format, need, "search", files, url);
         figures.push(...pathFigures(`tool load (${label}, ${format})`, searched, offered));
