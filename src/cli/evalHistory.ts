@@ -110,9 +110,9 @@ async function mine(
       db,
       signal,
       ...(remote ? { remote } : {}),
-      onCommit: (mined, { done, total, cached }) => {
+      onCommit: (mined, { done, total, cached, repo: top }) => {
         if (options.outputFormat === "text")
-          process.stderr.write(progressLine(repo, mined, done, total, cached));
+          process.stderr.write(progressLine(top, mined, done, total, cached));
       },
     });
   } finally {

@@ -4,7 +4,7 @@ import { type RunRow, runsTable } from "../eval/runsTable.js";
 import { loadSuite } from "../eval/suite.js";
 import { ConfigError } from "../platform/errors.js";
 import { renderer } from "./batch.js";
-import { defaultEvalOut, type EvalCliOptions, evalRun, modelsToCheck } from "./eval.js";
+import { defaultEvalOut, type EvalCliOptions, evalRun, modelsToCheck, sayLacks } from "./eval.js";
 import { refuseUnreachableModels } from "./preflight.js";
 
 const listOf = (text: string | undefined) =>
@@ -44,6 +44,7 @@ export async function evalRunsCommand(suiteName: string, options: EvalCliOptions
     options.tasks?.split(",").map((glob) => glob.trim()),
     options.source,
   );
+  await sayLacks(suite, await renderer(options.outputFormat), true);
   const rows: RunRow[] = [];
   let code = 0;
   for (const { run, options: own } of runs) {

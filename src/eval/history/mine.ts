@@ -33,8 +33,11 @@ export interface MineOptions {
   signal?: AbortSignal;
   /** Mine on the queue instead of here. */
   remote?: RemoteMiner;
-  /** Each commit as it is decided: from the cache, its diff, or its tests. */
-  onCommit?: (mined: MinedCommit, progress: { done: number; total: number; cached: boolean }) => void;
+  /** Each commit as it is decided: from the cache, its diff, or its tests; `repo` as in {@link Mining}. */
+  onCommit?: (
+    mined: MinedCommit,
+    progress: { done: number; total: number; cached: boolean; repo: string },
+  ) => void;
 }
 
 export interface Mining {
@@ -97,7 +100,7 @@ export async function mineHistory(options: MineOptions): Promise<Mining> {
     found.set(mined.sha, mined);
     if (!cached && !notKept(mined)) cache.put(mined);
     done += 1;
-    options.onCommit?.(mined, { done, total: commits.length, cached });
+    options.onCommit?.(mined, { done, total: commits.length, cached, repo: from.repo });
   };
   const fromStore = cache.get(commits.map((commit) => commit.sha));
   for (const mined of fromStore.values()) record(mined, true);
