@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { GIT_IDENTITY } from "./cli.js";
 import { tempDir } from "./temp.js";
 
 /** A commit of a made-up history: files written (null removes one), then committed with the message. */
@@ -17,19 +18,7 @@ export interface History {
 }
 
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync(
-    "git",
-    [
-      "-c",
-      "user.name=cairn test",
-      "-c",
-      "user.email=test@cairn.invalid",
-      "-c",
-      "commit.gpgsign=false",
-      ...args,
-    ],
-    { cwd, encoding: "utf8" },
-  ).trim();
+  execFileSync("git", [...GIT_IDENTITY, ...args], { cwd, encoding: "utf8" }).trim();
 
 /** A git repository whose history is `steps`, one commit each, oldest first. */
 export async function makeHistory(steps: readonly Step[]): Promise<History> {
