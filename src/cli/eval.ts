@@ -191,9 +191,11 @@ export async function sayLacks(suite: Suite, view: BatchRenderer, solutions: boo
 async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: number): Promise<number> {
   const what = options.gradeOnly!;
   const suite = what === "reference" ? await withGradableReferences(whole) : whole;
-  if (suite.tasks.length === 0) {
+  // Tasks the machine cannot grade at all are skipped and reported; a suite whose every task
+  // lacks a reference solution is a mistake to say at once.
+  if (suite.tasks.length === 0 && whole.tasks.length > 0) {
     throw new ConfigError(
-      `no task of ${suite.name} has a reference solution graded here (an instance's is its \`patch\`): ${suite.skipped[0]?.reason ?? "the suite is empty"}.`,
+      `no task of ${suite.name} has a reference solution graded here (an instance's is its \`patch\`): ${suite.skipped[whole.skipped.length]?.reason}.`,
     );
   }
   const out = path.resolve(options.out ?? `eval-${folderFor(suite.name)}-${what}`);
