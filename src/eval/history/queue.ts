@@ -124,6 +124,7 @@ export async function startHistoryWorker(options: {
 }): Promise<HistoryWorker> {
   const watch = new ConnectionWatch(options.url, options.notice);
   const root = await scratchRoot("history");
+  const redis = connect(options.url, watch);
   const worker = new Worker<MiningJob, MinedCommit>(
     HISTORY_QUEUE,
     async ({ data }) => {
@@ -138,13 +139,16 @@ export async function startHistoryWorker(options: {
       options.notice(`mined ${mined.sha.slice(0, 10)} of ${data.repo}: ${what}`);
       return mined;
     },
-    { connection: connect(options.url, watch), concurrency: options.concurrency },
+    { connection: redis, concurrency: options.concurrency },
   );
   worker.on("error", (error) => watch.lost(error));
   await worker.waitUntilReady();
   return {
     async finish() {
-      await worker.close().catch(() => {});
+      // A close waits on Redis, which has no end while it is away: then the worker lets go of it
+      // (the commits being mined stay on the queue, for a worker that can hand them back).
+      await worker.close(watch.isDown).catch(() => {});
+      redis.disconnect();
       await rm(root, { recursive: true, force: true });
     },
   };
