@@ -296,6 +296,7 @@ export class Session {
         serverEnv: this.commandEnv,
         report: (event) => this.bus.emit(event),
         workspaceServers: options.workspaceServers ?? {},
+        workspaceTrusted: options.trust?.trusted ?? false,
         // The session's policy as it is when they start: its mode, rules and way of asking. A
         // question the person's interrupt dismissed is no answer: it is asked again next turn.
         approve: async (request) => {

@@ -147,7 +147,11 @@ const sameProvider: Judge = (value, place) =>
     ? { keep: value }
     : { asks: `use ${value} for ${keyOf(place)}, another provider than ${place.provider ?? "yours"}` };
 
-/** Settings that say how an MCP server starts or where it connects: the person's own servers are theirs. */
+/**
+ * Settings that say how an MCP server starts or where it connects: the person's own servers are
+ * theirs. A server only the workspace defines is kept here and left out whole, named once, by
+ * `withoutWorkspaceServers` (servers.ts).
+ */
 const serverLaunch: Judge = (value, place) => {
   const name = place.path[1] ?? "";
   return place.user.mcp_servers[name] === undefined || within(value, place.mine)
