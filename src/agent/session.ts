@@ -26,6 +26,7 @@ import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
+import { sandboxLimits } from "../safety/sandboxLimits.js";
 import { sessionCredentials, sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
@@ -286,6 +287,7 @@ export class Session {
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
             masks: sessionMasks([workspace, ...this.extraRoots], credentials),
+            limits: sandboxLimits(config.sandbox.limits),
           };
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);

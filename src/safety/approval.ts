@@ -89,7 +89,7 @@ export interface PolicyOptions {
   /** Where commands run; without a sandbox `auto` asks before commands, as `auto-edit` does. */
   sandbox: Sandbox;
   /** The config's `sandbox` section: the network, and `auto` without a sandbox. */
-  settings?: Config["sandbox"];
+  settings?: Pick<Config["sandbox"], "network" | "allow_unsandboxed">;
   /** Keeps "always in this workspace" answers (in the person's own settings for the folder). */
   saveRules?: (rules: Rule[]) => Promise<void>;
   /** Which files look like secrets, and which of them config `files.allow_secrets` lets the model read. */
@@ -143,7 +143,7 @@ export class ApprovalPolicy {
   readonly mode: ApprovalMode;
   private readonly options: PolicyOptions;
   private rules: RuleSet;
-  private readonly settings: Config["sandbox"];
+  private readonly settings: Pick<Config["sandbox"], "network" | "allow_unsandboxed">;
   private readonly secrets: SecretFiles;
 
   constructor(options: PolicyOptions) {

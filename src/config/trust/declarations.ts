@@ -224,6 +224,7 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
   sandbox: {
     network: onlyOff("give every command the network inside the sandbox"),
     allow_unsandboxed: onlyOff("run commands without a sandbox where none works"),
+    limits: { processes: atMost, memory_mb: atMost, file_size_mb: atMost },
   },
   max_iterations: atMost,
   planning: { attempts: atMost },
