@@ -7,7 +7,9 @@
 //
 // The command runs in <folder> as run_command runs it (bubblewrap, the folder writable, a /tmp of
 // its own), watched as a command is, with limits no suite reaches, so only what it used is seen.
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+// The largest file is the largest one its processes held open while it ran, looked at every
+// 200 ms, or left behind in the folder or its /tmp: test suites remove what they write.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnGroup } from "../dist/src/platform/processes.js";
@@ -60,16 +62,42 @@ const wrapped = wrapCommand(words.join(" "), {
   allowNetwork: network,
   limits,
 });
+/** Keeps in `largest` the size of the largest regular file the namespace's processes hold open now. */
+function largestOpen(bwrap, largest) {
+  try {
+    const init = readFileSync(`/proc/${bwrap}/task/${bwrap}/children`, "utf8").trim().split(" ")[0];
+    const proc = `/proc/${init}/root/proc`;
+    for (const pid of readdirSync(proc).filter((name) => /^\d+$/.test(name))) {
+      let fds = [];
+      try {
+        fds = readdirSync(`${proc}/${pid}/fd`);
+      } catch {
+        // Gone since it was listed.
+      }
+      for (const fd of fds) {
+        const info = statSync(`${proc}/${pid}/fd/${fd}`, { throwIfNoEntry: false });
+        if (info?.isFile() && info.size > largest.bytes) largest.bytes = info.size;
+      }
+    }
+  } catch {
+    // Not started yet, or ended.
+  }
+}
+
 const started = Date.now();
-const result = await spawnGroup(wrapped.file, wrapped.args, {
+const open = { file: "(held open while it ran)", bytes: 0 };
+const handle = spawnGroup(wrapped.file, wrapped.args, {
   cwd: workspace,
   env: process.env,
   onStdout: (chunk) => process.stderr.write(chunk),
   onStderr: (chunk) => process.stderr.write(chunk),
   supervise: wrapped.watch,
-}).done;
+});
+const sampler = setInterval(() => largestOpen(handle.pid, open), 200);
+const result = await handle.done;
+clearInterval(sampler);
 const peak = wrapped.watch.peak();
-const written = [largestSince(workspace, started), largestSince(tmp, started)].sort(
+const written = [largestSince(workspace, started), largestSince(tmp, started), open].sort(
   (a, b) => b.bytes - a.bytes,
 )[0];
 rmSync(tmp, { recursive: true, force: true });
