@@ -93,8 +93,10 @@ export class Turn implements Interruptible {
       this.session.filesChanged.add(file);
     }
     // A cut-off write whose files later calls changed (in smaller parts, by a command) is made good.
-    for (const { unwritten } of this.cut) for (const file of files) unwritten.delete(file);
-    this.forCuts((cuts) => cuts.filter((cut) => cut.unwritten.size > 0 || !cut.call.writes?.length));
+    this.forCuts((cuts) => {
+      for (const { unwritten } of cuts) for (const file of files) unwritten.delete(file);
+      return cuts.filter((cut) => cut.unwritten.size > 0 || !cut.call.writes?.length);
+    });
   }
 
   /** Books a call cut off at the answer's length limit, here and in the turns this one is part of. */
