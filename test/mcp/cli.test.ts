@@ -171,7 +171,7 @@ describe("cairn mcp serve", () => {
     expect(progress).toEqual([
       "Plan: rewrite the greeting.",
       "write_file greeting.txt",
-      expect.stringMatching(/^✓ grep -qx 'hello, world' greeting\.txt \d+ms$/),
+      expect.stringMatching(/^✓ grep -qx 'hello, world' greeting\.txt (\d+ms|\d+\.\ds)$/),
     ]);
   });
 
@@ -204,7 +204,7 @@ describe("cairn mcp serve", () => {
       "intent: simple fix; files src/sum.js",
       "Plan: Fix the reducer in sum",
       "edit_file src/sum.js",
-      expect.stringMatching(/^✓ node --test test\/sum\.test\.js \d+ms$/),
+      expect.stringMatching(/^✓ node --test test\/sum\.test\.js (\d+ms|\d+\.\ds)$/),
       "Review: ready, quality 9/10",
     ]);
   });
