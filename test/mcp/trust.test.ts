@@ -38,6 +38,13 @@ function answerEvery(session: Session, choice: "once" | "session" | "workspace" 
 
 const script = [{ text: "Done." }];
 
+/**
+ * The sandbox settings as a person has them until they change them. Where no sandbox works, the
+ * test homes allow unsandboxed commands (makeHome), which lets `auto` start what runs unconfined:
+ * tests of the default `auto` pin the default back.
+ */
+const SANDBOX_DEFAULTS = { sandbox: { allow_unsandboxed: false } };
+
 describe("an MCP server the workspace defines", () => {
   it("in a folder nobody trusted: is left out whole, never started, and named with the way to trust the folder", async () => {
     const marker = await markerFile();
@@ -67,6 +74,7 @@ describe("an MCP server the workspace defines", () => {
     const marker = await markerFile();
     const { session, events } = await hostedSession(script, {
       files: { ".mcp.json": mcpJson(marker) },
+      config: SANDBOX_DEFAULTS,
       trust: true,
     });
     const outcome = await doTask(session, "count something");
@@ -319,6 +327,7 @@ describe("an MCP server the workspace defines", () => {
           mcpServers: { remote: { type: "http", url: "http://127.0.0.1:9/mcp" } },
         }),
       },
+      config: SANDBOX_DEFAULTS,
       trust: true,
     });
     await doTask(session, "count something");
