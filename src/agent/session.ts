@@ -34,7 +34,8 @@ import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
-import { sessionMasks } from "../safety/sandboxMasks.js";
+import { sandboxLimits } from "../safety/sandboxLimits.js";
+import { sessionCredentials, sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
 import { commandTools } from "../tools/command.js";
@@ -287,7 +288,11 @@ export class Session {
         this.hooks.notify(`cairn needs your permission to use ${event.prompt.tool}`, "permission_prompt");
       if (event.type === "question.asked") this.hooks.notify(event.question, "question");
     });
-    this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
+    // One view of the machine's credentials for the sandbox and the file tools alike.
+    const credentials = sessionCredentials([workspace, ...this.extraRoots], env, () =>
+      this.scratch.own("git"),
+    );
+    this.secrets = new SecretFiles(workspace, config.files.allow_secrets, new Set(), credentials);
     const sandbox = detectSandbox();
     this.sandbox =
       sandbox.kind === "none"
@@ -298,7 +303,8 @@ export class Session {
             network: config.sandbox.network,
             // Approval rules and sandbox settings: a command must not loosen them for later sessions.
             readOnly: [path.dirname(projectConfigFile(workspace))],
-            masks: sessionMasks([workspace, ...this.extraRoots], env, () => this.scratch.own("git")),
+            masks: sessionMasks([workspace, ...this.extraRoots], credentials),
+            limits: sandboxLimits(config.sandbox.limits),
           };
     // tool_search names the tools that can wait, unless the config turns it off or filters it out.
     const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
@@ -313,6 +319,7 @@ export class Session {
         serverEnv: this.commandEnv,
         report: (event) => this.bus.emit(event),
         workspaceServers: options.workspaceServers ?? {},
+        workspaceTrusted: options.trust?.trusted ?? false,
         // The session's policy as it is when they start: its mode, rules and way of asking. A
         // question the person's interrupt dismissed is no answer: it is asked again next turn.
         approve: async (request) => {

@@ -8,6 +8,7 @@ import type {
   ValidationSummary,
 } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { outputCap } from "../model/outputCap.js";
 import { assess } from "./assessment.js";
 import { BudgetExceededError } from "./ledger.js";
 import { ENDINGS } from "./phases.js";
@@ -218,25 +219,50 @@ function stoppedEnding(turn: Turn, ending: Ending): Ending {
   return { status: "cancelled", reason: "interrupted", summary: cancelledSummary(turn), iterations };
 }
 
+/** Whether an ending says the work was done without a passing check to prove it. */
+const claimsDone = (ending: Ending) =>
+  (ending.status === "completed" || ending.status === "unverified") && ending.validation?.passed !== true;
+
+/** The ending of work that was not done after all: `failed` for `reason`, what is missing said first. */
+function notDone(ending: Ending, reason: EndingReason, why: string): Ending {
+  const { assessment: _, ...rest } = ending;
+  return { ...rest, status: "failed", reason, summary: `Not done: ${why}\n\n${ending.summary}`.trim() };
+}
+
 /**
  * A task "completed" whose needed calls were all refused for want of approval (headless) was not
  * done, whatever the model's last words say; checks that passed prove otherwise.
  */
 function blockedEnding(turn: Turn, ending: Ending): Ending {
-  if (!["completed", "unverified"].includes(ending.status) || ending.validation?.passed === true)
-    return ending;
-  const blocked = turn.blockedCalls();
+  const blocked = claimsDone(ending) ? turn.blockedCalls() : [];
   if (blocked.length === 0) return ending;
   const calls = [...new Set(blocked)].slice(0, 5).join("; ");
-  const { assessment: _, ...rest } = ending;
-  return {
-    ...rest,
-    status: "failed",
-    reason: "needs_approval",
-    summary:
-      `Not done: the work needed approval that nobody could give in this run (refused: ${calls}). ` +
-      `Rerun where a person can approve, or with the mode or rule the refusal names.\n\n${ending.summary}`.trim(),
-  };
+  return notDone(
+    ending,
+    "needs_approval",
+    `the work needed approval that nobody could give in this run (refused: ${calls}). ` +
+      "Rerun where a person can approve, or with the mode or rule the refusal names.",
+  );
+}
+
+/**
+ * A task "completed" after the answer's length limit cut a call off before its arguments were
+ * whole was not done, whatever the model says next (it often says it wrote the file): the call
+ * never ran, and no later call made it good. Checks that passed prove otherwise.
+ */
+function cutEnding(turn: Turn, ending: Ending): Ending {
+  const cut = claimsDone(ending) ? turn.cutCalls() : [];
+  if (cut.length === 0) return ending;
+  const one = cut.length === 1;
+  const cap = outputCap(turn.model.info, turn.session.config.max_output_tokens, 0).tokens;
+  return notDone(
+    ending,
+    "output_cap",
+    `the model's answer reached its length limit in the middle of ${cut.slice(0, 5).join("; ")}, so ` +
+      `${one ? "that call" : "those calls"} never ran and nothing of ${one ? "it" : "them"} is on disk, ` +
+      `whatever the answer says. Raise max_output_tokens (${cap} tokens here; docs/limits.md), ` +
+      "or ask for the change in smaller parts.",
+  );
 }
 
 /**
@@ -254,7 +280,7 @@ export async function settle(
   let ending: Ending;
   let exitCode: 0 | 1 | 2 | 3;
   try {
-    ending = stoppedEnding(turn, blockedEnding(turn, await work()));
+    ending = stoppedEnding(turn, cutEnding(turn, blockedEnding(turn, await work())));
     exitCode = ENDINGS[ending.status].exitCode;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());

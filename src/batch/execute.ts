@@ -1,6 +1,6 @@
 import { createRedactor, redactDeep } from "../safety/redact.js";
 import { runCheck } from "../verify/check.js";
-import type { TaskProgress } from "./events.js";
+import type { BatchListener, TaskProgress } from "./events.js";
 import { type Isolated, IsolationError, isolate } from "./isolate.js";
 import { failedRecord, type TaskRecord } from "./record.js";
 import { type TaskSpec, taskKey } from "./spec.js";
@@ -24,6 +24,7 @@ export interface ExecuteOptions {
   worker?: string;
   onStart?: (pid: number | undefined) => void;
   onProgress?: (progress: TaskProgress) => void;
+  onNotice?: (line: string) => void;
 }
 
 /** The outcome of a task, and whether it is worth trying again elsewhere. */
@@ -33,6 +34,20 @@ export interface Execution {
   broken: boolean;
   /** True when the task was interrupted: its record is not a finished task's. */
   cancelled: boolean;
+}
+
+/**
+ * What the tasks' cairns say to a person (`onNotice`), said on as the batch's or worker's own
+ * notices, each line once: a hundred tasks of one untrusted repository name what it left out
+ * once, not a hundred times.
+ */
+export function noticesOnce(emit: BatchListener, batchId?: string): (line: string) => void {
+  const said = new Set<string>();
+  return (line) => {
+    if (said.has(line)) return;
+    said.add(line);
+    emit({ type: "batch.notice", ...(batchId ? { batch_id: batchId } : {}), message: line });
+  };
 }
 
 function whyNoResult(stderr: string, exitCode: number | null, timedOut: boolean): string {
@@ -98,6 +113,7 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
       ...(options.exitGraceMs !== undefined ? { exitGraceMs: options.exitGraceMs } : {}),
       ...(options.onStart ? { onStart: options.onStart } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     });
     const patch = await copy.patch(setup.left);
     const base = {

@@ -4,9 +4,10 @@ import path from "node:path";
 import { globalConfigFile, loadConfig, mcpJsonFile, projectConfigFile } from "../config/load.js";
 import { type McpServerConfig, mcpServerSchema } from "../config/schema.js";
 import { realFolder } from "../config/trust/decide.js";
+import { serverStartTool } from "../config/trust/servers.js";
 import { foldersFile, removeFolderRule, saveFolderRules } from "../config/trust/store.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
-import { McpTools, serverStartTool } from "../mcp/hub.js";
+import { McpTools } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
@@ -66,6 +67,7 @@ export async function mcpListCommand(options: McpListOptions, io: CommandIo): Pr
     env: process.env,
     serverEnv: cleanEnvironment(process.env, environmentPolicy(config)),
     workspaceServers,
+    workspaceTrusted: trust.trusted,
     approve: (request) => policy.check(request),
   });
   try {

@@ -16,6 +16,7 @@ import type { ValidationSummary } from "../events/types.js";
 import { findExecutable, type ProcessResult, spawnGroup } from "../platform/processes.js";
 import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
+import type { WrappedCommand } from "../safety/sandbox.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
 import type { Check, ValidationPlan } from "./plan.js";
 
@@ -35,7 +36,7 @@ export interface CheckOptions {
   /** Added to the environment the checks run in. */
   env?: Record<string, string>;
   /** The process that runs a check's shell command: the session's sandbox; plain bash without it. */
-  spawnFor?: (command: string) => { file: string; args: string[] };
+  spawnFor?: (command: string) => WrappedCommand;
 }
 
 export interface CheckResult extends Check {
@@ -188,7 +189,10 @@ export async function runCheck(
         stdoutBytes += chunk.length;
       },
       onStderr: (chunk) => combined.push(chunk),
+      ...(process.watch ? { supervise: process.watch } : {}),
     }).done;
+    const stopped = process.watch?.stopped(result.exitCode);
+    if (stopped) combined.push(Buffer.from(`\n${stopped}\n`));
   } catch (error) {
     const message = `could not start: ${(error as Error).message}`;
     return {
