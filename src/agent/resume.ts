@@ -90,13 +90,13 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
 
 /**
  * The phase of `cairn run` an interrupted run picks up at (phases.ts), read from where its log
- * stood: a run that never planned starts over at `route`; one with steps left carries on with
- * `execute` at the first unfinished one; one whose steps were all done goes to `validate`, since
+ * stood: a run that never planned starts over at `routing`; one with steps left carries on with
+ * `execution` at the first unfinished one; one whose steps were all done goes to `validation`, since
  * the work must be checked as it stands now, whatever was checked before the interruption.
  */
-export function resumePhase(point: ResumePoint): Extract<RunPhase, "route" | "execute" | "validate"> {
-  if (!point.plan?.steps || !point.intent) return "route";
-  return point.stepIndex < point.plan.steps.length ? "execute" : "validate";
+export function resumePhase(point: ResumePoint): Extract<RunPhase, "routing" | "execution" | "validation"> {
+  if (!point.plan?.steps || !point.intent) return "routing";
+  return point.stepIndex < point.plan.steps.length ? "execution" : "validation";
 }
 
 function callLine(call: CallRecord): string {
