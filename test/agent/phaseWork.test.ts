@@ -21,11 +21,14 @@ describe("the run loop's phases", () => {
   it("do not compile with a phase that has no work in the loop, and do once it has", async () => {
     const [withoutWork, withWork] = await Promise.all([
       filesWithErrors(tableWithAudit),
-      filesWithErrors({
-        ...tableWithAudit,
-        "src/agent/runTask.ts": (text) =>
-          text.replace("    stop_hook: () => this.askStopHooks(),\n", "$&    audit: async () => {},\n"),
-      }),
+      filesWithErrors(
+        {
+          ...tableWithAudit,
+          "src/agent/runTask.ts": (text) =>
+            text.replace("    stop_hook: () => this.askStopHooks(),\n", "$&    audit: async () => {},\n"),
+        },
+        ["tsconfig.json"],
+      ),
     ]);
     expect(withoutWork).toEqual(["src/agent/runTask.ts"]);
     expect(withWork).toEqual([]);

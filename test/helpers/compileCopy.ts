@@ -12,11 +12,15 @@ export type Edit = (text: string) => string;
 
 /**
  * Type-checks a copy of cairn's sources (src, test/support, the dashboard's web-ui) with `edits`
- * made to it, as `npm run lint` checks the real ones, and returns the files the compiler names in
- * its errors (relative to the root), each once, sorted. The copy is in the test file's temp folder;
+ * made to it, as `npm run lint` checks the real ones (the build's project and the dashboard's, or
+ * those of `projects`), and returns the files the compiler names in its errors (relative to the
+ * root), each once, sorted. The copy is in the test file's temp folder;
  * the packages are the repository's own, linked.
  */
-export async function filesWithErrors(edits: Record<string, Edit>): Promise<string[]> {
+export async function filesWithErrors(
+  edits: Record<string, Edit>,
+  projects: readonly string[] = ["tsconfig.json", "web-ui/tsconfig.json"],
+): Promise<string[]> {
   const copy = tempDir("compile-");
   for (const part of ["src", "test/support", "web-ui", "tsconfig.json", "package.json"])
     cpSync(path.join(ROOT, part), path.join(copy, part), {
@@ -34,7 +38,7 @@ export async function filesWithErrors(edits: Record<string, Edit>): Promise<stri
     writeFileSync(at, after);
   }
   const output = await Promise.all(
-    ["tsconfig.json", "web-ui/tsconfig.json"].map((project) =>
+    projects.map((project) =>
       promisify(execFile)(TSC, ["-p", path.join(copy, project), "--noEmit", "--pretty", "false"], {
         cwd: copy,
         maxBuffer: 16 * 1024 * 1024,
