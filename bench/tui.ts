@@ -188,7 +188,12 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       commands: [],
       history: new PromptHistory(),
       files: new WorkspaceFileList(workspace),
-      initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
+      initial: initialState({
+        model: session.main.model.id,
+        approval: "ask",
+        sessionId: session.id,
+        workspace,
+      }),
       color: true,
     },
     {

@@ -293,7 +293,10 @@ export class AcpSession {
 
   /** The context window's use and the session's cost so far, where the protocol shows them. */
   private reportUsage(): void {
-    const { model, ledger } = this.engine.session;
+    const {
+      main: { model },
+      ledger,
+    } = this.engine.session;
     const cost = ledger.totals().cost_usd;
     this.send({
       sessionUpdate: "usage_update",
@@ -308,7 +311,10 @@ export class AcpSession {
     this.cancelled = false;
     this.ended = undefined;
     this.turnUsage = emptyUsage();
-    const { workspace, model } = this.engine.session;
+    const {
+      workspace,
+      main: { model },
+    } = this.engine.session;
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;

@@ -95,7 +95,7 @@ export class ChatEngine {
   }
 
   get approvalMode(): ApprovalMode {
-    return this.session.policy.mode;
+    return this.session.main.policy.mode;
   }
 
   /** Listens to the events of this chat, across /clear and /resume (each a session of its own). */
@@ -118,7 +118,7 @@ export class ChatEngine {
     this.session = session;
     this.notes = [];
     this.begun = history.all().length > 0;
-    if (this.approval) session.policy = session.policy.with({ mode: this.approval });
+    if (this.approval) session.main.policy = session.main.policy.with({ mode: this.approval });
     this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
@@ -305,7 +305,7 @@ export class ChatEngine {
       prompt: expandCommand(command, args),
       attachments: [],
       images: [],
-      turn: { ...(model ? { model } : {}), policy: this.session.policy.allowing(command.allows) },
+      turn: { ...(model ? { model } : {}), policy: this.session.main.policy.allowing(command.allows) },
     });
   }
 
@@ -321,7 +321,7 @@ export class ChatEngine {
     const { shown, prompt, attachments } = message;
     // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
     // sent a message about an image it cannot see.
-    const model = message.turn?.model ?? this.session.model;
+    const model = message.turn?.model ?? this.session.main.model;
     const { workspace, env } = this.session;
     const mentioned = await imagesToSend(prompt, { workspace, env, model }, message.images.length);
     const images = [...message.images, ...mentioned.images];
@@ -410,7 +410,7 @@ export class ChatEngine {
    * shown like any other; the model sees it with the next message.
    */
   private shell(command: string): Promise<Outcome> {
-    const policy = this.session.policy.with({ mode: "ask", ask: typedByThePerson });
+    const policy = this.session.main.policy.with({ mode: "ask", ask: typedByThePerson });
     return this.turn({ mode: "shell", input: command }, { policy }, (turn) =>
       settle(
         turn,
@@ -435,7 +435,7 @@ export class ChatEngine {
   /** /model: a role of the config (cheap, strong, …) or any provider/model id. */
   async switchModel(ref: string): Promise<ModelHandle> {
     await this.submit({ type: "override", model: ref });
-    return this.session.model;
+    return this.session.main.model;
   }
 
   setApproval(mode: ApprovalMode): void {

@@ -95,7 +95,7 @@ export async function writeReport(session: Session, input: ReportInput): Promise
     : "";
   const markdown = [
     `# cairn run: ${input.task}`,
-    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.model.id}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.main.model.id}`,
     input.headline,
     `## How sure\n${assessmentSection(input.assessment)}`,
     `## What changed\n${fileList(input.context, changed)}`,

@@ -97,7 +97,7 @@ class RunLoop {
     this.task = taskWithContext(task, options.context ?? resume?.context);
     this.resume = resume;
     this.delegateTo = options.agent;
-    this.model = session.model;
+    this.model = session.main.model;
     this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
@@ -110,7 +110,7 @@ class RunLoop {
       ...INITIAL_FACTS,
       verifyGiven: Boolean(session.config.verify),
       canAsk: session.attended,
-      canEscalate: strong !== undefined && strong !== session.model.id,
+      canEscalate: strong !== undefined && strong !== session.main.model.id,
       maxIterations: session.config.max_iterations,
       stopHook: this.stops.left ? "unasked" : undefined,
     };
@@ -129,7 +129,7 @@ class RunLoop {
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
   private emitTodos(todos: TodoItem[]): void {
     const snapshot = todos.map((todo) => ({ ...todo }));
-    this.session.todos = snapshot;
+    this.session.main.todos = snapshot;
     this.session.bus.emit({ type: "todos", todos: snapshot });
   }
 

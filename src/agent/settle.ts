@@ -80,7 +80,7 @@ export function announceSession(session: Session, task: string, context?: string
     mode: session.mode,
     task,
     ...(context?.trim() ? { context } : {}),
-    model: session.model.id,
+    model: session.main.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
@@ -98,13 +98,13 @@ function startingNotices(session: Session): void {
     ...session.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
-  if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
+  if (session.config.max_cost_usd !== undefined && session.main.model.info.price === null) {
     session.bus.emit({
       type: "error",
       fatal: false,
       message:
-        `The price of ${session.model.id} is unknown, so --max-cost cannot stop this session. ` +
-        `Set models.${session.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
+        `The price of ${session.main.model.id} is unknown, so --max-cost cannot stop this session. ` +
+        `Set models.${session.main.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
     });
   }
 }

@@ -75,7 +75,7 @@ function todosCommand(engine: ChatEngine): SlashCommand {
     anytime: true,
     run(screen) {
       const mark = { completed: "✓", in_progress: "▸", pending: "○" } as const;
-      const { todos } = engine.session;
+      const { todos } = engine.session.main;
       screen.show(
         "todos",
         todos.length ? todos.map((t) => `${mark[t.status]} ${t.content}`).join("\n") : "No TODOs.",
@@ -362,7 +362,7 @@ function openingLines(session: Session, problems: string[], replay: StampedEvent
   }));
   lines.push({
     type: "ui.line",
-    text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
+    text: `cairn chat · ${session.main.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
     tone: "dim",
   });
   if (replay.length) {
@@ -444,7 +444,7 @@ async function runInTerminal(
     },
     files: new WorkspaceFileList(session.workspace),
     initial: state.initialState({
-      model: session.model.id,
+      model: session.main.model.id,
       approval: engine.approvalMode,
       sessionId: session.id,
       workspace: session.workspace,

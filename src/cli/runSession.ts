@@ -139,9 +139,9 @@ let sandboxWarned = false;
 /** Once per process: commands will run unconfined, and what that does to `auto`. */
 function warnUnsandboxed(session: Session): void {
   const sandbox = detectSandbox();
-  if (sandboxWarned || sandbox.kind !== "none" || session.policy.mode === "read-only") return;
+  if (sandboxWarned || sandbox.kind !== "none" || session.main.policy.mode === "read-only") return;
   sandboxWarned = true;
-  const degraded = session.policy.mode === "auto" && !session.config.sandbox.allow_unsandboxed;
+  const degraded = session.main.policy.mode === "auto" && !session.config.sandbox.allow_unsandboxed;
   const effect = degraded
     ? " So --approval auto asks before each command, as auto-edit does (and refuses them when nobody can answer);" +
       " pass --allow-unsandboxed (or sandbox.allow_unsandboxed: true in the config) to run them unsandboxed anyway."

@@ -26,7 +26,7 @@ async function customCommandPrompt(session: Session, task: string): Promise<stri
   const call = commandCall(task, session.commands);
   if (!call) return task;
   if (call.command.model) await session.submit({ type: "override", model: call.command.model });
-  session.policy = session.policy.allowing(call.command.allows);
+  session.main.policy = session.main.policy.allowing(call.command.allows);
   return expandCommand(call.command, call.args);
 }
 
@@ -54,7 +54,7 @@ export async function taskCommand(
         return engine.submit({ type: "user_input", mode, text: task, ...(agent ? { agent } : {}) });
       const prompt = await customCommandPrompt(session, task);
       // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
-      const { images, labels } = await imagesToSend(prompt, session);
+      const { images, labels } = await imagesToSend(prompt, { ...session, model: session.main.model });
       return engine.submit({
         type: "user_input",
         mode,

@@ -89,7 +89,7 @@ export const CHAT_COMMANDS = {
     summary: "list the configured models, or switch",
     async run({ engine }, arg) {
       const { session } = engine;
-      if (!arg) return { title: "model", text: modelList(session.config, session.model.id) };
+      if (!arg) return { title: "model", text: modelList(session.config, session.main.model.id) };
       const handle = await engine.switchModel(arg);
       return { text: `model: ${handle.id}`, tone: "ok" };
     },

@@ -18,7 +18,7 @@ export function tuiScreen(parts: {
     show: (title, text) => feed.push({ type: "ui.block", title, text }),
     note: (text, tone = "dim") => feed.push({ type: "ui.line", text, tone }),
     refresh: () =>
-      feed.push({ type: "ui.info", model: engine.session.model.id, approval: engine.approvalMode }),
+      feed.push({ type: "ui.info", model: engine.session.main.model.id, approval: engine.approvalMode }),
     restart: (events: StampedEvent[] = []) => {
       feed.push({ type: "ui.reset" });
       feed.flush();
@@ -27,7 +27,7 @@ export function tuiScreen(parts: {
       feed.push({
         type: "ui.info",
         sessionId: engine.session.id,
-        model: engine.session.model.id,
+        model: engine.session.main.model.id,
         approval: engine.approvalMode,
       });
       for (const event of events) feed.push(event);
