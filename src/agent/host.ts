@@ -39,6 +39,8 @@ export interface HostOptions {
   editor?: EditorAccess;
   /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
   debugLog?: string | undefined;
+  /** Where the sessions are recorded: the caller's store, which the caller closes; the host's own otherwise. */
+  store?: Store;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -99,7 +101,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
   const env = withStoredKeys(given, config);
   const modelId = resolveModelId(config, env);
-  const store = Store.open(storePath(env));
+  const store = options.store ?? Store.open(storePath(env));
   const sessions = new Set<Session>();
   return {
     config,
@@ -131,7 +133,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
     close() {
       const stopping = Promise.all([...sessions].map((session) => session.close()));
       sessions.clear();
-      store.close();
+      if (!options.store) store.close();
       return stopping.then(() => undefined);
     },
   };

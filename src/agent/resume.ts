@@ -1,4 +1,5 @@
 import type { EventOf, RunResult, StampedEvent, TodoItem } from "../events/types.js";
+import { storedView } from "./conversationView.js";
 import type { RunPhase } from "./phases.js";
 
 interface CallRecord {
@@ -34,14 +35,6 @@ function lastOf<T extends StampedEvent["type"]>(events: StampedEvent[], type: T)
     if (event?.type === type) return event as unknown as EventOf<T>;
   }
   return undefined;
-}
-
-/** How the session's work last ended: its own end, or its last turn's while it goes on. */
-export function lastResult(events: readonly StampedEvent[]): RunResult | undefined {
-  const last = events.findLast(
-    (event) => !event.agent && (event.type === "session.finished" || event.type === "turn.finished"),
-  );
-  return last?.type === "session.finished" || last?.type === "turn.finished" ? last.result : undefined;
 }
 
 export function resumePoint(events: StampedEvent[]): ResumePoint {
@@ -83,8 +76,8 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
   if (plan) point.plan = plan;
   if (review) point.lastReview = review;
   if (validation) point.lastValidation = validation;
-  const ended = lastResult(events);
-  if (ended) point.ended = ended;
+  const { result } = storedView(events);
+  if (result) point.ended = result;
   return point;
 }
 

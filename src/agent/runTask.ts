@@ -480,16 +480,20 @@ export async function runTask(
 ): Promise<Outcome> {
   announce(session, { mode: "run", input: task }, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
-    const run = new RunLoop(turn, task, resume, options);
+    // Made inside the work, so that even its making ends the turn the one way (settle).
+    let run: RunLoop | undefined;
     try {
       return await settle(
         turn,
-        () => run.run(),
-        () => run.iteration,
-        (ending) => run.report(ending),
+        () => {
+          run = new RunLoop(turn, task, resume, options);
+          return run.run();
+        },
+        () => run?.iteration ?? 0,
+        (ending) => (run ? run.report(ending) : Promise.resolve(ending)),
       );
     } finally {
-      run.unsubscribe();
+      run?.unsubscribe();
     }
   });
 }

@@ -145,8 +145,15 @@ export function buildResult(session: Session, ending: Ending): RunResult {
   };
 }
 
-/** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
-function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
+/**
+ * How an error that ended the work maps onto a run status. Anything else is a bug: the work
+ * ended `failed` (reason `internal`), and the error is thrown on once the turn is settled.
+ */
+function endingFor(
+  turn: Turn,
+  error: unknown,
+  iterations: number,
+): { ending: Ending; exitCode: 1 | 2; bug?: true } {
   const end = (status: RunStatus, reason: EndingReason, summary: string, exitCode: 1 | 2 = 1) => ({
     ending: { status, reason, summary, iterations },
     exitCode,
@@ -168,7 +175,7 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
       : end("failed", "provider_error", error.message);
   }
   if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
-  throw error;
+  return { ...end("failed", "internal", error instanceof Error ? error.message : String(error)), bug: true };
 }
 
 /** Why a tool loop (or the agent it handed the work to) could not finish. */
@@ -241,7 +248,9 @@ function blockedEnding(turn: Turn, ending: Ending): Ending {
 
 /**
  * Runs a turn's work and ends it the one way every mode ends: a `turn.finished` event carrying
- * the result, whether the work completed, hit a cap, lost its provider or was cancelled.
+ * the result, whether the work completed, hit a cap, lost its provider or was cancelled. A bug
+ * ends it too, `failed` for reason `internal`, and is then thrown on to whoever started the work:
+ * no session is left running on one, and no front end ends a session itself.
  */
 export async function settle(
   turn: Turn,
@@ -253,6 +262,7 @@ export async function settle(
   const { session } = turn;
   let ending: Ending;
   let exitCode: 0 | 1 | 2 | 3;
+  let bug: unknown;
   try {
     ending = stoppedEnding(turn, blockedEnding(turn, await work()));
     exitCode = ENDINGS[ending.status].exitCode;
@@ -260,12 +270,14 @@ export async function settle(
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
+    if (mapped.bug) bug = error;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true, reason: ending.reason });
     // The report needs no model: a cancelled run gets one too, with what it did so far.
-    if (finalize) ending = await finalize(ending);
+    if (finalize && !mapped.bug) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "turn.finished", turn: session.turns, result });
+  if (bug !== undefined) throw bug;
   return { result, exitCode, ending };
 }
 

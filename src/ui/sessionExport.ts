@@ -1,4 +1,4 @@
-import { lastResult } from "../agent/resume.js";
+import { storedView } from "../agent/conversation.js";
 import type { StampedEvent } from "../events/types.js";
 import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
@@ -121,7 +121,7 @@ export function timelineTable(events: StampedEvent[], style: TableStyle = "plain
 }
 
 function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {
-  const result = lastResult(events);
+  const { result } = storedView(events);
   const lines = [
     `# cairn session ${session.id}`,
     "",
