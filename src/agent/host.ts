@@ -11,7 +11,6 @@ import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
-import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
@@ -122,10 +121,8 @@ export async function openHost(options: HostOptions): Promise<Host> {
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
         ...(options.debugLog ? { debugLog: options.debugLog } : {}),
+        store,
       });
-      session.bus.subscribe((event) => store.appendEvent(event));
-      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
-      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;

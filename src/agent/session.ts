@@ -22,6 +22,8 @@ import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js
 import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
+import type { Store } from "../store/sessions.js";
+import { StoredVectors } from "../store/vectors.js";
 import { ReadTracker } from "../tools/fileText.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
@@ -75,6 +77,11 @@ export interface SessionOptions {
   editor?: EditorAccess;
   /** `--debug-log FILE`: every event and a summary of each model call, appended there (redacted). */
   debugLog?: string;
+  /**
+   * Where the session is recorded: every event is appended there before anyone else hears it,
+   * and the workspace's spending and the embeddings' cache are read from it. None, none kept.
+   */
+  store?: Store;
 }
 
 /**
@@ -180,11 +187,8 @@ export class Session {
   readonly filesChanged = new Set<string>();
   /** What the file tools last saw of each file, so that none is edited blindly after a change. */
   readonly reads = new ReadTracker();
-  /**
-   * What every session recorded in this workspace has cost so far, this one's stored calls
-   * included: the host sets it where a store records the session.
-   */
-  workspaceSpend: (() => number) | undefined = undefined;
+  /** Where the session is recorded, when it is. */
+  readonly store: Store | undefined;
   /** File relevance: the last corpus, the embeddings' cache (the store's, set by the host), whether they failed. */
   readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
@@ -224,6 +228,13 @@ export class Session {
 
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    const { store } = options;
+    this.store = store;
+    if (store) {
+      // On disk before anyone else hears it: what a front end shows is stored already.
+      this.bus.subscribe((event) => store.appendEvent(event));
+      this.relevance.cache = new StoredVectors(store.db);
+    }
     this.debug = options.debugLog ? new DebugLog(options.debugLog, this.redact) : undefined;
     if (this.debug) this.bus.subscribe(this.debug.event);
     this.ledger = new UsageLedger(this.bus, {
@@ -335,6 +346,14 @@ export class Session {
       Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
     return new Session(options, model, workspace, { instructions, agents, commands, skills }, hub?.McpTools);
+  }
+
+  /**
+   * What every session recorded in this workspace has cost so far, this one's stored calls
+   * included; unknown for a session no store records.
+   */
+  workspaceSpend(): number | undefined {
+    return this.store?.workspaceCost(this.recordedWorkspace);
   }
 
   /**

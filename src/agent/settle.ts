@@ -111,6 +111,7 @@ function startingNotices(session: Session): void {
 
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
+  const spent = session.workspaceSpend();
   const changed = [...session.filesChanged].sort();
   return {
     session_id: session.id,
@@ -130,7 +131,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
-    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
+    ...(spent !== undefined ? { workspace_cost_usd: spent } : {}),
     duration_ms: Date.now() - session.startedAt,
     assessment:
       ending.assessment ??
