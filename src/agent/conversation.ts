@@ -189,8 +189,8 @@ class HostedConversation implements Conversation {
       approval: policy.mode,
       trust: session.trust,
       config: session.config,
-      commands: session.commands,
-      skills: session.skills,
+      commands: session.found.commands,
+      skills: session.found.skills,
       servers: session.mcp?.servers ?? [],
     };
   }
@@ -253,7 +253,7 @@ class HostedConversation implements Conversation {
   }
 
   private customCommand(name: string) {
-    const command = this.chat.session.commands.commands.get(name);
+    const command = this.chat.session.found.commands.commands.get(name);
     if (!command) throw new Error(`there is no command /${name} here; /help lists the commands there are.`);
     return command;
   }

@@ -97,10 +97,14 @@ export interface Interruptible {
 }
 
 /** What a session finds in the workspace and the person's folders when it starts. */
-interface WorkspaceFindings {
+export interface WorkspaceFindings {
+  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   instructions: ProjectInstructions[];
+  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   agents: AgentCatalog;
+  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
   commands: CommandCatalog;
+  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
   skills: SkillCatalog;
 }
 
@@ -175,14 +179,8 @@ export class Session {
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
 
-  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
-  readonly instructions: ProjectInstructions[];
-  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
-  readonly agents: AgentCatalog;
-  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
-  readonly commands: CommandCatalog;
-  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
-  readonly skills: SkillCatalog;
+  /** Its instructions, agents, custom commands and skills, as it found them when it started. */
+  readonly found: WorkspaceFindings;
 
   readonly filesChanged = new Set<string>();
   /** What the file tools last saw of each file, so that none is edited blindly after a change. */
@@ -221,10 +219,7 @@ export class Session {
     this.trust = options.trust;
     this.editor = options.editor;
     this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
-    this.instructions = found.instructions;
-    this.agents = { ...found.agents, problems: [...found.agents.problems, ...unknownExternalAgents(config)] };
-    this.commands = found.commands;
-    this.skills = found.skills;
+    this.found = found;
 
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
@@ -345,7 +340,10 @@ export class Session {
       // The MCP client is loaded only for a session that has servers to start.
       Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
-    return new Session(options, model, workspace, { instructions, agents, commands, skills }, hub?.McpTools);
+    // An external agent the config names that cannot be run is said with the agent files' problems.
+    const problems = [...agents.problems, ...unknownExternalAgents(options.config)];
+    const found = { instructions, agents: { ...agents, problems }, commands, skills };
+    return new Session(options, model, workspace, found, hub?.McpTools);
   }
 
   /**

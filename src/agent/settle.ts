@@ -93,9 +93,9 @@ function startingNotices(session: Session): void {
   if (trust) session.bus.emit(trust);
   // An agent, command or skill file that cannot be read leaves the others working: said at the start.
   for (const problem of [
-    ...session.agents.problems,
-    ...session.commands.problems,
-    ...session.skills.problems,
+    ...session.found.agents.problems,
+    ...session.found.commands.problems,
+    ...session.found.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
   if (session.config.max_cost_usd !== undefined && session.main.model.info.price === null) {
