@@ -1,10 +1,43 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { type ConversationView, storedView } from "../../src/agent/conversation.js";
+import { emptyLogView, foldView } from "../../src/agent/conversationView.js";
+import { stampedEventSchema } from "../../src/events/events.js";
+import type { StampedEvent } from "../../src/events/types.js";
+import { RECORDING } from "../helpers/protocol.js";
 import { hostedConversation } from "../helpers/session.js";
 import type { ScriptedServer } from "../support/scriptedServer.js";
 
 /** What a request sent the model, as text. */
 const sent = (server: ScriptedServer, index: number) => JSON.stringify(server.requests[index]?.body.messages);
+
+/** The recorded session every front end is driven by in the tests: every event type. */
+const recorded: StampedEvent[] = readFileSync(RECORDING, "utf8")
+  .trim()
+  .split("\n")
+  .map((line) => stampedEventSchema.parse(JSON.parse(line)));
+
+describe("the view of an event log", () => {
+  it("follows a turn from its start to its end, and what waits while it waits", () => {
+    const at = (seq: number) => recorded.filter((event) => event.seq <= seq).reduce(foldView, emptyLogView());
+    expect(at(4)).toMatchObject({ status: "working", turns: 1, activity: "thinking", pending: [] });
+    expect(at(21)).toMatchObject({ status: "waiting", pending: [{ request_id: "req-1", prompt: {} }] });
+    expect(at(22)).toMatchObject({ status: "working", pending: [] });
+    expect(at(24).pending).toMatchObject([{ type: "question.asked", request_id: "req-2" }]);
+    expect(at(36)).toMatchObject({ status: "idle", activity: undefined, result: { status: "completed" } });
+  });
+
+  it("of a stored session: every call's spending, the main agent's list and last call, nothing waiting", () => {
+    const view = storedView(recorded.filter((event) => event.seq <= 24));
+    const calls = recorded.filter((event) => event.type === "usage" && event.seq <= 24);
+    expect(view).toMatchObject({ status: "idle", pending: [], usage: { calls: calls.length } });
+    expect(view.lastCall).toEqual(calls.at(-1));
+    expect(view.todos).toEqual(recorded.find((event) => event.type === "todos")?.todos);
+    const last = recorded.at(-1);
+    expect(last?.type).toBe("session.finished");
+    expect(storedView(recorded).result).toEqual(last?.type === "session.finished" ? last.result : undefined);
+  });
+});
 
 describe("the conversation's view", () => {
   it("says what waits for a person, whole, while it waits; a front end answers it through submit", async () => {
