@@ -6,7 +6,12 @@ import { openHostedSession } from "../../src/agent/host.js";
 import { Session } from "../../src/agent/session.js";
 import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { Mode, StampedEvent } from "../../src/events/types.js";
-import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import {
+  type Script,
+  type ScriptedServer,
+  type ServedModels,
+  startScriptedServer,
+} from "../support/scriptedServer.js";
 import { makeHome, makeRepo } from "./cli.js";
 import { afterFile } from "./temp.js";
 
@@ -66,23 +71,33 @@ export interface SessionSetup {
   files?: Record<string, string>;
   approval?: "ask" | "auto-edit" | "auto" | "read-only";
   attended?: boolean;
-  format?: "openai" | "anthropic";
+  format?: "openai" | "anthropic" | "ollama";
   /** More of the environment cairn starts with. */
   env?: Record<string, string>;
   /** The person trusts the repository (`--trust-workspace`): what its own files ask for applies. */
   trust?: boolean;
+  /** The scripted server also plays a local server describing its models (Ollama's /api/show, …). */
+  serves?: ServedModels;
 }
+
+/** The model each wire format's session runs on. */
+const MODELS = {
+  openai: "openai/gpt-4o",
+  anthropic: "anthropic/claude-sonnet-4-5",
+  ollama: "ollama/qwen2.5-coder:7b",
+} as const;
 
 /** A fresh repository and home (or the ones given) with a scripted model, as a session is opened on them. */
 async function scriptedSetup(script: Script, setup: SessionSetup & { home?: string; repo?: string }) {
-  const server = await startScriptedServer(script);
+  const server = await startScriptedServer(script, setup.serves ? { models: setup.serves } : {});
   servers.push(server);
   const [repo, home] = await Promise.all([
     setup.repo ?? makeRepo(setup.files ?? { "README.md": "hello\n" }),
     setup.home ?? makeHome(),
   ]);
   await addGlobalConfig(home, typeof setup.config === "function" ? setup.config(repo) : (setup.config ?? {}));
-  const anthropic = setup.format === "anthropic";
+  const format = setup.format ?? "openai";
+  const anthropic = format === "anthropic";
   const env = {
     ...(anthropic ? { ANTHROPIC_API_KEY: "sk-ant-test" } : { OPENAI_API_KEY: "sk-test" }),
     HOME: home,
@@ -93,8 +108,12 @@ async function scriptedSetup(script: Script, setup: SessionSetup & { home?: stri
   const options = {
     cwd: repo,
     flags: {
-      model: anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o",
-      baseUrl: anthropic ? server.anthropicBaseUrl : server.openaiBaseUrl,
+      model: MODELS[format],
+      baseUrl: {
+        openai: server.openaiBaseUrl,
+        anthropic: server.anthropicBaseUrl,
+        ollama: server.ollamaBaseUrl,
+      }[format],
       approval: setup.approval ?? "auto",
     },
     attended: setup.attended ?? false,
@@ -142,7 +161,10 @@ export const onDemandTools = (body: {
 }): string[] => {
   const search = (body.tools ?? []).find((t) => (t.function?.name ?? t.name) === "tool_search");
   const description = search?.function?.description ?? search?.description ?? "";
-  return [...description.matchAll(/^- (\S+): /gm)].map((match) => match[1]!);
+  // cairn's own tools a line each; an MCP server's by name on one line, `- server__: a, b`.
+  return [...description.matchAll(/^- (\S+): (.*)$/gm)].flatMap(([, name, rest]) =>
+    name!.endsWith("__") ? rest!.split(", ").map((tool) => `${name}${tool}`) : [name!],
+  );
 };
 
 /** What the model was sent as the result of its last tool call (OpenAI chat format). */
