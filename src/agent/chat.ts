@@ -19,6 +19,7 @@ import {
   announce,
   announceSession,
   type Ending,
+  endingOf,
   finishSession,
   loopEnding,
   type Outcome,
@@ -76,6 +77,7 @@ export class Chat {
   private current: Promise<unknown> | undefined;
   /** How the session's last turn ended: what the session ends with when it is left. */
   private lastEnding: Ending | undefined;
+  private unheard: (() => void) | undefined;
   private interrupted = false;
   private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
@@ -90,9 +92,15 @@ export class Chat {
   adopt(session: Session, history: History): void {
     const left = this.session as Session | undefined;
     this.finishSession();
+    this.unheard?.();
     // The conversation left behind needs its MCP servers no more.
     void left?.close("clear");
     this.session = session;
+    // Read from the log, not from what the work returned: a turn a bug ended is settled
+    // (failed, internal) and its error thrown on, and the session still ends as that turn did.
+    this.unheard = session.bus.subscribe((event) => {
+      if (event.type === "turn.finished" && !event.agent) this.lastEnding = endingOf(event.result);
+    });
     this.notes = [];
     this.begun = history.all().length > 0;
     this.loop = new ToolLoop({
@@ -158,12 +166,6 @@ export class Chat {
     this.lastEnding = undefined;
   }
 
-  /** Keeps how a turn ended, for the session's own ending. */
-  private ended(outcome: Outcome): Outcome {
-    this.lastEnding = outcome.ending;
-    return outcome;
-  }
-
   /** Something the model should know with the next message, such as files the person put back. */
   tell(note: string): void {
     this.notes.push(`[${note}]`);
@@ -213,7 +215,7 @@ export class Chat {
     return this.exclusive(async () => {
       announce(this.session, input);
       const label = input.mode === "shell" ? `!${input.input}` : input.input;
-      return this.ended(await Turn.run(this.session, { label: this.label(label), ...options }, work));
+      return Turn.run(this.session, { label: this.label(label), ...options }, work);
     });
   }
 
@@ -300,11 +302,10 @@ export class Chat {
       // Recorded at once, before the run loop's modules load: a caller that started the task
       // (the HTTP API) finds the session stored as soon as it is begun.
       if (!resume) announceSession(this.session, task, taskOptions.context);
-      const outcome = this.ended(
+      const outcome =
         mode === "run"
           ? await (await import("./runTask.js")).runTask(this.session, task, resume, taskOptions)
-          : await doTask(this.session, task, resume, taskOptions),
-      );
+          : await doTask(this.session, task, resume, taskOptions);
       this.notes.push(
         `[Meanwhile the user had you run /${mode} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );

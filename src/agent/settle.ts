@@ -146,6 +146,12 @@ export function buildResult(session: Session, ending: Ending): RunResult {
   };
 }
 
+/** The ending a result was built from, as a stored `turn.finished` says it. */
+export function endingOf(result: RunResult): Ending {
+  const { status, reason, summary, iterations, validation, assessment } = result;
+  return { status, reason, summary, iterations, validation, assessment };
+}
+
 /**
  * How an error that ended the work maps onto a run status. Anything else is a bug: the work
  * ended `failed` (reason `internal`), and the error is thrown on once the turn is settled.
