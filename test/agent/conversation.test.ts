@@ -1,9 +1,12 @@
 import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { type ConversationView, storedView } from "../../src/agent/conversation.js";
 import { emptyLogView, foldView } from "../../src/agent/conversationView.js";
 import { stampedEventSchema } from "../../src/events/events.js";
 import type { StampedEvent } from "../../src/events/types.js";
+import { storePath } from "../../src/store/db.js";
+import { Store } from "../../src/store/sessions.js";
 import { RECORDING } from "../helpers/protocol.js";
 import { hostedConversation } from "../helpers/session.js";
 import type { ScriptedServer } from "../support/scriptedServer.js";
@@ -107,5 +110,148 @@ describe("the conversation's ops", () => {
     });
     expect(sent(server, 0)).toContain("Say hello to Ada, warmly.");
     await expect(conversation.submit({ type: "command", name: "nope" })).rejects.toThrow(/no command \/nope/);
+  });
+});
+
+describe("the conversation's view of its session", () => {
+  it("names the session, its workspace, model and approval mode, its commands, and what its turns did", async () => {
+    const todos = [
+      { id: "1", content: "Read the notes", status: "completed" },
+      { id: "2", content: "Answer", status: "in_progress" },
+    ];
+    const { conversation, repo } = await hostedConversation(
+      [{ toolCalls: [{ name: "todo_write", args: { todos } }] }, { text: "Planned." }],
+      { files: { "README.md": "hi\n", ".cairn/commands/greet.md": "Say hello to $1.\n" } },
+    );
+    const before = conversation.view();
+    expect(before).toMatchObject({
+      mode: "chat",
+      workspace: repo,
+      model: { id: "openai/gpt-4o" },
+      approval: "auto",
+      status: "idle",
+      turns: 0,
+      todos: [],
+      servers: [],
+      usage: { calls: 0 },
+    });
+    expect([...before.commands.commands.keys()]).toContain("greet");
+
+    await conversation.submit({ type: "user_input", mode: "chat", text: "plan it" });
+    const after = conversation.view();
+    expect(after).toMatchObject({
+      sessionId: before.sessionId,
+      status: "idle",
+      turns: 1,
+      todos,
+      usage: { calls: 2 },
+    });
+    expect(after.lastCall).toMatchObject({ type: "usage", model: "openai/gpt-4o" });
+    expect(after.result).toMatchObject({ status: "completed", summary: "Planned." });
+  });
+});
+
+describe("the conversation's ops, continued", () => {
+  it("override: the next message goes to the model named, and the view says so", async () => {
+    const { conversation, server } = await hostedConversation([{ text: "From the small one." }]);
+    await conversation.submit({ type: "override", model: "openai/gpt-4o-mini", approval: "read-only" });
+    expect(conversation.view()).toMatchObject({ model: { id: "openai/gpt-4o-mini" }, approval: "read-only" });
+    await conversation.submit({ type: "user_input", mode: "chat", text: "who answers?" });
+    expect(server.requests[0]?.body.model).toBe("gpt-4o-mini");
+  });
+
+  it("resume: a stored chat goes on under its own id, its history sent with the next message", async () => {
+    const first = await hostedConversation([{ text: "Kestrel it is." }]);
+    await first.conversation.submit({ type: "user_input", mode: "chat", text: "the word is kestrel" });
+    const id = first.conversation.view().sessionId;
+    await first.conversation.close();
+
+    const again = await hostedConversation([{ text: "You said kestrel." }], {
+      home: first.home,
+      repo: first.repo,
+    });
+    expect(await again.conversation.submit({ type: "resume", session_id: id.slice(0, 12) })).toBeUndefined();
+    expect(again.conversation.view()).toMatchObject({ sessionId: id, turns: 1, usage: { calls: 1 } });
+    await again.conversation.submit({ type: "user_input", mode: "chat", text: "what was the word?" });
+    expect(sent(again.server, 0)).toMatch(
+      /the word is kestrel[\s\S]*Kestrel it is\.[\s\S]*what was the word\?/,
+    );
+    expect(
+      again.events.filter((event) => event.type === "turn.started").map((event) => event.session_id),
+    ).toEqual([id]);
+    await expect(
+      again.conversation.submit({ type: "resume", session_id: "no-such-session" }),
+    ).rejects.toThrow();
+  });
+
+  it("resume: a do that was stopped is taken up where it stood, as work settled into an outcome", async () => {
+    const first = await hostedConversation(
+      [{ toolCalls: [{ name: "write_file", args: { path: "b.txt", content: "bee\n" } }] }],
+      { approval: "ask", attended: true, mode: "do" },
+    );
+    first.conversation.subscribe((event) => {
+      if (event.type === "approval.requested") void first.conversation.submit({ type: "interrupt" });
+    });
+    const stopped = await first.conversation.submit({ type: "user_input", mode: "do", text: "write b.txt" });
+    expect(stopped.result.status).toBe("cancelled");
+    const id = first.conversation.view().sessionId;
+    await first.conversation.close();
+
+    const again = await hostedConversation(
+      [
+        { toolCalls: [{ name: "write_file", args: { path: "b.txt", content: "bee\n" } }] },
+        { text: "Wrote b.txt." },
+      ],
+      // A front end opens it in the stored session's mode, as `cairn resume` and the server do.
+      { home: first.home, repo: first.repo, approval: "auto", mode: "do" },
+    );
+    const outcome = await again.conversation.submit({ type: "resume", session_id: id });
+    expect(outcome?.result).toMatchObject({ session_id: id, status: "unverified", files_changed: ["b.txt"] });
+    expect(again.conversation.view()).toMatchObject({ sessionId: id, mode: "do", status: "idle" });
+    expect(sent(again.server, 0)).toContain("write b.txt");
+  });
+});
+
+describe("the conversation's listeners and its end", () => {
+  it("a listener hears the session a /clear starts, and nothing once it unsubscribes", async () => {
+    const { conversation } = await hostedConversation([{ text: "One." }, { text: "Two." }]);
+    const heard: StampedEvent[] = [];
+    const off = conversation.subscribe((event) => heard.push(event));
+    await conversation.submit({ type: "user_input", mode: "chat", text: "first" });
+    const firstId = conversation.view().sessionId;
+    await conversation.submit({ type: "clear" });
+    const secondId = conversation.view().sessionId;
+    await conversation.submit({ type: "user_input", mode: "chat", text: "second" });
+    const sessions = [...new Set(heard.map((event) => event.session_id))];
+    expect(sessions).toEqual([firstId, secondId]);
+    // The session left behind ended as its last turn did, before the next began.
+    expect(heard.find((event) => event.type === "session.finished")).toMatchObject({
+      session_id: firstId,
+      result: { status: "completed", summary: "One." },
+    });
+    off();
+    const count = heard.length;
+    await conversation.close();
+    expect(heard).toHaveLength(count);
+  });
+
+  it("close ends the session, stored as its last turn ended, and can be called again", async () => {
+    const { conversation, events, home } = await hostedConversation([{ text: "Done here." }]);
+    await conversation.submit({
+      type: "user_input",
+      mode: "chat",
+      text: "hello there, what is in README.md?",
+    });
+    const id = conversation.view().sessionId;
+    await Promise.all([conversation.close(), conversation.close()]);
+    expect(events.filter((event) => event.type === "session.finished")).toMatchObject([
+      { session_id: id, result: { status: "completed", summary: "Done here." } },
+    ]);
+    const store = Store.open(storePath({ XDG_DATA_HOME: path.join(home, "data") }));
+    try {
+      expect(store.events(id).at(-1)).toMatchObject({ type: "session.finished" });
+    } finally {
+      store.close();
+    }
   });
 });
