@@ -5,7 +5,7 @@ import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { ChatEngine } from "../src/agent/chat.js";
+import { conversationOn } from "../src/agent/conversation.js";
 import { Session } from "../src/agent/session.js";
 import { buildResult } from "../src/agent/settle.js";
 import { configSchema } from "../src/config/schema.js";
@@ -166,29 +166,33 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-tui-")));
   const terminal = new NullTerminal();
   const frames: number[] = [];
-  const engine = await ChatEngine.start(() =>
-    Session.create({
-      config: configSchema.parse({}),
-      modelId: "openai/gpt-4o",
-      workspace,
-      mode: "chat",
-      attended: true,
-      env: { OPENAI_API_KEY: "unused: no model is called", HOME: workspace },
-    }),
-  );
+  const session = await Session.create({
+    config: configSchema.parse({}),
+    modelId: "openai/gpt-4o",
+    workspace,
+    mode: "chat",
+    attended: true,
+    env: { OPENAI_API_KEY: "unused: no model is called", HOME: workspace },
+  });
+  const conversation = await conversationOn(async () => session);
   const feed = new ActionFeed();
-  engine.subscribe(feed.push);
-  const { session } = engine;
+  conversation.subscribe(feed.push);
   const { startTui } = await loadTui({ color: true });
   const instance = startTui(
     {
-      engine,
+      conversation,
+      dataDir: workspace,
       feed,
-      interactions: new Interactions((op) => engine.session.submit(op)),
+      interactions: new Interactions(conversation),
       commands: [],
       history: new PromptHistory(),
       files: new WorkspaceFileList(workspace),
-      initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
+      initial: initialState({
+        model: session.main.model.id,
+        approval: "ask",
+        sessionId: session.id,
+        workspace,
+      }),
       color: true,
     },
     {
@@ -349,7 +353,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
     };
   } finally {
     instance.unmount();
-    await engine.close();
+    await conversation.close();
     rmSync(workspace, { recursive: true, force: true });
   }
 }

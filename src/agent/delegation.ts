@@ -7,7 +7,7 @@ import type { Turn } from "./turn.js";
 /** `--agent <target>`: a target that does not exist is bad usage, found before anything runs. */
 export function checkTarget(session: Session, target: string): void {
   try {
-    resolveTarget(target, session.agents.agents, session.config);
+    resolveTarget(target, session.found.agents.agents, session.config);
   } catch (error) {
     if (error instanceof UnknownTargetError) throw new ConfigError(`--agent ${target}: ${error.message}`);
     throw error;

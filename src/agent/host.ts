@@ -11,7 +11,6 @@ import { loadSkills } from "../extensions/skills.js";
 import { resolveModelId } from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
-import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
 import { type ResumedLog, Session } from "./session.js";
 
@@ -39,6 +38,8 @@ export interface HostOptions {
   editor?: EditorAccess;
   /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
   debugLog?: string | undefined;
+  /** Where the sessions are recorded: the caller's store, which the caller closes; the host's own otherwise. */
+  store?: Store;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -99,7 +100,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
   // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
   const env = withStoredKeys(given, config);
   const modelId = resolveModelId(config, env);
-  const store = Store.open(storePath(env));
+  const store = options.store ?? Store.open(storePath(env));
   const sessions = new Set<Session>();
   return {
     config,
@@ -120,10 +121,8 @@ export async function openHost(options: HostOptions): Promise<Host> {
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
         ...(options.debugLog ? { debugLog: options.debugLog } : {}),
+        store,
       });
-      session.bus.subscribe((event) => store.appendEvent(event));
-      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
-      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;
@@ -131,7 +130,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
     close() {
       const stopping = Promise.all([...sessions].map((session) => session.close()));
       sessions.clear();
-      store.close();
+      if (!options.store) store.close();
       return stopping.then(() => undefined);
     },
   };

@@ -90,12 +90,11 @@ function reviewSection(context: IterationContext): string {
 export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
-  const allTime = session.workspaceSpend
-    ? ` (${formatCost(session.workspaceSpend())} all-time in this workspace)`
-    : "";
+  const spent = session.workspaceSpend();
+  const allTime = spent !== undefined ? ` (${formatCost(spent)} all-time in this workspace)` : "";
   const markdown = [
     `# cairn run: ${input.task}`,
-    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.model.id}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.main.model.id}`,
     input.headline,
     `## How sure\n${assessmentSection(input.assessment)}`,
     `## What changed\n${fileList(input.context, changed)}`,

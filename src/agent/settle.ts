@@ -81,7 +81,7 @@ export function announceSession(session: Session, task: string, context?: string
     mode: session.mode,
     task,
     ...(context?.trim() ? { context } : {}),
-    model: session.model.id,
+    model: session.main.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
@@ -94,24 +94,25 @@ function startingNotices(session: Session): void {
   if (trust) session.bus.emit(trust);
   // An agent, command or skill file that cannot be read leaves the others working: said at the start.
   for (const problem of [
-    ...session.agents.problems,
-    ...session.commands.problems,
-    ...session.skills.problems,
+    ...session.found.agents.problems,
+    ...session.found.commands.problems,
+    ...session.found.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
-  if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
+  if (session.config.max_cost_usd !== undefined && session.main.model.info.price === null) {
     session.bus.emit({
       type: "error",
       fatal: false,
       message:
-        `The price of ${session.model.id} is unknown, so --max-cost cannot stop this session. ` +
-        `Set models.${session.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
+        `The price of ${session.main.model.id} is unknown, so --max-cost cannot stop this session. ` +
+        `Set models.${session.main.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
     });
   }
 }
 
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
+  const spent = session.workspaceSpend();
   const changed = [...session.filesChanged].sort();
   return {
     session_id: session.id,
@@ -131,7 +132,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
-    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
+    ...(spent !== undefined ? { workspace_cost_usd: spent } : {}),
     duration_ms: Date.now() - session.startedAt,
     assessment:
       ending.assessment ??
@@ -146,8 +147,21 @@ export function buildResult(session: Session, ending: Ending): RunResult {
   };
 }
 
-/** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
-function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
+/** The ending a result was built from, as a stored `turn.finished` says it. */
+export function endingOf(result: RunResult): Ending {
+  const { status, reason, summary, iterations, validation, assessment } = result;
+  return { status, reason, summary, iterations, validation, assessment };
+}
+
+/**
+ * How an error that ended the work maps onto a run status. Anything else is a bug: the work
+ * ended `failed` (reason `internal`), and the error is thrown on once the turn is settled.
+ */
+function endingFor(
+  turn: Turn,
+  error: unknown,
+  iterations: number,
+): { ending: Ending; exitCode: 1 | 2; bug?: true } {
   const end = (status: RunStatus, reason: EndingReason, summary: string, exitCode: 1 | 2 = 1) => ({
     ending: { status, reason, summary, iterations },
     exitCode,
@@ -169,7 +183,7 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
       : end("failed", "provider_error", error.message);
   }
   if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
-  throw error;
+  return { ...end("failed", "internal", error instanceof Error ? error.message : String(error)), bug: true };
 }
 
 /** Why a tool loop (or the agent it handed the work to) could not finish. */
@@ -267,7 +281,9 @@ function cutEnding(turn: Turn, ending: Ending): Ending {
 
 /**
  * Runs a turn's work and ends it the one way every mode ends: a `turn.finished` event carrying
- * the result, whether the work completed, hit a cap, lost its provider or was cancelled.
+ * the result, whether the work completed, hit a cap, lost its provider or was cancelled. A bug
+ * ends it too, `failed` for reason `internal`, and is then thrown on to whoever started the work:
+ * no session is left running on one, and no front end ends a session itself.
  */
 export async function settle(
   turn: Turn,
@@ -279,6 +295,7 @@ export async function settle(
   const { session } = turn;
   let ending: Ending;
   let exitCode: 0 | 1 | 2 | 3;
+  let bug: unknown;
   try {
     ending = stoppedEnding(turn, cutEnding(turn, blockedEnding(turn, await work())));
     exitCode = ENDINGS[ending.status].exitCode;
@@ -286,12 +303,14 @@ export async function settle(
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
+    if (mapped.bug) bug = error;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true, reason: ending.reason });
     // The report needs no model: a cancelled run gets one too, with what it did so far.
-    if (finalize) ending = await finalize(ending);
+    if (finalize && !mapped.bug) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "turn.finished", turn: session.turns, result });
+  if (bug !== undefined) throw bug;
   return { result, exitCode, ending };
 }
 

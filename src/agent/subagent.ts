@@ -160,7 +160,7 @@ async function runCairnAgent(
   const system = buildSystemPrompt({
     role: explorer ? explorePrompt(request.focus ?? "files") : definition.prompt,
     workspace: session.workspace,
-    instructions: explorer ? [] : session.instructions,
+    instructions: explorer ? [] : session.found.instructions,
     ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
   });
   const ledger = turn.agent.ledger.share(run.bus, run.name, { maxCostUsd: caps.maxCostUsd });
@@ -350,7 +350,7 @@ export async function runAgent(
   const { session } = turn;
   let target: Target;
   try {
-    target = resolveTarget(request.agent, session.agents.agents, session.config);
+    target = resolveTarget(request.agent, session.found.agents.agents, session.config);
   } catch (error) {
     if (error instanceof UnknownTargetError) throw new ToolError(error.message);
     throw error;

@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ChatEngine } from "../agent/chat.js";
+import type { Conversation } from "../agent/conversation.js";
 import { withStoredKeys } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
@@ -75,7 +75,8 @@ function realModelAvailable(
 }
 
 /** The demo's task, taken to a verified finish. */
-const runDemoTask = (engine: ChatEngine) => engine.submit({ type: "user_input", mode: "run", text: TASK });
+const runDemoTask = (conversation: Conversation) =>
+  conversation.submit({ type: "user_input", mode: "run", text: TASK });
 
 /**
  * `cairn demo`: a throwaway repository with a failing test, fixed by cairn. With an API key

@@ -7,7 +7,7 @@ import { realFolder } from "../config/trust/decide.js";
 import { serverStartTool } from "../config/trust/servers.js";
 import { foldersFile, removeFolderRule, saveFolderRules } from "../config/trust/store.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
-import { McpTools } from "../mcp/hub.js";
+import { McpTools, type ServerState } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
@@ -23,8 +23,8 @@ export interface McpListOptions {
 }
 
 /** The servers' state as a table, and why each failed one did: what `cairn mcp list` prints and `/mcp` shows. */
-export function serverTable(hub: Pick<McpTools, "servers"> | undefined): string {
-  if (!hub || hub.servers.length === 0)
+export function serverTable(servers: readonly ServerState[]): string {
+  if (servers.length === 0)
     return "No MCP servers are configured. Add one with cairn mcp add, or in .mcp.json or config.yaml.";
   const table = renderTable(
     [
@@ -34,9 +34,9 @@ export function serverTable(hub: Pick<McpTools, "servers"> | undefined): string 
       { header: "tools", cell: (s) => (s.status === "ready" ? String(s.tools.size) : "-"), align: "right" },
       { header: "command or url", cell: (s) => clip(s.spec.display, 70) },
     ],
-    hub.servers,
+    servers,
   );
-  const failures = hub.servers.flatMap((s) =>
+  const failures = servers.flatMap((s) =>
     s.status === "failed" || s.status === "not allowed" ? [`${s.spec.name}: ${s.message}`] : [],
   );
   return [table, ...(failures.length ? ["", ...failures] : [])].join("\n");
@@ -82,7 +82,7 @@ export async function mcpListCommand(options: McpListOptions, io: CommandIo): Pr
       }));
       io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else {
-      io.out.write(`${serverTable(hub)}\n`);
+      io.out.write(`${serverTable(hub.servers)}\n`);
     }
     return hub.servers.some((s) => s.status === "failed") ? 1 : 0;
   } finally {

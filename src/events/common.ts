@@ -37,7 +37,8 @@ export const RUN_STATUSES = [
 
 /**
  * Why a session ended as it did, one code per cause (src/agent/phases.ts lists which statuses
- * each goes with): what a script or a batch decides on rather than the summary's words.
+ * each goes with): what a script or a batch decides on rather than the summary's words. An
+ * `error` event that ends the work says it with the same code as the ending it leads to.
  */
 export const ENDING_REASONS = [
   /** completed: the checks passed on the work as it stands. */
@@ -88,12 +89,6 @@ export const ENDING_REASONS = [
 ] as const;
 
 /**
- * Why an ending or an error came about, for a program to act on without reading the words: an
- * `error` event says it with the same codes as the ending it leads to.
- */
-export const REASON_CODES = ENDING_REASONS;
-
-/**
  * Who says a command shows the work is right: the person (`verify`: `--verify`; `task`: named in
  * the task), the project (`project`: its scripts and conventions; `docs`: its README, CONTRIBUTING
  * or AGENTS.md; `ci`: its CI workflows), or only the model (`proposed`, when nothing else was found).
@@ -132,7 +127,6 @@ export const statusSchema = z.enum(STATUSES);
 export const phaseSchema = z.enum(PHASES);
 export const modeSchema = z.enum(MODES);
 export const runStatusSchema = z.enum(RUN_STATUSES);
-export const reasonSchema = z.enum(REASON_CODES).meta({ id: "Reason", description: "why, as a code" });
 export const endingReasonSchema = z
   .enum(ENDING_REASONS)
   .meta({ id: "EndingReason", description: "why the work ended as it did, as a code" });

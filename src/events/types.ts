@@ -18,7 +18,6 @@ import type {
   phaseSchema,
   planStepSchema,
   proposedChangeSchema,
-  reasonSchema,
   runStatusSchema,
   statusSchema,
   todoItemSchema,
@@ -42,7 +41,6 @@ export {
   MAIN_AGENT,
   MODES,
   PHASES,
-  REASON_CODES,
   RUN_STATUSES,
   TOOL_KINDS,
 } from "./common.js";
@@ -51,7 +49,6 @@ export type Status = z.infer<typeof statusSchema>;
 export type Phase = z.infer<typeof phaseSchema>;
 export type Mode = z.infer<typeof modeSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
-export type Reason = z.infer<typeof reasonSchema>;
 export type EndingReason = z.infer<typeof endingReasonSchema>;
 export type CheckSource = z.infer<typeof checkSourceSchema>;
 export type Assessment = z.infer<typeof assessmentSchema>;

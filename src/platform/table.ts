@@ -34,7 +34,7 @@ function markdownCell(text: string): string {
  */
 export function renderTable<Row>(
   columns: Column<Row>[],
-  rows: Row[],
+  rows: readonly Row[],
   style: TableStyle = "plain",
   width?: number,
 ): string {

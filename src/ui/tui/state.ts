@@ -314,8 +314,6 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
       return { ...state, model: event.model, sessionId: event.session_id, workspace: event.workspace };
     case "turn.started":
       return startTurn(state, event);
-    case "session.resumed":
-      return push(state, line(`resumed after event ${event.after_seq}`));
     case "status":
       return {
         ...state,
@@ -366,23 +364,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "session.finished":
     case "reasoning":
       return state;
-    case "intent":
-    case "validation":
-    case "repair":
-    case "progress":
-    case "review":
-    case "retry":
-    case "compaction":
-    case "approval.resolved":
-    case "question.answered":
-    case "mcp.server":
-    case "agent.status":
-    case "workspace.trust":
+    default:
       return pushLines(state, event);
-    default: {
-      const unknown: never = event;
-      throw new Error(`the terminal UI does not show ${JSON.stringify(unknown)}`);
-    }
   }
 }
 
