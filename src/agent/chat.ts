@@ -11,7 +11,7 @@ import type { ToolImage } from "../tools/types.js";
 import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask, type TaskOptions, verifiedEnding } from "./doTask.js";
+import { doTask, fileCommandEnding, type TaskOptions, verifiedEnding } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
@@ -343,6 +343,7 @@ export class ChatEngine {
               { role: "user", content: prompt },
               { role: "assistant", content: direct.answer },
             );
+            if (direct.check) return fileCommandEnding(turn, direct.answer, direct.check);
             const work = {
               status: direct.ok ? "completed" : "failed",
               answer: direct.answer,

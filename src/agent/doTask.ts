@@ -1,4 +1,5 @@
 import type { ToolImage } from "../tools/types.js";
+import type { ValidationReport } from "../verify/check.js";
 import { assess } from "./assessment.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -40,6 +41,7 @@ export async function doTask(
         const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
+        if (direct?.check) return fileCommandEnding(turn, direct.answer, direct.check);
         const work: ToolLoopOutcome = direct
           ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
           : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
@@ -59,13 +61,14 @@ export async function doTask(
  */
 export async function verifiedEnding(turn: Turn, ending: Ending): Promise<Ending> {
   if (ending.status !== "completed" && ending.status !== "unverified") return ending;
-  const { session } = turn;
   // Validation is loaded by the runs that verify.
-  const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
-    import("./validate.js"),
-    import("../verify/check.js"),
-  ]);
-  const report = await validateOnce(turn);
+  const { validateOnce } = await import("./validate.js");
+  return endingOnChecks(turn.session, ending, await validateOnce(turn));
+}
+
+/** An ending decided by checks that ran on the work as it ended: `completed` when they passed, `failed` when not. */
+async function endingOnChecks(session: Session, ending: Ending, report: ValidationReport): Promise<Ending> {
+  const { toValidationSummary } = await import("../verify/check.js");
   const passed = report.passed === true;
   const status = passed ? "completed" : "failed";
   return {
@@ -82,6 +85,16 @@ export async function verifiedEnding(turn: Turn, ending: Ending): Promise<Ending
       mode: session.mode,
     }),
   };
+}
+
+/**
+ * A tier-0 file command's ending: its postcondition is its check, so it needs no model and no
+ * project check; `--verify`, when given, still runs after it and decides.
+ */
+export async function fileCommandEnding(turn: Turn, answer: string, check: ValidationReport): Promise<Ending> {
+  const done: Ending = { status: "completed", reason: "checks_passed", summary: answer, iterations: 1 };
+  const ending = await endingOnChecks(turn.session, done, check);
+  return check.passed && turn.session.config.verify ? verifiedEnding(turn, ending) : ending;
 }
 
 /**

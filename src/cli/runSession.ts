@@ -26,6 +26,8 @@ export interface SessionRun {
   resume?: ResumedLog;
   /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
   recordedWorkspace?: string;
+  /** The work needs no model: it runs where none can be reached (a tier-0 file command). */
+  modelOptional?: boolean;
   /** The work, as ops submitted to the session's engine. */
   run: (engine: ChatEngine) => Promise<Outcome | undefined>;
 }
@@ -190,6 +192,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.resume ? { resume: spec.resume } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
+    ...(spec.modelOptional ? { modelOptional: true } : {}),
     adapters: [
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),

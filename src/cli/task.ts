@@ -1,4 +1,6 @@
+import path from "node:path";
 import { imagesToSend } from "../agent/mentions.js";
+import { routeByPattern } from "../agent/route.js";
 import type { Session } from "../agent/session.js";
 import { commandCall, expandCommand } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
@@ -40,8 +42,11 @@ export async function taskCommand(
   options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
   return runWithRenderer({
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
+    // A plain file command needs no model: it runs where none is configured, or has no key.
+    modelOptional: !agent && routeByPattern(task, cwd)?.kind === "file",
     ...(options.batchWorkspace ? { recordedWorkspace: options.batchWorkspace } : {}),
     flags: flagsFrom(options),
     mode,

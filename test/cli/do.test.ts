@@ -404,14 +404,14 @@ describe("cairn do, whatever the wire format", () => {
     ];
     for (const [task, tool] of steps) {
       const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
-      // A file command ends as any change `cairn do` makes without --verify (a move can break an import).
-      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      // Its own postcondition is its check (a move that breaks an import is what --verify is for).
+      expect(run.code, run.stderr).toBe(0);
       expect(requests).toHaveLength(0);
       expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
       expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });
       expect(result).toMatchObject({
-        status: "unverified",
-        reason: "unchecked",
+        status: "completed",
+        reason: "checks_passed",
         usage: { input_tokens: 0, output_tokens: 0 },
       });
     }
