@@ -78,6 +78,13 @@ export function folderToMake(value: string): string {
 export const cwdOption = (description = "workspace folder (default: the current folder)") =>
   new Option("--cwd <dir>", description).argParser(existingFolder);
 
+/** `--agent`, on `cairn do` and `cairn run`: who carries the execution out. */
+export const agentOption = () =>
+  new Option(
+    "--agent <target>",
+    "carry out the execution through another agent: a named agent, agent:codex, agent:claude-code, agent:gemini, agent:opencode, agent:ollama or llm:<profile>",
+  );
+
 /**
  * `--batch-workspace <original>`, hidden: a batch runs each task's cairn in a throwaway copy
  * (`--cwd`) and says with it which repository that copy is of, so the session is stored and
