@@ -139,6 +139,61 @@ describe("endings of cairn run", () => {
     expect(requests).toHaveLength(3);
   });
 
+  it("says a fast-path change the project's tests passed was not reviewed for that reason, not for want of a change", {
+    timeout: 60_000,
+  }, async () => {
+    const repo = await makeRepo(JS_REPO);
+    const { run, result } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [{ ...classify("trivial"), confidence: 0.95 }],
+        execution: [{ toolCalls: [FIX_SUM] }, { text: "Fixed." }],
+      },
+      [],
+      90_000,
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(result?.summary).toContain(
+      "## Review\nNo review: the project's checks judged a change made without a plan.",
+    );
+    expect(result?.summary).not.toContain("nothing was changed");
+  });
+
+  it("words a failed run as it went: a move as a move, the failed check as why nothing verified it, what failed", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await makeRepo({ ...JS_REPO, "src/helper.js": "export const one = 1;\n" });
+    const { run, result } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [{ ...classify("trivial"), confidence: 0.95 }],
+        execution: [
+          {
+            toolCalls: [{ name: "move_file", args: { source: "src/helper.js", destination: "src/util.js" } }],
+          },
+          { text: "Tidied up first." },
+        ],
+      },
+      ["--max-iterations", "1"],
+      90_000,
+    );
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({
+      status: "max_iterations",
+      files_changed: ["src/helper.js", "src/util.js"],
+    });
+    expect(result?.summary).toContain("## What changed\n- `src/util.js` (moved from `src/helper.js`)\n\n");
+    expect(result?.summary).not.toContain("(modified)");
+    expect(result?.summary).toContain("No review: the run ended before a reviewer read the change.");
+    expect(result?.assessment.not_verified).toEqual(["the change to 2 files (`npm test` failed)"]);
+    const [remaining] = result?.assessment.remaining ?? [];
+    // What failed, not the heading that introduces it.
+    expect(remaining).toMatch(/^Validation failed: \S/);
+    expect(remaining).toContain("sum");
+  });
+
   it("runs --verify even when nothing changed, and a failing one fails the run", {
     timeout: 60_000,
   }, async () => {
