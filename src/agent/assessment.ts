@@ -13,7 +13,10 @@ export interface AssessmentInput {
   review: Review | undefined;
   /** What the last round left to fix (failures, review issues): what remains when the run did not end done. */
   pending: string[];
-  /** `cairn do` and chat check only with --verify: a change without one is not checked, by design. */
+  /**
+   * `cairn do` and chat check with --verify, or the project's own check the agent ran: a change
+   * with neither is not checked, by design.
+   */
   mode: "do" | "run" | "chat";
 }
 
@@ -30,8 +33,8 @@ const WHO: Record<CheckSource, string> = {
 
 /** Why nothing checked a change when no check was looked for. */
 const UNCHECKED: Record<AssessmentInput["mode"], string> = {
-  do: "cairn do checks only with --verify",
-  chat: "a chat message is checked only with --verify",
+  do: "no --verify, and the agent ran no project check after its last change",
+  chat: "no --verify, and the agent ran no project check after its last change",
   run: "no check ran",
 };
 
@@ -97,7 +100,8 @@ export function assess(input: AssessmentInput): Assessment {
     passed.filter((check) => check.source === "file_system"),
     passed.filter((check) => check.source !== "file_system"),
   ];
-  if (onDisk.length > 0) said.push(`The file system shows it done: ${onDisk.map((c) => c.command).join("; ")}.`);
+  if (onDisk.length > 0)
+    said.push(`The file system shows it done: ${onDisk.map((c) => c.command).join("; ")}.`);
   if (commands.length > 0) {
     const sources = [...new Set(commands.map((check) => WHO[check.source]))];
     said.push(`${commandList(commands)} passed: ${sources.join(" and ")}.`);

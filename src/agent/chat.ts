@@ -8,10 +8,11 @@ import type { Op, OpOf, StampedEvent } from "../events/types.js";
 import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
+import { RanByAgent } from "./agentChecks.js";
 import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask, fileCommandEnding, type TaskOptions, verifiedEnding } from "./doTask.js";
+import { checkedEnding, doTask, fileCommandEnding, type TaskOptions } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
@@ -351,24 +352,27 @@ export class ChatEngine {
             } as const;
             return loopEnding(false, work, direct.answer);
           }
-          const outcome = await this.loop.run(
-            turn,
-            this.withNotes(
-              hooked.prompt +
-                (labels ? `\n\n${labels}` : "") +
-                (await this.attachments(turn, prompt, attachments)),
-            ),
-            turn.model.info.images ? images : [],
-          );
-          const ending = loopEnding(
-            turn.changedFiles.size > 0,
-            outcome,
-            outcome.answer || outcome.reason || "",
-          );
-          // A message that changed files is checked by --verify, when there is one; an answer is not.
-          return this.session.config.verify && turn.changedFiles.size > 0
-            ? verifiedEnding(turn, ending)
-            : ending;
+          const ran = new RanByAgent(this.session);
+          try {
+            const outcome = await this.loop.run(
+              turn,
+              this.withNotes(
+                hooked.prompt +
+                  (labels ? `\n\n${labels}` : "") +
+                  (await this.attachments(turn, prompt, attachments)),
+              ),
+              turn.model.info.images ? images : [],
+            );
+            const ending = loopEnding(
+              turn.changedFiles.size > 0,
+              outcome,
+              outcome.answer || outcome.reason || "",
+            );
+            // A message that changed files is checked (by --verify, or by the agent); an answer is not.
+            return turn.changedFiles.size > 0 ? await checkedEnding(turn, ending, ran, prompt) : ending;
+          } finally {
+            ran.stop();
+          }
         },
         () => 1,
       ),

@@ -1,5 +1,6 @@
 import type { ToolImage } from "../tools/types.js";
 import type { ValidationReport } from "../verify/check.js";
+import { RanByAgent } from "./agentChecks.js";
 import { assess } from "./assessment.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -42,17 +43,39 @@ export async function doTask(
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
         if (direct?.check) return fileCommandEnding(turn, direct.answer, direct.check);
-        const work: ToolLoopOutcome = direct
-          ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
-          : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
-        // The do's changes are the session's: a resumed one's earlier edits are still unchecked.
-        const ending = loopEnding(session.filesChanged.size > 0, work, work.answer || work.reason || "");
-        // --verify runs whether or not anything changed: the person asked for it.
-        return session.config.verify ? verifiedEnding(turn, ending) : ending;
+        const ran = new RanByAgent(session);
+        try {
+          const work: ToolLoopOutcome = direct
+            ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
+            : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
+          // The do's changes are the session's: a resumed one's earlier edits are still unchecked.
+          const ending = loopEnding(session.filesChanged.size > 0, work, work.answer || work.reason || "");
+          // --verify runs whether or not anything changed: the person asked for it.
+          return await checkedEnding(turn, ending, ran, task);
+        } finally {
+          ran.stop();
+        }
       },
       () => 1,
     ),
   );
+}
+
+/**
+ * How a do's or a chat message's work is checked: by `--verify` when it is given; otherwise, for
+ * a change, by the project's own check when the agent ran it after its last change and it passed
+ * ("checked by npm test, run by the agent"); otherwise not (`unverified`, reason `unchecked`).
+ */
+export async function checkedEnding(
+  turn: Turn,
+  ending: Ending,
+  ran: RanByAgent,
+  task: string,
+): Promise<Ending> {
+  if (turn.session.config.verify) return verifiedEnding(turn, ending);
+  if (ending.status !== "unverified") return ending;
+  const report = await ran.verified(task);
+  return report ? endingOnChecks(turn.session, ending, report) : ending;
 }
 
 /**
@@ -91,7 +114,11 @@ async function endingOnChecks(session: Session, ending: Ending, report: Validati
  * A tier-0 file command's ending: its postcondition is its check, so it needs no model and no
  * project check; `--verify`, when given, still runs after it and decides.
  */
-export async function fileCommandEnding(turn: Turn, answer: string, check: ValidationReport): Promise<Ending> {
+export async function fileCommandEnding(
+  turn: Turn,
+  answer: string,
+  check: ValidationReport,
+): Promise<Ending> {
   const done: Ending = { status: "completed", reason: "checks_passed", summary: answer, iterations: 1 };
   const ending = await endingOnChecks(turn.session, done, check);
   return check.passed && turn.session.config.verify ? verifiedEnding(turn, ending) : ending;

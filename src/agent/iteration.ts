@@ -31,8 +31,10 @@ export class IterationContext {
   observe = (event: StampedEvent): void => {
     if (event.type !== "tool.result" || !event.ok || !event.data) return;
     const { data } = event;
-    if (data.kind === "file_moved" || data.kind === "file_copied" || data.kind === "file_deleted")
-      return this.relocated(data);
+    if (data.kind === "file_moved" || data.kind === "file_copied" || data.kind === "file_deleted") {
+      this.relocated(data);
+      return;
+    }
     if (data.kind !== "file_change") return;
     const file = data.path;
     if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);

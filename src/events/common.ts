@@ -46,7 +46,8 @@ export const ENDING_REASONS = [
   "answered",
   /**
    * unverified, in `cairn do` and chat only: the model finished a change that nothing was asked
-   * to check (they check only with --verify; `cairn run` looks for checks and never ends so).
+   * to check (they check with --verify, or the project's own check when the agent ran it after
+   * its last change; `cairn run` looks for checks and never ends so).
    */
   "unchecked",
   /** unverified: files changed and no check could be found, proposed or run. */

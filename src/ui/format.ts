@@ -56,7 +56,7 @@ export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): s
     case "no_check":
       return "not verified: no check was found or could run (see the report)";
     case "unchecked":
-      return "not checked (without a plan, cairn checks only with --verify)";
+      return "not checked (no --verify, and the agent ran no project check after its change)";
     default:
       return undefined;
   }
