@@ -1,8 +1,8 @@
 import path from "node:path";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
+import { agentProgram } from "../agents/external/run.js";
 import { loadAgents } from "../agents/files.js";
 import { DEFAULT_OLLAMA_MODEL, profileNames, unknownExternalAgents } from "../agents/targets.js";
-import { findExecutable } from "../platform/processes.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
 import type { CommandIo } from "./sessions.js";
@@ -56,7 +56,7 @@ export async function agentsCommand(
   for (const agent of EXTERNAL_AGENTS) {
     const settings = config.agents.external[agent.name];
     const command = settings?.command ?? agent.command;
-    const found = command.includes("/") ? path.resolve(cwd, command) : findExecutable(command, env.PATH);
+    const found = agentProgram(command, cwd, env.PATH);
     rows.push({
       name: `agent:${agent.name}`,
       kind: "external",
