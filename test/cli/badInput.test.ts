@@ -266,3 +266,34 @@ describe("resume", () => {
     );
   });
 });
+
+describe("a command's name mistyped", () => {
+  it.each([
+    ["sesions", "sessions"],
+    ["cost", "costs"],
+    ["chekpoints", "checkpoints"],
+    ["agnets", "agents"],
+  ])("cairn %s is refused with the command it is near (%s), before any model call", async (typed, meant) => {
+    const { args, env } = await silentModel();
+    const run = await runCairn([typed, ...args], { home: await makeHome(), env });
+    expectRefused(run, `error: unknown command '${typed}' (did you mean \`cairn ${meant}\`?)`);
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it.each([["refactor"], ["go"], ["sesions", "please"]])(
+    "cairn %s … is a message for the agent, as is a near miss given with -p",
+    async (...words) => {
+      server = await startScriptedServer([{ text: "Here." }, { text: "Here." }]);
+      const { args, env } = modelFlags("openai", server);
+      const repo = await makeRepo({});
+      const run = await runCairn([...words, ...args, "--cwd", repo], { home: await makeHome(), env });
+      expect(run.code, run.stderr).toBe(0);
+      const print = await runCairn(["-p", "sesions", ...args, "--cwd", repo], {
+        home: await makeHome(),
+        env,
+      });
+      expect(print.code, print.stderr).toBe(0);
+      expect(server.requests).toHaveLength(2);
+    },
+  );
+});
