@@ -21,7 +21,6 @@ import {
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
 import { TextRenderer } from "../ui/text.js";
-import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import type { Action } from "../ui/tui/state.js";
@@ -311,8 +310,7 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
   });
-  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
-  if (tty) warnUntrusted(host.trust);
+  // At a terminal the person was just asked, and the session says it again with its first message.
   const { store } = host;
   let engine: ChatEngine;
   try {
@@ -342,9 +340,9 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
-    process.stdout.write(
-      `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
-    );
+    // A line that fits 80 columns: the session is the folder's last, so `cairn -c` is how back.
+    if (engine.session.announced)
+      process.stdout.write(`Saved as ${engine.session.id} · cairn -c continues it\n`);
     // Stopped from outside (a kill, the terminal closed): what was running was cancelled, not finished.
     return stopped ? 1 : 0;
   } finally {

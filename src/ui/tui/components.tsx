@@ -3,6 +3,7 @@ import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../../platform/format.js";
 import { firstLine, plural } from "../../platform/text.js";
+import { wrapToWidth } from "../../platform/wrap.js";
 import { callTarget } from "../eventLines.js";
 import { STATUS_LABEL } from "../format.js";
 import { type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
@@ -260,7 +261,8 @@ function TranscriptItem({ item, width }: { item: Item; width: number }) {
     case "tool":
       return <ToolLine call={item.call} />;
     case "line":
-      return <Line text={item.text} tone={item.tone} />;
+      // Broken between words here: Ink's own wrapping leaves a space at the start of a wrapped line.
+      return <Line text={wrapToWidth(item.text, width)} tone={item.tone} />;
     case "todos":
       return (
         <Box marginTop={1}>
