@@ -297,3 +297,32 @@ describe("a command's name mistyped", () => {
     },
   );
 });
+
+describe("--debug-log", () => {
+  it("in a folder that does not exist is bad usage, and no folder is made for it", async () => {
+    const { args, env } = await silentModel();
+    const repo = await makeRepo({});
+    const missing = path.join(repo, "no", "such", "dir");
+    const run = await runCairn(
+      ["do", "fix it", ...args, "--cwd", repo, "--debug-log", path.join(missing, "x.jsonl")],
+      {
+        home: await makeHome(),
+        env,
+      },
+    );
+    expectRefused(
+      run,
+      `error: option '--debug-log <file>' argument '${path.join(missing, "x.jsonl")}' is invalid. its folder ${missing} does not exist (make it first, or name a file in a folder that does).`,
+    );
+    expect(existsSync(path.join(repo, "no"))).toBe(false);
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it("that names a folder is bad usage", async () => {
+    const repo = await makeRepo({});
+    const run = await runCairn(["do", "fix it", "--cwd", repo, "--debug-log", repo], {
+      home: await makeHome(),
+    });
+    expectRefused(run, "is invalid. it is a folder; name a file in it.");
+  });
+});

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
@@ -341,6 +341,7 @@ describe("cairn do, whatever the wire format", () => {
     const home = await makeHome();
     const secret = "sk-proj-Zq8vN3xTq7LmW2pR9sKd4YhB";
     const log = path.join(home, "logs", "debug.jsonl");
+    await mkdir(path.dirname(log));
     server = await startScriptedServer([
       { toolCalls: [{ name: "read_file", args: { path: "notes.txt" } }] },
       { text: `Read it. (The key you gave was ${secret}.)` },
