@@ -115,7 +115,8 @@ export async function writeReport(session: Session, input: ReportInput): Promise
     input.context.pendingIssues.length && input.ending.status !== "completed"
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`
       : "",
-    input.notes ? `## Notes from the model\n${input.notes}` : "",
+    // A run that ended on the model's answer has it as its headline already.
+    input.notes && input.notes !== input.headline ? `## Notes from the model\n${input.notes}` : "",
     `## Cost by phase\n${costTable(phaseRows(session.ledger.phases()), "phase", "markdown")}`,
   ]
     .filter(Boolean)

@@ -221,16 +221,26 @@ export class TextRenderer {
     return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
   }
 
-  /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
+  /**
+   * The whole list when it is new, numbered; then, as each item is begun, its number only: each
+   * TODO is named once in the log, and a finished one is implied by the next one begun. A list
+   * that changes (a revised plan) is shown whole again.
+   */
   private renderTodos(todos: TodoItem[]): void {
     const fresh =
       todos.some((todo) => !this.todoStates.has(todo.id)) || todos.length !== this.todoStates.size;
-    if (fresh) this.todoStates.clear();
-    for (const todo of todos) {
-      if (this.todoStates.get(todo.id) === todo.status) continue;
+    if (fresh) {
+      this.todoStates.clear();
+      for (const [index, todo] of todos.entries()) {
+        const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
+        this.line(`  ${mark} ${index + 1}. ${todo.content}`);
+      }
+    }
+    for (const [index, todo] of todos.entries()) {
+      const was = this.todoStates.get(todo.id);
       this.todoStates.set(todo.id, todo.status);
-      const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
-      this.line(`  ${mark} ${todo.content}`);
+      if (!fresh && was !== todo.status && todo.status === "in_progress")
+        this.line(this.style("dim", `── step ${index + 1} of ${todos.length}`));
     }
   }
 

@@ -21,6 +21,46 @@ async function render(events: CairnEvent[], verbose = false): Promise<string[]> 
 }
 
 describe("the text renderer", () => {
+  it("names each TODO once: the list when it is new, then which step runs by its number", async () => {
+    const todos = (a: "pending" | "in_progress" | "completed", b: "pending" | "in_progress" | "completed") =>
+      ({
+        type: "todos",
+        todos: [
+          { id: "1", content: "Look at the files", status: a },
+          { id: "2", content: "Report what is there", status: b },
+        ],
+      }) as const;
+    const lines = await render([
+      todos("pending", "pending"),
+      todos("in_progress", "pending"),
+      todos("completed", "pending"),
+      todos("completed", "in_progress"),
+      todos("completed", "completed"),
+    ]);
+    expect(lines).toEqual([
+      "  [ ] 1. Look at the files",
+      "  [ ] 2. Report what is there",
+      "── step 1 of 2",
+      "── step 2 of 2",
+    ]);
+    for (const title of ["Look at the files", "Report what is there"])
+      expect(lines.filter((line) => line.includes(title))).toHaveLength(1);
+  });
+
+  it("shows a revised plan's list whole again, what was done before it ticked", async () => {
+    const lines = await render([
+      { type: "todos", todos: [{ id: "1", content: "Fix it", status: "pending" }] },
+      {
+        type: "todos",
+        todos: [
+          { id: "1", content: "Fix it", status: "completed" },
+          { id: "2", content: "Fix it properly", status: "pending" },
+        ],
+      },
+    ]);
+    expect(lines).toEqual(["  [ ] 1. Fix it", "  [x] 1. Fix it", "  [ ] 2. Fix it properly"]);
+  });
+
   it("titles a call by the title its event carries and shows an edit's diff from its data", async () => {
     const lines = await render([
       {
