@@ -133,6 +133,19 @@ describe("cairn sessions show", () => {
     expect(out()).toBe(exportSession(store, A, "json"));
   });
 
+  it("finds a session by the end of its id, the random part people copy, as by its start", async () => {
+    const store = await twoSessions();
+    for (const ref of ["bbbbbb", "bbb", "100000-bbbbbb", "20260302"]) {
+      const { io, out } = captureIo();
+      expect(sessionsShowCommand(store, ref, {}, io)).toBe(0);
+      expect(out().split("\n")[0]).toBe(`session    ${B}`);
+    }
+    // The middle of an id is neither.
+    const middle = captureIo();
+    expect(sessionsShowCommand(store, "0000-", {}, middle.io)).toBe(2);
+    expect(middle.err()).toContain('no session matches "0000-"');
+  });
+
   it("is bad usage when the id fits no session or several", async () => {
     const store = await twoSessions();
     const missing = captureIo();
