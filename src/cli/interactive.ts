@@ -7,6 +7,7 @@ import type { Session } from "../agent/session.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { ConfigError } from "../platform/errors.js";
 import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError } from "../store/db.js";
@@ -20,6 +21,7 @@ import {
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
+import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
@@ -222,21 +224,28 @@ function allSlashCommands(
  */
 async function lineChat(
   engine: ChatEngine,
+  options: CommonOptions,
   color: boolean,
   firstMessage: string | undefined,
 ): Promise<number> {
-  const text = new TextRenderer({
-    out: process.stdout,
-    progress: process.stderr,
-    color,
-    interactive: false,
-  });
-  engine.subscribe(text.handle);
+  const format = options.outputFormat;
+  const text =
+    format === "text"
+      ? new TextRenderer({ out: process.stdout, progress: process.stderr, color, interactive: false })
+      : undefined;
+  // The JSON formats print the result (or the events) as cairn do does: the session ends when the engine closes.
+  engine.subscribe(
+    text?.handle ?? (format === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
+  );
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
-  if (!message) return 0;
+  if (!message && text) return 0;
+  if (!message)
+    throw new ConfigError(
+      `cairn chat --output-format ${format} takes its message piped in (echo "…" | cairn chat --output-format ${format}), or use cairn -p "…" --output-format ${format}.`,
+    );
   const outcome = await engine.submit({ type: "user_input", mode: "chat", text: message });
-  await text.flush();
+  await text?.flush();
   return outcome?.exitCode ?? 0;
 }
 
@@ -300,7 +309,8 @@ async function sessionToResume(store: Store, workspace: string, resume: string):
  */
 export async function interactiveCommand(options: CommonOptions, start: ChatStart = {}): Promise<number> {
   const color = options.color && !process.env.NO_COLOR;
-  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
+  // The terminal UI is for people: a JSON format, even at a terminal, gets the one-message chat.
+  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY) && options.outputFormat === "text";
   const host = await openHost({
     cwd: options.cwd ?? process.cwd(),
     configFile: options.config,
@@ -326,7 +336,8 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
       : undefined;
     const replay = resumed ? store.events(resumed) : [];
     if (resumed) await engine.resume(resumed, replay);
-    if (!tty) return await lineChat(engine, color && Boolean(process.stdout.isTTY), start.firstMessage);
+    if (!tty)
+      return await lineChat(engine, options, color && Boolean(process.stdout.isTTY), start.firstMessage);
     // Output shown in the terminal UI has its width, less the margin it is drawn with.
     const chat = {
       engine,
