@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ChatEngine } from "../agent/chat.js";
@@ -82,8 +82,31 @@ const runDemoTask = (engine: ChatEngine) => engine.submit({ type: "user_input", 
  * (or --model) it is a real run; without one the model is a recording served locally, so the
  * whole loop can be seen on a machine with no key and no network.
  */
-export async function demoCommand(options: CommonOptions & { recorded?: boolean }): Promise<number> {
+export async function demoCommand(options: DemoOptions): Promise<number> {
   const workspace = makeDemoRepo();
+  try {
+    return await runDemo(workspace, options);
+  } finally {
+    leave(workspace, options);
+  }
+}
+
+interface DemoOptions extends CommonOptions {
+  recorded?: boolean;
+  keep?: boolean;
+}
+
+/** The demo's repository is a throwaway: removed once the run is over, unless asked to stay. */
+function leave(workspace: string, options: DemoOptions): void {
+  if (options.keep) {
+    process.stderr.write(`The demo repository stays at ${workspace}.\n`);
+    return;
+  }
+  rmSync(workspace, { recursive: true, force: true });
+  process.stderr.write("Removed the demo repository (cairn demo --keep leaves it to look at).\n");
+}
+
+async function runDemo(workspace: string, options: DemoOptions): Promise<number> {
   const flags = { ...flagsFrom(options), approval: options.approval ?? "auto" };
   const { config } = await loadConfig({ cwd: workspace, configFile: options.config, flags });
   const realModel = realModelAvailable(options, config);
