@@ -1,5 +1,13 @@
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, readFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  symlinkSync,
+} from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
@@ -14,6 +22,52 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
     expect(run.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
     expect(run.status).toBe(0);
   });
+
+  it("linked as npm links it, starts the clone's Node 22 directly: one process, not a Node that starts another", async () => {
+    const home = await makeHome();
+    // npm link (or npm install -g .) puts a symlink to package.json's bin on the PATH.
+    const bin = path.join(home, "bin");
+    mkdirSync(bin);
+    const pkg = JSON.parse(readFileSync(path.join(path.dirname(CAIRN_BIN), "..", "package.json"), "utf8"));
+    symlinkSync(path.join(path.dirname(CAIRN_BIN), "..", pkg.bin.cairn), path.join(bin, "cairn"));
+    const cairn = spawn("cairn", ["serve", "--port", "0"], {
+      env: {
+        // The machine's own, older Node first, as on a machine with Node 20.
+        PATH: [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter),
+        HOME: home,
+        XDG_CONFIG_HOME: path.join(home, "config"),
+        XDG_DATA_HOME: path.join(home, "data"),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        let out = "";
+        cairn.stdout.on("data", (chunk) => {
+          out += chunk;
+          if (out.includes("cairn serve: http")) resolve();
+        });
+        cairn.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      const bundled = realpathSync(
+        path.join(path.dirname(CAIRN_BIN), "..", "node_modules", "node", "bin", "node"),
+      );
+      expect(readlinkSync(`/proc/${cairn.pid}/exe`)).toBe(bundled);
+      const children = readFileSync(`/proc/${cairn.pid}/task/${cairn.pid}/children`, "utf8").trim();
+      const nodes = children
+        .split(" ")
+        .filter(Boolean)
+        .filter((pid) => /node/.test(readlinkSync(`/proc/${pid}/exe`)));
+      expect(nodes).toEqual([]);
+      const version = spawnSync("cairn", ["--version"], {
+        encoding: "utf8",
+        env: { PATH: [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter) },
+      });
+      expect(version.stdout.trim()).toBe(pkg.version);
+    } finally {
+      cairn.kill("SIGTERM");
+    }
+  }, 30_000);
 
   it("says what to install when there is no Node 22 beside it, and exits 2", () => {
     const copy = tempDir("cairn-old-node-");
