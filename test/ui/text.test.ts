@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent, EventOf, StampedEvent, TodoItem } from "../../src/events/types.js";
 import { TextRenderer } from "../../src/ui/text.js";
 import { finished, usage } from "./tui/events.js";
 
@@ -22,14 +22,13 @@ async function render(events: CairnEvent[], verbose = false): Promise<string[]> 
 
 describe("the text renderer", () => {
   it("names each TODO once: the list when it is new, then which step runs by its number", async () => {
-    const todos = (a: "pending" | "in_progress" | "completed", b: "pending" | "in_progress" | "completed") =>
-      ({
-        type: "todos",
-        todos: [
-          { id: "1", content: "Look at the files", status: a },
-          { id: "2", content: "Report what is there", status: b },
-        ],
-      }) as const;
+    const todos = (a: TodoItem["status"], b: TodoItem["status"]): EventOf<"todos"> => ({
+      type: "todos",
+      todos: [
+        { id: "1", content: "Look at the files", status: a },
+        { id: "2", content: "Report what is there", status: b },
+      ],
+    });
     const lines = await render([
       todos("pending", "pending"),
       todos("in_progress", "pending"),
