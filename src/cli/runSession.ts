@@ -167,6 +167,7 @@ const STOP_WORDS: Record<StopSignal, string> = {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  const attended = canAsk(options);
   // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
@@ -177,10 +178,10 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           verbose: Boolean(options.verbose),
+          askedAtTerminal: attended,
         })
       : undefined;
   const flush = async () => text?.flush();
-  const attended = canAsk(options);
   const { session, close } = await openHostedSession({
     cwd: spec.cwd,
     configFile: options.config,

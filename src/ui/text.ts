@@ -1,7 +1,8 @@
-import { styleText } from "node:util";
+import { stripVTControlCharacters, styleText } from "node:util";
 import type { RunResult, StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import { callTarget, describeEvent, type Tone } from "./eventLines.js";
 import { agentEnding, endingLine, outputSpeed, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
@@ -21,6 +22,8 @@ export interface TextRendererOptions {
    * arguments of each call, more of each tool's output and whole diffs.
    */
   verbose?: boolean;
+  /** A prompt at this terminal asks the person each approval and question: they are not said twice. */
+  askedAtTerminal?: boolean;
 }
 
 type Style = Parameters<typeof styleText>[0];
@@ -194,21 +197,28 @@ export class TextRenderer {
       case "retry":
       case "compaction":
       case "approval.requested":
-      case "approval.resolved":
       case "question.asked":
+        if (!this.options.askedAtTerminal) this.describe(event);
+        break;
+      case "approval.resolved":
       case "question.answered":
       case "mcp.server":
       case "agent.status":
       case "workspace.trust":
       case "progress":
       case "error":
-        for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
+        this.describe(event);
         break;
       default: {
         const unknown: never = event;
         throw new Error(`the line renderer does not show ${JSON.stringify(unknown)}`);
       }
     }
+  }
+
+  /** An event in the words every front end uses for it. */
+  private describe(event: StampedEvent): void {
+    for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
   }
 
   /** One model call, for --verbose: which model, for what, what it took and cost. */
@@ -306,10 +316,12 @@ export class TextRenderer {
       result.workspace_cost_usd === undefined
         ? []
         : [`${formatCost(result.workspace_cost_usd)} all-time here`];
-    this.line(
-      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps), ...allTime].join(
-        " · ",
-      ),
-    );
+    const ending = [this.style(statusStyle, status ?? ""), ...rest].join(" · ");
+    const spent = [usageLine(resultTotals(result), tps), ...allTime].join(" · ");
+    const columns = this.progress.columns;
+    const whole = `${ending} · ${spent}`;
+    // Narrower than the line: how it ended, then what it cost, each broken between words.
+    if (!columns || stripVTControlCharacters(whole).length <= columns) this.line(whole);
+    else this.line(`${wrapToWidth(ending, columns)}\n${wrapToWidth(spent, columns)}`);
   }
 }

@@ -6,13 +6,18 @@ import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
-async function render(events: CairnEvent[], verbose = false): Promise<string[]> {
-  const out = new PassThrough();
+async function render(
+  events: CairnEvent[],
+  verbose = false,
+  columns?: number,
+  askedAtTerminal = false,
+): Promise<string[]> {
+  const out = Object.assign(new PassThrough(), columns ? { columns } : {});
   let text = "";
   out.on("data", (chunk) => {
     text += chunk;
   });
-  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose });
+  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose, askedAtTerminal });
   events.forEach((event, seq) => {
     renderer.handle({ ...event, session_id: "s", seq, ts: new Date(0).toISOString() } as StampedEvent);
   });
@@ -133,6 +138,41 @@ describe("the text renderer", () => {
     ];
     expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
     expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
+  });
+
+  it("breaks its closing line between its parts where the terminal is narrower, never inside a word", async () => {
+    const events: CairnEvent[] = [finished("unverified", 12_400)];
+    const wide = await render(events, false, 200);
+    expect(wide).toHaveLength(1);
+    const narrow = await render(events, false, 80);
+    expect(narrow).toEqual([
+      "unverified · not checked (no --verify, and the agent ran no project check",
+      "  after its change) · 12.4s",
+      "usage: 0 in (0 cached) · 0 out · $0.00",
+    ]);
+    for (const line of narrow) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it("leaves a request to the prompt that asks it at the terminal, and says the answer once", async () => {
+    const events: CairnEvent[] = [
+      {
+        type: "approval.requested",
+        request_id: "r1",
+        call_id: "c1",
+        prompt: {
+          tool: "move_file",
+          permission: "write",
+          summary: "move_file a.txt → b.txt",
+          dangers: [],
+          network: false,
+        },
+        options: ["once", "deny"],
+      },
+      { type: "approval.resolved", request_id: "r1", choice: "once" },
+    ];
+    expect(await render(events, false, undefined, true)).toEqual(["allowed once"]);
+    // In a log nobody answers at, the request is said.
+    expect(await render(events)).toEqual(["asks: allow move_file a.txt → b.txt?", "allowed once"]);
   });
 
   it("shows a call with nothing to name by its tool alone, never its raw arguments", async () => {
