@@ -196,10 +196,6 @@ export class TextRenderer {
       case "escalation":
       case "retry":
       case "compaction":
-      case "approval.requested":
-      case "question.asked":
-        if (!this.options.askedAtTerminal) this.describe(event);
-        break;
       case "approval.resolved":
       case "question.answered":
       case "mcp.server":
@@ -208,6 +204,10 @@ export class TextRenderer {
       case "progress":
       case "error":
         this.describe(event);
+        break;
+      case "approval.requested":
+      case "question.asked":
+        if (!this.options.askedAtTerminal) this.describe(event);
         break;
       default: {
         const unknown: never = event;
@@ -302,7 +302,8 @@ export class TextRenderer {
 
   private async renderAnswer(text: string): Promise<void> {
     if (!text) return;
-    const width = Math.min(this.options.out.columns ?? 100, 120);
+    // A terminal that says it has 0 columns (a pty nobody sized) still gets the answer.
+    const width = Math.min(this.options.out.columns || 100, 120);
     const body = this.options.interactive ? await renderMarkdown(text, width, this.options.color) : text;
     this.line(`\n${body}\n`, this.options.out);
   }

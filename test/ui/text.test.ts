@@ -153,6 +153,18 @@ describe("the text renderer", () => {
     for (const line of narrow) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  it("renders the answer at a terminal that says it has no columns (a pty nobody sized)", async () => {
+    const out = Object.assign(new PassThrough(), { columns: 0, isTTY: true });
+    let text = "";
+    out.on("data", (chunk) => {
+      text += chunk;
+    });
+    const renderer = new TextRenderer({ out, progress: new PassThrough(), color: false, interactive: true });
+    renderer.handle({ type: "message", text: "Moved a.txt to b.txt.", session_id: "s", seq: 1, ts: "" });
+    await renderer.flush();
+    expect(text).toContain("Moved a.txt to b.txt.");
+  });
+
   it("leaves a request to the prompt that asks it at the terminal, and says the answer once", async () => {
     const events: CairnEvent[] = [
       {
@@ -170,7 +182,18 @@ describe("the text renderer", () => {
       },
       { type: "approval.resolved", request_id: "r1", choice: "once" },
     ];
-    expect(await render(events, false, undefined, true)).toEqual(["allowed once"]);
+    const validation: CairnEvent = {
+      type: "validation",
+      ran: true,
+      passed: true,
+      summary: "ok",
+      checks: [{ name: "test", command: "npm test", passed: true, duration_ms: 1200, source: "project" }],
+    };
+    // Everything else is said as ever.
+    expect(await render([...events, validation], false, undefined, true)).toEqual([
+      "allowed once",
+      "✓ npm test 1.2s",
+    ]);
     // In a log nobody answers at, the request is said.
     expect(await render(events)).toEqual(["asks: allow move_file a.txt → b.txt?", "allowed once"]);
   });
