@@ -14,7 +14,8 @@ import { keyNeeded, keyVariable, PROVIDERS, type ProviderName, resolveModelId } 
 import { ConfigError } from "../platform/errors.js";
 import { renderTable } from "../platform/table.js";
 import { closest, firstLine, homePath } from "../platform/text.js";
-import type { CommandIo } from "./sessions.js";
+import { wrapToWidth } from "../platform/wrap.js";
+import { type CommandIo, columnsOf } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 
 export interface AuthOptions {
@@ -210,6 +211,8 @@ export async function authListCommand(
   io.out.write(
     `${table}\n\nStored keys: ${homePath(credentialsFile(env), env.HOME)} (readable only by you).\n`,
   );
-  io.out.write(`${modelLine(choice, env)}\n`);
+  const line = modelLine(choice, env);
+  const columns = columnsOf(io);
+  io.out.write(`${columns ? wrapToWidth(line, columns) : line}\n`);
   return 0;
 }

@@ -97,4 +97,18 @@ describe.skipIf(!hasTmux)("cairn auth at a terminal, and the message with no key
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(lines.some((line) => line.length === 80 && /\w$/.test(line))).toBe(false);
   });
+
+  it("cairn auth list at 80 columns with no key ends on a sentence broken between words", async () => {
+    const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
+    open.terminal = Terminal.start({ args: ["auth", "list"], cwd: repo, home });
+    const t = open.terminal;
+    expect(await t.exited()).toBe(0);
+    const screen = t.screen();
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      "No model chosen and no API key found: store one with `cairn auth login <provider>`, set a variable above",
+    );
+    const lines = screen.split("\n").filter((line) => line.trim());
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines.some((line) => line.length === 80 && /\w$/.test(line))).toBe(false);
+  });
 });
