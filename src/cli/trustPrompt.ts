@@ -30,7 +30,7 @@ function trustQuestionLines(question: TrustQuestion): string[] {
 }
 
 /** Said after a no, in place of the notice that would list again what the question just listed. */
-const NO_WORDS = "Running without them; `cairn trust` applies them later, --trust-workspace for one run.\n";
+const NO_WORDS = "Running without them; `cairn trust` applies them later.\n";
 
 /**
  * Asks at the terminal, before the session starts, whether to trust a folder whose own files ask
