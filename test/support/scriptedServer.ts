@@ -12,6 +12,7 @@ import { pathToFileURL } from "node:url";
 import { startScriptedServer } from "../../src/replay/server.js";
 import type { ScriptedTurn } from "../../src/replay/turns.js";
 
+export type { ServedModel, ServedModels } from "../../src/replay/modelInfo.js";
 export type {
   RecordedRequest,
   Script,
