@@ -26,6 +26,7 @@ export function absentModel(id: string, why: Error): ModelHandle {
       toolImages: false,
       maxOutputTokens: undefined,
       local: false,
+      sources: { contextWindow: "no model", toolCalls: "no model", images: "no model" },
     },
   };
 }
