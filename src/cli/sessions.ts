@@ -81,7 +81,13 @@ export function sessionsCommand(store: Store, options: SessionsOptions, io: Comm
         // Listed for one workspace, the column would say the same on every line.
         ...(options.workspace
           ? []
-          : [{ header: "workspace", cell: (s: SessionInfo) => homePath(s.workspace), shrink: true }]),
+          : [
+              {
+                header: "workspace",
+                cell: (s: SessionInfo) => homePath(s.workspace),
+                shrink: "start" as const,
+              },
+            ]),
         { header: "task", cell: (s) => clip(s.task, 60), shrink: true },
       ],
       sessions,
@@ -126,7 +132,7 @@ export function sessionsShowCommand(
       return;
     }
     const session = store.requireSession(ref);
-    const parts = [header(session), timelineTable(store.events(session.id))];
+    const parts = [header(session), timelineTable(store.events(session.id), "plain", columnsOf(io))];
     const phases = store.costs({ groupBy: "phase", sessionId: session.id });
     if (phases.length) parts.push(costTable(phases, "phase", "plain", undefined, columnsOf(io)));
     io.out.write(`${parts.join("\n\n")}\n`);
