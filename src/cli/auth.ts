@@ -14,8 +14,7 @@ import { keyNeeded, keyVariable, PROVIDERS, type ProviderName, resolveModelId } 
 import { ConfigError } from "../platform/errors.js";
 import { renderTable } from "../platform/table.js";
 import { closest, firstLine, homePath } from "../platform/text.js";
-import { wrapToWidth } from "../platform/wrap.js";
-import { type CommandIo, columnsOf } from "./sessions.js";
+import { type CommandIo, writeProse } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 
 export interface AuthOptions {
@@ -211,8 +210,6 @@ export async function authListCommand(
   io.out.write(
     `${table}\n\nStored keys: ${homePath(credentialsFile(env), env.HOME)} (readable only by you).\n`,
   );
-  const line = modelLine(choice, env);
-  const columns = columnsOf(io);
-  io.out.write(`${columns ? wrapToWidth(line, columns) : line}\n`);
+  writeProse(io, modelLine(choice, env));
   return 0;
 }
