@@ -4,7 +4,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { serverTable } from "../../src/cli/mcp.js";
 import { skillsCommand } from "../../src/cli/skills.js";
-import type { McpServerSpec, ServerState } from "../../src/mcp/hub.js";
+import type { ServerState } from "../../src/mcp/hub.js";
+import type { McpServerSpec } from "../../src/mcp/servers.js";
 import { makeHome, makeRepo } from "../helpers/cli.js";
 import { captureIo } from "../store/fixtures.js";
 
