@@ -7,6 +7,7 @@ import { withStoredKeys } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 import { flagsFrom } from "./task.js";
@@ -125,12 +126,13 @@ async function runDemo(workspace: string, options: DemoOptions): Promise<number>
   const { startScriptedServer } = await import("../replay/server.js");
   const { demoRecording } = await import("../replay/demoRecording.js");
   const server = await startScriptedServer(demoRecording);
-  process.stderr.write(
+  const intro =
     `Demo repository: ${workspace}\n` +
-      `No API key found, so the model is a RECORDING of ${RECORDED_MODEL}, replayed by a local server: ` +
-      "the tools, edits, test runs and accounting are real; the model's words are not live.\n" +
-      "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.\n\n",
-  );
+    `No API key found, so the model is a RECORDING of ${RECORDED_MODEL}, replayed by a local server: ` +
+    "the tools, edits, test runs and accounting are real; the model's words are not live.\n" +
+    "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.";
+  const columns = process.stderr.isTTY ? process.stderr.columns : 0;
+  process.stderr.write(`${columns ? wrapToWidth(intro, columns) : intro}\n\n`);
   try {
     return await runWithRenderer({
       cwd: workspace,

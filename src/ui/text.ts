@@ -221,8 +221,13 @@ export class TextRenderer {
   }
 
   /** An event in the words every front end uses for it. */
+  /** At a terminal, broken between words at its width: the terminal itself breaks inside them. */
   private describe(event: StampedEvent): void {
-    for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
+    const columns = this.progress.columns;
+    for (const { text, tone } of describeEvent(event)) {
+      const shown = this.toned(tone, text);
+      this.line(columns ? wrapToWidth(shown, columns) : shown);
+    }
   }
 
   /** One model call, for --verbose: which model, for what, what it took and cost. */

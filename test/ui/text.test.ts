@@ -153,6 +153,28 @@ describe("the text renderer", () => {
     for (const line of narrow) expect(line.length).toBeLessThanOrEqual(80);
   });
 
+  // Issue 40's tour: cairn demo at 80 columns showed "…and f" / "ix it." and a warning cut the same way.
+  it("breaks a plan or a warning between words where the terminal is narrower", async () => {
+    const summary =
+      "Reproduce the failing test, find the faulty function in src/stats.js and fix it before anything else.";
+    const events: CairnEvent[] = [
+      { type: "plan", summary, steps: [], iteration: 1 },
+      {
+        type: "error",
+        message: `ollama/qwen2.5-coder:7b: ${"a request needed more than its window; ".repeat(3)}`,
+        fatal: false,
+      },
+    ];
+    const narrow = await render(events, false, 80);
+    expect(narrow.filter((line) => line.length > 80)).toEqual([]);
+    expect(narrow.slice(0, 2)).toEqual([
+      "Plan: Reproduce the failing test, find the faulty function in src/stats.js and",
+      "  fix it before anything else.",
+    ]);
+    // Piped, each stays one line for a program to read.
+    expect((await render(events)).slice(0, 1)).toEqual([`Plan: ${summary}`]);
+  });
+
   it("renders the answer at a terminal that says it has no columns (a pty nobody sized)", async () => {
     const out = Object.assign(new PassThrough(), { columns: 0, isTTY: true });
     let text = "";
