@@ -6,10 +6,11 @@ import type { StampedEvent } from "../events/types.js";
 import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
+import { RanByAgent } from "./agentChecks.js";
 import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask, type TaskOptions, verifiedEnding } from "./doTask.js";
+import { checkedEnding, doTask, fileCommandEnding, type TaskOptions } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
@@ -248,6 +249,7 @@ export class Chat {
               { role: "user", content: prompt },
               { role: "assistant", content: direct.answer },
             );
+            if (direct.check) return fileCommandEnding(turn, direct.answer, direct.check);
             const work = {
               status: direct.ok ? "completed" : "failed",
               answer: direct.answer,
@@ -255,24 +257,27 @@ export class Chat {
             } as const;
             return loopEnding(false, work, direct.answer);
           }
-          const outcome = await this.loop.run(
-            turn,
-            this.withNotes(
-              hooked.prompt +
-                (labels ? `\n\n${labels}` : "") +
-                (await this.attachments(turn, prompt, attachments)),
-            ),
-            turn.model.info.images ? images : [],
-          );
-          const ending = loopEnding(
-            turn.changedFiles.size > 0,
-            outcome,
-            outcome.answer || outcome.reason || "",
-          );
-          // A message that changed files is checked by --verify, when there is one; an answer is not.
-          return this.session.config.verify && turn.changedFiles.size > 0
-            ? verifiedEnding(turn, ending)
-            : ending;
+          const ran = new RanByAgent(this.session);
+          try {
+            const outcome = await this.loop.run(
+              turn,
+              this.withNotes(
+                hooked.prompt +
+                  (labels ? `\n\n${labels}` : "") +
+                  (await this.attachments(turn, prompt, attachments)),
+              ),
+              turn.model.info.images ? images : [],
+            );
+            const ending = loopEnding(
+              turn.changedFiles.size > 0,
+              outcome,
+              outcome.answer || outcome.reason || "",
+            );
+            // A message that changed files is checked (by --verify, or by the agent); an answer is not.
+            return turn.changedFiles.size > 0 ? await checkedEnding(turn, ending, ran, prompt) : ending;
+          } finally {
+            ran.stop();
+          }
         },
         () => 1,
       ),

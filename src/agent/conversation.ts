@@ -31,6 +31,7 @@ export { storedView } from "./conversationView.js";
 export { workspaceContributions } from "./host.js";
 export { AnswerError } from "./inbox.js";
 export { imageLabel, isImagePath } from "./mentions.js";
+export { routeByPattern } from "./route.js";
 export type { Outcome } from "./settle.js";
 
 export interface ConversationOptions extends HostOptions {

@@ -40,8 +40,11 @@ export interface RunFacts {
   verifyGiven: boolean;
   /** The checks on the work as it stands: undefined until they run after the last change. */
   checks: "passed" | "failed" | "none" | undefined;
-  /** Who vouches for the checks that ran: the person or the project, or only the model. */
-  checkedBy: "person" | "project" | "model" | undefined;
+  /**
+   * Who vouches for the checks that ran: the person or the project, the file system (a tier-0
+   * file command's postcondition), or only the model.
+   */
+  checkedBy: "person" | "project" | "file_system" | "model" | undefined;
   /** The checks failed the same way in an earlier round: a review would only repeat them. */
   failureSeen: boolean;
   /** The reviewer's verdict on the work as it stands: undefined until it is asked. */
@@ -283,8 +286,11 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
       if (facts.workFailed) return "failed";
       return needsCheck(facts) ? "validation" : ending(facts);
     case "answer":
-      // A tier-0 file command refused or failed: there is no plan to try again with.
-      if (facts.workFailed) return "failed";
+      // A tier-0 file command refused or failed, or its postcondition does not hold: there is no
+      // plan to try again with.
+      if (facts.workFailed || facts.checks === "failed") return "failed";
+      // Its postcondition held: that is its check, and only --verify, when given, is left to run.
+      if (facts.checks === "passed" && !facts.verifyGiven) return ending(facts);
       return needsCheck(facts) ? "validation" : ending(facts);
     case "execution":
       return needsCheck(facts) ? "validation" : ending(facts);

@@ -47,10 +47,15 @@ function fastPath(c: Classification): boolean {
   );
 }
 
-/** The pending issue a failed validation becomes: its failures, read into file:line where it can. */
+/**
+ * The pending issue a failed validation becomes: its failures, read into file:line where it can,
+ * else the report's lines after its count ("validation failed: 1 of 1 check failed" would only
+ * repeat the heading, and be all a one-line account of the issue says).
+ */
 function validationIssue(report: ValidationReport): string {
   const failures = report.failures.length ? report.failures : parseFailures(report.summary);
-  return `Validation failed:\n${summarizeFailures(failures, report.summary)}`;
+  const details = report.summary.split("\n").slice(1).join("\n");
+  return `Validation failed:\n${summarizeFailures(failures, details)}`;
 }
 
 /**
@@ -213,11 +218,21 @@ class RunLoop {
     };
   }
 
-  /** Tier 0: the pattern's answer, or its tool's refusal as the run's failure. */
+  /**
+   * Tier 0: the pattern's answer, or its tool's refusal as the run's failure. A file command's
+   * postcondition is its check: no model is asked for one.
+   */
   private async answer(): Promise<void> {
     const direct = await answerByPattern(this.turn, this.title);
     this.lastAnswer = direct?.answer ?? "";
     this.afterWork();
+    if (direct?.check) {
+      const passed = direct.check.passed === true;
+      this.lastValidation = direct.check;
+      Object.assign(this.facts, { checks: passed ? "passed" : "failed", checkedBy: "file_system" });
+      if (!passed) this.context.pendingIssues = [validationIssue(direct.check)];
+      return;
+    }
     if (direct && !direct.ok) {
       this.facts.workFailed = true;
       this.failure = "work_failed";
@@ -439,11 +454,25 @@ class RunLoop {
       pending: this.context.pendingIssues,
     });
     const ending: Ending = { status, reason, summary: headline, iterations: this.facts.iteration };
-    // A tier-0 or tier-1 answer that changed and checked nothing is the result itself: no report.
+    // A tier-0 task (what the person typed, done as typed) or a tier-1 answer that changed and
+    // checked nothing is the result itself: no report.
+    if (this.facts.route === "answer") return Promise.resolve(this.direct(ending, headline));
     if (reason === "answered" && this.facts.route !== "plan") {
       return Promise.resolve({ ...ending, assessment: this.assessment(ending) });
     }
     return this.report(ending);
+  }
+
+  /** A tier-0 task's ending: what its tool said, then why it ended so when that is more. */
+  private direct(ending: Ending, headline: string): Ending {
+    const said =
+      headline && headline !== this.lastAnswer ? `${this.lastAnswer}\n\n${headline}` : this.lastAnswer;
+    return {
+      ...ending,
+      summary: said.trim() || headline,
+      assessment: this.assessment(ending),
+      validation: this.lastValidation ? toValidationSummary(this.lastValidation) : null,
+    };
   }
 
   private assessment(ending: Ending) {
@@ -455,6 +484,14 @@ class RunLoop {
       pending: this.context.pendingIssues,
       mode: "run",
     });
+  }
+
+  /** Why the report has no review to show: only a run that changed nothing has nothing to review. */
+  private unreviewed(): string {
+    if (this.session.filesChanged.size === 0) return "nothing was changed";
+    if (this.facts.route === "single" && this.facts.checks === "passed")
+      return `${this.facts.checkedBy === "person" ? "your check" : "the project's checks"} judged a change made without a plan`;
+    return "the run ended before a reviewer read the change";
   }
 
   /** Writes the report for an ending, its `summary` the headline, and returns it with the report as summary. */
@@ -469,6 +506,7 @@ class RunLoop {
       validation: this.lastValidation,
       assessment,
       notes: this.lastAnswer,
+      unreviewed: this.unreviewed(),
     });
     this.session.bus.emit({ type: "message", text: summary });
     return {

@@ -41,6 +41,7 @@ import { withCheckpoints } from "./checkpointing.js";
 import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
+import { absentModel } from "./noModel.js";
 import {
   approvalPolicy,
   configHooks,
@@ -59,6 +60,8 @@ export interface ResumedLog {
 export interface SessionOptions {
   config: Config;
   modelId: string;
+  /** Why no model can be reached, for a session whose work needs none: it runs without one (noModel.ts). */
+  modelAbsent?: Error;
   workspace: string;
   mode: Mode;
   /** A person is there to answer approvals and questions (a terminal, an editor, the dashboard). */
@@ -350,7 +353,9 @@ export class Session {
   static async create(options: SessionOptions): Promise<Session> {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
-    const model = await buildModel(options.modelId, options.config, env);
+    const model = options.modelAbsent
+      ? absentModel(options.modelId, options.modelAbsent)
+      : await buildModel(options.modelId, options.config, env);
     const carried = { trusted: options.trust?.trusted ?? false, config: options.config };
     const [instructions, agents, commands, skills, , hub] = await Promise.all([
       loadProjectInstructions(workspace, env),

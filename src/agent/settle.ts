@@ -194,9 +194,9 @@ export function failedReason(outcome: ToolLoopOutcome): EndingReason {
 
 /**
  * The ending of one tool loop's work (`cairn do`, a chat message), given whether it changed files:
- * they check only with --verify, so a change the model finished is `unverified`, reason
- * `unchecked` (completed means a check passed, or that nothing changed), until `verifiedEnding`
- * runs the check.
+ * they check only with --verify or the project's own check the agent ran, so a change the model
+ * finished is `unverified`, reason `unchecked` (completed means a check passed, or that nothing
+ * changed), until `checkedEnding` finds the check.
  */
 export function loopEnding(changed: boolean, outcome: ToolLoopOutcome, summary: string): Ending {
   const end = (status: RunStatus, reason: EndingReason): Ending => ({

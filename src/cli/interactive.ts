@@ -5,6 +5,7 @@ import { type Conversation, type ConversationView, openConversation } from "../a
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { ConfigError } from "../platform/errors.js";
 import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
 import { StoreError, storePath } from "../store/db.js";
@@ -18,8 +19,8 @@ import {
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
+import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
-import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import type { Action } from "../ui/tui/state.js";
@@ -221,21 +222,28 @@ function allSlashCommands(
  */
 async function lineChat(
   conversation: Conversation,
+  options: CommonOptions,
   color: boolean,
   firstMessage: string | undefined,
 ): Promise<number> {
-  const text = new TextRenderer({
-    out: process.stdout,
-    progress: process.stderr,
-    color,
-    interactive: false,
-  });
-  conversation.subscribe(text.handle);
+  const format = options.outputFormat;
+  const text =
+    format === "text"
+      ? new TextRenderer({ out: process.stdout, progress: process.stderr, color, interactive: false })
+      : undefined;
+  // The JSON formats print the result (or the events) as cairn do does: the session ends when the conversation closes.
+  conversation.subscribe(
+    text?.handle ?? (format === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
+  );
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
-  if (!message) return 0;
+  if (!message && text) return 0;
+  if (!message)
+    throw new ConfigError(
+      `cairn chat --output-format ${format} takes its message piped in (echo "…" | cairn chat --output-format ${format}), or use cairn -p "…" --output-format ${format}.`,
+    );
   const outcome = await conversation.submit({ type: "user_input", mode: "chat", text: message });
-  await text.flush();
+  await text?.flush();
   return outcome?.exitCode ?? 0;
 }
 
@@ -299,7 +307,8 @@ async function sessionToResume(store: Store, workspace: string, resume: string):
  */
 export async function interactiveCommand(options: CommonOptions, start: ChatStart = {}): Promise<number> {
   const color = options.color && !process.env.NO_COLOR;
-  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
+  // The terminal UI is for people: a JSON format, even at a terminal, gets the one-message chat.
+  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY) && options.outputFormat === "text";
   // The chat's own look at the store (/resume, /sessions, /cost), beside the conversation's record.
   const store = Store.open(storePath());
   let conversation: Conversation;
@@ -318,9 +327,6 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
     store.close();
     throw error;
   }
-  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
-  const { trust } = conversation.view();
-  if (tty && trust) warnUntrusted(trust);
   const interactions = new Interactions(conversation);
   try {
     const resumed = start.resume
@@ -328,7 +334,13 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
       : undefined;
     const replay = resumed ? store.events(resumed) : [];
     if (resumed) await conversation.submit({ type: "resume", session_id: resumed });
-    if (!tty) return await lineChat(conversation, color && Boolean(process.stdout.isTTY), start.firstMessage);
+    if (!tty)
+      return await lineChat(
+        conversation,
+        options,
+        color && Boolean(process.stdout.isTTY),
+        start.firstMessage,
+      );
     // Output shown in the terminal UI has its width, less the margin it is drawn with.
     const chat = {
       conversation,
@@ -342,8 +354,9 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
-    const { sessionId } = conversation.view();
-    process.stdout.write(`Session ${sessionId} is saved; /resume ${sessionId} in cairn continues it.\n`);
+    // A line that fits 80 columns: the session is the folder's last, so `cairn -c` is how back.
+    const { sessionId, turns } = conversation.view();
+    if (turns > 0) process.stdout.write(`Saved as ${sessionId} · cairn -c continues it\n`);
     // Stopped from outside (a kill, the terminal closed): what was running was cancelled, not finished.
     return stopped ? 1 : 0;
   } finally {

@@ -27,6 +27,8 @@ export interface SessionRun {
   env?: NodeJS.ProcessEnv;
   /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
   recordedWorkspace?: string;
+  /** The work needs no model: it runs where none can be reached (a tier-0 file command). */
+  modelOptional?: boolean;
   /** The work, as ops submitted to the conversation. */
   run: (conversation: Conversation) => Promise<Outcome | undefined>;
 }
@@ -167,6 +169,7 @@ const STOP_WORDS: Record<StopSignal, string> = {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  const attended = canAsk(options);
   // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
@@ -177,10 +180,10 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           verbose: Boolean(options.verbose),
+          askedAtTerminal: attended,
         })
       : undefined;
   const flush = async () => text?.flush();
-  const attended = canAsk(options);
   const conversation = await openConversation({
     cwd: spec.cwd,
     configFile: options.config,
@@ -191,6 +194,7 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
+    ...(spec.modelOptional ? { modelOptional: true } : {}),
     adapters: [
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),

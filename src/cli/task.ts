@@ -1,3 +1,5 @@
+import path from "node:path";
+import { routeByPattern } from "../agent/conversation.js";
 import { commandCall } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
@@ -26,8 +28,11 @@ export async function taskCommand(
   options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
   return runWithRenderer({
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
+    // A plain file command needs no model: it runs where none is configured, or has no key.
+    modelOptional: !agent && routeByPattern(task, cwd)?.kind === "file",
     ...(options.batchWorkspace ? { recordedWorkspace: options.batchWorkspace } : {}),
     flags: flagsFrom(options),
     mode,

@@ -40,13 +40,17 @@ export function turnInput(event: EventOf<"turn.started">): string {
   return event.mode === "shell" ? `!${event.input}` : event.input;
 }
 
+/** A check that ran: its command and time; a file command's postcondition as what the disk shows. */
+function checkLine(check: EventOf<"validation">["checks"][number]): string {
+  if (check.source === "file_system") return `on disk: ${check.command}`;
+  const by = check.source === "agent" ? " (run by the agent)" : "";
+  return `${check.command}${by} ${formatDuration(check.duration_ms)}`;
+}
+
 function validationLines(event: EventOf<"validation">): EventLine[] {
   if (!event.ran) return [line(`validation skipped: ${event.reason ?? "nothing to run"}`)];
   const checks = event.checks.map((check) =>
-    line(
-      `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
-      check.passed ? "ok" : "error",
-    ),
+    line(`${check.passed ? "✓" : "✗"} ${checkLine(check)}`, check.passed ? "ok" : "error"),
   );
   const failure =
     event.passed === false

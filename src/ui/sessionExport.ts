@@ -110,14 +110,15 @@ export function timeline(all: StampedEvent[]): TimelineEntry[] {
   return entries;
 }
 
-export function timelineTable(events: StampedEvent[], style: TableStyle = "plain"): string {
+/** At a terminal (`width`), each event's detail is broken over lines within it. */
+export function timelineTable(events: StampedEvent[], style: TableStyle = "plain", width?: number): string {
   const start = events[0] ? Date.parse(events[0].ts) : 0;
   const columns: Column<TimelineEntry>[] = [
     { header: "after", cell: (entry) => `+${formatDuration(Date.parse(entry.ts) - start)}`, align: "right" },
     { header: "event", cell: (entry) => entry.event },
-    { header: "detail", cell: (entry) => entry.detail },
+    { header: "detail", cell: (entry) => entry.detail, shrink: "wrap" },
   ];
-  return renderTable(columns, timeline(events), style);
+  return renderTable(columns, timeline(events), style, width);
 }
 
 function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {

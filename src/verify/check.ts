@@ -236,6 +236,7 @@ function seconds(ms: number): string {
 }
 
 function describeOutcome(check: CheckResult): string {
+  if (check.kind === "postcondition") return check.passed ? "holds" : `does not hold: ${check.output}`;
   if (check.passed) return `passed in ${seconds(check.duration_ms)}`;
   if (check.timed_out) return `timed out after ${seconds(check.duration_ms)}`;
   if (check.exit_code === null) return "did not finish";

@@ -93,9 +93,14 @@ const writes = (content: string): ScriptedTurn[] => [
 ];
 
 /** Sends chat messages one after the other, as a person would, and gives how each ended. */
-async function chat(script: ScriptedTurn[], messages: string[], config: Record<string, unknown> = {}) {
+async function chat(
+  script: ScriptedTurn[],
+  messages: string[],
+  config: Record<string, unknown> = {},
+  files: Record<string, string> = {},
+) {
   const { conversation: engine, events } = await hostedConversation(script, {
-    files: { "a.txt": "old\n" },
+    files: { "a.txt": "old\n", ...files },
     config,
     mode: "do",
   });
@@ -141,5 +146,21 @@ describe("how a chat message ends", () => {
     expect(bad?.result).toMatchObject({ status: "failed", reason: "checks_failed" });
     expect(bad?.exitCode).toBe(1);
     expect(checks).toBe(2);
+  });
+
+  it("is completed on the project's own check when the agent ran it after its change and it passed", async () => {
+    const check = { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] };
+    const { outcomes, checks } = await chat(
+      [...writes("new\n").slice(0, 1), check, { text: "Done; npm test passes." }],
+      ["please put new in a.txt"],
+      {},
+      { "package.json": JSON.stringify({ scripts: { test: "grep -qx new a.txt" } }) },
+    );
+    expect(outcomes[0]?.result).toMatchObject({
+      status: "completed",
+      reason: "checks_passed",
+      assessment: { verified_by: [{ command: "npm test", source: "agent", passed: true }] },
+    });
+    expect(checks).toBe(1);
   });
 });

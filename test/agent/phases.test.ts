@@ -30,7 +30,7 @@ function* everyFacts(): Generator<RunFacts> {
     changed: [false, true],
     verifyGiven: [false, true],
     checks: ["passed", "failed", "none", undefined],
-    checkedBy: ["person", "project", "model", undefined],
+    checkedBy: ["person", "project", "file_system", "model", undefined],
     failureSeen: [false, true],
     review: ["ready", "not_ready", undefined],
     stalled: [0, 1, 2],

@@ -169,6 +169,7 @@ export function App(props: AppProps) {
             approval={state.approval}
             turnStartedAt={state.turnStartedAt}
             notice={notice ?? (messages.queued ? `${messages.queued} queued` : undefined)}
+            width={width}
           />
         </Box>
         <Prompt

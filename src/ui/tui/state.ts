@@ -10,7 +10,7 @@ import type {
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { describeEvent, endingTone, type Tone, turnInput } from "../eventLines.js";
 import { agentEnding, endingLine } from "../format.js";
-import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
+import { appendStream, type BlockStream, emptyStream, unfinishedText } from "./blocks.js";
 
 /**
  * The terminal UI's state, and the one function that changes it: `reduce(state, action)`. An
@@ -144,7 +144,7 @@ const line = (text: string, tone: Tone = "dim"): NewItem => ({ kind: "line", tex
 
 /** Whatever is left of the streamed block becomes a transcript item. */
 function flushStream(state: TuiState): TuiState {
-  const text = state.stream.text.trim();
+  const text = state.stream.visible ? unfinishedText(state.stream).trim() : "";
   const next = { ...state, stream: emptyStream };
   return text ? push(next, { kind: "markdown", text }) : next;
 }
