@@ -77,13 +77,13 @@ describe("cairn acp: a prompt", () => {
     expect(answer).toContain("Fixed: sum adds now, and the test passes.");
 
     // Usage: in the response and the context meter, and in the store whatever the editor shows.
-    // The edit was made and nothing checked it (no --verify; the model's own npm test is its
-    // word): the turn ends as a turn does, and cairn's own status says it is unverified.
+    // The agent ran the project's own check (npm test) after its last edit and it passed: that
+    // is the turn's check, so cairn's own status says it is completed, checked.
     expect(response._meta).toMatchObject({
       cairn: {
         usage: { calls: 4, input_tokens: expect.any(Number) },
-        status: "unverified",
-        reason: "unchecked",
+        status: "completed",
+        reason: "checks_passed",
       },
     });
     const usage = editor.updatesOf(sessionId, "usage_update").at(-1);

@@ -248,7 +248,12 @@ describe.each<Format>(["openai", "anthropic"])(
         repo,
         "swap a for b in src/format.js",
       );
-      expect(run.code, run.stderr).toBe(0);
+      // Nothing made the cut call good: the work ends at the output cap, not as a success.
+      expect(run.code, run.stderr).toBe(1);
+      expect(events.find((e) => e.type === "turn.finished")?.result).toMatchObject({
+        status: "failed",
+        reason: "output_cap",
+      });
       expect(await readFile(path.join(repo, "src/format.js"), "utf8")).toBe(file);
       const results = events.filter((e) => e.type === "tool.result");
       expect(results.map((e) => e.ok)).toEqual([false]);
