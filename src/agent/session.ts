@@ -29,16 +29,12 @@ import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } f
 import { sessionMasks } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
-import { commandTools } from "../tools/command.js";
-import { dataTools } from "../tools/data.js";
 import { editorTools } from "../tools/editor.js";
-import { exploreTools } from "../tools/explore.js";
-import { fileTools } from "../tools/files.js";
 import { ReadTracker } from "../tools/fileText.js";
-import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
+import { WORKSPACE_TOOLS } from "../tools/workspaceTools.js";
 import { webTools } from "../web/tools.js";
 import { type AgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
 import { withCheckpoints } from "./checkpointing.js";
@@ -308,11 +304,7 @@ export class Session {
       });
     this.registry = new ToolRegistry(
       [
-        ...fileTools,
-        ...exploreTools,
-        ...commandTools,
-        ...gitTools,
-        ...dataTools,
+        ...WORKSPACE_TOOLS,
         ...planTools,
         ...agentTools,
         ...webTools(config.web, env),
