@@ -200,10 +200,6 @@ export type ProviderName = keyof typeof PROVIDER_SPECS;
 
 export const PROVIDERS = Object.keys(PROVIDER_SPECS) as ProviderName[];
 
-export function providerSpec(provider: ProviderName): ProviderSpec {
-  return PROVIDER_SPECS[provider];
-}
-
 /** A provider's connection settings, as the config's `providers.<name>` gives them. */
 export interface ProviderSettings {
   api_key_env?: string | undefined;
