@@ -4,11 +4,12 @@
 // instead of some 270 modules, each resolved, read and linked on its own, was most of what stood
 // between `cairn do` and its first model request. The dynamic imports stay chunk boundaries, so a
 // command still loads only what it uses: `--help` neither the session nor the terminal UI.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { rolldown } from "rolldown";
 import { parseAst } from "rolldown/parseAst";
+import { copyMarkdown } from "./copy-markdown.mjs";
 
 const SRC = path.resolve("src");
 const OUT = path.resolve("dist/cli");
@@ -196,11 +197,7 @@ try {
 checkDependencies(written.flatMap(({ output }) => output));
 
 // What the code reads beside itself at run time: the Markdown of the prompts and tool descriptions.
-for (const file of readdirSync(SRC, { recursive: true })) {
-  if (!file.endsWith(".md")) continue;
-  mkdirSync(path.join(OUT, path.dirname(file)), { recursive: true });
-  copyFileSync(path.join(SRC, file), path.join(OUT, file));
-}
+copyMarkdown(OUT);
 
 /** Fails the build where package.json's dependencies are not what the built CLI loads from node_modules. */
 function checkDependencies(output) {
