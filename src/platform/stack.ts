@@ -6,9 +6,9 @@ import { fileURLToPath, pathToFileURL } from "node:url";
  * The built CLI runs from chunks (dist/cli, scripts/bundle.mjs), so a stack trace names
  * `dist/cli/store-db-….js:190:2` for code written at `src/store/db.ts:41:3`. Node maps stacks
  * through source maps only when they are enabled before the modules load, and that costs every
- * command its start (`--enable-source-maps`: some 60–100 ms of CPU more for `cairn agents`,
- * docs/development.md "The build"); a stack is printed only when something went wrong, so the
- * chunks' maps are read then, for the frames of that one stack.
+ * command its start (`--enable-source-maps`: 30–55 ms more CPU for `cairn sessions` or `cairn
+ * agents`, docs/development.md "The build"); a stack is printed only when something went wrong,
+ * so the chunks' maps are read then, for the frames of that one stack.
  */
 const maps = new Map<string, SourceMap | null>();
 
