@@ -70,4 +70,39 @@ describe("the bundle, read back as modules", () => {
     for (const modules of loadsDiff)
       expect(modules.filter((module) => module.startsWith(url("src/acp/")))).toEqual([]);
   });
+
+  it("names each chunk after the modules, packages or folders it holds", () => {
+    const dir = path.join(ROOT, "dist", "cli");
+    /** The names a module goes by: its path under src/ and its folder there, or its package. */
+    const namesOf = (source: string): string[] => {
+      const file = new URL(source).pathname;
+      const packages = file.lastIndexOf("/node_modules/");
+      if (packages !== -1) {
+        const [scope = "", name = ""] = file.slice(packages + "/node_modules/".length).split("/");
+        return [scope.startsWith("@") ? `${scope.slice(1)}-${name}` : scope];
+      }
+      const inSrc = path
+        .relative(path.join(ROOT, "src"), file)
+        .replace(/\.tsx?$/, "")
+        .split("/");
+      return [inSrc.join("-"), inSrc[0]!];
+    };
+    const chunks = readdirSync(dir).filter(
+      (file) => file.endsWith(".js") && file !== "main.js" && file !== "signals.js",
+    );
+    expect(chunks.length).toBeGreaterThan(20);
+    let named = 0;
+    for (const file of chunks) {
+      const modules = modulesIn(url(`dist/cli/${file}`));
+      if (modules.length === 1 && modules[0]!.endsWith(file)) continue; // no map: a chunk of re-exports
+      const held = new Set(modules.flatMap(namesOf));
+      const parts = file
+        .replace(/-[\w-]{8}\.js$/, "")
+        .split("+")
+        .filter((part) => part !== "more");
+      for (const part of parts) expect(held.has(part), `${file}: ${part}`).toBe(true);
+      named++;
+    }
+    expect(named).toBeGreaterThan(20);
+  });
 });
