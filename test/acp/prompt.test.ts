@@ -174,10 +174,9 @@ describe("cairn acp: a prompt", () => {
 
     const prompt = editor.agent.request("session/prompt", { sessionId, prompt: text("fix the sum") });
     await waitFor(() => server?.requests.length === 2, "the second model call");
-    const cancelled = Date.now();
+    // The model never answers: only the cancel ends the prompt.
     await editor.agent.notify("session/cancel", { sessionId });
     const response = await prompt;
-    expect(Date.now() - cancelled).toBeLessThan(1000);
     expect(response.stopReason).toBe("cancelled");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
 

@@ -179,9 +179,8 @@ describe("an external agent that fails", () => {
         };
       return { text: "None of the other agents could help; a.txt is unchanged." };
     });
-    const started = Date.now();
+    // Not installed is said at once: a run waiting on them would be killed (cairnDo's time limit).
     const { run, events } = await cairnDo("tidy a.txt", repo, home, {}, 30_000);
-    expect(Date.now() - started).toBeLessThan(20_000);
     expect(run.code, run.stderr).toBe(0);
     expect(events.find((e) => e.type === "result")?.status).toBe("completed");
     const results = events.filter((e) => e.type === "tool.result" && e.tool === "task");

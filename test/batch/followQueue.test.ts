@@ -5,6 +5,7 @@ import { makeHome, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { endQueueTest, gitRepo, killLater, startWorker, until, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -17,7 +18,7 @@ afterEach(async () => {
 
 describe("following a batch on the queue", () => {
   it("says within seconds that no worker takes its tasks, says a Redis outage in one line, and waits on", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     redis = await startRedis();
     server = await startScriptedServer(byTask({ "[w1]": writes("w1.txt", "w1\n") }));
@@ -64,7 +65,7 @@ describe("following a batch on the queue", () => {
   });
 
   it("counts what a try that broke spent toward the batch's cost and its --max-cost", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     redis = await startRedis();
     // c1's first try makes one costly call (100k tokens in and 10 out of gpt-4o, $0.2501) and its cairn then dies.

@@ -19,6 +19,7 @@ import {
 } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, declines, readResults, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -101,7 +102,7 @@ function hangsFirst(file: string): (turn: number) => ScriptedTurn {
 
 describe("cairn batch on a queue, with cairn worker", () => {
   it("loses nothing when a worker is SIGKILLed mid-task: another finishes it, every result arrives once, no secret travels", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     redis = await startRedis();
     const ids = ["q1", "q2", "q3", "q4", "q5", "q6"];
@@ -194,7 +195,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("reports a lost Redis and carries on when it is back; Ctrl-C twice hands a running task back to the queue", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     redis = await startRedis();
     server = await startScriptedServer(byTask({ "[h1]": hangsFirst("h1.txt") }));
@@ -256,7 +257,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("marks a task done only once its record is stored: one that finished while Redis was away is recorded once, when it is back", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     redis = await startRedis();
     // The first try's model takes a moment to answer: Redis goes away meanwhile, and the try
@@ -353,7 +354,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("gives up enqueuing to a Redis that does not answer: one clear message, no stack trace, exit 1, nothing queued", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     redis = await startRedis();
     await redis.pause();
@@ -377,7 +378,9 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(enqueue.stdout).not.toMatch(/b\d{8}-/);
   });
 
-  it("runs its tasks with its own --approval, whatever the batch said", { timeout: 60_000 }, async () => {
+  it("runs its tasks with its own --approval, whatever the batch said", {
+    timeout: scaled(60_000),
+  }, async () => {
     redis = await startRedis();
     server = await startScriptedServer(byTask({ "[r1]": writes("r1.txt", "r1\n") }));
     const home = await makeHome();
@@ -398,7 +401,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
     expect(await worker.exited).toBe(0);
   });
 
-  it("stops at SIGTERM while its Redis is away", { timeout: 60_000 }, async () => {
+  it("stops at SIGTERM while its Redis is away", { timeout: scaled(60_000) }, async () => {
     redis = await startRedis();
     const home = await makeHome();
     const worker = startWorker(home, {}, "wa");
@@ -412,7 +415,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     redis = await startRedis();
     const ids = ["m1", "m2", "m3"];
@@ -451,7 +454,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("gives a task up after --attempts tries whose worker died each time, with a record that says why", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     // The model never answers: each try is under way when its worker dies.
     const { home, out, env, queue, batchId } = await enqueueHanging("k1");
@@ -496,7 +499,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("tries again a task whose cairn dies without a result, and after --attempts tries records that it gave up and why", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const { home, out, env, queue, batchId } = await enqueueHanging("d1");
     const w = startWorker(home, env, "wa");
@@ -530,7 +533,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("cairn eval --queue --wait: the workers run the suite's tasks, and the eval grades them and writes its report", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     redis = await startRedis();
     const suite = await loadSuite("builtin", ["javascript/median", "python/leap"]);
@@ -599,7 +602,7 @@ describe("cairn batch on a queue, with cairn worker", () => {
   });
 
   it("times a queued batch from when it was enqueued to its last task's finish, however late it is followed", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     redis = await startRedis();
     server = await startScriptedServer(

@@ -5,6 +5,7 @@ import { makeHome, modelFlags, runCairn } from "../helpers/cli.js";
 import { endQueueTest, gitRepo, sessionsOf, startWorker, until, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -69,7 +70,7 @@ async function enqueueSleeper(id: string, seconds: number) {
 
 describe("a worker's tasks end with it", () => {
   it("SIGKILL of a worker ends its task's cairn and the command it runs: nothing is left running", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const { home, env } = await enqueueSleeper("s1", 613);
     const worker = startWorker(redis!.url, home, env, "wa");
@@ -92,7 +93,7 @@ describe("a worker's tasks end with it", () => {
   });
 
   it("a worker that loses a task's lock stops it before another worker could start it, which then runs it once", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const { home, out, env, batchId } = await enqueueSleeper("l1", 614);
     const a = startWorker(redis!.url, home, env, "wa");

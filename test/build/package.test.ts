@@ -7,6 +7,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 
 const ROOT = path.dirname(path.dirname(CAIRN_BIN));
@@ -67,7 +68,7 @@ describe("the package", () => {
   });
 
   it("installs only what the bundle leaves to node_modules, and runs from it", {
-    timeout: 240_000,
+    timeout: scaled(240_000),
   }, async () => {
     const prefix = tempDir("cairn-installed-");
     npm(

@@ -24,6 +24,7 @@ import {
   runScript,
   structuredName,
 } from "../helpers/runScript.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -46,7 +47,7 @@ const edit = (file: string, from: string, to: string) => ({
 
 describe("endings of cairn run", () => {
   it("runs the check script the README names, and does not call a change that fails it completed", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const repo = await makeRepo(GREETER);
     await chmod(path.join(repo, "check.sh"), 0o755);
@@ -86,7 +87,7 @@ describe("endings of cairn run", () => {
   });
 
   it("validates what the fast path changes, and takes a failing change through the full loop", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     // A bug no small mutation fixes, so the fast path's failing change is the full loop's to fix.
     const repo = await makeRepo({
@@ -121,7 +122,9 @@ describe("endings of cairn run", () => {
     expect(requests.filter((r) => structuredName(r) === "review")).toHaveLength(1);
   });
 
-  it("passes a fast-path change the project's tests pass without a review", { timeout: 60_000 }, async () => {
+  it("passes a fast-path change the project's tests pass without a review", {
+    timeout: scaled(60_000),
+  }, async () => {
     const repo = await makeRepo(JS_REPO);
     const { run, result, requests } = await cairnRun(
       repo,
@@ -140,7 +143,7 @@ describe("endings of cairn run", () => {
   });
 
   it("runs --verify even when nothing changed, and a failing one fails the run", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const repo = await makeRepo({
       "main.py": 'print("hello")\n',
@@ -161,7 +164,7 @@ describe("endings of cairn run", () => {
   });
 
   it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer(
@@ -197,7 +200,7 @@ describe("endings of cairn run", () => {
   });
 
   it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const repo = await makeRepo(JS_REPO);
     const { run, events, result, requests } = await cairnRun(
@@ -238,7 +241,7 @@ describe("endings of cairn run", () => {
   });
 
   it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", {
-    timeout: 90_000,
+    timeout: scaled(90_000),
   }, async () => {
     const repo = await makeRepo({ "notes.txt": "notes\n" });
     server = await startScriptedServer(
@@ -278,7 +281,7 @@ describe("endings of cairn run", () => {
 
 describe("endings of cairn do", () => {
   it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([
@@ -320,7 +323,7 @@ describe("endings of cairn do", () => {
   });
 
   it("resumed, checks an unverified do as it stands without asking the model again; with no check, says how to give one", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([edit("notes.txt", "draft", "final"), { text: "Polished." }]);

@@ -8,6 +8,7 @@ import {
   streamEvents,
   waitFor,
 } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -34,7 +35,9 @@ async function doUntilAsked(home: string, script: ScriptedTurn[], format: string
 }
 
 describe("SIGTERM and SIGHUP", () => {
-  it("end a session as cancelled with exit 1, in every output format", { timeout: 60_000 }, async () => {
+  it("end a session as cancelled with exit 1, in every output format", {
+    timeout: scaled(60_000),
+  }, async () => {
     for (const [signal, format] of [
       ["SIGTERM", "json"],
       ["SIGHUP", "text"],

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { classify, intent, ready, runScript, structuredName } from "../helpers/runScript.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const servers: ScriptedServer[] = [];
@@ -11,9 +12,9 @@ afterEach(async () => {
 });
 
 async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }

@@ -8,6 +8,7 @@ import {
   streamEvents,
   waitFor,
 } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const oldNode = olderNode();
@@ -44,7 +45,7 @@ function within(exited: Promise<number | null>, ms: number): Promise<number | nu
 }
 
 describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => {
-  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: 60_000 }, async () => {
+  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: scaled(60_000) }, async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
@@ -61,7 +62,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   });
 
   it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
-    timeout: 60_000,
+    timeout: scaled(60_000),
   }, async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
@@ -80,7 +81,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     });
   });
 
-  it("SIGTERM to the wrapper stops cairn serve", { timeout: 60_000 }, async () => {
+  it("SIGTERM to the wrapper stops cairn serve", { timeout: scaled(60_000) }, async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
     expect(await waitFor(() => /cairn serve: (http:\S+)/.test(output.stdout), 30_000)).toBe(true);

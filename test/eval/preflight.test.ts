@@ -6,6 +6,7 @@ import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, runCairn } from "../helpers/cli.js";
 import { byTask, readResults, runEval, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -60,7 +61,7 @@ describe("cairn eval before it runs anything", () => {
   });
 
   it("does not count a task the provider refused as done: the next eval runs it again", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const dir = await home();
     const out = path.join(dir, "eval-out");

@@ -15,6 +15,7 @@ import {
 import { afterEach } from "vitest";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { type Format, modelFlags, spawnCairn } from "./cli.js";
+import { scaled } from "./timeScale.js";
 
 /** How the test's editor answers a permission request: the option id to pick, or undefined to cancel. */
 export type PermissionAnswer = (request: RequestPermissionRequest) => string | undefined;
@@ -126,7 +127,7 @@ export function startEditor(options: AcpEditorOptions): AcpEditor {
 
 /** Resolves once `check` holds, polling; fails the test with `what` after `timeoutMs`. */
 export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -8,6 +8,7 @@ import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
 import { streamLineProblem } from "./protocol.js";
 import { tempDir } from "./temp.js";
+import { scaled } from "./timeScale.js";
 
 /** The repository root, whether this runs from source (vitest) or compiled into dist/ (the benchmarks). */
 function repositoryRoot(from: string): string {
@@ -106,11 +107,14 @@ export function startCairn(args: string[], options: CairnOptions) {
   return { child, output, exited };
 }
 
-/** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
+/**
+ * Waits until `check` holds, looking every 25 ms, for at most `ms` (stretched by the machine's
+ * load): true when it came to hold.
+ */
 export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const started = Date.now();
+  const deadline = Date.now() + scaled(ms);
   while (!check()) {
-    if (Date.now() - started > ms) return false;
+    if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   return true;
@@ -151,7 +155,8 @@ export async function runCairn(
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 25_000);
+    // A run that hangs is killed, so that the test fails on what it printed.
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(options.timeoutMs ?? 25_000));
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -6,6 +6,7 @@ import { sweepScratch } from "../../src/batch/scratch.js";
 import type { ScriptedServer } from "../support/scriptedServer.js";
 import { makeRepo, spawnCairn } from "./cli.js";
 import type { TestRedis } from "./redis.js";
+import { scaled } from "./timeScale.js";
 
 export type Events = Array<Record<string, unknown> & { type: string }>;
 
@@ -85,7 +86,7 @@ export function startWorker(
 
 /** Polls `probe` until it gives something; fails naming `what` after `timeoutMs`. */
 export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + scaled(timeoutMs);
   for (;;) {
     const found = probe();
     if (found !== undefined && found !== false) return found;

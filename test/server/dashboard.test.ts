@@ -7,6 +7,7 @@ import { Store } from "../../src/store/sessions.js";
 import { makeHome, makeRepo, runCairn, spawnCairn } from "../helpers/cli.js";
 import { RECORDING } from "../helpers/protocol.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -173,7 +174,7 @@ describe("the dashboard in Chromium", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-approval.png") });
     await allow.click();
 
-    await page.locator(".item.finished").waitFor({ timeout: 20_000 });
+    await page.locator(".item.finished").waitFor({ timeout: scaled(20_000) });
     expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
       /^unverified · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
     );

@@ -1,8 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { removeTempDirs } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 
 /**
  * Each test file gets a temp folder of its own (TMPDIR, which the processes it starts inherit).
@@ -11,6 +12,9 @@ import { removeTempDirs } from "../helpers/temp.js";
  */
 const dir = mkdtempSync(path.join(os.tmpdir(), "file-"));
 process.env.TMPDIR = dir;
+
+// The default timeouts (vitest.config.ts), stretched by the load as this file starts.
+vi.setConfig({ testTimeout: scaled(30_000), hookTimeout: scaled(30_000) });
 
 afterAll(async () => {
   await removeTempDirs();
