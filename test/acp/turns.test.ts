@@ -2,8 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { openSession, stagePerTest, text, waitFor } from "../helpers/acp.js";
+import { openSession, stagePerTest, text } from "../helpers/acp.js";
 import { makeGitRepo, makeHome } from "../helpers/cli.js";
+import { until } from "../helpers/wait.js";
 import { COUNT, stdio } from "../mcp/servers.js";
 
 const stage = stagePerTest();
@@ -131,7 +132,7 @@ describe("cairn acp: during a turn", () => {
     const { sessionId } = session;
 
     const prompt = editor.agent.request("session/prompt", { sessionId, prompt: text("wait a while") });
-    await waitFor(() => processesRunning(...sleep).length > 0, "the command to start");
+    await until("the command to start", () => processesRunning(...sleep).length > 0);
     await editor.agent.notify("session/cancel", { sessionId });
     const response = await prompt;
     expect(response.stopReason).toBe("cancelled");

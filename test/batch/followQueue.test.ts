@@ -2,10 +2,11 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
-import { endQueueTest, gitRepo, killLater, startWorker, until, writeTasks } from "../helpers/queue.js";
+import { endQueueTest, gitRepo, killLater, startWorker, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;

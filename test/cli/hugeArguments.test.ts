@@ -85,11 +85,10 @@ describe("a model writing megabytes of one character", () => {
     const { repo, home } = await workspace();
     server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
     const { args, env } = doArgs(repo, "json", "--timeout", "3");
-    const started = Date.now();
+    // The model never answers: only the --timeout ends the run before runCairn kills it.
     const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: "budget_exceeded" });
-    expect(Date.now() - started).toBeLessThan(30_000);
   }, 90_000);
 
   it("Ctrl-C ends the session while it measures the history", async () => {

@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  makeHome,
-  makeRepo,
-  modelFlags,
-  runCairn,
-  startCairn,
-  streamEvents,
-  waitFor,
-} from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, startCairn, streamEvents } from "../helpers/cli.js";
 import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -30,7 +23,7 @@ async function doUntilAsked(home: string, script: ScriptedTurn[], format: string
     { home, env },
   );
   const asked = server;
-  expect(await waitFor(() => asked.requests.length >= script.length)).toBe(true);
+  await until("the model to be asked", () => asked.requests.length >= script.length);
   return started;
 }
 

@@ -1,14 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  makeHome,
-  makeRepo,
-  modelFlags,
-  olderNode,
-  startCairn,
-  streamEvents,
-  waitFor,
-} from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, olderNode, startCairn, streamEvents } from "../helpers/cli.js";
 import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const oldNode = olderNode();
@@ -53,7 +46,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
       ["run", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
       env,
     );
-    expect(await waitFor(() => (server?.requests.length ?? 0) > 0, 30_000)).toBe(true);
+    await until("the model to be asked", () => (server?.requests.length ?? 0) > 0, 30_000);
     child.kill("SIGTERM");
     expect(await within(exited, 20_000)).toBe(1);
     const result = streamEvents(output.stdout).find((e) => e.type === "result");
@@ -71,7 +64,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
       ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
       env,
     );
-    expect(await waitFor(() => (server?.requests.length ?? 0) > 0, 30_000)).toBe(true);
+    await until("the model to be asked", () => (server?.requests.length ?? 0) > 0, 30_000);
     // As a terminal sends it: to the whole foreground process group, the wrapper and cairn alike.
     process.kill(-(child.pid as number), "SIGINT");
     // Two would have been "Ctrl-C twice": an exit at once (130) with no result.
@@ -84,7 +77,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
   it("SIGTERM to the wrapper stops cairn serve", { timeout: scaled(60_000) }, async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
-    expect(await waitFor(() => /cairn serve: (http:\S+)/.test(output.stdout), 30_000)).toBe(true);
+    await until("the server to listen", () => /cairn serve: (http:\S+)/.test(output.stdout), 30_000);
     const url = /cairn serve: (http:\S+)/.exec(output.stdout)?.[1] as string;
     // Listening: it answers (the token in the URL is for the browser's first visit).
     await expect(fetch(url)).resolves.toBeInstanceOf(Response);

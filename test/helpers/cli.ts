@@ -107,19 +107,6 @@ export function startCairn(args: string[], options: CairnOptions) {
   return { child, output, exited };
 }
 
-/**
- * Waits until `check` holds, looking every 25 ms, for at most `ms` (stretched by the machine's
- * load): true when it came to hold.
- */
-export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + scaled(ms);
-  while (!check()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-}
-
 /** Whether a process whose command line holds `words` (in order, as its arguments) is running. */
 export function processRunning(words: string[]): boolean {
   const wanted = words.join("\0");

@@ -6,7 +6,6 @@ import { sweepScratch } from "../../src/batch/scratch.js";
 import type { ScriptedServer } from "../support/scriptedServer.js";
 import { makeRepo, spawnCairn } from "./cli.js";
 import type { TestRedis } from "./redis.js";
-import { scaled } from "./timeScale.js";
 
 export type Events = Array<Record<string, unknown> & { type: string }>;
 
@@ -82,17 +81,6 @@ export function startWorker(
   });
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return { child, events, exited };
-}
-
-/** Polls `probe` until it gives something; fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + scaled(timeoutMs);
-  for (;;) {
-    const found = probe();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /**

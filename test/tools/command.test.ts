@@ -90,9 +90,8 @@ describe("run_command", () => {
 
   it("returns when the command ends without waiting for what it left in the background, and stops it", async () => {
     const marker = "913.5814";
-    const started = Date.now();
+    // Waiting for the sleep would outlast the test's timeout, however stretched.
     const result = await run({ command: `sleep ${marker} & echo left` });
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(result.data).toMatchObject({ exit_code: 0 });
     expect(await waitUntilGone(marker)).toEqual([]);
   });
