@@ -1,11 +1,11 @@
 // What `npm pack` makes of cairn, as a person installs it: the one tree the CLI runs from
 // (dist/cli) and the files it documents; installed without devDependencies, none of the packages
 // the bundle already holds is installed a second time, and the CLI runs from what was installed.
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CAIRN_BIN, makeHome, makeRepo, modelFlags } from "../helpers/cli.js";
+import { CAIRN_BIN, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { scaled } from "../helpers/timeScale.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
@@ -19,31 +19,6 @@ function npm(args: string[], cwd: string): string {
   return execFileSync("npm", args, { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
 }
 
-/** Runs an installed cairn as a person would, with only the environment given. */
-function runInstalled(bin: string, args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        TMPDIR: process.env.TMPDIR ?? "",
-        ...(process.env.NODE_COMPILE_CACHE ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE } : {}),
-        NO_COLOR: "1",
-        ...env,
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 describe("the package", () => {
   let tarball = "";
   beforeAll(() => {
@@ -53,7 +28,7 @@ describe("the package", () => {
       .split("\n")
       .at(-1);
     tarball = path.join(packs, name ?? "");
-  }, 120_000);
+  }, scaled(120_000));
 
   it("holds the CLI's one tree, dist/cli, and not tsc's output or the tests' tooling", () => {
     const built = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
@@ -91,20 +66,14 @@ describe("the package", () => {
 
     const bin = path.join(modules, "cairn", "bin", "cairn.js");
     const home = await makeHome();
-    const env = {
-      HOME: home,
-      XDG_CONFIG_HOME: path.join(home, "config"),
-      XDG_DATA_HOME: path.join(home, "data"),
-    };
-    expect((await runInstalled(bin, ["--version"], env)).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect((await runCairn(["--version"], { home, bin })).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
     const server = await startScriptedServer([{ text: "It says hello." }]);
     try {
       const repo = await makeRepo({ "a.txt": "hello\n" });
-      const { args, env: keys } = modelFlags("openai", server);
-      const task = await runInstalled(
-        bin,
+      const { args, env } = modelFlags("openai", server);
+      const task = await runCairn(
         ["do", "what does a.txt say?", ...args, "--cwd", repo, "--output-format", "json"],
-        { ...env, ...keys },
+        { home, env, bin },
       );
       expect(task.code, task.stderr).toBe(0);
       expect(JSON.parse(task.stdout)).toMatchObject({ status: "completed", summary: "It says hello." });

@@ -45,6 +45,8 @@ export interface CairnOptions {
   unprivileged?: boolean;
   /** The Node that starts bin/cairn.js: the test's own unless given (an older one, for the wrapper). */
   node?: string;
+  /** The cairn to start: this checkout's bin/cairn.js unless given (one installed from the package). */
+  bin?: string;
   /** In a process group of its own, for a test that must kill whatever it leaves behind. */
   detached?: boolean;
 }
@@ -66,7 +68,7 @@ export function spawnCairn(
     NO_COLOR: "1",
     ...options.env,
   };
-  const command = [options.node ?? process.execPath, CAIRN_BIN, ...args];
+  const command = [options.node ?? process.execPath, options.bin ?? CAIRN_BIN, ...args];
   const [file = "", ...rest] =
     options.unprivileged && process.getuid?.() === 0
       ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", ...command]
