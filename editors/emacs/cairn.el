@@ -48,6 +48,7 @@
 (require 'project)
 (require 'subr-x)
 
+(declare-function auth-source-search "auth-source" (&rest spec))
 (declare-function json-serialize "json.c" (object &rest args))
 (declare-function json-parse-string "json.c" (string &rest args))
 
@@ -69,6 +70,34 @@
   "Arguments given after `cairn acp'.
 For example (\"--model\" \"anthropic/claude-sonnet-4-5\" \"--approval\" \"auto-edit\")."
   :type '(repeat string))
+
+(defcustom cairn-api-key nil
+  "The API key cairn gives its model's provider, when cairn has none.
+A key in the environment Emacs starts cairn with, or one stored with
+`cairn auth login', comes first.  Without one, cairn says which
+provider it needs a key for, and this is asked:
+
+- nil: the key is looked up in auth-source (`auth-sources', such as
+  ~/.authinfo.gpg) by the host of the provider's API and the login
+  \"apikey\", as gptel looks it up:
+    machine api.anthropic.com login apikey password sk-ant-...
+- a string: the key of the provider of cairn's model;
+- a function: called with the provider's name (\"anthropic\",
+  \"openai\"...), or with nothing if it takes no argument, it returns
+  the key, or nil;
+- an alist of (PROVIDER . KEY), KEY a string or a function of no
+  argument: for more than one provider.
+
+When this gives no key, auth-source is asked as for nil.  The key
+reaches `cairn acp' in its environment: never on its command line,
+and never in the chat's log."
+  :type '(choice (const :tag "Look it up in auth-source" nil)
+                 (string :tag "The key")
+                 (function :tag "A function of the provider's name")
+                 (alist :tag "A key per provider" :key-type string
+                        :value-type (choice string function))))
+;; A repository must not choose where your key goes through its .dir-locals.el.
+(put 'cairn-api-key 'risky-local-variable t)
 
 (defcustom cairn-offer-eval t
   "Whether cairn's model may ask to evaluate Emacs Lisp in this Emacs.
@@ -111,6 +140,15 @@ Keys typed just before it were meant for something else."
   "Lines of a tool call's diff shown in the chat."
   :type 'integer)
 
+(defcustom cairn-render-markdown t
+  "How the chat shows the Markdown of cairn's answers.
+t: drawn, its markup hidden, with markdown-mode's faces when
+markdown-mode is installed and with cairn.el's own otherwise;
+`builtin': always with cairn.el's own; nil: as written."
+  :type '(choice (const :tag "Drawn, by markdown-mode when installed" t)
+                 (const :tag "Drawn by cairn.el" builtin)
+                 (const :tag "As written" nil)))
+
 (defcustom cairn-turn-end-hook nil
   "Hook run in the chat buffer when a turn ends."
   :type 'hook)
@@ -144,6 +182,12 @@ Keys typed just before it were meant for something else."
 
 (defface cairn-prompt '((t :inherit minibuffer-prompt))
   "Face of the chat's prompt.")
+
+(defface cairn-code '((t :inherit (fixed-pitch font-lock-constant-face)))
+  "Face of code in cairn's answers, inline and in blocks.")
+
+(defface cairn-heading '((t :inherit bold :height 1.1))
+  "Face of a heading in cairn's answers.")
 
 ;;;; JSON
 
@@ -179,6 +223,8 @@ Keys typed just before it were meant for something else."
 
 (defvar-local cairn--root nil "The project folder of the chat.")
 (defvar-local cairn--process nil "The `cairn acp' process of the chat.")
+(defvar-local cairn--environment nil
+  "What the chat's cairn gets in its environment besides Emacs's: (\"VARIABLE=KEY\").")
 (defvar-local cairn--session nil "The id of the chat's ACP session.")
 (defvar-local cairn--next-id 0 "The id of the next request to cairn.")
 (defvar-local cairn--callbacks nil "Functions waiting for cairn's answers, by request id.")
@@ -187,10 +233,17 @@ Keys typed just before it were meant for something else."
 (defvar-local cairn--output nil "Where the transcript goes on: a marker.")
 (defvar-local cairn--input nil "Where what you type starts: a marker.")
 (defvar-local cairn--last nil "What was written last: `message', `thought', `tool', `user' or nil.")
+(defvar-local cairn--message-start nil "Where the answer being written began: a marker.")
 (defvar-local cairn--calls nil "The tool calls shown, by their ids.")
 (defvar-local cairn--plan nil "The TODO list: the entries of cairn's last plan.")
 (defvar-local cairn--files nil "Files the session changed, relative to the project.")
 (defvar-local cairn--turn-files nil "Files the turn under way changed.")
+(defvar-local cairn--turn-edits nil
+  "The changes the turn under way made in buffers: (BUFFER START END NEW OLD).
+START and END are markers around the text NEW that replaced OLD.")
+(defvar-local cairn--edits nil
+  "What each turn changed in buffers, the last turn's first: what /undo takes back.")
+(defvar-local cairn--undoing nil "Non-nil while /undo is under way; t once it undid something.")
 (defvar-local cairn--cost nil "The session's dollars so far, when known.")
 (defvar-local cairn--context nil "The context window's use: (USED . SIZE).")
 (defvar-local cairn--mode nil "The session's approval mode.")
@@ -329,9 +382,29 @@ Signal an error that says why, when there is none."
                         (openFile . t)))))))
 
 (defun cairn--start ()
-  "Start `cairn acp' for the chat and introduce this Emacs to it."
+  "Start `cairn acp' for the chat and introduce this Emacs to it.
+When cairn needs an API key it does not have, one is looked for as
+`cairn-api-key' says, and cairn started again with it in its
+environment; without one, cairn is stopped and an error says how to
+give it."
+  (let ((methods (alist-get 'authMethods (cairn--launch))))
+    (when methods
+      (let ((found (cairn--find-key methods)))
+        (cairn--stop)
+        (setq cairn--process nil)
+        (unless (and found (not (member found cairn--environment)))
+          (user-error "%s" (cairn--key-help methods)))
+        (setq cairn--environment (list found))
+        (when (alist-get 'authMethods (cairn--launch))
+          (cairn--stop)
+          (setq cairn--process nil)
+          (user-error "%s" (cairn--key-help methods)))))))
+
+(defun cairn--launch ()
+  "Start `cairn acp' for the chat; what it answers to `initialize'."
   (let* ((default-directory (file-name-as-directory cairn--root))
          (log (get-buffer-create (format " *cairn log: %s*" cairn--root)))
+         (process-environment (append cairn--environment process-environment))
          (process
           (condition-case err
               (make-process :name "cairn"
@@ -357,6 +430,70 @@ Signal an error that says why, when there is none."
                            (clientCapabilities . ,(cairn--capabilities))
                            (clientInfo . ((name . "cairn.el") (title . "cairn.el")
                                           (version . ,cairn-version)))))))
+
+(defun cairn--key-of (value provider)
+  "The key VALUE gives for PROVIDER: VALUE is a string, or a function.
+A function is called with PROVIDER, or with nothing when it takes no
+argument."
+  (cond ((stringp value) value)
+        ((functionp value)
+         (if (equal (cdr (func-arity value)) 0) (funcall value) (funcall value provider)))))
+
+(defun cairn--given-key (provider several)
+  "The key `cairn-api-key' gives for PROVIDER, if any.
+SEVERAL: no model is chosen, and another provider's key would do as
+well; a key that names no provider is then not PROVIDER's to take."
+  (let ((value cairn-api-key))
+    (cond ((null value) nil)
+          ((functionp value)
+           (unless (and several (equal (cdr (func-arity value)) 0)) (cairn--key-of value provider)))
+          ((consp value)
+           (cairn--key-of (cdr (cl-find provider value :key (lambda (entry) (format "%s" (car entry)))
+                                       :test #'equal))
+                          provider))
+          ((not several) (cairn--key-of value provider)))))
+
+(defun cairn--stored-key (host)
+  "Return the key auth-source has for HOST with the login \"apikey\", if any."
+  (when host
+    (require 'auth-source)
+    (let ((secret (plist-get (car (auth-source-search :host host :user "apikey"
+                                                      :require '(:secret) :max 1))
+                             :secret)))
+      (if (functionp secret) (funcall secret) secret))))
+
+(defun cairn--find-key (methods)
+  "\"VARIABLE=KEY\" for the first of cairn's auth METHODS a key is found for."
+  (cl-some (lambda (method)
+             (let* ((meta (alist-get 'cairn (alist-get '_meta method)))
+                    (key (or (cairn--given-key (alist-get 'provider meta) (cdr methods))
+                             (cairn--stored-key (alist-get 'host meta)))))
+               (when (and (stringp key) (not (string-blank-p key)))
+                 (concat (alist-get 'id method) "=" (string-trim key)))))
+           methods))
+
+(defun cairn--key-help (methods)
+  "What to do to give cairn a key, for the providers of its auth METHODS."
+  (let* ((metas (mapcar (lambda (method) (alist-get 'cairn (alist-get '_meta method))) methods))
+         (line (lambda (meta)
+                 (format "  machine %s login apikey password <your %s key>"
+                         (or (alist-get 'host meta) "<the host of its API>")
+                         (alist-get 'provider meta)))))
+    (if (cdr metas)
+        (concat "Cairn needs an API key, and no model is chosen.  Give one provider's key:\n"
+                "- a line in auth-source (`auth-sources', e.g. ~/.authinfo.gpg), one of\n"
+                (mapconcat line metas "\n")
+                "\n- or `cairn-api-key' set to ((PROVIDER . KEY)), PROVIDER one of "
+                (mapconcat (lambda (meta) (alist-get 'provider meta)) metas ", ")
+                ";\n- or `cairn auth login PROVIDER' in a terminal.\n"
+                "A model of your choice goes in `cairn-program-args' (\"--model\" \"provider/model\").")
+      (let ((meta (car metas)))
+        (format (concat "Cairn needs an API key for %s (%s).  Give it:\n"
+                        "- as a line in auth-source (`auth-sources', e.g. ~/.authinfo.gpg):\n%s\n"
+                        "- or in `cairn-api-key' (a string, or a function that returns it);\n"
+                        "- or with `cairn auth login %s' in a terminal, or in %s in Emacs's environment.")
+                (alist-get 'provider meta) (alist-get 'variable meta) (funcall line meta)
+                (alist-get 'provider meta) (alist-get 'variable meta))))))
 
 (defun cairn--trusted-p (root)
   "Whether you trust the project folder ROOT, by `cairn-trust-workspace'.
@@ -427,7 +564,7 @@ QUIETLY: its history is on the screen already, from before cairn stopped."
     ("fs/read_text_file"
      (cairn--answer id (lambda () `((content . ,(cairn--read-text-file params))))))
     ("fs/write_text_file"
-     (cairn--answer id (lambda () (cairn--write-text-file params) (cairn--empty))))
+     (cairn--answer id (lambda () (cairn--write-text-file params))))
     ("_cairn/open_file"
      (cairn--answer id (lambda () (cairn--open-file params) (cairn--empty))))
     ("_cairn/emacs_eval"
@@ -461,37 +598,225 @@ PARAMS may give the first `line' (1-based) and a `limit' of lines."
         (buffer-substring-no-properties start (if limit (point) (point-max)))))))
 
 (defun cairn--write-text-file (params)
-  "Write the text PARAMS give into the file they name.
-A buffer visiting the file takes the text and is saved, so the disk
-holds what the buffer shows; otherwise the file is written."
+  "Write the text PARAMS give into the file they name; the answer to cairn.
+A buffer visiting the file takes the text change by change (point,
+marks and your undo kept), and each change is remembered for
+`cairn-undo'.  A buffer without changes of yours is then saved as
+cairn wrote it.  One with changes you have not saved keeps them
+unsaved: cairn's change is written to the file without them, or, where
+it touches lines you changed, stays in the buffer with yours until you
+save.  The answer tells cairn so, as it is then not to write the file."
   (let* ((file (alist-get 'path params))
          (text (alist-get 'content params))
-         (buffer (find-buffer-visiting file)))
-    (if buffer
-        (with-current-buffer buffer
-          (let ((create-lockfiles nil) (inhibit-read-only t))
-            ;; The new text replaces the buffer's, whatever the disk held since.
-            (set-visited-file-modtime)
-            (save-restriction
-              (widen)
-              (let ((source (generate-new-buffer " *cairn write*")))
-                (unwind-protect
-                    (progn (with-current-buffer source (insert text))
-                           (replace-buffer-contents source 0.5))
-                  (kill-buffer source))))
-            ;; The text is saved as cairn wrote it: no hook reformats it, no backup litters the project.
-            (let ((before-save-hook nil) (after-save-hook nil) (write-contents-functions nil)
-                  (require-final-newline nil) (make-backup-files nil) (inhibit-message t))
-              (save-buffer))))
-      (make-directory (file-name-directory file) t)
-      (with-temp-buffer
-        (let ((coding-system-for-write
+         (buffer (find-buffer-visiting file))
+         (chat (current-buffer)))
+    (if (not buffer)
+        (progn (cairn--write-file file text) (cairn--empty))
+      (with-current-buffer buffer
+        (let* ((yours (buffer-modified-p))
+               (before (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
+               (hunks (cairn--hunks before text))
+               (changes (progn
+                          ;; Unmodified, it is cairn's text that goes to the disk, whatever it held since.
+                          (unless yours (set-visited-file-modtime))
+                          (cairn--change-buffer hunks (cairn--lines before) (cairn--lines text)))))
+          (with-current-buffer chat
+            (setq cairn--turn-edits (append cairn--turn-edits changes)))
+          (if (not yours)
+              (progn (cairn--save-as-written) (cairn--empty))
+            (let ((merged (cairn--merge (cairn--file-text file) before hunks text)))
+              (message "cairn changed %s, where you have unsaved changes: they stay unsaved%s"
+                       (buffer-name) (if merged "" ", and so does cairn's change"))
+              (when merged
+                (let ((coding-system-for-write buffer-file-coding-system))
+                  (cairn--write-file file merged))
+                ;; The buffer is the file as it is now with your changes: saving it asks nothing.
+                (set-visited-file-modtime))
+              `((_meta . ((cairn . ((unsaved . ,(if merged "person" "all"))))))))))))))
+
+(defun cairn--save-as-written ()
+  "Save the current buffer as cairn wrote it.
+No hook reformats it, and no backup litters the project."
+  (let ((create-lockfiles nil) (before-save-hook nil) (after-save-hook nil)
+        (write-contents-functions nil) (require-final-newline nil) (make-backup-files nil)
+        (inhibit-message t))
+    (save-buffer)))
+
+(defun cairn--write-file (file text)
+  "Write TEXT to FILE, in its coding system when it exists."
+  (make-directory (file-name-directory file) t)
+  (with-temp-buffer
+    (let ((coding-system-for-write
+           (or coding-system-for-write
                (if (file-exists-p file)
                    (progn (insert-file-contents file) last-coding-system-used)
-                 'utf-8-unix)))
-          (erase-buffer)
-          (insert text)
-          (write-region nil nil file nil 'silent))))))
+                 'utf-8-unix))))
+      (erase-buffer)
+      (insert text)
+      (write-region nil nil file nil 'silent))))
+
+(defun cairn--file-text (file)
+  "The text of FILE on disk; empty when there is none."
+  (with-temp-buffer
+    (when (file-exists-p file) (insert-file-contents file))
+    (buffer-string)))
+
+;;;; Cairn's changes in your buffers
+
+(defconst cairn--edits-kept 20 "How many turns' changes in buffers are remembered.")
+
+(defun cairn--lines (text)
+  "TEXT as a vector of its lines, each with its newline."
+  (let ((lines nil) (start 0))
+    (while (string-match "\n" text start)
+      (push (substring text start (match-end 0)) lines)
+      (setq start (match-end 0)))
+    (when (< start (length text)) (push (substring text start) lines))
+    (vconcat (nreverse lines))))
+
+(defun cairn--matching-lines (a b from-a to-a from-b to-b)
+  "Pairs (I . J) of equal lines of the vectors A and B, in order.
+The longest common subsequence of A from FROM-A to TO-A and B from
+FROM-B to TO-B; none when they are too long to compare line by line."
+  (let ((n (- to-a from-a)) (m (- to-b from-b)))
+    (when (<= (* n m) 250000)
+      (let ((table (make-vector (1+ n) nil)) (pairs nil) (i 0) (j 0)
+            (same (lambda (x y) (equal (aref a (+ from-a x)) (aref b (+ from-b y))))))
+        (dotimes (k (1+ n)) (aset table k (make-vector (1+ m) 0)))
+        ;; Quadratic, and fine: what is compared is what lies between the common start and end.
+        (cl-loop for x downfrom (1- n) to 0 do
+                 (cl-loop for y downfrom (1- m) to 0 do
+                          (aset (aref table x) y
+                                (if (funcall same x y)
+                                    (1+ (aref (aref table (1+ x)) (1+ y)))
+                                  (max (aref (aref table (1+ x)) y) (aref (aref table x) (1+ y)))))))
+        (while (and (< i n) (< j m))
+          (cond ((funcall same i j)
+                 (push (cons (+ from-a i) (+ from-b j)) pairs) (cl-incf i) (cl-incf j))
+                ((>= (aref (aref table (1+ i)) j) (aref (aref table i) (1+ j))) (cl-incf i))
+                (t (cl-incf j))))
+        (nreverse pairs)))))
+
+(defun cairn--hunks (old new)
+  "Return how the text OLD becomes NEW, by lines: its hunks, in order.
+Each is (OLD-START OLD-END NEW-START NEW-END), lines counted from 0,
+the ends excluded."
+  (let* ((a (cairn--lines old)) (b (cairn--lines new))
+         (n (length a)) (m (length b)) (prefix 0) (suffix 0) (hunks nil))
+    (while (and (< prefix n) (< prefix m) (equal (aref a prefix) (aref b prefix)))
+      (cl-incf prefix))
+    (while (and (< suffix (- n prefix)) (< suffix (- m prefix))
+                (equal (aref a (- n suffix 1)) (aref b (- m suffix 1))))
+      (cl-incf suffix))
+    (let ((i prefix) (j prefix))
+      (dolist (pair (append (cairn--matching-lines a b prefix (- n suffix) prefix (- m suffix))
+                            (list (cons (- n suffix) (- m suffix)))))
+        (when (or (< i (car pair)) (< j (cdr pair)))
+          (push (list i (car pair) j (cdr pair)) hunks))
+        (setq i (1+ (car pair)) j (1+ (cdr pair)))))
+    (nreverse hunks)))
+
+(defun cairn--text-of (lines from to)
+  "The text of LINES (a vector) from FROM to TO."
+  (apply #'concat (append (cl-subseq lines from to) nil)))
+
+(defun cairn--change-buffer (hunks old new)
+  "Make the current buffer's text, whose lines are OLD, the lines NEW by HUNKS.
+Return the changes made: (BUFFER START END NEW-TEXT OLD-TEXT), START
+and END markers that keep to the new text as you type around it."
+  (let ((changes nil) (inhibit-read-only t))
+    (undo-boundary)
+    (save-excursion
+      (save-restriction
+        (widen)
+        ;; From the last: the lines before a change are where they were.
+        (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) (reverse hunks))
+          (goto-char (point-min))
+          (forward-line a0)
+          (let ((start (point))
+                (removed (cairn--text-of old a0 a1))
+                (added (cairn--text-of new b0 b1)))
+            (delete-region start (+ start (length removed)))
+            (insert added)
+            (push (list (current-buffer) (copy-marker start t) (copy-marker (point)) added removed)
+                  changes)))))
+    (undo-boundary)
+    changes))
+
+(defun cairn--merge (disk buffer hunks new)
+  "The text of DISK with cairn's change from BUFFER to NEW (by HUNKS), or nil.
+BUFFER is DISK with your unsaved changes.  Nil when cairn's change
+touches lines you changed: it cannot go to the file without yours."
+  (let ((yours (cairn--hunks disk buffer))
+        (disk-lines (cairn--lines disk))
+        (new-lines (cairn--lines new))
+        (pieces nil) (from 0))
+    (catch 'touches
+      (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) hunks)
+        (let ((shift 0))
+          (pcase-dolist (`(,d0 ,d1 ,y0 ,y1) yours)
+            (cond ((or (and (< a0 y1) (< y0 a1))
+                       (and (= a0 y0) (or (= a0 a1) (= y0 y1))))
+                   (throw 'touches nil))
+                  ((<= y1 a0) (cl-incf shift (- (- y1 y0) (- d1 d0))))))
+          (push (cairn--text-of disk-lines from (- a0 shift)) pieces)
+          (push (cairn--text-of new-lines b0 b1) pieces)
+          (setq from (- a1 shift))))
+      (push (cairn--text-of disk-lines from (length disk-lines)) pieces)
+      (apply #'concat (nreverse pieces)))))
+
+(defun cairn--forget-edits (edits)
+  "Release the markers of EDITS, what cairn did in buffers."
+  (pcase-dolist (`(,_ ,start ,end) edits)
+    (set-marker start nil)
+    (set-marker end nil)))
+
+(defun cairn--forget-all-edits ()
+  "Forget what cairn changed in buffers in this chat, and release the markers."
+  (cairn--forget-edits (apply #'append cairn--turn-edits cairn--edits))
+  (setq cairn--edits nil cairn--turn-edits nil))
+
+(defun cairn--keep-turn-edits ()
+  "Remember for /undo what the turn changed in buffers.
+A turn that changed files only on disk counts too: /undo takes back
+one turn at a time."
+  (when (or cairn--turn-edits cairn--turn-files)
+    (push cairn--turn-edits cairn--edits)
+    (setq cairn--turn-edits nil)
+    (when (> (length cairn--edits) cairn--edits-kept)
+      (cairn--forget-edits (car (last cairn--edits)))
+      (setq cairn--edits (butlast cairn--edits)))))
+
+(defun cairn--take-back (edits)
+  "Undo EDITS, what cairn did in buffers, keeping what you typed.
+Cairn has put the files back: a buffer without changes of yours is
+reverted from its file (`cairn--revert-changed-buffers').  In one with
+text of yours not saved, cairn's changes are taken out, and yours stay,
+unsaved; a change you edited yourself is left as it is, and said so."
+  (let ((kept nil) (buffers nil))
+    (pcase-dolist (`(,buffer ,start ,end ,new ,old) edits)
+      (when (and (buffer-live-p buffer) (buffer-modified-p buffer))
+        (with-current-buffer buffer
+          (save-excursion
+            (save-restriction
+              (widen)
+              (let ((inhibit-read-only t))
+                (if (equal (buffer-substring-no-properties start end) new)
+                    (progn (goto-char start)
+                           (delete-region start end)
+                           (insert old))
+                  (cl-pushnew (buffer-name) kept :test #'equal))))))
+        (cl-pushnew buffer buffers)))
+    (dolist (buffer buffers)
+      (with-current-buffer buffer
+        (when (and buffer-file-name (file-exists-p buffer-file-name))
+          (set-visited-file-modtime)
+          (when (equal (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max)))
+                       (cairn--file-text buffer-file-name))
+            (set-buffer-modified-p nil)))))
+    (cairn--forget-edits edits)
+    (when kept
+      (message "cairn: you changed what cairn wrote in %s: left as it is" (string-join kept ", ")))))
 
 (defun cairn--open-file (params)
   "Show the file PARAMS name, at their `line', without leaving the chat."
@@ -653,6 +978,145 @@ They were meant for something else."
                              '((action . "decline")))))
       (quit (cairn--reply id '((action . "cancel")))))))
 
+;;;; Markdown in the answers
+
+(defvar markdown-hide-markup)
+(defvar markdown-fontify-code-blocks-natively)
+(declare-function gfm-mode "markdown-mode" ())
+
+(defun cairn--render-markdown (start end)
+  "Draw the Markdown of the answer between START and END, its markup hidden.
+As `cairn-render-markdown' says; drawn again whole each time, as the
+answer grows."
+  (when (and cairn-render-markdown (< start end))
+    (with-silent-modifications
+      (let ((inhibit-read-only t))
+        (remove-list-of-text-properties start end '(font-lock-face invisible display help-echo
+                                                                   cairn-markdown))
+        (if (and (eq cairn-render-markdown t) (require 'markdown-mode nil t))
+            (cairn--markdown-mode-draw start end)
+          (save-excursion
+            (save-restriction
+              (narrow-to-region start end)
+              (cairn--draw-fences)
+              (cairn--draw-inline))))))))
+
+(defun cairn--fontified (text mode &optional setup)
+  "Fontify TEXT in MODE, and return how each stretch of it is shown.
+Each is (FROM TO FACE INVISIBLE DISPLAY), FROM and TO counted from 0.
+SETUP is called in MODE's buffer first."
+  (let ((runs nil))
+    ;; A buffer of its own each time: modes keep what they found of the text before.
+    (with-temp-buffer
+      (delay-mode-hooks (funcall mode))
+      (when setup (funcall setup))
+      (insert text)
+      (font-lock-ensure)
+      (let ((position (point-min)))
+        (while (< position (point-max))
+          (let ((next (next-property-change position nil (point-max))))
+            (push (list (1- position) (1- next)
+                        (or (get-text-property position 'font-lock-face)
+                            (get-text-property position 'face))
+                        (get-text-property position 'invisible)
+                        (get-text-property position 'display))
+                  runs)
+            (setq position next)))))
+    runs))
+
+(defun cairn--markdown-mode-draw (start end)
+  "Draw the answer between START and END with markdown-mode's faces.
+Its markup is hidden as `markdown-hide-markup' hides it."
+  (pcase-dolist (`(,from ,to ,face ,invisible ,display)
+                 (cairn--fontified (buffer-substring-no-properties start end) 'gfm-mode
+                                   (lambda ()
+                                     (setq-local markdown-hide-markup t
+                                                 markdown-fontify-code-blocks-natively t))))
+    (let ((from (+ start from)) (to (+ start to)))
+      (when face (put-text-property from to 'font-lock-face face))
+      (when invisible (put-text-property from to 'invisible 'cairn-markup))
+      (when (stringp display) (put-text-property from to 'display display)))))
+
+(defun cairn--hide (start end)
+  "Hide the markup between START and END."
+  (when (< start end) (put-text-property start end 'invisible 'cairn-markup)))
+
+(defun cairn--code-p (position)
+  "Whether POSITION is in code, where Markdown is not read."
+  (eq (get-text-property position 'cairn-markdown) 'code))
+
+(defun cairn--code-mode (language)
+  "The major mode for code in LANGUAGE (a fence's info string), if there is one."
+  (let* ((name (downcase (or (car (split-string language "[ \t{]" t)) "")))
+         (mode (intern-soft (concat name "-mode"))))
+    (cond ((string-empty-p name) nil)
+          ((and mode (fboundp mode) (provided-mode-derived-p mode 'prog-mode)) mode)
+          ;; `py', `js', `ts', `rs', `sh': what a file of that extension would be visited in.
+          (t (let ((by-name (assoc-default (concat "code." name) auto-mode-alist #'string-match)))
+               (and (symbolp by-name) (fboundp by-name) by-name))))))
+
+(defun cairn--draw-code (start end language)
+  "Show the code between START and END as code, in LANGUAGE's faces when known."
+  (put-text-property start end 'cairn-markdown 'code)
+  (put-text-property start end 'font-lock-face 'cairn-code)
+  (let ((mode (cairn--code-mode language)))
+    (when (and mode (< start end))
+      (pcase-dolist (`(,from ,to ,face)
+                     ;; A mode that cannot start here (a grammar missing) leaves the code plain.
+                     (ignore-errors (cairn--fontified (buffer-substring-no-properties start end) mode)))
+        (when face
+          (put-text-property (+ start from) (+ start to) 'font-lock-face (list face 'cairn-code)))))))
+
+(defun cairn--draw-fences ()
+  "Draw the fenced code blocks of the narrowed answer.
+A block not yet closed runs to the end: it is still being written."
+  (goto-char (point-min))
+  (while (re-search-forward "^[ \t]*\\(```+\\|~~~+\\)[ \t]*\\(.*\\)$" nil t)
+    (let* ((fence (match-string 1))
+           (language (match-string 2))
+           (markup (cons (match-beginning 0) (match-end 1)))
+           (body (min (point-max) (1+ (match-end 0))))
+           (closing (and (re-search-forward (concat "^[ \t]*" (regexp-quote fence) "[ \t]*$") nil t)
+                         (match-beginning 0))))
+      ;; The opening fence keeps its line, which shows the language's name.
+      (cairn--hide (car markup) (cdr markup))
+      (cairn--draw-code body (or closing (point-max)) language)
+      (when closing (cairn--hide closing (line-end-position)))
+      (goto-char (if closing (line-end-position) (point-max))))))
+
+(defun cairn--each-match (regexp function)
+  "Call FUNCTION at each match of REGEXP in the narrowed answer outside code."
+  (goto-char (point-min))
+  (while (re-search-forward regexp nil t)
+    (unless (or (cairn--code-p (match-beginning 0)) (cairn--code-p (1- (match-end 0))))
+      (save-match-data (save-excursion (funcall function))))))
+
+(defun cairn--draw-span (face inner &optional outer)
+  "Show the last match's group INNER in FACE.
+The rest of its group OUTER (default 0) is hidden."
+  (let ((outer (or outer 0)))
+    (cairn--hide (match-beginning outer) (match-beginning inner))
+    (cairn--hide (match-end inner) (match-end outer))
+    (font-lock-append-text-property (match-beginning inner) (match-end inner) 'font-lock-face face)))
+
+(defun cairn--draw-inline ()
+  "Draw the headings, lists, links and inline spans of the narrowed answer."
+  (cairn--each-match "`\\([^`\n]+\\)`"
+                     (lambda ()
+                       (cairn--draw-span 'cairn-code 1)
+                       (put-text-property (match-beginning 0) (match-end 0) 'cairn-markdown 'code)))
+  (cairn--each-match "^\\(#\\{1,6\\}[ \t]+\\)\\(.+\\)$" (lambda () (cairn--draw-span 'cairn-heading 2)))
+  (cairn--each-match "^[ \t]*\\([-*+]\\)[ \t]"
+                     (lambda () (put-text-property (match-beginning 1) (match-end 1) 'display "•")))
+  (cairn--each-match "\\*\\*\\([^*\n]+\\)\\*\\*" (lambda () (cairn--draw-span 'bold 1)))
+  (cairn--each-match "\\_<__\\([^_\n]+\\)__\\_>" (lambda () (cairn--draw-span 'bold 1)))
+  (cairn--each-match "\\(?:^\\|[^*[:alnum:]]\\)\\(\\*\\([^*[:space:]]\\(?:[^*\n]*[^*[:space:]]\\)?\\)\\*\\)"
+                     (lambda () (cairn--draw-span 'italic 2 1)))
+  (cairn--each-match "\\[\\([^]\n]+\\)\\](\\([^)\n]+\\))"
+                     (lambda ()
+                       (cairn--draw-span 'link 1)
+                       (put-text-property (match-beginning 1) (match-end 1) 'help-echo (match-string 2)))))
+
 ;;;; The transcript
 
 (defvar cairn-call-map
@@ -677,7 +1141,12 @@ They were meant for something else."
                              '(read-only t front-sticky (read-only) rear-nonsticky (read-only)))))))
 
 (defun cairn--fresh-line ()
-  "Start a new line in the transcript, unless at the start of one."
+  "Start a new line in the transcript, unless at the start of one.
+An answer written up to here is drawn whole now."
+  (when cairn--message-start
+    (cairn--render-markdown cairn--message-start cairn--output)
+    (set-marker cairn--message-start nil)
+    (setq cairn--message-start nil))
   (unless (or (= cairn--output (point-min))
               (eq (char-before cairn--output) ?\n))
     (cairn--insert "\n")))
@@ -688,8 +1157,12 @@ They were meant for something else."
     (unless (string-empty-p text)
       (unless (eq cairn--last kind)
         (cairn--fresh-line)
-        (when (memq cairn--last '(message thought tool)) (cairn--insert "\n")))
+        (when (memq cairn--last '(message thought tool)) (cairn--insert "\n"))
+        (when (eq kind 'message) (setq cairn--message-start (copy-marker cairn--output))))
       (cairn--insert (if (eq kind 'thought) (cairn--face text 'cairn-thought) text))
+      ;; Drawn a line at a time as it streams in: a span is known once its line is.
+      (when (and (eq kind 'message) (string-search "\n" text))
+        (cairn--render-markdown cairn--message-start cairn--output))
       (setq cairn--last kind))))
 
 (defun cairn--write-user (text)
@@ -714,27 +1187,16 @@ They were meant for something else."
 
 (defun cairn--diff-lines (old new)
   "The lines of a diff from OLD to NEW text: (MARK . LINE), MARK one of ?\\s ?- ?+."
-  (let* ((split (lambda (text) (and text (vconcat (split-string (string-remove-suffix "\n" text) "\n")))))
-         (a (funcall split old)) (b (funcall split new))
-         (n (length a)) (m (length b)))
-    (if (> (* n m) 250000)
-        (append (mapcar (lambda (line) (cons ?- line)) a) (mapcar (lambda (line) (cons ?+ line)) b))
-      ;; Longest common subsequence of lines, from the ends: small hunks, so quadratic is fine.
-      (let ((table (make-vector (1+ n) nil)) (lines nil) (i 0) (j 0))
-        (dotimes (k (1+ n)) (aset table k (make-vector (1+ m) 0)))
-        (cl-loop for x downfrom (1- n) to 0 do
-                 (cl-loop for y downfrom (1- m) to 0 do
-                          (aset (aref table x) y
-                                (if (equal (aref a x) (aref b y))
-                                    (1+ (aref (aref table (1+ x)) (1+ y)))
-                                  (max (aref (aref table (1+ x)) y) (aref (aref table x) (1+ y)))))))
-        (while (or (< i n) (< j m))
-          (cond ((and (< i n) (< j m) (equal (aref a i) (aref b j)))
-                 (push (cons ?\s (aref a i)) lines) (cl-incf i) (cl-incf j))
-                ((and (< i n) (or (= j m) (>= (aref (aref table (1+ i)) j) (aref (aref table i) (1+ j)))))
-                 (push (cons ?- (aref a i)) lines) (cl-incf i))
-                (t (push (cons ?+ (aref b j)) lines) (cl-incf j))))
-        (nreverse lines)))))
+  (let* ((old (or old "")) (new (or new ""))
+         (a (cairn--lines old)) (b (cairn--lines new)) (i 0) (lines nil)
+         (line (lambda (mark text) (push (cons mark (string-remove-suffix "\n" text)) lines))))
+    (pcase-dolist (`(,a0 ,a1 ,b0 ,b1) (cairn--hunks old new))
+      (while (< i a0) (funcall line ?\s (aref a i)) (cl-incf i))
+      (cl-loop for k from a0 below a1 do (funcall line ?- (aref a k)))
+      (cl-loop for k from b0 below b1 do (funcall line ?+ (aref b k)))
+      (setq i a1))
+    (while (< i (length a)) (funcall line ?\s (aref a i)) (cl-incf i))
+    (nreverse lines)))
 
 (defun cairn--cut (lines limit)
   "LINES (strings) to show, at most LIMIT of them, saying how many more there are."
@@ -875,7 +1337,12 @@ They were meant for something else."
 (defun cairn--update (update)
   "Show a session UPDATE from cairn."
   (pcase (alist-get 'sessionUpdate update)
-    ("agent_message_chunk" (cairn--write 'message (cairn--block-text (alist-get 'content update))))
+    ("agent_message_chunk"
+     (let ((text (cairn--block-text (alist-get 'content update))))
+       ;; How cairn's /undo says it put files back (src/ui/undoReport.ts).
+       (when (and cairn--undoing (string-match-p "^Undid checkpoint " text))
+         (setq cairn--undoing t))
+       (cairn--write 'message text)))
     ("agent_thought_chunk" (cairn--write 'thought (cairn--block-text (alist-get 'content update))))
     ("user_message_chunk" (cairn--write-user (cairn--block-text (alist-get 'content update))))
     ((or "tool_call" "tool_call_update") (cairn--update-call update))
@@ -1006,7 +1473,8 @@ in the face of a warning."
   (when cairn--busy (user-error "Cairn is still working: C-c C-k interrupts it"))
   (cairn--ensure-session)
   (cairn--write-user shown)
-  (setq cairn--busy t cairn--turn-files nil)
+  (setq cairn--busy t cairn--turn-files nil cairn--turn-edits nil
+        cairn--undoing (and (equal (string-trim shown) "/undo") 'asked))
   (cairn--draw-footer)
   (force-mode-line-update)
   (let ((buffer (current-buffer)))
@@ -1022,6 +1490,11 @@ in the face of a warning."
   (if error
       (cairn--insert (cairn--face (format "Error: %s\n" (alist-get 'message error)) 'cairn-failed))
     (cairn--insert "\n" (cairn--turn-line result)))
+  (if (eq cairn--undoing t)
+      ;; cairn put the files back: its changes leave the buffers too, and what you typed stays.
+      (cairn--take-back (pop cairn--edits))
+    (cairn--keep-turn-edits))
+  (setq cairn--undoing nil)
   (cairn--revert-changed-buffers cairn--root)
   (cairn--draw-footer)
   (force-mode-line-update)
@@ -1071,6 +1544,8 @@ Type below the prompt; \\[cairn-send] sends, \\[cairn-interrupt] interrupts.
         cairn--input (copy-marker (point-max)))
   (add-hook 'completion-at-point-functions #'cairn--complete-command nil t)
   (add-hook 'kill-buffer-hook #'cairn--stop nil t)
+  (add-hook 'kill-buffer-hook #'cairn--forget-all-edits nil t)
+  (add-to-invisibility-spec 'cairn-markup)
   (cairn--draw-footer))
 
 (defun cairn--stop ()
@@ -1101,34 +1576,50 @@ Type below the prompt; \\[cairn-send] sends, \\[cairn-interrupt] interrupts.
     (directory-file-name
      (file-truename (if project (project-root project) default-directory)))))
 
+(defun cairn--find-chat (root)
+  "The chat buffer of the project at ROOT, if there is one."
+  (cl-find-if (lambda (buffer)
+                (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
+                     (equal (buffer-local-value 'cairn--root buffer) root)))
+              (buffer-list)))
+
 (defun cairn--chat-buffer (root)
   "The chat buffer of the project at ROOT, made when there is none."
-  (or (cl-find-if (lambda (buffer)
-                    (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
-                         (equal (buffer-local-value 'cairn--root buffer) root)))
-                  (buffer-list))
+  (or (cairn--find-chat root)
       (with-current-buffer (generate-new-buffer
                             (format "*cairn: %s*" (file-name-nondirectory root)))
         (cairn-chat-mode)
         (setq cairn--root root default-directory (file-name-as-directory root))
         (current-buffer))))
 
+(defun cairn--in-chat-of (root work)
+  "Call WORK in the chat of the project at ROOT, made when there is none.
+A chat made for WORK goes again when WORK fails (cairn cannot start,
+wants a key): no empty chat is left behind."
+  (let* ((existing (cairn--find-chat root))
+         (buffer (or existing (cairn--chat-buffer root))))
+    (condition-case err
+        (with-current-buffer buffer (funcall work))
+      ((error quit)
+       (unless existing (kill-buffer buffer))
+       (signal (car err) (cdr err))))))
+
 (defun cairn--chat (&optional origin)
   "The chat of the current project, with a running session.
 ORIGIN (default: the current buffer) is noted as where you were."
-  (let ((buffer (cairn--chat-buffer (cairn--project-root)))
-        (from (or origin (current-buffer))))
-    (with-current-buffer buffer
-      (unless (eq from buffer) (setq cairn--origin from))
-      (cairn--ensure-session))
-    buffer))
+  (let ((from (or origin (current-buffer))))
+    (cairn--in-chat-of (cairn--project-root)
+                       (lambda ()
+                         (unless (eq from (current-buffer)) (setq cairn--origin from))
+                         (cairn--ensure-session)
+                         (current-buffer)))))
 
 (defmacro cairn--in-chat (&rest body)
   "Run BODY in the chat of the current project (the current buffer, in a chat)."
   (declare (indent 0) (debug t))
-  `(with-current-buffer (if (derived-mode-p 'cairn-chat-mode) (current-buffer)
-                          (cairn--chat-buffer (cairn--project-root)))
-     ,@body))
+  `(if (derived-mode-p 'cairn-chat-mode)
+       (progn ,@body)
+     (cairn--in-chat-of (cairn--project-root) (lambda () ,@body))))
 
 ;;;; Commands
 
@@ -1139,9 +1630,11 @@ With a prefix argument, RESUME a stored session of the project instead."
   (interactive "P")
   (let ((origin (current-buffer)))
     (if resume
-        (progn (pop-to-buffer (cairn--chat-buffer (cairn--project-root)))
-               (unless (eq origin (current-buffer)) (setq cairn--origin origin))
-               (call-interactively #'cairn-resume))
+        (pop-to-buffer
+         (cairn--in-chat-of (cairn--project-root)
+                            (lambda ()
+                              (unless (eq origin (current-buffer)) (setq cairn--origin origin))
+                              (call-interactively #'cairn-resume))))
       (pop-to-buffer (cairn--chat origin))
       (goto-char (point-max)))
     (current-buffer)))
@@ -1251,7 +1744,10 @@ Return the chat buffer."
   (let ((inhibit-read-only t))
     (erase-buffer)
     (clrhash cairn--calls)
-    (setq cairn--plan nil cairn--files nil cairn--cost nil cairn--context nil cairn--last nil)
+    (setq cairn--plan nil cairn--files nil cairn--cost nil cairn--context nil cairn--last nil
+          cairn--message-start nil)
+    ;; Another session's /undo takes back its own turns, not these.
+    (cairn--forget-all-edits)
     (set-marker cairn--output (point-min))
     (set-marker cairn--input (point-min))
     (cairn--draw-footer)))
@@ -1285,10 +1781,7 @@ Return the chat buffer."
 In a chat that is not busy this is its /undo; otherwise `cairn undo' runs."
   (interactive)
   (let* ((root (cairn--project-root))
-         (chat (cl-find-if (lambda (buffer)
-                             (and (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode)
-                                  (equal (buffer-local-value 'cairn--root buffer) root)))
-                           (buffer-list))))
+         (chat (cairn--find-chat root)))
     (if (and chat (with-current-buffer chat (and (cairn--live-p) (not cairn--busy))))
         (with-current-buffer chat (cairn--prompt (list (cairn--text-block "/undo")) "/undo"))
       (let ((output (get-buffer-create "*cairn undo*"))

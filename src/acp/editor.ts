@@ -1,7 +1,7 @@
 import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk";
 import type { ProcessHandle, ProcessResult, SpawnOptions } from "../platform/processes.js";
 import type { WrappedCommand } from "../safety/sandbox.js";
-import type { EditorFiles } from "../tools/fileText.js";
+import type { EditorFiles, UnsavedInEditor } from "../tools/fileText.js";
 import type { CallRef, EditorAccess, EvalOutcome } from "../tools/types.js";
 
 /** What the editor keeps of a command's output; run_command keeps its own head and tail of it. */
@@ -87,8 +87,22 @@ interface CairnOffers {
 }
 
 function cairnOffers(capabilities: ClientCapabilities | undefined): CairnOffers {
-  const offers = capabilities?._meta?.cairn;
-  return offers !== null && typeof offers === "object" ? (offers as CairnOffers) : {};
+  return cairnMeta(capabilities) as CairnOffers;
+}
+
+/**
+ * What the editor's answer to `fs/write_text_file` says in `_meta.cairn.unsaved` (cairn.el): it
+ * kept the person's unsaved text out of the disk, and wrote the disk itself.
+ */
+function unsavedInEditor(response: unknown): UnsavedInEditor | undefined {
+  const unsaved = cairnMeta(response).unsaved;
+  return unsaved === "person" || unsaved === "all" ? unsaved : undefined;
+}
+
+/** The `_meta.cairn` of an answer of the editor's, or of its capabilities. */
+function cairnMeta(carrier: unknown): Record<string, unknown> {
+  const meta = (carrier as { _meta?: { cairn?: unknown } | null } | null | undefined)?._meta?.cairn;
+  return meta !== null && typeof meta === "object" ? (meta as Record<string, unknown>) : {};
 }
 
 /** What `_cairn/emacs_eval` answers: the printed value, or the error the code signalled. */
@@ -117,9 +131,10 @@ export function editorAccess(
       (await client.request("fs/read_text_file", { sessionId: sessionId(), path: file })).content;
   }
   if (capabilities?.fs?.writeTextFile) {
-    files.write = async (file, text) => {
-      await client.request("fs/write_text_file", { sessionId: sessionId(), path: file, content: text });
-    };
+    files.write = async (file, text) =>
+      unsavedInEditor(
+        await client.request("fs/write_text_file", { sessionId: sessionId(), path: file, content: text }),
+      );
   }
   const access: EditorAccess = {};
   if (files.read || files.write) access.files = files;

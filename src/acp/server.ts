@@ -150,7 +150,7 @@ class AcpAgent {
         promptCapabilities: { image: takesImages(config, this.env), audio: false, embeddedContext: true },
         sessionCapabilities: { list: {}, close: {} },
       },
-      authMethods: authMethods(missing),
+      authMethods: config ? authMethods(missing, config) : [],
       agentInfo: { name: "cairn", title: "cairn", version: this.options.version },
     };
   }

@@ -1,6 +1,7 @@
 import type { EventBus } from "../events/bus.js";
 import { MAIN_AGENT, type TodoItem } from "../events/types.js";
 import type { ModelInfo } from "../model/catalog.js";
+import type { ContextSizer } from "../model/contextSize.js";
 import type { ChatModel } from "../model/providers.js";
 import type { ApprovalPolicy } from "../safety/approval.js";
 import type { ToolRegistry } from "../tools/registry.js";
@@ -12,6 +13,8 @@ export interface ModelHandle {
   id: string;
   model: ChatModel;
   info: ModelInfo;
+  /** The context its requests ask the server for, where the server takes one (Ollama's num_ctx). */
+  sizer?: ContextSizer;
 }
 
 /** What the session's own agent is read from: the session's current bus, budget, tools, model and policy. */

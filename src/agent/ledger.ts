@@ -22,6 +22,10 @@ export interface UsageRecord {
   costUsd?: number | null;
   /** The provider reported no usage: `counts` are estimated, and the caps apply to them all the same. */
   estimated?: boolean;
+  /** The context the request asked the server for (Ollama's num_ctx). */
+  contextTokens?: number | undefined;
+  /** The request did not fit the model's window whole: older messages were left out, or the server cuts the prompt. */
+  cutToFit?: boolean;
 }
 
 export interface UsageCaps {
@@ -124,6 +128,8 @@ export class UsageLedger {
       model: record.modelId,
       ...record.counts,
       ...(record.estimated && { estimated: true }),
+      ...(record.contextTokens !== undefined && { context_tokens: record.contextTokens }),
+      ...(record.cutToFit && { cut_to_fit: true }),
       cost_usd: cost,
       duration_ms: Math.round(record.durationMs),
       tokens_per_second:

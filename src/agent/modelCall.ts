@@ -1,15 +1,22 @@
-import type { Phase } from "../events/types.js";
+import type { Phase, Status } from "../events/types.js";
 import { outputCap } from "../model/outputCap.js";
+import { idleTimeoutFor } from "../model/providers.js";
 import { requestTokens } from "../model/size.js";
 import { callModel, type ModelCallRequest, type ModelCallResult } from "../model/stream.js";
 import { prose } from "../platform/prose.js";
 import type { ModelHandle } from "./agentContext.js";
+import { readingNotice } from "./readingNotice.js";
 import type { Turn } from "./turn.js";
 
 export type TurnRequest = Pick<
   ModelCallRequest,
   "system" | "messages" | "tools" | "responseSchema" | "onTextDelta"
->;
+> & {
+  /** What the agent is doing while the call runs, for the note that a local model is still reading the prompt. */
+  status?: Status;
+  /** Messages of the conversation left out of `messages` to fit the model's window. */
+  leftOut?: number;
+};
 
 /**
  * One model call as a turn makes it: its cancellation, timeouts and retry policy, each retry
@@ -24,24 +31,39 @@ export async function callAndBook(
   const { config, debug } = turn.session;
   // Booked and told as the agent whose turn it is: its budget, its events.
   const { bus, ledger } = turn.agent;
-  const cap = outputCap(model.info, config.max_output_tokens, model.info.local ? requestTokens(request) : 0);
-  debug?.request(phase, { ...request, modelId: model.id });
+  const { status, leftOut, ...sent } = request;
+  const estimate = model.info.local ? requestTokens(sent) : 0;
+  const promptTokens = model.sizer?.promptTokens(estimate) ?? estimate;
+  const cap = outputCap(model.info, config.max_output_tokens, promptTokens);
+  const context = model.sizer?.size(estimate, cap.send ?? cap.tokens);
+  if (context?.overflows)
+    turn.session.warnOnce(
+      `${model.id}: a request needed more than its ${model.info.contextWindow}-token window; the server cuts what does not fit. ` +
+        `If the server allows more, set models.${model.id}.context_window.`,
+    );
+  debug?.request(phase, { ...sent, modelId: model.id });
+  const reading = model.info.local ? readingNotice(bus, status ?? "thinking", promptTokens) : undefined;
   const reply = await callModel({
-    ...request,
+    ...sent,
     model: model.model,
     modelId: model.id,
     signal: turn.signal,
-    timeoutMs: config.request_timeout_ms,
+    timeoutMs: idleTimeoutFor(model.id, config, config.request_timeout_ms),
     maxOutputTokens: cap.send,
+    contextTokens: context?.tokens,
     maxOutputChars: cap.chars,
     maxRetries: config.retries.max,
     retryBaseMs: config.retries.base_ms,
+    onFirstToken: () => reading?.stop(),
     onRetry: ({ attempt, delayMs, reason }) =>
       bus.emit({ type: "retry", attempt, delay_ms: delayMs, reason }),
-  }).catch((error: unknown) => {
-    debug?.failure(phase, model.id, error);
-    throw error;
-  });
+  })
+    .catch((error: unknown) => {
+      debug?.failure(phase, model.id, error);
+      throw error;
+    })
+    .finally(() => reading?.stop());
+  if (!reply.usageEstimated) model.sizer?.observe(estimate, reply.usage.input_tokens);
   debug?.response(phase, model.id, reply);
   for (const warning of reply.warnings) turn.session.warnOnce(`${model.id}: ${warning}`);
   if (reply.usageEstimated) {
@@ -67,6 +89,8 @@ export async function callAndBook(
     price: model.info.price,
     durationMs: reply.durationMs,
     generationMs: reply.generationMs,
+    contextTokens: context?.tokens,
+    cutToFit: Boolean(leftOut) || Boolean(context?.overflows),
   });
   return reply;
 }

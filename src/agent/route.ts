@@ -111,7 +111,7 @@ export async function answerByPattern(
         `${task}\n\nThe file ${route.path}, with line numbers:\n${result.text}`,
       );
       // No answer from the file alone (the model wanted its tools): the task goes to the loop.
-      if (!outcome.answer) return undefined;
+      if (!outcome.answer || outcome.invalidCalls) return undefined;
       return { answer: outcome.answer, ok: outcome.status === "completed" };
     }
   }

@@ -20,7 +20,15 @@ import { skillTool } from "../extensions/skillTool.js";
 import { Hooks } from "../hooks/hooks.js";
 import type { McpTools } from "../mcp/hub.js";
 import { modelInfo } from "../model/catalog.js";
-import { createLanguageModel, type ModelRole } from "../model/providers.js";
+import { ContextSizer } from "../model/contextSize.js";
+import { factsFile, learnModelFacts } from "../model/facts/learn.js";
+import {
+  createLanguageModel,
+  localServer,
+  type ModelRole,
+  parseModelId,
+  providerSpec,
+} from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
@@ -124,11 +132,20 @@ export function newSessionId(now = new Date()): string {
 
 const ROLES: readonly ModelRole[] = ["default", "cheap", "strong", "review"];
 
+/** A model ready to call, with what its server says of it when it is a local one. */
 async function buildModel(modelId: string, config: Config, env: NodeJS.ProcessEnv): Promise<ModelHandle> {
+  const server = localServer(modelId, config, env);
+  const [model, learned] = await Promise.all([
+    createLanguageModel(modelId, config, env),
+    server && learnModelFacts({ ...server, modelId, cacheFile: factsFile(dataDir(env)) }),
+  ]);
+  const info = modelInfo(modelId, config, learned);
+  const spec = providerSpec(parseModelId(modelId).provider);
   return {
     id: modelId,
-    model: await createLanguageModel(modelId, config, env),
-    info: modelInfo(modelId, config),
+    model,
+    info,
+    ...(spec.sizesContext ? { sizer: new ContextSizer(info.contextWindow, learned?.defaultContext) } : {}),
   };
 }
 

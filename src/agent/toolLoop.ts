@@ -4,7 +4,7 @@ import type { Phase, Reason } from "../events/types.js";
 import { StopHookRounds } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
-import { parseTextToolCalls } from "../tools/textCalls.js";
+import { type ReplyCalls, readReply } from "../tools/textCalls/reply.js";
 import type { AgentOutcome, AgentRequest, ToolImage } from "../tools/types.js";
 import { type CompactionStats, Compactor } from "./compact.js";
 import {
@@ -49,7 +49,10 @@ export interface ToolLoopOutcome {
   answer: string;
   toolCalls: number;
   reason?: string;
-  /** It stopped because the model kept sending tool calls that fit no tool. */
+  /**
+   * It stopped because the model kept sending tool calls that fit no tool, or wrote calls as
+   * text that could not be made (where no tools were offered, or with more text after them).
+   */
   invalidCalls?: true;
   /**
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
@@ -108,6 +111,13 @@ function resultOutput(result: ToolCallResult | undefined, images: boolean): Tool
   return { type: "content", value: [{ type: "text", text }, ...imageParts(result.images)] };
 }
 
+/** Why the calls a reply wrote cannot be made where the request offered no tools; undefined when it wrote none. */
+function unoffered(written: ReplyCalls, calls: readonly ModelToolCall[]): string | undefined {
+  if (written.unexecuted) return written.unexecuted;
+  if (calls.length === 0) return undefined;
+  return `it calls ${calls.map((call) => call.name).join(", ")}, but no tools were offered for this answer`;
+}
+
 /**
  * One agent's conversation with the model and its tools: the history is the loop's own; what it
  * emits, offers and spends is the agent's whose turn runs it (`turn.agent`).
@@ -150,12 +160,16 @@ export class ToolLoop {
     const overhead = estimateTokens(agent.system) + toolTokens;
     if (turn.session.config.context.compaction)
       await this.compactor.maybeCompact(turn, info.contextWindow, overhead);
-    const { messages } = this.history.fit(Math.max(info.contextWindow - reserve - overhead, 1_000));
+    // A server that counts more tokens than cairn estimates (code, other scripts) gets less history.
+    const budget = Math.max(info.contextWindow - reserve - overhead, 1_000);
+    const { messages, dropped } = this.history.fit(turn.model.sizer?.estimateWithin(budget) ?? budget);
     return callAndBook(turn, turn.model, this.options.phase, {
       system: agent.system,
       messages,
       ...(withTools && !textMode(turn) ? { tools: agent.registry.jsonSchemas() } : {}),
       onTextDelta: (text) => agent.bus.emit({ type: "message.delta", text }),
+      status: withTools ? "thinking" : "summarizing",
+      leftOut: dropped,
     });
   }
 
@@ -220,6 +234,54 @@ export class ToolLoop {
   }
 
   /**
+   * The calls a reply makes: its native ones, else those it wrote as text (a call the server did
+   * not recognise arrives in the text, in the model family's syntax); the prose around them; and
+   * why a call it wrote cannot be made, when one cannot.
+   */
+  private callsIn(
+    turn: Turn,
+    reply: ModelCallResult,
+  ): { prose: string; calls: ModelToolCall[]; unmade: string | undefined } {
+    if (reply.toolCalls.length > 0) return { prose: reply.text, calls: reply.toolCalls, unmade: undefined };
+    const written = readReply(reply.text, {
+      isTool: (name) => turn.agent.registry.get(name) !== undefined,
+      fencedCalls: textMode(turn),
+      bareJson: textMode(turn) || turn.model.info.local,
+    });
+    const calls = written.calls.map((call, i) => ({
+      id: `text-${this.toolCalls + i}`,
+      name: call.name,
+      input: call.input,
+    }));
+    const unmade = this.options.noTools ? unoffered(written, calls) : written.unexecuted;
+    // A call the length limit cut off is said as such: the model can write a long text in parts.
+    const cut =
+      unmade && reply.finishReason === "length"
+        ? "; the answer reached its length limit before the call was closed: write a long text in parts, with write_file and then append_file"
+        : "";
+    return { prose: written.prose, calls, unmade: unmade && unmade + cut };
+  }
+
+  /** The model is told why its call was not made, and how to make one, and asked again. */
+  private reaskUnmade(turn: Turn, text: string, why: string): void {
+    turn.agent.bus.emit({
+      type: "error",
+      message: `The model's reply held a tool call that was not made: ${why}.`,
+      fatal: false,
+    });
+    this.history.add(
+      { role: "assistant", content: text },
+      {
+        role: "user",
+        content:
+          `Your last reply held a tool call written as text that was not made: ${why}. ` +
+          "To call a tool, end your reply with the call and write nothing after it (or use the tool-calling interface); " +
+          "to show a call without making it, put it in a Markdown code block. If you meant to answer, answer again without the call.",
+      },
+    );
+  }
+
+  /**
    * Runs the model and its tools until it answers without calling one. `images` go with the
    * prompt, for a model that takes them (`model.info.images`): the caller describes them in the
    * prompt for any other.
@@ -245,15 +307,17 @@ export class ToolLoop {
       }
       const reply = await this.modelTurn(turn, withTools);
       if (reply.reasoning.trim()) bus.emit({ type: "reasoning", text: reply.reasoning });
-      const parsed = textMode(turn) && withTools ? parseTextToolCalls(reply.text) : undefined;
-      const prose = parsed ? parsed.prose : reply.text;
-      const rawCalls: ModelToolCall[] = parsed
-        ? parsed.calls.map((call, i) => ({
-            id: `text-${this.toolCalls + i}`,
-            name: call.name,
-            input: call.input,
-          }))
-        : reply.toolCalls;
+      const { prose, calls: rawCalls, unmade } = this.callsIn(turn, reply);
+      if (unmade && !budgetSpent) {
+        invalidTurns++;
+        if (invalidTurns > MAX_REASKS || this.options.noTools) {
+          const reason = `the model wrote a tool call as text that could not be made: ${unmade}`;
+          bus.emit({ type: "error", message: `Stopped: ${reason}.`, fatal: true });
+          return { status: "failed", answer: prose, toolCalls: this.toolCalls, reason, invalidCalls: true };
+        }
+        this.reaskUnmade(turn, reply.text, unmade);
+        continue;
+      }
       if (rawCalls.length === 0 || !withTools) {
         const answer = prose.trim();
         this.history.add({ role: "assistant", content: reply.text });

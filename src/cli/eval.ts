@@ -7,6 +7,7 @@ import type { TaskRecord } from "../batch/record.js";
 import { type TaskSpec, taskKey } from "../batch/spec.js";
 import { compareReports, comparisonMarkdown } from "../eval/compare.js";
 import { type Grade, grade, type Work } from "../eval/grade.js";
+import { machineLacks } from "../eval/lacks.js";
 import { besideLeaderboard, leaderboardMarkdown, readLeaderboard } from "../eval/leaderboard.js";
 import { folderFor, type Retry, retrySpecsFor, taskSpecsFor } from "../eval/prepare.js";
 import { withGradableReferences } from "../eval/reference.js";
@@ -18,7 +19,7 @@ import {
   reportMarkdown,
   type TryOutcome,
 } from "../eval/report.js";
-import { loadSuite } from "../eval/suite.js";
+import { defaultTries, loadSuite } from "../eval/suite.js";
 import type { EvalTask, Suite } from "../eval/types.js";
 import { ConfigError } from "../platform/errors.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
@@ -29,8 +30,8 @@ export interface EvalCliOptions extends BatchCliOptions {
   tasks?: string;
   /** `cairn eval polyglot`: the benchmark's checkout. */
   source?: string;
-  /** 2: a second try, with the failing tests' output, for each task the first did not solve. */
-  tries: 1 | 2;
+  /** 2: a second try, with the failing tests' output, for each task the first did not solve (default: the suite's). */
+  tries?: 1 | 2;
   /** Grade the exercises' reference solutions, or the exercises as given, instead of running an agent. */
   gradeOnly?: "reference" | "given";
 }
@@ -173,6 +174,12 @@ async function secondTry(
   };
 }
 
+/** Says, before anything runs, what this machine lacks that the suite's exercises (and `solutions` to them) need. */
+async function sayLacks(suite: Suite, view: BatchRenderer, solutions: boolean): Promise<void> {
+  for (const message of await machineLacks(suite, { solutions }))
+    view.handle({ type: "batch.notice", message });
+}
+
 /**
  * `--grade-only reference|given`: no agent, no model; each exercise graded with its reference
  * solution, or as given. What a machine grades right, and that no stub passes by accident,
@@ -188,6 +195,7 @@ async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: 
   const suite = what === "reference" ? await withGradableReferences(whole) : whole;
   const out = path.resolve(options.out ?? `eval-${folderFor(suite.name)}-${what}`);
   const view = await renderer(options.outputFormat);
+  await sayLacks(suite, view, false);
   const work: Work = what === "reference" ? { reference: true } : { patches: [] };
   const grades = await gradeAll(suite.tasks, () => work, {
     jobs: options.jobs ?? defaultJobs(),
@@ -234,6 +242,7 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
     mode: options.mode,
   });
   const view = await renderer(options.outputFormat);
+  await sayLacks(suite, view, true);
   const records = await runTry(specs, out, options, view);
   if (!records) return 1;
   const first: TryOutcome = {
@@ -245,7 +254,8 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
     }),
   };
 
-  const second = options.tries === 2 ? await secondTry(suite, first, out, options, view) : undefined;
+  const tries = options.tries ?? defaultTries(suite);
+  const second = tries === 2 ? await secondTry(suite, first, out, options, view) : undefined;
   if (second === "not followed") return 1;
   const models = [...new Set([...records.values()].map((record) => record.model).filter(Boolean))];
   const report = buildReport({

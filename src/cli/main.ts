@@ -14,6 +14,7 @@ import * as demo from "./commands/demo.js";
 import * as doTask from "./commands/do.js";
 import * as evaluation from "./commands/eval.js";
 import * as mcp from "./commands/mcp.js";
+import * as models from "./commands/models.js";
 import * as resume from "./commands/resume.js";
 import * as rootCommand from "./commands/root.js";
 import * as runTask from "./commands/run.js";
@@ -53,6 +54,7 @@ const COMMANDS = [
   agents,
   schema,
   skills,
+  models,
   auth,
   checkpoints,
   undo,

@@ -52,6 +52,23 @@ const modelEntrySchema = z.strictObject({
 const providerSchema = z.strictObject({
   api_key_env: z.string().min(1).optional(),
   base_url: z.url().optional(),
+  /**
+   * Ollama only: how long the server keeps the model loaded after a request (`30m`, `2h`, `-1`
+   * for ever, or seconds), sent with every request; unset, the server's own (5 minutes).
+   */
+  keep_alive: z
+    .union([
+      z.number().int(),
+      z
+        .string()
+        .regex(/^-?(?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$|^-?\d+$/, "a duration such as 30m, 2h or -1"),
+    ])
+    .optional(),
+  /**
+   * The longest a call to this provider may go without the server sending anything. Local
+   * servers default to 600000 (a CPU can read a long prompt for minutes), others to `request_timeout_ms`.
+   */
+  request_timeout_ms: z.number().int().positive().optional(),
 });
 
 export const RULE_ACTIONS = ["allow", "ask", "deny"] as const;
@@ -269,6 +286,17 @@ export const configSchema = z.strictObject({
     .default({}),
   providers: z
     .partialRecord(z.enum(PROVIDERS as [ProviderName, ...ProviderName[]]), providerSchema)
+    .superRefine((providers, ctx) => {
+      for (const [name, settings] of Object.entries(providers)) {
+        if (name !== "ollama" && settings?.keep_alive !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [name, "keep_alive"],
+            message:
+              "keep_alive is Ollama's setting (providers.ollama.keep_alive); other servers keep their models loaded themselves",
+          });
+      }
+    })
     .default({}),
   models: z.record(modelIdSchema, modelEntrySchema).default({}),
   approval: z.enum(APPROVAL_MODES).optional(),

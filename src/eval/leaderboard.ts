@@ -131,6 +131,26 @@ export interface BesideLeaderboard {
   caveats: string[];
 }
 
+// How a run of cairn differs from a run of aider's harness (benchmark/benchmark.py and its
+// Dockerfile in aider's repository) on the same exercises, whatever the run.
+
+/** The largest difference, in every run of cairn's agent. */
+const FEEDBACK_CAVEAT =
+  "test feedback in the first try: cairn's agent runs the exercise's tests during its first try (they are " +
+  "its check), so its pass@1 already holds test feedback, which aider's model gets only in its second try; " +
+  "aider's pass_rate_1 has none. Set cairn's pass@1 beside pass_rate_2 as much as beside pass_rate_1";
+
+/** benchmark.py times `coder.run` alone: the unit tests run after it. */
+const TIME_CAVEAT =
+  "time: aider's seconds per exercise count only its model's turns (its test runs are outside them); cairn's " +
+  "time per exercise is the agent's whole session, its own test runs included";
+
+/** How grading here differs from grading there: the toolchains (docs/eval.md lists them). */
+const TOOLCHAIN_CAVEAT =
+  "toolchains: cairn grades with this machine's (Debian's Go, Rust 1.63 with Debian's packaged crates only, " +
+  "JDK 17 with JUnit 5.9 and AssertJ 3.14 without Gradle, Node's test runner with Jest's expect, unittest); " +
+  "aider's harness ran Go 1.21.5, rustup's latest Rust with crates.io, JDK 21 with Gradle, Jest 29 and pytest";
+
 export function besideLeaderboard(
   report: EvalReport,
   entries: readonly LeaderboardEntry[],
@@ -142,6 +162,7 @@ export function besideLeaderboard(
     caveats.push(
       `no agent ran: this report grades the exercises' ${report.grade_only === "reference" ? "reference solutions" : "stubs as given"}`,
     );
+  else caveats.push(FEEDBACK_CAVEAT);
   const exercises = entry.test_cases ?? POLYGLOT_EXERCISES;
   if (report.suite !== "polyglot" || report.tasks_filter || report.totals.tasks !== exercises) {
     caveats.push(
@@ -152,11 +173,13 @@ export function besideLeaderboard(
   if (report.totals.skipped) {
     caveats.push(`${report.totals.skipped} exercise(s) could not be graded here and count as not solved`);
   }
-  if (report.tries === 1) {
+  if (report.tries === 1 && !report.grade_only) {
     caveats.push(
       "one try: the leaderboard ranks by pass@2 (percent correct, after a second try with the test output); run with --tries 2 for that figure",
     );
   }
+  caveats.push(TOOLCHAIN_CAVEAT);
+  if (!report.grade_only) caveats.push(TIME_CAVEAT);
   const { suite, model, cairn_version, date, tries, tasks_filter, totals } = report;
   return { report: { suite, model, cairn_version, date, tries, tasks_filter, totals }, entry, caveats };
 }

@@ -14,9 +14,15 @@ export function filesIn(patch: string): string[] {
   return [...files].sort();
 }
 
-/** What an exercise's agent may not change: its tests and helpers, its build, its reference solution and instructions. */
+/** The script in an exercise's prepared folder that runs its tests (prepare.ts): not the exercise's own. */
+export const TESTS_SCRIPT = "run-tests";
+
+/**
+ * What an exercise's agent may not change: its tests and helpers, its build, its reference
+ * solution and instructions, and the script it runs the tests with.
+ */
 export function exerciseProtected(task: ExerciseTask): string[] {
-  return [...task.protected, ".meta/**", ".docs/**"];
+  return [...task.protected, ".meta/**", ".docs/**", TESTS_SCRIPT];
 }
 
 export interface Applied {

@@ -1,12 +1,24 @@
-import { cp, rm } from "node:fs/promises";
+import { cp, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { git } from "../batch/git.js";
 import type { TaskSpec } from "../batch/spec.js";
-import { applyAgentPatches, exerciseProtected } from "./patches.js";
+import { applyAgentPatches, exerciseProtected, TESTS_SCRIPT } from "./patches.js";
 import { testCommand } from "./runners.js";
 import type { EvalTask, ExerciseTask } from "./types.js";
 
 const fileList = (files: readonly string[]) => files.map((file) => `\`${file}\``).join(", ");
+
+/** How the agent runs the exercise's tests: the script in its folder, wherever cairn is installed. */
+const RUN_TESTS = `./${TESTS_SCRIPT}`;
+
+/**
+ * The script that runs the exercise's tests as grading does. Grading's command names paths of
+ * cairn's install (its Node, its test runners); the agent is given this instead, so that its
+ * task and its check show the exercise's folder, not the host's layout.
+ */
+function testsScript(task: ExerciseTask): string {
+  return `#!/bin/sh\n# This exercise's tests, run as cairn's eval grades them.\nexec ${testCommand(task)} "$@"\n`;
+}
 
 /**
  * What the agent is told for an exercise, as aider's benchmark tells the model (in cairn's words):
@@ -17,7 +29,7 @@ function exercisePrompt(task: ExerciseTask): string {
   const grading = task.hiddenTests
     ? "Hidden tests, which are not in this folder, grade the work."
     : `The tests in ${fileList(task.tests)} grade the work; changes to them are undone before grading. ` +
-      `Run them with \`${testCommand(task)}\`.`;
+      `Run them with \`${RUN_TESTS}\`.`;
   return [
     task.instructions,
     `Do this in ${fileList(task.solution)}, in this folder. Keep the names of the existing functions and classes: the tests call them. Use only the language's standard library.`,
@@ -54,6 +66,7 @@ async function prepareExercise(task: ExerciseTask, root: string, patches: string
   await git(dir, ["init", "--quiet"]);
   const applied = await applyAgentPatches(dir, patches, exerciseProtected(task));
   if (applied.failure) throw new Error(`${task.id}: ${applied.failure}`);
+  if (!task.hiddenTests) await writeFile(path.join(dir, TESTS_SCRIPT), testsScript(task), { mode: 0o755 });
   await git(dir, ["add", "--all"]);
   await git(dir, [
     "commit",
@@ -91,7 +104,7 @@ export async function taskSpecsFor(
         repo: await prepareExercise(task, options.workspaces),
         task: exercisePrompt(task),
         mode: options.mode,
-        ...(task.hiddenTests ? {} : { verify: testCommand(task) }),
+        ...(task.hiddenTests ? {} : { verify: RUN_TESTS }),
       };
     }),
   );
@@ -115,7 +128,7 @@ export function retrySpecsFor(
       repo: await prepareExercise(task, options.workspaces, [patch]),
       task: retryPrompt(task, output),
       mode: options.mode,
-      verify: testCommand(task),
+      verify: RUN_TESTS,
     })),
   );
 }

@@ -43,12 +43,19 @@ export interface EvalTotals {
   skipped: number;
   /** Solved on the first try. */
   solved: number;
-  /** Solved on the first try, over all the suite's tasks. */
+  /** Solved on the first try, over all the suite's tasks: a fraction, 0 to 1. */
   pass_at_1: number;
+  /**
+   * `pass_at_1` in percent, to one decimal, as aider's leaderboard writes its `pass_rate_1`
+   * (`pass_at_1` stays a fraction for the readers that take it so).
+   */
+  pass_at_1_percent: number;
   /** With --tries 2: solved on the first or the second try; null with one try. */
   solved_2: number | null;
-  /** `solved_2` over all the suite's tasks; null with one try. */
+  /** `solved_2` over all the suite's tasks, a fraction; null with one try. */
   pass_at_2: number | null;
+  /** `pass_at_2` in percent, to one decimal, as the leaderboard's `pass_rate_2`; null with one try. */
+  pass_at_2_percent: number | null;
   /** Every try's dollars. */
   cost_usd: number;
   /** Tasks with a try whose price was unknown: those dollars are missing from `cost_usd`. */
@@ -129,6 +136,11 @@ function taskReport(task: EvalTask, input: ReportInput): TaskReport {
   return report;
 }
 
+/** A fraction in percent to one decimal, as aider's leaderboard writes its pass rates. */
+function inPercent(fraction: number): number {
+  return Math.round(fraction * 1000) / 10;
+}
+
 /** The report of an eval: per task and in total, with what ran it and when. */
 export function buildReport(input: ReportInput): EvalReport {
   const tasks = input.suite.tasks.map((task) => taskReport(task, input));
@@ -142,6 +154,8 @@ export function buildReport(input: ReportInput): EvalReport {
   ).length;
   const sum = (pick: (t: TryReport) => number) => tries.reduce((total, t) => total + pick(t), 0);
   const solvedInTheEnd = solved2 ?? solved;
+  const pass1 = all ? solved / all : 0;
+  const pass2 = solved2 === null ? null : all ? solved2 / all : 0;
   return {
     suite: input.suite.name,
     source: input.suite.source,
@@ -157,9 +171,11 @@ export function buildReport(input: ReportInput): EvalReport {
       run: tasks.filter((task) => task.status !== "not run").length,
       skipped: input.suite.skipped.length,
       solved,
-      pass_at_1: all ? solved / all : 0,
+      pass_at_1: pass1,
+      pass_at_1_percent: inPercent(pass1),
       solved_2: solved2,
-      pass_at_2: solved2 === null ? null : all ? solved2 / all : 0,
+      pass_at_2: pass2,
+      pass_at_2_percent: pass2 === null ? null : inPercent(pass2),
       cost_usd: cost,
       unpriced,
       cost_per_solved_usd: solvedInTheEnd ? cost / solvedInTheEnd : null,
@@ -251,12 +267,20 @@ function note(task: TaskReport): string {
   return notes.join("; ");
 }
 
-/** A report from its file, or from the folder it was written to. */
+/**
+ * A report from its file, or from the folder it was written to. One written before the totals
+ * carried their rates in percent as well gets them, from the fractions.
+ */
 export async function readReport(where: string): Promise<EvalReport> {
   const file = where.endsWith(".json") ? where : path.join(where, "report.json");
+  let report: EvalReport;
   try {
-    return JSON.parse(await readFile(file, "utf8")) as EvalReport;
+    report = JSON.parse(await readFile(file, "utf8")) as EvalReport;
   } catch (error) {
     throw new ConfigError(`cannot read an eval report from ${file}: ${(error as Error).message}`);
   }
+  const t = report.totals;
+  t.pass_at_1_percent ??= inPercent(t.pass_at_1);
+  t.pass_at_2_percent ??= t.pass_at_2 === null ? null : inPercent(t.pass_at_2);
+  return report;
 }

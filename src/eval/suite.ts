@@ -47,6 +47,15 @@ async function polyglotSuite(given: string | undefined): Promise<Suite> {
 }
 
 /**
+ * How many tries a suite's tasks get unless --tries says: aider's polyglot benchmark gives each
+ * exercise two (the second with the failing tests' output) and ranks by the second, so its
+ * figure is comparable only so; any other suite one.
+ */
+export function defaultTries(suite: Pick<Suite, "name">): 1 | 2 {
+  return suite.name === "polyglot" ? 2 : 1;
+}
+
+/**
  * A suite by what it is: `builtin`, `polyglot` (with `source`, its checkout), a folder of
  * exercises, or a file of SWE-style instances (.jsonl, .json or .yaml); with `only`, just the
  * tasks whose id matches one of those globs (and just those skipped here that match).

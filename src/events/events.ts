@@ -132,6 +132,17 @@ export const EVENTS = [
       .boolean()
       .optional()
       .describe("the provider reported no usage: the counts are estimated from the sizes sent and received"),
+    context_tokens: int()
+      .optional()
+      .describe(
+        "the context the request asked the server to run it in (Ollama's num_ctx); absent where none is sent",
+      ),
+    cut_to_fit: z
+      .boolean()
+      .optional()
+      .describe(
+        "the request did not fit the model's context window whole: older messages were left out, or the server cuts the prompt",
+      ),
     cost_usd: z.number().nullable().describe("null when the model's price is unknown"),
     duration_ms: z.number(),
     tokens_per_second: z.number().nullable(),

@@ -1,5 +1,6 @@
 import { calcPrice, type ModelPrice } from "@pydantic/genai-prices";
 import type { Price } from "./cost.js";
+import type { LearnedFacts } from "./facts/learn.js";
 import { PROVIDER_SPECS, type ProviderName, type ProviderSpec, parseModelId } from "./providers.js";
 
 export interface ModelInfo {
@@ -20,6 +21,10 @@ export interface ModelInfo {
   maxOutputTokens: number | undefined;
   /** A local or OpenAI-compatible server, which may put no limit of its own on an answer. */
   local: boolean;
+  /** What the model's server said of it (a local server), whether or not the config overrode it. */
+  learned?: LearnedFacts | undefined;
+  /** Where the window, the tool-call style and the images setting came from, as `cairn models` says it. */
+  sources: { contextWindow: string; toolCalls: string; images: string };
 }
 
 /** What the config's `models.<id>` may say of a model, each key winning over the price list. */
@@ -84,23 +89,51 @@ function listed(provider: ProviderName, model: string) {
 
 /**
  * Context window, price and tool-call style of a model: from the maintained price list
- * (@pydantic/genai-prices), with `models.<id>` in the config winning key by key.
+ * (@pydantic/genai-prices) or, for a local server, from what the server said of it (`learned`),
+ * with `models.<id>` in the config winning key by key. A model its server says cannot call
+ * tools is sent them in the prompt and writes its calls as text.
  */
-export function modelInfo(modelId: string, overrides: { models: Record<string, ModelOverride> }): ModelInfo {
+export function modelInfo(
+  modelId: string,
+  overrides: { models: Record<string, ModelOverride> },
+  learned?: LearnedFacts,
+): ModelInfo {
   const { provider, model } = parseModelId(modelId);
   const spec: ProviderSpec = PROVIDER_SPECS[provider];
   const entry = overrides.models[modelId];
   const found = listed(provider, model);
-  const contextWindow = entry?.context_window ?? found?.model.context_window;
-  const images = entry?.images ?? spec.images ?? false;
+  const contextWindow = entry?.context_window ?? found?.model.context_window ?? learned?.contextWindow;
+  const images = entry?.images ?? spec.images ?? learned?.vision ?? false;
+  const said = learned?.source ?? "";
+  const sources = {
+    contextWindow:
+      entry?.context_window !== undefined
+        ? "config"
+        : found?.model.context_window !== undefined
+          ? "price list"
+          : learned?.contextWindow !== undefined
+            ? said
+            : "guess",
+    toolCalls: entry?.tool_calls !== undefined ? "config" : learned?.tools !== undefined ? said : "default",
+    images:
+      entry?.images !== undefined
+        ? "config"
+        : spec.images !== undefined
+          ? "provider"
+          : learned?.vision !== undefined
+            ? said
+            : "default",
+  };
   return {
     contextWindow: contextWindow ?? (spec.local ? LOCAL_CONTEXT_GUESS : HOSTED_CONTEXT_GUESS),
     contextWindowKnown: contextWindow !== undefined,
     price: entry?.price ?? (found ? priceFrom(found.model_price) : (spec.price ?? null)),
-    toolCalls: entry?.tool_calls ?? "native",
+    toolCalls: entry?.tool_calls ?? (learned?.tools === false ? "text" : "native"),
     images,
     toolImages: images && (spec.toolResultImages ?? false),
     maxOutputTokens: entry?.max_output_tokens,
     local: spec.local,
+    ...(learned ? { learned } : {}),
+    sources,
   };
 }

@@ -15,6 +15,15 @@ interface Connection {
   model: string;
   apiKey: string | undefined;
   baseURL: string | undefined;
+  /** Ollama's `keep_alive`, sent with each chat request when the config sets it. */
+  keepAlive?: string | number | undefined;
+}
+
+/** What a request asks of the server besides its prompt: the cap on the answer, the context to run it in. */
+export interface RequestSizes {
+  maxOutputTokens?: number | undefined;
+  /** The context the server should run the request in (Ollama's `num_ctx`). */
+  contextTokens?: number | undefined;
 }
 
 /**
@@ -45,9 +54,19 @@ export interface ProviderSpec {
   toolResultImages?: boolean;
   /**
    * Provider options that carry the cap on an answer's tokens where the SDK's own setting does
-   * not reach the server.
+   * not reach the server, and the context to run the request in where the server takes one.
    */
-  outputCapOptions?(tokens: number): Record<string, Record<string, unknown>>;
+  requestOptions?(sizes: RequestSizes): Record<string, Record<string, unknown>> | undefined;
+  /**
+   * It runs each request in a context the client sizes, and cuts a longer prompt silently
+   * (Ollama, whose default is 4,096 or 2,048 tokens): every request says how much it needs.
+   */
+  sizesContext?: boolean;
+  /**
+   * How long its server may send nothing unless the config says otherwise: a model on a CPU can
+   * read a long prompt for minutes before its first token.
+   */
+  idleTimeoutMs?: number;
   /** Builds the SDK model; provider packages are imported only here, when a model is built. */
   create(connection: Connection, modelId: string): Promise<ChatModel>;
   /**
@@ -62,14 +81,33 @@ export interface ProviderSpec {
 
 export const OLLAMA_BASE_URL = "http://127.0.0.1:11434/api";
 
+/**
+ * Ollama's provider has no setting for `keep_alive` (how long the server keeps the model loaded
+ * after a request): it is added to each chat request's body on its way out.
+ */
+function withKeepAlive(keepAlive: string | number): typeof fetch {
+  return (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (url.endsWith("/chat") && typeof init?.body === "string") {
+      const body = JSON.parse(init.body) as Record<string, unknown>;
+      return fetch(input, { ...init, body: JSON.stringify({ ...body, keep_alive: keepAlive }) });
+    }
+    return fetch(input, init);
+  };
+}
+
 /** An Ollama server: the local one by default; a key is sent when set, for hosted Ollama or a guarded server. */
-async function ollamaProvider({ apiKey, baseURL }: Connection) {
+async function ollamaProvider({ apiKey, baseURL, keepAlive }: Connection) {
   const { createOllama } = await import("ollama-ai-provider-v2");
   return createOllama({
     baseURL: baseURL ?? OLLAMA_BASE_URL,
     ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
+    ...(keepAlive !== undefined ? { fetch: withKeepAlive(keepAlive) } : {}),
   });
 }
+
+/** Local servers may take minutes before the first token of an answer to a long prompt on a CPU. */
+const LOCAL_IDLE_TIMEOUT_MS = 600_000;
 
 /**
  * With no model chosen, the first provider (in this order) whose key is set gives the model.
@@ -150,8 +188,21 @@ export const PROVIDER_SPECS = {
     baseUrl: OLLAMA_BASE_URL,
     // Ollama runs on the person's own machine: no per-token bill.
     price: { input: 0, output: 0 },
-    // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores.
-    outputCapOptions: (tokens) => ({ ollama: { options: { num_predict: tokens } } }),
+    // Its provider sends the cap as a `max_output_tokens` field, which Ollama ignores; the
+    // context goes as num_ctx, which only the native /api/chat reads.
+    requestOptions: ({ maxOutputTokens, contextTokens }) =>
+      maxOutputTokens || contextTokens
+        ? {
+            ollama: {
+              options: {
+                ...(maxOutputTokens ? { num_predict: maxOutputTokens } : {}),
+                ...(contextTokens ? { num_ctx: contextTokens } : {}),
+              },
+            },
+          }
+        : undefined,
+    sizesContext: true,
+    idleTimeoutMs: LOCAL_IDLE_TIMEOUT_MS,
     async create(connection) {
       return (await ollamaProvider(connection))(connection.model);
     },
@@ -166,6 +217,7 @@ export const PROVIDER_SPECS = {
   "openai-compatible": {
     keyEnv: "OPENAI_COMPATIBLE_API_KEY",
     local: true,
+    idleTimeoutMs: LOCAL_IDLE_TIMEOUT_MS,
     async create({ model, apiKey, baseURL }, modelId) {
       if (!baseURL) {
         throw new ConfigError(
@@ -200,10 +252,16 @@ export type ProviderName = keyof typeof PROVIDER_SPECS;
 
 export const PROVIDERS = Object.keys(PROVIDER_SPECS) as ProviderName[];
 
+export function providerSpec(provider: ProviderName): ProviderSpec {
+  return PROVIDER_SPECS[provider];
+}
+
 /** A provider's connection settings, as the config's `providers.<name>` gives them. */
 export interface ProviderSettings {
   api_key_env?: string | undefined;
   base_url?: string | undefined;
+  keep_alive?: string | number | undefined;
+  request_timeout_ms?: number | undefined;
 }
 
 /** The parts of the configuration that choose and reach a model. */
@@ -362,7 +420,52 @@ function connectionFor(
     model,
     apiKey: env[keyVariable(provider, choice)] || undefined,
     baseURL: choice.providers[provider]?.base_url,
+    keepAlive: choice.providers[provider]?.keep_alive,
   };
+}
+
+/** A server on the person's own machine or network that can be asked about its models. */
+export interface LocalServer {
+  provider: "ollama" | "openai-compatible";
+  model: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+}
+
+/**
+ * Where a local model's server is, to ask it what it knows of the model; undefined for a hosted
+ * provider, or one that cannot be reached as configured (building the model says why).
+ */
+export function localServer(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  env: NodeJS.ProcessEnv = process.env,
+): LocalServer | undefined {
+  const { provider } = parseModelId(modelId);
+  if (provider !== "ollama" && provider !== "openai-compatible") return undefined;
+  try {
+    const connection = connectionFor(modelId, choice, env);
+    const spec: ProviderSpec = PROVIDER_SPECS[provider];
+    const baseUrl = connection.baseURL ?? spec.baseUrl;
+    return baseUrl ? { provider, model: connection.model, baseUrl, apiKey: connection.apiKey } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The longest a call to a model may go without the server sending anything: the provider's
+ * `request_timeout_ms` in the config, else the provider's own (local servers: long enough for a
+ * CPU to read a prompt), else the config's `request_timeout_ms`.
+ */
+export function idleTimeoutFor(
+  modelId: string,
+  choice: Pick<ModelChoice, "providers">,
+  requestTimeoutMs: number,
+): number {
+  const { provider } = parseModelId(modelId);
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  return choice.providers[provider]?.request_timeout_ms ?? spec.idleTimeoutMs ?? requestTimeoutMs;
 }
 
 /** The embedding model `auto` means for a chat model: its provider's, where it has one. */

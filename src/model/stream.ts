@@ -24,6 +24,8 @@ export interface ModelCallRequest {
   timeoutMs: number;
   /** The answer's cap in tokens, sent to the provider when set (max_tokens, max_output_tokens, num_predict). */
   maxOutputTokens?: number | undefined;
+  /** The context the server should run the request in, for a provider that takes one (Ollama's num_ctx). */
+  contextTokens?: number | undefined;
   /**
    * The call's bound on output, whether or not the server keeps to `maxOutputTokens`: past this
    * many characters of text, reasoning and tool-call arguments, the answer is cut off there and
@@ -33,6 +35,8 @@ export interface ModelCallRequest {
   maxRetries: number;
   retryBaseMs: number;
   onTextDelta?: (text: string) => void;
+  /** The first token of an attempt's answer (text, reasoning or a tool call) arrived: the prompt has been read. */
+  onFirstToken?: () => void;
   onRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
@@ -103,14 +107,17 @@ function withCacheBreakpoints(
   };
 }
 
-/** The cap on the answer's tokens as the provider takes it. */
-function outputCapSettings(request: ModelCallRequest): {
+/** The cap on the answer's tokens, and the context to run in, as the provider takes them. */
+function sizeSettings(request: ModelCallRequest): {
   maxOutputTokens?: number;
   providerOptions?: Record<string, Record<string, unknown>>;
 } {
   const tokens = request.maxOutputTokens;
   const spec: ProviderSpec = PROVIDER_SPECS[parseModelId(request.modelId).provider];
-  const providerOptions = tokens ? spec.outputCapOptions?.(tokens) : undefined;
+  const providerOptions = spec.requestOptions?.({
+    maxOutputTokens: tokens,
+    contextTokens: request.contextTokens,
+  });
   return {
     ...(tokens ? { maxOutputTokens: tokens } : {}),
     ...(providerOptions ? { providerOptions } : {}),
@@ -211,6 +218,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
     let diverged = attempt === 0;
     const started = performance.now();
     const answer = new Answer(request.maxOutputChars);
+    let tokenSeen = false;
     try {
       // The provider's model is called directly (call.ts): the same request, wire and stream
       // parsing, without the layers of the \`ai\` package around them, which cost time on every
@@ -221,7 +229,7 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
         messages: prompt.messages,
         ...(request.tools ? { tools: request.tools } : {}),
         ...(request.responseSchema ? { responseFormat: request.responseSchema } : {}),
-        ...outputCapSettings(request),
+        ...sizeSettings(request),
         abortSignal: signal,
       });
       const warnings: string[] = [];
@@ -235,6 +243,10 @@ export async function callModel(request: ModelCallRequest): Promise<ModelCallRes
           );
         }
         const more = answer.take(part);
+        if (!tokenSeen && answer.firstTokenAt !== undefined) {
+          tokenSeen = true;
+          request.onFirstToken?.();
+        }
         if (part.type === "text-delta") {
           const { text } = answer;
           if (!diverged && !shown.startsWith(text) && !text.startsWith(shown)) {

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { anthropicBody, anthropicErrorFrame, anthropicFrames } from "./anthropic.js";
 import { ollamaEmbeddings, openaiEmbeddings } from "./embeddings.js";
+import { modelInfoAnswer, type ServedModels } from "./modelInfo.js";
 import { ollamaErrorFrame, ollamaFrames, ollamaLine } from "./ollama.js";
 import {
   chatBody,
@@ -49,6 +50,8 @@ const EMBEDDING_ROUTES: Record<string, (body: { input?: unknown; model?: string 
 export interface ScriptedServerOptions {
   /** Told of each request as it arrives, before it is answered (a log another process reads). */
   onRequest?: (request: RecordedRequest) => void;
+  /** Play a local server that describes its models at its own endpoints (Ollama's /api/show, llama.cpp's /props, …). */
+  models?: ServedModels;
 }
 
 export async function startScriptedServer(
@@ -57,6 +60,7 @@ export async function startScriptedServer(
 ): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
   const embeddingRequests: ScriptedServer["embeddingRequests"] = [];
+  const infoRequests: string[] = [];
   const timers = new Set<{ timer: NodeJS.Timeout; done: () => void }>();
   let closed = false;
 
@@ -75,6 +79,11 @@ export async function startScriptedServer(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const rawBody = await readBody(req);
     const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const info = modelInfoAnswer(options.models, req.method ?? "GET", path, parseJson(rawBody) as never);
+    if (info) {
+      infoRequests.push(`${req.method} ${path}`);
+      return sendJson(res, info.status, info.body);
+    }
     if (req.method === "GET" && path === "/api/tags") {
       return sendJson(res, 200, {
         models: [{ name: MODEL, model: MODEL, modified_at: new Date().toISOString() }],
@@ -214,6 +223,7 @@ export async function startScriptedServer(
     ollamaBaseUrl: `${url}/api`,
     requests,
     embeddingRequests,
+    infoRequests,
     remaining: () =>
       typeof script === "function" ? Number.POSITIVE_INFINITY : Math.max(0, script.length - requests.length),
     close: async () => {

@@ -78,6 +78,8 @@ export interface ScriptedServer {
    * (embeddings.ts) and kept apart: they consume no turn of the script.
    */
   embeddingRequests: Array<{ path: string; model: string; inputs: number }>;
+  /** Requests to the played server's model endpoints (`GET /api/tags`, `POST /api/show`), kept apart like embeddings. */
+  infoRequests: string[];
   /** Turns not yet consumed; Infinity for a function script. */
   remaining(): number;
   close(): Promise<void>;

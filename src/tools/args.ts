@@ -148,7 +148,7 @@ function coerceAt(value: unknown, issue: z.core.$ZodIssue): unknown {
     if (isNumericString(value)) return Number(value);
   } else if (expected === "boolean") {
     if (value === "true" || value === "false") return value === "true";
-  } else if (expected === "object" || expected === "array") {
+  } else if (expected === "object" || expected === "record" || expected === "array") {
     if (typeof value === "string") {
       try {
         const parsed = JSON.parse(value);

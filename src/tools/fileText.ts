@@ -15,13 +15,32 @@ import { ToolError } from "./toolError.js";
 export type TextEncodingName = "utf8" | "utf16le" | "utf16be";
 
 /**
+ * What an editor did with a write into a buffer that holds the person's own unsaved changes, when
+ * it says (cairn.el does): it saved cairn's change to the disk without theirs (`person`: only
+ * theirs stay unsaved), or the change touches their unsaved lines and stays in the buffer with
+ * them (`all`: the disk holds neither). Either way the disk is the editor's to write, not cairn's.
+ */
+export type UnsavedInEditor = "person" | "all";
+
+/**
  * Text files as the editor cairn runs in holds them (ACP's fs methods): a read sees the unsaved
  * buffer, a write goes into the buffer. Without it, or without one of the two, the disk is used.
  */
 export interface EditorFiles {
   read?(file: string): Promise<string>;
-  write?(file: string, text: string): Promise<void>;
+  write?(file: string, text: string): Promise<UnsavedInEditor | undefined>;
 }
+
+/** What the model is told of a change that met the person's unsaved text in their editor. */
+const UNSAVED_NOTES: Record<UnsavedInEditor, string> = {
+  person:
+    "The person has unsaved changes of their own in this file in their editor: your change was saved to the " +
+    "file without them, and their buffer shows both. Commands see the file without their unsaved changes.",
+  all:
+    "Your change touches lines the person changed in their editor and has not saved: it is in their buffer " +
+    "with their changes, unsaved, and the file on disk holds neither until they save it. Commands see the " +
+    "file as it was.",
+};
 
 /** How a text file's bytes are laid out, so a rewrite gives back the same kind of file. */
 export interface TextFormat {
@@ -207,7 +226,9 @@ async function holds(file: string, text: string, format: TextFormat): Promise<bo
  * Writes a text file whole, in its format. Through an editor the text goes into its buffer, and
  * the disk must hold it as well: commands and checks read the disk, and checkpoints record it. So
  * what the editor did not save (or could not take) is written to the disk here; what it saved is
- * left as it saved it (an editor keeps a file's line endings in the file, not in its buffer).
+ * left as it saved it (an editor keeps a file's line endings in the file, not in its buffer). An
+ * editor that kept the person's unsaved text out of the disk is left to it: the person's text is
+ * never saved behind their back. Returns what the model is to be told of that, if anything.
  */
 export async function writeTextFile(
   file: string,
@@ -215,15 +236,17 @@ export async function writeTextFile(
   format: TextFormat,
   mode: number | undefined,
   editor?: EditorFiles,
-): Promise<void> {
+): Promise<string | undefined> {
   if (editor?.write) {
     const written = await editor.write(file, text).then(
-      () => true,
-      () => false,
+      (unsaved) => ({ unsaved }),
+      () => undefined,
     );
-    if (written && (await holds(file, text, format))) return;
+    if (written?.unsaved) return UNSAVED_NOTES[written.unsaved];
+    if (written && (await holds(file, text, format))) return undefined;
   }
   await writeFileAtomic(file, encodeText(text, format), mode);
+  return undefined;
 }
 
 /**

@@ -236,14 +236,20 @@ const writeFileTool = fileTool({
     const crlf = existing !== null && lineEnding(before) === "\r\n";
     const content = crlf ? withLineEnding(args.content, "\r\n") : args.content;
     const mode = info ? info.mode & 0o7777 : undefined;
-    await writeTextFile(resolved.absolute, content, existing?.format ?? PLAIN_UTF8, mode, ctx.editor?.files);
+    const unsaved = await writeTextFile(
+      resolved.absolute,
+      content,
+      existing?.format ?? PLAIN_UTF8,
+      mode,
+      ctx.editor?.files,
+    );
     await ctx.reads?.remember(resolved.absolute);
     const lines = plural(countLines(content), "line");
     const text = info
       ? `Overwrote ${resolved.display} (${lines}${crlf ? ", CRLF line endings kept" : ""}).`
       : `Created ${resolved.display} (${lines}).`;
     return {
-      text,
+      text: withNote(text, unsaved),
       data: {
         kind: "file_change",
         path: resolved.display,
@@ -256,6 +262,11 @@ const writeFileTool = fileTool({
   describe: ({ path }) => path,
   touches: ({ path, content }) => ({ writes: [path], change: { path, old_text: null, new_text: content } }),
 });
+
+/** A tool's result with what the model is told of the person's unsaved text in their editor. */
+function withNote(text: string, unsaved: string | undefined): string {
+  return unsaved ? `${text} ${unsaved}` : text;
+}
 
 function describeRanges(display: string, ranges: EditRange[]): string {
   const [only] = ranges;
@@ -316,11 +327,17 @@ const editFileTool = fileTool({
         lines: result.lines,
       });
     }
-    await writeTextFile(resolved.absolute, result.newContent, file.format, file.mode, ctx.editor?.files);
+    const unsaved = await writeTextFile(
+      resolved.absolute,
+      result.newContent,
+      file.format,
+      file.mode,
+      ctx.editor?.files,
+    );
     await ctx.reads?.remember(resolved.absolute);
     const note = result.note ? ` Note: ${result.note}.` : "";
     return {
-      text: describeRanges(resolved.display, result.ranges) + note,
+      text: withNote(describeRanges(resolved.display, result.ranges) + note, unsaved),
       data: {
         kind: "file_change",
         path: resolved.display,
@@ -361,7 +378,7 @@ const appendFileTool = fileTool({
     const eol = lineEnding(before);
     const separator = before !== "" && !before.endsWith("\n") ? eol : "";
     const after = before + separator + (existing ? withLineEnding(args.content, eol) : args.content);
-    await writeTextFile(
+    const unsaved = await writeTextFile(
       resolved.absolute,
       after,
       existing?.format ?? PLAIN_UTF8,
@@ -375,7 +392,7 @@ const appendFileTool = fileTool({
         (separator ? " It did not end with a line break, so one was added first." : "")
       : `Created ${resolved.display} with ${added}.`;
     return {
-      text,
+      text: withNote(text, unsaved),
       data: {
         kind: "file_change",
         path: resolved.display,

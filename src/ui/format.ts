@@ -52,17 +52,22 @@ export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): s
 }
 
 /**
- * How a turn or a session ended: its status, what checked it, the files it changed and how long
- * it took. `unchecked: false` leaves out that a change was not checked, where that is the rule
- * (a chat's messages) and saying it each time would be noise.
+ * How a turn or a session ended: its status, what checked it, the files it changed, how many of
+ * its requests did not fit the model's window whole (`cutToFit`, counted from the `usage`
+ * events), and how long it took. `unchecked: false` leaves out that a change was not checked,
+ * where that is the rule (a chat's messages) and saying it each time would be noise.
  */
-export function endingLine(result: RunResult, say: { unchecked: boolean } = { unchecked: true }): string {
+export function endingLine(
+  result: RunResult,
+  say: { unchecked: boolean; cutToFit?: number } = { unchecked: true },
+): string {
   const changed = result.files_changed.length;
   const checked = result.reason === "unchecked" && !say.unchecked ? undefined : checkedLine(result);
   return [
     result.status,
     ...(checked ? [checked] : []),
     ...(changed ? [`${plural(changed, "file")} changed`] : []),
+    ...(say.cutToFit ? [`${plural(say.cutToFit, "request")} cut to fit the context window`] : []),
     formatDuration(result.duration_ms),
   ].join(" · ");
 }

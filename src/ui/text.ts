@@ -50,6 +50,8 @@ export class TextRenderer {
   private streamedChars = 0;
   private generationSeconds = 0;
   private outputTokens = 0;
+  /** Requests since the last ending that did not fit the model's window whole. */
+  private cutToFit = 0;
   private pending: Promise<void> = Promise.resolve();
   private readonly readTools = new Set<string>();
   private readonly todoStates = new Map<string, TodoItem["status"]>();
@@ -118,6 +120,7 @@ export class TextRenderer {
 
   private countUsage(event: Extract<StampedEvent, { type: "usage" }>): void {
     this.outputTokens += event.output_tokens;
+    if (event.cut_to_fit) this.cutToFit++;
     if (event.tokens_per_second) this.generationSeconds += event.output_tokens / event.tokens_per_second;
   }
 
@@ -136,12 +139,13 @@ export class TextRenderer {
     if (event.agent) return this.renderSubAgent(event, event.agent);
     switch (event.type) {
       case "status":
-        this.statusText = STATUS_LABEL[event.status];
+        this.statusText = `${STATUS_LABEL[event.status]}${event.detail ? `: ${event.detail}` : ""}`;
         this.streamedChars = 0;
         this.clearStatus();
-        // A status line redraws in place at a terminal; elsewhere, verbose output logs each change.
-        if (this.options.verbose && !this.options.interactive)
-          this.line(this.style("dim", `… ${this.statusText}${event.detail ? `: ${event.detail}` : ""}`));
+        // A status line redraws in place at a terminal; elsewhere, verbose output logs each
+        // change, and anything a status says besides itself (a model still reading its prompt) is logged.
+        if ((this.options.verbose || event.detail) && !this.options.interactive)
+          this.line(this.style("dim", `… ${this.statusText}`));
         this.showStatus();
         break;
       case "reasoning":
@@ -289,7 +293,8 @@ export class TextRenderer {
 
   private renderFinish(result: RunResult): void {
     const tps = outputSpeed(this.outputTokens, this.generationSeconds);
-    const [status, ...rest] = endingLine(result).split(" · ");
+    const [status, ...rest] = endingLine(result, { unchecked: true, cutToFit: this.cutToFit }).split(" · ");
+    this.cutToFit = 0;
     const statusStyle: Style =
       result.status === "completed" ? "green" : result.status === "unverified" ? "yellow" : "red";
     const allTime =

@@ -11,6 +11,26 @@ import type { ScriptedServer } from "../support/scriptedServer.js";
 
 const stage = stagePerTest();
 
+/** An editor that lends cairn (in auto-edit mode) its buffers: `read` and `write` answer the fs methods. */
+async function lendBuffers(
+  server: ScriptedServer,
+  home: string,
+  repo: string,
+  buffers: { read: (path: string) => string; write: (path: string, content: string) => object },
+) {
+  const editor = stage.start({
+    server,
+    home,
+    args: ["--approval", "auto-edit"],
+    extend: (app) =>
+      app
+        .onRequest("fs/read_text_file", ({ params }) => ({ content: buffers.read(params.path) }))
+        .onRequest("fs/write_text_file", ({ params }) => buffers.write(params.path, params.content)),
+  });
+  const { session } = await openSession(editor, repo, { fs: { readTextFile: true, writeTextFile: true } });
+  return { editor, session };
+}
+
 describe("cairn acp: what the editor lends", () => {
   it("reads the editor's unsaved buffer and writes into it; the disk and the checkpoints follow", async () => {
     const server = await stage.serve([
@@ -26,23 +46,17 @@ describe("cairn acp: what the editor lends", () => {
     const buffers = new Map([[file, unsaved]]);
     const reads: string[] = [];
     const writes: Array<{ path: string; content: string }> = [];
-    const editor = stage.start({
-      server,
-      home,
-      args: ["--approval", "auto-edit"],
-      extend: (app) =>
-        app
-          .onRequest("fs/read_text_file", ({ params }) => {
-            reads.push(params.path);
-            return { content: buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
-          })
-          .onRequest("fs/write_text_file", ({ params }) => {
-            writes.push({ path: params.path, content: params.content });
-            buffers.set(params.path, params.content);
-            return {};
-          }),
+    const { editor, session } = await lendBuffers(server, home, repo, {
+      read: (path) => {
+        reads.push(path);
+        return buffers.get(path) ?? readFileSync(path, "utf8");
+      },
+      write: (path, content) => {
+        writes.push({ path, content });
+        buffers.set(path, content);
+        return {};
+      },
     });
-    const { session } = await openSession(editor, repo, { fs: { readTextFile: true, writeTextFile: true } });
 
     const response = await editor.agent.request("session/prompt", {
       sessionId: session.sessionId,
@@ -58,6 +72,29 @@ describe("cairn acp: what the editor lends", () => {
     expect(JSON.parse(checkpoints.stdout)).toEqual([
       expect.objectContaining({ session: session.sessionId, files: [{ path: "src/sum.js", existed: true }] }),
     ]);
+  });
+
+  it("leaves the disk to an editor that kept the person's unsaved text out of it, and tells the model", async () => {
+    const server = await stage.serve([{ toolCalls: [FIX_SUM] }, { text: "Fixed." }]);
+    const [repo, home] = await Promise.all([makeGitRepo(JS_REPO), makeHome()]);
+    const file = path.join(repo, "src/sum.js");
+    const saved = readFileSync(file, "utf8");
+    const unsaved = saved.replace("{\n", "{\n  // typed in the editor, not saved\n");
+    // As cairn.el answers for a buffer with the person's unsaved changes: it wrote the disk itself.
+    const { editor, session } = await lendBuffers(server, home, repo, {
+      read: (path) => (path === file ? unsaved : readFileSync(path, "utf8")),
+      write: () => ({ _meta: { cairn: { unsaved: "person" } } }),
+    });
+    const response = await editor.agent.request("session/prompt", {
+      sessionId: session.sessionId,
+      prompt: text("fix the sum"),
+    });
+    expect(response.stopReason).toBe("end_turn");
+    // cairn did not write the buffer's text (the person's unsaved line with it) to the disk.
+    expect(await readFile(file, "utf8")).toBe(saved);
+    expect(JSON.stringify(server.requests[1]?.body.messages)).toContain(
+      "Commands see the file without their unsaved changes.",
+    );
   });
 
   it("runs commands in the editor's terminal when it offers one, without the editor's secrets, and shows it in the call", async () => {

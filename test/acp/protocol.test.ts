@@ -54,6 +54,10 @@ describe("cairn acp: the protocol's errors", () => {
     const variables = init.result.authMethods.map((method: { id: string }) => method.id);
     expect(variables).toContain("OPENAI_API_KEY");
     expect(variables).toContain("ANTHROPIC_API_KEY");
+    // Said for a program too: an editor looks the key up by its provider's host (cairn.el, in auth-source).
+    expect(
+      init.result.authMethods.find((method: { id: string }) => method.id === "ANTHROPIC_API_KEY")._meta,
+    ).toEqual({ cairn: { provider: "anthropic", variable: "ANTHROPIC_API_KEY", host: "api.anthropic.com" } });
     child.stdin?.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: repo, mcpServers: [] } })}\n`,
     );

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 
 const oldNode = olderNode();
 
@@ -27,36 +28,40 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
     expect(run.stderr).not.toContain("node:sqlite");
   });
 
-  it("ends the cairn it started on Node 22 when it is killed, even by SIGKILL", async () => {
-    const home = await makeHome();
-    const launcher = spawn(oldNode as string, [CAIRN_BIN, "serve", "--port", "0"], {
-      env: {
-        PATH: process.env.PATH ?? "",
-        HOME: home,
-        XDG_CONFIG_HOME: path.join(home, "config"),
-        XDG_DATA_HOME: path.join(home, "data"),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        let out = "";
-        launcher.stdout.on("data", (chunk) => {
-          out += chunk;
-          if (out.includes("cairn serve: http")) resolve();
-        });
-        launcher.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+  it(
+    "ends the cairn it started on Node 22 when it is killed, even by SIGKILL",
+    async () => {
+      const home = await makeHome();
+      const launcher = spawn(oldNode as string, [CAIRN_BIN, "serve", "--port", "0"], {
+        env: {
+          PATH: process.env.PATH ?? "",
+          HOME: home,
+          XDG_CONFIG_HOME: path.join(home, "config"),
+          XDG_DATA_HOME: path.join(home, "data"),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       });
-      const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim();
-      const cairn = Number(children.split(" ")[0]);
-      expect(cairn).toBeGreaterThan(0);
-      launcher.kill("SIGKILL");
-      const deadline = Date.now() + 15_000;
-      while (existsSync(`/proc/${cairn}`) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(existsSync(`/proc/${cairn}`)).toBe(false);
-    } finally {
-      launcher.kill("SIGKILL");
-    }
-  }, 30_000);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          let out = "";
+          launcher.stdout.on("data", (chunk) => {
+            out += chunk;
+            if (out.includes("cairn serve: http")) resolve();
+          });
+          launcher.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+        });
+        const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim();
+        const cairn = Number(children.split(" ")[0]);
+        expect(cairn).toBeGreaterThan(0);
+        launcher.kill("SIGKILL");
+        const deadline = Date.now() + 15_000;
+        while (existsSync(`/proc/${cairn}`) && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 100));
+        expect(existsSync(`/proc/${cairn}`)).toBe(false);
+      } finally {
+        launcher.kill("SIGKILL");
+      }
+    },
+    scaled(30_000),
+  );
 });

@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAIRN_BIN } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
 
 const ROOT = path.dirname(path.dirname(CAIRN_BIN));
 const PACKAGE = path.join(ROOT, "editors/emacs/cairn.el");
@@ -110,6 +111,7 @@ describe("cairn.el against the real cairn acp (ERT in emacs --batch)", () => {
     // Its own temporary folder, which must be empty again once Emacs and the cairns it started are done.
     tmp = await mkdtemp(path.join(os.tmpdir(), "cairn-ert-"));
     home = await mkdtemp(path.join(os.tmpdir(), "cairn-ert-home-"));
+    // Each ERT test starts cairn (some twice): over a minute alone, more under load.
     run = await emacs(
       ["-L", "editors/emacs", "-l", ERT_FILE, "-f", "ert-run-tests-batch-and-exit"],
       {
@@ -118,11 +120,11 @@ describe("cairn.el against the real cairn acp (ERT in emacs --batch)", () => {
         // The scripted model server and bin/cairn.js run on this Node.
         PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
       },
-      170_000,
+      330_000,
     );
     // Node's compile cache (bin/cairn.js) is meant to outlive the processes that fill it.
     leftBehind = (await readdir(tmp)).filter((name) => name !== "node-compile-cache");
-  }, 180_000);
+  }, scaled(340_000));
 
   afterAll(async () => {
     await Promise.all([tmp, home].map((dir) => rm(dir, { recursive: true, force: true })));

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo } from "../helpers/cli.js";
@@ -109,7 +109,9 @@ describe("cairn eval suite formats", () => {
     const records = await readResults(out);
     const twoFer = records.find((r) => r.id === "javascript/two-fer");
     expect(twoFer?.validation).toMatchObject({ ran: true, passed: true });
-    expect(twoFer?.validation?.command).toContain("--import");
+    expect(twoFer?.validation?.command).toBe("./run-tests");
+    const script = await readFile(path.join(out, "workspaces", "javascript-two-fer", "run-tests"), "utf8");
+    expect(script).toContain("--import");
     // Its rewritten test passed its own check, which is why grading does not use it.
     expect(records.find((r) => r.id === "python/hello-world")?.validation).toMatchObject({ passed: true });
     expect(report.tasks[1]?.grade?.output).toContain("Goodbye, Mars!");

@@ -53,6 +53,10 @@ const LEADERBOARD = `- dirname: 2025-01-17-19-44-33--sonnet-baseline-jan-17
   total_cost: 6.7435
 `;
 
+/**
+ * A report as `cairn eval` writes it, without the rates in percent, as reports were written before
+ * they carried them: `compare` reads both.
+ */
 function report(
   model: string,
   overrides: Partial<EvalReport["totals"]> & { tries?: 1 | 2 } = {},
@@ -84,7 +88,7 @@ function report(
       task_time_ms: 224 * 45_000,
       wall_ms: 3_600_000,
       ...totals,
-    },
+    } as EvalReport["totals"],
     tasks: [],
     skipped: [
       { id: "java/hangman", language: "java", reason: "needs the library io.reactivex.rxjava2:rxjava" },
@@ -127,6 +131,30 @@ describe("cairn eval compare --leaderboard", () => {
     expect(row("cost per exercise")).toMatch(/\| \$0\.10 +\| \$0\.06 +\|/);
     expect(row("time per exercise")).toMatch(/\| 45\.0s +\| 21\.4s +\|/);
     expect(run.stdout).toContain("1 exercise(s) could not be graded here and count as not solved");
+    // What always differs from aider's harness, the largest first: the first try's test feedback.
+    const caveats = run.stdout.slice(run.stdout.indexOf("Not like for like:")).split("\n- ").slice(1);
+    expect(caveats[0]).toMatch(/^test feedback in the first try: cairn's agent runs the exercise's tests/);
+    expect(caveats[0]).toContain("aider's pass_rate_1 has none");
+    expect(run.stdout).toContain("toolchains: cairn grades with this machine's");
+    expect(run.stdout).toContain("aider's harness ran Go 1.21.5");
+    expect(run.stdout).toContain("time: aider's seconds per exercise count only its model's turns");
+  });
+
+  it("says in its JSON which rates are fractions and which percents", async () => {
+    const run = await compare(
+      JSON.stringify(report("claude-3-5-sonnet-20241022")),
+      "--output-format",
+      "json",
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const [beside] = JSON.parse(run.stdout).leaderboard;
+    expect(beside.report.totals).toMatchObject({
+      pass_at_1: 99 / 225,
+      pass_at_1_percent: 44,
+      pass_at_2: 126 / 225,
+      pass_at_2_percent: 56,
+    });
+    expect(beside.entry).toMatchObject({ pass_rate_1: 22.2, pass_rate_2: 51.6 });
   });
 
   it("says what is not like for like: one try, part of the benchmark", async () => {

@@ -119,7 +119,8 @@ describe("cairn eval polyglot", () => {
     const report = await runEval("polyglot", path.join(project, "eval"), {
       home: dir,
       server,
-      extra: ["--source", FIXTURES, "--tasks", "go/*", "--tries", "2"],
+      // Two tries without asking, as aider's benchmark gives them.
+      extra: ["--source", FIXTURES, "--tasks", "go/*"],
       timeoutMs: 280_000,
       env: CACHE_ENV,
     });
@@ -140,7 +141,10 @@ describe("cairn eval polyglot", () => {
     // The exercise's instructions, the file to change, and the tests it may read.
     expect(first).toContain("Convert an octal number, represented as a string");
     expect(first).toContain("The tests in `octal_test.go` grade the work");
-    expect(first).toMatch(/Run them with `[^`]*exerciseTests\.(js|ts) go`/);
+    // A command in the exercise's folder, not a path of cairn's install.
+    expect(first).toContain("Run them with `./run-tests`.");
+    expect(first).not.toContain("exerciseTests");
+    expect(first).not.toContain(path.resolve(FIXTURES, "../../../.."));
     const second = server.requests.find((r) => r.rawBody.includes("Fix the code in `octal.go`"))!.rawBody;
     expect(second).toContain("not enough arguments in call to ParseOctal");
     expect(second).toContain("The tests are right: do not change them.");

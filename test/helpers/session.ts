@@ -5,7 +5,12 @@ import { openHostedSession } from "../../src/agent/host.js";
 import { Session } from "../../src/agent/session.js";
 import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import {
+  type Script,
+  type ScriptedServer,
+  type ServedModels,
+  startScriptedServer,
+} from "../support/scriptedServer.js";
 import { makeHome, makeRepo } from "./cli.js";
 import { afterFile } from "./temp.js";
 
@@ -65,20 +70,30 @@ export interface SessionSetup {
   files?: Record<string, string>;
   approval?: "ask" | "auto-edit" | "auto" | "read-only";
   attended?: boolean;
-  format?: "openai" | "anthropic";
+  format?: "openai" | "anthropic" | "ollama";
   /** More of the environment cairn starts with. */
   env?: Record<string, string>;
   /** The person trusts the repository (`--trust-workspace`): what its own files ask for applies. */
   trust?: boolean;
+  /** The scripted server also plays a local server describing its models (Ollama's /api/show, …). */
+  serves?: ServedModels;
 }
+
+/** The model each wire format's session runs on. */
+const MODELS = {
+  openai: "openai/gpt-4o",
+  anthropic: "anthropic/claude-sonnet-4-5",
+  ollama: "ollama/qwen2.5-coder:7b",
+} as const;
 
 /** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
 export async function hostedSession(script: Script, setup: SessionSetup = {}) {
-  const server = await startScriptedServer(script);
+  const server = await startScriptedServer(script, setup.serves ? { models: setup.serves } : {});
   servers.push(server);
   const [repo, home] = await Promise.all([makeRepo(setup.files ?? { "README.md": "hello\n" }), makeHome()]);
   await addGlobalConfig(home, typeof setup.config === "function" ? setup.config(repo) : (setup.config ?? {}));
-  const anthropic = setup.format === "anthropic";
+  const format = setup.format ?? "openai";
+  const anthropic = format === "anthropic";
   const env = {
     ...(anthropic ? { ANTHROPIC_API_KEY: "sk-ant-test" } : { OPENAI_API_KEY: "sk-test" }),
     HOME: home,
@@ -89,8 +104,12 @@ export async function hostedSession(script: Script, setup: SessionSetup = {}) {
   const hosted = await openHostedSession({
     cwd: repo,
     flags: {
-      model: anthropic ? "anthropic/claude-sonnet-4-5" : "openai/gpt-4o",
-      baseUrl: anthropic ? server.anthropicBaseUrl : server.openaiBaseUrl,
+      model: MODELS[format],
+      baseUrl: {
+        openai: server.openaiBaseUrl,
+        anthropic: server.anthropicBaseUrl,
+        ollama: server.ollamaBaseUrl,
+      }[format],
       approval: setup.approval ?? "auto",
     },
     mode: "do",

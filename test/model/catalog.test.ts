@@ -28,6 +28,7 @@ describe("modelInfo from the price list", () => {
       toolImages: true,
       maxOutputTokens: undefined,
       local: false,
+      sources: { contextWindow: "price list", toolCalls: "default", images: "provider" },
     });
   });
 
@@ -63,6 +64,7 @@ describe("modelInfo from the price list", () => {
       toolImages: false,
       maxOutputTokens: undefined,
       local: false,
+      sources: { contextWindow: "guess", toolCalls: "default", images: "provider" },
     });
   });
 
@@ -76,6 +78,7 @@ describe("modelInfo from the price list", () => {
       toolImages: false,
       maxOutputTokens: undefined,
       local: true,
+      sources: { contextWindow: "guess", toolCalls: "default", images: "default" },
     });
     // Ollama runs locally: no per-token bill, so its cost is known to be zero.
     expect(modelInfo("ollama/gpt-oss:20b", config())).toEqual({
@@ -87,6 +90,7 @@ describe("modelInfo from the price list", () => {
       toolImages: false,
       maxOutputTokens: undefined,
       local: true,
+      sources: { contextWindow: "guess", toolCalls: "default", images: "default" },
     });
   });
 });
@@ -113,6 +117,7 @@ describe("modelInfo with config overrides", () => {
       toolImages: false,
       maxOutputTokens: 4_096,
       local: false,
+      sources: { contextWindow: "config", toolCalls: "config", images: "config" },
     });
   });
 
@@ -133,6 +138,45 @@ describe("modelInfo with config overrides", () => {
       contextWindow: 40_960,
       contextWindowKnown: true,
       price: { input: 0, output: 0 },
+    });
+  });
+});
+
+describe("modelInfo with what a local server said", () => {
+  const learned = {
+    modelId: "ollama/llama3.2-vision:11b",
+    server: "http://127.0.0.1:11434/api",
+    learnedAt: "2026-11-20T14:02:00.000Z",
+    source: "ollama /api/show",
+    contextWindow: 131_072,
+    tools: false,
+    vision: true,
+  };
+
+  it("takes the window, text mode and images from it, saying so", () => {
+    expect(modelInfo("ollama/llama3.2-vision:11b", config(), learned)).toMatchObject({
+      contextWindow: 131_072,
+      contextWindowKnown: true,
+      toolCalls: "text",
+      images: true,
+      learned,
+      sources: {
+        contextWindow: "ollama /api/show",
+        toolCalls: "ollama /api/show",
+        images: "ollama /api/show",
+      },
+    });
+  });
+
+  it("lets the config win over it, key by key", () => {
+    const overridden = config({
+      models: { "ollama/llama3.2-vision:11b": { context_window: 16_384, tool_calls: "native" } },
+    });
+    expect(modelInfo("ollama/llama3.2-vision:11b", overridden, learned)).toMatchObject({
+      contextWindow: 16_384,
+      toolCalls: "native",
+      images: true,
+      sources: { contextWindow: "config", toolCalls: "config", images: "ollama /api/show" },
     });
   });
 });

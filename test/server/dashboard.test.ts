@@ -117,7 +117,7 @@ beforeAll(async () => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page: ${error.message}`));
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   await browser?.close();

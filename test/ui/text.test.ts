@@ -189,4 +189,20 @@ describe("the text renderer", () => {
     expect(verbose).toContain('{"command":"npm test"}');
     expect(verbose).toContain("    FAIL sum\n    expected 3");
   });
+
+  it("says a local model is still reading its prompt, and how many requests were cut to fit its window", async () => {
+    const cut = { ...usage(9_000, 10, 0), cut_to_fit: true, context_tokens: 8_192 } as CairnEvent;
+    const lines = await render([
+      { type: "status", status: "thinking" },
+      { type: "status", status: "thinking", detail: "reading the prompt (12,345 tokens)" },
+      { type: "status", status: "thinking" },
+      cut,
+      cut,
+      usage(100, 10, 0),
+      finished("completed"),
+    ]);
+    expect(lines[0]).toBe("… thinking: reading the prompt (12,345 tokens)");
+    expect(lines.filter((line) => line.startsWith("…"))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/^completed · 2 requests cut to fit the context window · /);
+  });
 });

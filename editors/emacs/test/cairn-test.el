@@ -16,6 +16,7 @@
 ;;; Code:
 
 (require 'ert)
+(require 'auth-source)
 (require 'cl-lib)
 (require 'cairn)
 
@@ -74,6 +75,7 @@
                         :command (list "node" (expand-file-name "dist/test/support/scriptedServer.js"
                                                                 cairn-test--repository)
                                        script-file (cairn-test--requests-file)
+                                       (cairn-test--headers-file)
                                        ;; Gone with this Emacs, however it ends.
                                        "--while-stdin-open")
                         :filter (lambda (_process text) (setq output (concat output text)))))
@@ -83,6 +85,18 @@
 (defun cairn-test--requests-file ()
   "Where the model server writes what it was sent."
   (expand-file-name "requests.jsonl" cairn-test--dir))
+
+(defun cairn-test--headers-file ()
+  "Where the model server writes the headers of what it was sent."
+  (expand-file-name "headers.jsonl" cairn-test--dir))
+
+(defun cairn-test--authorization ()
+  "The authorization headers the model's requests came with, oldest first."
+  (with-temp-buffer
+    (insert-file-contents (cairn-test--headers-file))
+    (mapcar (lambda (line)
+              (alist-get 'authorization (json-parse-string line :object-type 'alist)))
+            (split-string (buffer-string) "\n" t))))
 
 (defun cairn-test--requests ()
   "The bodies of the requests the model got, oldest first."
@@ -149,7 +163,9 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
             (cairn-request-timeout 60))
        (ignore ,repo)
        (unwind-protect
-           (progn
+           ;; Nothing is to ask yes or no: in batch mode that would ask forever.
+           (cl-letf (((symbol-function 'yes-or-no-p)
+                      (lambda (prompt) (error "Asked yes or no: %s" prompt))))
              ;; Where no sandbox works, commands may run unsandboxed, as the tests of the CLI do.
              (make-directory (expand-file-name "config/cairn" home) t)
              (with-temp-file (expand-file-name "config/cairn/config.yaml" home)
@@ -237,14 +253,96 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (execute-kbd-macro (kbd "RET"))
       (should (eq (current-buffer) file))
       (should (= (line-number-at-pos) 1))
-      ;; The model read the unsaved buffer, and its edit went through it: saved, with the change kept.
+      ;; The model read the unsaved buffer, and its edit went through it; what you typed stays unsaved.
       (should (string-match-p "typed in Emacs, not saved" (cairn-test--sent 1)))
       (with-current-buffer file
         (should (string-match-p "typed in Emacs, not saved" (buffer-string)))
         (should (string-match-p "(a, b) => a \\+ b" (buffer-string)))
-        (should-not (buffer-modified-p))
+        (should (buffer-modified-p)))
+      (should (equal (cairn-test--disk repo "src/sum.js")
+                     (replace-regexp-in-string "a - b" "a + b" cairn-test--sum))))))
+
+(defun cairn-test--disk (repo file)
+  "The text of FILE of REPO on disk."
+  (with-temp-buffer (insert-file-contents (expand-file-name file repo)) (buffer-string)))
+
+(defun cairn-test--type-in (buffer line text)
+  "Type TEXT at the start of LINE of BUFFER, as you would, not saving it."
+  (with-current-buffer buffer
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (insert text)))
+
+(ert-deftest cairn-test-unsaved-edit-undo ()
+  "A turn edits a buffer with your unsaved text: that text is never saved, and /undo keeps it."
+  (cairn-test--stage
+      (repo `(("src/sum.js" . ,cairn-test--sum))
+            `(((toolCalls . [,cairn-test--fix-sum]))
+              ((text . "Fixed the reducer."))))
+    (let* ((file (cairn-test--visit repo "src/sum.js"))
+           (yours "  // typed in Emacs, not saved\n")
+           (chat (progn (cairn-test--type-in file 2 yours) (cairn))))
+      (with-current-buffer chat (cairn-set-mode "auto-edit"))
+      (cairn-test--type chat "fix the sum")
+      (cairn-test--turn-ends chat)
+      ;; The disk has cairn's change and not your text; the buffer has both, and is still yours to save.
+      (should (equal (cairn-test--disk repo "src/sum.js")
+                     (replace-regexp-in-string "a - b" "a + b" cairn-test--sum)))
+      (with-current-buffer file
         (should (equal (buffer-string)
-                       (with-temp-buffer (insert-file-contents (buffer-file-name file)) (buffer-string))))))))
+                       (concat "export function sum(values) {\n" yours
+                               "  return values.reduce((a, b) => a + b, 0);\n}\n")))
+        (should (buffer-modified-p))
+        (should (verify-visited-file-modtime file)))
+      ;; The model is told that commands do not see your unsaved text.
+      (should (string-match-p "unsaved changes of their own" (cairn-test--sent 1)))
+      ;; You type more after the turn; then /undo takes back cairn's change, and only that.
+      (cairn-test--type-in file 4 "// typed after the turn\n")
+      (switch-to-buffer chat)
+      (execute-kbd-macro (kbd "C-c C-u"))
+      (cairn-test--turn-ends chat)
+      (should (cairn-test--shows chat "Undid checkpoint"))
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (equal (buffer-string)
+                       (concat "export function sum(values) {\n" yours
+                               "  return values.reduce((a, b) => a - b, 0);\n"
+                               "// typed after the turn\n}\n")))
+        (should (buffer-modified-p))
+        ;; Saving it is yours to do, and asks nothing: the buffer is the file with your text.
+        (should (verify-visited-file-modtime file))
+        (save-buffer))
+      (should (equal (cairn-test--disk repo "src/sum.js") (with-current-buffer file (buffer-string)))))))
+
+(ert-deftest cairn-test-unsaved-lines-edit-undo ()
+  "An edit of the very lines you changed and did not save stays in the buffer, unsaved; /undo too."
+  (cairn-test--stage
+      (repo `(("src/sum.js" . ,cairn-test--sum))
+            '(((toolCalls . [((name . "edit_file")
+                              (args . ((path . "src/sum.js") (old_string . "(a, b) => a * b")
+                                       (new_string . "(a, b) => a + b"))))]))
+              ((text . "Made it add."))))
+    (let* ((file (cairn-test--visit repo "src/sum.js"))
+           (chat (progn (with-current-buffer file
+                          (goto-char (point-min))
+                          (search-forward "a - b")
+                          (replace-match "a * b"))
+                        (cairn))))
+      (with-current-buffer chat (cairn-set-mode "auto-edit"))
+      (cairn-test--type chat "make it add")
+      (cairn-test--turn-ends chat)
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (string-match-p "a \\+ b" (buffer-string)))
+        (should (buffer-modified-p)))
+      (should (string-match-p "file on disk holds neither until they save" (cairn-test--sent 1)))
+      (switch-to-buffer chat)
+      (execute-kbd-macro (kbd "C-c C-u"))
+      (cairn-test--turn-ends chat)
+      (should (equal (cairn-test--disk repo "src/sum.js") cairn-test--sum))
+      (with-current-buffer file
+        (should (equal (buffer-string) (replace-regexp-in-string "a - b" "a * b" cairn-test--sum)))
+        (should (buffer-modified-p))))))
 
 (ert-deftest cairn-test-emacs-eval ()
   "The model evaluates Lisp here (asked even in auto mode), shows a file, asks a question."
@@ -388,6 +486,153 @@ repository holding FILES; the model follows SCRIPT; cairn gets ARGS."
       (should (cairn-test--shows chat "▸ edit_file src/sum.js  done"))
       (should (member session (mapcar (lambda (s) (alist-get 'sessionId s))
                                       (with-current-buffer chat (cairn--sessions))))))))
+
+(defmacro cairn-test--without-key (&rest body)
+  "Run BODY with no API key for cairn: none in the environment, none stored, none in auth-source."
+  (declare (indent 0) (debug t))
+  `(let ((process-environment (cons "OPENAI_API_KEY" process-environment))
+         (auth-sources (list (expand-file-name "authinfo" cairn-test--dir)))
+         (cairn-api-key nil))
+     (auth-source-forget-all-cached)
+     ,@body))
+
+(defun cairn-test--cairns ()
+  "The cairn processes running."
+  (cl-remove-if-not (lambda (process) (and (equal (process-name process) "cairn") (process-live-p process)))
+                    (process-list)))
+
+(ert-deftest cairn-test-no-key ()
+  "Without a key: a message that says how to give one, and no chat left behind."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "unused"))))
+    (cairn-test--without-key
+      (cairn-test--visit repo "a.txt")
+      (let ((failure (should-error (cairn) :type 'user-error)))
+        (should (string-match-p "needs an API key for openai (OPENAI_API_KEY)" (cadr failure)))
+        ;; Where the key goes: auth-source by the provider's host, the variable, or cairn's own store.
+        (should (string-match-p "machine 127.0.0.1 login apikey password" (cadr failure)))
+        (should (string-match-p "cairn-api-key" (cadr failure)))
+        (should (string-match-p "cairn auth login openai" (cadr failure)))
+        (should-not (string-match-p "Zed\\|cond:" (cadr failure))))
+      (should-not (cl-find-if (lambda (buffer) (eq (buffer-local-value 'major-mode buffer) 'cairn-chat-mode))
+                              (buffer-list)))
+      (should-not (cairn-test--cairns))
+      (should-not (cairn-test--requests)))))
+
+(ert-deftest cairn-test-key-from-auth-source ()
+  "A key in auth-source (as gptel finds it) reaches cairn in its environment, and only there."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "Keyed in."))))
+    (cairn-test--without-key
+      (with-temp-file (car auth-sources)
+        (insert "machine 127.0.0.1 login apikey password sk-from-authinfo\n"))
+      (let ((chat (progn (cairn-test--visit repo "a.txt") (cairn))))
+        (cairn-test--type chat "what is in a.txt?")
+        (cairn-test--turn-ends chat)
+        (should (cairn-test--shows chat "Keyed in."))
+        (should (equal (cairn-test--authorization) '("Bearer sk-from-authinfo")))
+        (let ((process (buffer-local-value 'cairn--process chat)))
+          (should-not (cl-some (lambda (arg) (string-match-p "sk-from" arg)) (process-command process)))
+          (should-not (string-match-p "sk-from" (with-current-buffer (process-get process 'cairn-log)
+                                                  (buffer-string)))))
+        (should-not (cairn-test--shows chat "sk-from"))
+        ;; Only the chat's cairn got it: not Emacs's own environment.
+        (should-not (getenv "OPENAI_API_KEY"))))))
+
+(ert-deftest cairn-test-key-from-variable ()
+  "`cairn-api-key' as a function is asked for the provider cairn names."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) '(((text . "Keyed by function."))))
+    (cairn-test--without-key
+      (let* ((asked nil)
+             (cairn-api-key (lambda (provider) (push provider asked) "sk-from-function"))
+             (chat (progn (cairn-test--visit repo "a.txt") (cairn))))
+        (cairn-test--type chat "what is in a.txt?")
+        (cairn-test--turn-ends chat)
+        (should (cairn-test--shows chat "Keyed by function."))
+        (should (equal asked '("openai")))
+        (should (equal (cairn-test--authorization) '("Bearer sk-from-function")))))))
+
+(defconst cairn-test--markdown
+  (concat "## What changed\n\nI fixed **src/greet.js**: it now says `Hello`.\n\n"
+          "- one item\n- *two* items\n\n```js\nconst greeting = 1;\n```\n"
+          "See [the docs](https://example.com/docs).")
+  "An answer in Markdown, as models write them.")
+
+(defun cairn-test--visible (chat)
+  "CHAT as it shows: without the text it hides, with what it displays instead."
+  (with-current-buffer chat
+    (let ((shown "") (position (point-min)))
+      (while (< position (point-max))
+        (let ((next (next-char-property-change position))
+              (display (get-char-property position 'display)))
+          (unless (invisible-p position)
+            (setq shown (concat shown (if (stringp display) display
+                                        (buffer-substring-no-properties position next)))))
+          (setq position next)))
+      shown)))
+
+(defun cairn-test--faces-at (chat text)
+  "The faces CHAT shows the first character of TEXT in."
+  (with-current-buffer chat
+    (goto-char (point-min))
+    (search-forward text)
+    (let ((face (get-text-property (match-beginning 0) 'font-lock-face)))
+      (flatten-tree (if (listp face) face (list face))))))
+
+(defun cairn-test--markdown-answer (render)
+  "The chat after a streamed Markdown answer, drawn as RENDER (`cairn-render-markdown') says."
+  (let* ((cairn-render-markdown render)
+         (chat (cairn)))
+    (cairn-test--type chat "what did you change?")
+    (cairn-test--turn-ends chat)
+    chat))
+
+(ert-deftest cairn-test-markdown ()
+  "An answer's Markdown is drawn, its markup hidden, as it streams in: cairn.el's own drawing."
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n"))
+            `(((text . ,cairn-test--markdown) (pace . ((pieces . 9) (everyMs . 30))))
+              ((text . ,cairn-test--markdown))))
+    (cairn-test--visit repo "a.txt")
+    (let* ((chat (cairn-test--markdown-answer 'builtin))
+           (shown (cairn-test--visible chat)))
+      (should (string-match-p "^What changed$" shown))
+      (should (string-match-p "I fixed src/greet.js: it now says Hello\\." shown))
+      (should (string-match-p "^• one item\n• two items$" shown))
+      (should (string-match-p "^const greeting = 1;$" shown))
+      (should (string-match-p "See the docs\\." shown))
+      (should-not (string-match-p "\\*\\*\\|```\\|## \\|`Hello`\\|(https:" shown))
+      (should (memq 'cairn-heading (cairn-test--faces-at chat "What changed")))
+      (should (memq 'bold (cairn-test--faces-at chat "src/greet.js")))
+      (should (memq 'cairn-code (cairn-test--faces-at chat "Hello")))
+      (should (memq 'italic (cairn-test--faces-at chat "two")))
+      (should (memq 'link (cairn-test--faces-at chat "the docs")))
+      ;; The block is code in its language's faces (js-mode's, here).
+      (should (memq 'cairn-code (cairn-test--faces-at chat "greeting")))
+      (should (memq 'font-lock-keyword-face (cairn-test--faces-at chat "const")))
+      ;; What is copied from the chat is the answer as written.
+      (should (cairn-test--shows chat "I fixed **src/greet.js**: it now says `Hello`."))
+      ;; As written, when asked for.
+      (with-current-buffer chat (cairn-new-session))
+      (let ((raw (cairn-test--markdown-answer nil)))
+        (should (string-match-p "I fixed \\*\\*src/greet.js\\*\\*" (cairn-test--visible raw)))))))
+
+(ert-deftest cairn-test-markdown-mode ()
+  "With markdown-mode installed (Debian's elpa-markdown-mode), its faces draw the answer."
+  (dolist (dir (file-expand-wildcards "/usr/share/emacs/site-lisp/elpa/markdown-mode-*"))
+    (add-to-list 'load-path dir))
+  (should (require 'markdown-mode nil t))
+  (cairn-test--stage
+      (repo '(("a.txt" . "a\n")) `(((text . ,cairn-test--markdown))))
+    (cairn-test--visit repo "a.txt")
+    (let* ((chat (cairn-test--markdown-answer t))
+           (shown (cairn-test--visible chat)))
+      (should (string-match-p "I fixed src/greet.js: it now says Hello\\." shown))
+      (should-not (string-match-p "\\*\\*" shown))
+      (should (memq 'markdown-bold-face (cairn-test--faces-at chat "src/greet.js")))
+      (should (cl-some (lambda (face) (string-prefix-p "markdown-header-face" (symbol-name face)))
+                       (cairn-test--faces-at chat "What changed"))))))
 
 ;; `touch' in the folder where the hook runs: the repository's own command.
 (defconst cairn-test--hook-config

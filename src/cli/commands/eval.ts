@@ -31,10 +31,8 @@ export const register: Register = (program) => {
       .addOption(
         new Option(
           "--tries <n>",
-          "2: a task not solved gets a second try with its failing tests' output, as aider's benchmark does (reported as pass@2)",
-        )
-          .default(1)
-          .argParser(tries),
+          "2: a task not solved gets a second try with its failing tests' output, as aider's benchmark does (reported as pass@2); default 2 for polyglot, as aider's benchmark runs it, else 1",
+        ).argParser(tries),
       )
       .addOption(
         new Option(

@@ -56,3 +56,8 @@ export async function unmetNeed(language: Language, dir: string): Promise<string
 export async function unmetByReference(language: Language, dir: string): Promise<string | undefined> {
   return COMPILED[language]?.referenceUnmet?.(dir);
 }
+
+/** What a solution to this exercise may well need that is not here (a newer Go's library); undefined when nothing. */
+export async function unmetBySolutions(language: Language, dir: string): Promise<string | undefined> {
+  return COMPILED[language]?.solutionMayNeed?.(dir);
+}

@@ -80,7 +80,9 @@ async function unpackagedCrate(dir: string, manifest: string): Promise<string | 
     if (!(await packaged(crate))) {
       const held = await packagedVersions(crate.name);
       const has = held.length ? `holds only ${held.join(", ")}` : "does not hold it";
-      return `needs the crate ${crate.name} ${crate.requirement}; ${DEBIAN_CRATES} (Debian's librust-*-dev packages) ${has}`;
+      // Debian names a crate's package after it, `_` as `-` (thiserror: librust-thiserror-dev).
+      const debian = `librust-${crate.name.replaceAll("_", "-").toLowerCase()}-dev`;
+      return `needs the crate ${crate.name} ${crate.requirement}; ${DEBIAN_CRATES} (Debian's librust-*-dev packages) ${has} (Debian: apt-get install ${debian}, if its version fits)`;
     }
   }
   return undefined;

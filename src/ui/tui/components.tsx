@@ -180,7 +180,7 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
   }, [busy]);
   const since = status?.since ?? props.turnStartedAt;
   const state = busy
-    ? `${SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]} ${status ? STATUS_LABEL[status.status] : "working"} ${since === null ? "" : formatDuration(Math.max(0, now - since))}`
+    ? `${SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]} ${status ? STATUS_LABEL[status.status] : "working"}${status?.detail ? `: ${status.detail}` : ""} ${since === null ? "" : formatDuration(Math.max(0, now - since))}`
     : "● ready";
   const tokens = compactTokens(usage.input_tokens + usage.output_tokens);
   return (

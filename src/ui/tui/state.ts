@@ -87,7 +87,10 @@ export interface TuiState {
   agents: AgentView[];
   /** The latest finished tool calls, for Ctrl-O. */
   recentTools: ToolView[];
-  status: { status: Status; since: number } | null;
+  /** What the agent does now, since when, and anything it says besides (a local model still reading its prompt). */
+  status: { status: Status; since: number; detail?: string } | null;
+  /** Requests of this turn that did not fit the model's window whole. */
+  cutToFit: number;
   /** A turn is in progress: from its `turn.started` to its `turn.finished`. */
   busy: boolean;
   turnStartedAt: number | null;
@@ -117,6 +120,7 @@ export function initialState(info: {
     agents: [],
     recentTools: [],
     status: null,
+    cutToFit: 0,
     busy: false,
     turnStartedAt: null,
     turnFiles: [],
@@ -222,15 +226,18 @@ function finishTurn(state: TuiState, event: Stamped<"turn.finished">): TuiState 
   if (allDone) next = push({ ...next, todos: [] }, { kind: "todos", todos: next.todos });
   // What this turn changed and took, in the words every front end uses for an ending. A chat
   // message is never checked without --verify: saying so after every edit would be noise.
-  if (result.status !== "completed" || next.turnFiles.length > 0) {
+  if (result.status !== "completed" || next.turnFiles.length > 0 || next.cutToFit > 0) {
     const turn = {
       ...result,
       files_changed: next.turnFiles,
       duration_ms: next.turnStartedAt === null ? result.duration_ms : timeOf(event) - next.turnStartedAt,
     };
-    next = push(next, line(endingLine(turn, { unchecked: false }), endingTone(result.status)));
+    next = push(
+      next,
+      line(endingLine(turn, { unchecked: false, cutToFit: next.cutToFit }), endingTone(result.status)),
+    );
   }
-  return { ...next, busy: false, status: null, running: [], agents: [], turnStartedAt: null };
+  return { ...next, busy: false, status: null, cutToFit: 0, running: [], agents: [], turnStartedAt: null };
 }
 
 /**
@@ -254,7 +261,11 @@ function reduceSubAgent(state: TuiState, event: StampedEvent, id: string): TuiSt
       return push(rest, line(`◆ ${id} ${agentEnding(event)}`, tone));
     }
     case "usage":
-      return { ...state, usage: addCall(state.usage, event, event.cost_usd) };
+      return {
+        ...state,
+        usage: addCall(state.usage, event, event.cost_usd),
+        cutToFit: state.cutToFit + (event.cut_to_fit ? 1 : 0),
+      };
     case "error":
       return push(state, line(`◆ ${id} ✗ ${event.message}`, "error"));
     default:
@@ -308,7 +319,12 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "status":
       return {
         ...state,
-        status: { status: event.status, since: timeOf(event) },
+        // A status that only adds or drops its detail goes on from when it began.
+        status: {
+          status: event.status,
+          since: state.status?.status === event.status ? state.status.since : timeOf(event),
+          ...(event.detail ? { detail: event.detail } : {}),
+        },
         // A new model turn: what it streams is a new answer.
         streamed: event.status === "thinking" || event.status === "summarizing" ? 0 : state.streamed,
       };
@@ -327,7 +343,12 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "tool.result":
       return finishTool(state, event);
     case "usage":
-      return { ...state, model: event.model, usage: addCall(state.usage, event, event.cost_usd) };
+      return {
+        ...state,
+        model: event.model,
+        usage: addCall(state.usage, event, event.cost_usd),
+        cutToFit: state.cutToFit + (event.cut_to_fit ? 1 : 0),
+      };
     case "route":
       // A route that needs no model answers at once: the answer says enough.
       return event.tier === 0 ? state : pushLines(state, event);

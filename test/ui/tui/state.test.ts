@@ -83,6 +83,31 @@ describe("the UI state reducer", () => {
     expect(done.status).toBeNull();
   });
 
+  it("shows what a status says besides itself, timed from when the status began, and the requests cut to fit", () => {
+    const state = run(
+      started("summarise"),
+      stamp({ type: "status", status: "thinking" }, 1_000),
+      stamp({ type: "status", status: "thinking", detail: "reading the prompt (9,000 tokens)" }, 4_000),
+    );
+    expect(state.status).toEqual({
+      status: "thinking",
+      since: Date.UTC(2026, 10, 22, 12, 0, 1),
+      detail: "reading the prompt (9,000 tokens)",
+    });
+    // The first token: the detail goes, the time goes on.
+    const answering = reduce(state, stamp({ type: "status", status: "thinking" }, 60_000));
+    expect(answering.status).toEqual({ status: "thinking", since: Date.UTC(2026, 10, 22, 12, 0, 1) });
+    const done = [{ ...usage(9_000, 5, 0), cut_to_fit: true } as never, finished("completed")].reduce(
+      reduce,
+      state,
+    );
+    expect(done.transcript.items.at(-1)).toMatchObject({
+      kind: "line",
+      text: expect.stringMatching(/^completed · 1 request cut to fit the context window/),
+    });
+    expect(done.cutToFit).toBe(0);
+  });
+
   it("shows an answer that was not streamed whole", () => {
     const state = run(started("hi"), stamp({ type: "message", text: "Hello!" }));
     expect(state.transcript.items.at(-1)).toMatchObject({ kind: "markdown", text: "Hello!" });
