@@ -20,6 +20,8 @@ export interface Scale {
   overheadTurns: number;
   cacheDoTurns: number;
   cacheRunTurns: number;
+  /** The cache benchmark's sessions that load a tool mid-way: their wire formats, and whether fetch_webpage's too. */
+  cacheToolLoad: { formats: readonly ("openai" | "anthropic")[]; web: boolean };
   editsPerCategory: number;
   repairSamples: number;
   /** Files of node_modules in the search tree; all of them when undefined. */
@@ -51,6 +53,7 @@ export const FULL: Scale = {
   overheadTurns: 100,
   cacheDoTurns: 40,
   cacheRunTurns: 5,
+  cacheToolLoad: { formats: ["openai", "anthropic"], web: true },
   editsPerCategory: 40,
   repairSamples: 27,
   searchFiles: undefined,
@@ -74,6 +77,7 @@ export const SMOKE: Scale = {
   overheadTurns: 6,
   cacheDoTurns: 6,
   cacheRunTurns: 2,
+  cacheToolLoad: { formats: ["openai"], web: false },
   editsPerCategory: 3,
   repairSamples: 3,
   searchFiles: 300,
@@ -94,7 +98,8 @@ export const SMOKE: Scale = {
 export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> = {
   startup: (scale) => benchStartup({ runs: scale.startupRuns, sessionRuns: scale.firstRequestRuns }),
   overhead: (scale) => benchOverhead({ turns: scale.overheadTurns }),
-  cache: (scale) => benchCache({ doTurns: scale.cacheDoTurns, runTurns: scale.cacheRunTurns }),
+  cache: (scale) =>
+    benchCache({ doTurns: scale.cacheDoTurns, runTurns: scale.cacheRunTurns, toolLoad: scale.cacheToolLoad }),
   edits: (scale) => benchEdits({ perCategory: scale.editsPerCategory }),
   repair: (scale) => benchRepair({ samples: scale.repairSamples }),
   search: (scale) =>

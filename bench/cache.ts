@@ -1,6 +1,7 @@
 import path from "node:path";
 import { classify, intent, notReady, onePlan, ready, runScript } from "../test/helpers/runScript.js";
 import type { ScriptedTurn } from "../test/support/scriptedServer.js";
+import { type ToolLoadOptions, toolLoadFigures } from "./cacheToolLoad.js";
 import { codingSession, SNAPSHOT_REPLY } from "./lib/codingSession.js";
 import { ROOT } from "./lib/paths.js";
 import { type CacheShare, cacheShare, type PromptTurn, promptTurns } from "./lib/prompt.js";
@@ -14,6 +15,8 @@ export interface CacheOptions {
   doTurns: number;
   /** Tool-loop turns in each of the two iterations of the `cairn run` session. */
   runTurns: number;
+  /** The sessions that load a tool mid-way (issue 38). */
+  toolLoad: ToolLoadOptions;
 }
 
 /**
@@ -135,6 +138,9 @@ export async function benchCache(options: CacheOptions): Promise<BenchResult> {
       by_conversation: byConversation(turns.filter((turn) => !turn.compaction)),
     };
   }
+  const load = await toolLoadFigures(options.toolLoad);
+  figures.push(...load.figures);
+  details.tool_load = load.details;
   return {
     id: "cache",
     title: "3. prompt-cache friendliness",

@@ -4,8 +4,7 @@ import { FIXTURES, ROOT } from "./lib/paths.js";
 import { Random } from "./lib/random.js";
 import { readSources, type SourceFile } from "./lib/sources.js";
 import type { Made } from "./lib/spans.js";
-import { MUST_APPLY } from "./peers/apply.js";
-import { MUST_REFUSE } from "./peers/refuse.js";
+import { PEER_CASES } from "./peers/index.js";
 import { PEER_KINDS, type PeerKind } from "./peers/sources.js";
 
 /** Every kind in the corpus: the generated ones, then those only the peer cases have. */
@@ -21,8 +20,11 @@ export interface EditCase extends Made {
   language: string;
   /** The real file the case was made from, or the other agent's test it was translated from. */
   source: string;
-  /** Where cairn's idea of the right outcome differs from the other agent's test. */
+  /** Where cairn deliberately does otherwise than the other agent's test, why. */
   differs?: string;
+  /** What the other agent's test expects, for a case translated from one. */
+  sourceExpected?: string | null;
+  replaceAll?: boolean;
 }
 
 interface Pool {
@@ -103,11 +105,14 @@ export function editCorpus(perCategory: number, seed = 7): EditCase[] {
       cases.push(made);
     }
   });
-  const peers = [...MUST_APPLY, ...MUST_REFUSE].map(({ kind, ...peer }, k) => ({
+  const peers = PEER_CASES.map(({ kind, cairn, expected, ...peer }, k) => ({
     ...peer,
     id: `peer-${kind}-${k}`,
     category: kind,
     language: "peer tests",
+    expected: cairn ? cairn.expected : expected,
+    sourceExpected: expected,
+    ...(cairn ? { differs: cairn.why } : {}),
   }));
   return [...cases, ...peers];
 }

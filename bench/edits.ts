@@ -36,7 +36,9 @@ export function exactReplace(content: string, oldString: string, newString: stri
 }
 
 function cairnEdit(edit: EditCase): string | null {
-  const result = findEdit(edit.content, edit.oldString, edit.newString);
+  const result = findEdit(edit.content, edit.oldString, edit.newString, {
+    replaceAll: edit.replaceAll ?? false,
+  });
   return result.ok ? result.newContent : null;
 }
 
@@ -65,7 +67,8 @@ function byKindTable(
     if (!tallies) return [];
     const cases = corpus.filter((edit) => edit.category === category);
     const peers = cases.filter((edit) => edit.language === "peer tests").length;
-    const must = cases[0]!.expected === null ? "refuse" : "apply";
+    const refusals = cases.filter((edit) => edit.expected === null).length;
+    const must = refusals === 0 ? "apply" : refusals === cases.length ? "refuse" : "both";
     return [
       kindRow(
         [category, must, `${cases.length - peers} + ${peers}`],
@@ -81,6 +84,71 @@ function byKindTable(
   };
 }
 
+/** The repository a translated case's test is in: the first word of its source. */
+const projectOf = (edit: EditCase) => edit.source.split(" ")[0]!;
+
+interface PeerTally {
+  cases: number;
+  /** What cairn wrote is what the other agent's test expects. */
+  agree: number;
+  /** cairn does otherwise on purpose, as its case says, and did what it says. */
+  deliberate: number;
+  missed: number;
+  wrong: number;
+}
+
+/**
+ * The cases translated from other agents' tests, per project: how many come out as that
+ * project's test expects, how many cairn deliberately does otherwise (and does as it says), and
+ * how many it refuses or writes wrongly against its own expectation.
+ */
+function peerTable(corpus: readonly EditCase[], results: ReadonlyMap<EditCase, string | null>) {
+  const tallies = new Map<string, PeerTally>();
+  const all: PeerTally = { cases: 0, agree: 0, deliberate: 0, missed: 0, wrong: 0 };
+  for (const edit of corpus.filter((edit) => edit.sourceExpected !== undefined)) {
+    const project = projectOf(edit);
+    const tally = tallies.get(project) ?? { cases: 0, agree: 0, deliberate: 0, missed: 0, wrong: 0 };
+    tallies.set(project, tally);
+    const result = results.get(edit) ?? null;
+    const source = judge({ ...edit, expected: edit.sourceExpected ?? null }, result);
+    const own = judge(edit, result);
+    const key =
+      source === "applied" || source === "refused"
+        ? "agree"
+        : own === "applied" || own === "refused"
+          ? "deliberate"
+          : own;
+    for (const t of [tally, all]) {
+      t.cases++;
+      t[key]++;
+    }
+  }
+  const row = (name: string, t: PeerTally) => [
+    name,
+    String(t.cases),
+    `${t.agree}/${t.cases}`,
+    String(t.deliberate),
+    String(t.missed),
+    String(t.wrong),
+  ];
+  const breakdown: Breakdown = {
+    title: "4b. edit cases from other agents' tests, per project",
+    columns: [
+      "project",
+      "cases",
+      "as its test expects",
+      "deliberately otherwise",
+      "wrongly refused",
+      "wrong",
+    ],
+    rows: [
+      ...[...tallies].sort(([a], [b]) => a.localeCompare(b)).map(([name, t]) => row(name, t)),
+      row("all", all),
+    ],
+  };
+  return { breakdown, all };
+}
+
 /**
  * A corpus of edits made from real files in several languages, with the slips models make,
  * and of cases translated from other agents' edit tests, through cairn's matcher and through
@@ -94,11 +162,14 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
   const byCategory: Record<string, { cairn: Tally; exact: Tally }> = {};
   const byLanguage: Record<string, number> = {};
   const wrong: Array<{ id: string; source: string; who: string }> = [];
+  const results = new Map<EditCase, string | null>();
   for (const edit of corpus) {
     byCategory[edit.category] ??= { cairn: emptyTally(), exact: emptyTally() };
     byLanguage[edit.language] = (byLanguage[edit.language] ?? 0) + 1;
+    const written = cairnEdit(edit);
+    results.set(edit, written);
     const outcomes = {
-      cairn: judge(edit, cairnEdit(edit)),
+      cairn: judge(edit, written),
       exact: judge(edit, exactReplace(edit.content, edit.oldString, edit.newString)),
     };
     for (const who of ["cairn", "exact"] as const) {
@@ -111,6 +182,7 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
   const toApply = corpus.filter((edit) => edit.expected !== null).length;
   const toRefuse = corpus.length - toApply;
   const percent = (n: number, of: number) => (100 * n) / of;
+  const peers = peerTable(corpus, results);
   const exactMatch = (value: number) => ({ name: "exact match", value });
   return {
     id: "edits",
@@ -142,6 +214,12 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
         baseline: exactMatch(correct(peerTallies.exact)),
       },
       {
+        name: `cases from other agents' tests as their project expects, of ${peers.all.cases}`,
+        value: percent(peers.all.agree, peers.all.cases),
+        unit: "%",
+        note: `${peers.all.deliberate} deliberately otherwise`,
+      },
+      {
         name: "wrong applications",
         value: tallies.cairn.wrong,
         unit: "count",
@@ -149,7 +227,7 @@ export async function benchEdits(options: EditOptions): Promise<BenchResult> {
         target: { on: "value", op: "<=", limit: 0 },
       },
     ],
-    breakdowns: [byKindTable(corpus, byCategory)],
+    breakdowns: [byKindTable(corpus, byCategory), peers.breakdown],
     details: {
       cases: corpus.length,
       categories: EDIT_CATEGORIES,

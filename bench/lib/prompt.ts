@@ -1,22 +1,29 @@
+import { countTokens } from "gpt-tokenizer/encoding/o200k_base";
 import type { RecordedRequest } from "../../test/support/scriptedServer.js";
 import type { StreamEvent } from "./session.js";
 import { sum } from "./stats.js";
 
+/** Breakpoint marks say where the provider may cache up to; they are not part of what it caches. */
+const withoutMarks = (key: string, value: unknown) => (key === "cache_control" ? undefined : value);
+
 /**
- * The prompt of an OpenAI chat-completions request in the order providers cache it: tool
- * definitions, then the response schema if any, then the messages as sent.
+ * The prompt of a request in the order providers cache it: tool definitions, then the response
+ * schema if any, then the system prompt (Anthropic's messages API sends it apart) and the
+ * messages as sent, without Anthropic's cache breakpoint marks.
  */
 export function promptText(body: {
   tools?: unknown;
   response_format?: unknown;
+  system?: unknown;
   messages?: unknown[];
 }): string {
   const parts = [
     ...(body.tools ? [body.tools] : []),
     ...(body.response_format ? [body.response_format] : []),
+    ...(body.system ? [body.system] : []),
     ...(body.messages ?? []),
   ];
-  return parts.map((part) => JSON.stringify(part)).join("\n");
+  return parts.map((part) => JSON.stringify(part, withoutMarks)).join("\n");
 }
 
 function commonPrefix(a: Buffer, b: Buffer): number {
@@ -96,4 +103,22 @@ export function cacheShare(turns: readonly PromptTurn[]): CacheShare {
     ideal: (100 * sum(measured.map((turn) => Math.min(turn.previousBytes!, turn.prompt.length)))) / bytes,
     lowest: Math.min(...measured.map((turn) => (100 * turn.shared!) / turn.prompt.length)),
   };
+}
+
+/**
+ * Tokens (o200k) a provider's prefix cache could not serve: of each request, what follows the
+ * part it shares with the previous request of its conversation; all of a conversation's first.
+ */
+export function uncachedTokens(turns: readonly PromptTurn[]): number {
+  const tokens = (bytes: Buffer) => countTokens(bytes.toString("utf8"));
+  return sum(
+    turns.map(
+      (turn) => tokens(turn.prompt) - (turn.shared ? tokens(turn.prompt.subarray(0, turn.shared)) : 0),
+    ),
+  );
+}
+
+/** The share of the previous request of its conversation that a request begins with, in per cent. */
+export function prefixKept(turn: PromptTurn): number | null {
+  return turn.shared === null || !turn.previousBytes ? null : (100 * turn.shared) / turn.previousBytes;
 }

@@ -2,7 +2,14 @@ import { type ChildProcessByStdio, spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { Readable, Writable } from "node:stream";
-import { makeHome, makeRepo, modelFlags, spawnCairn, streamEvents } from "../../test/helpers/cli.js";
+import {
+  type Format,
+  makeHome,
+  makeRepo,
+  modelFlags,
+  spawnCairn,
+  streamEvents,
+} from "../../test/helpers/cli.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -28,6 +35,8 @@ export interface SessionSpec {
   timeoutMs?: number;
   /** Count the git processes cairn starts (through a `git` on its PATH that notes each one). */
   countGit?: boolean;
+  /** The wire format the scripted server speaks; OpenAI chat completions unless given. */
+  format?: Format;
 }
 
 export interface RequestTiming {
@@ -167,8 +176,9 @@ export async function serveProcess(
 }
 
 /**
- * `cairn <command> <task>` in `repo` against the scripted server (OpenAI chat completions),
- * unattended, printing its events as `--output-format stream-json` does; profiled under `--cpu-prof`.
+ * `cairn <command> <task>` in `repo` against the scripted server (OpenAI chat completions unless
+ * `format` says otherwise), unattended, printing its events as `--output-format stream-json`
+ * does; profiled under `--cpu-prof`.
  */
 export function spawnTask(
   server: ScriptedServer,
@@ -179,9 +189,10 @@ export function spawnTask(
     home: string;
     extraArgs?: string[];
     env?: Record<string, string>;
+    format?: Format;
   },
 ): ChildProcessByStdio<Writable | null, Readable, Readable> {
-  const { args, env } = modelFlags("openai", server);
+  const { args, env } = modelFlags(spec.format ?? "openai", server);
   const profileDir = process.env[CPU_PROFILE_DIR];
   // Sampled every 100 µs: a turn takes a few milliseconds.
   const profile: Record<string, string> = profileDir
@@ -205,8 +216,8 @@ export function spawnTask(
 }
 
 /**
- * Runs the built CLI on a fresh workspace against the scripted server (OpenAI chat completions),
- * as a user would with `--output-format stream-json`.
+ * Runs the built CLI on a fresh workspace against the scripted server (OpenAI chat completions
+ * unless `format` says otherwise), as a user would with `--output-format stream-json`.
  */
 export async function runSession(spec: SessionSpec): Promise<SessionRecord> {
   const repo = await makeRepo(spec.files);

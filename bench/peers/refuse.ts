@@ -1,5 +1,15 @@
 // Cases cairn must refuse, though some of the other agents apply them.
-import { AIDER, CLINE, CODEX, CONTINUE, GEMINI_EDIT, OPENCODE, type PeerCase, ROO } from "./sources.js";
+import {
+  AIDER,
+  CLINE,
+  CODEX,
+  CONTINUE,
+  CONTINUE_REPLACE,
+  GEMINI_EDIT,
+  OPENCODE,
+  type PeerCase,
+  ROO,
+} from "./sources.js";
 
 /** Two cases of aider's test of its (since disabled) fuzzy matching share this file. */
 const AIDER_TEXT = "This is a sample text.\nAnother line of text.\nYet another line.\n";
@@ -19,8 +29,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "const myConfig = {\n  enableFeature: true,\n  retries: 3\n};",
     oldString: "const myConfig = {\n  enableFeature: true\n  retries: 3\n};",
     newString: "const myConfig = {\n  enableFeature: false,\n  retries: 5\n};",
-    expected: null,
-    differs: "gemini-cli applies it; a missing comma is a different text, so cairn sends it back",
+    expected: "const myConfig = {\n  enableFeature: false,\n  retries: 5\n};",
+    cairn: {
+      expected: null,
+      why: "a missing comma is a different text: cairn sends it back rather than guess",
+    },
   },
   {
     kind: "fuzzy",
@@ -29,8 +42,8 @@ export const MUST_REFUSE: PeerCase[] = [
       'function doIt() {\n  console.log("hello");\n}\n\nfunction doIt() {\n  console.log("hello");\n}\n',
     oldString: "function doIt() {\n  console.log('hello');\n}",
     newString: 'function doIt() {\n  console.log("bye");\n}',
-    expected: null,
-    differs: "gemini-cli replaces both; other quote characters are other text, and there are two places",
+    expected: 'function doIt() {\n  console.log("bye");\n}\n\nfunction doIt() {\n  console.log("bye");\n}\n',
+    cairn: { expected: null, why: "other quote characters are other text, and there are two places" },
   },
   {
     kind: "fuzzy",
@@ -40,8 +53,11 @@ export const MUST_REFUSE: PeerCase[] = [
     oldString:
       "function getData() {\n    const result = fetchData();\n    return results.filter(Boolean);\n}",
     newString: "function getData() {\n    const data = fetchData();\n    return data.filter(Boolean);\n}",
-    expected: null,
-    differs: "Roo-Code applies it at a 90% similarity threshold",
+    expected: "function getData() {\n    const data = fetchData();\n    return data.filter(Boolean);\n}\n",
+    cairn: {
+      expected: null,
+      why: "Roo-Code applies it at a 90% similarity threshold; cairn matches nothing by similarity",
+    },
   },
   {
     kind: "fuzzy",
@@ -57,8 +73,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "Hello World",
     oldString: "hello",
     newString: "hi",
-    expected: null,
-    differs: "continue falls back to a case-insensitive match",
+    expected: "hi World",
+    cairn: {
+      expected: null,
+      why: "continue falls back to a case-insensitive match; in most languages the names differ",
+    },
   },
   {
     kind: "case_insensitive",
@@ -66,8 +85,8 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "const myVariable = 42;",
     oldString: "const MYVARIABLE = 42;",
     newString: "const MYVARIABLE = 43;",
-    expected: null,
-    differs: "continue applies it; in most languages the names differ",
+    expected: "const MYVARIABLE = 43;",
+    cairn: { expected: null, why: "continue applies it; in most languages the names differ" },
   },
   {
     kind: "whitespace_removed",
@@ -75,9 +94,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "function test() {\n  return true;\n}",
     oldString: "function test(){return true;}",
     newString: "function test(){return false;}",
-    expected: null,
-    differs:
-      "continue ignores all whitespace; cairn tolerates other runs of spaces, not none where the file has some",
+    expected: "function test(){return false;}",
+    cairn: {
+      expected: null,
+      why: "continue ignores all whitespace; cairn never joins lines or words to match",
+    },
   },
   {
     kind: "whitespace_removed",
@@ -85,8 +106,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: '{\n  "key": "value",\n  "nested": {\n    "prop": 123\n  }\n}',
     oldString: '{"key":"value","nested":{"prop":123}}',
     newString: '{"key":"value","nested":{"prop":456}}',
-    expected: null,
-    differs: "continue ignores all whitespace",
+    expected: '{"key":"value","nested":{"prop":456}}',
+    cairn: {
+      expected: null,
+      why: "continue ignores all whitespace; cairn never joins lines or words to match",
+    },
   },
   {
     kind: "first_of_several",
@@ -94,8 +118,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "line1\nline2\nline1\nline3\n",
     oldString: "line1\n",
     newString: "new_line\n",
-    expected: null,
-    differs: "aider replaces the first; cairn lists both places and asks for more context",
+    expected: "new_line\nline2\nline1\nline3\n",
+    cairn: {
+      expected: null,
+      why: "aider replaces the first; cairn lists both places and asks for more context",
+    },
   },
   {
     kind: "first_of_several",
@@ -103,17 +130,19 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "    line1\n    line2\n    line1\n    line3\n",
     oldString: "line1\n",
     newString: "new_line\n",
-    expected: null,
-    differs: "aider replaces the first",
+    expected: "    new_line\n    line2\n    line1\n    line3\n",
+    cairn: {
+      expected: null,
+      why: "aider replaces the first; cairn lists both places and asks for more context",
+    },
   },
   {
     kind: "first_of_several",
-    source: `${CONTINUE}: should find first occurrence when multiple matches exist`,
+    source: `${CONTINUE_REPLACE}: should throw error with edit context for multiple occurrences`,
     content: "test test test",
     oldString: "test",
     newString: "exam",
     expected: null,
-    differs: "continue replaces the first",
   },
   {
     kind: "first_of_several",
@@ -162,9 +191,7 @@ export const MUST_REFUSE: PeerCase[] = [
     content: AIDER_TEXT,
     oldString: "This is a sample text\n",
     newString: "This is a replaced text.\n",
-    expected: null,
-    differs:
-      "aider's disabled test replaced the whole line; old_string ends with a line break where the file's line goes on (`.`): cairn once wrote `replaced text..`",
+    expected: "This is a replaced text.\nAnother line of text.\nYet another line.\n",
   },
   {
     kind: "partial_line",
@@ -172,9 +199,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "function test() {}",
     oldString: "\t\nfunction test()\n\t",
     newString: "\t\nfunction run()\n\t",
-    expected: null,
-    differs:
-      "continue trims the search and matches inside the line; old_string ends with a line break where the line goes on (` {}`)",
+    expected: "\t\nfunction run()\n\t {}",
+    cairn: {
+      expected: null,
+      why: "old_string ends with a line break where the line goes on with code (` {}`); continue writes new_string inside the line",
+    },
   },
   {
     kind: "fuzzy",
@@ -182,8 +211,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: AIDER_TEXT,
     oldString: "This was a sample text.\nAnother line of txt\n",
     newString: "This is a replaced text.\nModified line of text.\n",
-    expected: null,
-    differs: "aider's disabled test applied it by edit distance",
+    expected: "This is a replaced text.\nModified line of text.\nYet another line.\n",
+    cairn: {
+      expected: null,
+      why: "aider's disabled test applied it by edit distance; cairn matches nothing by similarity",
+    },
   },
   {
     kind: "whitespace_removed",
@@ -191,8 +223,11 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "before\nfunction test() {\n  return true;\n}\nafter",
     oldString: "function test(){return true;}",
     newString: "function test(){return false;}",
-    expected: null,
-    differs: "continue ignores every blank and line break; cairn sets aside blanks inside lines only",
+    expected: "before\nfunction test(){return false;}\nafter",
+    cairn: {
+      expected: null,
+      why: "continue ignores every blank and line break; cairn never joins lines or words to match",
+    },
   },
   {
     kind: "whitespace_removed",
@@ -201,8 +236,12 @@ export const MUST_REFUSE: PeerCase[] = [
       '<?xml version="1.0" encoding="UTF-8"?>\n<root>\n  <item id = "1"   type= "primary" >\n    <name>Test Item</name>\n    <value   unit="px" >100</value>\n  </item>\n</root>',
     oldString: '<itemid="1"type="primary"><name>TestItem</name><valueunit="px">100</value></item>',
     newString: '<itemid="1"type="primary"><name>TestItem</name><valueunit="px">200</value></item>',
-    expected: null,
-    differs: "continue ignores every blank; `itemid` joins two words and the lines are joined",
+    expected:
+      '<?xml version="1.0" encoding="UTF-8"?>\n<root>\n  <itemid="1"type="primary"><name>TestItem</name><valueunit="px">200</value></item>\n</root>',
+    cairn: {
+      expected: null,
+      why: "continue ignores every blank; `itemid` joins two words and the lines are joined",
+    },
   },
   {
     kind: "empty_old_string",
@@ -210,8 +249,10 @@ export const MUST_REFUSE: PeerCase[] = [
     content: "using System;\n",
     oldString: "",
     newString: "using Up;\n",
-    expected: null,
-    differs:
-      "opencode replaces the whole file; cairn refuses an empty old_string on a file with content (write_file replaces a file)",
+    expected: "using Up;\n",
+    cairn: {
+      expected: null,
+      why: "opencode replaces the whole file; cairn refuses an empty old_string on a file with content (write_file replaces a file)",
+    },
   },
 ];

@@ -1,9 +1,11 @@
 /**
- * Edit cases translated from the public edit tests of seven other agents (must-apply cases in
- * apply.ts, must-refuse ones in refuse.ts), each naming the test it comes from. Their inputs are kept; where a case was written for a search/replace block or a
- * patch, it is put as the old_string and new_string of one edit_file call. `expected` is what
- * the edit meant, as cairn judges it, or null where cairn must refuse; `differs` says where that
- * is not what the other agent's test expects, and why.
+ * Edit cases translated from the public edit tests of seven other agents, each naming the test it
+ * comes from: apply.ts and refuse.ts (the first ones, by outcome), then one file per agent. Their
+ * inputs are kept; where a case was written for a search/replace block or a patch, it is put as
+ * the old_string and new_string of one edit_file call (a block of whole lines that is deleted
+ * with the line break after it, as the block's own parser reads it); where a test gives only
+ * what to find, new_string changes one word of it. `expected` is what the other agent's test
+ * expects; `cairn` is where cairn deliberately does otherwise, and why (docs/tools.md).
  */
 
 export const PEER_KINDS = [
@@ -26,6 +28,9 @@ export const PEER_KINDS = [
   "first_of_several",
   "empty_old_string",
   "not_in_file",
+  "uneven_indentation",
+  "deletion",
+  "replace_all",
 ] as const;
 export type PeerKind = (typeof PEER_KINDS)[number];
 
@@ -36,8 +41,16 @@ export interface PeerCase {
   content: string;
   oldString: string;
   newString: string;
+  replaceAll?: boolean;
+  /** What the other agent's test expects: the file after the edit, or null where it refuses it. */
   expected: string | null;
-  differs?: string;
+  /** Where cairn deliberately does otherwise: what it writes instead (null: it refuses), and why. */
+  cairn?: { expected: string | null; why: string };
+}
+
+/** `content` with `[start, end)` replaced: what a test that gives a match's offsets has written. */
+export function spliced(content: string, start: number, end: number, replacement: string): string {
+  return content.slice(0, start) + replacement + content.slice(end);
 }
 
 export const OPENCODE = "anomalyco/opencode (sst/opencode) packages/opencode/test/tool";

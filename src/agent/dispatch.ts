@@ -6,6 +6,7 @@ import { type TruncateLimits, truncateHeadTail } from "../platform/truncate.js";
 import type { ApprovalDecision, ApprovalRequest } from "../safety/approval.js";
 import { PathError } from "../safety/paths.js";
 import { prepareArguments } from "../tools/args.js";
+import { CALL_TOOL, callToolSchema, innerCall } from "../tools/callTool.js";
 import type { ToolRegistry } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
 import type { AnyTool, ToolContext, ToolImage, ToolTouches } from "../tools/types.js";
@@ -19,11 +20,16 @@ const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_0
 /** Output kept in events (and so in the store and renderers). */
 const EVENT_OUTPUT_LIMITS: TruncateLimits = { headBytes: 3_000, tailBytes: 5_000 };
 export interface PreparedCall {
+  /** The call as the model wrote it, as the history keeps it. */
   call: ModelToolCall;
+  /** The tool it runs: the one it names, or the one a call_tool call names. */
+  name: string;
   /** With `args`: the call fits this tool's schema. */
   tool?: AnyTool;
   args?: unknown;
   error?: string;
+  /** What the model is told with the result besides the tool's output. */
+  note?: string;
 }
 
 export interface ToolCallResult {
@@ -38,7 +44,7 @@ export interface ToolCallResult {
 /** The call's title wherever it is shown: its tool's name and what it acts on (`read_file src/a.ts`). */
 export function describeCall(call: PreparedCall): string {
   const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
-  return target ? `${call.call.name} ${target}` : call.call.name;
+  return target ? `${call.name} ${target}` : call.name;
 }
 
 function errorText(error: unknown): string {
@@ -122,29 +128,55 @@ export function toolContextFor(turn: Turn, network = false): ToolContext {
 /**
  * A tool call checked against its tool's schema, or the reason it cannot run. `finishReason` is
  * how the model's turn ended, which says whether arguments missing their closing brace were cut.
+ * A call_tool call is taken apart: the tool it names is the one that runs. A tool offered on
+ * demand that the model calls by its own name, never having been given it, runs all the same,
+ * and the model is told; the requests' tools stay as they are either way.
  */
 export function prepareToolCall(
   registry: ToolRegistry,
   call: ModelToolCall,
   finishReason?: string,
 ): PreparedCall {
-  const tool = registry.get(call.name);
+  let name = call.name;
+  let input = call.input;
+  if (name === CALL_TOOL && registry.dispatches()) {
+    const dispatched = prepareArguments(input, callToolSchema, finishReason);
+    if (!dispatched.ok) {
+      return {
+        call,
+        name,
+        error: `${CALL_TOOL}: ${dispatched.message}. Call it again with the tool's name and its arguments.`,
+      };
+    }
+    ({ name, input } = innerCall(dispatched.value as Parameters<typeof innerCall>[0]));
+  }
+  const tool = name === CALL_TOOL ? undefined : registry.get(name);
   if (!tool) {
     return {
       call,
-      error: `There is no tool named ${call.name}. Available tools: ${registry.names().join(", ")}.`,
+      name,
+      error: `There is no tool named ${name}. Available tools: ${registry.names().join(", ")}.`,
     };
   }
-  // A tool called before it was loaded is offered in full from now on, as if tool_search had.
-  registry.load([call.name]);
-  const prepared = prepareArguments(call.input, tool.schema, finishReason);
+  const unlisted = !registry.offers(name);
+  const unseen = registry.load([name]).length > 0;
+  const prepared = prepareArguments(input, tool.schema, finishReason);
   if (!prepared.ok) {
+    // A tool not in the request's tools: the model may never have seen what it takes.
+    const parameters = unlisted
+      ? ` Its parameters (JSON Schema): ${JSON.stringify(registry.definition(tool).parameters)}.`
+      : "";
     return {
       call,
-      error: `${call.name}: ${prepared.message}. Call it again with arguments that fit its schema.`,
+      name,
+      error: `${name}: ${prepared.message}.${parameters} Call it again with arguments that fit its schema.`,
     };
   }
-  return { call, tool, args: prepared.value };
+  const note =
+    unseen && name === call.name
+      ? `[${name} is offered on demand and is not in your tool list; cairn took the call as you made it, and will again.]`
+      : undefined;
+  return { call, name, tool, args: prepared.value, ...(note ? { note } : {}) };
 }
 
 /**
@@ -170,14 +202,14 @@ export async function executeToolCall(
   extra: Partial<ToolContext> = {},
 ): Promise<ToolCallResult> {
   const { session, agent } = turn;
-  const { call } = prepared;
-  const tool = agent.registry.get(call.name);
+  const { call, name } = prepared;
+  const tool = agent.registry.get(name);
   const judged = tool && judgedTool(tool, prepared);
   const paths = knownPaths(prepared);
   agent.bus.emit({
     type: "tool.call",
     call_id: call.id,
-    tool: call.name,
+    tool: name,
     kind: judged?.kind ?? "other",
     title: describeCall(prepared).replace(/\s+/g, " "),
     args: prepared.args ?? call.input,
@@ -191,7 +223,7 @@ export async function executeToolCall(
   let data: ToolData | undefined;
   let images: ToolImage[] | undefined;
   let changed: string[] = [];
-  const hooked = { id: call.id, tool: call.name, args: prepared.args };
+  const hooked = { id: call.id, tool: name, args: prepared.args };
   const before =
     prepared.error === undefined && tool ? await session.hooks.beforeTool(hooked, turn.signal) : undefined;
   if (prepared.error !== undefined || !tool) {
@@ -235,16 +267,17 @@ export async function executeToolCall(
   agent.bus.emit({
     type: "tool.result",
     call_id: call.id,
-    tool: call.name,
+    tool: name,
     ok,
     output: truncateHeadTail(text, EVENT_OUTPUT_LIMITS).text,
     ...(data !== undefined ? { data } : {}),
     ...(changed.length ? { changed_files: changed } : {}),
     duration_ms: Math.round(performance.now() - started),
   });
+  const told = truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text;
   return {
     ok,
-    text: truncateHeadTail(text, MODEL_OUTPUT_LIMITS).text,
+    text: prepared.note ? `${told}\n\n${prepared.note}` : told,
     ...(data !== undefined ? { data } : {}),
     ...(images ? { images } : {}),
   };

@@ -25,7 +25,7 @@ import {
 } from "./schemas.js";
 import type { Session } from "./session.js";
 import { announce, type Ending, failedReason, type Outcome, settle, taskWithContext } from "./settle.js";
-import { stepBrief } from "./stepPrompt.js";
+import { stepBrief, stepInstruction } from "./stepPrompt.js";
 import { ToolLoop } from "./toolLoop.js";
 import { Turn } from "./turn.js";
 
@@ -308,7 +308,16 @@ class RunLoop {
       todos[index] = { ...(todos[index] as TodoItem), status: "in_progress" };
       const label = `iteration ${this.facts.iteration} · step ${step.id}: ${step.title}`;
       this.emitTodos(todos);
-      const prompt = stepBrief(step, { index, total: plan.steps.length }, this.context.render());
+      const instruction = stepInstruction(step.category);
+      const instructed = this.loop.history
+        .all()
+        .some(
+          (message) =>
+            message.role === "user" &&
+            typeof message.content === "string" &&
+            message.content.includes(instruction),
+        );
+      const prompt = stepBrief(step, { index, total: plan.steps.length }, this.context.render(), instructed);
       const first = index === startAt && (note !== "" || this.facts.iteration === 1);
       const stepPrompt = first ? [`# Task\n${this.task}`, note, prompt].filter(Boolean).join("\n\n") : prompt;
       const outcome = await Turn.run(this.session, { label, model: this.model, within: this.turn }, (turn) =>

@@ -20,18 +20,28 @@ export const STEP_INSTRUCTIONS: Record<PlanStep["category"], string> = {
     "Find the answer in the code, its docs or the web where allowed; change no files. Reply with it and its sources.",
 };
 
-/** The prompt of one step of a plan: where it stands, what it asks, and how to tell it is done. */
+/** What a step of this category is told to do, once per conversation. */
+export function stepInstruction(category: PlanStep["category"]): string {
+  return `This is a ${category} step. ${STEP_INSTRUCTIONS[category]}`;
+}
+
+/**
+ * The prompt of one step of a plan: where it stands, what it asks, and how to tell it is done.
+ * `instructed` is whether the conversation already holds what its category is told: the model
+ * has it, and every request would carry it again.
+ */
 export function stepBrief(
   step: PlanStep,
   position: { index: number; total: number },
   context: string,
+  instructed = false,
 ): string {
   return [
     `Step ${step.id} of the plan (${position.index + 1}/${position.total}): ${step.title}`,
     step.files.length ? `Files: ${step.files.join(", ")}` : "",
     `Done when: ${step.done_when}`,
     context,
-    `This is a ${step.category} step. ${STEP_INSTRUCTIONS[step.category]}`,
+    instructed ? "" : stepInstruction(step.category),
     "Carry out this step with the tools, then reply briefly with what you did.",
   ]
     .filter(Boolean)

@@ -79,7 +79,9 @@ function planSummary(text: string, calls: PreparedCall[]): string {
 }
 
 function argsForHistory(call: PreparedCall): unknown {
-  if (call.args !== undefined) return call.args;
+  // A call_tool call keeps its own shape in the history, with the arguments as they were checked.
+  if (call.args !== undefined)
+    return call.name === call.call.name ? call.args : { name: call.name, arguments: call.args };
   const input = call.call.input;
   // Providers want an object here; what the model wrote stays visible so it can see its mistake.
   return input && typeof input === "object" && !Array.isArray(input) ? input : { _unparsed: String(input) };
@@ -184,7 +186,7 @@ export class ToolLoop {
       batch = [];
     };
     for (const call of calls) {
-      const tool = turn.agent.registry.get(call.call.name);
+      const tool = turn.agent.registry.get(call.name);
       if (tool && judgedTool(tool, call).permission === "read" && call.error === undefined) {
         batch.push(call);
         continue;

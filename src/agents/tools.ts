@@ -52,7 +52,6 @@ const exploreCodebase = defineTool({
   }),
   permission: "read",
   kind: "search",
-  deferrable: true,
   describe: ({ question }) => question,
   // Its own calls are judged and checkpointed one by one.
   touches: () => ({ writes: [] }),
@@ -70,7 +69,6 @@ const task = defineTool({
   // The agent may change files; each of its own calls is judged again, an external agent as a command.
   permission: "write",
   kind: "other",
-  deferrable: true,
   asksInside: ({ agent }) => isExternalTarget(agent),
   describe: ({ agent }) => agent,
   // A cairn sub-agent's own calls are checkpointed one by one; what an external agent changes can

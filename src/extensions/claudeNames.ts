@@ -2,20 +2,7 @@
  * Claude Code's names of its tools, as cairn's: so a hook's matcher or a command's allowed tools
  * written for Claude Code mean the same tools here.
  */
-const CLAUDE_TOOLS: Record<string, string> = {
-  Bash: "run_command",
-  Read: "read_file",
-  Write: "write_file",
-  Edit: "edit_file",
-  MultiEdit: "edit_file",
-  Glob: "search_files",
-  Grep: "grep",
-  LS: "list_files",
-  WebFetch: "fetch_webpage",
-  WebSearch: "web_search",
-  TodoWrite: "todo_write",
-  Task: "task",
-};
+import { CLAUDE_CODE_NAMES as CLAUDE_TOOLS } from "../tools/otherNames.js";
 
 /** A tool's name as cairn knows it: Claude Code's mapped to cairn's, `mcp__server__tool` as `server__tool`. */
 export function cairnToolName(name: string): string {

@@ -35,7 +35,7 @@ function overview(servers: CatalogServer[]): string {
     .map((server) => {
       if (server.status !== "ready") return `${server.name}: ${server.message ?? server.status}`;
       const how = server.onDemand
-        ? `load them as ${server.name}__<tool> with tool_search, or call them with call_mcp_tool`
+        ? `find them as ${server.name}__<tool> with tool_search, or call them with call_mcp_tool`
         : `also offered directly as tools named ${server.name}__<tool>`;
       const tools = [...server.tools.entries()].map(
         ([name, tool]) => `  - ${name}: ${line(tool.description)}`,

@@ -133,7 +133,7 @@ function readTool(format: Format) {
   return defineTool({
     name: `read_${format.id}`,
     description: toolDescription("read_data", { format: format.label }),
-    schema: z.object({ path: z.string().describe("Relative to the workspace root") }),
+    schema: z.object({ path: z.string() }),
     permission: "read",
     kind: "read",
     execute: ({ path: requested }, ctx) => readStructured(format, requested, ctx),
@@ -147,7 +147,7 @@ function writeTool(format: Format) {
     name: `write_${format.id}`,
     description: toolDescription("write_data", { format: format.label }),
     schema: z.object({
-      path: z.string().describe("Relative to the workspace root"),
+      path: z.string(),
       data: z.unknown().describe("An object, array or scalar"),
     }),
     permission: "write",

@@ -22,10 +22,9 @@ import {
   rebaseAfterIndent,
   reindent,
 } from "./edit/indentation.js";
-import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
+import { lineEnding, mixedLineEndings, withLineEnding } from "./edit/lineEndings.js";
 import { numberedLine } from "./edit/listing.js";
 import { type EditRepair, type RepairedArguments, repairedArguments } from "./edit/repairs.js";
-import { keepFileSpacing } from "./edit/spacing.js";
 import { findInView, type Hit, type Normalisation, occurrences } from "./edit/views.js";
 
 export { similarity } from "./edit/closest.js";
@@ -219,10 +218,10 @@ function climb(content: string, args: RepairedArguments, options: EditOptions): 
   if (args.oldString === "") return undefined;
   for (const level of LEVELS) {
     if (level.when && !level.when(args.oldString)) continue;
-    const { startsAt, endsAt } = args;
-    const found = findAt(level, content, args.oldString).filter(
-      (hit) => (!startsAt || startsAt(content, hit.start)) && (!endsAt || endsAt(content, hit.end)),
-    );
+    const { startsAt, endsAt, extendEnd } = args;
+    const found = findAt(level, content, args.oldString)
+      .filter((hit) => (!startsAt || startsAt(content, hit.start)) && (!endsAt || endsAt(content, hit.end)))
+      .map((hit) => (extendEnd ? { ...hit, end: extendEnd(content, hit.end) } : hit));
     if (found.length === 0) continue;
     const how = noteOf(args, level);
     if (found.length > 1 && !options.replaceAll) {
@@ -305,20 +304,19 @@ function apply(
   level: Level,
   how: string | null,
 ): EditResult {
+  // new_string takes the file's line ending; in a file that mixes them, it keeps its own.
+  const mixed = mixedLineEndings(content);
   const eol = lineEnding(content);
-  const lfNew = args.newString.replace(/\r\n/g, "\n");
+  const lineBreaks = (text: string) => (mixed ? text : withLineEnding(text, eol));
+  const given = mixed ? args.newString : args.newString.replace(/\r\n/g, "\n");
   const replacements: string[] = [];
   const indentation = new Set<string>();
-  const text = level.how?.trailingWhitespace ? withoutDroppedEdges(args.oldString, lfNew) : lfNew;
-  const spacing = level.how?.innerRuns || level.how?.tokenSpacing ? level.how : undefined;
-  // Where blanks inside lines were set aside, the file keeps its own where new_string keeps old_string's.
-  const spaced = (hit: Hit, original: string, replacement: string) =>
-    (spacing && keepFileSpacing(content.slice(hit.start, hit.end), original, replacement, spacing)) ??
-    replacement;
+  // Where blanks inside lines were set aside to match, new_string is written with its own, as
+  // the model wrote it: only line starts are re-indented.
+  const text = level.how?.trailingWhitespace ? withoutDroppedEdges(args.oldString, given) : given;
   for (const hit of hits) {
     if (!hit.shape) {
-      const rebased = rebaseAfterIndent(content, hit.start, args.oldString, text);
-      replacements.push(withLineEnding(spaced(hit, args.oldString, rebased), eol));
+      replacements.push(lineBreaks(rebaseAfterIndent(content, hit.start, args.oldString, text)));
       continue;
     }
     const reindented = reindent(text, hit.shape);
@@ -337,10 +335,7 @@ function apply(
           ? "new_string already had the file's indentation and is used as written"
           : "new_string re-indented to match"),
     );
-    const original = spacing ? reindent(args.oldString.replace(/\r\n/g, "\n"), hit.shape) : undefined;
-    const written =
-      original && !("error" in original) ? spaced(hit, original.text, reindented.text) : reindented.text;
-    replacements.push(withLineEnding(written, eol));
+    replacements.push(lineBreaks(reindented.text));
   }
 
   const pieces: string[] = [];

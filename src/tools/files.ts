@@ -172,7 +172,9 @@ async function rewritableText(
   });
 }
 
-const pathParam = z.string().min(1).describe("Relative to the workspace root");
+// Relative to the workspace root, as the system prompt says once rather than every path of every
+// tool (8 tokens each, in every request).
+const pathParam = z.string().min(1);
 
 const readFileTool = fileTool({
   name: "read_file",

@@ -1,5 +1,6 @@
 import type { ToolDefinition } from "../model/stream.js";
 import { wildcard } from "../platform/text.js";
+import { callToolDefinition } from "./callTool.js";
 import { toolSearchTool } from "./toolSearch.js";
 import type { AnyTool, ToolSource } from "./types.js";
 import { trimSchema, wireSchema } from "./wireSchema.js";
@@ -30,9 +31,9 @@ export interface RegistryOptions {
   /** What every tool, fixed or not, is wrapped in (checkpoints around the calls that may change files). */
   wrap?: (tool: AnyTool) => AnyTool;
   /**
-   * Tools that declare themselves `deferrable` are named by `tool_search` until the model loads
-   * them (config `tools.on_demand`); off, or with `tool_search` filtered out, every tool is
-   * offered in full.
+   * Tools that declare themselves `deferrable` are named by `tool_search`, and called through
+   * `call_tool`, when that makes requests smaller (config `tools.on_demand`); off, or with
+   * `tool_search` filtered out, every tool is offered in full.
    */
   onDemand?: boolean;
 }
@@ -41,18 +42,20 @@ export interface RegistryOptions {
  * The tools a session offers: the built-in ones, then those of its sources (MCP servers), which
  * change while it runs. The order stays put between changes, so requests stay byte-identical
  * from turn to turn and the provider's cached prompt prefix holds. Deferrable tools are left out
- * of requests, named by `tool_search`, until the model loads them; a loaded tool is appended
- * after the others, so the requests before it stay a prefix of those after.
+ * of requests and named by `tool_search`, which gives the model their definitions in its answer;
+ * the model then calls one through `call_tool`, which is in every request beside tool_search, or
+ * by its own name. Using a deferred tool never changes the tools a request carries: providers
+ * cache tools first, so a tool added to them would make the whole prompt after it new.
  */
 export class ToolRegistry {
   private byName = new Map<string, AnyTool>();
   private readonly fixed: AnyTool[];
   private readonly filter: ToolFilter;
   private readonly sources: ToolSource[];
-  /** Whether deferrable tools wait for tool_search here; a sub-agent's registry does as its parent's. */
+  /** Whether deferrable tools may wait for tool_search here; a sub-agent's registry does as its parent's. */
   readonly onDemand: boolean;
-  /** Deferred tools the model has loaded, in the order it did. */
-  private readonly loaded: string[] = [];
+  /** Deferred tools the model has been given the definition of, or has called. */
+  private readonly loaded = new Set<string>();
   private search: AnyTool | undefined;
   /** The deferred tools tool_search names, as it was last made. */
   private listing = "";
@@ -82,14 +85,13 @@ export class ToolRegistry {
     for (const tool of this.sources.flatMap((source) => source.tools())) {
       if (!byName.has(tool.name) && passes(this.filter, tool.name)) byName.set(tool.name, this.wrap(tool));
     }
-    const deferred = [...byName.values()].filter((tool) => this.isDeferrable(tool));
+    const deferrable = this.onDemand ? [...byName.values()].filter((tool) => tool.deferrable === true) : [];
     // Made again only when the tools it names change: its description is part of every request.
-    const listing = deferred.map((tool) => `${tool.name}\n${tool.description}`).join("\n");
+    const listing = deferrable.map((tool) => `${tool.name}\n${tool.description}`).join("\n");
     if (listing !== this.listing) {
       this.listing = listing;
-      this.search = deferred.length
-        ? toolSearchTool(deferred, this, (tool) => this.parameters(tool))
-        : undefined;
+      const search = deferrable.length ? toolSearchTool(deferrable, this) : undefined;
+      this.search = search && this.defersWell(deferrable, search) ? search : undefined;
     }
     if (this.search) byName.set(TOOL_SEARCH, this.search);
     this.byName = byName;
@@ -97,7 +99,19 @@ export class ToolRegistry {
   }
 
   private isDeferrable(tool: AnyTool): boolean {
-    return this.onDemand && tool.deferrable === true;
+    return this.search !== undefined && tool.deferrable === true;
+  }
+
+  /**
+   * Whether offering `deferrable` on demand makes requests smaller by more than what it adds to
+   * each of them (tool_search with its listing, and call_tool) over again: a tool used through
+   * tool_search costs a round trip, and its definition is then sent anyway, in the answer. The
+   * two web tools alone cost what tool_search and call_tool do; a large MCP server many times it.
+   */
+  private defersWell(deferrable: readonly AnyTool[], search: AnyTool): boolean {
+    const size = (definitions: readonly ToolDefinition[]) => JSON.stringify(definitions).length;
+    const full = size(deferrable.map((tool) => this.definition(tool)));
+    return full > 2 * size([this.definition(search), callToolDefinition()]);
   }
 
   /** Resolves once every source has its tools (or has given up): before a request offers tools. */
@@ -118,46 +132,41 @@ export class ToolRegistry {
     return [...this.byName.keys()];
   }
 
-  /** The tools offered on demand, loaded or not, in registration order. */
-  deferred(): AnyTool[] {
-    return this.list().filter((tool) => this.isDeferrable(tool));
-  }
-
   /**
-   * Offers deferred tools in full from the next request on (tool_search, or a call the model made
-   * to one by name); returns the names that were not loaded yet.
+   * Notes deferred tools as known to the model (tool_search gave their definitions, or it called
+   * one by name); returns the names it did not know yet. The requests' tools stay as they are.
    */
   load(names: readonly string[]): string[] {
     const fresh = names.filter((name) => {
       const tool = this.byName.get(name);
-      return tool !== undefined && this.isDeferrable(tool) && !this.loaded.includes(name);
+      return tool !== undefined && this.isDeferrable(tool) && !this.loaded.has(name);
     });
-    if (fresh.length) {
-      this.loaded.push(...fresh);
-      this.schemas = undefined;
-    }
+    for (const name of fresh) this.loaded.add(name);
     return fresh;
   }
 
-  /** Whether a tool is in requests now: offered in full, or loaded. */
+  /** Whether a tool is in requests: offered in full rather than on demand. */
   offers(name: string): boolean {
     const tool = this.byName.get(name);
-    return tool !== undefined && (!this.isDeferrable(tool) || this.loaded.includes(name));
+    return tool !== undefined && !this.isDeferrable(tool);
   }
 
-  /** What requests carry: every tool not deferred, tool_search, then the loaded tools in load order. */
+  /** Whether calls may name a tool through call_tool: there are tools offered on demand. */
+  dispatches(): boolean {
+    return this.search !== undefined;
+  }
+
+  /** What requests carry: every tool not deferred, then tool_search; call_tool goes with it. */
   offered(): AnyTool[] {
-    const direct = [...this.byName.values()].filter((tool) => !this.isDeferrable(tool));
-    // A loaded tool the source no longer offers on demand (its server has fewer tools now) is among `direct`.
-    const loaded = this.loaded.flatMap((name) => {
-      const tool = this.byName.get(name);
-      return tool && this.isDeferrable(tool) ? [tool] : [];
-    });
-    return [
-      ...direct.filter((tool) => tool !== this.search),
-      ...(this.search ? [this.search] : []),
-      ...loaded,
-    ];
+    const direct = [...this.byName.values()].filter(
+      (tool) => !this.isDeferrable(tool) && tool !== this.search,
+    );
+    return this.search ? [...direct, this.search] : direct;
+  }
+
+  /** A tool as the model is sent it: its name, description and the JSON Schema of its arguments. */
+  definition(tool: AnyTool): ToolDefinition {
+    return { name: tool.name, description: tool.description, parameters: this.parameters(tool) };
   }
 
   /** A tool's arguments as a model is sent them; converted once per tool. */
@@ -175,11 +184,10 @@ export class ToolRegistry {
    * set of tools, not per request. The same array is returned until the set changes.
    */
   jsonSchemas(): ToolDefinition[] {
-    this.schemas ??= this.offered().map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: this.parameters(tool),
-    }));
+    this.schemas ??= [
+      ...this.offered().map((tool) => this.definition(tool)),
+      ...(this.dispatches() ? [callToolDefinition()] : []),
+    ];
     return this.schemas;
   }
 

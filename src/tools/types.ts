@@ -182,8 +182,9 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** Acts on what only the session's own agent has (its TODO list): a sub-agent is not offered it. */
   mainAgentOnly?: boolean;
   /**
-   * A tool most tasks never need (the web, sub-agents, a large MCP server's): the model is shown
-   * its name and one line, and `tool_search` loads it in full when asked (`ToolRegistry`).
+   * A tool most tasks never need (the web, a large MCP server's): the model is shown its name and
+   * one line, `tool_search` gives its definition when asked, and it is called through `call_tool`
+   * (`ToolRegistry`).
    */
   deferrable?: boolean;
   /** What the tool's provider says of it (an MCP server's annotations), shown when approval is asked. */

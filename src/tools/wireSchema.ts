@@ -19,6 +19,10 @@ export function wireSchema(schema: z.ZodType): JsonSchema {
     override: ({ jsonSchema }) => {
       if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      // Not empty, and above zero: what no model needs telling about a path, a command or a count
+      // (some 130 tokens over the built-in tools). The arguments are still checked against them.
+      if (jsonSchema.minLength === 1) delete jsonSchema.minLength;
+      if (jsonSchema.exclusiveMinimum === 0) delete jsonSchema.exclusiveMinimum;
     },
   });
   return trimSchema(json as JsonSchema);

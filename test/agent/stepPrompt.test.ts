@@ -33,4 +33,21 @@ describe("the step prompt", () => {
       "Carry out this step with the tools, then reply briefly with what you did.",
     ]);
   });
+
+  it("leaves out the category instruction when the conversation already holds it", () => {
+    const step = {
+      id: "3",
+      title: "Fix the other call",
+      category: "modify" as const,
+      files: [],
+      done_when: "tests pass",
+    };
+    const prompt = stepBrief(step, { index: 2, total: 3 }, "", true);
+    expect(prompt).not.toContain(STEP_INSTRUCTIONS.modify);
+    expect(prompt.split("\n")).toEqual([
+      "Step 3 of the plan (3/3): Fix the other call",
+      "Done when: tests pass",
+      "Carry out this step with the tools, then reply briefly with what you did.",
+    ]);
+  });
 });

@@ -39,7 +39,9 @@ describe("the corpora", () => {
   it("hold no edit that cairn's matcher applies wrongly", () => {
     const corpus = editCorpus(SMOKE.editsPerCategory);
     const wrong = corpus.filter((edit) => {
-      const result = findEdit(edit.content, edit.oldString, edit.newString);
+      const result = findEdit(edit.content, edit.oldString, edit.newString, {
+        replaceAll: edit.replaceAll ?? false,
+      });
       return judgeEdit(edit, result.ok ? result.newContent : null) === "wrong";
     });
     expect(wrong.map((edit) => edit.id)).toEqual([]);

@@ -101,6 +101,12 @@ describe("cairn run", () => {
     expect(plans[1]?.rawBody).toContain("Hello, world!");
     expect(plans[1]?.rawBody).toMatch(/Pending issues/);
     expect(plans[1]?.rawBody).toMatch(/Validation failed/);
+    // The second round's step is a modify step too: what a modify step asks for is in the
+    // conversation once, not sent again with every request after it.
+    const steps = requests.filter((r) => !structuredName(r));
+    const instruction = "This is a modify step. Read the code you change first";
+    expect(steps.at(-1)?.rawBody.split(instruction)).toHaveLength(2);
+    expect(steps.at(-1)?.rawBody).toContain("Step 1 of the plan (1/1): Add the comma and the bang");
   });
 
   it("fixes an off-by-one by mutation repair, with no extra model round", async () => {

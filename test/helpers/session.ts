@@ -134,7 +134,10 @@ export const onDemandTools = (body: {
 }): string[] => {
   const search = (body.tools ?? []).find((t) => (t.function?.name ?? t.name) === "tool_search");
   const description = search?.function?.description ?? search?.description ?? "";
-  return [...description.matchAll(/^- (\S+): /gm)].map((match) => match[1]!);
+  // cairn's own tools a line each; an MCP server's by name on one line, `- server__: a, b`.
+  return [...description.matchAll(/^- (\S+): (.*)$/gm)].flatMap(([, name, rest]) =>
+    name!.endsWith("__") ? rest!.split(", ").map((tool) => `${name}${tool}`) : [name!],
+  );
 };
 
 /** What the model was sent as the result of its last tool call (OpenAI chat format). */

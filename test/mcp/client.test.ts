@@ -35,8 +35,10 @@ describe("MCP servers from npm, driven through a session", () => {
 
     const offered = offeredTools(server.requests[0]?.body);
     expect(offered).toEqual(
-      expect.arrayContaining(["everything__echo", "everything__get-sum", "tool_search"]),
+      expect.arrayContaining(["everything__echo", "everything__get-sum", "list_mcp_tools"]),
     );
+    // The generic MCP tools and the web tools are too few to be worth offering on demand.
+    expect(offered).not.toContain("tool_search");
     // The built-in tools come first and the MCP tools after them, in the same order every request.
     expect(offered.indexOf("read_file")).toBeLessThan(offered.indexOf("everything__echo"));
     expect(offeredTools(server.requests[1]?.body)).toEqual(offered);
@@ -308,7 +310,10 @@ describe("an MCP server's environment", () => {
       },
     );
     await doTask(session, "show the server's environment");
-    const seen = JSON.parse(lastToolResult(server.requests[1]?.body)) as Record<string, string>;
+    // get-env is offered on demand and called unsearched: the note saying so follows its JSON.
+    const [json, note] = lastToolResult(server.requests[1]?.body).split("\n\n[");
+    expect(note).toMatch(/^everything__get-env is offered on demand/);
+    const seen = JSON.parse(json!) as Record<string, string>;
     expect(seen).toMatchObject({ VISIBLE_SETTING: "on", PASSED_TOKEN: "for-this-server" });
     for (const name of ["OPENAI_API_KEY", "GITHUB_TOKEN", "MY_MCP_TOKEN"])
       expect(seen).not.toHaveProperty(name);

@@ -63,12 +63,12 @@ describe("which MCP tools the model is offered", () => {
     expect(echo).toMatchObject({ ok: true, output: expect.stringContaining("Echo: allowed") });
   });
 
-  it("names the tools past tools.mcp_direct through tool_search, each loaded on request after the others, the rest reached through call_mcp_tool", async () => {
+  it("names the tools past tools.mcp_direct through tool_search, reached through call_tool, by name or through call_mcp_tool, the requests' tools unchanged", async () => {
     const { session, server } = await hostedSession(
       [
         { toolCalls: [{ name: "tool_search", args: { query: "many__tool_40" } }] },
-        { toolCalls: [{ name: "many__tool_40", args: { word: "hi" } }] },
-        // A tool offered on demand that is called without being loaded first is loaded by the call.
+        { toolCalls: [{ name: "call_tool", args: { name: "many__tool_40", arguments: { word: "hi" } } }] },
+        // A tool offered on demand that is called by its name, unsearched, runs all the same.
         { toolCalls: [{ name: "list_mcp_tools", args: {} }] },
         {
           toolCalls: [
@@ -90,35 +90,29 @@ describe("which MCP tools the model is offered", () => {
     await doTask(session, "use the many tools");
 
     const offered = server.requests.map((request) => offeredTools(request.body));
-    expect(offered[0]).toContain("tool_search");
+    expect(offered[0]).toEqual(expect.arrayContaining(["tool_search", "call_tool"]));
     expect(offered[0]!.filter((name) => /^(many|few)__|_mcp_/.test(name))).toEqual([]);
     const search = server.requests[0]?.body.tools.find(
       (tool: { function: { name: string } }) => tool.function.name === "tool_search",
     ).function.description;
-    expect(search).toMatch(/^- many__tool_40: Tool number 40 \(from the MCP server many\)$/m);
-    expect(search).toMatch(/^- few__long: Prints numbered lines \(from the MCP server few\)$/m);
+    // The servers' tools by name, a line a server; cairn's own a line each.
+    expect(search).toMatch(/^- many__: long, tool_1, tool_2, .*, tool_40$/m);
+    expect(search).toMatch(/^- few__: long, tool_1, tool_2$/m);
     expect(search).toMatch(/^- call_mcp_tool: Call a tool of an MCP server by name, with its arguments/m);
 
-    // Each load appends: every request's tools begin with the tools of the one before.
-    expect(offered.slice(1).map((names) => names.slice(offered[0]!.length))).toEqual([
-      ["many__tool_40"],
-      ["many__tool_40"],
-      ["many__tool_40", "list_mcp_tools"],
-      ["many__tool_40", "list_mcp_tools", "call_mcp_tool"],
-    ]);
-    for (let i = 1; i < server.requests.length; i++) {
-      const [before, after] = [server.requests[i - 1]!.body.tools, server.requests[i]!.body.tools];
-      expect(after.slice(0, before.length)).toEqual(before);
-    }
+    // Whatever the model reaches for, every request carries the same tools.
+    for (const request of server.requests.slice(1))
+      expect(JSON.stringify(request.body.tools)).toBe(JSON.stringify(server.requests[0]?.body.tools));
     expect(lastToolResult(server.requests[1]?.body)).toMatch(
-      /^Loaded; call them from now on:\n- many__tool_40\(word\?\): Tool number 40/,
+      /^Call it with call_tool \{"name": "<tool>", "arguments": \{…\}\}:\n\n### many__tool_40\nTool number 40/,
     );
     expect(lastToolResult(server.requests[2]?.body)).toContain("tool_40 says hi");
     const overview = lastToolResult(server.requests[3]?.body);
     expect(overview).toContain(
-      "many: 41 tools (load them as many__<tool> with tool_search, or call them with call_mcp_tool)",
+      "many: 41 tools (find them as many__<tool> with tool_search, or call them with call_mcp_tool)",
     );
     expect(overview).toMatch(/^ {2}- tool_40: Tool number 40 \(from the MCP server many\)$/m);
+    expect(overview).toMatch(/\[list_mcp_tools is offered on demand and is not in your tool list/);
     expect(lastToolResult(server.requests[4]?.body)).toContain("tool_2 says there");
   });
 

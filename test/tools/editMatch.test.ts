@@ -198,15 +198,47 @@ describe("indentation", () => {
   });
 });
 
+describe("old_string indented by another step than the file", () => {
+  const py = "class A:\n    def f(self):\n        if x:\n            go()\n        return 1\n";
+
+  it("writes new_string's depths in the file's step, not the model's, line by line", () => {
+    // The model retyped the method with 2-space steps; the file takes 4.
+    const result = applied(
+      findEdit(
+        py,
+        "def f(self):\n  if x:\n    go()\n  return 1",
+        "def f(self):\n  if x:\n    go()\n    if y:\n      z()\n  return 1",
+      ),
+    );
+    expect(result.newContent).toBe(
+      "class A:\n    def f(self):\n        if x:\n            go()\n            if y:\n                z()\n        return 1\n",
+    );
+  });
+
+  it("does so when old_string is shifted as a whole and only new_string shows the model's step", () => {
+    const content = "class A {\n    m() {\n        a();\n        b();\n\n    }\n}\n";
+    const result = applied(findEdit(content, "a();\nb();\n\n", "a();\nif (x) {\n  b();\n}\n\n"));
+    expect(result.newContent).toBe(
+      "class A {\n    m() {\n        a();\n        if (x) {\n            b();\n        }\n\n    }\n}\n",
+    );
+  });
+
+  it("keeps a line aligned off the model's step where it is relative to its neighbours", () => {
+    const content = "def f():\n    if x:\n        go(1)\n";
+    const result = applied(findEdit(content, "if x:\n  go(1)", "if x:\n  go(1,\n     2)"));
+    expect(result.newContent).toBe("def f():\n    if x:\n        go(1,\n           2)\n");
+  });
+});
+
 describe("runs of spaces inside lines", () => {
   it("matches a run typed wider or narrower than the file has it", () => {
     const content = "function sum(a, b) {\n    return a + b;\n}";
     const wider = applied(findEdit(content, "return    a  +  b;", "return a + b + 1;"));
     expect(wider.strategy).toBe("inner_whitespace");
     expect(wider.newContent).toBe("function sum(a, b) {\n    return a + b + 1;\n}");
-    // The file keeps its own spacing where new_string keeps old_string's.
+    // new_string is written as the model wrote it, as every other agent writes it.
     const narrower = applied(findEdit("x  =  1;\n", "x = 1;", "x = 2;"));
-    expect(narrower.newContent).toBe("x  =  2;\n");
+    expect(narrower.newContent).toBe("x = 2;\n");
   });
 
   it("does not also set indentation aside: a line differing in both is another place", () => {
@@ -219,15 +251,16 @@ describe("runs of spaces inside lines", () => {
     ).toBe("not_found");
   });
 
-  it("matches blanks on one side only, keeping the file's spacing where new_string keeps old_string's", () => {
+  it("matches blanks on one side only, and writes new_string's spacing, not the file's", () => {
+    // continue's findSearchMatches test: whitespace ignored match strategy, written by its tool as given.
     const fragment = applied(findEdit("const foo = bar;\n", "const   foo=bar", "const   foo=baz"));
     expect(fragment.strategy).toBe("inner_spacing");
-    expect(fragment.newContent).toBe("const foo = baz;\n");
-    // What new_string writes anew, and spacing it changes, are written as new_string has them.
+    expect(fragment.newContent).toBe("const   foo=baz;\n");
+    // The model writes `(a, b) =>`; the file does not get `( a, b ) =>`.
     const call = applied(findEdit("  f( a, b );\n", "f(a, b);", "g(a, b, c);"));
-    expect(call.newContent).toBe("  g( a, b, c );\n");
+    expect(call.newContent).toBe("  g(a, b, c);\n");
     const spaced = applied(findEdit("x=1;\n", "x = 1;", "x = 2; // two"));
-    expect(spaced.newContent).toBe("x=2; // two\n");
+    expect(spaced.newContent).toBe("x = 2; // two\n");
   });
 
   it("sets indentation aside as well for old_string spaced plainly, as models retype code", () => {
@@ -236,7 +269,8 @@ describe("runs of spaces inside lines", () => {
       findEdit(content, "if True:\n    return 42", "if True:\n    return 42\n    done()"),
     );
     expect(result.strategy).toBe("inner_spacing_indentation");
-    expect(result.newContent).toBe("def outer():\n    if  True:\n        return  42\n        done()\n");
+    // Re-indented at line starts only: inside the lines, new_string's single spaces.
+    expect(result.newContent).toBe("def outer():\n    if True:\n        return 42\n        done()\n");
   });
 
   it("refuses old_string with no space where the file has one between two words: they would join", () => {
@@ -261,8 +295,20 @@ describe("repaired arguments", () => {
     expect(result.newContent).toBe("one\r\n2\r\n");
   });
 
-  it("leaves numbers alone unless every line is numbered, one after the other", () => {
-    expect(refused(findEdit("a\nb\n", "     1\ta\n     3\tb", "x")).reason).toBe("not_found");
+  it("takes a gutter off when every line of old_string has it, numbered in order or not, and from new_string too", () => {
+    // Roo Code's stripLineNumbers: numbers of any width, in any order; a bare `| ` in its aggressive mode.
+    expect(applied(findEdit("a\nb\n", "     1\ta\n     3\tb", "     1\ta\n     3\tc")).newContent).toBe(
+      "a\nc\n",
+    );
+    expect(applied(findEdit("x\n  a\nb\n", "| a\n| b", "| a\n| c")).newContent).toBe("x\n  a\nc\n");
+    // Codex's `L12: ` and grep -n's `12: `, the latter only counting up.
+    expect(applied(findEdit("a\nb\n", "L7: a\nL8: b", "L7: a\nL8: c")).newContent).toBe("a\nc\n");
+    expect(applied(findEdit("a\nb\n", "4: a\n5: b", "4: a\n5: c")).newContent).toBe("a\nc\n");
+    expect(refused(findEdit("a\nb\n", "4: a\n9: b", "4: a\n9: c")).reason).toBe("not_found");
+    // Not on every line, and the numbers do not say where: text that happens to start with digits.
+    expect(refused(findEdit("a\nb\n", "     1\ta\nb\n     9\tc", "x")).reason).toBe("not_found");
+    // A column of bare numbers is no listing.
+    expect(refused(findEdit("\n\n", "1\n2", "3")).reason).toBe("not_found");
   });
 
   it("removes the prefixes of the lines that have one when their numbers say where, and only there", () => {
@@ -336,11 +382,19 @@ describe("typographic characters", () => {
 });
 
 describe("a line break old_string ends or starts with", () => {
-  it("ends the match at a line's end: the start of a longer line is not what was meant", () => {
+  it("replaces the whole line when old_string ends where only the line's stop is left out", () => {
+    // aider's test_replace_most_similar_chunk: not `replaced text..`, the whole line.
     const content = "This is a sample text.\nAnother line of text.\n";
-    expect(refused(findEdit(content, "This is a sample text\n", "This is a replaced text.\n")).reason).toBe(
+    const line = applied(findEdit(content, "This is a sample text\n", "This is a replaced text.\n"));
+    expect(line.newContent).toBe("This is a replaced text.\nAnother line of text.\n");
+    expect(applied(findEdit("x = 1;\ny = 2;\n", "x = 1\n", "x = 3;\n")).newContent).toBe("x = 3;\ny = 2;\n");
+  });
+
+  it("ends the match at a line's end: the start of a line that goes on with code is not what was meant", () => {
+    expect(refused(findEdit("function test() {}\n", "function test()\n", "function run()\n")).reason).toBe(
       "not_found",
     );
+    expect(refused(findEdit("call(a, b);\n", "call(a\n", "call(c\n")).reason).toBe("not_found");
     expect(refused(findEdit("a = f(x)\n", "\nf(x)", "g(x)")).reason).toBe("not_found");
     expect(applied(findEdit("a\n  f(x)\n", "\nf(x)\n", "g(x)\n")).newContent).toBe("a\n  g(x)\n");
   });

@@ -24,8 +24,8 @@ describe("the web tools in a session", () => {
       config: { web },
     });
     await doTask(auto.session, "what is new in widget?");
-    // Offered on demand: named by tool_search, and run when called.
-    expect(onDemandTools(auto.server.requests[0]?.body)).toEqual(
+    // Offered from the first request: on their own they cost what tool_search and call_tool would.
+    expect(offeredTools(auto.server.requests[0]?.body)).toEqual(
       expect.arrayContaining(["fetch_webpage", "web_search"]),
     );
     expect(auto.events).toContainEqual(
@@ -57,6 +57,6 @@ describe("the web tools in a session", () => {
     expect(offered).not.toContain("fetch_webpage");
     expect(offered).not.toContain("web_search");
     expect(onDemandTools(server.requests[0]?.body)).not.toContain("fetch_webpage");
-    expect(onDemandTools(server.requests[0]?.body)).toEqual(expect.arrayContaining(["explore_codebase"]));
+    expect(offered).toEqual(expect.arrayContaining(["explore_codebase", "task"]));
   });
 });

@@ -35,6 +35,8 @@ export interface LineShape {
   tabWidth: number;
   /** How the lines were compared, so new_string's lines are aligned the same way. */
   how: Normalisation;
+  /** The file's indentation step in spaces (4, 2…); undefined when it has none, or indents with tabs. */
+  fileStep: number | undefined;
 }
 
 export interface LineHit extends Hit {
@@ -74,6 +76,32 @@ function fitTabWidth(pairs: readonly IndentPair[]): { tabWidth: number; delta: n
   return { tabWidth: best.tabWidth, delta: best.delta, uniform: best.count === pairs.length };
 }
 
+/**
+ * The indentation step most lines take from the non-blank line before them: 4 in most Python, 2
+ * in much JavaScript; undefined when no line steps in or out, or lines are indented with tabs.
+ */
+export function indentStep(...blocks: ReadonlyArray<readonly string[]>): number | undefined {
+  const counts = new Map<number, number>();
+  for (const lines of blocks) {
+    let previous: number | undefined;
+    for (const line of lines) {
+      if (line.trim() === "") continue;
+      const indent = indentOf(line);
+      if (indent.includes("\t")) return undefined;
+      if (previous !== undefined && indent.length !== previous) {
+        const step = Math.abs(indent.length - previous);
+        counts.set(step, (counts.get(step) ?? 0) + 1);
+      }
+      previous = indent.length;
+    }
+  }
+  let best: { step: number; count: number } | undefined;
+  for (const [step, count] of counts) {
+    if (!best || count > best.count || (count === best.count && step < best.step)) best = { step, count };
+  }
+  return best?.step;
+}
+
 /** Windows of whole lines of the file that match old_string line by line under `rule`. */
 export function findLineWindows(
   content: string,
@@ -97,6 +125,7 @@ export function findLineWindows(
     offset += line.length + 1;
   }
   const fileIndents = fileLines.map(indentOf);
+  const fileStep = indentStep(fileLines);
 
   const hits: LineHit[] = [];
   const m = oldLines.length;
@@ -120,7 +149,7 @@ export function findLineWindows(
     hits.push({
       start: view.origin[lineStarts[i]!]!,
       end: view.origin[endInView]!,
-      shape: { oldBodies, pairs, tabWidth: fit.tabWidth, how },
+      shape: { oldBodies, pairs, tabWidth: fit.tabWidth, how, fileStep },
     });
   }
   return hits;
@@ -187,6 +216,7 @@ export function reindent(newString: string, shape: LineShape): Reindented {
   });
   if (againstFile > 0 && againstOld === 0) return { text: newString, asWritten: true };
 
+  const depth = depthScale(shape, lines);
   const fileIndents = shape.pairs.flatMap((pair) => (pair && pair.file !== "" ? [pair.file] : []));
   const regionTabs = fileIndents.some((indent) => indent.startsWith("\t"));
   const regionSpaces = fileIndents.some((indent) => indent.startsWith(" "));
@@ -203,7 +233,8 @@ export function reindent(newString: string, shape: LineShape): Reindented {
       continue;
     }
     const { tabWidth } = shape;
-    const width = widthOf(pair.file, tabWidth) + widthOf(indent, tabWidth) - widthOf(pair.old, tabWidth);
+    const width =
+      widthOf(pair.file, tabWidth) + depth(widthOf(indent, tabWidth) - widthOf(pair.old, tabWidth));
     if (width < 0) {
       return {
         error:
@@ -220,6 +251,22 @@ export function reindent(newString: string, shape: LineShape): Reindented {
     out.push(render(width, tabs, tabWidth) + line.slice(indent.length));
   }
   return { text: out.join("\n"), asWritten: false };
+}
+
+/**
+ * How a depth new_string takes relative to old_string is written in the file: as it is, unless
+ * the model indents by another step than the file (2 spaces where the file takes 4): then a depth
+ * that is whole steps of the model's becomes as many of the file's, so the block does not end up
+ * at two kinds of depth (2-space lines inside 4-space code). Depths off the model's step (a line
+ * aligned under a bracket) keep their width.
+ */
+function depthScale(shape: LineShape, newLines: readonly string[]): (relative: number) => number {
+  const oldLines = shape.pairs.map((pair, k) => (pair ? pair.old + shape.oldBodies[k] : ""));
+  const modelStep = indentStep(oldLines, newLines);
+  const { fileStep } = shape;
+  if (!modelStep || !fileStep || modelStep === fileStep) return (relative) => relative;
+  if (fileStep % modelStep !== 0 && modelStep % fileStep !== 0) return (relative) => relative;
+  return (relative) => (relative % modelStep === 0 ? (relative / modelStep) * fileStep : relative);
 }
 
 /** How the file's indentation differs from old_string's, in words, for the note on the result. */

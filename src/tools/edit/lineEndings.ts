@@ -13,3 +13,9 @@ export function withLineEnding(text: string, eol: "\n" | "\r\n"): string {
   const lf = text.replace(/\r\n/g, "\n");
   return eol === "\n" ? lf : lf.replace(/\n/g, "\r\n");
 }
+
+/** Whether the text has both CRLF and bare LF line breaks. */
+export function mixedLineEndings(text: string): boolean {
+  const crlf = text.includes("\r\n");
+  return crlf && /(^|[^\r])\n/.test(text);
+}

@@ -5,6 +5,7 @@
  * matcher then runs its whole ladder on the result, so a repaired old_string must still match
  * exactly one place.
  */
+import { ungutter } from "./gutters.js";
 
 export type EditRepair = "line_numbers" | "over_escaped" | "outer_whitespace";
 
@@ -15,6 +16,8 @@ export interface EditArguments {
   startsAt?: (content: string, start: number) => boolean;
   /** Where in the file a match of this reading may end; anywhere when absent. */
   endsAt?: (content: string, end: number) => boolean;
+  /** Where a match that ends at `end` is taken to end: the end of its line, for a line matched without it. */
+  extendEnd?: (content: string, end: number) => number;
 }
 
 interface Repair {
@@ -22,46 +25,6 @@ interface Repair {
   note: string;
   /** The arguments repaired, in as many readings as the repair has, likeliest first; none when it does not apply. */
   apply(args: EditArguments): EditArguments[];
-}
-
-/**
- * A line as read_file shows it (`     12\t`), or as other tools do (`12 | `, `12→`). A line that
- * is only a number is a blank line of the listing whose tab was trimmed.
- */
-const NUMBERED = /^ *(\d+)(?:\t| ?→ ?| \| ?)/;
-const NUMBERED_BLANK = /^ *(\d+)[ \t]*(?=\r?$)/;
-
-function numberOf(line: string): number | undefined {
-  const match = NUMBERED.exec(line) ?? NUMBERED_BLANK.exec(line);
-  return match ? Number(match[1]) : undefined;
-}
-
-function withoutNumber(line: string): string {
-  return line.replace(NUMBERED_BLANK.test(line) ? NUMBERED_BLANK : NUMBERED, "");
-}
-
-/** Every line numbered, one after the other: a listing, not text that happens to start with digits. */
-function isListing(lines: readonly string[]): boolean {
-  const numbers = lines.map(numberOf);
-  return numbers.every((n, k) => n !== undefined && (k === 0 || n === numbers[k - 1]! + 1));
-}
-
-/**
- * The file line the lines start at when only some of them are numbered, each with the number
- * its place says (a line of read_file's output copied with its prefix, the next without);
- * undefined when the numbers disagree, or none or all of the lines are numbered.
- */
-function partialListingStart(lines: readonly string[]): number | undefined {
-  const starts = new Set<number>();
-  let numbered = 0;
-  lines.forEach((line, k) => {
-    const n = NUMBERED.exec(line) ? numberOf(line) : undefined;
-    if (n === undefined) return;
-    numbered++;
-    starts.add(n - k);
-  });
-  const [start] = starts;
-  return numbered > 0 && numbered < lines.length && starts.size === 1 && start! >= 1 ? start : undefined;
 }
 
 /** Whether `start` is at the beginning of the file's 1-based line `line`. */
@@ -76,26 +39,13 @@ function atLine(line: number): (content: string, start: number) => boolean {
 
 const lineNumbers: Repair = {
   name: "line_numbers",
-  note: "after removing read_file's line-number prefixes from old_string and new_string",
+  note: "after removing the line-number prefixes of a file listing from old_string and new_string",
   apply({ oldString, newString }) {
-    const oldLines = oldString
-      .split("\n")
-      .map((line) => line.replace(/\r$/, ""))
-      .filter((line, k, all) => line !== "" || k < all.length - 1);
-    if (oldLines.length === 0) return [];
-    const strip = (text: string, blanksToo: boolean) =>
-      text
-        .split("\n")
-        .map((line) => (blanksToo || !NUMBERED_BLANK.test(line) ? withoutNumber(line) : line))
-        .join("\n");
-    const newLines = newString.split("\n").filter((line, k, all) => line !== "" || k < all.length - 1);
-    // A new line that is only a number is taken for a numbered blank line only inside a listing.
-    const stripped = strip(newString, isListing(newLines));
-    if (isListing(oldLines)) return [{ oldString: strip(oldString, true), newString: stripped }];
+    const unguttered = ungutter(oldString, newString);
+    if (!unguttered) return [];
+    const { startLine, ...strings } = unguttered;
     // Only some lines numbered: the numbers must say where, and the match must be there.
-    const start = partialListingStart(oldLines);
-    if (start === undefined) return [];
-    return [{ oldString: strip(oldString, false), newString: stripped, startsAt: atLine(start) }];
+    return [startLine === undefined ? strings : { ...strings, startsAt: atLine(startLine) }];
   },
 };
 
@@ -147,8 +97,27 @@ function lineStartBefore(content: string, start: number): boolean {
 
 /** Only blanks between `end` and the end of its line. */
 function lineEndAfter(content: string, end: number): boolean {
+  return restOfLine(content, end).trim() === "";
+}
+
+function restOfLine(content: string, end: number): string {
   const lineEnd = content.indexOf("\n", end);
-  return content.slice(end, lineEnd === -1 ? undefined : lineEnd).trim() === "";
+  return content.slice(end, lineEnd === -1 ? undefined : lineEnd).replace(/\r$/, "");
+}
+
+/**
+ * A line's end left out of old_string: a stop, a comma or a semicolon, which a model that copies
+ * a line's words drops with it ("…text" for "…text."). Anything more is code it did not mean.
+ */
+const DROPPED_END = /^[.,;:!?]{1,3}[ \t]*$/;
+
+/** Past `end`, the rest of the line is only what old_string may have dropped from its end. */
+function droppedEndAfter(content: string, end: number): boolean {
+  return DROPPED_END.test(restOfLine(content, end));
+}
+
+function toLineEnd(content: string, end: number): number {
+  return end + restOfLine(content, end).length;
 }
 
 /**
@@ -184,7 +153,12 @@ const outerWhitespace: Repair = {
     // before it too, for a fragment the file has inside a line rather than indented.
     const blankLines = /^(?:[ \t]*\r?\n)*/.exec(oldString)![0];
     const trail = trailingSpace(oldString.slice(blankLines.length));
-    const readings = [unframed(args, blankLines, trail)];
+    const block = unframed(args, blankLines, trail);
+    // old_string ending with a line break says its last line ends there: when the file's line goes
+    // on with only a dropped stop, the whole line is what was meant, and new_string replaces it,
+    // as aider's and Roo Code's whole-line matching do.
+    const wholeLine = block?.endsAt && { ...block, endsAt: droppedEndAfter, extendEnd: toLineEnd };
+    const readings = [block, wholeLine];
     if (!oldString.slice(blankLines.length).trimEnd().includes("\n")) {
       const lead = /^\s*/.exec(oldString)![0];
       const fragment = unframed(args, lead, trailingSpace(oldString.slice(lead.length)));
@@ -223,11 +197,13 @@ export function repairedArguments(args: EditArguments): RepairedArguments[] {
       for (const repaired of repair.apply(candidate)) {
         const startsAt = both(candidate.startsAt, repaired.startsAt);
         const endsAt = both(candidate.endsAt, repaired.endsAt);
+        const extendEnd = repaired.extendEnd ?? candidate.extendEnd;
         candidates.push({
           oldString: repaired.oldString,
           newString: repaired.newString,
           ...(startsAt ? { startsAt } : {}),
           ...(endsAt ? { endsAt } : {}),
+          ...(extendEnd ? { extendEnd } : {}),
           repairs: [...candidate.repairs, repair.name],
           notes: [...candidate.notes, repair.note],
         });
