@@ -7,8 +7,10 @@ import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
-import { scaled } from "../helpers/timeScale.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(240_000);
 
 const ROOT = path.dirname(path.dirname(CAIRN_BIN));
 
@@ -28,7 +30,7 @@ describe("the package", () => {
       .split("\n")
       .at(-1);
     tarball = path.join(packs, name ?? "");
-  }, scaled(120_000));
+  });
 
   it("holds the CLI's one tree, dist/cli, and not tsc's output or the tests' tooling", () => {
     const built = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" })
@@ -42,9 +44,7 @@ describe("the package", () => {
     expect(built.filter((file) => !file.startsWith("dist/cli/"))).toEqual([]);
   });
 
-  it("installs only what the bundle leaves to node_modules, and runs from it", {
-    timeout: scaled(240_000),
-  }, async () => {
+  it("installs only what the bundle leaves to node_modules, and runs from it", async () => {
     const prefix = tempDir("cairn-installed-");
     npm(
       [

@@ -23,9 +23,11 @@ import {
   runScript,
   structuredName,
 } from "../helpers/runScript.js";
-import { scaled } from "../helpers/timeScale.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(120_000);
 
 let server: ScriptedServer | undefined;
 afterEach(async () => {
@@ -46,9 +48,7 @@ const edit = (file: string, from: string, to: string) => ({
 });
 
 describe("endings of cairn run", () => {
-  it("runs the check script the README names, and does not call a change that fails it completed", {
-    timeout: scaled(120_000),
-  }, async () => {
+  it("runs the check script the README names, and does not call a change that fails it completed", async () => {
     const repo = await makeRepo(GREETER);
     await chmod(path.join(repo, "check.sh"), 0o755);
     const { run, events, result } = await cairnRun(
@@ -86,9 +86,7 @@ describe("endings of cairn run", () => {
     });
   });
 
-  it("validates what the fast path changes, and takes a failing change through the full loop", {
-    timeout: scaled(120_000),
-  }, async () => {
+  it("validates what the fast path changes, and takes a failing change through the full loop", async () => {
     // A bug no small mutation fixes, so the fast path's failing change is the full loop's to fix.
     const repo = await makeRepo({
       ...JS_REPO,
@@ -122,9 +120,7 @@ describe("endings of cairn run", () => {
     expect(requests.filter((r) => structuredName(r) === "review")).toHaveLength(1);
   });
 
-  it("passes a fast-path change the project's tests pass without a review", {
-    timeout: scaled(60_000),
-  }, async () => {
+  it("passes a fast-path change the project's tests pass without a review", async () => {
     const repo = await makeRepo(JS_REPO);
     const { run, result, requests } = await cairnRun(
       repo,
@@ -142,9 +138,7 @@ describe("endings of cairn run", () => {
     expect(requests).toHaveLength(3);
   });
 
-  it("runs --verify even when nothing changed, and a failing one fails the run", {
-    timeout: scaled(60_000),
-  }, async () => {
+  it("runs --verify even when nothing changed, and a failing one fails the run", async () => {
     const repo = await makeRepo({
       "main.py": 'print("hello")\n',
       "build-check.sh": "#!/bin/sh\necho 'build broken'\nexit 1\n",
@@ -163,9 +157,7 @@ describe("endings of cairn run", () => {
     expect(result?.validation).toMatchObject({ ran: true, passed: false, command: "sh build-check.sh" });
   });
 
-  it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", {
-    timeout: scaled(90_000),
-  }, async () => {
+  it("ends unverified, exit 3, when nothing can check the change, and says so where it ends", async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer(
       runScript({
@@ -199,9 +191,7 @@ describe("endings of cairn run", () => {
     expect(proposals[0]?.rawBody.length).toBeLessThan(3_000);
   });
 
-  it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", {
-    timeout: scaled(90_000),
-  }, async () => {
+  it("stops as stuck when reworded reviews keep raising the same problem, judged between rounds", async () => {
     const repo = await makeRepo(JS_REPO);
     const { run, events, result, requests } = await cairnRun(
       repo,
@@ -240,9 +230,7 @@ describe("endings of cairn run", () => {
     expect(result?.assessment.remaining).toEqual(["[major] Please document sum"]);
   });
 
-  it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", {
-    timeout: scaled(90_000),
-  }, async () => {
+  it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", async () => {
     const repo = await makeRepo({ "notes.txt": "notes\n" });
     server = await startScriptedServer(
       runScript({
@@ -279,9 +267,7 @@ describe("endings of cairn run", () => {
 });
 
 describe("endings of cairn do", () => {
-  it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", {
-    timeout: scaled(60_000),
-  }, async () => {
+  it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([
       edit("notes.txt", "draft", "final"),
@@ -321,9 +307,7 @@ describe("endings of cairn do", () => {
     expect(JSON.parse(answered.stdout)).toMatchObject({ status: "completed", reason: "answered" });
   });
 
-  it("resumed, checks an unverified do as it stands without asking the model again; with no check, says how to give one", {
-    timeout: scaled(60_000),
-  }, async () => {
+  it("resumed, checks an unverified do as it stands without asking the model again; with no check, says how to give one", async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
     server = await startScriptedServer([edit("notes.txt", "draft", "final"), { text: "Polished." }]);
     const { args, env } = modelFlags("openai", server);

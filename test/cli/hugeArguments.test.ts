@@ -10,8 +10,10 @@ import {
   spawnCairn,
   streamEvents,
 } from "../helpers/cli.js";
-import { scaled } from "../helpers/timeScale.js";
+import { fileTimeouts, scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(90_000);
 
 // A model that writes a file of one character repeated: its arguments enter the history, which is
 // measured with the tokenizer before the next request. Counted whole, such a run took minutes
@@ -67,66 +69,54 @@ describe("a model writing megabytes of one character", () => {
     90_000,
   );
 
-  it(
-    "with the default cap on one answer: the write is cut off there, refused, and the model told",
-    async () => {
-      const { repo, home } = await workspace(32_000);
-      server = await startScriptedServer([writeHuge(10 << 20), { text: "It was too long." }]);
-      const { args, env } = doArgs(repo, "stream-json");
-      const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
-      expect(run.code, run.stderr).toBe(0);
-      const events = streamEvents(run.stdout);
-      expect(events.map((e) => e.message)).toContainEqual(
-        expect.stringMatching(/went past the output cap of 32000 tokens and was cut off there/),
-      );
-      expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "write_file", ok: false });
-      await expect(stat(path.join(repo, "huge.txt"))).rejects.toThrow();
-      expect(server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
-    },
-    scaled(90_000),
-  );
+  it("with the default cap on one answer: the write is cut off there, refused, and the model told", async () => {
+    const { repo, home } = await workspace(32_000);
+    server = await startScriptedServer([writeHuge(10 << 20), { text: "It was too long." }]);
+    const { args, env } = doArgs(repo, "stream-json");
+    const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
+    expect(run.code, run.stderr).toBe(0);
+    const events = streamEvents(run.stdout);
+    expect(events.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/went past the output cap of 32000 tokens and was cut off there/),
+    );
+    expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "write_file", ok: false });
+    await expect(stat(path.join(repo, "huge.txt"))).rejects.toThrow();
+    expect(server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
+  });
 
-  it(
-    "--timeout ends the session while it measures the history",
-    async () => {
-      const { repo, home } = await workspace();
-      server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
-      const { args, env } = doArgs(repo, "json", "--timeout", "3");
-      // The model never answers: only the --timeout ends the run before runCairn kills it.
-      const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
-      expect(run.code).toBe(1);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "budget_exceeded" });
-    },
-    scaled(90_000),
-  );
+  it("--timeout ends the session while it measures the history", async () => {
+    const { repo, home } = await workspace();
+    server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
+    const { args, env } = doArgs(repo, "json", "--timeout", "3");
+    // The model never answers: only the --timeout ends the run before runCairn kills it.
+    const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "budget_exceeded" });
+  });
 
-  it(
-    "Ctrl-C ends the session while it measures the history",
-    async () => {
-      const { repo, home } = await workspace();
-      server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
-      const { args, env } = doArgs(repo, "stream-json");
-      const child = spawnCairn(args, { home, env });
-      let stdout = "";
-      let interrupted = false;
-      child.stdout.on("data", (chunk: Buffer) => {
-        const seen = stdout.slice(-32) + chunk.toString();
-        stdout += chunk;
-        // As soon as the write is done, the history with it is measured before the next request.
-        if (!interrupted && seen.includes('"type":"tool.result"')) {
-          interrupted = true;
-          child.kill("SIGINT");
-        }
-      });
-      const stuck = setTimeout(() => child.kill("SIGKILL"), 60_000);
-      const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
-      clearTimeout(stuck);
-      expect(interrupted).toBe(true);
-      expect(code).toBe(1);
-      expect(streamEvents(stdout).find((event) => event.type === "result")).toMatchObject({
-        status: "cancelled",
-      });
-    },
-    scaled(90_000),
-  );
+  it("Ctrl-C ends the session while it measures the history", async () => {
+    const { repo, home } = await workspace();
+    server = await startScriptedServer([writeHuge(10 << 20), { hang: true }]);
+    const { args, env } = doArgs(repo, "stream-json");
+    const child = spawnCairn(args, { home, env });
+    let stdout = "";
+    let interrupted = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      const seen = stdout.slice(-32) + chunk.toString();
+      stdout += chunk;
+      // As soon as the write is done, the history with it is measured before the next request.
+      if (!interrupted && seen.includes('"type":"tool.result"')) {
+        interrupted = true;
+        child.kill("SIGINT");
+      }
+    });
+    const stuck = setTimeout(() => child.kill("SIGKILL"), scaled(60_000));
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    clearTimeout(stuck);
+    expect(interrupted).toBe(true);
+    expect(code).toBe(1);
+    expect(streamEvents(stdout).find((event) => event.type === "result")).toMatchObject({
+      status: "cancelled",
+    });
+  });
 });

@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, olderNode, startCairn, streamEvents } from "../helpers/cli.js";
-import { scaled } from "../helpers/timeScale.js";
+import { fileTimeouts, scaled } from "../helpers/timeScale.js";
 import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(60_000);
 
 const oldNode = olderNode();
 
@@ -29,16 +31,16 @@ async function startWrapped(args: string[], env: Record<string, string> = {}) {
   return started;
 }
 
-/** Resolves with the exit code, or with "still running" after `ms`. */
+/** Resolves with the exit code, or with "still running" after `ms` stretched by the load. */
 function within(exited: Promise<number | null>, ms: number): Promise<number | null | "still running"> {
   return Promise.race([
     exited,
-    new Promise<"still running">((r) => setTimeout(() => r("still running"), ms)),
+    new Promise<"still running">((r) => setTimeout(() => r("still running"), scaled(ms))),
   ]);
 }
 
 describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => {
-  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: scaled(60_000) }, async () => {
+  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
@@ -54,9 +56,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     expect(String(result?.summary)).toContain("SIGTERM");
   });
 
-  it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
-    timeout: scaled(60_000),
-  }, async () => {
+  it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
@@ -74,7 +74,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     });
   });
 
-  it("SIGTERM to the wrapper stops cairn serve", { timeout: scaled(60_000) }, async () => {
+  it("SIGTERM to the wrapper stops cairn serve", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
     await until("the server to listen", () => /cairn serve: (http:\S+)/.test(output.stdout), 30_000);

@@ -16,7 +16,10 @@ interface EmacsRun {
   output: string;
 }
 
-/** Runs Debian's emacs-nox in batch mode, without the user's init; stdout and stderr as one text. */
+/**
+ * Runs Debian's emacs-nox in batch mode, without the user's init, killed after `timeoutMs`
+ * stretched by the load: stdout and stderr as one text.
+ */
 function emacs(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<EmacsRun> {
   return new Promise((resolve, reject) => {
     const child = spawn("emacs", ["-Q", "--batch", ...args], {
@@ -30,7 +33,7 @@ function emacs(args: string[], env: Record<string, string>, timeoutMs = 60_000):
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(timeoutMs));
     child.on("error", (error) =>
       reject(new Error(`could not start emacs (apt-get install emacs-nox): ${error.message}`)),
     );

@@ -1,4 +1,5 @@
 import os from "node:os";
+import { vi } from "vitest";
 
 /**
  * How many times longer than on a quiet machine a wait may take before a test calls it stuck.
@@ -18,4 +19,17 @@ export function timeScale(): number {
 /** `ms` stretched by the machine's load (timeScale). */
 export function scaled(ms: number): number {
   return Math.round(ms * timeScale());
+}
+
+/** How long a test or a hook may take on a quiet machine, unless its file or itself says more. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * Sets the timeout of every test and hook in the calling test file, stretched by the load as the
+ * file starts: every file gets the default (test/setup/files.ts), and a file whose tests all
+ * start the CLI with servers around it (a queue, a terminal, a package install) calls this once
+ * at its top with the longest any of them needs, rather than each test naming its own.
+ */
+export function fileTimeouts(ms = DEFAULT_TIMEOUT_MS): void {
+  vi.setConfig({ testTimeout: scaled(ms), hookTimeout: scaled(ms) });
 }

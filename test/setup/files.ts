@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, vi } from "vitest";
+import { afterAll } from "vitest";
 import { removeTempDirs } from "../helpers/temp.js";
-import { scaled } from "../helpers/timeScale.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 
 /**
  * Each test file gets a temp folder of its own (TMPDIR, which the processes it starts inherit).
@@ -13,8 +13,9 @@ import { scaled } from "../helpers/timeScale.js";
 const dir = mkdtempSync(path.join(os.tmpdir(), "file-"));
 process.env.TMPDIR = dir;
 
-// The default timeouts (vitest.config.ts), stretched by the load as this file starts.
-vi.setConfig({ testTimeout: scaled(30_000), hookTimeout: scaled(30_000) });
+// Every file's tests and hooks get the default timeout, stretched by the load as the file starts;
+// a file may ask for longer at its top (fileTimeouts).
+fileTimeouts();
 
 afterAll(async () => {
   await removeTempDirs();
