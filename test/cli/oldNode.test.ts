@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 
 const oldNode = olderNode();
 
@@ -54,10 +55,7 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
         const cairn = Number(children.split(" ")[0]);
         expect(cairn).toBeGreaterThan(0);
         launcher.kill("SIGKILL");
-        const deadline = Date.now() + 15_000;
-        while (existsSync(`/proc/${cairn}`) && Date.now() < deadline)
-          await new Promise((r) => setTimeout(r, 100));
-        expect(existsSync(`/proc/${cairn}`)).toBe(false);
+        await until("cairn to end with its launcher", () => !existsSync(`/proc/${cairn}`), 15_000);
       } finally {
         launcher.kill("SIGKILL");
       }

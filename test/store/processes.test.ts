@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/sessions.js";
 import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { reopen, tempDir, tempStore } from "./fixtures.js";
 
 const WRITER = fileURLToPath(new URL("./writer.ts", import.meta.url));
@@ -137,8 +137,11 @@ describe("the store shared by processes", () => {
     writer.go();
     // Opened as the writer opens it: two processes creating the schema at once.
     const watcher = reopen(file);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && count(watcher, "SELECT count(*) FROM usage") < 200) await sleep(20);
+    await until(
+      "the writer to store 200 usage rows",
+      () => count(watcher, "SELECT count(*) FROM usage") >= 200,
+      20_000,
+    );
     writer.child.kill("SIGKILL");
     expect((await writer.exited).signal).toBe("SIGKILL");
 
