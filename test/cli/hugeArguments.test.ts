@@ -52,22 +52,18 @@ describe("a model writing megabytes of one character", () => {
   it.each([
     ["1 MiB", 1 << 20],
     ["10 MiB", 10 << 20],
-  ])(
-    "%s: the session finishes in seconds",
-    async (_size, bytes) => {
-      const { repo, home } = await workspace();
-      server = await startScriptedServer([writeHuge(bytes), { text: "Wrote it." }]);
-      const { args, env } = doArgs(repo, "json");
-      const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
-      // Finished: the write made, and with no --verify, not checked.
-      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
-      expect(JSON.parse(run.stdout)).toMatchObject({ status: "unverified", files_changed: ["huge.txt"] });
-      expect((await stat(path.join(repo, "huge.txt"))).size).toBe(bytes);
-      // The history with the whole write was sent on: nothing was dropped to make it fit.
-      expect(server.requests[1]?.rawBody.length).toBeGreaterThan(bytes);
-    },
-    90_000,
-  );
+  ])("%s: the session finishes in seconds", async (_size, bytes) => {
+    const { repo, home } = await workspace();
+    server = await startScriptedServer([writeHuge(bytes), { text: "Wrote it." }]);
+    const { args, env } = doArgs(repo, "json");
+    const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
+    // Finished: the write made, and with no --verify, not checked.
+    expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: "unverified", files_changed: ["huge.txt"] });
+    expect((await stat(path.join(repo, "huge.txt"))).size).toBe(bytes);
+    // The history with the whole write was sent on: nothing was dropped to make it fit.
+    expect(server.requests[1]?.rawBody.length).toBeGreaterThan(bytes);
+  });
 
   it("with the default cap on one answer: the write is cut off there, refused, and the model told", async () => {
     const { repo, home } = await workspace(32_000);
