@@ -34,8 +34,22 @@ const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   to: { path: folders(LAYERS.slice(i + 1).flat()) },
 }));
 
+/**
+ * The one door (docs/development.md, "Sessions, turns and the one way in"): a front end drives
+ * cairn through the conversation alone, so the session, the inbox, the run loop can change
+ * without a front end noticing. Type imports count too.
+ */
+const throughTheConversation = {
+  name: "front-ends-through-the-conversation",
+  comment: "A front end imports nothing of src/agent but src/agent/conversation.ts.",
+  severity: "error",
+  from: { path: `^(src/(cli|ui|server|acp)/|${FRONT_END_FILES.join("|")}|web-ui/)` },
+  to: { path: "^src/agent/", pathNot: "^src/agent/conversation\\.ts$" },
+};
+
 module.exports = {
   forbidden: [
+    throughTheConversation,
     {
       name: "no-circular",
       comment: "An import cycle, type imports included.",

@@ -1,6 +1,7 @@
 import { benchCache } from "./cache.js";
 import { benchContext } from "./context.js";
 import { benchEdits } from "./edits.js";
+import { benchHistory, type HistoryOptions } from "./history.js";
 import { benchHuge, type HugeOptions } from "./huge.js";
 import type { BenchResult } from "./lib/report.js";
 import { benchOverhead } from "./overhead.js";
@@ -45,6 +46,8 @@ export interface Scale {
   quitRuns: number;
   /** The session whose model writes one huge argument (issue 26). */
   huge: HugeOptions;
+  /** The made-up history mined by the history suite benchmark (issue 41). */
+  history: HistoryOptions;
 }
 
 export const FULL: Scale = {
@@ -68,6 +71,7 @@ export const FULL: Scale = {
   requestMcp: true,
   quitRuns: 7,
   huge: { bytes: 10 << 20, runs: 3 },
+  history: { commits: 7, jobs: 2 },
 };
 
 /** Every benchmark through the same code paths at sizes that take seconds: what the smoke test runs. */
@@ -92,6 +96,7 @@ export const SMOKE: Scale = {
   requestMcp: true,
   quitRuns: 1,
   huge: { bytes: 256 << 10, runs: 1 },
+  history: { commits: 3, jobs: 2 },
 };
 
 /** In the order of the issue that asked for them (issue 7), which is the order of the table. */
@@ -116,4 +121,5 @@ export const BENCHMARKS: Record<string, (scale: Scale) => Promise<BenchResult>> 
   request: (scale) => benchRequestTokens({ mcp: scale.requestMcp }),
   quit: (scale) => benchQuit({ runs: scale.quitRuns }),
   huge: (scale) => benchHuge(scale.huge),
+  history: (scale) => benchHistory(scale.history),
 };

@@ -5,7 +5,7 @@ import { PassThrough, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { ChatEngine } from "../src/agent/chat.js";
+import { conversationOn } from "../src/agent/conversation.js";
 import { Session } from "../src/agent/session.js";
 import { buildResult } from "../src/agent/settle.js";
 import { configSchema } from "../src/config/schema.js";
@@ -26,10 +26,12 @@ export interface TuiBenchOptions {
   turns: number;
   /** How long to watch the idle UI, and a model streaming at its own pace. */
   idleMs: number;
+  /** Words of the one long paragraph, with no line break in it. */
+  words: number;
 }
 
-export const TUI_FULL: TuiBenchOptions = { lines: 2000, turns: 200, idleMs: 3000 };
-export const TUI_SMOKE: TuiBenchOptions = { lines: 200, turns: 20, idleMs: 500 };
+export const TUI_FULL: TuiBenchOptions = { lines: 2000, turns: 200, idleMs: 3000, words: 3000 };
+export const TUI_SMOKE: TuiBenchOptions = { lines: 200, turns: 20, idleMs: 500, words: 600 };
 
 /** Deltas a model sends per 10 ms tick: 4,000 a second, faster than any model streams. */
 const DELTAS_PER_TICK = 40;
@@ -136,6 +138,71 @@ const turnEvents = (turn: number): CairnEvent[] => [
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
+/**
+ * A paragraph of `words` words streamed in a model's few-character deltas, a tick's worth at a
+ * time: the CPU per delta and the frame times of its first tenth and of its last, which a
+ * drawing that grows with the paragraph sets apart.
+ */
+async function streamParagraph(
+  words: number,
+  emit: (event: CairnEvent) => void,
+  frames: number[],
+): Promise<{
+  deltas: number;
+  early: number;
+  late: number;
+  earlyFrame: number;
+  lateFrame: number;
+  printCpuMs: number;
+}> {
+  const paragraphOf = (count: number) =>
+    `START ${Array.from({ length: count }, (_, i) => `word${i}`).join(" ")} END`;
+  const stream = async (text: string) => {
+    const ticks: Array<{ cpuMs: number; frames: number[] }> = [];
+    const pieces = deltas(text);
+    for (let i = 0; i < pieces.length; i += DELTAS_PER_TICK) {
+      const before = frames.length;
+      const { cpuMs } = await measure(async () => {
+        for (const piece of pieces.slice(i, i + DELTAS_PER_TICK))
+          emit({ type: "message.delta", text: piece });
+        await pause(10);
+      });
+      ticks.push({ cpuMs, frames: frames.slice(before) });
+    }
+    return { ticks, pieces };
+  };
+  // A short one first, so that the first tenth measured is not the code being compiled.
+  await stream(`${paragraphOf(Math.ceil(words / 10))}\n\n`);
+  const text = paragraphOf(words);
+  const { ticks, pieces } = await stream(text);
+  // The paragraph ends: it is printed whole, as Markdown, once.
+  const printed = await measure(async () => {
+    emit({ type: "message", text });
+    await pause(50);
+  });
+  const tenth = Math.max(1, Math.floor(ticks.length / 10));
+  // The median tick: a busy machine's stalls fall on some ticks, not on where the paragraph is.
+  const perDelta = (part: typeof ticks) =>
+    quantile(
+      part.map((tick) => tick.cpuMs),
+      0.5,
+    ) / DELTAS_PER_TICK;
+  const p95 = (part: typeof ticks) =>
+    quantile(
+      part.flatMap((tick) => tick.frames),
+      0.95,
+    );
+  const [first, last] = [ticks.slice(0, tenth), ticks.slice(-tenth)];
+  return {
+    deltas: pieces.length,
+    early: perDelta(first),
+    late: perDelta(last),
+    earlyFrame: p95(first),
+    lateFrame: p95(last),
+    printCpuMs: printed.cpuMs,
+  };
+}
+
 /** Garbage collection on demand, so the heap measured is what is kept, not what awaits collection. */
 function collector(): () => void {
   setFlagsFromString("--expose-gc");
@@ -166,29 +233,33 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
   const workspace = realpathSync(mkdtempSync(path.join(os.tmpdir(), "cairn-bench-tui-")));
   const terminal = new NullTerminal();
   const frames: number[] = [];
-  const engine = await ChatEngine.start(() =>
-    Session.create({
-      config: configSchema.parse({}),
-      modelId: "openai/gpt-4o",
-      workspace,
-      mode: "chat",
-      attended: true,
-      env: { OPENAI_API_KEY: "unused: no model is called", HOME: workspace },
-    }),
-  );
+  const session = await Session.create({
+    config: configSchema.parse({}),
+    modelId: "openai/gpt-4o",
+    workspace,
+    mode: "chat",
+    attended: true,
+    env: { OPENAI_API_KEY: "unused: no model is called", HOME: workspace },
+  });
+  const conversation = await conversationOn(async () => session);
   const feed = new ActionFeed();
-  engine.subscribe(feed.push);
-  const { session } = engine;
+  conversation.subscribe(feed.push);
   const { startTui } = await loadTui({ color: true });
   const instance = startTui(
     {
-      engine,
+      conversation,
+      dataDir: workspace,
       feed,
-      interactions: new Interactions((op) => engine.session.submit(op)),
+      interactions: new Interactions(conversation),
       commands: [],
       history: new PromptHistory(),
       files: new WorkspaceFileList(workspace),
-      initial: initialState({ model: session.model.id, approval: "ask", sessionId: session.id, workspace }),
+      initial: initialState({
+        model: session.main.model.id,
+        approval: "ask",
+        sessionId: session.id,
+        workspace,
+      }),
       color: true,
     },
     {
@@ -232,7 +303,11 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
     });
     emit({ type: "message", text: "" });
 
-    // 3. A long session: the cost of a turn must not grow with the turns before it.
+    // 3. One long paragraph, no line break in it (test/e2e/firstMinute's 3,000 words): drawing a
+    // frame must cost the same at its end as at its start, or the screen falls behind the model.
+    const paragraph = await streamParagraph(options.words, emit, frames);
+
+    // 4. A long session: the cost of a turn must not grow with the turns before it.
     const turnCpu: number[] = [];
     const heap: number[] = [];
     const perTurn = turnEvents(0).length;
@@ -261,7 +336,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
       }
     });
 
-    // 4. Idle: nothing streams, nobody types.
+    // 5. Idle: nothing streams, nobody types.
     await pause(200);
     const idle = await measure(() => pause(options.idleMs));
 
@@ -295,6 +370,20 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
         value: quantile(streamFrameTimes, 0.95),
         unit: "ms",
         target: { on: "value", op: "<=", limit: 16 },
+      },
+      {
+        name: `paragraph ${options.words} words: CPU per delta, last tenth vs first`,
+        value: paragraph.late / paragraph.early,
+        unit: "×",
+        target: { on: "value", op: "<=", limit: 1.5 },
+        note: `${paragraph.early.toFixed(3)} → ${paragraph.late.toFixed(3)} ms`,
+      },
+      {
+        name: "paragraph: frame render time, last tenth vs first (p95)",
+        value: paragraph.lateFrame / Math.max(paragraph.earlyFrame, 0.01),
+        unit: "×",
+        target: { on: "value", op: "<=", limit: 1.5 },
+        note: `${paragraph.earlyFrame.toFixed(2)} → ${paragraph.lateFrame.toFixed(2)} ms`,
       },
       {
         name: `session ${options.turns} turns: CPU per event`,
@@ -335,6 +424,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
           frame_ms_median: quantile(streamFrameTimes, 0.5),
           bytes_written: terminal.bytes - streamBytes,
         },
+        paragraph,
         session: {
           turns: options.turns,
           events: sessionEvents,
@@ -349,7 +439,7 @@ export async function benchTui(options: TuiBenchOptions): Promise<BenchResult> {
     };
   } finally {
     instance.unmount();
-    await engine.close();
+    await conversation.close();
     rmSync(workspace, { recursive: true, force: true });
   }
 }

@@ -6,8 +6,7 @@ import type {
   ToolCallContent,
   ToolCallUpdate,
 } from "@agentclientprotocol/sdk";
-import { AnswerError } from "../agent/inbox.js";
-import type { Session } from "../agent/session.js";
+import { AnswerError, type Conversation } from "../agent/conversation.js";
 import type { ApprovalChoice, EventOf } from "../events/types.js";
 import { fencedCode } from "./updates.js";
 
@@ -65,11 +64,11 @@ export interface Asker {
   client: AgentContext;
   sessionId: string;
   capabilities: ClientCapabilities | undefined;
-  session: () => Session;
+  conversation: Conversation;
 }
 
 /** A reply to what is no longer waiting (an interrupt declined it first) changes nothing. */
-async function submitted(work: Promise<void>): Promise<void> {
+async function submitted(work: Promise<unknown>): Promise<void> {
   await work.catch((error: unknown) => {
     if (!(error instanceof AnswerError)) throw error;
   });
@@ -85,14 +84,13 @@ export async function askPermission(
   event: EventOf<"approval.requested">,
   toolCall: ToolCallUpdate,
 ): Promise<ApprovalChoice> {
-  const { client, sessionId } = asker;
-  const session = asker.session();
+  const { client, sessionId, conversation } = asker;
   let choice: ApprovalChoice = "deny";
   let reason: string | undefined;
   try {
     const response = await client.request("session/request_permission", {
       sessionId,
-      toolCall: { ...toolCall, content: promptContent(event, session.workspace) },
+      toolCall: { ...toolCall, content: promptContent(event, conversation.view().workspace) },
       options: permissionOptions(event),
     });
     const picked = response.outcome.outcome === "selected" ? response.outcome.optionId : undefined;
@@ -103,7 +101,12 @@ export async function askPermission(
     reason = `the editor could not ask (${error instanceof Error ? error.message : String(error)})`;
   }
   await submitted(
-    session.submit({ type: "approve", request_id: event.request_id, choice, ...(reason ? { reason } : {}) }),
+    conversation.submit({
+      type: "approve",
+      request_id: event.request_id,
+      choice,
+      ...(reason ? { reason } : {}),
+    }),
   );
   return choice;
 }
@@ -135,5 +138,5 @@ export async function askQuestion(asker: Asker, event: EventOf<"question.asked">
       answer = null;
     }
   }
-  await submitted(asker.session().submit({ type: "answer", request_id: event.request_id, answer }));
+  await submitted(asker.conversation.submit({ type: "answer", request_id: event.request_id, answer }));
 }

@@ -1,8 +1,7 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ContentBlock } from "@agentclientprotocol/sdk";
-import type { Attachment } from "../agent/chat.js";
-import { imageLabel } from "../agent/mentions.js";
+import { type Attachment, imageLabel } from "../agent/conversation.js";
 import { isInside } from "../platform/text.js";
 import type { ToolImage } from "../tools/types.js";
 

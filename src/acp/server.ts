@@ -203,7 +203,7 @@ class AcpAgent {
     } finally {
       store.close();
     }
-    const session = await this.open(params.cwd, params._meta, { id: params.sessionId, events });
+    const session = await this.open(params.cwd, params._meta, params.sessionId);
     session.replay(events);
     return { modes: session.modes() };
   }

@@ -8,19 +8,13 @@ import type {
   SessionUpdate,
   StopReason,
 } from "@agentclientprotocol/sdk";
-import { ChatEngine } from "../agent/chat.js";
-import { type Host, openHost } from "../agent/host.js";
+import { type Conversation, openConversation } from "../agent/conversation.js";
 import { type ConfigFlags, dataDir } from "../config/load.js";
 import type { ApprovalMode } from "../config/schema.js";
-import type {
-  EndingReason,
-  EventOf,
-  RunResult,
-  RunStatus,
-  StampedEvent,
-  UsageTotals,
-} from "../events/types.js";
+import type { EndingReason, RunResult, RunStatus, StampedEvent, UsageTotals } from "../events/types.js";
 import { addCall, emptyUsage } from "../model/usage.js";
+import { storePath } from "../store/db.js";
+import { Store } from "../store/sessions.js";
 import type { CallRef } from "../tools/types.js";
 import {
   CHAT_COMMANDS,
@@ -74,14 +68,15 @@ export interface AcpSessionOptions {
 }
 
 /**
- * One ACP session: a cairn chat (its own host on the editor's folder, a `ChatEngine`) and the
- * bridge from its events to `session/update`s, approvals and questions to the editor. Every
- * event reaches the store first (the host subscribes it before anything else).
+ * One ACP session: a cairn conversation on the editor's folder, and the bridge from its events to
+ * `session/update`s, approvals and questions to the editor. Every event reaches the store first
+ * (the conversation subscribes it before anything else).
  */
 export class AcpSession {
   readonly id: string;
-  private readonly host: Host;
-  private readonly engine: ChatEngine;
+  private readonly conversation: Conversation;
+  /** The chat's own look at the store (/cost), beside the conversation's record. */
+  private readonly store: Store;
   private readonly options: AcpSessionOptions;
   private readonly translator: UpdateTranslator;
   private readonly asker: Asker;
@@ -89,30 +84,29 @@ export class AcpSession {
   private readonly terminals = new Map<string, string>();
   /** The model calls of the prompt being answered, sub-agents' included. */
   private turnUsage: UsageTotals = emptyUsage();
-  private lastCall: EventOf<"usage"> | undefined;
   /** How the prompt's work ended (a message, /agent): its `turn.finished`. */
   private ended: RunResult | undefined;
   private cancelled = false;
 
-  private constructor(id: string, host: Host, engine: ChatEngine, options: AcpSessionOptions) {
+  private constructor(id: string, conversation: Conversation, store: Store, options: AcpSessionOptions) {
     this.id = id;
-    this.host = host;
-    this.engine = engine;
+    this.conversation = conversation;
+    this.store = store;
     this.options = options;
-    this.translator = new UpdateTranslator(() => engine.session.workspace);
+    this.translator = new UpdateTranslator(() => conversation.view().workspace);
     this.asker = {
       client: options.client,
       sessionId: id,
       capabilities: options.capabilities,
-      session: () => engine.session,
+      conversation,
     };
-    engine.subscribe(this.onEvent);
+    conversation.subscribe(this.onEvent);
   }
 
   /** A new session in the editor's folder, or a stored one continued (`session/load`). */
-  static async open(options: AcpSessionOptions, resume?: { id: string; events: StampedEvent[] }) {
+  static async open(options: AcpSessionOptions, resume?: string) {
     // The editor knows the session by the id of its first cairn session, known once it opens.
-    let id = resume?.id;
+    let id = resume;
     // The editor's access is lent before the AcpSession that shows its terminals exists.
     let showTerminal: TerminalStarted | undefined;
     const editor = editorAccess(
@@ -121,35 +115,39 @@ export class AcpSession {
       options.capabilities,
       (terminalId, call) => showTerminal?.(terminalId, call),
     );
-    const host = await openHost({
-      cwd: options.cwd,
-      configFile: options.configFile,
-      flags: options.flags,
-      env: options.env,
-      mode: "chat",
-      attended: true,
-      debugLog: options.debugLog,
-      // Nobody is asked before the session: the editor has no place for the question yet. What
-      // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
-      trust: { flag: options.trustWorkspace },
-      ...(editor ? { editor } : {}),
-    });
-    warnUntrusted(host.trust, options.log);
+    const store = Store.open(storePath(options.env));
     try {
-      const engine = await ChatEngine.start(async (log) => {
-        const session = await host.open(log);
-        id ??= session.id;
-        return session;
+      const conversation = await openConversation({
+        cwd: options.cwd,
+        configFile: options.configFile,
+        flags: options.flags,
+        env: options.env,
+        mode: "chat",
+        attended: true,
+        debugLog: options.debugLog,
+        // Nobody is asked before the session: the editor has no place for the question yet. What
+        // an untrusted folder asked for is said in the log and, at the first prompt, to the editor.
+        trust: { flag: options.trustWorkspace },
+        ...(editor ? { editor } : {}),
+        store,
+        // A new thread is stored now, so session/list shows it and session/load finds it even if
+        // nothing is ever said in it.
+        recordAtOnce: !resume,
       });
-      // A new thread is stored now, so session/list shows it and session/load finds it even if
-      // nothing is ever said in it.
-      if (resume) await engine.resume(resume.id, resume.events);
-      else engine.announce();
-      const acp = new AcpSession(id ?? engine.session.id, host, engine, options);
-      showTerminal = acp.showTerminal;
-      return acp;
+      try {
+        const { trust } = conversation.view();
+        if (trust) warnUntrusted(trust, options.log);
+        if (resume) await conversation.submit({ type: "resume", session_id: resume });
+        id ??= conversation.view().sessionId;
+        const acp = new AcpSession(id, conversation, store, options);
+        showTerminal = acp.showTerminal;
+        return acp;
+      } catch (error) {
+        await conversation.close();
+        throw error;
+      }
     } catch (error) {
-      host.close();
+      store.close();
       throw error;
     }
   }
@@ -176,7 +174,6 @@ export class AcpSession {
     switch (event.type) {
       case "usage":
         this.turnUsage = addCall(this.turnUsage, event, event.cost_usd);
-        if (!event.agent) this.lastCall = event;
         return;
       case "approval.requested":
         void this.approve(event);
@@ -222,19 +219,19 @@ export class AcpSession {
   /** The approval modes, and the one the session is in. */
   modes(): SessionModeState {
     return {
-      currentModeId: this.engine.approvalMode,
+      currentModeId: this.conversation.view().approval,
       availableModes: Object.entries(MODES).map(([id, mode]) => ({ id, ...mode })),
     };
   }
 
   setMode(mode: ApprovalMode): void {
-    this.engine.setApproval(mode);
+    void this.conversation.submit({ type: "override", approval: mode });
   }
 
   /** cairn's commands for an editor, then the person's and the project's own (`.cairn/commands/*.md`). */
   private get commands(): ChatCommand[] {
     const taken = commandNames(EDITOR_COMMANDS);
-    return [...EDITOR_COMMANDS, ...customChatCommands(this.engine, taken).commands];
+    return [...EDITOR_COMMANDS, ...customChatCommands(this.conversation, taken).commands];
   }
 
   /** Tells the editor which slash commands there are; sent once the session exists for it. */
@@ -249,12 +246,12 @@ export class AcpSession {
 
   /** A stored session's history, as the updates it made: what was asked, done and answered. */
   replay(events: readonly StampedEvent[]): void {
-    const replayed = new UpdateTranslator(() => this.engine.session.workspace);
+    const replayed = new UpdateTranslator(() => this.conversation.view().workspace);
     for (const event of events) for (const update of replayed.translate(event, false)) this.send(update);
   }
 
   private get chat(): ChatHost {
-    return { engine: this.engine, store: this.host.store, dataDir: dataDir(this.options.env) };
+    return { conversation: this.conversation, store: this.store, dataDir: dataDir(this.options.env) };
   }
 
   private async runCommand(command: ChatCommand, arg: string): Promise<void> {
@@ -293,13 +290,12 @@ export class AcpSession {
 
   /** The context window's use and the session's cost so far, where the protocol shows them. */
   private reportUsage(): void {
-    const { model, ledger } = this.engine.session;
-    const cost = ledger.totals().cost_usd;
+    const { model, usage, lastCall } = this.conversation.view();
     this.send({
       sessionUpdate: "usage_update",
-      used: this.lastCall ? this.lastCall.input_tokens + this.lastCall.output_tokens : 0,
+      used: lastCall ? lastCall.input_tokens + lastCall.output_tokens : 0,
       size: model.info.contextWindow,
-      ...(cost !== null ? { cost: { amount: cost, currency: "USD" } } : {}),
+      ...(usage.cost_usd !== null ? { cost: { amount: usage.cost_usd, currency: "USD" } } : {}),
     });
   }
 
@@ -308,14 +304,14 @@ export class AcpSession {
     this.cancelled = false;
     this.ended = undefined;
     this.turnUsage = emptyUsage();
-    const { workspace, model } = this.engine.session;
+    const { workspace, model } = this.conversation.view();
     const message = readPrompt(blocks, workspace, model.info.images);
     const plain = message.attachments.length === 0 && message.images.length === 0;
     const parsed = plain ? parseCommand(message.text) : undefined;
     const command = parsed && findCommand(this.commands, parsed.name);
     if (command && parsed) await this.runCommand(command, parsed.arg);
     else
-      await this.engine.submit({
+      await this.conversation.submit({
         type: "user_input",
         mode: "chat",
         text: message.text,
@@ -328,11 +324,12 @@ export class AcpSession {
 
   /** `session/cancel`: stops the model call and any running command now, keeping what was done. */
   cancel(): void {
-    this.cancelled = this.engine.interrupt() || this.cancelled;
+    this.cancelled = this.conversation.view().status !== "idle" || this.cancelled;
+    void this.conversation.submit({ type: "interrupt" });
   }
 
   async close(): Promise<void> {
-    await this.engine.close();
-    this.host.close();
+    await this.conversation.close();
+    this.store.close();
   }
 }

@@ -231,14 +231,6 @@ export class UpdateTranslator {
       // A one-sentence plan is what the model just said; a run's plan of steps is news.
       case "plan":
         return event.steps?.length ? textUpdate("agent_thought_chunk", wordsOf(event)) : [];
-      case "validation":
-      case "review":
-      case "escalation":
-      case "retry":
-      case "agent.status":
-      case "repair":
-      case "progress":
-        return textUpdate("agent_thought_chunk", wordsOf(event));
       // A failed server and an untrusted folder's left-out settings are news; the rest is not.
       case "mcp.server":
         return event.status === "failed" ? textUpdate("agent_thought_chunk", wordsOf(event)) : [];
@@ -266,10 +258,9 @@ export class UpdateTranslator {
       case "route":
       case "intent":
         return [];
-      default: {
-        const unhandled: never = event;
-        return unhandled;
-      }
+      // Anything else is news beside the answer, in its words.
+      default:
+        return textUpdate("agent_thought_chunk", wordsOf(event));
     }
   }
 }

@@ -17,9 +17,6 @@ export interface ModelHandle {
   sizer?: ContextSizer;
 }
 
-/** What the session's own agent is read from: the session's current bus, budget, tools, model and policy. */
-export type MainAgentSource = Omit<AgentContext, "id" | "inbox">;
-
 /**
  * What belongs to one agent of a session rather than to the session: the session's own agent, or
  * a sub-agent it started (explore_codebase, task). Its id; its events, stamped with that id and
@@ -43,36 +40,16 @@ export interface AgentContext {
 }
 
 /**
- * The session's own agent, read live from the session: an override changes its model and policy
- * for every turn after it.
+ * The session's own agent. Unlike a sub-agent's, its model and approval policy change as the
+ * session goes (an `override` op: /model, /approval, an editor's mode), and its TODO list is the
+ * session's: they are its own, not the session's.
  */
-export function mainAgent(session: MainAgentSource, inbox: InboxView): AgentContext {
-  return {
-    id: MAIN_AGENT,
-    get bus() {
-      return session.bus;
-    },
-    get ledger() {
-      return session.ledger;
-    },
-    get registry() {
-      return session.registry;
-    },
-    get system() {
-      return session.system;
-    },
-    get model() {
-      return session.model;
-    },
-    get policy() {
-      return session.policy;
-    },
-    inbox,
-    get todos() {
-      return session.todos;
-    },
-    set todos(todos) {
-      session.todos = todos;
-    },
-  };
+export interface MainAgentContext extends AgentContext {
+  model: ModelHandle;
+  policy: ApprovalPolicy;
+}
+
+/** The session's own agent, on the session's bus, budget, tools and inbox, with its first model and policy. */
+export function mainAgent(parts: Omit<MainAgentContext, "id" | "todos">): MainAgentContext {
+  return { id: MAIN_AGENT, ...parts, todos: [] };
 }

@@ -13,7 +13,10 @@ export interface AssessmentInput {
   review: Review | undefined;
   /** What the last round left to fix (failures, review issues): what remains when the run did not end done. */
   pending: string[];
-  /** `cairn do` and chat check only with --verify: a change without one is not checked, by design. */
+  /**
+   * `cairn do` and chat check with --verify, or the project's own check the agent ran: a change
+   * with neither is not checked, by design.
+   */
   mode: "do" | "run" | "chat";
 }
 
@@ -23,15 +26,33 @@ const WHO: Record<CheckSource, string> = {
   project: "the project's own check",
   docs: "the check the project's README or guides name",
   ci: "the check the project's CI runs",
+  agent: "the project's own check, which the agent ran after its last change",
+  file_system: "the file system",
   proposed: "a check the model proposed, as nothing else was found",
 };
 
 /** Why nothing checked a change when no check was looked for. */
 const UNCHECKED: Record<AssessmentInput["mode"], string> = {
-  do: "cairn do checks only with --verify",
-  chat: "a chat message is checked only with --verify",
+  do: "no --verify, and the agent ran no project check after its last change",
+  chat: "no --verify, and the agent ran no project check after its last change",
   run: "no check ran",
 };
+
+function commandList(checks: ReadonlyArray<{ command: string }>): string {
+  return checks.map((check) => `\`${check.command}\``).join(", ");
+}
+
+/**
+ * An issue in one line: its first, and when that only introduces what follows ("Validation
+ * failed:"), the line it introduces.
+ */
+function gist(issue: string): string {
+  const [head = "", next] = issue
+    .split("\n")
+    .map((line) => line.trim())
+    .filter(Boolean);
+  return firstLine(head.endsWith(":") && next ? `${head} ${next}` : head, 200);
+}
 
 /** The strongest word among the checks that passed: the person's and the project's beat the model's. */
 function confidenceOf(
@@ -60,7 +81,9 @@ export function assess(input: AssessmentInput): Assessment {
   const passed = verifiedBy.filter((check) => check.passed);
   const failed = checks.filter((check) => !check.passed);
   const notVerified: string[] = [];
-  const why = input.validation?.reason ?? UNCHECKED[input.mode];
+  // After checks that ran and failed, they are why nothing verified the change, not a missing check.
+  const why =
+    failed.length > 0 ? `${commandList(failed)} failed` : (input.validation?.reason ?? UNCHECKED[input.mode]);
   if (input.changed.length > 0 && passed.length === 0) {
     notVerified.push(`the change to ${plural(input.changed.length, "file")} (${why})`);
   }
@@ -69,17 +92,21 @@ export function assess(input: AssessmentInput): Assessment {
       "anything beyond what the model's own check tests: the project has no checks of its own",
     );
   const remaining =
-    input.status === "completed" ? [] : input.pending.map((issue) => firstLine(issue, 200)).filter(Boolean);
+    input.status === "completed" ? [] : input.pending.map((issue) => gist(issue)).filter(Boolean);
   const confidence = confidenceOf(input, passed);
 
   const said: string[] = [];
-  if (passed.length > 0) {
-    const sources = [...new Set(passed.map((check) => WHO[check.source]))];
-    said.push(
-      `${passed.map((check) => `\`${check.command}\``).join(", ")} passed: ${sources.join(" and ")}.`,
-    );
+  const [onDisk, commands] = [
+    passed.filter((check) => check.source === "file_system"),
+    passed.filter((check) => check.source !== "file_system"),
+  ];
+  if (onDisk.length > 0)
+    said.push(`The file system shows it done: ${onDisk.map((c) => c.command).join("; ")}.`);
+  if (commands.length > 0) {
+    const sources = [...new Set(commands.map((check) => WHO[check.source]))];
+    said.push(`${commandList(commands)} passed: ${sources.join(" and ")}.`);
   }
-  if (failed.length > 0) said.push(`${failed.map((check) => `\`${check.command}\``).join(", ")} failed.`);
+  if (failed.length > 0) said.push(`${commandList(failed)} failed.`);
   if (input.changed.length === 0 && checks.length === 0)
     said.push("Nothing was changed, so there was nothing to check.");
   else if (checks.length === 0) said.push(`Nothing checked the change: ${why}.`);

@@ -1,26 +1,26 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
 import type { ModelMessage } from "ai";
-import type { ApprovalMode } from "../config/schema.js";
 import { History } from "../context/history.js";
-import type { EventListener } from "../events/bus.js";
-import type { Op, OpOf, StampedEvent } from "../events/types.js";
+import type { StampedEvent } from "../events/types.js";
 import { type CustomCommand, expandCommand } from "../extensions/customCommands.js";
 import type { AskApproval } from "../safety/approval.js";
 import type { ToolImage } from "../tools/types.js";
+import { RanByAgent } from "./agentChecks.js";
 import type { ModelHandle } from "./agentContext.js";
 import type { CompactionStats } from "./compact.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
-import { doTask, type TaskOptions, verifiedEnding } from "./doTask.js";
+import { checkedEnding, doTask, fileCommandEnding, type TaskOptions } from "./doTask.js";
 import { imagesToSend, isImagePath, mentions } from "./mentions.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import type { ResumePoint } from "./resume.js";
 import { answerByPattern } from "./route.js";
-import type { ResumedLog, Session } from "./session.js";
+import type { Session } from "./session.js";
 import {
   announce,
   announceSession,
   type Ending,
+  endingOf,
   finishSession,
   loopEnding,
   type Outcome,
@@ -30,14 +30,22 @@ import {
 import { ToolLoop } from "./toolLoop.js";
 import { Turn, type TurnOptions } from "./turn.js";
 
-/** Builds a session for the chat: a new one, or a stored one to continue. */
-export type SessionFactory = (resume?: ResumedLog) => Promise<Session>;
-
 /** Something the person put beside a message for the model to see: a file's text (an editor's @-mention). */
 export interface Attachment {
   /** The workspace path, or where it came from. */
   name: string;
   text: string;
+}
+
+/** A message of the conversation: what is shown and stored, what the model is sent, and what goes beside it. */
+interface Message {
+  /** What the person typed: the turn's task, as shown and stored. */
+  shown: string;
+  /** What the model is sent. */
+  prompt: string;
+  attachments: readonly Attachment[];
+  images: readonly ToolImage[];
+  turn?: Pick<TurnOptions, "model" | "policy">;
 }
 
 /** An attachment as the model reads it, after the message. */
@@ -56,24 +64,21 @@ function mentionedPaths(text: string, workspace: string): string[] {
 }
 
 /**
- * A conversation with the agent, and the one way a front end drives a session: it takes ops
- * (`submit`) and the session answers with events. One session and one tool loop, so each
- * message continues the same history (DESIGN.md: chat is a sequence of `do` turns over one
- * history); a `cairn do` or `cairn run` is a conversation of one turn. Each piece of work is a
- * turn, announced and settled the same way, so it is stored and rendered the same way; a do or
- * run inside a chat runs its loop on the same session, and what it found is passed on to the
- * conversation. The engine never prints: everything it does is an event.
+ * The conversation's work on its session: one session and one tool loop, so each message continues
+ * the same history (DESIGN.md: chat is a sequence of `do` turns over one history); a `cairn do` or
+ * `cairn run` is a conversation of one turn. Each piece of work is a turn, announced and settled
+ * the same way, so it is stored and rendered the same way; a do or run inside a chat runs its loop
+ * on the same session, and what it found is passed on to the conversation. It never prints:
+ * everything it does is an event. Front ends reach it through the conversation
+ * (conversation.ts), which turns their ops into its calls.
  */
-export class ChatEngine {
+export class Chat {
   session!: Session;
   private loop!: ToolLoop;
-  private readonly newSession: SessionFactory;
-  /** Each listener with its subscription to the current session's bus. */
-  private readonly listeners = new Map<EventListener, () => void>();
-  private approval: ApprovalMode | undefined;
   private current: Promise<unknown> | undefined;
   /** How the session's last turn ended: what the session ends with when it is left. */
   private lastEnding: Ending | undefined;
+  private unheard: (() => void) | undefined;
   private interrupted = false;
   private steps = 0;
   /** What the model should hear with the next message: interruptions, commands the person ran. */
@@ -84,41 +89,21 @@ export class ChatEngine {
    */
   private begun = false;
 
-  private constructor(newSession: SessionFactory) {
-    this.newSession = newSession;
-  }
-
-  static async start(newSession: SessionFactory): Promise<ChatEngine> {
-    const engine = new ChatEngine(newSession);
-    engine.adopt(await newSession(), new History());
-    return engine;
-  }
-
-  get approvalMode(): ApprovalMode {
-    return this.session.policy.mode;
-  }
-
-  /** Listens to the events of this chat, across /clear and /resume (each a session of its own). */
-  subscribe(listener: EventListener): () => void {
-    this.listeners.set(listener, this.session.bus.subscribe(listener));
-    return () => {
-      this.listeners.get(listener)?.();
-      this.listeners.delete(listener);
-    };
-  }
-
-  private adopt(session: Session, history: History): void {
+  /** Goes on in `session` with `history`; the session it was in ends (its `session.finished`) and lets go. */
+  adopt(session: Session, history: History): void {
+    const left = this.session as Session | undefined;
     this.finishSession();
-    for (const [listener, off] of this.listeners) {
-      off();
-      this.listeners.set(listener, session.bus.subscribe(listener));
-    }
+    this.unheard?.();
     // The conversation left behind needs its MCP servers no more.
-    void this.session?.close("clear");
+    void left?.close("clear");
     this.session = session;
+    // Read from the log, not from what the work returned: a turn a bug ended is settled
+    // (failed, internal) and its error thrown on, and the session still ends as that turn did.
+    this.unheard = session.bus.subscribe((event) => {
+      if (event.type === "turn.finished" && !event.agent) this.lastEnding = endingOf(event.result);
+    });
     this.notes = [];
     this.begun = history.all().length > 0;
-    if (this.approval) session.policy = session.policy.with({ mode: this.approval });
     this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
@@ -155,49 +140,9 @@ export class ChatEngine {
     return `${++this.steps}. ${text.replace(/\s+/g, " ").slice(0, 60)}`;
   }
 
-  /**
-   * The one way in: whatever a front end tells the session. The person's input and their own
-   * command are turns of work, resolved with how they ended; the others act at once.
-   */
-  submit(op: OpOf<"user_input"> | OpOf<"shell">): Promise<Outcome>;
-  submit(op: Op): Promise<Outcome | undefined>;
-  async submit(op: Op): Promise<Outcome | undefined> {
-    switch (op.type) {
-      case "user_input":
-        return this.input(op);
-      case "shell":
-        return this.shell(op.command);
-      case "compact":
-        await this.compact();
-        return undefined;
-      case "interrupt":
-        this.interrupt(op.reason);
-        return undefined;
-      case "override":
-        // The approval mode outlives the session: /clear keeps it.
-        if (op.approval) this.approval = op.approval;
-        await this.session.submit(op);
-        return undefined;
-      case "approve":
-      case "answer":
-        await this.session.submit(op);
-        return undefined;
-      default: {
-        const unknown: never = op;
-        throw new Error(`unknown op ${JSON.stringify(unknown)}`);
-      }
-    }
-  }
-
-  /** The person's input, worked on as its mode says: the one place do, run and chat are told apart. */
-  private input(op: OpOf<"user_input">): Promise<Outcome> {
-    if (op.mode === "chat") return this.send(op.text, op.attachments ?? [], op.images ?? []);
-    return this.task(op.mode, op.text, {
-      ...(op.agent ? { agent: op.agent } : {}),
-      ...(op.images?.length ? { images: op.images } : {}),
-      ...(op.greetings_to_model ? { chitchat: false } : {}),
-      ...(op.context ? { context: op.context } : {}),
-    });
+  /** Some work is under way. */
+  get busy(): boolean {
+    return this.current !== undefined;
   }
 
   /** Stops the current work, keeping what it did. False when there was nothing to stop. */
@@ -222,20 +167,6 @@ export class ChatEngine {
     this.lastEnding = undefined;
   }
 
-  /** Keeps how a turn ended, for the session's own ending. */
-  private ended(outcome: Outcome): Outcome {
-    this.lastEnding = outcome.ending;
-    return outcome;
-  }
-
-  /**
-   * Records the session now, before its first message (its `session.started`, with no task yet):
-   * an editor lists and reopens a thread it has just opened, whether or not anything was said in it.
-   */
-  announce(): void {
-    announceSession(this.session, "");
-  }
-
   /** Something the model should know with the next message, such as files the person put back. */
   tell(note: string): void {
     this.notes.push(`[${note}]`);
@@ -244,6 +175,16 @@ export class ChatEngine {
   private withNotes(text: string): string {
     const notes = this.notes.splice(0);
     return notes.length ? `${notes.join("\n\n")}\n\n${text}` : text;
+  }
+
+  /**
+   * The images a message or task mentions (`@shot.png`), beside those `given` with it, and the
+   * labels that name them, for `model`: the one place images are read for the model.
+   */
+  private async images(text: string, given: readonly ToolImage[], model: ModelHandle) {
+    const { workspace, env } = this.session;
+    const mentioned = await imagesToSend(text, { workspace, env, model }, given.length);
+    return { images: [...given, ...mentioned.images], labels: mentioned.labels };
   }
 
   /**
@@ -275,57 +216,22 @@ export class ChatEngine {
     return this.exclusive(async () => {
       announce(this.session, input);
       const label = input.mode === "shell" ? `!${input.input}` : input.input;
-      return this.ended(await Turn.run(this.session, { label: this.label(label), ...options }, work));
+      return Turn.run(this.session, { label: this.label(label), ...options }, work);
     });
   }
 
   /**
    * One message of the conversation: answered with the tools, in the same history as the last.
-   * `attachments` and `images` go to the model with it, not into the message shown and stored;
-   * `images` only to a model that takes them (`model.info.images`), the message saying what
-   * they were for any other.
+   * Attachments and images go to the model with it, not into the message shown and stored;
+   * images only to a model that takes them (`model.info.images`), the message saying what they
+   * were for any other.
    */
-  private send(
-    text: string,
-    attachments: readonly Attachment[],
-    images: readonly ToolImage[],
-  ): Promise<Outcome> {
-    return this.message({ shown: text, prompt: text, attachments, images });
-  }
-
-  /**
-   * A custom command (`/review src/app.ts`): its prompt, with the arguments in it, sent as a
-   * message, on the command's model when it names one, its allowed tools running without asking
-   * for this turn only. What is shown and stored is the command as typed.
-   */
-  async runCommand(command: CustomCommand, args: string): Promise<Outcome> {
-    const model = command.model ? await this.session.modelFor(command.model) : undefined;
-    return this.message({
-      shown: `/${command.name}${args ? ` ${args}` : ""}`,
-      prompt: expandCommand(command, args),
-      attachments: [],
-      images: [],
-      turn: { ...(model ? { model } : {}), policy: this.session.policy.allowing(command.allows) },
-    });
-  }
-
-  private async message(message: {
-    /** What the person typed: the turn's task, as shown and stored. */
-    shown: string;
-    /** What the model is sent. */
-    prompt: string;
-    attachments: readonly Attachment[];
-    images: readonly ToolImage[];
-    turn?: Pick<TurnOptions, "model" | "policy">;
-  }): Promise<Outcome> {
+  async message(message: Message): Promise<Outcome> {
     const { shown, prompt, attachments } = message;
     // Images the message mentions (`@shot.png`) go beside it; a model that reads text only is not
     // sent a message about an image it cannot see.
-    const model = message.turn?.model ?? this.session.model;
-    const { workspace, env } = this.session;
-    const mentioned = await imagesToSend(prompt, { workspace, env, model }, message.images.length);
-    const images = [...message.images, ...mentioned.images];
-    const { labels } = mentioned;
+    const model = message.turn?.model ?? this.session.main.model;
+    const { images, labels } = await this.images(prompt, message.images, model);
     return this.turn({ mode: "chat", input: shown }, message.turn ?? {}, (turn) =>
       settle(
         turn,
@@ -343,6 +249,7 @@ export class ChatEngine {
               { role: "user", content: prompt },
               { role: "assistant", content: direct.answer },
             );
+            if (direct.check) return fileCommandEnding(turn, direct.answer, direct.check);
             const work = {
               status: direct.ok ? "completed" : "failed",
               answer: direct.answer,
@@ -350,24 +257,27 @@ export class ChatEngine {
             } as const;
             return loopEnding(false, work, direct.answer);
           }
-          const outcome = await this.loop.run(
-            turn,
-            this.withNotes(
-              hooked.prompt +
-                (labels ? `\n\n${labels}` : "") +
-                (await this.attachments(turn, prompt, attachments)),
-            ),
-            turn.model.info.images ? images : [],
-          );
-          const ending = loopEnding(
-            turn.changedFiles.size > 0,
-            outcome,
-            outcome.answer || outcome.reason || "",
-          );
-          // A message that changed files is checked by --verify, when there is one; an answer is not.
-          return this.session.config.verify && turn.changedFiles.size > 0
-            ? verifiedEnding(turn, ending)
-            : ending;
+          const ran = new RanByAgent(this.session);
+          try {
+            const outcome = await this.loop.run(
+              turn,
+              this.withNotes(
+                hooked.prompt +
+                  (labels ? `\n\n${labels}` : "") +
+                  (await this.attachments(turn, prompt, attachments)),
+              ),
+              turn.model.info.images ? images : [],
+            );
+            const ending = loopEnding(
+              turn.changedFiles.size > 0,
+              outcome,
+              outcome.answer || outcome.reason || "",
+            );
+            // A message that changed files is checked (by --verify, or by the agent); an answer is not.
+            return turn.changedFiles.size > 0 ? await checkedEnding(turn, ending, ran, prompt) : ending;
+          } finally {
+            ran.stop();
+          }
         },
         () => 1,
       ),
@@ -376,23 +286,31 @@ export class ChatEngine {
 
   /**
    * A do (one tool loop) or run (to a verified finish) on a task, told to the conversation after:
-   * `cairn do|run`, and /do and /run in a chat.
+   * `cairn do|run`, /do and /run in a chat, and a stored one taken up where its log left off
+   * (`resume`). A do's task goes with the images it mentions.
    */
-  private task(
+  async task(
     mode: "do" | "run",
-    task: string,
-    options: TaskOptions & { resume?: ResumePoint },
+    text: string,
+    options: TaskOptions & { resume?: ResumePoint } = {},
   ): Promise<Outcome> {
+    const { resume, ...taskOptions } = options;
+    // A target that does not exist is bad usage, found before anything runs.
+    if (options.agent && !resume) (await import("./delegation.js")).checkTarget(this.session, options.agent);
+    let task = text;
+    if (mode === "do" && !resume) {
+      const { images, labels } = await this.images(text, options.images ?? [], this.session.main.model);
+      task = labels ? `${text}\n\n${labels}` : text;
+      if (images.length) taskOptions.images = images;
+    }
     return this.exclusive(async () => {
-      const { resume, ...taskOptions } = options;
       // Recorded at once, before the run loop's modules load: a caller that started the task
       // (the HTTP API) finds the session stored as soon as it is begun.
       if (!resume) announceSession(this.session, task, taskOptions.context);
-      const outcome = this.ended(
+      const outcome =
         mode === "run"
           ? await (await import("./runTask.js")).runTask(this.session, task, resume, taskOptions)
-          : await doTask(this.session, task, resume, taskOptions),
-      );
+          : await doTask(this.session, task, resume, taskOptions);
       this.notes.push(
         `[Meanwhile the user had you run /${mode} on: ${task}\nIt ended ${outcome.result.status}: ${outcome.result.summary}]`,
       );
@@ -400,17 +318,41 @@ export class ChatEngine {
     });
   }
 
-  /** Continues the interrupted do or run of a stored session from where its log left off. */
-  resumeTask(mode: "do" | "run", task: string, point: ResumePoint): Promise<Outcome> {
-    return this.task(mode, task, { resume: point });
+  /**
+   * A custom command (`/review src/app.ts`): its prompt, with the arguments in it, on the
+   * command's model when it names one, its allowed tools running without asking. In a chat it is a
+   * message, and those hold for its turn only; what is shown and stored is the command as typed.
+   * As a session's one task (`cairn -p "/review …"`) they are the session's, and the model
+   * answers it, greeting or not: the person chose the command.
+   */
+  async command(
+    command: CustomCommand,
+    args: string,
+    how: { mode: "chat" | "do"; agent?: string | undefined },
+  ): Promise<Outcome> {
+    const { session } = this;
+    const prompt = expandCommand(command, args);
+    if (how.mode === "do") {
+      if (command.model) await session.submit({ type: "override", model: command.model });
+      session.main.policy = session.main.policy.allowing(command.allows);
+      return this.task("do", prompt, { agent: how.agent, chitchat: false });
+    }
+    const model = command.model ? await session.modelFor(command.model) : undefined;
+    return this.message({
+      shown: `/${command.name}${args ? ` ${args}` : ""}`,
+      prompt,
+      attachments: [],
+      images: [],
+      turn: { ...(model ? { model } : {}), policy: session.main.policy.allowing(command.allows) },
+    });
   }
 
   /**
    * `!command`: the person runs a command themselves, as a turn of its own so it is stored and
    * shown like any other; the model sees it with the next message.
    */
-  private shell(command: string): Promise<Outcome> {
-    const policy = this.session.policy.with({ mode: "ask", ask: typedByThePerson });
+  shell(command: string): Promise<Outcome> {
+    const policy = this.session.main.policy.with({ mode: "ask", ask: typedByThePerson });
     return this.turn({ mode: "shell", input: command }, { policy }, (turn) =>
       settle(
         turn,
@@ -432,32 +374,12 @@ export class ChatEngine {
     );
   }
 
-  /** /model: a role of the config (cheap, strong, …) or any provider/model id. */
-  async switchModel(ref: string): Promise<ModelHandle> {
-    await this.submit({ type: "override", model: ref });
-    return this.session.model;
-  }
-
-  setApproval(mode: ApprovalMode): void {
-    void this.submit({ type: "override", approval: mode });
-  }
-
   /** /compact: shrinks the conversation now instead of when the window fills. */
   compact(): Promise<CompactionStats | undefined> {
     return this.exclusive(async () => {
       if (!this.session.announced) return undefined;
       return Turn.run(this.session, { label: "/compact" }, (turn) => this.loop.compact(turn));
     });
-  }
-
-  /** /clear: a new conversation, in a new session. */
-  async clear(): Promise<void> {
-    this.adopt(await this.newSession(), new History());
-  }
-
-  /** /resume: continues a stored conversation, its history rebuilt from its events. */
-  async resume(id: string, events: StampedEvent[]): Promise<void> {
-    this.adopt(await this.newSession({ id, events }), historyFromEvents(events));
   }
 }
 

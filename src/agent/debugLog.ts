@@ -1,5 +1,4 @@
-import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
-import path from "node:path";
+import { closeSync, openSync, writeSync } from "node:fs";
 import type { Phase, StampedEvent } from "../events/types.js";
 import type { ModelCallRequest, ModelCallResult } from "../model/stream.js";
 import type { Redactor } from "../safety/redact.js";
@@ -30,8 +29,8 @@ export class DebugLog {
   private fd: number | undefined;
   private readonly redact: Redactor;
 
+  /** The file's folder is there: the command line checks it (`fileToAppend`), as a shell's `>>` would. */
   constructor(file: string, redact: Redactor) {
-    mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.fd = openSync(file, "a", 0o600);
     this.redact = redact;
   }

@@ -1,17 +1,26 @@
-import { resolveTarget, UnknownTargetError } from "../agents/targets.js";
+import { agentProgram, notInstalled } from "../agents/external/run.js";
+import { resolveTarget, type Target, UnknownTargetError } from "../agents/targets.js";
 import { ConfigError } from "../platform/errors.js";
 import type { Session } from "./session.js";
 import { delegate, type ToolLoopOutcome } from "./toolLoop.js";
 import type { Turn } from "./turn.js";
 
-/** `--agent <target>`: a target that does not exist is bad usage, found before anything runs. */
+/**
+ * `--agent <target>`: a target that does not exist, or an external agent that is not installed,
+ * is bad usage, found before anything runs or anyone is asked to allow it.
+ */
 export function checkTarget(session: Session, target: string): void {
+  let resolved: Target;
   try {
-    resolveTarget(target, session.agents.agents, session.config);
+    resolved = resolveTarget(target, session.found.agents.agents, session.config);
   } catch (error) {
     if (error instanceof UnknownTargetError) throw new ConfigError(`--agent ${target}: ${error.message}`);
     throw error;
   }
+  if (resolved.kind !== "external") return;
+  const command = resolved.settings.command ?? resolved.agent.command;
+  if (!agentProgram(command, session.workspace, session.environmentFor().PATH))
+    throw new ConfigError(notInstalled(resolved.agent, command));
 }
 
 /**

@@ -13,7 +13,7 @@ import type { AnyTool, ToolContext, ToolImage, ToolTouches } from "../tools/type
 import { BudgetExceededError } from "./ledger.js";
 import { consultStrongModel } from "./modelCall.js";
 import type { Session } from "./session.js";
-import type { Turn } from "./turn.js";
+import type { CutCall, Turn } from "./turn.js";
 
 /** Tool output the model sees per call; more is cut in the middle, keeping head and tail. */
 const MODEL_OUTPUT_LIMITS: TruncateLimits = { headBytes: 10_000, tailBytes: 20_000 };
@@ -28,6 +28,8 @@ export interface PreparedCall {
   tool?: AnyTool;
   args?: unknown;
   error?: string;
+  /** Its arguments were cut off before they were whole: what can be read of them (args.ts). */
+  cut?: { partial: Record<string, unknown> | undefined };
   /** What the model is told with the result besides the tool's output. */
   note?: string;
 }
@@ -45,6 +47,31 @@ export interface ToolCallResult {
 export function describeCall(call: PreparedCall): string {
   const target = call.tool && call.args !== undefined ? call.tool.describe(call.args) : "";
   return target ? `${call.name} ${target}` : call.name;
+}
+
+/**
+ * A call cut off before its arguments were whole, as the ending names it: its title from what can
+ * be read of it (`write_file big.txt`), and the files it would have written, by workspace path.
+ */
+function cutCall(workspace: string, tool: AnyTool, partial: Record<string, unknown> | undefined): CutCall {
+  const read = <T>(look: () => T): T | undefined => {
+    try {
+      return partial === undefined ? undefined : look();
+    } catch {
+      return undefined;
+    }
+  };
+  const target = read(() => tool.describe(partial));
+  const writes = read(() => tool.touches(partial).writes);
+  return {
+    tool: tool.name,
+    summary: target ? `${tool.name} ${target.replace(/\s+/g, " ").slice(0, 120)}` : tool.name,
+    writes: Array.isArray(writes)
+      ? writes.map((file) =>
+          path.relative(workspace, path.resolve(workspace, file)).split(path.sep).join("/"),
+        )
+      : undefined,
+  };
 }
 
 function errorText(error: unknown): string {
@@ -170,6 +197,7 @@ export function prepareToolCall(
       call,
       name,
       error: `${name}: ${prepared.message}.${parameters} Call it again with arguments that fit its schema.`,
+      ...(prepared.cut ? { cut: prepared.cut } : {}),
     };
   }
   const note =
@@ -228,6 +256,7 @@ export async function executeToolCall(
     prepared.error === undefined && tool ? await session.hooks.beforeTool(hooked, turn.signal) : undefined;
   if (prepared.error !== undefined || !tool) {
     text = prepared.error ?? "unknown tool";
+    if (prepared.cut && tool) turn.noteCut(cutCall(session.workspace, tool, prepared.cut.partial));
   } else if (before?.block !== undefined || before?.stop !== undefined) {
     // A PreToolUse hook said no: the call does not run, and the model is told why.
     text = `A hook blocked this call: ${before.block ?? before.stop}`;
@@ -257,6 +286,7 @@ export async function executeToolCall(
         images = output.images;
         changed = output.changedFiles ?? [];
         turn.noteChanged(changed);
+        if (ok) turn.noteSucceeded(name);
         text += await afterHooks(turn, hooked, text);
       } catch (error) {
         if (turn.signal.aborted || error instanceof BudgetExceededError) throw error;

@@ -1,4 +1,6 @@
 import type { ToolImage } from "../tools/types.js";
+import type { ValidationReport } from "../verify/check.js";
+import { RanByAgent } from "./agentChecks.js";
 import { assess } from "./assessment.js";
 import { promptThroughHooks } from "./promptHooks.js";
 import { type ResumePoint, resumeNote } from "./resume.js";
@@ -40,17 +42,40 @@ export async function doTask(
         const hooked = resume ? { prompt: task } : await promptThroughHooks(turn, task);
         if ("blocked" in hooked) return hooked.blocked;
         const direct = resume ? undefined : await answerByPattern(turn, task, { chitchat: options.chitchat });
-        const work: ToolLoopOutcome = direct
-          ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
-          : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
-        // The do's changes are the session's: a resumed one's earlier edits are still unchecked.
-        const ending = loopEnding(session.filesChanged.size > 0, work, work.answer || work.reason || "");
-        // --verify runs whether or not anything changed: the person asked for it.
-        return session.config.verify ? verifiedEnding(turn, ending) : ending;
+        if (direct?.check) return fileCommandEnding(turn, direct.answer, direct.check);
+        const ran = new RanByAgent(session);
+        try {
+          const work: ToolLoopOutcome = direct
+            ? { status: direct.ok ? "completed" : "failed", answer: direct.answer, toolCalls: 0 }
+            : await execute(turn, taskWithContext(hooked.prompt, context), resume, options);
+          // The do's changes are the session's: a resumed one's earlier edits are still unchecked.
+          const ending = loopEnding(session.filesChanged.size > 0, work, work.answer || work.reason || "");
+          // --verify runs whether or not anything changed: the person asked for it.
+          return await checkedEnding(turn, ending, ran, task);
+        } finally {
+          ran.stop();
+        }
       },
       () => 1,
     ),
   );
+}
+
+/**
+ * How a do's or a chat message's work is checked: by `--verify` when it is given; otherwise, for
+ * a change, by the project's own check when the agent ran it after its last change and it passed
+ * ("checked by npm test, run by the agent"); otherwise not (`unverified`, reason `unchecked`).
+ */
+export async function checkedEnding(
+  turn: Turn,
+  ending: Ending,
+  ran: RanByAgent,
+  task: string,
+): Promise<Ending> {
+  if (turn.session.config.verify) return verifiedEnding(turn, ending);
+  if (ending.status !== "unverified") return ending;
+  const report = await ran.verified(task);
+  return report ? endingOnChecks(turn.session, ending, report) : ending;
 }
 
 /**
@@ -59,13 +84,14 @@ export async function doTask(
  */
 export async function verifiedEnding(turn: Turn, ending: Ending): Promise<Ending> {
   if (ending.status !== "completed" && ending.status !== "unverified") return ending;
-  const { session } = turn;
   // Validation is loaded by the runs that verify.
-  const [{ validateOnce }, { toValidationSummary }] = await Promise.all([
-    import("./validate.js"),
-    import("../verify/check.js"),
-  ]);
-  const report = await validateOnce(turn);
+  const { validateOnce } = await import("./validate.js");
+  return endingOnChecks(turn.session, ending, await validateOnce(turn));
+}
+
+/** An ending decided by checks that ran on the work as it ended: `completed` when they passed, `failed` when not. */
+async function endingOnChecks(session: Session, ending: Ending, report: ValidationReport): Promise<Ending> {
+  const { toValidationSummary } = await import("../verify/check.js");
   const passed = report.passed === true;
   const status = passed ? "completed" : "failed";
   return {
@@ -82,6 +108,20 @@ export async function verifiedEnding(turn: Turn, ending: Ending): Promise<Ending
       mode: session.mode,
     }),
   };
+}
+
+/**
+ * A tier-0 file command's ending: its postcondition is its check, so it needs no model and no
+ * project check; `--verify`, when given, still runs after it and decides.
+ */
+export async function fileCommandEnding(
+  turn: Turn,
+  answer: string,
+  check: ValidationReport,
+): Promise<Ending> {
+  const done: Ending = { status: "completed", reason: "checks_passed", summary: answer, iterations: 1 };
+  const ending = await endingOnChecks(turn.session, done, check);
+  return check.passed && turn.session.config.verify ? verifiedEnding(turn, ending) : ending;
 }
 
 /**

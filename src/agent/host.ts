@@ -8,11 +8,17 @@ import type { EventListener } from "../events/bus.js";
 import type { Mode } from "../events/types.js";
 import { loadCustomCommands } from "../extensions/customCommands.js";
 import { loadSkills } from "../extensions/skills.js";
-import { resolveModelId } from "../model/providers.js";
+import {
+  MissingKeyError,
+  missingKeyMessage,
+  missingKeyVariable,
+  parseModelId,
+  resolveModelId,
+} from "../model/providers.js";
 import { storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
-import { StoredVectors } from "../store/vectors.js";
 import type { EditorAccess } from "../tools/types.js";
+import { NO_MODEL } from "./noModel.js";
 import { type ResumedLog, Session } from "./session.js";
 
 export interface HostOptions {
@@ -39,6 +45,13 @@ export interface HostOptions {
   editor?: EditorAccess;
   /** `--debug-log FILE`: each session appends its events and model-call summaries there. */
   debugLog?: string | undefined;
+  /** Where the sessions are recorded: the caller's store, which the caller closes; the host's own otherwise. */
+  store?: Store;
+  /**
+   * The work needs no model (a tier-0 file command): when none is chosen, or the chosen one has
+   * no key, its sessions run without one rather than stop before they begin.
+   */
+  modelOptional?: boolean;
 }
 
 /** Sessions on one workspace and configuration, each stored as it runs. */
@@ -75,6 +88,30 @@ export function workspaceContributions(cwd: string, env: NodeJS.ProcessEnv): Tru
 }
 
 /**
+ * The model the sessions use, or, where the work needs none and none can be reached, why not:
+ * the error a session that needs one stops with.
+ */
+function chooseModel(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+  optional: boolean,
+): { modelId: string; absent?: MissingKeyError } {
+  try {
+    const modelId = resolveModelId(config, env);
+    const missing = optional ? missingKeyVariable(modelId, config, env) : undefined;
+    if (!missing) return { modelId };
+    const { provider } = parseModelId(modelId);
+    const absent = new MissingKeyError(missingKeyMessage(modelId, provider, missing), [
+      { provider, variable: missing },
+    ]);
+    return { modelId, absent };
+  } catch (error) {
+    if (optional && error instanceof MissingKeyError) return { modelId: NO_MODEL, absent: error };
+    throw error;
+  }
+}
+
+/**
  * The one way a front end (the CLI, the terminal UI, an editor, the HTTP server, a batch worker)
  * gets sessions: the configuration loaded and merged for the workspace, the model resolved, and
  * the store subscribed before anything else, so every event is on disk before it is shown or
@@ -98,8 +135,8 @@ export async function openHost(options: HostOptions): Promise<Host> {
   });
   // Keys stored with `cairn auth login` stand in for the ones the environment lacks.
   const env = withStoredKeys(given, config);
-  const modelId = resolveModelId(config, env);
-  const store = Store.open(storePath(env));
+  const { modelId, absent } = chooseModel(config, env, options.modelOptional ?? false);
+  const store = options.store ?? Store.open(storePath(env));
   const sessions = new Set<Session>();
   return {
     config,
@@ -109,6 +146,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
       const session = await Session.create({
         config,
         modelId,
+        ...(absent ? { modelAbsent: absent } : {}),
         workspace: cwd,
         mode: options.mode,
         attended: options.attended,
@@ -120,10 +158,8 @@ export async function openHost(options: HostOptions): Promise<Host> {
         ...(options.recordedWorkspace ? { recordedWorkspace: options.recordedWorkspace } : {}),
         ...(options.editor ? { editor: options.editor } : {}),
         ...(options.debugLog ? { debugLog: options.debugLog } : {}),
+        store,
       });
-      session.bus.subscribe((event) => store.appendEvent(event));
-      session.workspaceSpend = () => store.workspaceCost(session.recordedWorkspace);
-      session.relevance.cache = new StoredVectors(store.db);
       for (const adapter of options.adapters ?? []) session.bus.subscribe(adapter);
       sessions.add(session);
       return session;
@@ -131,7 +167,7 @@ export async function openHost(options: HostOptions): Promise<Host> {
     close() {
       const stopping = Promise.all([...sessions].map((session) => session.close()));
       sessions.clear();
-      store.close();
+      if (!options.store) store.close();
       return stopping.then(() => undefined);
     },
   };

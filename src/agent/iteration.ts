@@ -9,6 +9,10 @@ import type { Review } from "./schemas.js";
 export class IterationContext {
   readonly filesCreated = new Set<string>();
   readonly filesModified = new Set<string>();
+  /** Where a moved or copied entry came from, by where it is now; deleted files. */
+  readonly movedFrom = new Map<string, string>();
+  readonly copiedFrom = new Map<string, string>();
+  readonly filesDeleted = new Set<string>();
   /** Per file, the diffs of this run's edits in order: what the reviewer reads. */
   readonly diffs = new Map<string, string[]>();
   /**
@@ -25,8 +29,13 @@ export class IterationContext {
 
   /** Reads edits out of the event stream: the tools report each change's path and diff. */
   observe = (event: StampedEvent): void => {
-    if (event.type !== "tool.result" || !event.ok || event.data?.kind !== "file_change") return;
+    if (event.type !== "tool.result" || !event.ok || !event.data) return;
     const { data } = event;
+    if (data.kind === "file_moved" || data.kind === "file_copied" || data.kind === "file_deleted") {
+      this.relocated(data);
+      return;
+    }
+    if (data.kind !== "file_change") return;
     const file = data.path;
     if (data.created === true && !this.filesModified.has(file)) this.filesCreated.add(file);
     else if (!this.filesCreated.has(file)) this.filesModified.add(file);
@@ -44,6 +53,38 @@ export class IterationContext {
     this.recentRanges.set(file, ranges);
   };
 
+  /** A move, copy or delete: said as one, not as changes to the files it touched. */
+  private relocated(
+    data:
+      | { kind: "file_moved" | "file_copied"; source: string; destination: string }
+      | { kind: "file_deleted"; path: string },
+  ): void {
+    if (data.kind === "file_deleted") {
+      this.filesDeleted.add(data.path);
+      return;
+    }
+    const { source, destination } = data;
+    this.filesDeleted.delete(destination);
+    if (data.kind === "file_copied") {
+      this.copiedFrom.set(destination, source);
+      return;
+    }
+    // Moved twice is moved once, from where it first was.
+    this.movedFrom.set(destination, this.movedFrom.get(source) ?? source);
+    this.movedFrom.delete(source);
+  }
+
+  /** How a changed file came to be as it is: created, modified, moved, copied or deleted. */
+  changeOf(file: string): string | undefined {
+    const moved = this.movedFrom.get(file);
+    if (moved) return `moved from \`${moved}\``;
+    const copied = this.copiedFrom.get(file);
+    if (copied) return `copied from \`${copied}\``;
+    if (this.filesDeleted.has(file)) return "deleted";
+    if ([...this.movedFrom.values()].includes(file)) return undefined;
+    return this.filesCreated.has(file) ? "created" : "modified";
+  }
+
   /** The run's changes so far, for the reviewer, capped so a huge rewrite can't flood it. */
   diffText(maxChars = 24_000): string {
     const text = [...this.diffs.values()].flat().join("\n");
@@ -56,6 +97,8 @@ export class IterationContext {
     const parts: string[] = [];
     if (this.filesCreated.size) parts.push(`Files created so far: ${[...this.filesCreated].join(", ")}`);
     if (this.filesModified.size) parts.push(`Files modified so far: ${[...this.filesModified].join(", ")}`);
+    if (this.movedFrom.size)
+      parts.push(`Moved so far: ${[...this.movedFrom].map(([to, from]) => `${from} → ${to}`).join(", ")}`);
     const progress = [...this.progress, ...this.repairs];
     if (progress.length) parts.push(`Progress:\n${progress.map((line) => `- ${line}`).join("\n")}`);
     if (this.lastReview) {

@@ -4,7 +4,7 @@ import path from "node:path";
 import { ConfigError } from "../platform/errors.js";
 import { describeSize } from "../tools/fileText.js";
 import type { ToolImage } from "../tools/types.js";
-import type { Session } from "./session.js";
+import type { ModelHandle } from "./agentContext.js";
 
 /** `@path`, or `@"a path with spaces"` (as a dropped screenshot's often is), in a message. */
 const MENTION = /(^|\s)@(?:"([^"\n]+)"|([^\s@"]+))/g;
@@ -104,11 +104,11 @@ function imagesRefused(modelId: string, images: readonly AttachedImage[]): Confi
  */
 export async function imagesToSend(
   text: string,
-  session: Pick<Session, "workspace" | "env" | "model">,
+  to: { workspace: string; env: NodeJS.ProcessEnv; model: ModelHandle },
   before = 0,
 ): Promise<{ images: ToolImage[]; labels: string }> {
-  const found = await mentionedImages(text, session.workspace, session.env.HOME || os.homedir());
-  if (found.length && !session.model.info.images) throw imagesRefused(session.model.id, found);
+  const found = await mentionedImages(text, to.workspace, to.env.HOME || os.homedir());
+  if (found.length && !to.model.info.images) throw imagesRefused(to.model.id, found);
   return {
     images: found.map((image) => image.image),
     labels: found

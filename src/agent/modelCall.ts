@@ -73,11 +73,15 @@ export async function callAndBook(
     );
   }
   if (reply.outputCapped) {
+    // The call whose arguments were still arriving is handed on as their raw text, to be refused.
+    const open = reply.toolCalls.at(-1);
+    const inCall =
+      typeof open?.input === "string" ? `, in the middle of a ${open.name} call, which does not run` : "";
     bus.emit({
       type: "error",
       fatal: false,
       message:
-        `The answer from ${model.id} went past the output cap of ${cap.tokens} tokens and was cut off there. ` +
+        `The answer from ${model.id} went past the output cap of ${cap.tokens} tokens and was cut off there${inCall}. ` +
         `Raise max_output_tokens (or models.${model.id}.max_output_tokens) for longer answers.`,
     });
   }

@@ -6,23 +6,22 @@
  * and was asked to check nothing: `ENDINGS` says what each ending requires, and the table test
  * (test/agent/phases.test.ts) walks every combination of facts to hold the function to it.
  */
-import type { EndingReason, RunStatus } from "../events/types.js";
+import type { EndingReason, Phase, RunStatus } from "../events/types.js";
 
-export const RUN_PHASES = [
-  "route",
-  "answer",
-  "single",
-  "analyse",
-  "plan",
-  "execute",
-  "validate",
-  "review",
-  "progress",
-  "escalate",
-  "ask",
-  "stop_hook",
-] as const;
-export type RunPhase = (typeof RUN_PHASES)[number];
+/**
+ * The loop's own steps that are no phase of its accounting: tier 0's answer, tier 1's single tool
+ * loop, escalating, asking the person, asking the Stop hooks. Their model calls, where they make
+ * any, are booked under the phase they serve.
+ */
+type LoopStep = "answer" | "single" | "escalate" | "ask" | "stop_hook";
+
+/**
+ * The phases of `cairn run`: the phases its spending is booked under (`PHASES`, public in every
+ * result's `by_phase`), but the two no run goes through as a step of its own (the closing summary,
+ * compaction), and its own steps. One vocabulary: a phase that asks a model is named as the
+ * phase its tokens are booked under.
+ */
+export type RunPhase = Exclude<Phase, "summary" | "compaction"> | LoopStep;
 
 /** Where a phase leads: another phase, or an ending. */
 export type Next = RunPhase | RunStatus;
@@ -41,8 +40,11 @@ export interface RunFacts {
   verifyGiven: boolean;
   /** The checks on the work as it stands: undefined until they run after the last change. */
   checks: "passed" | "failed" | "none" | undefined;
-  /** Who vouches for the checks that ran: the person or the project, or only the model. */
-  checkedBy: "person" | "project" | "model" | undefined;
+  /**
+   * Who vouches for the checks that ran: the person or the project, the file system (a tier-0
+   * file command's postcondition), or only the model.
+   */
+  checkedBy: "person" | "project" | "file_system" | "model" | undefined;
   /** The checks failed the same way in an earlier round: a review would only repeat them. */
   failureSeen: boolean;
   /** The reviewer's verdict on the work as it stands: undefined until it is asked. */
@@ -88,36 +90,43 @@ export const INITIAL_FACTS: Omit<RunFacts, "verifyGiven" | "canAsk" | "maxIterat
 /** Rounds in a row without getting closer after which the run stops (or asks): the second repeat. */
 export const STALLED_LIMIT = 2;
 
-/** The phases: what each needs to run, and every place it can lead. */
-export const PHASE_TABLE: Record<RunPhase, { needs: string; next: readonly Next[] }> = {
-  route: { needs: "the task", next: ["answer", "single", "analyse"] },
+/**
+ * The phases: what each needs to run, and every place it can lead. The loop (runTask.ts) holds
+ * every transition it takes to its phase's row, and has the work of each phase in a record of the
+ * same keys: a phase added here does not compile until it has its work there.
+ */
+export const PHASE_TABLE: { readonly [P in RunPhase]: { needs: string; next: readonly Next[] } } = {
+  routing: { needs: "the task", next: ["answer", "single", "analysis"] },
   answer: {
     needs: "a task a text pattern answers (tier 0)",
-    next: ["validate", "completed", "failed", "stop_hook"],
+    next: ["validation", "completed", "failed", "stop_hook"],
   },
   single: {
     needs: "a trivial or read-only task, classified at confidence ≥ 0.9 (tier 1)",
-    next: ["validate", "completed", "failed", "stop_hook"],
+    next: ["validation", "completed", "failed", "stop_hook"],
   },
-  analyse: { needs: "the task and the workspace's facts", next: ["plan"] },
-  plan: { needs: "the intent, and the pending issues of the rounds before", next: ["execute"] },
-  execute: { needs: "a plan with steps", next: ["validate", "completed", "stop_hook"] },
-  validate: {
+  analysis: { needs: "the task and the workspace's facts", next: ["planning"] },
+  planning: { needs: "the intent, and the pending issues of the rounds before", next: ["execution"] },
+  execution: { needs: "a plan with steps", next: ["validation", "completed", "stop_hook"] },
+  validation: {
     needs: "changed files, or --verify",
     next: ["review", "progress", "completed", "unverified", "failed", "stop_hook"],
   },
   review: { needs: "changed files", next: ["progress", "completed", "unverified", "stop_hook"] },
   progress: {
     needs: "a round that did not end the run",
-    next: ["analyse", "plan", "escalate", "ask", "stuck", "max_iterations"],
+    next: ["analysis", "planning", "escalate", "ask", "stuck", "max_iterations"],
   },
-  escalate: { needs: "a round that came no closer, and a stronger model", next: ["analyse", "plan"] },
-  ask: { needs: "rounds that came no closer, and a person", next: ["analyse", "plan", "stuck"] },
+  escalate: { needs: "a round that came no closer, and a stronger model", next: ["analysis", "planning"] },
+  ask: { needs: "rounds that came no closer, and a person", next: ["analysis", "planning", "stuck"] },
   stop_hook: {
     needs: "Stop hooks to ask, and a round whose work would end the run completed or unverified",
-    next: ["analyse", "plan", "completed", "unverified", "progress", "max_iterations"],
+    next: ["analysis", "planning", "completed", "unverified", "progress", "max_iterations"],
   },
 };
+
+/** Every phase, in the table's order. */
+export const RUN_PHASES = Object.keys(PHASE_TABLE) as RunPhase[];
 
 /** What each ending means, what it requires, its reasons and its exit code (docs/loop.md). */
 export const ENDINGS: Record<
@@ -217,7 +226,7 @@ function ending(facts: RunFacts): Next {
 /** After a round that did not end the run: revise, escalate, ask, or stop. */
 function afterRound(facts: RunFacts): Next {
   if (facts.iteration >= facts.maxIterations) return "max_iterations";
-  const revise = facts.analysed ? "plan" : "analyse";
+  const revise = facts.analysed ? "planning" : "analysis";
   if (facts.stalled >= STALLED_LIMIT) return facts.canAsk ? "ask" : "stuck";
   if (facts.stalled > 0 && !facts.escalated && facts.canEscalate) return "escalate";
   return revise;
@@ -271,22 +280,25 @@ export function closingOf(
 /** The one transition function: where the run goes from `at`, given what it knows now. */
 export function nextPhase(at: RunPhase, facts: RunFacts): Next {
   switch (at) {
-    case "route":
-      return facts.route === "answer" ? "answer" : facts.route === "single" ? "single" : "analyse";
+    case "routing":
+      return facts.route === "answer" ? "answer" : facts.route === "single" ? "single" : "analysis";
     case "single":
       if (facts.workFailed) return "failed";
-      return needsCheck(facts) ? "validate" : ending(facts);
+      return needsCheck(facts) ? "validation" : ending(facts);
     case "answer":
-      // A tier-0 file command refused or failed: there is no plan to try again with.
-      if (facts.workFailed) return "failed";
-      return needsCheck(facts) ? "validate" : ending(facts);
-    case "execute":
-      return needsCheck(facts) ? "validate" : ending(facts);
-    case "analyse":
-      return "plan";
-    case "plan":
-      return "execute";
-    case "validate":
+      // A tier-0 file command refused or failed, or its postcondition does not hold: there is no
+      // plan to try again with.
+      if (facts.workFailed || facts.checks === "failed") return "failed";
+      // Its postcondition held: that is its check, and only --verify, when given, is left to run.
+      if (facts.checks === "passed" && !facts.verifyGiven) return ending(facts);
+      return needsCheck(facts) ? "validation" : ending(facts);
+    case "execution":
+      return needsCheck(facts) ? "validation" : ending(facts);
+    case "analysis":
+      return "planning";
+    case "planning":
+      return "execution";
+    case "validation":
       if (facts.checks === "failed") {
         // A tier-0 task has no plan to revise: the check's failure is its answer.
         if (facts.route === "answer") return "failed";
@@ -299,14 +311,14 @@ export function nextPhase(at: RunPhase, facts: RunFacts): Next {
     case "progress":
       return afterRound(facts);
     case "escalate":
-      return facts.analysed ? "plan" : "analyse";
+      return facts.analysed ? "planning" : "analysis";
     case "ask":
       if (!facts.advised) return "stuck";
-      return facts.analysed ? "plan" : "analyse";
+      return facts.analysed ? "planning" : "analysis";
     case "stop_hook":
       if (facts.stopHook === "go_on") {
         if (facts.iteration >= facts.maxIterations) return "max_iterations";
-        return facts.analysed ? "plan" : "analyse";
+        return facts.analysed ? "planning" : "analysis";
       }
       // Come from an ending the round earned; said again, so that no way to completed skips a check.
       return facts.checks === "failed" || facts.review === "not_ready" ? "progress" : settled(facts);

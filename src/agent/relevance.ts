@@ -14,7 +14,7 @@ export function embeddingModelId(setting: string, chatModelId: string): string |
 function embedderFor(turn: Turn, phase: Phase): Embedder | undefined {
   const { session } = turn;
   const state = session.relevance;
-  const id = embeddingModelId(session.config.relevance.embeddings, session.model.id);
+  const id = embeddingModelId(session.config.relevance.embeddings, session.main.model.id);
   if (!id || state.failed) return undefined;
   const price = modelInfo(id, session.config).price;
   return {

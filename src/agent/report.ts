@@ -20,6 +20,8 @@ export interface ReportInput {
   assessment: Assessment;
   /** The model's last words from executing the plan. */
   notes: string;
+  /** Why no reviewer read the change, for a run that has no review to show. */
+  unreviewed: string;
 }
 
 /** The ledger's phases as cost rows; a phase with an unpriced call has its cost shown as unknown. */
@@ -39,10 +41,14 @@ function phaseRows(byPhase: Partial<Record<Phase, UsageTotals>>): CostRow[] {
   });
 }
 
+/** Each change once: a moved file at its new place, "moved from" its old one. */
 function fileList(context: IterationContext, changed: string[]): string {
   if (changed.length === 0) return "No files were changed.";
   return changed
-    .map((file) => `- \`${file}\` (${context.filesCreated.has(file) ? "created" : "modified"})`)
+    .flatMap((file) => {
+      const change = context.changeOf(file);
+      return change ? [`- \`${file}\` (${change})`] : [];
+    })
     .join("\n");
 }
 
@@ -52,6 +58,8 @@ const SOURCE_WORDS: Record<Assessment["verified_by"][number]["source"], string> 
   project: "the project's",
   docs: "named in its guides",
   ci: "from its CI",
+  agent: "the project's, run by the agent after its last change",
+  file_system: "the file system",
   proposed: "proposed by the model",
 };
 
@@ -74,9 +82,9 @@ function assessmentSection(assessment: Assessment): string {
   ].join("\n");
 }
 
-function reviewSection(context: IterationContext): string {
+function reviewSection(context: IterationContext, unreviewed: string): string {
   const review = context.lastReview;
-  if (!review) return "No review (nothing was changed).";
+  if (!review) return `No review: ${unreviewed}.`;
   const issues = review.issues.map(
     (i) => `- [${i.severity}] ${i.file ? `\`${i.file}\`: ` : ""}${i.description}`,
   );
@@ -90,12 +98,11 @@ function reviewSection(context: IterationContext): string {
 export async function writeReport(session: Session, input: ReportInput): Promise<string> {
   const totals = session.ledger.totals();
   const changed = [...session.filesChanged].sort();
-  const allTime = session.workspaceSpend
-    ? ` (${formatCost(session.workspaceSpend())} all-time in this workspace)`
-    : "";
+  const spent = session.workspaceSpend();
+  const allTime = spent !== undefined ? ` (${formatCost(spent)} all-time in this workspace)` : "";
   const markdown = [
     `# cairn run: ${input.task}`,
-    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.model.id}`,
+    `**Status:** ${input.ending.status} · ${input.ending.iterations} iteration${input.ending.iterations === 1 ? "" : "s"} · ${formatDuration(Date.now() - session.startedAt)} · ${formatCost(totals.cost_usd)}${allTime} · model ${session.main.model.id}`,
     input.headline,
     `## How sure\n${assessmentSection(input.assessment)}`,
     `## What changed\n${fileList(input.context, changed)}`,
@@ -103,11 +110,12 @@ export async function writeReport(session: Session, input: ReportInput): Promise
     input.context.repairs.length
       ? `## Deterministic repair\n${input.context.repairs.map((line) => `- ${line}`).join("\n")}`
       : "",
-    `## Review\n${reviewSection(input.context)}`,
+    `## Review\n${reviewSection(input.context, input.unreviewed)}`,
     input.context.pendingIssues.length && input.ending.status !== "completed"
       ? `## Open issues\n${input.context.pendingIssues.map((i) => `- ${i.replace(/\n/g, "\n  ")}`).join("\n")}`
       : "",
-    input.notes ? `## Notes from the model\n${input.notes}` : "",
+    // A run that ended on the model's answer has it as its headline already.
+    input.notes && input.notes !== input.headline ? `## Notes from the model\n${input.notes}` : "",
     `## Cost by phase\n${costTable(phaseRows(session.ledger.phases()), "phase", "markdown")}`,
   ]
     .filter(Boolean)

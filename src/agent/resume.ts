@@ -1,4 +1,5 @@
 import type { EventOf, RunResult, StampedEvent, TodoItem } from "../events/types.js";
+import { storedView } from "./conversationView.js";
 import type { RunPhase } from "./phases.js";
 
 interface CallRecord {
@@ -34,14 +35,6 @@ function lastOf<T extends StampedEvent["type"]>(events: StampedEvent[], type: T)
     if (event?.type === type) return event as unknown as EventOf<T>;
   }
   return undefined;
-}
-
-/** How the session's work last ended: its own end, or its last turn's while it goes on. */
-export function lastResult(events: readonly StampedEvent[]): RunResult | undefined {
-  const last = events.findLast(
-    (event) => !event.agent && (event.type === "session.finished" || event.type === "turn.finished"),
-  );
-  return last?.type === "session.finished" || last?.type === "turn.finished" ? last.result : undefined;
 }
 
 export function resumePoint(events: StampedEvent[]): ResumePoint {
@@ -83,20 +76,20 @@ export function resumePoint(events: StampedEvent[]): ResumePoint {
   if (plan) point.plan = plan;
   if (review) point.lastReview = review;
   if (validation) point.lastValidation = validation;
-  const ended = lastResult(events);
-  if (ended) point.ended = ended;
+  const { result } = storedView(events);
+  if (result) point.ended = result;
   return point;
 }
 
 /**
  * The phase of `cairn run` an interrupted run picks up at (phases.ts), read from where its log
- * stood: a run that never planned starts over at `route`; one with steps left carries on with
- * `execute` at the first unfinished one; one whose steps were all done goes to `validate`, since
+ * stood: a run that never planned starts over at `routing`; one with steps left carries on with
+ * `execution` at the first unfinished one; one whose steps were all done goes to `validation`, since
  * the work must be checked as it stands now, whatever was checked before the interruption.
  */
-export function resumePhase(point: ResumePoint): Extract<RunPhase, "route" | "execute" | "validate"> {
-  if (!point.plan?.steps || !point.intent) return "route";
-  return point.stepIndex < point.plan.steps.length ? "execute" : "validate";
+export function resumePhase(point: ResumePoint): Extract<RunPhase, "routing" | "execution" | "validation"> {
+  if (!point.plan?.steps || !point.intent) return "routing";
+  return point.stepIndex < point.plan.steps.length ? "execution" : "validation";
 }
 
 function callLine(call: CallRecord): string {

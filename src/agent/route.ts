@@ -1,5 +1,6 @@
 import { existsSync, statSync } from "node:fs";
 import path from "node:path";
+import type { ValidationReport } from "../verify/check.js";
 import { executeToolCall, prepareToolCall } from "./dispatch.js";
 import { type FileCommand, parseFileCommand } from "./fileCommands.js";
 import { ToolLoop } from "./toolLoop.js";
@@ -54,6 +55,8 @@ async function runTool(turn: Turn, name: string, args: Record<string, unknown>) 
 export interface PatternAnswer {
   answer: string;
   ok: boolean;
+  /** A file command's own check: its postcondition, read from the file system once it ran. */
+  check?: ValidationReport;
 }
 
 /**
@@ -72,6 +75,7 @@ export async function answerByPattern(
   session.bus.emit({ type: "route", tier: 0, decision, reason: route.reason });
   let answer: string;
   let ok = true;
+  let check: ValidationReport | undefined;
   switch (route.kind) {
     case "chitchat":
       answer = THANKS.test(task)
@@ -86,9 +90,12 @@ export async function answerByPattern(
     }
     case "file": {
       // The same call a model would make: approved, checkpointed and reported the same way.
+      const { postconditionOf, checkPostcondition } = await import("./fileCheck.js");
+      const postcondition = postconditionOf(route, session.workspace);
       const result = await runTool(turn, route.tool, route.args);
       answer = result.text;
       ok = result.ok;
+      if (ok) check = checkPostcondition(postcondition);
       break;
     }
     case "command": {
@@ -116,5 +123,7 @@ export async function answerByPattern(
     }
   }
   session.bus.emit({ type: "message", text: answer });
-  return { answer, ok };
+  if (!check) return { answer, ok };
+  (await import("./validate.js")).emitValidation(session, check);
+  return { answer, ok: ok && check.passed === true, check };
 }

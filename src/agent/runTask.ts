@@ -8,7 +8,15 @@ import { RunChecks } from "./checking.js";
 import { executeThrough } from "./delegation.js";
 import type { TaskOptions } from "./doTask.js";
 import { IterationContext } from "./iteration.js";
-import { closingOf, INITIAL_FACTS, isEnding, nextPhase, type RunFacts, type RunPhase } from "./phases.js";
+import {
+  closingOf,
+  INITIAL_FACTS,
+  isEnding,
+  nextPhase,
+  PHASE_TABLE,
+  type RunFacts,
+  type RunPhase,
+} from "./phases.js";
 import { askProgress, ProgressJudge, type RoundOutcome } from "./progress.js";
 import { writeReport } from "./report.js";
 import { type ResumePoint, resumeNote, resumePhase } from "./resume.js";
@@ -39,10 +47,15 @@ function fastPath(c: Classification): boolean {
   );
 }
 
-/** The pending issue a failed validation becomes: its failures, read into file:line where it can. */
+/**
+ * The pending issue a failed validation becomes: its failures, read into file:line where it can,
+ * else the report's lines after its count ("validation failed: 1 of 1 check failed" would only
+ * repeat the heading, and be all a one-line account of the issue says).
+ */
 function validationIssue(report: ValidationReport): string {
   const failures = report.failures.length ? report.failures : parseFailures(report.summary);
-  return `Validation failed:\n${summarizeFailures(failures, report.summary)}`;
+  const details = report.summary.split("\n").slice(1).join("\n");
+  return `Validation failed:\n${summarizeFailures(failures, details)}`;
 }
 
 /**
@@ -66,7 +79,7 @@ class RunLoop {
   private classification: Classification | undefined;
   private intent: Intent | undefined;
   /** The plan to carry out, from `startAt`; `note` goes with its first step (what a resume found). */
-  private plan: { plan: Plan; startAt: number; note: string } | undefined;
+  private planned: { plan: Plan; startAt: number; note: string } | undefined;
   private lastValidation: ValidationReport | undefined;
   /** This round's review: undefined until the reviewer reads the round's change. */
   private roundReview: Review | undefined;
@@ -89,7 +102,7 @@ class RunLoop {
     this.task = taskWithContext(task, options.context ?? resume?.context);
     this.resume = resume;
     this.delegateTo = options.agent;
-    this.model = session.model;
+    this.model = session.main.model;
     this.loop = new ToolLoop({
       phase: "execution",
       maxToolCalls: session.config.max_tool_calls,
@@ -102,7 +115,7 @@ class RunLoop {
       ...INITIAL_FACTS,
       verifyGiven: Boolean(session.config.verify),
       canAsk: session.attended,
-      canEscalate: strong !== undefined && strong !== session.model.id,
+      canEscalate: strong !== undefined && strong !== session.main.model.id,
       maxIterations: session.config.max_iterations,
       stopHook: this.stops.left ? "unasked" : undefined,
     };
@@ -121,7 +134,7 @@ class RunLoop {
   /** Publishes a copy: renderers may read the list after the loop has moved on. */
   private emitTodos(todos: TodoItem[]): void {
     const snapshot = todos.map((todo) => ({ ...todo }));
-    this.session.todos = snapshot;
+    this.session.main.todos = snapshot;
     this.session.bus.emit({ type: "todos", todos: snapshot });
   }
 
@@ -130,9 +143,12 @@ class RunLoop {
     let phase = this.startPhase();
     for (;;) {
       this.turn.signal.throwIfAborted();
-      await this.enter(phase);
+      await this.work[phase]();
       this.turn.signal.throwIfAborted();
       const next = nextPhase(phase, this.facts);
+      // The table is what runs: a transition its row does not name is a bug, not a way on.
+      if (!PHASE_TABLE[phase].next.includes(next))
+        throw new Error(`the run went from ${phase} to ${next}, which the phase table does not allow`);
       if (isEnding(next)) return this.end(next);
       phase = next;
     }
@@ -141,14 +157,14 @@ class RunLoop {
   /** Where the run begins: routing, or for a resumed run, where its log says it stood. */
   private startPhase(): RunPhase {
     const point = this.resume;
-    const phase = point ? resumePhase(point) : "route";
-    if (!point || phase === "route" || !point.plan || !point.intent) return "route";
+    const phase = point ? resumePhase(point) : "routing";
+    if (!point || phase === "routing" || !point.plan || !point.intent) return "routing";
     for (const event of point.events) this.context.observe(event);
     if (point.lastReview) this.context.lastReview = reviewSchema.parse(point.lastReview);
     // What the log holds goes back through the same schemas a model's answer does.
     this.intent = intentSchema.parse(point.intent);
     const plan = planSchema.parse(point.plan);
-    this.plan = { plan, startAt: point.stepIndex, note: resumeNote(point) };
+    this.planned = { plan, startAt: point.stepIndex, note: resumeNote(point) };
     Object.assign(this.facts, {
       route: "plan",
       analysed: true,
@@ -158,57 +174,65 @@ class RunLoop {
     return phase;
   }
 
-  private async enter(phase: RunPhase): Promise<void> {
-    switch (phase) {
-      case "route":
-        return this.route();
-      case "answer":
-        return this.answer();
-      case "single":
-        return this.single();
-      case "analyse":
-        this.intent = await analyseTask(this.turn, this.model, this.task, this.attempts);
-        // From here the run plans, whatever the router first thought: a failed fast path included.
-        Object.assign(this.facts, { analysed: true, route: "plan" });
-        return;
-      case "plan":
-        this.facts.iteration++;
-        this.plan = {
-          plan: await planRound(this.turn, {
-            model: this.model,
-            task: this.task,
-            intent: this.intent!,
-            context: this.context,
-            iteration: this.facts.iteration,
-            attempts: this.attempts,
-          }),
-          startAt: 0,
-          note: "",
-        };
-        return;
-      case "execute":
-        await this.execute(this.plan!);
-        return this.afterWork();
-      case "validate":
-        return this.validate();
-      case "review":
-        return this.review();
-      case "progress":
-        return this.progress();
-      case "escalate":
-        return this.escalate("the run came no closer after a revision");
-      case "ask":
-        return this.askForHelp();
-      case "stop_hook":
-        return this.askStopHooks();
-    }
+  /**
+   * The work of each phase, by the phase table's keys: a phase added to the table does not
+   * compile until it has its work here.
+   */
+  private readonly work: { readonly [P in RunPhase]: () => Promise<void> | void } = {
+    routing: () => this.route(),
+    answer: () => this.answer(),
+    single: () => this.single(),
+    analysis: () => this.analyse(),
+    planning: () => this.plan(),
+    execution: async () => {
+      await this.execute(this.planned!);
+      this.afterWork();
+    },
+    validation: () => this.validate(),
+    review: () => this.review(),
+    progress: () => this.progress(),
+    escalate: () => this.escalate("the run came no closer after a revision"),
+    ask: () => this.askForHelp(),
+    stop_hook: () => this.askStopHooks(),
+  };
+
+  private async analyse(): Promise<void> {
+    this.intent = await analyseTask(this.turn, this.model, this.task, this.attempts);
+    // From here the run plans, whatever the router first thought: a failed fast path included.
+    Object.assign(this.facts, { analysed: true, route: "plan" });
   }
 
-  /** Tier 0: the pattern's answer, or its tool's refusal as the run's failure. */
+  private async plan(): Promise<void> {
+    this.facts.iteration++;
+    this.planned = {
+      plan: await planRound(this.turn, {
+        model: this.model,
+        task: this.task,
+        intent: this.intent!,
+        context: this.context,
+        iteration: this.facts.iteration,
+        attempts: this.attempts,
+      }),
+      startAt: 0,
+      note: "",
+    };
+  }
+
+  /**
+   * Tier 0: the pattern's answer, or its tool's refusal as the run's failure. A file command's
+   * postcondition is its check: no model is asked for one.
+   */
   private async answer(): Promise<void> {
     const direct = await answerByPattern(this.turn, this.title);
     this.lastAnswer = direct?.answer ?? "";
     this.afterWork();
+    if (direct?.check) {
+      const passed = direct.check.passed === true;
+      this.lastValidation = direct.check;
+      Object.assign(this.facts, { checks: passed ? "passed" : "failed", checkedBy: "file_system" });
+      if (!passed) this.context.pendingIssues = [validationIssue(direct.check)];
+      return;
+    }
     if (direct && !direct.ok) {
       this.facts.workFailed = true;
       this.failure = "work_failed";
@@ -430,11 +454,25 @@ class RunLoop {
       pending: this.context.pendingIssues,
     });
     const ending: Ending = { status, reason, summary: headline, iterations: this.facts.iteration };
-    // A tier-0 or tier-1 answer that changed and checked nothing is the result itself: no report.
+    // A tier-0 task (what the person typed, done as typed) or a tier-1 answer that changed and
+    // checked nothing is the result itself: no report.
+    if (this.facts.route === "answer") return Promise.resolve(this.direct(ending, headline));
     if (reason === "answered" && this.facts.route !== "plan") {
       return Promise.resolve({ ...ending, assessment: this.assessment(ending) });
     }
     return this.report(ending);
+  }
+
+  /** A tier-0 task's ending: what its tool said, then why it ended so when that is more. */
+  private direct(ending: Ending, headline: string): Ending {
+    const said =
+      headline && headline !== this.lastAnswer ? `${this.lastAnswer}\n\n${headline}` : this.lastAnswer;
+    return {
+      ...ending,
+      summary: said.trim() || headline,
+      assessment: this.assessment(ending),
+      validation: this.lastValidation ? toValidationSummary(this.lastValidation) : null,
+    };
   }
 
   private assessment(ending: Ending) {
@@ -446,6 +484,14 @@ class RunLoop {
       pending: this.context.pendingIssues,
       mode: "run",
     });
+  }
+
+  /** Why the report has no review to show: only a run that changed nothing has nothing to review. */
+  private unreviewed(): string {
+    if (this.session.filesChanged.size === 0) return "nothing was changed";
+    if (this.facts.route === "single" && this.facts.checks === "passed")
+      return `${this.facts.checkedBy === "person" ? "your check" : "the project's checks"} judged a change made without a plan`;
+    return "the run ended before a reviewer read the change";
   }
 
   /** Writes the report for an ending, its `summary` the headline, and returns it with the report as summary. */
@@ -460,6 +506,7 @@ class RunLoop {
       validation: this.lastValidation,
       assessment,
       notes: this.lastAnswer,
+      unreviewed: this.unreviewed(),
     });
     this.session.bus.emit({ type: "message", text: summary });
     return {
@@ -480,16 +527,20 @@ export async function runTask(
 ): Promise<Outcome> {
   announce(session, { mode: "run", input: task }, resume, options.context ?? resume?.context);
   return Turn.run(session, { label: "task" }, async (turn) => {
-    const run = new RunLoop(turn, task, resume, options);
+    // Made inside the work, so that even its making ends the turn the one way (settle).
+    let run: RunLoop | undefined;
     try {
       return await settle(
         turn,
-        () => run.run(),
-        () => run.iteration,
-        (ending) => run.report(ending),
+        () => {
+          run = new RunLoop(turn, task, resume, options);
+          return run.run();
+        },
+        () => run?.iteration ?? 0,
+        (ending) => (run ? run.report(ending) : Promise.resolve(ending)),
       );
     } finally {
-      run.unsubscribe();
+      run?.unsubscribe();
     }
   });
 }

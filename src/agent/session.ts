@@ -1,24 +1,20 @@
 import { randomBytes } from "node:crypto";
 import { realpathSync } from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { type AgentCatalog, loadAgents } from "../agents/files.js";
 import { unknownExternalAgents } from "../agents/targets.js";
-import { agentTools } from "../agents/tools.js";
-import { dataDir, projectConfigFile } from "../config/load.js";
-import type { ApprovalMode, Config } from "../config/schema.js";
+import { dataDir } from "../config/load.js";
+import type { Config } from "../config/schema.js";
 import type { WorkspaceTrust } from "../config/trust/decide.js";
-import { saveFolderRules } from "../config/trust/store.js";
 import { loadProjectInstructions, type ProjectInstructions } from "../context/instructions.js";
 import { RelevanceState } from "../context/relevance/rank.js";
 import { buildSystemPrompt } from "../context/systemPrompt.js";
 import { EventBus } from "../events/bus.js";
-import type { ApprovalChoice, Mode, StampedEvent, TodoItem } from "../events/types.js";
+import type { Mode, OpOf, StampedEvent } from "../events/types.js";
 import { type CommandCatalog, loadCustomCommands } from "../extensions/customCommands.js";
 import { loadSkills, type SkillCatalog } from "../extensions/skills.js";
-import { skillTool } from "../extensions/skillTool.js";
-import { Hooks } from "../hooks/hooks.js";
-import type { McpTools } from "../mcp/hub.js";
+import type { Hooks } from "../hooks/hooks.js";
+import type { McpTools, McpToolsOptions } from "../mcp/hub.js";
 import { modelInfo } from "../model/catalog.js";
 import { ContextSizer } from "../model/contextSize.js";
 import { factsFile, learnModelFacts } from "../model/facts/learn.js";
@@ -29,26 +25,31 @@ import {
   parseModelId,
   providerSpec,
 } from "../model/providers.js";
-import { ConfigError } from "../platform/errors.js";
-import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, type EnvironmentPolicy, environmentPolicy } from "../safety/environment.js";
 import { createRedactor, type Redactor, redactEvents } from "../safety/redact.js";
 import { detectSandbox, detectSandboxSoon, type SessionTmpDir, sessionTmpDir } from "../safety/sandbox.js";
-import { sessionMasks } from "../safety/sandboxMasks.js";
+import { sessionCredentials } from "../safety/sandboxMasks.js";
 import { SecretFiles } from "../safety/secretFiles.js";
 import type { Checkpoints } from "../store/checkpoints.js";
-import { editorTools } from "../tools/editor.js";
+import type { Store } from "../store/sessions.js";
+import { StoredVectors } from "../store/vectors.js";
 import { ReadTracker } from "../tools/fileText.js";
-import { planTools } from "../tools/plan.js";
-import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
+import type { ToolRegistry } from "../tools/registry.js";
 import type { CommandSandbox, EditorAccess } from "../tools/types.js";
-import { WORKSPACE_TOOLS } from "../tools/workspaceTools.js";
-import { webTools } from "../web/tools.js";
-import { type AgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
+import { type MainAgentContext, type ModelHandle, mainAgent } from "./agentContext.js";
 import { withCheckpoints } from "./checkpointing.js";
 import { DebugLog } from "./debugLog.js";
 import { Inbox } from "./inbox.js";
 import { UsageLedger } from "./ledger.js";
+import { absentModel } from "./noModel.js";
+import {
+  approvalPolicy,
+  configHooks,
+  confinement,
+  extraRoot,
+  mcpServers,
+  sessionTools,
+} from "./sessionParts.js";
 
 /** A stored session to continue: same id, its event sequence, its spending and changed files. */
 export interface ResumedLog {
@@ -59,6 +60,8 @@ export interface ResumedLog {
 export interface SessionOptions {
   config: Config;
   modelId: string;
+  /** Why no model can be reached, for a session whose work needs none: it runs without one (noModel.ts). */
+  modelAbsent?: Error;
   workspace: string;
   mode: Mode;
   /** A person is there to answer approvals and questions (a terminal, an editor, the dashboard). */
@@ -86,41 +89,34 @@ export interface SessionOptions {
   editor?: EditorAccess;
   /** `--debug-log FILE`: every event and a summary of each model call, appended there (redacted). */
   debugLog?: string;
+  /**
+   * Where the session is recorded: every event is appended there before anyone else hears it,
+   * and the workspace's spending and the embeddings' cache are read from it. None, none kept.
+   */
+  store?: Store;
 }
 
 /**
- * What a session is told from outside, by whatever front end drives it (the terminal, the TUI,
- * an editor over ACP, the HTTP API): the one way in, as events are the one way out.
+ * What a session is told from outside, by whatever front end drives it (through its
+ * conversation): answers to what it waits for, an interrupt, an override. The ops of the protocol
+ * (src/events/ops.ts) that act on the session itself; the conversation takes the rest.
  */
-export type SessionOp =
-  | { type: "approve"; request_id: string; choice: ApprovalChoice; reason?: string }
-  | { type: "answer"; request_id: string; answer: string | null }
-  /** Stops what runs now, keeping its work; whatever waits for an answer is declined. */
-  | { type: "interrupt"; reason?: string }
-  /** From now on: another model (a role of the config or a provider/model id), another approval mode. */
-  | { type: "override"; model?: string; approval?: ApprovalMode };
+export type SessionOp = OpOf<"approve" | "answer" | "interrupt" | "override">;
 
 /** Work that an interrupt stops: the turns running now. */
 export interface Interruptible {
   abort(reason: Error): void;
 }
 
-/** An extra root as a real path; one that does not exist is a configuration mistake, said as one. */
-function extraRoot(workspace: string, root: string): string {
-  try {
-    return realpathSync(path.resolve(workspace, root));
-  } catch {
-    throw new ConfigError(
-      `workspace.extra_roots: ${root} does not exist (resolved from ${workspace}); create it or remove it from the config.`,
-    );
-  }
-}
-
 /** What a session finds in the workspace and the person's folders when it starts. */
-interface WorkspaceFindings {
+export interface WorkspaceFindings {
+  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
   instructions: ProjectInstructions[];
+  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
   agents: AgentCatalog;
+  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
   commands: CommandCatalog;
+  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
   skills: SkillCatalog;
 }
 
@@ -150,8 +146,10 @@ async function buildModel(modelId: string, config: Config, env: NodeJS.ProcessEn
 }
 
 /**
- * What lives as long as the conversation or task: its id, events, spending, tools, model choice
- * and approval policy. Each piece of work on it runs as a `Turn` (a do, a step of a run, a chat
+ * What lives as long as the conversation or task, composed: its id and workspace, its event bus,
+ * usage ledger, tool registry, inbox of requests waiting for a person, and its agents — its own
+ * (`main`: the model, approval policy and TODO list its turns use, changed by ops) and the
+ * sub-agents it starts. Each piece of work on it runs as a `Turn` (a do, a step of a run, a chat
  * message, a sub-agent), which carries its own cancellation, model and checkpoint label.
  */
 export class Session {
@@ -162,24 +160,33 @@ export class Session {
   /** What the session is recorded under: `workspace`, unless a batch said its original repository. */
   readonly recordedWorkspace: string;
   readonly env: NodeJS.ProcessEnv;
-  /** Redacts every event; also for what is written outside the event stream (the report). */
-  readonly redact: Redactor;
-  readonly bus: EventBus;
-  readonly ledger: UsageLedger;
-  readonly registry: ToolRegistry;
-  /** The configured MCP servers, started with the first request that offers tools; none, none loaded. */
-  readonly mcp: McpTools | undefined;
-  readonly inbox: Inbox;
-  /** The session's own agent: what its turns run as, unless a sub-agent's turn says another. */
-  readonly main: AgentContext;
+  /** A person is there to answer approvals and questions. */
   readonly attended: boolean;
-  readonly system: string;
+  /** Whether the workspace is trusted, and what of its own files applied or was left out (said at the start). */
+  readonly trust: WorkspaceTrust | undefined;
   readonly startedAt = Date.now();
   /** Aborted when the wall-time cap (`timeout_s`) is reached; every turn's signal includes it. */
   readonly deadline: AbortSignal | undefined;
-  readonly filesChanged = new Set<string>();
-  /** What the file tools last saw of each file, so that none is edited blindly after a change. */
-  readonly reads = new ReadTracker();
+
+  /** Redacts every event; also for what is written outside the event stream (the report). */
+  readonly redact: Redactor;
+  readonly bus: EventBus;
+  /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
+  readonly debug: DebugLog | undefined;
+  readonly ledger: UsageLedger;
+  readonly inbox: Inbox;
+  /** The commands the config's `hooks:` runs on the session's events. */
+  readonly hooks: Hooks;
+  readonly registry: ToolRegistry;
+  /** The configured MCP servers, started with the first request that offers tools; none, none loaded. */
+  readonly mcp: McpTools | undefined;
+  /** The system prompt of the session's own agent. */
+  readonly system: string;
+  /** The session's own agent: what its turns run as, unless a sub-agent's turn says another. */
+  readonly main: MainAgentContext;
+  /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
+  readonly agentCounts = new Map<string, number>();
+
   readonly extraRoots: string[];
   /** How commands are confined; absent where no sandbox works. */
   readonly sandbox: CommandSandbox | undefined;
@@ -192,32 +199,15 @@ export class Session {
   private readonly scratch: SessionTmpDir = sessionTmpDir();
   /** The buffers, terminals and Lisp of the editor the session runs in (`cairn acp`), lent to the tools. */
   readonly editor: EditorAccess | undefined;
-  /** `--debug-log`: where model calls are summarised (events reach it through the bus). */
-  readonly debug: DebugLog | undefined;
-  todos: TodoItem[] = [];
-  /** AGENTS.md and the like: in the system prompt, and in the sub-agents' that do the project's work. */
-  readonly instructions: ProjectInstructions[];
-  /** The agents `task` and `--agent` can name, and the agent files that could not be read. */
-  readonly agents: AgentCatalog;
-  /** The custom slash commands of the person and the project (`.cairn/commands/*.md`). */
-  readonly commands: CommandCatalog;
-  /** The skills the model can load (`.cairn/skills/<name>/SKILL.md`), offered by `load_skill`. */
-  readonly skills: SkillCatalog;
-  /** The commands the config's `hooks:` runs on the session's events. */
-  readonly hooks: Hooks;
-  /** Whether the workspace is trusted, and what of its own files applied or was left out (said at the start). */
-  readonly trust: WorkspaceTrust | undefined;
-  /** How many of each agent have been started, for their ids (`explore#2`); shared with sub-agents. */
-  readonly agentCounts = new Map<string, number>();
-  /** The model turns use unless given another; `override` switches it. */
-  model: ModelHandle;
-  /** The approval policy turns ask unless given another; `override` changes its mode. */
-  policy: ApprovalPolicy;
-  /**
-   * What every session recorded in this workspace has cost so far, this one's stored calls
-   * included: the host sets it where a store records the session.
-   */
-  workspaceSpend: (() => number) | undefined = undefined;
+
+  /** Its instructions, agents, custom commands and skills, as it found them when it started. */
+  readonly found: WorkspaceFindings;
+
+  readonly filesChanged = new Set<string>();
+  /** What the file tools last saw of each file, so that none is edited blindly after a change. */
+  readonly reads = new ReadTracker();
+  /** Where the session is recorded, when it is. */
+  readonly store: Store | undefined;
   /** File relevance: the last corpus, the embeddings' cache (the store's, set by the host), whether they failed. */
   readonly relevance = new RelevanceState();
   /** Whether the session has announced itself (its first event is stored). */
@@ -238,7 +228,6 @@ export class Session {
     found: WorkspaceFindings,
     mcpHub: typeof McpTools | undefined,
   ) {
-    const { instructions, agents } = found;
     const { config } = options;
     const env = options.env ?? process.env;
     this.id = options.resume?.id ?? options.id ?? newSessionId();
@@ -248,13 +237,20 @@ export class Session {
     this.recordedWorkspace = options.recordedWorkspace ?? workspace;
     this.env = env;
     this.attended = options.attended;
-    this.instructions = instructions;
     this.trust = options.trust;
-    this.agents = { ...agents, problems: [...agents.problems, ...unknownExternalAgents(config)] };
-    this.commands = found.commands;
-    this.skills = found.skills;
+    this.editor = options.editor;
+    this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
+    this.found = found;
+
     this.redact = createRedactor({ env, config });
     this.bus = new EventBus(this.id, options.resume?.events.at(-1)?.seq ?? 0, redactEvents(this.redact));
+    const { store } = options;
+    this.store = store;
+    if (store) {
+      // On disk before anyone else hears it: what a front end shows is stored already.
+      this.bus.subscribe((event) => store.appendEvent(event));
+      this.relevance.cache = new StoredVectors(store.db);
+    }
     this.debug = options.debugLog ? new DebugLog(options.debugLog, this.redact) : undefined;
     if (this.debug) this.bus.subscribe(this.debug.event);
     this.ledger = new UsageLedger(this.bus, {
@@ -262,119 +258,104 @@ export class Session {
       maxTokens: config.max_tokens,
     });
     this.inbox = new Inbox(this.bus);
-    this.main = mainAgent(this, this.inbox);
-    this.deadline = config.timeout_s ? AbortSignal.timeout(config.timeout_s * 1000) : undefined;
-    this.editor = options.editor;
-    this.model = model;
     this.models.set(model.id, Promise.resolve(model));
+
     this.extraRoots = config.workspace.extra_roots.map((root) => extraRoot(workspace, root));
     this.envPolicy = environmentPolicy(config);
     this.commandEnv = this.environmentFor();
-    this.hooks = new Hooks(config.hooks, {
+    const roots = [workspace, ...this.extraRoots];
+    // One view of the machine's credentials for the sandbox and the file tools alike.
+    const credentials = sessionCredentials(roots, env, () => this.scratch.own("git"));
+    this.secrets = new SecretFiles(workspace, config.files.allow_secrets, new Set(), credentials);
+    const sandbox = detectSandbox();
+    this.sandbox = confinement(sandbox, {
+      workspace,
+      roots,
+      credentials,
+      scratch: this.scratch,
+      settings: config.sandbox,
+    });
+    const report = (message: string) => this.bus.emit({ type: "error", message, fatal: false });
+    this.hooks = configHooks(this.bus, config, {
       id: this.id,
       workspace,
       env: this.commandEnv,
-      approvalMode: () => this.policy.mode,
-      report: (message) => this.bus.emit({ type: "error", message, fatal: false }),
+      approvalMode: () => this.main.policy.mode,
+      report,
     });
-    // The person is waited for: hooks may tell them where they are (a desktop notification, a sound).
-    this.bus.subscribe((event) => {
-      if (event.type === "approval.requested")
-        this.hooks.notify(`cairn needs your permission to use ${event.prompt.tool}`, "permission_prompt");
-      if (event.type === "question.asked") this.hooks.notify(event.question, "question");
-    });
-    this.secrets = new SecretFiles(workspace, config.files.allow_secrets);
-    const sandbox = detectSandbox();
-    this.sandbox =
-      sandbox.kind === "none"
-        ? undefined
-        : {
-            sandbox,
-            tmpDir: this.scratch,
-            network: config.sandbox.network,
-            // Approval rules and sandbox settings: a command must not loosen them for later sessions.
-            readOnly: [path.dirname(projectConfigFile(workspace))],
-            masks: sessionMasks([workspace, ...this.extraRoots], env, () => this.scratch.own("git")),
-          };
-    // tool_search names the tools that can wait, unless the config turns it off or filters it out.
-    const onDemand = config.tools.on_demand && passes(config.tools, TOOL_SEARCH);
-    // MCP servers' tools come and go as the servers start, change their lists and stop.
     this.mcp =
       mcpHub &&
-      new mcpHub({
-        deferAbove: onDemand ? config.tools.mcp_direct : undefined,
-        servers: config.mcp_servers,
+      mcpServers(mcpHub, {
+        config,
         workspace,
         env,
         serverEnv: this.commandEnv,
-        report: (event) => this.bus.emit(event),
         workspaceServers: options.workspaceServers ?? {},
-        // The session's policy as it is when they start: its mode, rules and way of asking. A
-        // question the person's interrupt dismissed is no answer: it is asked again next turn.
-        approve: async (request) => {
-          const interrupts = this.interrupts;
-          const decision = await this.policy.check(request);
-          return !decision.allowed && this.interrupts !== interrupts
-            ? { ...decision, interrupted: true }
-            : decision;
-        },
+        workspaceTrusted: options.trust?.trusted ?? false,
+        report: (event) => this.bus.emit(event),
+        approve: this.approveServer,
       });
-    this.registry = new ToolRegistry(
-      [
-        ...WORKSPACE_TOOLS,
-        ...planTools,
-        ...agentTools,
-        ...webTools(config.web, env),
-        ...editorTools(options.editor),
-        // Offered only when there are skills: their list costs nothing otherwise.
-        ...(found.skills.skills.size ? [skillTool(found.skills.skills)] : []),
-      ],
-      config.tools,
-      {
-        sources: this.mcp ? [this.mcp] : [],
-        wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id),
-        onDemand,
-      },
-    );
-    this.policy = new ApprovalPolicy({
-      mode: config.approval ?? (options.attended ? "ask" : "auto-edit"),
-      ask: options.attended ? this.inbox.approve : undefined,
-      rules: config.rules,
-      workspace,
-      home: env.HOME || os.homedir(),
-      sandbox,
-      settings: config.sandbox,
-      secrets: this.secrets,
-      // The person's answer, so it is kept in their own settings for this folder, not in the workspace's files.
-      saveRules: (rules) =>
-        saveFolderRules(this.trust?.folder ?? workspace, rules, env).catch((error: unknown) => {
-          const why = error instanceof Error ? error.message : String(error);
-          this.bus.emit({
-            type: "error",
-            message: `Could not save the rule for this folder: ${why}`,
-            fatal: false,
-          });
-        }),
+    this.registry = sessionTools(config, env, {
+      skills: found.skills,
+      editor: options.editor,
+      mcp: this.mcp,
+      wrap: (tool) => withCheckpoints(tool, () => this.checkpoints(), this.id),
     });
     this.system = buildSystemPrompt({
       workspace,
-      instructions,
+      instructions: found.instructions,
       ...(model.info.toolCalls === "text" ? { textTools: this.registry } : {}),
     });
-    for (const event of options.resume?.events ?? []) {
+    this.main = mainAgent({
+      bus: this.bus,
+      ledger: this.ledger,
+      registry: this.registry,
+      system: this.system,
+      inbox: this.inbox,
+      model,
+      policy: approvalPolicy(config, {
+        workspace,
+        env,
+        ask: options.attended ? this.inbox.approve : undefined,
+        sandbox,
+        secrets: this.secrets,
+        rulesFolder: this.trust?.folder ?? workspace,
+        report,
+      }),
+    });
+    if (options.resume) this.restore(options.resume.events);
+  }
+
+  /**
+   * Whether a workspace's MCP server may start: the session's own policy as it is then. A
+   * question the person's interrupt dismissed is no answer: it is asked again next turn.
+   */
+  private readonly approveServer: McpToolsOptions["approve"] = async (request) => {
+    const interrupts = this.interrupts;
+    const decision = await this.main.policy.check(request);
+    return !decision.allowed && this.interrupts !== interrupts
+      ? { ...decision, interrupted: true }
+      : decision;
+  };
+
+  /** A stored session's state, from its log: the files it changed, its TODO list, its turns, its spending. */
+  private restore(events: readonly StampedEvent[]): void {
+    for (const event of events) {
       if (event.type === "tool.result")
         for (const file of event.changed_files ?? []) this.filesChanged.add(file);
-      if (event.type === "todos") this.todos = event.todos;
+      if (event.type === "todos") this.main.todos = event.todos;
       if (event.type === "turn.started") this.turns = event.turn;
     }
-    this.ledger.restore((options.resume?.events ?? []).filter((e) => e.type === "usage"));
-    this.announced = Boolean(options.resume);
+    this.ledger.restore(events.filter((event) => event.type === "usage"));
+    this.announced = true;
   }
 
   static async create(options: SessionOptions): Promise<Session> {
     const env = options.env ?? process.env;
     const workspace = realpathSync(path.resolve(options.workspace));
-    const model = await buildModel(options.modelId, options.config, env);
+    const model = options.modelAbsent
+      ? absentModel(options.modelId, options.modelAbsent)
+      : await buildModel(options.modelId, options.config, env);
     const carried = { trusted: options.trust?.trusted ?? false, config: options.config };
     const [instructions, agents, commands, skills, , hub] = await Promise.all([
       loadProjectInstructions(workspace, env),
@@ -386,7 +367,18 @@ export class Session {
       // The MCP client is loaded only for a session that has servers to start.
       Object.keys(options.config.mcp_servers).length ? import("../mcp/hub.js") : undefined,
     ]);
-    return new Session(options, model, workspace, { instructions, agents, commands, skills }, hub?.McpTools);
+    // An external agent the config names that cannot be run is said with the agent files' problems.
+    const problems = [...agents.problems, ...unknownExternalAgents(options.config)];
+    const found = { instructions, agents: { ...agents, problems }, commands, skills };
+    return new Session(options, model, workspace, found, hub?.McpTools);
+  }
+
+  /**
+   * What every session recorded in this workspace has cost so far, this one's stored calls
+   * included; unknown for a session no store records.
+   */
+  workspaceSpend(): number | undefined {
+    return this.store?.workspaceCost(this.recordedWorkspace);
   }
 
   /**
@@ -397,7 +389,8 @@ export class Session {
     const role = ROLES.find((r) => r === ref);
     const profile = Object.hasOwn(this.config.profiles, ref) ? this.config.profiles[ref] : undefined;
     // The session's model stands in for every role the config leaves unset.
-    const id = role === "default" ? this.model.id : role ? (profile ?? this.model.id) : (profile ?? ref);
+    const current = this.main.model.id;
+    const id = role === "default" ? current : role ? (profile ?? current) : (profile ?? ref);
     let handle = this.models.get(id);
     if (!handle) {
       handle = buildModel(id, this.config, this.env);
@@ -469,7 +462,7 @@ export class Session {
         return;
       }
       case "override":
-        if (op.approval) this.policy = this.policy.with({ mode: op.approval });
+        if (op.approval) this.main.policy = this.main.policy.with({ mode: op.approval });
         if (op.model) await this.switchModel(op.model);
         return;
       default: {
@@ -481,8 +474,8 @@ export class Session {
 
   private async switchModel(ref: string): Promise<void> {
     const handle = await this.modelFor(ref);
-    const from = this.model.id;
-    this.model = handle;
+    const from = this.main.model.id;
+    this.main.model = handle;
     // Before the first message there is no session in the store for an event to belong to.
     if (this.announced && from !== handle.id)
       this.bus.emit({ type: "escalation", from, to: handle.id, reason: "switched by the user" });

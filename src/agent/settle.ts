@@ -8,6 +8,7 @@ import type {
   ValidationSummary,
 } from "../events/types.js";
 import { ProviderError } from "../model/errors.js";
+import { outputCap } from "../model/outputCap.js";
 import { assess } from "./assessment.js";
 import { BudgetExceededError } from "./ledger.js";
 import { ENDINGS } from "./phases.js";
@@ -80,7 +81,7 @@ export function announceSession(session: Session, task: string, context?: string
     mode: session.mode,
     task,
     ...(context?.trim() ? { context } : {}),
-    model: session.model.id,
+    model: session.main.model.id,
     workspace: session.recordedWorkspace,
     ...(session.recordedWorkspace !== session.workspace ? { worked_in: session.workspace } : {}),
   });
@@ -93,24 +94,25 @@ function startingNotices(session: Session): void {
   if (trust) session.bus.emit(trust);
   // An agent, command or skill file that cannot be read leaves the others working: said at the start.
   for (const problem of [
-    ...session.agents.problems,
-    ...session.commands.problems,
-    ...session.skills.problems,
+    ...session.found.agents.problems,
+    ...session.found.commands.problems,
+    ...session.found.skills.problems,
   ])
     session.bus.emit({ type: "error", fatal: false, message: `Skipped: ${problem}` });
-  if (session.config.max_cost_usd !== undefined && session.model.info.price === null) {
+  if (session.config.max_cost_usd !== undefined && session.main.model.info.price === null) {
     session.bus.emit({
       type: "error",
       fatal: false,
       message:
-        `The price of ${session.model.id} is unknown, so --max-cost cannot stop this session. ` +
-        `Set models.${session.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
+        `The price of ${session.main.model.id} is unknown, so --max-cost cannot stop this session. ` +
+        `Set models.${session.main.model.id}.price in the config to enforce it; --max-tokens works without prices.`,
     });
   }
 }
 
 export function buildResult(session: Session, ending: Ending): RunResult {
   const totals = session.ledger.totals();
+  const spent = session.workspaceSpend();
   const changed = [...session.filesChanged].sort();
   return {
     session_id: session.id,
@@ -130,7 +132,7 @@ export function buildResult(session: Session, ending: Ending): RunResult {
       by_agent: session.ledger.agents(),
     },
     cost_usd: totals.cost_usd,
-    ...(session.workspaceSpend ? { workspace_cost_usd: session.workspaceSpend() } : {}),
+    ...(spent !== undefined ? { workspace_cost_usd: spent } : {}),
     duration_ms: Date.now() - session.startedAt,
     assessment:
       ending.assessment ??
@@ -145,8 +147,21 @@ export function buildResult(session: Session, ending: Ending): RunResult {
   };
 }
 
-/** How an error that ended the work maps onto a run status; anything else is a bug and is rethrown. */
-function endingFor(turn: Turn, error: unknown, iterations: number): { ending: Ending; exitCode: 1 | 2 } {
+/** The ending a result was built from, as a stored `turn.finished` says it. */
+export function endingOf(result: RunResult): Ending {
+  const { status, reason, summary, iterations, validation, assessment } = result;
+  return { status, reason, summary, iterations, validation, assessment };
+}
+
+/**
+ * How an error that ended the work maps onto a run status. Anything else is a bug: the work
+ * ended `failed` (reason `internal`), and the error is thrown on once the turn is settled.
+ */
+function endingFor(
+  turn: Turn,
+  error: unknown,
+  iterations: number,
+): { ending: Ending; exitCode: 1 | 2; bug?: true } {
   const end = (status: RunStatus, reason: EndingReason, summary: string, exitCode: 1 | 2 = 1) => ({
     ending: { status, reason, summary, iterations },
     exitCode,
@@ -168,7 +183,7 @@ function endingFor(turn: Turn, error: unknown, iterations: number): { ending: En
       : end("failed", "provider_error", error.message);
   }
   if (error instanceof StructuredOutputError) return end("failed", "bad_model_output", error.message);
-  throw error;
+  return { ...end("failed", "internal", error instanceof Error ? error.message : String(error)), bug: true };
 }
 
 /** Why a tool loop (or the agent it handed the work to) could not finish. */
@@ -179,9 +194,9 @@ export function failedReason(outcome: ToolLoopOutcome): EndingReason {
 
 /**
  * The ending of one tool loop's work (`cairn do`, a chat message), given whether it changed files:
- * they check only with --verify, so a change the model finished is `unverified`, reason
- * `unchecked` (completed means a check passed, or that nothing changed), until `verifiedEnding`
- * runs the check.
+ * they check only with --verify or the project's own check the agent ran, so a change the model
+ * finished is `unverified`, reason `unchecked` (completed means a check passed, or that nothing
+ * changed), until `checkedEnding` finds the check.
  */
 export function loopEnding(changed: boolean, outcome: ToolLoopOutcome, summary: string): Ending {
   const end = (status: RunStatus, reason: EndingReason): Ending => ({
@@ -218,30 +233,57 @@ function stoppedEnding(turn: Turn, ending: Ending): Ending {
   return { status: "cancelled", reason: "interrupted", summary: cancelledSummary(turn), iterations };
 }
 
+/** Whether an ending says the work was done without a passing check to prove it. */
+const claimsDone = (ending: Ending) =>
+  (ending.status === "completed" || ending.status === "unverified") && ending.validation?.passed !== true;
+
+/** The ending of work that was not done after all: `failed` for `reason`, what is missing said first. */
+function notDone(ending: Ending, reason: EndingReason, why: string): Ending {
+  const { assessment: _, ...rest } = ending;
+  return { ...rest, status: "failed", reason, summary: `Not done: ${why}\n\n${ending.summary}`.trim() };
+}
+
 /**
  * A task "completed" whose needed calls were all refused for want of approval (headless) was not
  * done, whatever the model's last words say; checks that passed prove otherwise.
  */
 function blockedEnding(turn: Turn, ending: Ending): Ending {
-  if (!["completed", "unverified"].includes(ending.status) || ending.validation?.passed === true)
-    return ending;
-  const blocked = turn.blockedCalls();
+  const blocked = claimsDone(ending) ? turn.blockedCalls() : [];
   if (blocked.length === 0) return ending;
   const calls = [...new Set(blocked)].slice(0, 5).join("; ");
-  const { assessment: _, ...rest } = ending;
-  return {
-    ...rest,
-    status: "failed",
-    reason: "needs_approval",
-    summary:
-      `Not done: the work needed approval that nobody could give in this run (refused: ${calls}). ` +
-      `Rerun where a person can approve, or with the mode or rule the refusal names.\n\n${ending.summary}`.trim(),
-  };
+  return notDone(
+    ending,
+    "needs_approval",
+    `the work needed approval that nobody could give in this run (refused: ${calls}). ` +
+      "Rerun where a person can approve, or with the mode or rule the refusal names.",
+  );
+}
+
+/**
+ * A task "completed" after the answer's length limit cut a call off before its arguments were
+ * whole was not done, whatever the model says next (it often says it wrote the file): the call
+ * never ran, and no later call made it good. Checks that passed prove otherwise.
+ */
+function cutEnding(turn: Turn, ending: Ending): Ending {
+  const cut = claimsDone(ending) ? turn.cutCalls() : [];
+  if (cut.length === 0) return ending;
+  const one = cut.length === 1;
+  const cap = outputCap(turn.model.info, turn.session.config.max_output_tokens, 0).tokens;
+  return notDone(
+    ending,
+    "output_cap",
+    `the model's answer reached its length limit in the middle of ${cut.slice(0, 5).join("; ")}, so ` +
+      `${one ? "that call" : "those calls"} never ran and nothing of ${one ? "it" : "them"} is on disk, ` +
+      `whatever the answer says. Raise max_output_tokens (${cap} tokens here; docs/limits.md), ` +
+      "or ask for the change in smaller parts.",
+  );
 }
 
 /**
  * Runs a turn's work and ends it the one way every mode ends: a `turn.finished` event carrying
- * the result, whether the work completed, hit a cap, lost its provider or was cancelled.
+ * the result, whether the work completed, hit a cap, lost its provider or was cancelled. A bug
+ * ends it too, `failed` for reason `internal`, and is then thrown on to whoever started the work:
+ * no session is left running on one, and no front end ends a session itself.
  */
 export async function settle(
   turn: Turn,
@@ -253,19 +295,22 @@ export async function settle(
   const { session } = turn;
   let ending: Ending;
   let exitCode: 0 | 1 | 2 | 3;
+  let bug: unknown;
   try {
-    ending = stoppedEnding(turn, blockedEnding(turn, await work()));
+    ending = stoppedEnding(turn, cutEnding(turn, blockedEnding(turn, await work())));
     exitCode = ENDINGS[ending.status].exitCode;
   } catch (error) {
     const mapped = endingFor(turn, error, iterationsSoFar());
     ending = mapped.ending;
     exitCode = mapped.exitCode;
+    if (mapped.bug) bug = error;
     session.bus.emit({ type: "error", message: ending.summary, fatal: true, reason: ending.reason });
     // The report needs no model: a cancelled run gets one too, with what it did so far.
-    if (finalize) ending = await finalize(ending);
+    if (finalize && !mapped.bug) ending = await finalize(ending);
   }
   const result = buildResult(session, ending);
   session.bus.emit({ type: "turn.finished", turn: session.turns, result });
+  if (bug !== undefined) throw bug;
   return { result, exitCode, ending };
 }
 

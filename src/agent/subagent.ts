@@ -1,7 +1,7 @@
 import { type AgentCaps, carveCaps } from "../agents/budget.js";
 import { EXPLORE, explorePrompt } from "../agents/builtins.js";
 import type { AgentDefinition } from "../agents/definition.js";
-import { commandText, runExternal } from "../agents/external/run.js";
+import { agentProgram, commandText, notInstalled, runExternal } from "../agents/external/run.js";
 import { resolveTarget, type Target, UnknownTargetError } from "../agents/targets.js";
 import { AGENT_TOOL_NAMES } from "../agents/tools.js";
 import type { ApprovalMode } from "../config/schema.js";
@@ -160,7 +160,7 @@ async function runCairnAgent(
   const system = buildSystemPrompt({
     role: explorer ? explorePrompt(request.focus ?? "files") : definition.prompt,
     workspace: session.workspace,
-    instructions: explorer ? [] : session.instructions,
+    instructions: explorer ? [] : session.found.instructions,
     ...(model.info.toolCalls === "text" ? { textTools: registry } : {}),
   });
   const ledger = turn.agent.ledger.share(run.bus, run.name, { maxCostUsd: caps.maxCostUsd });
@@ -267,6 +267,13 @@ async function runExternalAgent(
   };
   const line = commandText(spec);
   run.begin(settings.command ?? target.agent.command);
+  // Its own provider keys reach it, and no other secret of cairn's environment.
+  const env = session.environmentFor([...target.agent.keys, ...settings.pass_env]);
+  // Not installed is said before anyone is asked to allow it.
+  const command = settings.command ?? target.agent.command;
+  const program = agentProgram(command, session.workspace, env.PATH);
+  if (!program)
+    return run.end({ status: "failed", detail: notInstalled(target.agent, command), answer: "", costUsd: 0 });
   const summary = `${target.name}: ${firstLine(request.title ?? request.prompt, 120)}`;
   const decision = await turn.policy.check({
     callId: request.callId ?? run.id,
@@ -283,9 +290,9 @@ async function runExternalAgent(
     return run.end({ status: "failed", detail: decision.reason, answer: "", costUsd: 0 });
   const outcome = await runExternal({
     ...spec,
+    program,
     timeoutMs: caps.timeoutMs,
-    // Its own provider keys reach it, and no other secret of cairn's environment.
-    env: session.environmentFor([...target.agent.keys, ...settings.pass_env]),
+    env,
     ctx: toolContextFor(turn),
   });
   turn.noteChanged(outcome.filesChanged ?? []);
@@ -350,7 +357,7 @@ export async function runAgent(
   const { session } = turn;
   let target: Target;
   try {
-    target = resolveTarget(request.agent, session.agents.agents, session.config);
+    target = resolveTarget(request.agent, session.found.agents.agents, session.config);
   } catch (error) {
     if (error instanceof UnknownTargetError) throw new ToolError(error.message);
     throw error;

@@ -1,6 +1,6 @@
 import type { AssistantContent, ModelMessage, ToolResultPart } from "ai";
 import { History } from "../context/history.js";
-import type { Phase, Reason } from "../events/types.js";
+import type { EndingReason, Phase } from "../events/types.js";
 import { StopHookRounds } from "../hooks/hooks.js";
 import { estimateTokens } from "../model/size.js";
 import type { ModelCallResult, ModelToolCall, ToolDefinition } from "../model/stream.js";
@@ -58,7 +58,7 @@ export interface ToolLoopOutcome {
    * Why the answer is not a whole one: the tool-call budget ran out, the model's output reached
    * its length limit, or the provider's content filter stopped it.
    */
-  cut?: Extract<Reason, "tool_call_cap" | "output_cap" | "refused">;
+  cut?: Extract<EndingReason, "tool_call_cap" | "output_cap" | "refused">;
 }
 
 /** The provider's word for an answer it stopped short, as an outcome's `cut`. */

@@ -3,6 +3,15 @@ import type { ApprovalPolicy } from "../safety/approval.js";
 import type { AgentContext, ModelHandle } from "./agentContext.js";
 import type { Interruptible, Session } from "./session.js";
 
+/** A tool call the model's answer cut off before its arguments were whole: it never ran. */
+export interface CutCall {
+  tool: string;
+  /** Its title as far as it can be read: `write_file big.txt`. */
+  summary: string;
+  /** The workspace paths it would have written, when they can be read: a later change to them makes it good. */
+  writes: string[] | undefined;
+}
+
 export interface TurnOptions {
   /** The step file changes are checkpointed under: undo goes back a step at a time. */
   label: string;
@@ -37,6 +46,8 @@ export class Turn implements Interruptible {
   private readonly ran = new Set<Permission>();
   /** Files this turn's work changed, its sub-agents' included: what a chat message's ending rests on. */
   readonly changedFiles = new Set<string>();
+  /** Calls cut off before their arguments were whole, with the files of theirs no later call has changed. */
+  private cut: Array<{ call: CutCall; unwritten: Set<string> }> = [];
 
   private constructor(session: Session, options: TurnOptions) {
     this.session = session;
@@ -81,6 +92,31 @@ export class Turn implements Interruptible {
       for (let turn: Turn | undefined = this; turn; turn = turn.within) turn.changedFiles.add(file);
       this.session.filesChanged.add(file);
     }
+    // A cut-off write whose files later calls changed (in smaller parts, by a command) is made good.
+    this.forCuts((cuts) => {
+      for (const { unwritten } of cuts) for (const file of files) unwritten.delete(file);
+      return cuts.filter((cut) => cut.unwritten.size > 0 || !cut.call.writes?.length);
+    });
+  }
+
+  /** Books a call cut off at the answer's length limit, here and in the turns this one is part of. */
+  noteCut(call: CutCall): void {
+    const cut = { call, unwritten: new Set(call.writes) };
+    this.forCuts((cuts) => [...cuts, cut]);
+  }
+
+  /** A call of `tool` ran: a cut-off call of it whose files cannot be told is made good by it. */
+  noteSucceeded(tool: string): void {
+    this.forCuts((cuts) => cuts.filter((cut) => cut.call.tool !== tool || cut.call.writes?.length));
+  }
+
+  private forCuts(change: (cuts: Turn["cut"]) => Turn["cut"]): void {
+    for (let turn: Turn | undefined = this; turn; turn = turn.within) turn.cut = change(turn.cut);
+  }
+
+  /** The calls the answer cap cut off and nothing made good since: what the ending must not call done. */
+  cutCalls(): string[] {
+    return [...new Set(this.cut.map((cut) => cut.call.summary))];
   }
 
   /**

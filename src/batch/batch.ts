@@ -15,6 +15,7 @@ import type { TaskFlags } from "./taskProcess.js";
 /** What every task of the batch gets unless it says otherwise. */
 export interface TaskDefaults {
   model?: string;
+  agent?: string;
   verify?: string;
   /** Seconds. */
   timeout?: number;
@@ -57,6 +58,7 @@ function withDefaults(specs: readonly TaskSpec[], defaults: TaskDefaults = {}): 
   return specs.map((spec) => ({
     ...spec,
     ...((spec.model ?? defaults.model) ? { model: spec.model ?? defaults.model } : {}),
+    ...((spec.agent ?? defaults.agent) ? { agent: spec.agent ?? defaults.agent } : {}),
     ...((spec.verify ?? defaults.verify) ? { verify: spec.verify ?? defaults.verify } : {}),
     ...((spec.timeout ?? defaults.timeout) ? { timeout: spec.timeout ?? defaults.timeout } : {}),
   }));

@@ -1,5 +1,5 @@
 import type { BatchListener, TaskProgress } from "./events.js";
-import { type ExecuteOptions, executeTask } from "./execute.js";
+import { type ExecuteOptions, executeTask, noticesOnce } from "./execute.js";
 import type { TaskRecord } from "./record.js";
 import { type TaskSpec, taskKey } from "./spec.js";
 
@@ -9,7 +9,7 @@ export interface LocalRunOptions {
   jobs: number;
   /** Batch-wide dollars: once spent (finished tasks plus those running), no task is started. */
   maxCost?: number;
-  execute: Omit<ExecuteOptions, "signal" | "onStart" | "onProgress" | "attempt">;
+  execute: Omit<ExecuteOptions, "signal" | "onStart" | "onProgress" | "onNotice" | "attempt">;
   /** Ctrl-C: no task is started, and running ones are asked to stop. */
   signal?: AbortSignal;
   emit: BatchListener;
@@ -33,6 +33,7 @@ export async function runLocally(specs: readonly TaskSpec[], options: LocalRunOp
   let finishedCost = 0;
   let cancelled = 0;
   let budgetSaid = false;
+  const notice = noticesOnce(emit, batchId);
 
   const spent = () => finishedCost + [...running.values()].reduce((a, b) => a + b, 0);
   const overBudget = () => options.maxCost !== undefined && spent() >= options.maxCost;
@@ -69,6 +70,7 @@ export async function runLocally(specs: readonly TaskSpec[], options: LocalRunOp
           running.set(key, progress.cost_usd ?? 0);
           emit({ type: "task.progress", batch_id: batchId, id, key, ...progress });
         },
+        onNotice: notice,
       });
       running.delete(key);
       finishedCost += record.cost_usd ?? 0;

@@ -1,5 +1,6 @@
 import { createRedactor, redactDeep } from "../safety/redact.js";
-import type { TaskProgress } from "./events.js";
+import { runCheck } from "../verify/check.js";
+import type { BatchListener, TaskProgress } from "./events.js";
 import { type Isolated, IsolationError, isolate } from "./isolate.js";
 import { failedRecord, type TaskRecord } from "./record.js";
 import { type TaskSpec, taskKey } from "./spec.js";
@@ -23,6 +24,7 @@ export interface ExecuteOptions {
   worker?: string;
   onStart?: (pid: number | undefined) => void;
   onProgress?: (progress: TaskProgress) => void;
+  onNotice?: (line: string) => void;
 }
 
 /** The outcome of a task, and whether it is worth trying again elsewhere. */
@@ -34,10 +36,46 @@ export interface Execution {
   cancelled: boolean;
 }
 
+/**
+ * What the tasks' cairns say to a person (`onNotice`), said on as the batch's or worker's own
+ * notices, each line once: a hundred tasks of one untrusted repository name what it left out
+ * once, not a hundred times.
+ */
+export function noticesOnce(emit: BatchListener, batchId?: string): (line: string) => void {
+  const said = new Set<string>();
+  return (line) => {
+    if (said.has(line)) return;
+    said.add(line);
+    emit({ type: "batch.notice", ...(batchId ? { batch_id: batchId } : {}), message: line });
+  };
+}
+
 function whyNoResult(stderr: string, exitCode: number | null, timedOut: boolean): string {
   if (timedOut) return "cairn did not end its session after the task's timeout and was killed.";
   const said = stderr ? `: ${stderr.split("\n").slice(-5).join("\n")}` : "";
   return `cairn ended without a result (exit ${exitCode ?? "by signal"})${said}`;
+}
+
+/** How long a task's setup may run. */
+const SETUP_TIMEOUT_MS = 20 * 60_000;
+
+/**
+ * The task's setup, run in its copy before cairn: what it leaves there that git neither tracks
+ * nor ignores (a link to installed packages, a virtualenv), to be left out of the task's change;
+ * or why it failed.
+ */
+async function setUp(
+  command: string,
+  copy: Isolated,
+  signal: AbortSignal | undefined,
+): Promise<{ left: string[] } | { failure: string }> {
+  const before = new Set(await copy.untracked());
+  const result = await runCheck(
+    { name: "setup", command, kind: "build", source: "project" },
+    { cwd: copy.dir, timeoutMs: SETUP_TIMEOUT_MS, ...(signal ? { signal } : {}) },
+  );
+  if (!result.passed) return { failure: `the task's setup \`${command}\` failed:\n${result.output}` };
+  return { left: (await copy.untracked()).filter((entry) => !before.has(entry)) };
 }
 
 /**
@@ -62,6 +100,11 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
   }
   let keep = false;
   try {
+    const setup = spec.setup ? await setUp(spec.setup, copy, options.signal) : { left: [] };
+    if ("failure" in setup) {
+      const record = { ...failedRecord(spec, setup.failure, attempt), ...worker, base: copy.base };
+      return { record: redactDeep(record, redact), broken: false, cancelled: false };
+    }
     const outcome = await runTaskProcess(spec, copy.dir, options.flags, {
       ...(options.env ? { env: options.env } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -70,8 +113,9 @@ export async function executeTask(spec: TaskSpec, options: ExecuteOptions): Prom
       ...(options.exitGraceMs !== undefined ? { exitGraceMs: options.exitGraceMs } : {}),
       ...(options.onStart ? { onStart: options.onStart } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(options.onNotice ? { onNotice: options.onNotice } : {}),
     });
-    const patch = await copy.patch();
+    const patch = await copy.patch(setup.left);
     const base = {
       id: spec.id,
       key: taskKey(spec),

@@ -11,8 +11,13 @@ export interface Isolated {
   dir: string;
   /** The commit the copy started from. */
   base: string;
-  /** Every change in the copy against `base`, as a unified diff (binary changes included). */
-  patch(): Promise<string>;
+  /**
+   * Every change in the copy against `base`, as a unified diff (binary changes included), but
+   * for the paths of `leave` (what a task's setup made).
+   */
+  patch(leave?: readonly string[]): Promise<string>;
+  /** Files and folders in the copy git neither tracks nor ignores. */
+  untracked(): Promise<string[]>;
   /** Removes the copy (and, for a worktree, its registration in the repository). */
   dispose(): Promise<void>;
 }
@@ -79,6 +84,17 @@ function mirrorOf(url: string, cacheDir: string): Promise<string> {
   return pending;
 }
 
+/**
+ * The git repository `repo` stands for, on this machine: a URL's mirror in the cache (fetched
+ * once per process), a folder's work tree top.
+ */
+export async function localRepository(repo: string, cacheDir: string): Promise<string> {
+  if (isGitUrl(repo)) return mirrorOf(repo, cacheDir);
+  const tree = await workTreeOf(repo);
+  if (!tree) throw new IsolationError(`${repo} is not in a git repository.`);
+  return tree.top;
+}
+
 function folderName(id: string): string {
   const safe =
     id
@@ -86,6 +102,25 @@ function folderName(id: string): string {
       .replace(/^-+|-+$/g, "")
       .slice(0, 60) || "task";
   return `${safe}-${randomBytes(3).toString("hex")}`;
+}
+
+/** What changed in a copy (a work tree at `top`, with git's `env`) since `base`. */
+function changes(
+  top: string,
+  base: string,
+  env: Record<string, string> = {},
+): Pick<Isolated, "patch" | "untracked"> {
+  return {
+    async patch(leave = []) {
+      const pathspec = leave.length ? ["--", ".", ...leave.map((entry) => `:(exclude)${entry}`)] : [];
+      await git(top, ["add", "--all", ...pathspec], env);
+      return git(top, ["diff", "--cached", "--binary", base], env);
+    },
+    async untracked() {
+      const listed = await git(top, ["ls-files", "--others", "--exclude-standard", "--directory", "-z"], env);
+      return listed.split("\0").filter(Boolean);
+    },
+  };
 }
 
 /** A `git worktree` of `repository` at `ref`, detached, in a folder of its own. */
@@ -97,7 +132,9 @@ async function worktree(repository: string, ref: string, prefix: string, dir: st
     await serialized(repository, () => git(repository, ["worktree", "remove", "--force", dir])).catch(() =>
       rm(dir, { recursive: true, force: true }),
     );
-    await git(repository, ["worktree", "prune"]).catch(() => {});
+    // Queued with the adds too: a prune while another worktree is being added can remove its
+    // half-made entry, and that add fails (`could not open .git/worktrees/…/locked`).
+    await serialized(repository, () => git(repository, ["worktree", "prune"])).catch(() => {});
   };
   if (!existsSync(workspace)) {
     await dispose();
@@ -105,15 +142,7 @@ async function worktree(repository: string, ref: string, prefix: string, dir: st
       `${prefix} is not in commit ${base.slice(0, 12)} of ${repository}: commit it, or give a folder outside git.`,
     );
   }
-  return {
-    dir: workspace,
-    base,
-    async patch() {
-      await git(dir, ["add", "--all"]);
-      return git(dir, ["diff", "--cached", "--binary", base]);
-    },
-    dispose,
-  };
+  return { dir: workspace, base, ...changes(dir, base), dispose };
 }
 
 /**
@@ -131,10 +160,7 @@ async function folderCopy(source: string, dir: string): Promise<Isolated> {
   return {
     dir,
     base,
-    async patch() {
-      await git(dir, ["add", "--all"], env);
-      return git(dir, ["diff", "--cached", "--binary", base], env);
-    },
+    ...changes(dir, base, env),
     async dispose() {
       await rm(dir, { recursive: true, force: true });
       await rm(gitDir, { recursive: true, force: true });
@@ -143,16 +169,39 @@ async function folderCopy(source: string, dir: string): Promise<Isolated> {
 }
 
 /**
- * Makes the task's isolated copy: a detached `git worktree` at the task's ref for a repository
- * (a URL is cloned into the cache first), or a copy of a plain folder.
+ * A repository of its own at `dir` holding `ref` and its history, and nothing after it: the
+ * commit fetched into an empty repository (as a clone would, but of that commit alone), checked
+ * out on `main`, with no remote and no note of where it came from. Its `.git` is inside it, so
+ * git works there in the sandbox too; and a task in it cannot reach later commits (a fix to
+ * come): `git log --all` ends at the ref, `git cat-file` of a later commit fails.
+ */
+async function cloneTo(repository: string, ref: string, dir: string): Promise<Isolated> {
+  await mkdir(dir, { recursive: true });
+  await git(dir, ["init", "--quiet"]);
+  await git(dir, ["fetch", "--quiet", "--no-tags", "--no-write-fetch-head", repository, ref]).catch(() =>
+    // Before git 2.29 there is no --no-write-fetch-head: FETCH_HEAD, which names the source, is removed below.
+    git(dir, ["fetch", "--quiet", "--no-tags", repository, ref]),
+  );
+  const base = (await git(repository, ["rev-parse", "--verify", `${ref}^{commit}`])).trim();
+  await git(dir, ["checkout", "--quiet", "-B", "main", base]);
+  await rm(path.join(dir, ".git", "FETCH_HEAD"), { force: true });
+  return { dir, base, ...changes(dir, base), dispose: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Makes the task's isolated copy: for a repository (a URL is cloned into the cache first), a
+ * detached `git worktree` at the task's ref, or with `isolation: clone` a repository of its own
+ * holding the ref's history alone; a copy of a plain folder.
  */
 export async function isolate(
-  spec: Pick<TaskSpec, "id" | "repo" | "ref">,
+  spec: Pick<TaskSpec, "id" | "repo" | "ref" | "isolation">,
   options: IsolateOptions,
 ): Promise<Isolated> {
   await mkdir(options.root, { recursive: true });
   const dir = path.join(options.root, folderName(spec.id));
   try {
+    if (spec.isolation === "clone")
+      return await cloneTo(await localRepository(spec.repo, options.cacheDir), spec.ref ?? "HEAD", dir);
     if (isGitUrl(spec.repo)) {
       const mirror = await mirrorOf(spec.repo, options.cacheDir);
       return await worktree(mirror, spec.ref ?? "HEAD", "", dir);

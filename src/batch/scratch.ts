@@ -2,6 +2,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 
+/** Who made the folder: a batch, a worker, or the mining of a history suite. */
+export type ScratchKind = "batch" | "worker" | "history";
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -18,19 +21,19 @@ function alive(pid: number): boolean {
  * clean up after themselves. With `keep` (--keep-failed) it is never swept: what is kept in it
  * is for a person to look at.
  */
-export async function scratchRoot(kind: "batch" | "worker", keep = false): Promise<string> {
+export async function scratchRoot(kind: ScratchKind, keep = false): Promise<string> {
   await sweepScratch(kind);
   const prefix = `cairn-${kind}-`;
   return mkdtemp(path.join(os.tmpdir(), keep ? `${prefix}kept-` : `${prefix}${process.pid}-`));
 }
 
 /** Removes the scratch folders of batches or workers whose process is gone. */
-export async function sweepScratch(kind: "batch" | "worker"): Promise<void> {
+export async function sweepScratch(kind: ScratchKind): Promise<void> {
   const prefix = `cairn-${kind}-`;
   const entries = await readdir(os.tmpdir()).catch(() => []);
   await Promise.all(
     entries.map(async (entry) => {
-      const pid = Number(/^cairn-(?:batch|worker)-(\d+)-/.exec(entry)?.[1]);
+      const pid = Number(/^cairn-(?:batch|worker|history)-(\d+)-/.exec(entry)?.[1]);
       if (entry.startsWith(prefix) && pid && !alive(pid)) {
         await rm(path.join(os.tmpdir(), entry), { recursive: true, force: true }).catch(() => {});
       }

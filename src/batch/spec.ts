@@ -17,6 +17,19 @@ const taskSpecSchema = z.strictObject({
   mode: z.enum(["do", "run"]).default("run"),
   verify: z.string().trim().min(1).optional(),
   model: z.string().trim().min(1).optional(),
+  /** `--agent`: the task carried out by another agent (`agent:codex`, a named agent, `llm:<profile>`). */
+  agent: z.string().trim().min(1).optional(),
+  /**
+   * How a git repository is copied for the task: a worktree (the default), or `clone`, a
+   * repository of its own holding `ref` and its history alone, so that the task cannot reach
+   * later commits (an eval's instance, whose fix is one of them).
+   */
+  isolation: z.enum(["worktree", "clone"]).optional(),
+  /**
+   * Run in the task's copy before cairn starts (`npm ci`, a virtualenv); what it leaves there
+   * that git does not ignore is not part of the task's change.
+   */
+  setup: z.string().trim().min(1).optional(),
   max_cost: z.number().positive().optional(),
   /** Seconds. */
   timeout: z.number().positive().optional(),
@@ -30,9 +43,13 @@ const taskSpecSchema = z.strictObject({
 
 export type TaskSpec = z.infer<typeof taskSpecSchema>;
 
-/** Results are keyed by task and model: the same task run with two models is two results. */
-export function taskKey(spec: Pick<TaskSpec, "id" | "model">): string {
-  return `${spec.id} @ ${spec.model ?? "default"}`;
+/**
+ * Results are keyed by task and model (and agent): the same task run with two models, or by two
+ * agents, is two results.
+ */
+export function taskKey(spec: Pick<TaskSpec, "id" | "model" | "agent">): string {
+  const by = spec.agent ? `${spec.agent}${spec.model ? ` (${spec.model})` : ""}` : (spec.model ?? "default");
+  return `${spec.id} @ ${by}`;
 }
 
 /** A repository given as a URL rather than a folder: cloned once into the cache, then checked out. */

@@ -45,6 +45,11 @@ export interface TaskProcessOptions {
   exitGraceMs?: number;
   onStart?: (pid: number | undefined) => void;
   onProgress?: (progress: TaskProgress) => void;
+  /**
+   * Each line the task's cairn says to a person on stderr (`cairn: …` without the prefix): what
+   * its untrusted workspace left out and how to trust it, a sandbox that does not work.
+   */
+  onNotice?: (line: string) => void;
 }
 
 /** After a task's own `--timeout`, how long cairn has to end its session before it is killed. */
@@ -54,6 +59,8 @@ const INTERRUPT_GRACE_MS = 15_000;
 /** How long a task's cairn has to end cleanly once the process that ran it is gone. */
 const EXIT_GRACE_MS = 10_000;
 const STDERR_TAIL = 4_000;
+/** How cairn starts a line it says to a person on stderr. */
+const NOTICE = "cairn: ";
 
 /**
  * The repository a task's copy is of, as its session is recorded: a folder by its real path (as
@@ -88,6 +95,7 @@ export function taskArguments(spec: TaskSpec, workspace: string, flags: TaskFlag
     if (value !== undefined) args.push(flag, String(value));
   };
   add("--model", spec.model);
+  add("--agent", spec.agent);
   add("--base-url", flags.baseUrl);
   add("--config", flags.config);
   add("--max-iterations", flags.maxIterations);
@@ -175,6 +183,7 @@ export async function runTaskProcess(
   const reader = new ProgressReader(options.onProgress);
   let pending = "";
   let stderr = "";
+  let stderrLine = "";
   const handle = spawnGroup(process.execPath, [cairnEntry(), ...taskArguments(spec, workspace, flags)], {
     cwd: workspace,
     // Its cairn ends itself if this process dies, even by SIGKILL, which would leave it running.
@@ -189,7 +198,11 @@ export async function runTaskProcess(
       for (const line of lines) if (line.trim()) reader.line(line);
     },
     onStderr: (chunk) => {
-      stderr = (stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
+      const text = chunk.toString("utf8");
+      stderr = (stderr + text).slice(-STDERR_TAIL);
+      const lines = (stderrLine + text).split("\n");
+      stderrLine = lines.pop() ?? "";
+      for (const line of lines) if (line.startsWith(NOTICE)) options.onNotice?.(line.slice(NOTICE.length));
     },
   });
   options.onStart?.(handle.pid);

@@ -1,11 +1,12 @@
 import path from "node:path";
 import { EXTERNAL_AGENTS } from "../agents/external/index.js";
+import { agentProgram } from "../agents/external/run.js";
 import { loadAgents } from "../agents/files.js";
 import { DEFAULT_OLLAMA_MODEL, profileNames, unknownExternalAgents } from "../agents/targets.js";
-import { findExecutable } from "../platform/processes.js";
-import { clip, renderTable } from "../platform/table.js";
+import { clip, renderTable, widestLine } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
-import type { CommandIo } from "./sessions.js";
+import { wrapToWidth } from "../platform/wrap.js";
+import { type CommandIo, columnsOf } from "./sessions.js";
 import { asSessionsSeeIt } from "./sessionView.js";
 
 export interface AgentsOptions {
@@ -56,7 +57,7 @@ export async function agentsCommand(
   for (const agent of EXTERNAL_AGENTS) {
     const settings = config.agents.external[agent.name];
     const command = settings?.command ?? agent.command;
-    const found = command.includes("/") ? path.resolve(cwd, command) : findExecutable(command, env.PATH);
+    const found = agentProgram(command, cwd, env.PATH);
     rows.push({
       name: `agent:${agent.name}`,
       kind: "external",
@@ -88,19 +89,32 @@ export async function agentsCommand(
   if (options.json) {
     io.out.write(`${JSON.stringify({ agents: rows, problems }, null, 2)}\n`);
   } else {
-    io.out.write(
-      `${renderTable(
-        [
-          { header: "agent", cell: (row: AgentRow) => row.name },
-          { header: "from", cell: (row) => (row.from ? `${row.kind}: ${row.from}` : row.kind) },
-          { header: "model", cell: (row) => row.model },
-          { header: "tools", cell: (row) => clip(row.tools, 40) },
-          { header: "what it does", cell: (row) => clip(row.description, 70) },
-        ],
-        rows,
-      )}\n`,
-    );
+    io.out.write(`${listing(rows, columnsOf(io))}\n`);
   }
   for (const problem of problems) io.err.write(`cairn: ${problem}\n`);
   return problems.length ? 2 : 0;
+}
+
+/**
+ * One line an agent; at a terminal too narrow for that table (80 columns is), a few lines an
+ * agent, each broken between words, as a table squeezed into 80 columns cuts every column short.
+ */
+function listing(rows: AgentRow[], width: number | undefined): string {
+  const from = (row: AgentRow) => (row.from ? `${row.kind}: ${row.from}` : row.kind);
+  const table = renderTable(
+    [
+      { header: "agent", cell: (row: AgentRow) => row.name },
+      { header: "from", cell: from },
+      { header: "model", cell: (row) => row.model },
+      { header: "tools", cell: (row) => clip(row.tools, 40) },
+      { header: "what it does", cell: (row) => clip(row.description, 70) },
+    ],
+    rows,
+  );
+  if (width === undefined || widestLine(table) <= width) return table;
+  const block = (row: AgentRow) =>
+    [`${row.name}  ${from(row)}`, `  ${row.description}`, `  model: ${row.model} · tools: ${row.tools}`].join(
+      "\n",
+    );
+  return rows.map((row) => wrapToWidth(block(row), width)).join("\n\n");
 }

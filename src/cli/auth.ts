@@ -9,11 +9,12 @@ import {
   withStoredKeys,
 } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
-import { keyVariable, PROVIDERS, type ProviderName, resolveModelId } from "../model/providers.js";
+import type { Config } from "../config/schema.js";
+import { keyNeeded, keyVariable, PROVIDERS, type ProviderName, resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { renderTable } from "../platform/table.js";
 import { closest, firstLine, homePath } from "../platform/text.js";
-import type { CommandIo } from "./sessions.js";
+import { type CommandIo, writeProse } from "./sessions.js";
 import { pipedMessage } from "./stdin.js";
 
 export interface AuthOptions {
@@ -140,15 +141,27 @@ export async function authLogoutCommand(
 interface KeyRow {
   provider: ProviderName;
   variable: string;
+  /** False for a local server (Ollama, an OpenAI-compatible one), which takes no key unless configured to. */
+  needed: boolean;
   /** Where cairn takes the key from: the environment first, else the stored one. */
   source: "environment" | "stored" | null;
   stored_at: string | null;
 }
 
-function keySource(inEnvironment: boolean, stored: StoredKey | undefined): string {
+function keySource(inEnvironment: boolean, stored: StoredKey | undefined, needed: boolean): string {
   const day = stored?.stored_at.slice(0, 10);
   if (inEnvironment) return `environment${stored ? ` (also stored ${day})` : ""}`;
-  return stored ? `stored ${day}` : "—";
+  if (stored) return `stored ${day}`;
+  return needed ? "—" : "not needed (a local server)";
+}
+
+/** What `auth list` ends with: the model cairn uses here, or, whole, why there is none. */
+function modelLine(choice: Config, env: NodeJS.ProcessEnv): string {
+  const problem = missingKeyProblem(choice, env);
+  if (!problem) return `cairn uses ${resolveModelId(choice, withStoredKeys(env, choice))} here.`;
+  // With no model chosen, the rows above are the ways to give one; a chosen one's key is its own sentence.
+  if (choice.model ?? choice.profiles.default) return firstLine(problem.message);
+  return "No model chosen and no API key found: store one with `cairn auth login <provider>`, set a variable above, or choose a model with --model (a local Ollama needs no key: --model ollama/<name>).";
 }
 
 /**
@@ -166,12 +179,14 @@ export async function authListCommand(
     const variable = keyVariable(provider, choice);
     const inEnvironment = Boolean(env[variable]);
     const key = stored[provider];
+    const needed = keyNeeded(provider, choice);
     return {
       provider,
       variable,
+      needed,
       source: inEnvironment ? "environment" : key ? "stored" : null,
       stored_at: key?.stored_at ?? null,
-      shown: keySource(inEnvironment, key),
+      shown: keySource(inEnvironment, key, needed),
     };
   });
   if (options.json) {
@@ -195,11 +210,6 @@ export async function authListCommand(
   io.out.write(
     `${table}\n\nStored keys: ${homePath(credentialsFile(env), env.HOME)} (readable only by you).\n`,
   );
-  const problem = missingKeyProblem(choice, env);
-  io.out.write(
-    problem
-      ? `${firstLine(problem.message)}\n`
-      : `cairn uses ${resolveModelId(choice, withStoredKeys(env, choice))} here.\n`,
-  );
+  writeProse(io, modelLine(choice, env));
   return 0;
 }

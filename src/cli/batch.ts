@@ -23,6 +23,8 @@ export interface BatchCliOptions {
   wait?: boolean;
   attempts: number;
   model?: string;
+  /** `--agent`: the agent that carries out tasks that name none. */
+  agent?: string;
   baseUrl?: string;
   config?: string;
   approval: TaskFlags["approval"];
@@ -95,6 +97,7 @@ function taskFlags(options: BatchCliOptions): TaskFlags {
 function taskDefaults(options: BatchCliOptions) {
   return {
     ...(options.model ? { model: options.model } : {}),
+    ...(options.agent ? { agent: options.agent } : {}),
     ...(options.verify ? { verify: options.verify } : {}),
     ...(options.timeout ? { timeout: options.timeout } : {}),
   };
@@ -258,11 +261,19 @@ export async function batchStatusCommand(
  * queue for another worker; three times: quit at once.
  */
 export async function workerCommand(options: WorkerCliOptions): Promise<number> {
-  const [{ startWorker }, { checkQueueUrl }] = await Promise.all([
+  const [{ startWorker }, { checkQueueUrl }, { startHistoryWorker }] = await Promise.all([
     import("../batch/queue/worker.js"),
     import("../batch/queue/connection.js"),
+    import("../eval/history/queue.js"),
   ]);
   const view = await renderer(options.outputFormat, { workerLog: true });
+  // Commits of `cairn eval history --queue` are mined here too, on their own queue.
+  const mining = await startHistoryWorker({
+    url: checkQueueUrl(options.queue),
+    concurrency: options.concurrency,
+    cacheDir: repositoryCache(),
+    notice: (message) => view.handle({ type: "batch.notice", message }),
+  });
   const worker = await startWorker({
     url: checkQueueUrl(options.queue),
     concurrency: options.concurrency,
@@ -286,7 +297,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
         notice(
           `stopping: no more tasks; ${worker.running()} running task(s) finish. Ctrl-C again to hand them back to the queue.`,
         );
-        void worker.finish().then(resolve);
+        void Promise.all([worker.finish(), mining.finish()]).then(() => resolve());
       } else if (stops === 2) {
         notice("handing the running tasks back to the queue. Ctrl-C again to quit at once.");
         worker.handBack();

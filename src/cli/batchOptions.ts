@@ -37,6 +37,10 @@ export function addBatchOptions(command: Command): Command {
       2,
     )
     .option("--model <provider/model>", "the model of tasks that name none")
+    .option(
+      "--agent <target>",
+      "the agent that carries out tasks that name none: agent:codex, agent:claude-code, agent:gemini, agent:opencode, a named agent, llm:<profile>",
+    )
     .option("--base-url <url>", "endpoint for the model's provider")
     .option("--config <file>", "extra config file for every task")
     .addOption(approvalOption().default("auto"))

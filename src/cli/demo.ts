@@ -1,12 +1,13 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ChatEngine } from "../agent/chat.js";
+import type { Conversation } from "../agent/conversation.js";
 import { withStoredKeys } from "../config/credentials.js";
 import { loadConfig } from "../config/load.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 import { flagsFrom } from "./task.js";
@@ -75,15 +76,39 @@ function realModelAvailable(
 }
 
 /** The demo's task, taken to a verified finish. */
-const runDemoTask = (engine: ChatEngine) => engine.submit({ type: "user_input", mode: "run", text: TASK });
+const runDemoTask = (conversation: Conversation) =>
+  conversation.submit({ type: "user_input", mode: "run", text: TASK });
 
 /**
  * `cairn demo`: a throwaway repository with a failing test, fixed by cairn. With an API key
  * (or --model) it is a real run; without one the model is a recording served locally, so the
  * whole loop can be seen on a machine with no key and no network.
  */
-export async function demoCommand(options: CommonOptions & { recorded?: boolean }): Promise<number> {
+export async function demoCommand(options: DemoOptions): Promise<number> {
   const workspace = makeDemoRepo();
+  try {
+    return await runDemo(workspace, options);
+  } finally {
+    leave(workspace, options);
+  }
+}
+
+interface DemoOptions extends CommonOptions {
+  recorded?: boolean;
+  keep?: boolean;
+}
+
+/** The demo's repository is a throwaway: removed once the run is over, unless asked to stay. */
+function leave(workspace: string, options: DemoOptions): void {
+  if (options.keep) {
+    process.stderr.write(`The demo repository stays at ${workspace}.\n`);
+    return;
+  }
+  rmSync(workspace, { recursive: true, force: true });
+  process.stderr.write("Removed the demo repository (cairn demo --keep leaves it to look at).\n");
+}
+
+async function runDemo(workspace: string, options: DemoOptions): Promise<number> {
   const flags = { ...flagsFrom(options), approval: options.approval ?? "auto" };
   const { config } = await loadConfig({ cwd: workspace, configFile: options.config, flags });
   const realModel = realModelAvailable(options, config);
@@ -102,12 +127,13 @@ export async function demoCommand(options: CommonOptions & { recorded?: boolean 
   const { startScriptedServer } = await import("../replay/server.js");
   const { demoRecording } = await import("../replay/demoRecording.js");
   const server = await startScriptedServer(demoRecording);
-  process.stderr.write(
+  const intro =
     `Demo repository: ${workspace}\n` +
-      `No API key found, so the model is a RECORDING of ${RECORDED_MODEL}, replayed by a local server: ` +
-      "the tools, edits, test runs and accounting are real; the model's words are not live.\n" +
-      "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.\n\n",
-  );
+    `No API key found, so the model is a RECORDING of ${RECORDED_MODEL}, replayed by a local server: ` +
+    "the tools, edits, test runs and accounting are real; the model's words are not live.\n" +
+    "Set OPENROUTER_API_KEY, ANTHROPIC_API_KEY, OPENAI_API_KEY or GOOGLE_GENERATIVE_AI_API_KEY (or pass --model) for a real run.";
+  const columns = process.stderr.isTTY ? process.stderr.columns : 0;
+  process.stderr.write(`${columns ? wrapToWidth(intro, columns) : intro}\n\n`);
   try {
     return await runWithRenderer({
       cwd: workspace,

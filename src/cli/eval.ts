@@ -22,6 +22,7 @@ import {
 import { defaultTries, loadSuite } from "../eval/suite.js";
 import type { EvalTask, Suite } from "../eval/types.js";
 import { ConfigError } from "../platform/errors.js";
+import { eachLimited } from "../platform/limited.js";
 import { type BatchCliOptions, renderer, runTasks } from "./batch.js";
 import { refuseUnreachableModels } from "./preflight.js";
 
@@ -34,23 +35,14 @@ export interface EvalCliOptions extends BatchCliOptions {
   tries?: 1 | 2;
   /** Grade the exercises' reference solutions, or the exercises as given, instead of running an agent. */
   gradeOnly?: "reference" | "given";
+  /** `--models a,b`: a run for each model, and one table of them. */
+  models?: string;
+  /** `--agents x,y`: a run for each agent, and one table of them. */
+  agents?: string;
 }
 
 /** How long one grading test command may run (aider's harness gives its test runs as long). */
 const GRADE_TIMEOUT_MS = 180_000;
-
-/** Runs `work` on every item, at most `limit` at once. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  const queue = [...items];
-  const lane = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, lane));
-}
 
 /** Grades every task that has work to grade, `jobs` at a time, saying how each came out. */
 async function gradeAll(
@@ -93,7 +85,13 @@ async function runTry(
   const latest = new Map(outcome.records.map((record) => [record.key, record]));
   const records = new Map<string, TaskRecord>();
   for (const spec of specs) {
-    const record = latest.get(taskKey({ ...spec, ...(options.model ? { model: options.model } : {}) }));
+    const record = latest.get(
+      taskKey({
+        ...spec,
+        ...(options.model ? { model: options.model } : {}),
+        ...(options.agent ? { agent: options.agent } : {}),
+      }),
+    );
     if (record) records.set(spec.id, record);
   }
   return records;
@@ -111,10 +109,15 @@ function retriesAfter(suite: Suite, first: TryOutcome): Retry[] {
   });
 }
 
-async function writeReport(out: string, report: EvalReport, view: BatchRenderer): Promise<void> {
+/** The report into `out`, as report.json and report.md. */
+async function saveReport(out: string, report: EvalReport): Promise<void> {
   await mkdir(out, { recursive: true });
   await writeFile(path.join(out, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(path.join(out, "report.md"), `${reportMarkdown(report)}\n`);
+}
+
+async function writeReport(out: string, report: EvalReport, view: BatchRenderer): Promise<void> {
+  await saveReport(out, report);
   const by = report.grade_only ? "no agent" : `Model ${report.model}`;
   view.finish({
     text: `${reportHeadline(report)}\n${by} · cairn ${report.cairn_version}\nReport in ${path.join(out, "report.md")}`,
@@ -175,7 +178,7 @@ async function secondTry(
 }
 
 /** Says, before anything runs, what this machine lacks that the suite's exercises (and `solutions` to them) need. */
-async function sayLacks(suite: Suite, view: BatchRenderer, solutions: boolean): Promise<void> {
+export async function sayLacks(suite: Suite, view: BatchRenderer, solutions: boolean): Promise<void> {
   for (const message of await machineLacks(suite, { solutions }))
     view.handle({ type: "batch.notice", message });
 }
@@ -187,12 +190,14 @@ async function sayLacks(suite: Suite, view: BatchRenderer, solutions: boolean): 
  */
 async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: number): Promise<number> {
   const what = options.gradeOnly!;
-  if (whole.tasks.some((task) => task.kind === "swe") && what === "reference") {
+  const suite = what === "reference" ? await withGradableReferences(whole) : whole;
+  // Tasks the machine cannot grade at all are skipped and reported; a suite whose every task
+  // lacks a reference solution is a mistake to say at once.
+  if (suite.tasks.length === 0 && whole.tasks.length > 0) {
     throw new ConfigError(
-      "--grade-only reference grades exercises' reference solutions; SWE-style instances have none.",
+      `no task of ${suite.name} has a reference solution graded here (an instance's is its \`patch\`): ${suite.skipped[whole.skipped.length]?.reason}.`,
     );
   }
-  const suite = what === "reference" ? await withGradableReferences(whole) : whole;
   const out = path.resolve(options.out ?? `eval-${folderFor(suite.name)}-${what}`);
   const view = await renderer(options.outputFormat);
   await sayLacks(suite, view, false);
@@ -216,6 +221,64 @@ async function gradeOnlyCommand(whole: Suite, options: EvalCliOptions, started: 
   return report.tasks.every((task) => task.solved) ? 0 : 1;
 }
 
+/** Who ran the tasks, as reports name it: the agent (with its model), else the models the sessions used. */
+function runLabel(records: ReadonlyMap<string, TaskRecord>, options: EvalCliOptions): string {
+  const models = [...new Set([...records.values()].map((record) => record.model).filter(Boolean))];
+  const model = models.join(", ") || options.model;
+  if (options.agent) return model ? `${options.agent} (${model})` : options.agent;
+  return model || "default";
+}
+
+/** Where a run's results go without --out: named after the suite and who ran it. */
+export function defaultEvalOut(suite: Suite, options: Pick<EvalCliOptions, "agent" | "model">): string {
+  return path.resolve(
+    `eval-${folderFor(suite.name)}-${folderFor(options.agent ?? options.model ?? "default")}`,
+  );
+}
+
+/** One run of the suite, written to `out`: its report, or undefined when it was not followed to the end. */
+export async function evalRun(
+  suite: Suite,
+  options: EvalCliOptions,
+  out: string,
+  view: BatchRenderer,
+): Promise<{ report: EvalReport; complete: boolean } | undefined> {
+  const started = Date.now();
+  const specs = await taskSpecsFor(suite.tasks, {
+    workspaces: path.join(out, "workspaces"),
+    mode: options.mode,
+  });
+  const records = await runTry(specs, out, options, view);
+  if (!records) return undefined;
+  const first: TryOutcome = {
+    records,
+    grades: await gradeAll(suite.tasks, agentWork(records), {
+      jobs: options.jobs ?? defaultJobs(),
+      view,
+      what: "task(s)",
+    }),
+  };
+  const tries = options.tries ?? defaultTries(suite);
+  const second = tries === 2 ? await secondTry(suite, first, out, options, view) : undefined;
+  if (second === "not followed") return undefined;
+  const report = buildReport({
+    suite,
+    first,
+    ...(second ? { second: second.outcome } : {}),
+    model: runLabel(records, options),
+    mode: options.mode,
+    version: cairnVersion(),
+    wallMs: Date.now() - started,
+  });
+  await saveReport(out, report);
+  return { report, complete: report.totals.run === suite.tasks.length && (second?.left ?? 0) === 0 };
+}
+
+/** The models a run will use here, for the pre-flight: none when an external agent brings its own. */
+export function modelsToCheck(options: Pick<EvalCliOptions, "agent" | "model">): Array<string | undefined> {
+  return options.agent?.startsWith("agent:") ? [] : [options.model];
+}
+
 /**
  * `cairn eval <suite>`: the suite's tasks through the batch engine (here, or on a queue, always
  * followed to the end), each graded in a clean checkout, with --tries 2 a second try for those
@@ -227,48 +290,20 @@ export async function evalCommand(suiteName: string, options: EvalCliOptions): P
   // Grading alone needs no model; on a queue, the workers bring their own keys. Here, every task
   // would fail alike without one.
   if (!options.gradeOnly && !options.queue)
-    await refuseUnreachableModels([options.model], { ...options, command: "eval" });
+    await refuseUnreachableModels(modelsToCheck(options), { ...options, command: "eval" });
   const suite = await loadSuite(
     suiteName,
     options.tasks?.split(",").map((glob) => glob.trim()),
     options.source,
   );
   if (options.gradeOnly) return gradeOnlyCommand(suite, options, started);
-  const out = path.resolve(
-    options.out ?? `eval-${folderFor(suite.name)}-${folderFor(options.model ?? "default")}`,
-  );
-  const specs = await taskSpecsFor(suite.tasks, {
-    workspaces: path.join(out, "workspaces"),
-    mode: options.mode,
-  });
+  const out = options.out ? path.resolve(options.out) : defaultEvalOut(suite, options);
   const view = await renderer(options.outputFormat);
   await sayLacks(suite, view, true);
-  const records = await runTry(specs, out, options, view);
-  if (!records) return 1;
-  const first: TryOutcome = {
-    records,
-    grades: await gradeAll(suite.tasks, agentWork(records), {
-      jobs: options.jobs ?? defaultJobs(),
-      view,
-      what: "task(s)",
-    }),
-  };
-
-  const tries = options.tries ?? defaultTries(suite);
-  const second = tries === 2 ? await secondTry(suite, first, out, options, view) : undefined;
-  if (second === "not followed") return 1;
-  const models = [...new Set([...records.values()].map((record) => record.model).filter(Boolean))];
-  const report = buildReport({
-    suite,
-    first,
-    ...(second ? { second: second.outcome } : {}),
-    model: models.join(", ") || options.model || "default",
-    mode: options.mode,
-    version: cairnVersion(),
-    wallMs: Date.now() - started,
-  });
-  await writeReport(out, report, view);
-  return report.totals.run === suite.tasks.length && (second?.left ?? 0) === 0 ? 0 : 1;
+  const run = await evalRun(suite, options, out, view);
+  if (!run) return 1;
+  await writeReport(out, run.report, view);
+  return run.complete ? 0 : 1;
 }
 
 /**

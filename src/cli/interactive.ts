@@ -1,16 +1,15 @@
 import { createInterface } from "node:readline/promises";
 import { Writable } from "node:stream";
 import type { Instance } from "ink";
-import { ChatEngine } from "../agent/chat.js";
-import { openHost } from "../agent/host.js";
-import type { Session } from "../agent/session.js";
+import { type Conversation, type ConversationView, openConversation } from "../agent/conversation.js";
 import { dataDir } from "../config/load.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../config/schema.js";
 import type { StampedEvent } from "../events/types.js";
+import { ConfigError } from "../platform/errors.js";
 import { onStopSignal } from "../platform/signals.js";
 import { clip, renderTable } from "../platform/table.js";
-import { StoreError } from "../store/db.js";
-import type { SessionInfo, Store } from "../store/sessions.js";
+import { StoreError, storePath } from "../store/db.js";
+import { type SessionInfo, Store } from "../store/sessions.js";
 import {
   CHAT_COMMANDS,
   type ChatCommand,
@@ -20,8 +19,8 @@ import {
   customChatCommands,
   SKILLS_COMMAND,
 } from "../ui/chatCommands.js";
+import { jsonRenderer, streamJsonRenderer } from "../ui/json.js";
 import { TextRenderer } from "../ui/text.js";
-import { warnUntrusted } from "../ui/trustNotice.js";
 import type { SlashCommand } from "../ui/tui/commands.js";
 import { Interactions } from "../ui/tui/interactions.js";
 import type { Action } from "../ui/tui/state.js";
@@ -68,14 +67,14 @@ function onScreen(chat: ChatHost, command: ChatCommand, anytime = false): SlashC
 }
 
 /** `/todos`: the TODO list as it stands. */
-function todosCommand(engine: ChatEngine): SlashCommand {
+function todosCommand(conversation: Conversation): SlashCommand {
   return {
     name: "todos",
     summary: "the TODO list",
     anytime: true,
     run(screen) {
       const mark = { completed: "✓", in_progress: "▸", pending: "○" } as const;
-      const { todos } = engine.session;
+      const { todos } = conversation.view();
       screen.show(
         "todos",
         todos.length ? todos.map((t) => `${mark[t.status]} ${t.content}`).join("\n") : "No TODOs.",
@@ -85,21 +84,20 @@ function todosCommand(engine: ChatEngine): SlashCommand {
 }
 
 /** `/resume [id]`: a stored conversation on the screen again, continued. */
-function resumeCommand({ engine, store }: ChatHost): SlashCommand {
+function resumeCommand({ conversation, store }: ChatHost): SlashCommand {
   return {
     name: "resume",
     args: "[id]",
     summary: "continue a stored conversation (default: the last one here)",
     async run(screen, arg) {
-      const { session } = engine;
+      const { workspace, sessionId } = conversation.view();
       try {
         const found = arg
           ? store.requireSession(arg)
-          : store.listSessions({ workspace: session.workspace, limit: 2 }).find((s) => s.id !== session.id);
+          : store.listSessions({ workspace, limit: 2 }).find((s) => s.id !== sessionId);
         if (!found) return screen.note("No earlier session in this folder.", "warn");
-        const events = store.events(found.id);
-        await engine.resume(found.id, events);
-        screen.restart(events);
+        await conversation.submit({ type: "resume", session_id: found.id });
+        screen.restart(store.events(found.id));
         screen.note(`Resumed session ${found.id}.`, "ok");
       } catch (error) {
         if (!(error instanceof StoreError)) throw error;
@@ -110,42 +108,43 @@ function resumeCommand({ engine, store }: ChatHost): SlashCommand {
 }
 
 /** `/mcp`: the MCP servers, each with its status and tools. */
-function mcpCommand(engine: ChatEngine): SlashCommand {
+function mcpCommand(conversation: Conversation): SlashCommand {
   return {
     name: "mcp",
     summary: "the MCP servers: status and tool count",
     anytime: true,
     run(screen) {
-      const { mcp } = engine.session;
-      const waiting = mcp?.servers.some((s) => s.status === "not started")
+      const { servers } = conversation.view();
+      const waiting = servers.some((s) => s.status === "not started")
         ? "\nServers start with the first message that needs tools."
         : "";
-      screen.show("mcp", `${serverTable(mcp)}${waiting}`);
+      screen.show("mcp", `${serverTable(servers)}${waiting}`);
     },
   };
 }
 
 /** `/approval [mode]`: what may run without asking, said or changed. */
-function approvalCommand(engine: ChatEngine): SlashCommand {
+function approvalCommand(conversation: Conversation): SlashCommand {
   return {
     name: "approval",
     args: "[ask|auto-edit|auto|read-only]",
     summary: "what may run without asking",
     anytime: true,
     run(screen, arg) {
-      if (!arg) return screen.note(`approval: ${engine.approvalMode} (one of ${APPROVAL_MODES.join(", ")})`);
+      if (!arg)
+        return screen.note(`approval: ${conversation.view().approval} (one of ${APPROVAL_MODES.join(", ")})`);
       if (!APPROVAL_MODES.includes(arg as ApprovalMode))
         return screen.note(`approval is one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
-      engine.setApproval(arg as ApprovalMode);
+      void conversation.submit({ type: "override", approval: arg as ApprovalMode });
       screen.refresh();
       screen.note(`approval: ${arg}`, "ok");
     },
   };
 }
 
-/** The slash commands of the chat: each a call on the engine or the store, shown on the screen. */
+/** The slash commands of the chat: each an op of the conversation or a look at the store, shown on the screen. */
 export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[] {
-  const { engine, store } = chat;
+  const { conversation, store } = chat;
   return [
     {
       name: "help",
@@ -157,7 +156,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
     onScreen(chat, CHAT_COMMANDS.run),
     onScreen(chat, CHAT_COMMANDS.do),
     onScreen(chat, CHAT_COMMANDS.cost, true),
-    todosCommand(engine),
+    todosCommand(conversation),
     onScreen(chat, CHAT_COMMANDS.undo),
     {
       name: "checkpoints",
@@ -176,7 +175,7 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       anytime: true,
       run(screen) {
         const out = capture(chat.columns);
-        sessionsCommand(store, { workspace: engine.session.workspace, limit: 10 }, out.io);
+        sessionsCommand(store, { workspace: conversation.view().workspace, limit: 10 }, out.io);
         screen.show("sessions", `${out.text()}\n/resume <id> continues one.`);
       },
     },
@@ -185,12 +184,12 @@ export function slashCommands(chat: ChatHost, help: () => string): SlashCommand[
       name: "clear",
       summary: "start a new conversation",
       async run(screen) {
-        await engine.clear();
+        await conversation.submit({ type: "clear" });
         screen.restart();
       },
     },
-    mcpCommand(engine),
-    approvalCommand(engine),
+    mcpCommand(conversation),
+    approvalCommand(conversation),
     onScreen(chat, SKILLS_COMMAND, true),
     {
       name: "exit",
@@ -208,7 +207,7 @@ function allSlashCommands(
   help: () => string,
 ): { commands: SlashCommand[]; problems: string[] } {
   const own = slashCommands(chat, help);
-  const custom = customChatCommands(chat.engine, commandNames(own));
+  const custom = customChatCommands(chat.conversation, commandNames(own));
   return {
     commands: [...own, ...custom.commands.map((command) => onScreen(chat, command))],
     problems: custom.problems,
@@ -222,22 +221,29 @@ function allSlashCommands(
  * approval is refused.
  */
 async function lineChat(
-  engine: ChatEngine,
+  conversation: Conversation,
+  options: CommonOptions,
   color: boolean,
   firstMessage: string | undefined,
 ): Promise<number> {
-  const text = new TextRenderer({
-    out: process.stdout,
-    progress: process.stderr,
-    color,
-    interactive: false,
-  });
-  engine.subscribe(text.handle);
+  const format = options.outputFormat;
+  const text =
+    format === "text"
+      ? new TextRenderer({ out: process.stdout, progress: process.stderr, color, interactive: false })
+      : undefined;
+  // The JSON formats print the result (or the events) as cairn do does: the session ends when the conversation closes.
+  conversation.subscribe(
+    text?.handle ?? (format === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
+  );
   const piped = await pipedMessage();
   const message = [firstMessage, piped].filter(Boolean).join("\n\n");
-  if (!message) return 0;
-  const outcome = await engine.submit({ type: "user_input", mode: "chat", text: message });
-  await text.flush();
+  if (!message && text) return 0;
+  if (!message)
+    throw new ConfigError(
+      `cairn chat --output-format ${format} takes its message piped in (echo "…" | cairn chat --output-format ${format}), or use cairn -p "…" --output-format ${format}.`,
+    );
+  const outcome = await conversation.submit({ type: "user_input", mode: "chat", text: message });
+  await text?.flush();
   return outcome?.exitCode ?? 0;
 }
 
@@ -301,37 +307,43 @@ async function sessionToResume(store: Store, workspace: string, resume: string):
  */
 export async function interactiveCommand(options: CommonOptions, start: ChatStart = {}): Promise<number> {
   const color = options.color && !process.env.NO_COLOR;
-  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY);
-  const host = await openHost({
-    cwd: options.cwd ?? process.cwd(),
-    configFile: options.config,
-    flags: flagsFrom(options),
-    mode: "chat",
-    attended: tty,
-    debugLog: options.debugLog,
-    trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
-  });
-  // Said before the terminal UI draws; without a terminal the line renderer says it at the first message.
-  if (tty) warnUntrusted(host.trust);
-  const { store } = host;
-  let engine: ChatEngine;
+  // The terminal UI is for people: a JSON format, even at a terminal, gets the one-message chat.
+  const tty = Boolean(process.stdout.isTTY && process.stdin.isTTY) && options.outputFormat === "text";
+  // The chat's own look at the store (/resume, /sessions, /cost), beside the conversation's record.
+  const store = Store.open(storePath());
+  let conversation: Conversation;
   try {
-    engine = await ChatEngine.start((resume) => host.open(resume));
+    conversation = await openConversation({
+      cwd: options.cwd ?? process.cwd(),
+      configFile: options.config,
+      flags: flagsFrom(options),
+      mode: "chat",
+      attended: tty,
+      debugLog: options.debugLog,
+      trust: { flag: options.trustWorkspace, ask: tty ? askTrustAtTerminal : undefined },
+      store,
+    });
   } catch (error) {
-    await host.close();
+    store.close();
     throw error;
   }
-  const interactions = new Interactions((op) => engine.session.submit(op));
+  const interactions = new Interactions(conversation);
   try {
     const resumed = start.resume
-      ? await sessionToResume(store, engine.session.workspace, start.resume)
+      ? await sessionToResume(store, conversation.view().workspace, start.resume)
       : undefined;
     const replay = resumed ? store.events(resumed) : [];
-    if (resumed) await engine.resume(resumed, replay);
-    if (!tty) return await lineChat(engine, color && Boolean(process.stdout.isTTY), start.firstMessage);
+    if (resumed) await conversation.submit({ type: "resume", session_id: resumed });
+    if (!tty)
+      return await lineChat(
+        conversation,
+        options,
+        color && Boolean(process.stdout.isTTY),
+        start.firstMessage,
+      );
     // Output shown in the terminal UI has its width, less the margin it is drawn with.
     const chat = {
-      engine,
+      conversation,
       store,
       dataDir: dataDir(),
       get columns() {
@@ -342,19 +354,19 @@ export async function interactiveCommand(options: CommonOptions, start: ChatStar
       replay,
       ...(start.firstMessage ? { firstMessage: start.firstMessage } : {}),
     });
-    process.stdout.write(
-      `Session ${engine.session.id} is saved; /resume ${engine.session.id} in cairn continues it.\n`,
-    );
+    // A line that fits 80 columns: the session is the folder's last, so `cairn -c` is how back.
+    const { sessionId, turns } = conversation.view();
+    if (turns > 0) process.stdout.write(`Saved as ${sessionId} · cairn -c continues it\n`);
     // Stopped from outside (a kill, the terminal closed): what was running was cancelled, not finished.
     return stopped ? 1 : 0;
   } finally {
-    await engine.close();
-    await host.close();
+    await conversation.close();
+    store.close();
   }
 }
 
 /** What the terminal UI shows first: problems with custom commands, the banner, and a resumed session's events. */
-function openingLines(session: Session, problems: string[], replay: StampedEvent[]): Action[] {
+function openingLines(view: ConversationView, problems: string[], replay: StampedEvent[]): Action[] {
   const lines: Action[] = problems.map((problem) => ({
     type: "ui.line",
     text: `! ${problem}`,
@@ -362,12 +374,12 @@ function openingLines(session: Session, problems: string[], replay: StampedEvent
   }));
   lines.push({
     type: "ui.line",
-    text: `cairn chat · ${session.model.id} · ${session.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
+    text: `cairn chat · ${view.model.id} · ${view.workspace}\n/help for commands · Esc interrupts · Ctrl-C twice quits`,
     tone: "dim",
   });
   if (replay.length) {
     lines.push(...replay, { type: "ui.replayed" });
-    lines.push({ type: "ui.line", text: `Resumed session ${session.id}.`, tone: "ok" });
+    lines.push({ type: "ui.line", text: `Resumed session ${view.sessionId}.`, tone: "ok" });
   }
   return lines;
 }
@@ -421,18 +433,19 @@ async function runInTerminal(
     import("../ui/tui/complete.js"),
     import("../ui/tui/state.js"),
   ]);
-  const { engine } = chat;
-  const { session } = engine;
+  const { conversation } = chat;
+  const view = conversation.view();
   const feed = new ActionFeed();
-  engine.subscribe(feed.push);
+  conversation.subscribe(feed.push);
   // After the feed: the call being approved is in the feed before its approval is drawn.
-  engine.subscribe(interactions.handle);
+  conversation.subscribe(interactions.handle);
   const { commands, problems } = allSlashCommands(chat, () => helpText(commands, chat.columns));
-  for (const action of openingLines(session, problems, opening.replay)) feed.push(action);
-  const history = PromptHistory.load(historyFile(chat.dataDir, session.workspace));
+  for (const action of openingLines(view, problems, opening.replay)) feed.push(action);
+  const history = PromptHistory.load(historyFile(chat.dataDir, view.workspace));
   let unsent: string | undefined;
   const instance = startTui({
-    engine,
+    conversation,
+    dataDir: chat.dataDir,
     ...(opening.firstMessage ? { firstMessage: opening.firstMessage } : {}),
     feed,
     interactions,
@@ -442,12 +455,12 @@ async function runInTerminal(
       unsent = text;
       history.add(text);
     },
-    files: new WorkspaceFileList(session.workspace),
+    files: new WorkspaceFileList(view.workspace),
     initial: state.initialState({
-      model: session.model.id,
-      approval: engine.approvalMode,
-      sessionId: session.id,
-      workspace: session.workspace,
+      model: view.model.id,
+      approval: view.approval,
+      sessionId: view.sessionId,
+      workspace: view.workspace,
     }),
     color,
   });

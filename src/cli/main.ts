@@ -68,6 +68,9 @@ const program = new Command()
   .description("An autonomous coding agent: plans, edits, runs your tests, and reports what it cost.")
   .version(pkg.version)
   .showHelpAfterError("(add --help for the command's options)")
+  // Commander leaves a description unwrapped when less than 40 columns are left beside a long
+  // term (`mcp add [options] <name> <command-or-url...>`), so at 80 columns it ran to 137.
+  .configureHelp({ minWidthToWrap: 20 })
   .exitOverride()
   // Flags after a command are that command's: `cairn do --model x` as much as `cairn --model x`.
   .enablePositionalOptions()

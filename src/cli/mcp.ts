@@ -4,16 +4,18 @@ import path from "node:path";
 import { globalConfigFile, loadConfig, mcpJsonFile, projectConfigFile } from "../config/load.js";
 import { type McpServerConfig, mcpServerSchema } from "../config/schema.js";
 import { realFolder } from "../config/trust/decide.js";
+import { serverStartTool } from "../config/trust/servers.js";
 import { foldersFile, removeFolderRule, saveFolderRules } from "../config/trust/store.js";
 import { addServer, removeFromMcpJson, removeServer } from "../mcp/configFile.js";
-import { McpTools, serverStartTool } from "../mcp/hub.js";
+import { McpTools, type ServerState } from "../mcp/hub.js";
 import { describeIssue } from "../platform/issues.js";
 import { clip, renderTable } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import { ApprovalPolicy } from "../safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
-import { type CommandIo, usageError } from "./sessions.js";
+import { type CommandIo, columnsOf, usageError, writeProse } from "./sessions.js";
 
 export interface McpListOptions {
   cwd?: string;
@@ -21,22 +23,30 @@ export interface McpListOptions {
   json?: boolean;
 }
 
-/** The servers' state as a table, and why each failed one did: what `cairn mcp list` prints and `/mcp` shows. */
-export function serverTable(hub: Pick<McpTools, "servers"> | undefined): string {
-  if (!hub || hub.servers.length === 0)
-    return "No MCP servers are configured. Add one with cairn mcp add, or in .mcp.json or config.yaml.";
+/**
+ * The servers' state as a table, and why each failed one did: what `cairn mcp list` prints and
+ * `/mcp` shows; within `width` columns when given (a terminal's), its sentences broken between words.
+ */
+export function serverTable(servers: readonly ServerState[], width?: number): string {
+  const prose = (text: string) => (width ? wrapToWidth(text, width) : text);
+  if (servers.length === 0)
+    return prose(
+      "No MCP servers are configured. Add one with cairn mcp add, or in .mcp.json or config.yaml.",
+    );
   const table = renderTable(
     [
       { header: "server", cell: (s) => s.spec.name },
       { header: "type", cell: (s) => s.spec.transport },
       { header: "status", cell: (s) => s.status },
       { header: "tools", cell: (s) => (s.status === "ready" ? String(s.tools.size) : "-"), align: "right" },
-      { header: "command or url", cell: (s) => clip(s.spec.display, 70) },
+      { header: "command or url", cell: (s) => clip(s.spec.display, 70), shrink: true },
     ],
-    hub.servers,
+    servers,
+    "plain",
+    width,
   );
-  const failures = hub.servers.flatMap((s) =>
-    s.status === "failed" || s.status === "not allowed" ? [`${s.spec.name}: ${s.message}`] : [],
+  const failures = servers.flatMap((s) =>
+    s.status === "failed" || s.status === "not allowed" ? [prose(`${s.spec.name}: ${s.message}`)] : [],
   );
   return [table, ...(failures.length ? ["", ...failures] : [])].join("\n");
 }
@@ -66,6 +76,7 @@ export async function mcpListCommand(options: McpListOptions, io: CommandIo): Pr
     env: process.env,
     serverEnv: cleanEnvironment(process.env, environmentPolicy(config)),
     workspaceServers,
+    workspaceTrusted: trust.trusted,
     approve: (request) => policy.check(request),
   });
   try {
@@ -80,7 +91,7 @@ export async function mcpListCommand(options: McpListOptions, io: CommandIo): Pr
       }));
       io.out.write(`${JSON.stringify(rows, null, 2)}\n`);
     } else {
-      io.out.write(`${serverTable(hub)}\n`);
+      io.out.write(`${serverTable(hub.servers, columnsOf(io))}\n`);
     }
     return hub.servers.some((s) => s.status === "failed") ? 1 : 0;
   } finally {
@@ -156,8 +167,9 @@ export async function mcpAddCommand(
   const allowed = rule
     ? `; the rule {tool: "${rule.tool}", action: allow} that lets it start without asking is saved in your settings for this folder (${homePath(foldersFile())})`
     : "";
-  io.out.write(
-    `Added MCP server ${name} to ${homePath(file)}${allowed}. cairn mcp list starts it and lists its tools.\n`,
+  writeProse(
+    io,
+    `Added MCP server ${name} to ${homePath(file)}${allowed}. cairn mcp list starts it and lists its tools.`,
   );
   return 0;
 }

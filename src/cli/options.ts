@@ -74,6 +74,31 @@ export function folderToMake(value: string): string {
   }
 }
 
+/**
+ * A file flag cairn appends to (`--debug-log`): its folder must be there, as a shell's `>>` wants
+ * it. A folder that is not there is most often a mistyped path, which cairn should not make a
+ * tree of folders for without a word; one that is a file, or the path itself a folder, is said too.
+ */
+export function fileToAppend(value: string): string {
+  const file = path.resolve(value);
+  const folder = path.dirname(file);
+  let isFolder: boolean;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR")
+      throw new InvalidArgumentError(
+        `its folder ${folder} does not exist (make it first, or name a file in a folder that does).`,
+      );
+    throw new InvalidArgumentError(`its folder cannot be opened (${code ?? (error as Error).message}).`);
+  }
+  if (!isFolder) throw new InvalidArgumentError(`${folder} is a file, not a folder.`);
+  if (statSync(file, { throwIfNoEntry: false })?.isDirectory())
+    throw new InvalidArgumentError("it is a folder; name a file in it.");
+  return value;
+}
+
 /** `--cwd`, the same on every command: a folder that is there (see existingFolder). */
 export const cwdOption = (description = "workspace folder (default: the current folder)") =>
   new Option("--cwd <dir>", description).argParser(existingFolder);
@@ -127,7 +152,7 @@ export function addCommonOptions(command: Command): Command {
     )
     .option(
       "--trust-workspace",
-      "for this run, apply what the workspace's own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings",
+      "for this run, apply what the workspace's own files (.cairn/config.yaml and its hooks, .mcp.json, agents, commands, skills) ask for beyond your settings",
     )
     .addOption(
       new Option("--output-format <format>", "text for people; json or stream-json for scripts")
@@ -141,6 +166,7 @@ export function addCommonOptions(command: Command): Command {
     )
     .option(
       "--debug-log <file>",
-      "append every event and a summary of each model request and response to this file (secrets redacted)",
+      "append every event and a summary of each model request and response to this file, in a folder that exists (secrets redacted)",
+      fileToAppend,
     );
 }

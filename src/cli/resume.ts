@@ -1,6 +1,5 @@
 import { existsSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { resumePoint } from "../agent/resume.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
 import type { CommonOptions } from "./options.js";
@@ -59,13 +58,11 @@ export async function resumeCommand(ref: string | undefined, options: ResumeOpti
   if (found.status === "completed") {
     throw new StoreError(`session ${found.id} already completed; there is nothing to resume.`);
   }
-  const point = resumePoint(events);
   return runWithRenderer({
     cwd: workedIn,
     flags: { ...flagsFrom(options), model: options.model ?? found.model },
     mode: found.mode,
     options,
-    resume: { id: found.id, events },
-    run: (engine) => engine.resumeTask(found.mode === "run" ? "run" : "do", found.task, point),
+    run: (conversation) => conversation.submit({ type: "resume", session_id: found.id }),
   });
 }

@@ -1,9 +1,11 @@
 import { createInterface } from "node:readline/promises";
-import { ChatEngine } from "../agent/chat.js";
-import { openHostedSession } from "../agent/host.js";
-import { AnswerError } from "../agent/inbox.js";
-import type { ResumedLog, Session } from "../agent/session.js";
-import type { Outcome } from "../agent/settle.js";
+import {
+  AnswerError,
+  type Conversation,
+  type ConversationView,
+  type Outcome,
+  openConversation,
+} from "../agent/conversation.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { ApprovalChoice, EventOf, Mode } from "../events/types.js";
 import { onStopSignal, type StopSignal, signalExitCode } from "../platform/signals.js";
@@ -23,11 +25,12 @@ export interface SessionRun {
   mode: Mode;
   options: CommonOptions;
   env?: NodeJS.ProcessEnv;
-  resume?: ResumedLog;
   /** What the session is recorded under, when not `cwd` (`--batch-workspace`). */
   recordedWorkspace?: string;
-  /** The work, as ops submitted to the session's engine. */
-  run: (engine: ChatEngine) => Promise<Outcome | undefined>;
+  /** The work needs no model: it runs where none can be reached (a tier-0 file command). */
+  modelOptional?: boolean;
+  /** The work, as ops submitted to the conversation. */
+  run: (conversation: Conversation) => Promise<Outcome | undefined>;
 }
 
 /** A person is there to answer only in a text session on a terminal. */
@@ -106,22 +109,23 @@ async function answerOnTerminal(question: string): Promise<string> {
 }
 
 /**
- * The terminal's side of the session's requests: each approval or question the session asks
- * (as an event) is asked at the prompt, one at a time, and answered through `submit`.
+ * The terminal's side of the conversation's requests: each approval or question it asks (as an
+ * event) is asked at the prompt, one at a time, while it still waits, and answered through `submit`.
  */
-function answerAtTerminal(session: Session, flush: () => Promise<void>, interrupt: () => void) {
+function answerAtTerminal(conversation: Conversation, flush: () => Promise<void>, interrupt: () => void) {
   let queue = Promise.resolve();
+  const waits = (id: string) => conversation.view().pending.some((request) => request.request_id === id);
   return (event: EventOf<"approval.requested"> | EventOf<"question.asked">): void => {
     queue = queue
       .then(async () => {
-        if (!session.inbox.pending().includes(event.request_id)) return;
+        if (!waits(event.request_id)) return;
         await flush();
         if (event.type === "approval.requested") {
           const answer = await askOnTerminal(event);
-          await session.submit({ type: "approve", request_id: event.request_id, ...answer });
+          await conversation.submit({ type: "approve", request_id: event.request_id, ...answer });
         } else {
           const answer = await answerOnTerminal(event.question);
-          await session.submit({ type: "answer", request_id: event.request_id, answer });
+          await conversation.submit({ type: "answer", request_id: event.request_id, answer });
         }
       })
       .catch((error: unknown) => {
@@ -137,11 +141,11 @@ function answerAtTerminal(session: Session, flush: () => Promise<void>, interrup
 let sandboxWarned = false;
 
 /** Once per process: commands will run unconfined, and what that does to `auto`. */
-function warnUnsandboxed(session: Session): void {
+function warnUnsandboxed({ approval, config }: ConversationView): void {
   const sandbox = detectSandbox();
-  if (sandboxWarned || sandbox.kind !== "none" || session.policy.mode === "read-only") return;
+  if (sandboxWarned || sandbox.kind !== "none" || approval === "read-only") return;
   sandboxWarned = true;
-  const degraded = session.policy.mode === "auto" && !session.config.sandbox.allow_unsandboxed;
+  const degraded = approval === "auto" && !config.sandbox.allow_unsandboxed;
   const effect = degraded
     ? " So --approval auto asks before each command, as auto-edit does (and refuses them when nobody can answer);" +
       " pass --allow-unsandboxed (or sandbox.allow_unsandboxed: true in the config) to run them unsandboxed anyway."
@@ -166,6 +170,7 @@ const STOP_WORDS: Record<StopSignal, string> = {
 export async function runWithRenderer(spec: SessionRun): Promise<number> {
   const { options } = spec;
   const color = options.color && !process.env.NO_COLOR && Boolean(process.stdout.isTTY);
+  const attended = canAsk(options);
   // The text renderer (Markdown, colours, diffs) loads only for text output: scripts read JSON.
   const text =
     options.outputFormat === "text"
@@ -176,11 +181,11 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
           color,
           interactive: Boolean(process.stdout.isTTY && process.stderr.isTTY),
           verbose: Boolean(options.verbose),
+          askedAtTerminal: attended,
         })
       : undefined;
   const flush = async () => text?.flush();
-  const attended = canAsk(options);
-  const { session, close } = await openHostedSession({
+  const conversation = await openConversation({
     cwd: spec.cwd,
     configFile: options.config,
     flags: spec.flags,
@@ -189,38 +194,38 @@ export async function runWithRenderer(spec: SessionRun): Promise<number> {
     debugLog: options.debugLog,
     trust: { flag: options.trustWorkspace, ask: attended ? askTrustAtTerminal : undefined },
     ...(spec.env ? { env: spec.env } : {}),
-    ...(spec.resume ? { resume: spec.resume } : {}),
     ...(spec.recordedWorkspace ? { recordedWorkspace: spec.recordedWorkspace } : {}),
+    ...(spec.modelOptional ? { modelOptional: true } : {}),
     adapters: [
       text?.handle ??
         (options.outputFormat === "json" ? jsonRenderer(process.stdout) : streamJsonRenderer(process.stdout)),
     ],
   });
   // The line renderer says it from the session's first events; the JSON formats keep stdout for JSON.
-  if (!text && session.trust) warnUntrusted(session.trust);
+  const { trust } = conversation.view();
+  if (!text && trust) warnUntrusted(trust);
   let interrupts = 0;
   const onStop = (signal: StopSignal) => {
     interrupts++;
     if (interrupts > 1) process.exit(signalExitCode(signal));
-    void session.submit({ type: "interrupt", reason: STOP_WORDS[signal] });
+    void conversation.submit({ type: "interrupt", reason: STOP_WORDS[signal] });
   };
   const release = onStopSignal(onStop);
   try {
-    warnUnsandboxed(session);
+    warnUnsandboxed(conversation.view());
     if (attended) {
-      const answer = answerAtTerminal(session, flush, () => onStop("SIGINT"));
-      session.bus.subscribe((event) => {
+      const answer = answerAtTerminal(conversation, flush, () => onStop("SIGINT"));
+      conversation.subscribe((event) => {
         if (event.type === "approval.requested" || event.type === "question.asked") answer(event);
       });
     }
-    const engine = await ChatEngine.start(async () => session);
-    const outcome = await spec.run(engine);
+    const outcome = await spec.run(conversation);
     // The session's own end (`session.finished`: the result json prints) before the renderer is done.
-    await engine.close();
+    await conversation.close();
     await flush();
     return outcome?.exitCode ?? 1;
   } finally {
     release();
-    await close();
+    await conversation.close();
   }
 }

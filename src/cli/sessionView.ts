@@ -1,4 +1,4 @@
-import { workspaceContributions } from "../agent/host.js";
+import { workspaceContributions } from "../agent/conversation.js";
 import { loadConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { WorkspaceTrust } from "../config/trust/decide.js";

@@ -3,6 +3,7 @@ import { costTable, costText } from "../model/costTable.js";
 import { formatTokens } from "../platform/format.js";
 import { clip, renderTable, widestLine } from "../platform/table.js";
 import { homePath } from "../platform/text.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import { StoreError } from "../store/db.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession, timelineTable } from "../ui/sessionExport.js";
@@ -18,6 +19,12 @@ export interface CommandIo {
 /** How wide a table printed to `io` may be: undefined (any) for a file or a pipe. */
 export function columnsOf(io: CommandIo): number | undefined {
   return io.columns ?? (io.out as { columns?: number }).columns;
+}
+
+/** A sentence or two to `io`'s output, broken between words at a terminal's width. */
+export function writeProse(io: CommandIo, text: string): void {
+  const columns = columnsOf(io);
+  io.out.write(`${columns ? wrapToWidth(text, columns) : text}\n`);
 }
 
 /** The exit code DESIGN.md gives bad usage, which a wrong id or flag value is. */
@@ -81,7 +88,13 @@ export function sessionsCommand(store: Store, options: SessionsOptions, io: Comm
         // Listed for one workspace, the column would say the same on every line.
         ...(options.workspace
           ? []
-          : [{ header: "workspace", cell: (s: SessionInfo) => homePath(s.workspace), shrink: true }]),
+          : [
+              {
+                header: "workspace",
+                cell: (s: SessionInfo) => homePath(s.workspace),
+                shrink: "start" as const,
+              },
+            ]),
         { header: "task", cell: (s) => clip(s.task, 60), shrink: true },
       ],
       sessions,
@@ -126,7 +139,7 @@ export function sessionsShowCommand(
       return;
     }
     const session = store.requireSession(ref);
-    const parts = [header(session), timelineTable(store.events(session.id))];
+    const parts = [header(session), timelineTable(store.events(session.id), "plain", columnsOf(io))];
     const phases = store.costs({ groupBy: "phase", sessionId: session.id });
     if (phases.length) parts.push(costTable(phases, "phase", "plain", undefined, columnsOf(io)));
     io.out.write(`${parts.join("\n\n")}\n`);

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { loadSkills } from "../extensions/skills.js";
 import { clip, renderTable } from "../platform/table.js";
-import type { CommandIo } from "./sessions.js";
+import { type CommandIo, columnsOf, writeProse } from "./sessions.js";
 import { asSessionsSeeIt } from "./sessionView.js";
 
 export interface SkillsOptions {
@@ -33,9 +33,10 @@ export async function skillsCommand(
   if (options.json) {
     io.out.write(`${JSON.stringify({ skills: rows, problems }, null, 2)}\n`);
   } else if (rows.length === 0) {
-    io.out.write(
-      "No skills. A skill is a folder with a SKILL.md (a name and a description in its front matter, then the\n" +
-        "instructions) in .cairn/skills/ or .claude/skills/ of the project, or ~/.config/cairn/skills/ for every project.\n",
+    writeProse(
+      io,
+      "No skills. A skill is a folder with a SKILL.md (a name and a description in its front matter, then the " +
+        "instructions) in .cairn/skills/ or .claude/skills/ of the project, or ~/.config/cairn/skills/ for every project.",
     );
   } else {
     io.out.write(
@@ -47,7 +48,7 @@ export async function skillsCommand(
         ],
         rows,
         "plain",
-        io.columns,
+        columnsOf(io),
       )}\n`,
     );
   }

@@ -1,6 +1,6 @@
-import { imagesToSend } from "../agent/mentions.js";
-import type { Session } from "../agent/session.js";
-import { commandCall, expandCommand } from "../extensions/customCommands.js";
+import path from "node:path";
+import { routeByPattern } from "../agent/conversation.js";
+import { commandCall } from "../extensions/customCommands.js";
 import type { CommonOptions } from "./options.js";
 import { runWithRenderer } from "./runSession.js";
 
@@ -19,18 +19,6 @@ export function flagsFrom(options: CommonOptions) {
 }
 
 /**
- * `cairn -p "/review src/app.ts"`: a custom command's prompt with its arguments, the session on
- * its model and its allowed tools running without asking; any other task as it is.
- */
-async function customCommandPrompt(session: Session, task: string): Promise<string> {
-  const call = commandCall(task, session.commands);
-  if (!call) return task;
-  if (call.command.model) await session.submit({ type: "override", model: call.command.model });
-  session.policy = session.policy.allowing(call.command.allows);
-  return expandCommand(call.command, call.args);
-}
-
-/**
  * `cairn do` and `cairn run`: the same set-up, a different loop; `--agent` hands the execution
  * over. `print` is `cairn -p`: the person asks the model, so even a greeting goes to it.
  */
@@ -40,28 +28,33 @@ export async function taskCommand(
   options: CommonOptions & { agent?: string; batchWorkspace?: string; print?: boolean },
 ): Promise<number> {
   const { agent } = options;
+  const cwd = path.resolve(options.cwd ?? process.cwd());
   return runWithRenderer({
-    cwd: options.cwd ?? process.cwd(),
+    cwd,
+    // A plain file command needs no model: it runs where none is configured, or has no key.
+    modelOptional: !agent && routeByPattern(task, cwd)?.kind === "file",
     ...(options.batchWorkspace ? { recordedWorkspace: options.batchWorkspace } : {}),
     flags: flagsFrom(options),
     mode,
     options,
-    // What only some runs need is loaded by those: the run loop's phases, the delegation targets.
-    run: async (engine) => {
-      const { session } = engine;
-      if (agent) (await import("../agent/delegation.js")).checkTarget(session, agent);
-      if (mode === "run")
-        return engine.submit({ type: "user_input", mode, text: task, ...(agent ? { agent } : {}) });
-      const prompt = await customCommandPrompt(session, task);
-      // `cairn -p "what is wrong here? @shot.png"`: the image goes with the task.
-      const { images, labels } = await imagesToSend(prompt, session);
-      return engine.submit({
+    run: (conversation) => {
+      const delegated = agent ? { agent } : {};
+      // `cairn -p "/review src/app.ts"`: a custom command, its prompt with the arguments.
+      const call = mode === "do" ? commandCall(task, conversation.view().commands) : undefined;
+      if (call)
+        return conversation.submit({
+          type: "command",
+          name: call.command.name,
+          arguments: call.args,
+          mode: "do",
+          ...delegated,
+        });
+      return conversation.submit({
         type: "user_input",
         mode,
-        text: labels ? `${prompt}\n\n${labels}` : prompt,
-        ...(agent ? { agent } : {}),
-        ...(images.length ? { images } : {}),
-        ...(options.print ? { greetings_to_model: true } : {}),
+        text: task,
+        ...delegated,
+        ...(options.print && mode === "do" ? { greetings_to_model: true } : {}),
       });
     },
   });

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { workspaceContributions } from "../agent/host.js";
+import { workspaceContributions } from "../agent/conversation.js";
 import { globalConfig, globalConfigFile, loadConfig } from "../config/load.js";
 import { listedInConfig, realFolder, type WorkspaceTrust } from "../config/trust/decide.js";
 import { foldersFile, readFolders, revokeFolder, trustFolder } from "../config/trust/store.js";

@@ -1,14 +1,19 @@
 import { createInterface } from "node:readline/promises";
 import type { TrustAnswer, TrustQuestion } from "../config/trust/decide.js";
 import { homePath } from "../platform/text.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import { APPROVAL_GUARD_MS } from "../safety/approval.js";
 import { choiceLines, discardTypedAhead } from "./terminalPrompt.js";
 
+/** A bare Enter is the last, safe answer: the folder's files stay left out. */
 const CHOICES: Array<{ keys: string[]; label: string; answer: TrustAnswer }> = [
   { keys: ["o", "once"], label: "[o] once, for this run", answer: "once" },
   { keys: ["a", "always"], label: "[a] always (asked again if they ask for more)", answer: "always" },
-  { keys: ["n", "no"], label: "[n] no, run without them", answer: "no" },
+  { keys: ["n", "no", ""], label: "[n] no, run without them (Enter)", answer: "no" },
 ];
+
+/** Where the answer is typed, after the choices: asked again only after a key that is none of them. */
+const ASK = "Trust them? [o/a/N] ";
 
 /** What the question says: the folder, each setting in plain words, and where they came from. */
 function trustQuestionLines(question: TrustQuestion): string[] {
@@ -20,36 +25,40 @@ function trustQuestionLines(question: TrustQuestion): string[] {
     "",
     opening,
     ...question.widening.map((setting) => `  ${setting.file} ${setting.key}: ${setting.asks}`),
-    "These came with the folder (a cloned repository, say), not from you. Trust them?",
+    "These came with the folder (a cloned repository, say), not from you.",
   ];
 }
+
+/** Said after a no, in place of the notice that would list again what the question just listed. */
+const NO_WORDS = "Running without them; `cairn trust` applies them later.\n";
 
 /**
  * Asks at the terminal, before the session starts, whether to trust a folder whose own files ask
  * for more than the person's settings allow. What was typed before the question showed, or within
- * the guard time after, is dropped; a bare Enter asks again; Ctrl-C leaves cairn.
+ * the guard time after, is dropped; a bare Enter after it is "no"; Ctrl-C leaves cairn.
  */
 export async function askTrustAtTerminal(question: TrustQuestion): Promise<TrustAnswer> {
+  const columns = process.stdout.columns || 80;
   const lines = [
-    ...trustQuestionLines(question),
+    ...trustQuestionLines(question).map((line) => wrapToWidth(line, columns)),
     ...choiceLines(
       CHOICES.map((choice) => choice.label),
-      process.stdout.columns || 80,
+      columns,
     ),
   ];
-  const ask = `${lines.pop() ?? ""}  `;
-  process.stdout.write(`${lines.join("\n")}\n${ask}`);
+  process.stdout.write(`${lines.join("\n")}\n${ASK}`);
   const rl = () => createInterface({ input: process.stdin, output: process.stdout });
   let reader: ReturnType<typeof rl> | undefined;
   try {
     await discardTypedAhead(APPROVAL_GUARD_MS);
     reader = rl();
     process.stdout.write("\r");
-    for (let typed = await reader.question(ask); ; typed = await reader.question(ask)) {
+    for (let typed = await reader.question(ASK); ; typed = await reader.question(ASK)) {
       const key = typed.trim().toLowerCase();
       const choice = CHOICES.find((c) => c.keys.includes(key));
+      if (choice?.answer === "no") process.stdout.write(NO_WORDS);
       if (choice) return choice.answer;
-      process.stdout.write("  Type o, a or n, then Enter.\n");
+      process.stdout.write("  Type o, a or n (a bare Enter is n), then Enter.\n");
     }
   } catch (error) {
     // Ctrl-C at the question: nothing has started yet, so leaving is all there is to do.

@@ -12,6 +12,7 @@ import { displayed, globalConfigFile, projectConfigFile } from "./paths.js";
 import { type ApprovalMode, type Config, configSchema } from "./schema.js";
 import { type AskTrust, decideTrust, realFolder, type WorkspaceTrust } from "./trust/decide.js";
 import { type Baseline, narrowLayer, type WorkspaceSetting } from "./trust/narrow.js";
+import { setsLaunch, withoutWorkspaceServers } from "./trust/servers.js";
 import { type Folders, foldersFile, readFolders } from "./trust/store.js";
 
 export { dataDir, globalConfigFile, projectConfigFile } from "./paths.js";
@@ -64,8 +65,9 @@ export interface LoadedConfig {
   /**
    * MCP servers whose launch settings (command, args, env, cwd, url, headers, type) come from the
    * workspace itself — its `.mcp.json` or `.cairn/config.yaml` — by name, with that file as it is
-   * named to a person (`.mcp.json`). They came with the repository, so starting one is put to the
-   * approval policy first; the global config and `--config` are the person's own.
+   * named to a person (`.mcp.json`). They came with the repository: in a folder nobody trusted
+   * they are left out (named in `trust`); in a trusted one starting one is put to the approval
+   * policy first. The global config and `--config` are the person's own.
    */
   workspaceServers: Record<string, string>;
   /** Whether the workspace is trusted, and what of its own files applied or was left out. */
@@ -366,9 +368,6 @@ function combined(layers: Layer[]): Config {
   return configSchema.parse(layers.reduce<Mapping>((merged, layer) => merge(merged, layer.raw), {}));
 }
 
-/** The keys of a server's settings that say what runs, or where it connects and with what. */
-const LAUNCH_KEYS = ["type", "command", "args", "env", "cwd", "url", "headers"];
-
 /** The servers whose launch settings a workspace layer sets, by name, with the file that does (the last). */
 function workspaceServersIn(layers: Layer[], cwd: string): Record<string, string> {
   const found: Record<string, string> = {};
@@ -376,8 +375,7 @@ function workspaceServersIn(layers: Layer[], cwd: string): Record<string, string
     const servers = layer.raw.mcp_servers;
     if (!isMapping(servers)) continue;
     for (const [name, server] of Object.entries(servers))
-      if (isMapping(server) && LAUNCH_KEYS.some((key) => server[key] !== undefined))
-        found[name] = path.relative(cwd, layer.source);
+      if (setsLaunch(server)) found[name] = path.relative(cwd, layer.source);
   }
   return found;
 }
@@ -460,9 +458,11 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   checked([...user, ...workspace, ...extra, ...overrides]);
   const mine = combined([...user, ...extra, ...overrides]);
   const baseline = baselineOf(mine, env, trustOptions.defaultApproval ?? "ask");
-  const judged = workspace.map((layer) =>
-    narrowLayer(layer.raw, path.relative(options.cwd, layer.source), baseline),
-  );
+  // An MCP server a layer defines of its own is left out whole, named once (servers.ts).
+  const judged = workspace.map((layer) => {
+    const file = path.relative(options.cwd, layer.source);
+    return withoutWorkspaceServers(narrowLayer(layer.raw, file, baseline), file, layer.raw, baseline.user);
+  });
   const narrowed = workspace.map((layer, i) => ({ ...layer, raw: judged[i]!.kept }));
   const ordered = (own: Layer[]) => [...user, ...own, ...extra, ...overrides];
   const untrusted = settle(ordered(narrowed), baseUrls, env);

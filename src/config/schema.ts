@@ -11,6 +11,13 @@ export const PROFILE_ROLES = ["default", "cheap", "strong", "review"] as const;
 /** `max_message_bytes` unless configured: what the ACP SDK itself holds one message to. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
 
+/**
+ * What one sandboxed command may take by default: far above what this project's, a Python and a
+ * Go test suite took under the sandbox (docs/limits.md#commands has the figures and how they
+ * were measured).
+ */
+export const SANDBOX_LIMITS = { processes: 1024, memory_mb: 8192, file_size_mb: 8192 } as const;
+
 export { APPROVAL_MODES };
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
@@ -311,8 +318,22 @@ export const configSchema = z.strictObject({
        * `auto-edit` does: for a machine or container that is itself the sandbox.
        */
       allow_unsandboxed: z.boolean().default(false),
+      /**
+       * What one command may take of the machine inside the sandbox (docs/limits.md#commands), with
+       * defaults far above what the test suites measured there used.
+       */
+      limits: z
+        .strictObject({
+          /** Processes of one command at once. */
+          processes: z.number().int().positive().default(SANDBOX_LIMITS.processes),
+          /** Memory all of one command's processes hold, in MiB; never more than three quarters of the machine's. */
+          memory_mb: z.number().int().positive().default(SANDBOX_LIMITS.memory_mb),
+          /** The largest file one command may write, in MiB. */
+          file_size_mb: z.number().int().positive().default(SANDBOX_LIMITS.file_size_mb),
+        })
+        .default(SANDBOX_LIMITS),
     })
-    .default({ network: false, allow_unsandboxed: false }),
+    .default({ network: false, allow_unsandboxed: false, limits: SANDBOX_LIMITS }),
   max_iterations: z.number().int().positive().default(25),
   planning: z
     .strictObject({

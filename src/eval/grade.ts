@@ -82,6 +82,35 @@ async function gradeExercise(task: ExerciseTask, work: Work, options: GradeOptio
 }
 
 /**
+ * The instance's setup and build, run in the grading checkout before its tests: a failure is a
+ * grade that failed, saying which and with its output.
+ */
+async function readyForTests(
+  task: SweTask,
+  dir: string,
+  timeoutMs: number,
+): Promise<Omit<Grade, "reverted"> | undefined> {
+  for (const [what, command] of [
+    ["setup", task.setup_command],
+    ["build", task.build_command],
+  ] as const) {
+    if (!command) continue;
+    const result = await runCheck(
+      { name: what, command, kind: "build", source: "project" },
+      { cwd: dir, timeoutMs },
+    );
+    if (result.passed) continue;
+    return {
+      passed: false,
+      checks: [{ command, passed: false }],
+      output: truncateHeadTail(`$ ${command}\n${result.output}`, OUTPUT_LIMITS).text,
+      reason: `the instance's ${what} command failed`,
+    };
+  }
+  return undefined;
+}
+
+/**
  * An instance in a clean checkout at its base commit: the agent's patch minus what touches the
  * tests, then the test patch, then PASS_TO_PASS and FAIL_TO_PASS, all of which must pass.
  */
@@ -108,6 +137,8 @@ async function gradeInstance(task: SweTask, patches: string[], options: GradeOpt
         return { passed: false, reverted: applied.reverted, checks: [], output: "", reason };
       }
     }
+    const unready = await readyForTests(task, copy.dir, options.timeoutMs);
+    if (unready) return { ...unready, reverted: applied.reverted };
     const commands = [
       ...task.pass_to_pass.map((command) => ({ command, kind: "pass_to_pass" as const })),
       ...task.fail_to_pass.map((command) => ({ command, kind: "fail_to_pass" as const })),
@@ -128,6 +159,8 @@ export async function grade(task: EvalTask, work: Work, options: GradeOptions): 
   try {
     if (task.kind === "exercise") return await gradeExercise(task, work, options);
     if ("reference" in work) {
+      if (task.reference_patch !== undefined)
+        return await gradeInstance(task, [task.reference_patch], options);
       return {
         passed: false,
         reverted: [],

@@ -81,8 +81,8 @@ async function prepareExercise(task: ExerciseTask, root: string, patches: string
 
 /**
  * The suite's tasks as batch tasks: an exercise runs on a prepared copy under `workspaces`
- * (with its own tests as the check when the agent may see them); an instance on its repository
- * at its base commit.
+ * (with its own tests as the check when the agent may see them); an instance on a repository
+ * of its own holding its base commit and the history before it, nothing after.
  */
 export async function taskSpecsFor(
   tasks: readonly EvalTask[],
@@ -95,8 +95,11 @@ export async function taskSpecsFor(
           id: task.id,
           repo: task.repo,
           ref: task.base_commit,
+          // A repository of its own to the base commit: later ones (the fix) are not in it.
+          isolation: "clone",
           task: task.problem_statement,
           mode: options.mode,
+          ...(task.setup_command ? { setup: task.setup_command } : {}),
         };
       }
       return {

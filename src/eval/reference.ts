@@ -37,15 +37,16 @@ export async function placeReference(task: ExerciseTask, dir: string): Promise<v
 
 /**
  * The suite for grading its reference solutions: an exercise whose reference solution cannot be
- * built here (it needs a crate no Debian package holds), or that has none, is skipped with the
- * reason, rather than graded as a failure of the grading.
+ * built here (it needs a crate no Debian package holds), or that has none, and an instance with
+ * no `patch`, is skipped with the reason, rather than graded as a failure of the grading.
  */
 export async function withGradableReferences(suite: Suite): Promise<Suite> {
   const tasks: EvalTask[] = [];
   const skipped: SkippedTask[] = [];
   for (const task of suite.tasks) {
     if (task.kind !== "exercise") {
-      tasks.push(task);
+      if (task.reference_patch !== undefined) tasks.push(task);
+      else skipped.push({ id: task.id, language: null, reason: "has no reference solution (no `patch`)" });
       continue;
     }
     const reason = task.examples.length

@@ -5,6 +5,7 @@ import picomatch from "picomatch";
 import { cairnRoot } from "../batch/install.js";
 import { ConfigError } from "../platform/errors.js";
 import { loadExercises } from "./exercises.js";
+import { INSTANCES_FILE } from "./history/suiteFiles.js";
 import { loadInstances } from "./swe.js";
 import type { Suite } from "./types.js";
 
@@ -87,10 +88,14 @@ async function loadWhole(suite: string, checkout: string | undefined): Promise<S
   const info = await stat(source).catch(() => undefined);
   if (!info) {
     throw new ConfigError(
-      `no suite ${suite}: give \`builtin\`, \`polyglot --source <checkout>\`, a folder of exercises (Exercism layout) or a file of SWE-style instances.`,
+      `no suite ${suite}: give \`builtin\`, \`polyglot --source <checkout>\`, a folder of exercises (Exercism layout), a file of SWE-style instances, or a folder \`cairn eval history\` wrote.`,
     );
   }
   const name = path.basename(source).replace(/\.(jsonl|json|ya?ml)$/i, "");
+  // A suite `cairn eval history` wrote: its instances, with their patches and report beside them.
+  const instances = path.join(source, INSTANCES_FILE);
+  if (info.isDirectory() && existsSync(instances))
+    return { name, source, tasks: await loadInstances(instances), skipped: [] };
   if (info.isDirectory()) return { name, source, ...(await loadExercises(source)) };
   return { name, source, tasks: await loadInstances(source), skipped: [] };
 }

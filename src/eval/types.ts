@@ -39,6 +39,12 @@ export interface SweTask {
   test_patch?: string;
   /** Files the agent's change may not touch, besides those the test patch does. */
   test_files: string[];
+  /** The reference solution, graded by `--grade-only reference`. */
+  reference_patch?: string;
+  /** Run first in the agent's copy and in each grading checkout. */
+  setup_command?: string;
+  /** Run in each grading checkout before the tests. */
+  build_command?: string;
 }
 
 export type EvalTask = ExerciseTask | SweTask;

@@ -37,7 +37,8 @@ export const RUN_STATUSES = [
 
 /**
  * Why a session ended as it did, one code per cause (src/agent/phases.ts lists which statuses
- * each goes with): what a script or a batch decides on rather than the summary's words.
+ * each goes with): what a script or a batch decides on rather than the summary's words. An
+ * `error` event that ends the work says it with the same code as the ending it leads to.
  */
 export const ENDING_REASONS = [
   /** completed: the checks passed on the work as it stands. */
@@ -46,7 +47,8 @@ export const ENDING_REASONS = [
   "answered",
   /**
    * unverified, in `cairn do` and chat only: the model finished a change that nothing was asked
-   * to check (they check only with --verify; `cairn run` looks for checks and never ends so).
+   * to check (they check with --verify, or the project's own check when the agent ran it after
+   * its last change; `cairn run` looks for checks and never ends so).
    */
   "unchecked",
   /** unverified: files changed and no check could be found, proposed or run. */
@@ -88,17 +90,23 @@ export const ENDING_REASONS = [
 ] as const;
 
 /**
- * Why an ending or an error came about, for a program to act on without reading the words: an
- * `error` event says it with the same codes as the ending it leads to.
- */
-export const REASON_CODES = ENDING_REASONS;
-
-/**
  * Who says a command shows the work is right: the person (`verify`: `--verify`; `task`: named in
  * the task), the project (`project`: its scripts and conventions; `docs`: its README, CONTRIBUTING
- * or AGENTS.md; `ci`: its CI workflows), or only the model (`proposed`, when nothing else was found).
+ * or AGENTS.md; `ci`: its CI workflows; `agent`: one of those, exactly as cairn found it, which
+ * the agent itself ran after its last change, and cairn saw pass), the file system (`file_system`:
+ * a tier-0 file command's own postcondition, said in words where a command would be), or only the
+ * model (`proposed`, when nothing else was found).
  */
-export const CHECK_SOURCES = ["verify", "task", "project", "docs", "ci", "proposed"] as const;
+export const CHECK_SOURCES = [
+  "verify",
+  "task",
+  "project",
+  "docs",
+  "ci",
+  "agent",
+  "file_system",
+  "proposed",
+] as const;
 
 /** What a call may do; `secret`: it reads a file that looks like a secret (docs/security.md). */
 export const PERMISSIONS = ["read", "write", "exec", "network", "secret"] as const;
@@ -132,13 +140,14 @@ export const statusSchema = z.enum(STATUSES);
 export const phaseSchema = z.enum(PHASES);
 export const modeSchema = z.enum(MODES);
 export const runStatusSchema = z.enum(RUN_STATUSES);
-export const reasonSchema = z.enum(REASON_CODES).meta({ id: "Reason", description: "why, as a code" });
 export const endingReasonSchema = z
   .enum(ENDING_REASONS)
   .meta({ id: "EndingReason", description: "why the work ended as it did, as a code" });
 export const checkSourceSchema = z
   .enum(CHECK_SOURCES)
-  .describe("on whose word the command counts as a check: the person, the project, or only the model");
+  .describe(
+    "on whose word the command counts as a check: the person, the project (run by cairn or by the agent), the file system, or only the model",
+  );
 export const permissionSchema = z.enum(PERMISSIONS);
 export const toolKindSchema = z.enum(TOOL_KINDS);
 export const approvalChoiceSchema = z.enum(APPROVAL_CHOICES);

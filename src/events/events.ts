@@ -14,11 +14,11 @@ import {
   approvalPromptSchema,
   checkSourceSchema,
   cutStringSchema,
+  endingReasonSchema,
   modeSchema,
   permissionSchema,
   phaseSchema,
   planStepSchema,
-  reasonSchema,
   statusSchema,
   todoItemSchema,
   toolKindSchema,
@@ -225,7 +225,7 @@ export const EVENTS = [
   event("error", "something went wrong; `fatal` when it ended the work", {
     message: z.string(),
     fatal: z.boolean(),
-    reason: reasonSchema.optional(),
+    reason: endingReasonSchema.optional(),
   }),
   event(
     "workspace.trust",

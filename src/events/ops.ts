@@ -1,8 +1,9 @@
 /**
- * What a front end tells a session, the one way in as events are the one way out (Codex's
+ * What a front end tells a conversation, the one way in as events are the one way out (Codex's
  * `Submission { op }`): the person's input, their answers, an interrupt, a change of model or
- * approval mode, a command of their own, a request to compact. Each is data, so it can be sent
- * over any transport and checked the same way.
+ * approval mode, a command of their own, a custom command, a note for the model, a request to
+ * compact, to start over or to continue a stored session. Each is data, so it can be sent over any
+ * transport and checked the same way.
  */
 import { z } from "zod";
 import { APPROVAL_MODES, approvalChoiceSchema, modeSchema } from "./common.js";
@@ -65,8 +66,34 @@ export const OPS = [
     },
   ),
   op("compact", "shrinks the conversation now instead of when the context window fills", {}),
+  op(
+    "command",
+    "a custom command (`.cairn/commands/<name>.md`): its prompt with the arguments, a turn on its model with its allowed tools",
+    {
+      name: z.string().min(1).describe("the command's name, without the slash"),
+      arguments: z.string().optional().describe("what was typed after the name, as typed"),
+      mode: z
+        .enum(["chat", "do"])
+        .optional()
+        .describe(
+          "chat (the default): a message of the conversation; do: the session's one task (`cairn -p`)",
+        ),
+      agent: z.string().optional().describe("do: a delegation target that carries out the work instead"),
+    },
+  ),
+  op("note", "something the model should know with the next message, such as files the person put back", {
+    text: z.string().min(1),
+  }),
+  op("clear", "starts a new conversation, in a new session; the approval mode chosen stays", {}),
+  op(
+    "resume",
+    "continues a stored session: a chat from its history, an interrupted do or run from where its log left off",
+    {
+      session_id: z.string().min(1),
+    },
+  ),
 ] as const;
 
 export const opSchema = z
   .discriminatedUnion("type", OPS)
-  .meta({ id: "Op", description: "one operation a front end submits to a session" });
+  .meta({ id: "Op", description: "one operation a front end submits to a conversation" });

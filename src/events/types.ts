@@ -17,7 +17,6 @@ import type {
   permissionSchema,
   phaseSchema,
   proposedChangeSchema,
-  reasonSchema,
   runStatusSchema,
   statusSchema,
   todoItemSchema,
@@ -39,7 +38,6 @@ export type Status = z.infer<typeof statusSchema>;
 export type Phase = z.infer<typeof phaseSchema>;
 export type Mode = z.infer<typeof modeSchema>;
 export type RunStatus = z.infer<typeof runStatusSchema>;
-export type Reason = z.infer<typeof reasonSchema>;
 export type EndingReason = z.infer<typeof endingReasonSchema>;
 export type CheckSource = z.infer<typeof checkSourceSchema>;
 export type Assessment = z.infer<typeof assessmentSchema>;

@@ -1,6 +1,7 @@
 import type { Tool as McpTool } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { McpServerConfig } from "../config/schema.js";
+import { serverStartTool } from "../config/trust/servers.js";
 import type { EventOf } from "../events/types.js";
 import { passes } from "../tools/registry.js";
 import { ToolError } from "../tools/toolError.js";
@@ -70,6 +71,11 @@ export interface McpToolsOptions {
    * the file that defines them: each is started only once `approve` allows it.
    */
   workspaceServers?: Record<string, string>;
+  /**
+   * Whether the person trusts the workspace: until they do, a `${VAR}` in the settings of a server
+   * it defines is refused rather than filled from `env` (one their own rule lets start, say).
+   */
+  workspaceTrusted?: boolean;
   /** Puts the start of a workspace server to the approval policy; without it, none starts. */
   approve?: (
     request: ServerStartRequest,
@@ -92,9 +98,6 @@ export interface ServerStartRequest {
   unseenByModel: true;
 }
 
-/** The tool name rules use for the start of a workspace server: `{tool: "mcp_server:docs", action: allow}`. */
-export const serverStartTool = (name: string) => `mcp_server:${name}`;
-
 /**
  * The tools of the configured MCP servers, as a source of the session's tool registry. Servers
  * start when tools are first needed, all at once; one that fails to start, crashes or times out
@@ -110,7 +113,8 @@ export class McpTools implements ToolSource, McpCatalog {
 
   constructor(options: McpToolsOptions) {
     this.options = options;
-    this.servers = serverSpecs(options.servers, options.workspace, options.env).map((spec) => ({
+    const sealed = new Set(options.workspaceTrusted ? [] : Object.keys(options.workspaceServers ?? {}));
+    this.servers = serverSpecs(options.servers, options.workspace, options.env, sealed).map((spec) => ({
       spec,
       status: spec.enabled ? "not started" : "disabled",
       tools: new Map(),
@@ -263,7 +267,7 @@ export class McpTools implements ToolSource, McpCatalog {
       server: state.spec.name,
       status: "failed",
       tools: 0,
-      message: `MCP server ${state.spec.name} is not available: ${message}. Its tools are left out.`,
+      message: `MCP server ${state.spec.name} is not available: ${message.replace(/\.$/, "")}. Its tools are left out.`,
     });
     this.changed();
   }

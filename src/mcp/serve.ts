@@ -4,8 +4,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { CallToolResult, ServerNotification } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { ChatEngine } from "../agent/chat.js";
-import { openHostedSession } from "../agent/host.js";
+import { type Conversation, openConversation } from "../agent/conversation.js";
 import { missingKeyProblem } from "../config/credentials.js";
 import { type ConfigFlags, loadConfig } from "../config/load.js";
 import { runResultSchema } from "../events/result.js";
@@ -39,28 +38,6 @@ export function progressMessage(event: StampedEvent): string | undefined {
   switch (event.type) {
     case "tool.call":
       return event.title;
-    case "session.resumed":
-    case "route":
-    case "intent":
-    case "plan":
-    case "validation":
-    case "repair":
-    case "progress":
-    case "review":
-    case "escalation":
-    case "retry":
-    case "compaction":
-    case "approval.requested":
-    case "approval.resolved":
-    case "question.asked":
-    case "question.answered":
-    case "mcp.server":
-    case "agent.status":
-    case "workspace.trust":
-    case "error":
-      return describeEvent(event)
-        .map((line) => line.text.trim())
-        .join("; ");
     // The client sent the task and gets the answer and the result when the call returns; the
     // model's streaming, thinking, spending and each call's output would only drown the rest.
     case "session.started":
@@ -75,10 +52,10 @@ export function progressMessage(event: StampedEvent): string | undefined {
     case "turn.finished":
     case "session.finished":
       return undefined;
-    default: {
-      const unknown: never = event;
-      throw new Error(`mcp serve does not report ${JSON.stringify(unknown)}`);
-    }
+    default:
+      return describeEvent(event)
+        .map((line) => line.text.trim())
+        .join("; ");
   }
 }
 
@@ -133,9 +110,9 @@ async function runForClient(
       })
       .catch(() => undefined);
   };
-  let hosted: Awaited<ReturnType<typeof openHostedSession>>;
+  let conversation: Conversation;
   try {
-    hosted = await openHostedSession({
+    conversation = await openConversation({
       cwd,
       configFile: options.configFile,
       flags: task.flags,
@@ -149,21 +126,20 @@ async function runForClient(
     if (error instanceof ConfigError || error instanceof ProviderError) return failure(error.message);
     throw error;
   }
-  const { session, close } = hosted;
-  if (session.trust) warnUntrusted(session.trust);
-  const engine = await ChatEngine.start(async () => session);
-  const cancel = () => void engine.interrupt("cancelled by the MCP client");
+  const { trust } = conversation.view();
+  if (trust) warnUntrusted(trust);
+  const cancel = () => void conversation.submit({ type: "interrupt", reason: "cancelled by the MCP client" });
   extra.signal.addEventListener("abort", cancel);
   try {
-    const { result } = await engine.submit({ type: "user_input", mode, text: task.task });
-    await engine.close();
+    const { result } = await conversation.submit({ type: "user_input", mode, text: task.task });
+    await conversation.close();
     return {
       content: [{ type: "text", text: JSON.stringify(result, null, 2) }],
       structuredContent: result as RunResult & Record<string, unknown>,
     };
   } finally {
     extra.signal.removeEventListener("abort", cancel);
-    await close();
+    await conversation.close();
   }
 }
 

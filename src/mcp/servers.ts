@@ -40,11 +40,22 @@ class MissingVariable extends Error {
   }
 }
 
+/**
+ * A variable a server of an untrusted workspace refers to: its settings came with the
+ * repository, and filling them from the person's environment would hand their values to the
+ * repository's program or address.
+ */
+class RefusedVariable extends MissingVariable {}
+
+/** Where `${VAR}` is read from: the environment, or nothing at all (a workspace's server in a folder nobody trusted). */
+type Variables = NodeJS.ProcessEnv | "refused";
+
 /** `${VAR}` and `${VAR:-default}`, as Claude Code reads them in `.mcp.json`. */
-function expand(text: string, env: NodeJS.ProcessEnv, where: string): string {
+function expand(text: string, env: Variables, where: string): string {
   return text.replace(
     /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g,
     (_match, name: string, fallback?: string) => {
+      if (env === "refused") throw new RefusedVariable(name, where);
       const value = env[name];
       if (value !== undefined && value !== "") return value;
       if (fallback !== undefined) return fallback;
@@ -53,11 +64,7 @@ function expand(text: string, env: NodeJS.ProcessEnv, where: string): string {
   );
 }
 
-function expandAll(
-  values: Record<string, string>,
-  env: NodeJS.ProcessEnv,
-  where: string,
-): Record<string, string> {
+function expandAll(values: Record<string, string>, env: Variables, where: string): Record<string, string> {
   return Object.fromEntries(
     Object.entries(values).map(([key, value]) => [key, expand(value, env, `${where}.${key}`)]),
   );
@@ -71,7 +78,7 @@ function launchOf(
   name: string,
   server: McpServerConfig,
   workspace: string,
-  env: NodeJS.ProcessEnv,
+  env: Variables,
 ): McpLaunch | string {
   const key = `mcp_servers.${name}`;
   const type = transportOf(server);
@@ -96,11 +103,24 @@ function launchOf(
   return { transport: type, url, headers: expandAll(server.headers ?? {}, env, `${key}.headers`) };
 }
 
-/** The configured servers by name (sorted, so their tools come in the same order every time). */
+/** Why a server whose settings refer to a variable cannot start. */
+function variableProblem(error: MissingVariable): string {
+  return error instanceof RefusedVariable
+    ? `${error.where} refers to \${${error.variable}}, and cairn fills variables in a server the workspace ` +
+        "defines only once you trust the folder (cairn trust)."
+    : `${error.where} needs the environment variable ${error.variable}, which is not set.`;
+}
+
+/**
+ * The configured servers by name (sorted, so their tools come in the same order every time).
+ * `sealed` names the servers of a workspace nobody trusted: a `${VAR}` in their settings is
+ * refused, naming the variable, rather than read from `env`.
+ */
 export function serverSpecs(
   servers: Record<string, McpServerConfig>,
   workspace: string,
   env: NodeJS.ProcessEnv,
+  sealed: ReadonlySet<string> = new Set(),
 ): McpServerSpec[] {
   return Object.keys(servers)
     .sort()
@@ -108,10 +128,10 @@ export function serverSpecs(
       const server = servers[name]!;
       let launch: McpLaunch | string;
       try {
-        launch = launchOf(name, server, workspace, env);
+        launch = launchOf(name, server, workspace, sealed.has(name) ? "refused" : env);
       } catch (error) {
         if (!(error instanceof MissingVariable)) throw error;
-        launch = `${error.where} needs the environment variable ${error.variable}, which is not set.`;
+        launch = variableProblem(error);
       }
       const read = server.tools?.read ?? [];
       const transport = transportOf(server);

@@ -496,9 +496,15 @@ export function missingKeyVariable(
   env: NodeJS.ProcessEnv = process.env,
 ): string | undefined {
   const { provider } = parseModelId(modelId);
-  const spec: ProviderSpec = PROVIDER_SPECS[provider];
   const variable = keyVariable(provider, choice);
-  // A renamed key variable says the person expects a key there, even for a local server.
-  const needed = !spec.local || Boolean(choice.providers[provider]?.api_key_env);
-  return needed && !env[variable] ? variable : undefined;
+  return keyNeeded(provider, choice) && !env[variable] ? variable : undefined;
+}
+
+/**
+ * Whether a provider's models need a key: a local server's do not, unless the config renamed its
+ * key variable, which says the person expects a key there.
+ */
+export function keyNeeded(provider: ProviderName, choice: Pick<ModelChoice, "providers">): boolean {
+  const spec: ProviderSpec = PROVIDER_SPECS[provider];
+  return !spec.local || Boolean(choice.providers[provider]?.api_key_env);
 }

@@ -47,6 +47,18 @@ function bound(
 }
 
 /**
+ * What a string of a format is, in words: a pattern's own message where the schema wrote one
+ * ("expected letters, digits…"), as "text matching …" where it did not; never "a regex".
+ */
+function formatWords(issue: z.core.$ZodIssueInvalidStringFormat): string {
+  if (issue.format === "url") return "a URL, e.g. http://127.0.0.1:8000/v1";
+  if (issue.format !== "regex") return `a ${issue.format}`;
+  // zod's own message starts "Invalid string"; a schema's own says what the text should be.
+  if (!/^invalid\b/i.test(issue.message)) return issue.message.replace(/^expected\s+/i, "");
+  return `text matching ${issue.pattern ?? "the pattern"}`;
+}
+
+/**
  * One zod issue about a value as "expected …, got …" (parse with `reportInput: true` so the value
  * is there). Unknown keys are not values and are reported by the config loader, which knows the
  * keys that would have been right. Custom checks write their message with `expectation`, so it
@@ -67,10 +79,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
     case "too_big":
       return expectation(bound(issue, issue.maximum, "max"), found);
     case "invalid_format":
-      return expectation(
-        issue.format === "url" ? "a URL, e.g. http://127.0.0.1:8000/v1" : `a ${issue.format}`,
-        found,
-      );
+      return expectation(formatWords(issue), found);
     case "invalid_key":
       return issue.issues.map((inner) => describeIssue(inner as z.core.$ZodIssue)).join("; ");
     default:

@@ -15,6 +15,11 @@ export interface SpawnOptions {
   onStderr?: (chunk: Buffer) => void;
   /** Written to the program's standard input, which is then closed; without it, it reads nothing. */
   input?: string;
+  /**
+   * Watches the process while it runs (a sandbox's limits): given its pid and a way to end it,
+   * returns what stops the watching, called once it has exited.
+   */
+  supervise?: (pid: number, stop: () => void) => () => void;
 }
 
 export interface ProcessResult {
@@ -127,6 +132,7 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
     if (child.pid === undefined) return;
     liveGroups.add(child.pid);
     installExitHook();
+    const unwatch = options.supervise?.(child.pid, stop);
 
     if (options.onStdout) child.stdout.on("data", options.onStdout);
     else child.stdout.resume();
@@ -155,6 +161,7 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
     };
     child.once("exit", (code, signal) => {
       exit = { code, signal };
+      unwatch?.();
       // Whatever is still in the group was started in the background and would be orphaned.
       stop();
       // A process that left the group (setsid) may hold our pipes open forever; don't wait on it.

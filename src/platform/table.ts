@@ -1,10 +1,16 @@
+import wrapAnsi from "wrap-ansi";
+
 export interface Column<Row> {
   header: string;
   cell: (row: Row) => string;
   /** Numbers are right-aligned so their digits line up. */
   align?: "left" | "right";
-  /** Text that may be cut (with …) so the table fits its width: a task, a path, a model id. */
-  shrink?: boolean;
+  /**
+   * Text that may be cut (with …) so the table fits its width: a task, a model id; `start` cuts
+   * at the start, for a path, whose last folders say the most; `wrap` is broken over lines
+   * between words instead, for text that says something to its end.
+   */
+  shrink?: boolean | "start" | "wrap";
 }
 
 /** A shrinking column keeps at least this many characters. */
@@ -16,6 +22,12 @@ export type TableStyle = "plain" | "markdown";
 export function clip(text: string, max: number): string {
   const line = text.replace(/\s+/g, " ").trim();
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+/** The end of one line of at most `max` characters: a path's folders nearest the file. */
+function clipStart(text: string, max: number): string {
+  const line = clip(text, Number.POSITIVE_INFINITY);
+  return line.length > max ? `…${line.slice(line.length - max + 1)}` : line;
 }
 
 /** The width of the longest line of a text: whether it fits a terminal. */
@@ -34,7 +46,7 @@ function markdownCell(text: string): string {
  */
 export function renderTable<Row>(
   columns: Column<Row>[],
-  rows: Row[],
+  rows: readonly Row[],
   style: TableStyle = "plain",
   width?: number,
 ): string {
@@ -48,14 +60,29 @@ export function renderTable<Row>(
     Math.max(column.header.length, ...cells.map((values) => values[i]?.length ?? 0)),
   );
   if (width !== undefined) fitColumns(columns, widths, width);
-  const line = (values: string[]) =>
-    values
-      .map((value, i) => (value.length > (widths[i] ?? 0) ? clip(value, widths[i] ?? 0) : value))
-      .map((value, i) =>
-        columns[i]?.align === "right" ? value.padStart(widths[i] ?? 0) : value.padEnd(widths[i] ?? 0),
-      )
-      .join("  ")
-      .trimEnd();
+  const fitted = (values: string[]): string[][] =>
+    values.map((value, i) => {
+      const room = widths[i] ?? 0;
+      const shrink = columns[i]?.shrink;
+      if (value.length <= room) return [value];
+      if (shrink === "wrap") return wrapAnsi(value, room, { hard: true, trim: true }).split("\n");
+      return [shrink === "start" ? clipStart(value, room) : clip(value, room)];
+    });
+  const line = (values: string[]) => {
+    const parts = fitted(values);
+    const height = Math.max(1, ...parts.map((part) => part.length));
+    return Array.from({ length: height }, (_, row) =>
+      parts
+        .map((part, i) => {
+          const value = part[row] ?? "";
+          return columns[i]?.align === "right"
+            ? value.padStart(widths[i] ?? 0)
+            : value.padEnd(widths[i] ?? 0);
+        })
+        .join("  ")
+        .trimEnd(),
+    ).join("\n");
+  };
   return [line(columns.map((c) => c.header)), ...cells.map(line)].join("\n");
 }
 

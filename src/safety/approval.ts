@@ -89,7 +89,7 @@ export interface PolicyOptions {
   /** Where commands run; without a sandbox `auto` asks before commands, as `auto-edit` does. */
   sandbox: Sandbox;
   /** The config's `sandbox` section: the network, and `auto` without a sandbox. */
-  settings?: Config["sandbox"];
+  settings?: Pick<Config["sandbox"], "network" | "allow_unsandboxed">;
   /** Keeps "always in this workspace" answers (in the person's own settings for the folder). */
   saveRules?: (rules: Rule[]) => Promise<void>;
   /** Which files look like secrets, and which of them config `files.allow_secrets` lets the model read. */
@@ -143,7 +143,7 @@ export class ApprovalPolicy {
   readonly mode: ApprovalMode;
   private readonly options: PolicyOptions;
   private rules: RuleSet;
-  private readonly settings: Config["sandbox"];
+  private readonly settings: Pick<Config["sandbox"], "network" | "allow_unsandboxed">;
   private readonly secrets: SecretFiles;
 
   constructor(options: PolicyOptions) {
@@ -257,17 +257,20 @@ export class ApprovalPolicy {
   }
 
   /**
-   * In `auto`, what would run outside the sandbox is asked about, unless the config allows that:
-   * a command where no sandbox works, an external agent always. A tool that runs no command line
-   * (an MCP server's) runs as it is. Code evaluated in the editor has no sandbox to run in, nor a
-   * setting that waives one: it is asked about in every mode.
+   * In `auto`, what would run outside the sandbox is asked about: a command where no sandbox
+   * works, an external agent or an MCP server's start always. `sandbox.allow_unsandboxed` waives
+   * that where no sandbox works, as it says, and only there: with one, what runs outside it is
+   * still asked about. A tool that runs no command line (an MCP server's) runs as it is. Code
+   * evaluated in the editor has no sandbox to run in, nor a setting that waives one: it is asked
+   * about in every mode.
    */
   private modeAsks(permission: Permission, request: ApprovalRequest): boolean {
     if (request.code) return true;
     switch (this.mode) {
       case "auto": {
         const outside = request.unconfined === true || (request.command !== undefined && !this.confined);
-        return permission === "exec" && outside && !this.settings.allow_unsandboxed;
+        const waived = this.settings.allow_unsandboxed && !this.confined;
+        return permission === "exec" && outside && !waived;
       }
       case "auto-edit":
         return permission !== "write";

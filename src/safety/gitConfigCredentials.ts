@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { realPath } from "./paths.js";
-import { hideCredentialShapes, hidesSecret } from "./redact.js";
+import { hiddenSetting, hideCredentialShapes } from "./redact.js";
 import { repositoryRoot } from "./secretGit.js";
 
 /**
@@ -11,16 +11,10 @@ import { repositoryRoot } from "./secretGit.js";
  * the original (docs/security.md#sandbox); git reads the rest as it was.
  */
 
-const REDACTED = "[REDACTED]";
-
 /** A section header, maybe with a subsection (`[remote "origin"]`), and what may follow it on the line. */
 const SECTION = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\\n]|\\.)*")?\s*\]/;
 /** `name = value`; a name alone (a boolean set true) holds nothing. */
 const ENTRY = /^(\s*)([A-Za-z][A-Za-z0-9-]*)(\s*=\s*)(.*)$/;
-/** Keys that hold a password or a token by their name: `sendemail.smtpPass`, `hub.oauthtoken`, `gitlab.token`. */
-const SECRET_KEY = /(?:pass|passwd|password|passphrase|token|secret)$/i;
-/** Headers that carry a credential, besides those whose name says so (`PRIVATE-TOKEN`, `X-Api-Key`). */
-const CREDENTIAL_HEADER = /^(?:proxy-)?authorization$|^cookie$/i;
 /** git's own limit on nested includes. */
 const MAX_INCLUDE_DEPTH = 10;
 
@@ -80,15 +74,9 @@ function* configLines(text: string): Generator<ConfigLine> {
   }
 }
 
-/** The value an entry is shown with, when it holds a credential. */
+/** The value an entry is shown with, when it holds a credential: the redactor's own rule (redact.ts), one for both. */
 export function hiddenValue(key: string, raw: string): string | undefined {
-  const value = plainValue(raw);
-  if (key.toLowerCase() === "extraheader") {
-    const name = value.split(":")[0]!.trim();
-    const carries = CREDENTIAL_HEADER.test(name) || SECRET_KEY.test(name) || /api-?key$/i.test(name);
-    return carries && value.includes(":") ? `${name}: ${REDACTED}` : undefined;
-  }
-  return SECRET_KEY.test(key) && hidesSecret(value) ? REDACTED : undefined;
+  return hiddenSetting(key, plainValue(raw));
 }
 
 /**

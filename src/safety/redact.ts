@@ -41,18 +41,48 @@ const URL_PASSWORD = String.raw`(\b[a-z][a-z0-9+.-]*://[^\s/:@]+:)[^\s/@]+(?=@)`
 /** A token given as the whole user part of a URL (`https://<token>@github.com/…`, as git takes one). */
 const URL_USER_TOKEN = String.raw`(\bhttps?://)(?=[A-Za-z0-9_-]*[0-9])[A-Za-z0-9_-]{20,}(?=@)`;
 
+/** HTTP authentication schemes (IANA's registry, and the ones git hosts and clouds use). */
+const AUTH_SCHEMES = [
+  "bearer",
+  "basic",
+  "token",
+  "digest",
+  "negotiate",
+  "ntlm",
+  "dpop",
+  "gnap",
+  "hoba",
+  "mutual",
+  "privatetoken",
+  "scram-sha-1",
+  "scram-sha-256",
+  "vapid",
+  "oauth",
+  "apikey",
+  "aws4-hmac-sha256",
+];
+
 /**
- * An Authorization header in any case, as git's `http.extraheader` and curl's `-H` take one
- * (`AUTHORIZATION: basic …`, `authorization: bearer …`): with a scheme, whatever follows it; without one, a
- * value with a digit in it, so `Authorization: required` stays.
+ * An Authorization header in any case and with any scheme, as git's `http.extraheader` and curl's
+ * `-H` take one (`AUTHORIZATION: basic …`, `authorization: Negotiate …`): after a known scheme,
+ * whatever follows it; after another word, or without one, a value with a digit in it, so
+ * `Authorization: required` and `Authorization: see below` stay.
  */
-const AUTHORIZATION_HEADER = String.raw`\b${anyCase("authorization")}["']?\s*[:=]\s*["']?(?:(?:${["bearer", "basic", "token", "digest"].map(anyCase).join("|")})\s+|(?=[A-Za-z0-9._~+/-]*[0-9]))`;
+const AUTHORIZATION_HEADER = String.raw`\b(?:${anyCase("proxy-")})?${anyCase("authorization")}["']?\s*[:=]\s*["']?(?:(?:${AUTH_SCHEMES.map(anyCase).join("|")})\s+|(?:[A-Za-z][A-Za-z0-9-]*\s+)?(?=[A-Za-z0-9._~+/-]*[0-9]))`;
 
 /** What an Authorization header or a `Bearer`/`Basic` credential is after the words that announce it. */
 const AUTHORIZATION = String.raw`(\b(?:Bearer|Basic)\s+|${AUTHORIZATION_HEADER})[A-Za-z0-9._~+/-]{8,}=*`;
 
+/**
+ * The value of a header git sends with every request (`http.extraheader`,
+ * `http.<url>.extraheader`, as CI checkouts write it) that carries a credential: an
+ * Authorization or Cookie header, or one named for a token, key, secret or password
+ * (`PRIVATE-TOKEN`, `X-Api-Key`), whatever the value's shape.
+ */
+const EXTRAHEADER = String.raw`(\b${anyCase("extraheader")}\s*[=:]\s*["']?(?:${["proxy-authorization", "authorization", "cookie"].map(anyCase).join("|")}|[A-Za-z0-9-]*(?:${["token", "api-key", "apikey", "secret", "password", "passwd"].map(anyCase).join("|")}))\s*:\s*(?:(?:${AUTH_SCHEMES.map(anyCase).join("|")})\s+)?)[^\s"'][^\n"']*`;
+
 /** Credentials known by what precedes them; the first group is kept so the text still reads. */
-const PREFIXED_SHAPES = [AUTHORIZATION, URL_PASSWORD, URL_USER_TOKEN];
+const PREFIXED_SHAPES = [EXTRAHEADER, AUTHORIZATION, URL_PASSWORD, URL_USER_TOKEN];
 
 const CREDENTIAL = new RegExp([...TOKEN_SHAPES, ...PREFIXED_SHAPES].join("|"));
 
@@ -60,18 +90,70 @@ const CREDENTIAL = new RegExp([...TOKEN_SHAPES, ...PREFIXED_SHAPES].join("|"));
 const SHAPES = [...PREFIXED_SHAPES, ...TOKEN_SHAPES].join("|");
 const CREDENTIAL_SHAPES = new RegExp(SHAPES, "g");
 
-/** A shape's replacement: what precedes the credential (`Bearer `, `https://user:`) kept. */
-function hideShape(_match: string, bearer?: string, userinfo?: string, scheme?: string): string {
-  return `${bearer ?? userinfo ?? scheme ?? ""}${REDACTED}`;
+/** A shape's replacement: what precedes the credential (`Bearer `, `https://user:`) kept; `kept` are PREFIXED_SHAPES' groups. */
+function hideShape(kept: ReadonlyArray<string | undefined>): string {
+  return `${kept.find((group) => group !== undefined) ?? ""}${REDACTED}`;
 }
 
 /**
- * Takes out the credentials known by their shape alone (tokens, `Bearer …`, the password or
- * token of a URL's user part), whatever the session's environment holds: for text that is about
- * the repository rather than its files, such as git's own messages and settings.
+ * Takes out the credentials known by their shape alone (tokens, `Bearer …`, an extra header's
+ * value, the password or token of a URL's user part, what git's settings and a `.netrc` hold
+ * under a password's or a token's name), whatever the session's environment holds: for text that
+ * is about the repository rather than its files, such as git's own messages and settings.
  */
 export function hideCredentialShapes(text: string): string {
-  return text.replace(CREDENTIAL_SHAPES, hideShape);
+  return hideCredentialSettings(
+    text.replace(CREDENTIAL_SHAPES, (_match, ...groups: unknown[]) =>
+      hideShape(groups.slice(0, PREFIXED_SHAPES.length) as Array<string | undefined>),
+    ),
+  );
+}
+
+/** A key of git's config that holds a secret by its name: `sendemail.smtpPass`, `hub.oauthtoken`, `gitlab.token`. */
+const GIT_SECRET_KEY = /(?:pass|passwd|password|passphrase|token|secret)$/i;
+/** Headers that carry a credential, besides those whose name says so (`PRIVATE-TOKEN`, `X-Api-Key`). */
+const CREDENTIAL_HEADER = /^(?:proxy-)?authorization$|^cookie$/i;
+
+/**
+ * What a git setting is shown as when it holds a credential: an extra header that carries one
+ * with its value hidden (`AUTHORIZATION: [REDACTED]`), the value of a key named for a password
+ * or a token; undefined when it holds none. `value` is as git reads it (quotes resolved).
+ */
+export function hiddenSetting(key: string, value: string): string | undefined {
+  if (key.toLowerCase() === "extraheader") {
+    const name = value.split(":")[0]!.trim();
+    const carries = CREDENTIAL_HEADER.test(name) || GIT_SECRET_KEY.test(name) || /api-?key$/i.test(name);
+    return carries && value.includes(":") ? `${name}: ${REDACTED}` : undefined;
+  }
+  return GIT_SECRET_KEY.test(key) && hidesSecret(value) ? REDACTED : undefined;
+}
+
+/**
+ * A git setting on a line of its own, as `git config --list` prints it (`hub.oauthtoken=…`, its
+ * name dotted, no blanks) or a config file holds it (`\tsmtpPass = …`, indented); and a `.netrc`'s
+ * password (`machine h login u password …`, or `password …` on its own line).
+ */
+const GIT_SETTING_LINE =
+  /^(\s*[A-Za-z][A-Za-z0-9-]*(?:\.[^\s=]*)?\.)([A-Za-z][A-Za-z0-9-]*)(=)(.+)$|^([ \t]+)([A-Za-z][A-Za-z0-9-]*)([ \t]*=[ \t]*)(.+)$/;
+const NETRC_PASSWORD = /^(\s*(?:(?:machine|default)\b.*?\s)?password\s+)(\S+)(\s*(?:account\s+\S+\s*)?)$/;
+
+/** Hides the credentials of git settings and `.netrc` passwords, line by line (GIT_SETTING_LINE). */
+function hideCredentialSettings(text: string): string {
+  if (!/=|password/i.test(text)) return text;
+  return text
+    .split("\n")
+    .map((line) => {
+      const netrc = NETRC_PASSWORD.exec(line);
+      if (netrc && hidesSecret(netrc[2]!)) return `${netrc[1]}${REDACTED}${netrc[3]}`;
+      const setting = GIT_SETTING_LINE.exec(line);
+      if (!setting) return line;
+      const [lead = "", key = "", separator = "", value = ""] = setting[1]
+        ? setting.slice(1, 5)
+        : setting.slice(5, 9);
+      const hidden = hiddenSetting(key, value.trim().replace(/^"(.*)"$/, "$1"));
+      return hidden === undefined ? line : `${lead}${key}${separator}${hidden}`;
+    })
+    .join("\n");
 }
 
 /** A value shaped like a credential: a known token shape, or a URL with a password in it. */
@@ -236,9 +318,13 @@ export function createRedactor(options: RedactorOptions = {}): Redactor {
   const literals = [...values.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
   const pattern = new RegExp(`(${literals.length > 0 ? literals.join("|") : "(?!)"})|${SHAPES}`, "g");
   return (text) =>
-    redactAssignments(
-      text.replace(pattern, (match, value?: string, bearer?: string, userinfo?: string, scheme?: string) =>
-        value ? `[REDACTED:${values.get(value)}]` : hideShape(match, bearer, userinfo, scheme),
+    hideCredentialSettings(
+      redactAssignments(
+        text.replace(pattern, (_match, value: string | undefined, ...groups: unknown[]) =>
+          value
+            ? `[REDACTED:${values.get(value)}]`
+            : hideShape(groups.slice(0, PREFIXED_SHAPES.length) as Array<string | undefined>),
+        ),
       ),
     );
 }

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "../platform/processes.js";
+import { limitsPrelude, type SandboxLimits, type SandboxWatch, watchSandbox } from "./sandboxLimits.js";
 import type { Masks } from "./sandboxMasks.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
@@ -34,11 +35,15 @@ export interface WrapOptions {
   masks?: Masks;
   /** Makes the read-only empty file shown in place of a secret one: the session's; else the process's own. */
   emptyFile?: () => string;
+  /** What the command may take of the machine (config `sandbox.limits`): under bubblewrap, kept to. */
+  limits?: SandboxLimits;
 }
 
 export interface WrappedCommand {
   file: string;
   args: string[];
+  /** Keeps the command to its limits while it runs: `supervise` of spawnGroup; absent where they cannot be watched. */
+  watch?: SandboxWatch;
 }
 
 const SANDBOX_EXEC = "/usr/bin/sandbox-exec";
@@ -231,10 +236,17 @@ function seatbeltProfile(options: Omit<WrapOptions, "sandbox">, tmp: string): st
  * With kind `none` the command runs as it is.
  */
 export function wrapCommand(command: string, options: WrapOptions): WrappedCommand {
-  const { sandbox } = options;
+  const { sandbox, limits } = options;
   const run = [shell(), "-c", command];
   if (sandbox.kind === "bwrap") {
-    return { file: sandbox.path ?? "bwrap", args: [...bwrapArgs(options), "--", ...run] };
+    // The kernel's own limits, set by the shell before the command, which cannot raise them again.
+    const limited =
+      limits && path.basename(run[0]!) === "bash" ? [run[0]!, "-c", limitsPrelude(limits) + command] : run;
+    return {
+      file: sandbox.path ?? "bwrap",
+      args: [...bwrapArgs(options), "--", ...limited],
+      ...(limits ? { watch: watchSandbox(limits) } : {}),
+    };
   }
   if (sandbox.kind === "sandbox-exec") {
     const tmp = options.tmpDir ?? realpathSync(tmpdir());

@@ -5,7 +5,7 @@ import { credentialsFile } from "../config/credentials.js";
 import { isInside } from "../platform/text.js";
 import { type RedactedFile, sessionGitConfigs } from "./gitConfigCredentials.js";
 import { secretsBelow } from "./secretCommands.js";
-import { SecretFiles } from "./secretFiles.js";
+import { type CredentialStore, type MachineCredentials, SecretFiles } from "./secretFiles.js";
 
 /**
  * What the sandbox hides from the commands it runs, whatever they name or however they build a
@@ -96,8 +96,8 @@ function homes(env: NodeJS.ProcessEnv): string[] {
 const credentialCheck = new SecretFiles("/");
 
 /** The machine's credential stores that exist (cairn's stored keys among them), with what each keeps visible. */
-function hostSecrets(env: NodeJS.ProcessEnv): Array<{ path: string; keep: string[] }> {
-  const found: Array<{ path: string; keep: string[] }> = [];
+function hostSecrets(env: NodeJS.ProcessEnv): CredentialStore[] {
+  const found: CredentialStore[] = [];
   for (const home of homes(env)) {
     for (const entry of HOME_SECRETS) {
       const target = real(path.join(home, entry.path));
@@ -113,24 +113,49 @@ function hostSecrets(env: NodeJS.ProcessEnv): Array<{ path: string; keep: string
   return found;
 }
 
+/** A session's view of the machine's credentials, which its sandbox and its file tools share. */
+export interface SessionCredentials extends MachineCredentials {
+  /** git's config files that hold a credential, each with its copy without it, looked at again on each call. */
+  gitConfigs(): RedactedFile[];
+}
+
 /**
- * The masks of one session, the workspace scanned once (on the first command): a secret file
- * made later was made by the session itself. git's config files are looked at before each
- * command, their redacted copies kept in `scratch`, a folder the commands cannot see. Each
- * call's masks leave out what the person let that call read, and what config
- * `files.allow_secrets` allows.
+ * What of the machine's credentials a session keeps from the model, the one rule for commands
+ * and file tools alike: its credential stores (found once), and git's config files that hold a
+ * credential, looked at again on each use, their copies without it kept in `scratch`, a folder
+ * the commands cannot see.
  */
-export function sessionMasks(
+export function sessionCredentials(
   roots: string[],
   env: NodeJS.ProcessEnv,
   scratch: () => string,
-): (secrets: SecretFiles | undefined) => Masks {
-  let scanned: { files: string[]; host: Array<{ path: string; keep: string[] }> } | undefined;
+): SessionCredentials {
+  let stores: CredentialStore[] | undefined;
   const gitConfigs = sessionGitConfigs(roots, homes(env), env, scratch);
+  return {
+    stores: () => {
+      stores ??= hostSecrets(env);
+      return stores;
+    },
+    gitConfigs,
+    redacted: () => new Map(gitConfigs().map((entry) => [entry.file, entry.copy])),
+  };
+}
+
+/**
+ * The masks of one session's commands, the workspace scanned once (on the first command): a
+ * secret file made later was made by the session itself. Each call's masks leave out what the
+ * person let that call read, and what config `files.allow_secrets` allows.
+ */
+export function sessionMasks(
+  roots: string[],
+  credentials: SessionCredentials,
+): (secrets: SecretFiles | undefined) => Masks {
+  let scanned: { files: string[]; host: readonly CredentialStore[] } | undefined;
   return (secrets) => {
     scanned ??= {
       files: secretsBelow(roots, true, new SecretFiles(roots[0] ?? "/"), SCAN_LIMIT),
-      host: hostSecrets(env),
+      host: credentials.stores(),
     };
     const allowed = (file: string) => secrets?.isAllowed(file) ?? false;
     const hide = [
@@ -148,6 +173,6 @@ export function sessionMasks(
           ].filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile())
         : [],
     );
-    return { hide, expose, redacted: gitConfigs().filter((entry) => !allowed(entry.file)) };
+    return { hide, expose, redacted: credentials.gitConfigs().filter((entry) => !allowed(entry.file)) };
   };
 }

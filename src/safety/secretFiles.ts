@@ -97,6 +97,23 @@ function holdsCredential(file: string): boolean {
   }
 }
 
+/** A credential store of the machine (`~/.aws`, `~/.ssh`), by real path, with files inside it that stay visible. */
+export interface CredentialStore {
+  path: string;
+  keep: readonly string[];
+}
+
+/**
+ * What the sandbox keeps of the machine's credentials from commands (sandboxMasks.ts), which the
+ * file tools keep from the model the same way, by real path: a file in a credential store is a
+ * secret file, and a git config file that holds a credential is read as its copy without it.
+ */
+export interface MachineCredentials {
+  stores(): readonly CredentialStore[];
+  /** git's config files that hold a credential (real paths), each with the copy without it they are shown as. */
+  redacted(): ReadonlyMap<string, string>;
+}
+
 /**
  * Which files look like secrets: by name (`.env`, `*.pem`, `id_rsa`, …) or, for `.npmrc`,
  * `.pypirc` and `.netrc`, by holding a credential; except those config `files.allow_secrets`
@@ -109,24 +126,68 @@ export class SecretFiles {
   /** The files (absolute paths) a person let one call read. */
   readonly approved: ReadonlySet<string>;
   private readonly allowed: (relative: string) => boolean;
+  private readonly machine: MachineCredentials | undefined;
 
-  constructor(workspace: string, allow: string[] = [], approved: ReadonlySet<string> = new Set()) {
+  constructor(
+    workspace: string,
+    allow: string[] = [],
+    approved: ReadonlySet<string> = new Set(),
+    machine?: MachineCredentials,
+  ) {
     this.workspace = workspace;
     this.allow = allow;
     this.approved = approved;
     this.allowed = allow.length > 0 ? picomatch(allow, { dot: true }) : () => false;
+    this.machine = machine;
   }
 
   /** The same, with these absolute paths allowed too: the files a person let one call read. */
   allowing(absolutes: string[]): SecretFiles {
-    return new SecretFiles(this.workspace, this.allow, new Set([...this.approved, ...absolutes]));
+    return new SecretFiles(
+      this.workspace,
+      this.allow,
+      new Set([...this.approved, ...absolutes]),
+      this.machine,
+    );
   }
 
-  /** Whether the file at this absolute path exists and looks like a secret that is not allowed. */
+  /**
+   * Whether the file at this absolute path exists and looks like a secret that is not allowed:
+   * by its name or what it holds, or, as the sandbox hides it, by lying in one of the machine's
+   * credential stores (`~/.aws/config`, `~/.kube/config`), reached through a workspace that holds
+   * the home folder.
+   */
   isSecret(absolute: string): boolean {
-    if (!hasSecretName(absolute) || this.isAllowed(absolute)) return false;
+    if (!hasSecretName(absolute)) return this.inStore(absolute) && !this.isAllowed(absolute);
+    if (this.isAllowed(absolute)) return false;
     if (!statSync(absolute, { throwIfNoEntry: false })?.isFile()) return false;
     return !CREDENTIAL_FILES.has(path.basename(absolute)) || holdsCredential(absolute);
+  }
+
+  private inStore(absolute: string): boolean {
+    const within = (folder: string) => absolute === folder || isInside(folder, absolute);
+    const store = this.machine?.stores().find((candidate) => within(candidate.path));
+    return (
+      store !== undefined &&
+      !store.keep.some(within) &&
+      Boolean(statSync(absolute, { throwIfNoEntry: false })?.isFile())
+    );
+  }
+
+  /**
+   * The file a tool reads for `absolute` (a real path): the copy without credentials of a git
+   * config file that holds some, as commands see it in the sandbox, unless the person allowed
+   * that file; else the file itself.
+   */
+  shown(absolute: string): string {
+    if (!this.machine || this.isAllowed(absolute)) return absolute;
+    return this.machine.redacted().get(absolute) ?? absolute;
+  }
+
+  /** Every file `shown` reads as a copy, with that copy: for a search that looks through many at once. */
+  shownCopies(): ReadonlyMap<string, string> {
+    const redacted = this.machine?.redacted() ?? new Map<string, string>();
+    return new Map([...redacted].filter(([file]) => !this.isAllowed(file)));
   }
 
   /** As isSecret, but a file that is gone (a diff of its deletion) is judged by its name alone. */

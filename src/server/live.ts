@@ -1,9 +1,10 @@
-import { ChatEngine } from "../agent/chat.js";
-import { type Host, openHost } from "../agent/host.js";
-import { AnswerError } from "../agent/inbox.js";
-import { resumePoint } from "../agent/resume.js";
-import type { Session } from "../agent/session.js";
-import { buildResult } from "../agent/settle.js";
+import {
+  AnswerError,
+  type Conversation,
+  type ConversationOptions,
+  openConversation,
+  type PendingRequest,
+} from "../agent/conversation.js";
 import type { ConfigFlags } from "../config/load.js";
 import type { Mode, OpOf, StampedEvent } from "../events/types.js";
 import { warnUntrusted } from "../ui/trustNotice.js";
@@ -21,8 +22,8 @@ export interface LiveStart {
   /** The real path of an allowed workspace. */
   workspace: string;
   flags: ConfigFlags;
-  /** A stored session to continue under its own id. */
-  resume?: { id: string; events: StampedEvent[] };
+  /** The id of a stored session to continue under its own id. */
+  resume?: string;
   /** The id of a new session, as its caller chose it. */
   sessionId?: string;
   /** What the caller says about the task apart from it: given to the model with the task. */
@@ -43,36 +44,37 @@ export interface LiveOptions {
  * answer it through `submit`.
  */
 export class LiveSession {
+  readonly id: string;
   readonly mode: Mode;
-  readonly session: Session;
-  private readonly host: Host;
-  private readonly engine: ChatEngine;
+  private readonly conversation: Conversation;
   private work: Promise<void> | undefined;
-  /** approval.requested and question.asked events not answered yet. */
-  private readonly waiting = new Map<string, StampedEvent>();
   private readonly watchers = new Set<Watcher>();
   private readonly onEnd: () => void;
   private readonly log: LiveOptions["log"];
   private ending: Promise<void> | undefined;
+  /** Resolves once the session is in the store: its first event is heard, or its work is over. */
+  readonly stored: Promise<void>;
+  private isStored!: () => void;
 
-  constructor(host: Host, engine: ChatEngine, hooks: { onEnd: () => void; log: LiveOptions["log"] }) {
-    this.host = host;
-    this.session = engine.session;
-    this.engine = engine;
-    this.mode = engine.session.mode;
+  constructor(
+    id: string,
+    conversation: Conversation,
+    hooks: { onEnd: () => void; log: LiveOptions["log"]; stored: boolean },
+  ) {
+    this.id = id;
+    this.conversation = conversation;
+    this.mode = conversation.view().mode;
     this.onEnd = hooks.onEnd;
     this.log = hooks.log;
-    engine.subscribe((event) => {
-      if (event.type === "approval.requested" || event.type === "question.asked")
-        this.waiting.set(event.request_id, event);
-      if (event.type === "approval.resolved" || event.type === "question.answered")
-        this.waiting.delete(event.request_id);
+    this.stored = new Promise((resolve) => {
+      this.isStored = resolve;
+    });
+    if (hooks.stored) this.isStored();
+    conversation.subscribe((event) => {
+      // The store hears every event first.
+      if (event.type === "session.started") this.isStored();
       for (const watcher of this.watchers) watcher.event(event);
     });
-  }
-
-  get id(): string {
-    return this.session.id;
   }
 
   get busy(): boolean {
@@ -80,8 +82,8 @@ export class LiveSession {
   }
 
   /** The requests waiting for a person, oldest first. */
-  pending(): StampedEvent[] {
-    return [...this.waiting.values()];
+  pending(): PendingRequest[] {
+    return this.conversation.view().pending;
   }
 
   watch(watcher: Watcher): () => void {
@@ -95,25 +97,15 @@ export class LiveSession {
       .then(
         () => undefined,
         (error: unknown) => {
-          // Every status a task can end in is settled inside the work; what escapes is a bug,
-          // ended here as failed so the session does not stay "running" for ever.
+          // Every ending is settled inside the work, a bug's too (failed, reason internal): what
+          // reaches here is said in the server's log.
           const message = error instanceof Error ? error.message : String(error);
           this.log(`session ${this.id} failed: ${message}`);
-          this.session.bus.emit({ type: "error", message, fatal: true, reason: "internal" });
-          this.session.bus.emit({
-            type: "turn.finished",
-            turn: this.session.turns,
-            result: buildResult(this.session, {
-              status: "failed",
-              reason: "internal",
-              summary: message,
-              iterations: 0,
-            }),
-          });
         },
       )
       .finally(() => {
         this.work = undefined;
+        this.isStored();
         // A do or run is one turn: its session ends with it.
         if (this.mode !== "chat") void this.end();
       });
@@ -124,13 +116,13 @@ export class LiveSession {
     if (this.mode !== "chat")
       throw new ApiError(409, `session ${this.id} is a ${this.mode} session; messages go to chat sessions.`);
     if (this.busy) throw new ApiError(409, `session ${this.id} is still working on the last message.`);
-    this.begin(() => this.engine.submit({ type: "user_input", mode: "chat", text }));
+    this.begin(() => this.conversation.submit({ type: "user_input", mode: "chat", text }));
   }
 
   /** An answer to what the session waits for: an approval or a question. */
   async submit(op: OpOf<"approve"> | OpOf<"answer">): Promise<void> {
     try {
-      await this.engine.submit(op);
+      await this.conversation.submit(op);
     } catch (error) {
       if (error instanceof AnswerError) throw new ApiError(409, error.message);
       throw error;
@@ -139,29 +131,29 @@ export class LiveSession {
 
   /** Stops the work that runs now, keeping what it did; it ends as cancelled. */
   cancel(): void {
-    if (!this.engine.interrupt("cancelled over the API"))
+    if (this.conversation.view().status === "idle")
       throw new ApiError(409, `session ${this.id} has nothing running to cancel.`);
+    void this.conversation.submit({ type: "interrupt", reason: "cancelled over the API" });
   }
 
   /** Cancels what runs and waits until its end is stored. */
   async stop(): Promise<void> {
     const running = this.work;
     if (running) {
-      this.engine.interrupt("the server is stopping");
+      await this.conversation.submit({ type: "interrupt", reason: "the server is stopping" });
       await running;
     }
     await this.end();
   }
 
-  /** Ends the session (its `session.finished`), then lets it go: watchers are told, the host closed. */
+  /** Ends the session (its `session.finished`), then lets it go: watchers are told, the conversation closed. */
   private end(): Promise<void> {
     this.ending ??= this.leave();
     return this.ending;
   }
 
   private async leave(): Promise<void> {
-    await this.engine.close();
-    this.host.close();
+    await this.conversation.close();
     this.onEnd();
     for (const watcher of [...this.watchers]) watcher.end();
     this.watchers.clear();
@@ -213,58 +205,63 @@ export class LiveSessions {
   }
 
   private async open(spec: LiveStart): Promise<LiveSession> {
-    const host = await openHost({
+    const options: ConversationOptions = {
       cwd: spec.workspace,
       ...(this.options.configFile ? { configFile: this.options.configFile } : {}),
       flags: spec.flags,
       env: this.options.env,
       mode: spec.mode,
       attended: true,
-    });
+      // The caller's id is the first session's; a /clear later starts one with an id of its own.
+      ...(spec.sessionId ? { sessionId: spec.sessionId } : {}),
+    };
+    const conversation = await openConversation(options);
     // The folder's trust is the person's, recorded with `cairn trust` or `trusted_folders`.
-    warnUntrusted(host.trust, this.options.log);
+    const { trust } = conversation.view();
+    if (trust) warnUntrusted(trust, this.options.log);
     try {
-      return spec.mode === "chat"
-        ? await this.chat(host, spec)
-        : await this.task(host, { ...spec, mode: spec.mode });
+      const live =
+        spec.mode === "chat"
+          ? await this.chat(conversation, spec)
+          : this.task(conversation, { ...spec, mode: spec.mode });
+      await live.stored;
+      return live;
     } catch (error) {
-      host.close();
+      await conversation.close();
       throw error;
     }
   }
 
-  private async task(host: Host, spec: LiveStart & { mode: "do" | "run" }): Promise<LiveSession> {
+  private task(conversation: Conversation, spec: LiveStart & { mode: "do" | "run" }): LiveSession {
     const { mode, task, resume, context } = spec;
-    const engine = await ChatEngine.start(() => host.open(resume, spec.sessionId));
-    const live = this.add(host, engine);
+    const live = this.add(resume ?? conversation.view().sessionId, conversation, resume !== undefined);
     live.begin(() =>
       resume
-        ? engine.resumeTask(mode, task, resumePoint(resume.events))
-        : engine.submit({ type: "user_input", mode, text: task, ...(context?.trim() ? { context } : {}) }),
+        ? conversation.submit({ type: "resume", session_id: resume })
+        : conversation.submit({
+            type: "user_input",
+            mode,
+            text: task,
+            ...(context?.trim() ? { context } : {}),
+          }),
     );
     return live;
   }
 
-  private async chat(host: Host, spec: LiveStart): Promise<LiveSession> {
-    // The caller's id is the first session's; a /clear later starts one with an id of its own.
-    let id = spec.sessionId;
-    const engine = await ChatEngine.start((resume) => {
-      const chosen = id;
-      id = undefined;
-      return host.open(resume, chosen);
-    });
-    if (spec.resume) await engine.resume(spec.resume.id, spec.resume.events);
-    const live = this.add(host, engine);
-    if (spec.context?.trim()) engine.tell(`Context given with the task: ${spec.context.trim()}`);
+  private async chat(conversation: Conversation, spec: LiveStart): Promise<LiveSession> {
+    if (spec.resume) await conversation.submit({ type: "resume", session_id: spec.resume });
+    const live = this.add(conversation.view().sessionId, conversation, spec.resume !== undefined);
+    const context = spec.context?.trim();
+    if (context) await conversation.submit({ type: "note", text: `Context given with the task: ${context}` });
     if (!spec.resume) live.message(spec.task);
     return live;
   }
 
-  private add(host: Host, engine: ChatEngine): LiveSession {
-    const { id } = engine.session;
-    const live = new LiveSession(host, engine, {
+  private add(id: string, conversation: Conversation, stored: boolean): LiveSession {
+    const live = new LiveSession(id, conversation, {
       onEnd: () => this.sessions.delete(id),
       log: this.options.log,
+      stored,
     });
     this.sessions.set(id, live);
     return live;

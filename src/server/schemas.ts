@@ -97,7 +97,10 @@ export const sessionRefSchema = z.object({
   id: z
     .string()
     .min(1)
-    .openapi({ param: { name: "id", in: "path" }, description: "session id or a unique prefix" }),
+    .openapi({
+      param: { name: "id", in: "path" },
+      description: "session id, or a unique start or end of it",
+    }),
 });
 
 export const listQuerySchema = z.object({

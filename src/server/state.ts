@@ -32,7 +32,7 @@ export function refusals(...statuses: Array<400 | 403 | 404 | 409>) {
   return Object.fromEntries(statuses.map((status) => [status, json(errorSchema, words[status])]));
 }
 
-/** A session by id or unique prefix; 404 when none, 400 when the prefix fits several. */
+/** A session by id, or a unique start or end of it; 404 when none, 400 when what was given fits several. */
 export function findSession(state: ServerState, ref: string): SessionInfo {
   let found: SessionInfo | undefined;
   try {

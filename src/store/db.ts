@@ -104,6 +104,17 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (model, hash)
   ) STRICT, WITHOUT ROWID;
   `,
+  // `cairn eval history`: what mining each commit found (an instance, or why it was left out), by
+  // commit and the settings its tests were run with, so that mining again resumes where it stopped.
+  `
+  CREATE TABLE mined_commits (
+    sha TEXT NOT NULL,
+    settings TEXT NOT NULL,
+    found TEXT NOT NULL,
+    mined_at TEXT NOT NULL,
+    PRIMARY KEY (sha, settings)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /**

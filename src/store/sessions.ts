@@ -249,16 +249,22 @@ export class Store {
   }
 
   /**
-   * A session by its id or by the start of it, as a person types it. Undefined when none
-   * matches; a StoreError when the prefix fits more than one.
+   * A session by its id, the start of it, or the end of it (the random part, `3fa9c1`, which is
+   * what people copy), as a person types it. A start is looked for before an end. Undefined when
+   * none matches; a StoreError when what was typed fits more than one.
    */
   getSession(ref: string): SessionInfo | undefined {
     if (ref === "") return undefined;
     const exact = this.db.prepare("SELECT * FROM sessions WHERE id = ?").get(ref);
     if (exact) return sessionInfo(exact);
-    const matches = this.db
+    const starting = this.db
       .prepare("SELECT * FROM sessions WHERE substr(id, 1, length(:ref)) = :ref ORDER BY id LIMIT 6")
       .all({ ref });
+    const matches = starting.length
+      ? starting
+      : this.db
+          .prepare("SELECT * FROM sessions WHERE substr(id, -length(:ref)) = :ref ORDER BY id LIMIT 6")
+          .all({ ref });
     const [only, ...others] = matches;
     if (!only) return undefined;
     if (others.length === 0) return sessionInfo(only);

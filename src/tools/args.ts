@@ -4,7 +4,16 @@ import { describeIssue } from "../platform/issues.js";
 
 export type ArgumentsResult =
   | { ok: true; value: unknown; repaired: boolean }
-  | { ok: false; message: string };
+  | {
+      ok: false;
+      message: string;
+      /**
+       * The arguments were cut off before they were whole (the output's length limit, a stream
+       * that stopped): with what can be read of them, closed as they stood, to say what the call
+       * was for (its path), never to run it.
+       */
+      cut?: { partial: Record<string, unknown> | undefined };
+    };
 
 const FENCE = /^\s*```[a-zA-Z0-9_-]*\s*\n?([\s\S]*?)\n?\s*```\s*$/;
 
@@ -89,11 +98,25 @@ function cutOff(text: string, end: OutputEnd): string | undefined {
   return undefined;
 }
 
+/** What can be read of arguments cut off half-way, closed where they stopped; undefined when nothing can. */
+function partialArguments(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(jsonrepair(text));
+    return value !== null && typeof value === "object" && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Text a model wrote as tool arguments, made into a value: parsed as is, else repaired. */
 function parseArgumentText(
   text: string,
   ending: OutputEnd,
-): { value: unknown; repaired: boolean } | { error: string } {
+):
+  | { value: unknown; repaired: boolean }
+  | { error: string; cut?: { partial: Record<string, unknown> | undefined } } {
   const trimmed = text.trim();
   if (trimmed === "") return { value: {}, repaired: false };
   try {
@@ -106,6 +129,7 @@ function parseArgumentText(
         error:
           `the arguments are cut off: ${cut}. Send the whole call again; ` +
           "a long text can be written in parts, with write_file and then append_file",
+        cut: { partial: partialArguments(unfenced) },
       };
     }
     // Models sometimes wrap the object in a sentence: the outermost braces are tried next.
@@ -202,7 +226,8 @@ export function prepareArguments(raw: unknown, schema: z.ZodType, finishReason =
   let repaired = false;
   if (typeof raw === "string") {
     const parsed = parseArgumentText(raw, ending);
-    if ("error" in parsed) return { ok: false, message: parsed.error };
+    if ("error" in parsed)
+      return { ok: false, message: parsed.error, ...(parsed.cut ? { cut: parsed.cut } : {}) };
     ({ value, repaired } = parsed);
   } else {
     value = raw ?? {};

@@ -62,6 +62,7 @@ const runCommandTool = defineTool({
       graceMs: KILL_GRACE_MS,
       onStdout: collect,
       onStderr: collect,
+      ...(spawned.watch ? { supervise: spawned.watch } : {}),
     };
     const terminal = ctx.editor?.terminal;
     const handle = terminal
@@ -74,7 +75,10 @@ const runCommandTool = defineTool({
     const result = await handle.done;
     const cut = output.finish();
     let status: string;
-    if (result.timedOut) {
+    const stopped = spawned.watch?.stopped(result.exitCode);
+    if (stopped) {
+      status = stopped;
+    } else if (result.timedOut) {
       status = `Timed out after ${timeoutMs} ms; the command and every process it started were stopped.`;
     } else if (result.aborted) {
       status = "Cancelled; the command and every process it started were stopped.";
@@ -144,7 +148,7 @@ export function commandEnvironment(ctx: Pick<ToolContext, "env">): Record<string
  * The process to spawn for a shell command under the session's sandbox: every command cairn runs
  * for the model, including the project's checks, goes through it.
  */
-export function confinedCommand(ctx: ToolContext, command: string): { file: string; args: string[] } {
+export function confinedCommand(ctx: ToolContext, command: string): WrappedCommand {
   const confined = ctx.sandbox;
   return wrapCommand(command, {
     sandbox: confined?.sandbox ?? { kind: "none" },
@@ -153,7 +157,7 @@ export function confinedCommand(ctx: ToolContext, command: string): { file: stri
     ...(confined ? { tmpDir: confined.tmpDir(), emptyFile: confined.tmpDir.empty } : {}),
     allowNetwork: confined?.network ?? true,
     readOnly: confined?.readOnly ?? [],
-    ...(confined ? { masks: confined.masks(ctx.secrets) } : {}),
+    ...(confined ? { masks: confined.masks(ctx.secrets), limits: confined.limits } : {}),
   });
 }
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { writeFileAtomic } from "../platform/atomicFile.js";
 import { truncateHeadTail } from "../platform/truncate.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { readable, resolveWritable } from "./credentialFiles.js";
 import { toolDescription } from "./descriptions.js";
 import { ToolError } from "./toolError.js";
 import { defineTool, type ToolContext, type ToolOutput } from "./types.js";
@@ -86,9 +87,9 @@ const iniFormat: Format = {
   },
 };
 
-async function readExisting(file: ResolvedPath): Promise<string | undefined> {
+async function readExisting(file: ResolvedPath, ctx: ToolContext): Promise<string | undefined> {
   try {
-    return await readFile(file.absolute, "utf8");
+    return await readFile(readable(ctx, file.absolute), "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return undefined;
@@ -117,7 +118,7 @@ function unwrapJsonString(data: unknown): unknown {
 async function readStructured(format: Format, requested: string, ctx: ToolContext): Promise<ToolOutput> {
   const file = resolveInWorkspace(ctx, requested, "read");
   await ctx.reads?.remember(file.absolute);
-  const text = await readExisting(file);
+  const text = await readExisting(file, ctx);
   if (text === undefined) throw new ToolError(`${file.display} does not exist.`);
   const parsed = await format.parse(text);
   const shown = truncateHeadTail(JSON.stringify(parsed.value, null, 2) ?? "null");
@@ -154,8 +155,8 @@ function writeTool(format: Format) {
     kind: "edit",
     async execute({ path: requested, data }, ctx) {
       if (data === undefined) throw new ToolError("data is required: the value to write.");
-      const file = resolveInWorkspace(ctx, requested, "write");
-      const existing = await readExisting(file);
+      const file = resolveWritable(ctx, requested);
+      const existing = await readExisting(file, ctx);
       if (existing !== undefined) await ctx.reads?.check(file.absolute, file.display);
       const content = await format.serialize(unwrapJsonString(data), existing);
       await writeAtomic(file.absolute, content);

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { copyFileAtomic } from "../platform/atomicFile.js";
 import { plural } from "../platform/text.js";
 import { type ResolvedPath, resolveInWorkspace } from "../safety/paths.js";
+import { readable, resolveWritable } from "./credentialFiles.js";
 import { toolDescription } from "./descriptions.js";
 import { similarity } from "./edit/closest.js";
 import { lineEnding, withLineEnding } from "./edit/lineEndings.js";
@@ -190,10 +191,13 @@ const readFileTool = fileTool({
     const resolved = resolveInWorkspace(ctx, args.path, "read");
     const info = await existingFile(resolved);
     await ctx.reads?.remember(resolved.absolute);
-    const format = textFormatOf(resolved.absolute, resolved.display, info.size);
+    // A git config that holds credentials is read as commands see it: its copy without them.
+    const source = readable(ctx, resolved.absolute);
+    const size = source === resolved.absolute ? info.size : statSync(source).size;
+    const format = textFormatOf(source, resolved.display, size);
     const first = args.offset ?? 1;
     const limit = args.limit ?? DEFAULT_LIMIT;
-    const page = await readPage(resolved.absolute, format, first, limit, ctx.signal, ctx.editor?.files);
+    const page = await readPage(source, format, first, limit, ctx.signal, ctx.editor?.files);
     const data = {
       kind: "file_read" as const,
       path: resolved.display,
@@ -228,7 +232,7 @@ const writeFileTool = fileTool({
     content: z.string().describe("The whole new content"),
   }),
   async execute(args, ctx) {
-    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const resolved = resolveWritable(ctx, args.path);
     const info = statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
@@ -295,7 +299,7 @@ const editFileTool = fileTool({
     replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
   }),
   async execute(args, ctx) {
-    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const resolved = resolveWritable(ctx, args.path);
     const info = statOrNull(resolved.absolute);
     if (!info && args.old_string === "") {
       await writeTextFile(resolved.absolute, args.new_string, PLAIN_UTF8, undefined, ctx.editor?.files);
@@ -367,7 +371,7 @@ const appendFileTool = fileTool({
     content: z.string(),
   }),
   async execute(args, ctx) {
-    const resolved = resolveInWorkspace(ctx, args.path, "write");
+    const resolved = resolveWritable(ctx, args.path);
     const info = statOrNull(resolved.absolute);
     if (info?.isDirectory())
       throw new ToolError(`${resolved.display} is a directory; give the path of a file.`);
@@ -448,10 +452,10 @@ const copyFileTool = fileTool({
   }),
   async execute(args, ctx) {
     const source = resolveInWorkspace(ctx, args.source, "read");
-    const destination = resolveInWorkspace(ctx, args.destination, "write");
+    const destination = resolveWritable(ctx, args.destination);
     await existingFile(source);
     await refuseExisting(destination);
-    await copyFileAtomic(source.absolute, destination.absolute);
+    await copyFileAtomic(readable(ctx, source.absolute), destination.absolute);
     return {
       text: `Copied ${source.display} to ${destination.display}.`,
       data: { kind: "file_copied", source: source.display, destination: destination.display },
@@ -474,7 +478,7 @@ const moveFileTool = fileTool({
   async execute(args, ctx) {
     const source = await resolveEntry(ctx, args.source);
     refuseRoot(ctx, source, "moved");
-    const destination = resolveInWorkspace(ctx, args.destination, "write");
+    const destination = resolveWritable(ctx, args.destination);
     const info = statOrNull(source.absolute, false);
     if (!info) throw await missingFile(source);
     await refuseExisting(destination);

@@ -4,7 +4,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { z } from "zod";
 import { truncateHeadTail } from "../platform/truncate.js";
-import { resolveInWorkspace } from "../safety/paths.js";
+import { redactGitConfig } from "../safety/gitConfigCredentials.js";
+import { realPath, resolveInWorkspace } from "../safety/paths.js";
 import { hideCredentialShapes } from "../safety/redact.js";
 import { hasSecretName } from "../safety/secretFiles.js";
 import { commandEnvironment } from "./command.js";
@@ -155,15 +156,36 @@ function diffSections(diff: string): Array<{ path: string; text: string }> {
     .map((text) => ({ path: /^diff --git "?a\/.*? "?b\/(.*?)"?$/m.exec(text)?.[1] ?? "", text }));
 }
 
-/** A diff without the sections of files that look like secrets, and how many were left out. */
+/** A diff section's lines as a git config is shown: the credentials of each line's settings taken out. */
+function withoutGitCredentials(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      /^[-+ ]/.test(line) && !/^(?:\+\+\+|---) /.test(line) ? line[0] + redactGitConfig(line.slice(1)) : line,
+    )
+    .join("\n");
+}
+
+/**
+ * A diff without the sections of files that look like secrets, and how many were left out; the
+ * changes of a git config file that holds credentials (one a repository's config includes) shown
+ * without them, as the file is.
+ */
 async function withoutSecrets(ctx: ToolContext, diff: string): Promise<{ diff: string; secrets: number }> {
   const { secrets } = ctx;
   const sections = diffSections(diff);
-  if (!secrets || !sections.some((section) => hasSecretName(section.path))) return { diff, secrets: 0 };
+  const copies = secrets?.shownCopies();
+  if (!secrets || (!copies?.size && !sections.some((section) => hasSecretName(section.path))))
+    return { diff, secrets: 0 };
   // Diff paths are relative to the repository's root, which may be above the workspace.
   const root = (await runGit(ctx, ["rev-parse", "--show-toplevel"])).trim();
   const kept = sections.filter((section) => !secrets.isOrWasSecret(path.resolve(root, section.path)));
-  return { diff: kept.map((section) => section.text).join(""), secrets: sections.length - kept.length };
+  const shown = kept.map((section) =>
+    copies?.has(realPath(path.resolve(root, section.path)))
+      ? withoutGitCredentials(section.text)
+      : section.text,
+  );
+  return { diff: shown.join(""), secrets: sections.length - kept.length };
 }
 
 const gitDiffTool = defineTool({

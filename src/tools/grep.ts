@@ -101,27 +101,55 @@ export async function grepWithJs(options: GrepOptions): Promise<GrepResult> {
   const hits: GrepHit[] = [];
   const secrets: WorkspaceEntry[] = [];
   let capped = false;
+  const copies = options.secrets?.shownCopies() ?? new Map<string, string>();
   for await (const file of walkFiles(scope, options.glob ? compileGlob(options.glob) : undefined, secrets)) {
     options.signal?.throwIfAborted();
-    try {
-      await scanLines(file.absolute, scope.rootIsFile, (bytes, number) => {
-        const line = bytes.toString("utf8");
-        if (!regex.test(line)) return true;
-        if (hits.length === max) {
-          capped = true;
-          return false;
-        }
-        hits.push(toHit(file.path, number, line, regex));
-        return true;
-      });
-    } catch {
-      // Unreadable, or gone since the walk listed it: skipped, as ripgrep skips it.
+    const found = await linesOf(
+      copies.get(file.absolute) ?? file.absolute,
+      file.path,
+      scope,
+      regex,
+      max - hits.length,
+    );
+    hits.push(...found.hits);
+    if (found.more) {
+      capped = true;
+      break;
     }
-    if (capped) break;
   }
   // Stopped early, the walk has not seen every file: the count covers the whole search, as ripgrep's.
   if (capped && options.secrets) return { hits, capped, secrets: await countSecrets(scope, options) };
   return { hits, capped, secrets: secrets.length };
+}
+
+/**
+ * A file's matching lines, at most `room` of them (`more` when there were others), read from
+ * `source`: the file itself, or the copy without credentials a git config is shown as.
+ */
+async function linesOf(
+  source: string,
+  shownPath: string,
+  scope: Scope,
+  regex: RegExp,
+  room: number,
+): Promise<{ hits: GrepHit[]; more: boolean }> {
+  const hits: GrepHit[] = [];
+  let more = false;
+  try {
+    await scanLines(source, scope.rootIsFile, (bytes, number) => {
+      const line = bytes.toString("utf8");
+      if (!regex.test(line)) return true;
+      if (hits.length === room) {
+        more = true;
+        return false;
+      }
+      hits.push(toHit(shownPath, number, line, regex));
+      return true;
+    });
+  } catch {
+    // Unreadable, or gone since the walk listed it: skipped, as ripgrep skips it.
+  }
+  return { hits, more };
 }
 
 /** How many files a search covers that look like secrets, walking all of it. */
@@ -323,6 +351,22 @@ async function collectHits(
   return { hits, cuts, more };
 }
 
+/** The hits of a ripgrep search with those of the git configs it found, searched in their copies, in path order. */
+async function withCopies(
+  search: Collected,
+  credentialed: ReadonlyMap<string, string>,
+  scope: Scope,
+  options: GrepOptions,
+  max: number,
+): Promise<Collected> {
+  const regex = compilePattern(options.pattern, options.ignoreCase);
+  const hits = [...search.hits];
+  for (const [file, copy] of credentialed)
+    hits.push(...(await linesOf(copy, file, scope, regex, max + 1)).hits);
+  const ordered = inPathOrder(hits);
+  return { ...search, hits: ordered.slice(0, max), more: search.more || ordered.length > max };
+}
+
 /**
  * The search with ripgrep. It first runs in parallel, as ripgrep does by default, and the hits
  * are put in path order here. When there are many more hits than wanted, it is stopped, and the
@@ -346,8 +390,16 @@ export async function grepWithRipgrep(
   const args = ripgrepArgs(scope, options, max);
   const cwd = scope.workspace;
   const { secrets } = options;
+  const copies = secrets?.shownCopies() ?? new Map<string, string>();
+  /** The git configs ripgrep found hits in, read whole, which are searched again in their copies without credentials. */
+  const credentialed = new Map<string, string>();
   // ripgrep reads secret files too; their hits are dropped here, and they are counted apart.
-  const searched = (file: string) => !secrets?.isSecret(path.resolve(cwd, file));
+  const searched = (file: string) => {
+    const absolute = path.resolve(cwd, file);
+    const copy = copies.get(absolute);
+    if (copy) credentialed.set(file, copy);
+    return !copy && !secrets?.isSecret(absolute);
+  };
   const counted = secrets ? countSecretsWithRipgrep(rgPath, scope, options, secrets) : Promise.resolve(0);
   // Settled even when the search throws, so it never rejects unheard.
   counted.catch(() => {});
@@ -369,5 +421,6 @@ export async function grepWithRipgrep(
     const record = search.cuts.get(hit);
     if (record) hit.text = await cutFromFile(cwd, record);
   }
+  if (credentialed.size > 0) search = await withCopies(search, credentialed, scope, options, max);
   return { hits: search.hits, capped: search.more, secrets: await counted };
 }

@@ -10,6 +10,7 @@ import type {
 } from "../events/types.js";
 import type { ProcessHandle, SpawnOptions } from "../platform/processes.js";
 import type { Sandbox, SessionTmpDir, WrappedCommand } from "../safety/sandbox.js";
+import type { SandboxLimits } from "../safety/sandboxLimits.js";
 import type { Masks } from "../safety/sandboxMasks.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
 import type { EditorFiles, ReadTracker } from "./fileText.js";
@@ -135,6 +136,8 @@ export interface CommandSandbox {
   readOnly: string[];
   /** What commands may not read, given the secret files the call may (sandboxMasks.ts). */
   masks: (secrets: SecretFiles | undefined) => Masks;
+  /** What one command may take of the machine (config `sandbox.limits`). */
+  limits: SandboxLimits;
 }
 
 export interface TodoInput {

@@ -1,4 +1,4 @@
-import type { ChatEngine } from "../agent/chat.js";
+import type { Conversation } from "../agent/conversation.js";
 import type { Config } from "../config/schema.js";
 import { costTable } from "../model/costTable.js";
 import { Checkpoints } from "../store/checkpoints.js";
@@ -8,7 +8,7 @@ import { undoChanges } from "./undoReport.js";
 
 /** What a chat's commands work on, whichever front end runs the chat (the terminal UI, an editor). */
 export interface ChatHost {
-  engine: ChatEngine;
+  conversation: Conversation;
   store: Store;
   dataDir: string;
   /** Columns the output has room for, where it is shown in a terminal. */
@@ -40,8 +40,8 @@ export function commandNames(commands: readonly Pick<ChatCommand, "name" | "alia
   return commands.flatMap((command) => [command.name, ...(command.aliases ?? [])]);
 }
 
-function sessionCosts({ engine, store, columns }: ChatHost): string {
-  const sessionId = engine.session.id;
+function sessionCosts({ conversation, store, columns }: ChatHost): string {
+  const { sessionId } = conversation.view();
   const phases = store.costs({ groupBy: "phase", sessionId });
   if (phases.length === 0) return "No model calls in this session yet.";
   const models = store.costs({ groupBy: "model", sessionId });
@@ -60,8 +60,8 @@ function modelList(config: Config, current: string): string {
 }
 
 /** The checkpoints of the chat's workspace, which /undo goes back through. */
-export function chatCheckpoints({ engine, dataDir }: ChatHost): Promise<Checkpoints> {
-  return Checkpoints.open(engine.session.workspace, { dataDir });
+export function chatCheckpoints({ conversation, dataDir }: ChatHost): Promise<Checkpoints> {
+  return Checkpoints.open(conversation.view().workspace, { dataDir });
 }
 
 /** /run and /do: a task taken to a verified finish (`cairn run`), or one tool loop (`cairn do`). */
@@ -73,9 +73,9 @@ function runTaskCommand(mode: "run" | "do", summary: string, aliases?: readonly 
     args: "<task>",
     summary,
     startsTurn: true,
-    async run({ engine }, arg) {
+    async run({ conversation }, arg) {
       if (!arg) return { text: `Usage: /${name} <task>`, tone: "warn" };
-      await engine.submit({ type: "user_input", mode, text: arg });
+      await conversation.submit({ type: "user_input", mode, text: arg });
       return undefined;
     },
   };
@@ -87,11 +87,13 @@ export const CHAT_COMMANDS = {
     name: "model",
     args: "[role|provider/model]",
     summary: "list the configured models, or switch",
-    async run({ engine }, arg) {
-      const { session } = engine;
-      if (!arg) return { title: "model", text: modelList(session.config, session.model.id) };
-      const handle = await engine.switchModel(arg);
-      return { text: `model: ${handle.id}`, tone: "ok" };
+    async run({ conversation }, arg) {
+      if (!arg) {
+        const { config, model } = conversation.view();
+        return { title: "model", text: modelList(config, model.id) };
+      }
+      await conversation.submit({ type: "override", model: arg });
+      return { text: `model: ${conversation.view().model.id}`, tone: "ok" };
     },
   },
   run: runTaskCommand("run", "take a task to a verified finish: plan, edit, check, review", ["agent"]),
@@ -107,15 +109,19 @@ export const CHAT_COMMANDS = {
     summary: "put the files back as they were before the last step (or a checkpoint)",
     async run(chat, arg) {
       const report = await undoChanges(await chatCheckpoints(chat), arg ? { checkpoint: arg } : {});
-      if (report.code === 0) chat.engine.tell(`The user undid file changes with /undo:\n${report.text}`);
+      if (report.code === 0)
+        await chat.conversation.submit({
+          type: "note",
+          text: `The user undid file changes with /undo:\n${report.text}`,
+        });
       return { title: "undo", text: report.text };
     },
   },
   compact: {
     name: "compact",
     summary: "summarise the conversation so far, to free the context window",
-    async run({ engine }) {
-      return (await engine.compact()) ? undefined : { text: "Nothing to compact." };
+    async run({ conversation }) {
+      return (await conversation.submit({ type: "compact" })) ? undefined : { text: "Nothing to compact." };
     },
   },
 } satisfies Record<string, ChatCommand>;
@@ -125,12 +131,12 @@ export const CHAT_COMMANDS = {
  * one named like a command cairn has (`taken`) is left out, said in `problems`.
  */
 export function customChatCommands(
-  engine: ChatEngine,
+  conversation: Conversation,
   taken: readonly string[],
 ): { commands: ChatCommand[]; problems: string[] } {
   const commands: ChatCommand[] = [];
   const problems: string[] = [];
-  for (const command of engine.session.commands.commands.values()) {
+  for (const command of conversation.view().commands.commands.values()) {
     if (taken.includes(command.name)) {
       problems.push(
         `${command.file}: /${command.name} is one of cairn's own commands; rename the file to use it`,
@@ -143,7 +149,7 @@ export function customChatCommands(
       summary: `${command.description} (${command.scope === "project" ? "project" : "yours"})`,
       startsTurn: true,
       async run(chat, arg) {
-        await chat.engine.runCommand(command, arg);
+        await chat.conversation.submit({ type: "command", name: command.name, arguments: arg });
         return undefined;
       },
     });
@@ -155,8 +161,8 @@ export function customChatCommands(
 export const SKILLS_COMMAND: ChatCommand = {
   name: "skills",
   summary: "the skills the model can load, and where each comes from",
-  async run({ engine }) {
-    const { skills, problems } = engine.session.skills;
+  async run({ conversation }) {
+    const { skills, problems } = conversation.view().skills;
     const lines = [...skills.values()].map(
       (skill) => `${skill.name}  ${skill.description}\n    ${skill.file}`,
     );

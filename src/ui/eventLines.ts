@@ -4,7 +4,7 @@
  * of Node's) share. A front end may draw an event its own way (a diff, a card to answer); what it
  * says in words it takes from here.
  */
-import type { CairnEvent, EventOf, RunResult } from "../events/types.js";
+import type { CairnEvent, CairnEventType, EventOf, RunResult } from "../events/types.js";
 import { firstLine, formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { agentEnding, endingLine, mcpServerLine, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 
@@ -40,13 +40,17 @@ export function turnInput(event: EventOf<"turn.started">): string {
   return event.mode === "shell" ? `!${event.input}` : event.input;
 }
 
+/** A check that ran: its command and time; a file command's postcondition as what the disk shows. */
+function checkLine(check: EventOf<"validation">["checks"][number]): string {
+  if (check.source === "file_system") return `on disk: ${check.command}`;
+  const by = check.source === "agent" ? " (run by the agent)" : "";
+  return `${check.command}${by} ${formatDuration(check.duration_ms)}`;
+}
+
 function validationLines(event: EventOf<"validation">): EventLine[] {
   if (!event.ran) return [line(`validation skipped: ${event.reason ?? "nothing to run"}`)];
   const checks = event.checks.map((check) =>
-    line(
-      `${check.passed ? "✓" : "✗"} ${check.command} ${formatDuration(check.duration_ms)}`,
-      check.passed ? "ok" : "error",
-    ),
+    line(`${check.passed ? "✓" : "✗"} ${checkLine(check)}`, check.passed ? "ok" : "error"),
   );
   const failure =
     event.passed === false
@@ -66,7 +70,7 @@ const TRUSTED_BY = {
 } as const;
 
 /** A trusted folder in one line; an untrusted one with each setting left out, and how to trust it. */
-function trustLines(event: Extract<CairnEvent, { type: "workspace.trust" }>): EventLine[] {
+function trustLines(event: EventOf<"workspace.trust">): EventLine[] {
   const count = `${event.settings.length} setting${event.settings.length === 1 ? "" : "s"} beyond yours`;
   if (event.trusted)
     return [
@@ -159,87 +163,90 @@ function agentLine(event: EventOf<"agent.status">): EventLine {
   );
 }
 
+/** How an event is shown wherever it is not drawn its own way: its words, and its short name. */
+export interface EventDisplay<T extends CairnEventType> {
+  /** What it says, a line each; none for one that says nothing on its own. */
+  lines: (event: EventOf<T>) => EventLine[];
+  /** Its name in a narrow column (the session export's timeline); its type otherwise. */
+  short?: string;
+}
+
 /**
- * What an event says in words. Exhaustive: a new event does not compile until it is decided here
- * how it reads. A piece of streamed text says nothing on its own (the answer says it whole).
+ * The display form of every event, the one table the line renderer, the terminal UI, ACP, `cairn
+ * mcp serve`, the session export and the dashboard share: each shows an event as its lines here
+ * unless it draws that event its own way (a diff, a card to answer, a status line) or leaves it
+ * out. A new event is its schema (src/events/events.ts) and its row here; this table does not
+ * compile without the row, and nothing else needs one (test/events/addEvent.test.ts).
  */
+export const EVENT_DISPLAY: { readonly [T in CairnEventType]: EventDisplay<T> } = {
+  "session.started": {
+    lines: (event) => [line(`cairn ${event.mode} · ${event.model} · ${event.workspace}`)],
+  },
+  "session.resumed": { lines: (event) => [line(`resumed after event ${event.after_seq}`)] },
+  "turn.started": { lines: (event) => [line(turnInput(event), "plain")] },
+  "turn.finished": { lines: (event) => [turnEndLine(event)] },
+  "session.finished": { lines: (event) => [line(`session ended: ${endingLine(event.result)}`)] },
+  status: { lines: (event) => [line(`${STATUS_LABEL[event.status]}…`)] },
+  route: { lines: (event) => [line(`route: tier ${event.tier}, ${event.decision} (${event.reason})`)] },
+  intent: { lines: (event) => [intentLine(event)] },
+  plan: { lines: (event) => [planLine(event)] },
+  todos: { lines: (event) => [todosLine(event)] },
+  // A piece of streamed text says nothing on its own: the answer says it whole.
+  "message.delta": { lines: () => [] },
+  reasoning: { lines: (event) => [line(`thinking: ${firstLine(event.text, 160)}`)] },
+  message: { lines: (event) => [line(event.text, "plain")] },
+  "tool.call": { lines: (event) => [line(`● ${event.title}`, "accent")] },
+  "tool.result": { lines: (event) => [toolResultLine(event)] },
+  usage: { lines: (event) => [modelCallLine(event)] },
+  validation: { lines: validationLines },
+  progress: { lines: (event) => [progressLine(event)] },
+  repair: { lines: (event) => [repairLine(event)] },
+  review: { lines: reviewLines },
+  escalation: {
+    lines: (event) => [line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn")],
+  },
+  retry: {
+    lines: (event) => [
+      line(
+        `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
+        "warn",
+      ),
+    ],
+  },
+  compaction: { lines: (event) => [compactionLine(event)] },
+  "approval.requested": { short: "asks", lines: (event) => [line(`asks: allow ${event.prompt.summary}?`)] },
+  "approval.resolved": {
+    short: "approval",
+    lines: (event) => [
+      line(
+        `${CHOICE_WORDS[event.choice]}${event.reason ? `: ${event.reason}` : ""}`,
+        event.choice === "deny" ? "warn" : "ok",
+      ),
+    ],
+  },
+  "question.asked": { short: "asks", lines: (event) => [line(`asks: ${firstLine(event.question, 160)}`)] },
+  "question.answered": {
+    short: "answer",
+    lines: (event) => [
+      line(`answered: ${event.answer === null ? "(no answer)" : firstLine(event.answer, 160)}`),
+    ],
+  },
+  "mcp.server": {
+    short: "mcp",
+    lines: (event) => [line(mcpServerLine(event), event.status === "failed" ? "warn" : "dim")],
+  },
+  "agent.status": { short: "agent", lines: (event) => [agentLine(event)] },
+  error: { lines: (event) => [line(`✗ ${event.message}`, "error")] },
+  "workspace.trust": { lines: trustLines },
+};
+
+/** What an event says in words (its row of `EVENT_DISPLAY`). */
 export function describeEvent(event: CairnEvent): EventLine[] {
-  switch (event.type) {
-    case "session.started":
-      return [line(`cairn ${event.mode} · ${event.model} · ${event.workspace}`)];
-    case "session.resumed":
-      return [line(`resumed after event ${event.after_seq}`)];
-    case "turn.started":
-      return [line(turnInput(event), "plain")];
-    case "turn.finished":
-      return [turnEndLine(event)];
-    case "session.finished":
-      return [line(`session ended: ${endingLine(event.result)}`)];
-    case "status":
-      return [line(`${STATUS_LABEL[event.status]}…`)];
-    case "route":
-      return [line(`route: tier ${event.tier}, ${event.decision} (${event.reason})`)];
-    case "intent":
-      return [intentLine(event)];
-    case "plan":
-      return [planLine(event)];
-    case "todos":
-      return [todosLine(event)];
-    case "message.delta":
-      return [];
-    case "reasoning":
-      return [line(`thinking: ${firstLine(event.text, 160)}`)];
-    case "message":
-      return [line(event.text, "plain")];
-    case "tool.call":
-      return [line(`● ${event.title}`, "accent")];
-    case "tool.result":
-      return [toolResultLine(event)];
-    case "usage":
-      return [modelCallLine(event)];
-    case "validation":
-      return validationLines(event);
-    case "progress":
-      return [progressLine(event)];
-    case "repair":
-      return [repairLine(event)];
-    case "review":
-      return reviewLines(event);
-    case "escalation":
-      return [line(`model: ${event.from} → ${event.to} (${event.reason})`, "warn")];
-    case "retry":
-      return [
-        line(
-          `↻ retrying in ${formatDuration(event.delay_ms)} (${event.reason}, attempt ${event.attempt})`,
-          "warn",
-        ),
-      ];
-    case "compaction":
-      return [compactionLine(event)];
-    case "approval.requested":
-      return [line(`asks: allow ${event.prompt.summary}?`)];
-    case "approval.resolved":
-      return [
-        line(
-          `${CHOICE_WORDS[event.choice]}${event.reason ? `: ${event.reason}` : ""}`,
-          event.choice === "deny" ? "warn" : "ok",
-        ),
-      ];
-    case "question.asked":
-      return [line(`asks: ${firstLine(event.question, 160)}`)];
-    case "question.answered":
-      return [line(`answered: ${event.answer === null ? "(no answer)" : firstLine(event.answer, 160)}`)];
-    case "mcp.server":
-      return [line(mcpServerLine(event), event.status === "failed" ? "warn" : "dim")];
-    case "agent.status":
-      return [agentLine(event)];
-    case "error":
-      return [line(`✗ ${event.message}`, "error")];
-    case "workspace.trust":
-      return trustLines(event);
-    default: {
-      const unknown: never = event;
-      throw new Error(`no words for event ${JSON.stringify(unknown)}`);
-    }
-  }
+  const display = EVENT_DISPLAY[event.type] as EventDisplay<CairnEventType>;
+  return (display.lines as (event: CairnEvent) => EventLine[])(event);
+}
+
+/** An event's name in a narrow column: its short name, or its type. */
+export function shortName(type: CairnEventType): string {
+  return EVENT_DISPLAY[type].short ?? type;
 }

@@ -26,8 +26,19 @@ export function resultTotals(result: RunResult): UsageTotals {
   return { ...result.usage, cost_usd: result.cost_usd, calls: 0 };
 }
 
-function commands(checks: RunResult["assessment"]["verified_by"]): string {
-  const shown = checks.slice(0, 2).map((check) => check.command);
+type CheckSaid = Pick<RunResult["assessment"]["verified_by"][number], "command" | "source">;
+
+/**
+ * A check as the closing line names it: its command, and who ran it when that was not cairn; a
+ * file command's postcondition is the file system's word.
+ */
+export function checkName(check: CheckSaid): string {
+  if (check.source === "file_system") return "the file system";
+  return check.source === "agent" ? `${check.command}, run by the agent` : check.command;
+}
+
+function commands(checks: readonly CheckSaid[]): string {
+  const shown = [...new Set(checks.slice(0, 2).map(checkName))];
   return `${shown.join(", ")}${checks.length > 2 ? ` and ${checks.length - 2} more` : ""}`;
 }
 
@@ -45,7 +56,7 @@ export function checkedLine(result: Pick<RunResult, "reason" | "assessment">): s
     case "no_check":
       return "not verified: no check was found or could run (see the report)";
     case "unchecked":
-      return "not checked (without a plan, cairn checks only with --verify)";
+      return "not checked (no --verify, and the agent ran no project check after its change)";
     default:
       return undefined;
   }

@@ -1,11 +1,11 @@
-import { lastResult } from "../agent/resume.js";
+import { storedView } from "../agent/conversation.js";
 import type { StampedEvent } from "../events/types.js";
 import { costTable, costText } from "../model/costTable.js";
 import { formatCost, formatDuration, formatTokens } from "../platform/format.js";
 import { type Column, clip, renderTable, type TableStyle } from "../platform/table.js";
 import type { SessionInfo, Store } from "../store/sessions.js";
 import { localTime } from "../ui/table.js";
-import { describeEvent, turnInput } from "./eventLines.js";
+import { describeEvent, shortName, turnInput } from "./eventLines.js";
 import { endingLine } from "./format.js";
 
 export type ExportFormat = "md" | "json";
@@ -21,16 +21,6 @@ export interface TimelineEntry {
 }
 
 const DETAIL = 160;
-
-/** Event types by the short names the timeline's narrow column uses. */
-const SHORT_NAMES: Partial<Record<StampedEvent["type"], string>> = {
-  "agent.status": "agent",
-  "mcp.server": "mcp",
-  "approval.requested": "asks",
-  "approval.resolved": "approval",
-  "question.asked": "asks",
-  "question.answered": "answer",
-};
 
 /** What an event says, or undefined for the ones that only drive a live display. */
 function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | undefined {
@@ -77,7 +67,7 @@ function describe(event: StampedEvent): Omit<TimelineEntry, "seq" | "ts"> | unde
           .join(" · "),
         DETAIL,
       );
-      return { event: SHORT_NAMES[event.type] ?? event.type, detail };
+      return { event: shortName(event.type), detail };
     }
   }
 }
@@ -120,18 +110,19 @@ export function timeline(all: StampedEvent[]): TimelineEntry[] {
   return entries;
 }
 
-export function timelineTable(events: StampedEvent[], style: TableStyle = "plain"): string {
+/** At a terminal (`width`), each event's detail is broken over lines within it. */
+export function timelineTable(events: StampedEvent[], style: TableStyle = "plain", width?: number): string {
   const start = events[0] ? Date.parse(events[0].ts) : 0;
   const columns: Column<TimelineEntry>[] = [
     { header: "after", cell: (entry) => `+${formatDuration(Date.parse(entry.ts) - start)}`, align: "right" },
     { header: "event", cell: (entry) => entry.event },
-    { header: "detail", cell: (entry) => entry.detail },
+    { header: "detail", cell: (entry) => entry.detail, shrink: "wrap" },
   ];
-  return renderTable(columns, timeline(events), style);
+  return renderTable(columns, timeline(events), style, width);
 }
 
 function markdown(store: Store, session: SessionInfo, events: StampedEvent[]): string {
-  const result = lastResult(events);
+  const { result } = storedView(events);
   const lines = [
     `# cairn session ${session.id}`,
     "",

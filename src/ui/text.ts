@@ -1,7 +1,8 @@
-import { styleText } from "node:util";
+import { stripVTControlCharacters, styleText } from "node:util";
 import type { RunResult, StampedEvent, TodoItem, UsageTotals } from "../events/types.js";
 import { formatCost, formatDuration } from "../platform/format.js";
 import { firstLine } from "../platform/text.js";
+import { wrapToWidth } from "../platform/wrap.js";
 import { callTarget, describeEvent, type Tone } from "./eventLines.js";
 import { agentEnding, endingLine, outputSpeed, resultTotals, STATUS_LABEL, usageLine } from "./format.js";
 import { renderMarkdown } from "./markdown.js";
@@ -21,6 +22,8 @@ export interface TextRendererOptions {
    * arguments of each call, more of each tool's output and whole diffs.
    */
   verbose?: boolean;
+  /** A prompt at this terminal asks the person each approval and question: they are not said twice. */
+  askedAtTerminal?: boolean;
 }
 
 type Style = Parameters<typeof styleText>[0];
@@ -186,32 +189,24 @@ export class TextRenderer {
       case "turn.started":
       case "session.finished":
         break;
-      case "session.started":
-      case "session.resumed":
-      case "route":
-      case "intent":
-      case "plan":
-      case "validation":
-      case "repair":
-      case "review":
-      case "escalation":
-      case "retry":
-      case "compaction":
       case "approval.requested":
-      case "approval.resolved":
       case "question.asked":
-      case "question.answered":
-      case "mcp.server":
-      case "agent.status":
-      case "workspace.trust":
-      case "progress":
-      case "error":
-        for (const { text, tone } of describeEvent(event)) this.line(this.toned(tone, text));
+        if (!this.options.askedAtTerminal) this.describe(event);
         break;
-      default: {
-        const unknown: never = event;
-        throw new Error(`the line renderer does not show ${JSON.stringify(unknown)}`);
-      }
+      default:
+        this.describe(event);
+    }
+  }
+
+  /**
+   * An event in the words every front end uses for it; at a terminal, broken between words at its
+   * width, since the terminal itself breaks inside them.
+   */
+  private describe(event: StampedEvent): void {
+    const columns = this.progress.columns;
+    for (const { text, tone } of describeEvent(event)) {
+      const shown = this.toned(tone, text);
+      this.line(columns ? wrapToWidth(shown, columns) : shown);
     }
   }
 
@@ -225,16 +220,26 @@ export class TextRenderer {
     return tone === "plain" ? text : this.style(TONE_STYLE[tone], text);
   }
 
-  /** The whole list when it is new, then only the items whose state changed: a log, not a redraw. */
+  /**
+   * The whole list when it is new, numbered; then, as each item is begun, its number only: each
+   * TODO is named once in the log, and a finished one is implied by the next one begun. A list
+   * that changes (a revised plan) is shown whole again.
+   */
   private renderTodos(todos: TodoItem[]): void {
     const fresh =
       todos.some((todo) => !this.todoStates.has(todo.id)) || todos.length !== this.todoStates.size;
-    if (fresh) this.todoStates.clear();
-    for (const todo of todos) {
-      if (this.todoStates.get(todo.id) === todo.status) continue;
+    if (fresh) {
+      this.todoStates.clear();
+      for (const [index, todo] of todos.entries()) {
+        const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
+        this.line(`  ${mark} ${index + 1}. ${todo.content}`);
+      }
+    }
+    for (const [index, todo] of todos.entries()) {
+      const was = this.todoStates.get(todo.id);
       this.todoStates.set(todo.id, todo.status);
-      const mark = todo.status === "completed" ? "[x]" : todo.status === "in_progress" ? "[>]" : "[ ]";
-      this.line(`  ${mark} ${todo.content}`);
+      if (!fresh && was !== todo.status && todo.status === "in_progress")
+        this.line(this.style("dim", `── step ${index + 1} of ${todos.length}`));
     }
   }
 
@@ -286,7 +291,8 @@ export class TextRenderer {
 
   private async renderAnswer(text: string): Promise<void> {
     if (!text) return;
-    const width = Math.min(this.options.out.columns ?? 100, 120);
+    // A terminal that says it has 0 columns (a pty nobody sized) still gets the answer.
+    const width = Math.min(this.options.out.columns || 100, 120);
     const body = this.options.interactive ? await renderMarkdown(text, width, this.options.color) : text;
     this.line(`\n${body}\n`, this.options.out);
   }
@@ -301,10 +307,12 @@ export class TextRenderer {
       result.workspace_cost_usd === undefined
         ? []
         : [`${formatCost(result.workspace_cost_usd)} all-time here`];
-    this.line(
-      [this.style(statusStyle, status ?? ""), ...rest, usageLine(resultTotals(result), tps), ...allTime].join(
-        " · ",
-      ),
-    );
+    const ending = [this.style(statusStyle, status ?? ""), ...rest].join(" · ");
+    const spent = [usageLine(resultTotals(result), tps), ...allTime].join(" · ");
+    const columns = this.progress.columns;
+    const whole = `${ending} · ${spent}`;
+    // Narrower than the line: how it ended, then what it cost, each broken between words.
+    if (!columns || stripVTControlCharacters(whole).length <= columns) this.line(whole);
+    else this.line(`${wrapToWidth(ending, columns)}\n${wrapToWidth(spent, columns)}`);
   }
 }

@@ -16,6 +16,7 @@ import type { ValidationSummary } from "../events/types.js";
 import { findExecutable, type ProcessResult, spawnGroup } from "../platform/processes.js";
 import { HeadTailBuffer, truncateHeadTail } from "../platform/truncate.js";
 import { cleanEnvironment, environmentPolicy } from "../safety/environment.js";
+import type { WrappedCommand } from "../safety/sandbox.js";
 import { type Failure, parseFailures, summarizeFailures } from "./failures.js";
 import type { Check, ValidationPlan } from "./plan.js";
 
@@ -35,7 +36,7 @@ export interface CheckOptions {
   /** Added to the environment the checks run in. */
   env?: Record<string, string>;
   /** The process that runs a check's shell command: the session's sandbox; plain bash without it. */
-  spawnFor?: (command: string) => { file: string; args: string[] };
+  spawnFor?: (command: string) => WrappedCommand;
 }
 
 export interface CheckResult extends Check {
@@ -75,8 +76,14 @@ const DIFF_LIMITS = { headBytes: 3_000, tailBytes: 1_000 };
 const MAX_STDOUT_BYTES = 1_000_000;
 const SUMMARY_BYTES = 6_000;
 
-/** An environment that asks tools for plain, non-interactive output. */
-function checkEnv(cwd: string, options: CheckOptions): NodeJS.ProcessEnv {
+/**
+ * An environment that asks tools for plain, non-interactive output, with the project's own
+ * `node_modules/.bin` on PATH, as package scripts run.
+ */
+export function checkEnv(
+  cwd: string,
+  options: Pick<CheckOptions, "environment" | "env"> = {},
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...(options.environment ?? cleanEnvironment(process.env, environmentPolicy())),
     CI: "true",
@@ -182,7 +189,10 @@ export async function runCheck(
         stdoutBytes += chunk.length;
       },
       onStderr: (chunk) => combined.push(chunk),
+      ...(process.watch ? { supervise: process.watch } : {}),
     }).done;
+    const stopped = process.watch?.stopped(result.exitCode);
+    if (stopped) combined.push(Buffer.from(`\n${stopped}\n`));
   } catch (error) {
     const message = `could not start: ${(error as Error).message}`;
     return {
@@ -226,6 +236,7 @@ function seconds(ms: number): string {
 }
 
 function describeOutcome(check: CheckResult): string {
+  if (check.kind === "postcondition") return check.passed ? "holds" : `does not hold: ${check.output}`;
   if (check.passed) return `passed in ${seconds(check.duration_ms)}`;
   if (check.timed_out) return `timed out after ${seconds(check.duration_ms)}`;
   if (check.exit_code === null) return "did not finish";

@@ -1,7 +1,15 @@
 /** What validation runs: the checks, each with who vouches for it, in the order they run. */
 import type { CheckSource } from "../events/types.js";
 
-export type CheckKind = "test" | "typecheck" | "build" | "lint" | "format" | "expected_output";
+/** `postcondition`: what a tier-0 file command must leave on disk, checked without running anything. */
+export type CheckKind =
+  | "test"
+  | "typecheck"
+  | "build"
+  | "lint"
+  | "format"
+  | "expected_output"
+  | "postcondition";
 
 export interface Check {
   name: string;

@@ -148,7 +148,7 @@ describe("cairn acp: during a turn", () => {
     expect(server.requests).toHaveLength(1);
   });
 
-  it("asks the editor before starting an MCP server the repository defines, and offers its tools once allowed", async () => {
+  it("in a folder the person trusts, asks the editor before starting an MCP server the repository defines, and offers its tools once allowed", async () => {
     const server = await stage.serve([{ text: "Ready." }]);
     const home = await makeHome();
     const marker = path.join(home, "started");
@@ -158,7 +158,13 @@ describe("cairn acp: during a turn", () => {
         mcpServers: { counter: stdio(COUNT, "--tools", "2", "--marker", marker) },
       }),
     });
-    const editor = stage.start({ server, home, args: ["--approval", "ask"], answer: () => "once" });
+    // Untrusted, the repository's own server is left out without a question (test/faults/workspaceServers.test.ts).
+    const editor = stage.start({
+      server,
+      home,
+      args: ["--approval", "ask", "--trust-workspace"],
+      answer: () => "once",
+    });
     const { session } = await openSession(editor, repo);
     await editor.agent.request("session/prompt", { sessionId: session.sessionId, prompt: text("get ready") });
     expect(editor.permissions.map((p) => p.toolCall.title)).toEqual([

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ChatEngine } from "../../src/agent/chat.js";
 import { announce, type Ending, settle } from "../../src/agent/settle.js";
 import { Turn } from "../../src/agent/turn.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { closeAll, hostedSession } from "../helpers/session.js";
+import { closeAll, hostedConversation, hostedSession } from "../helpers/session.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 
 /** A turn's work that ends as given, after something the person did (or did not do) to it. */
@@ -26,6 +25,31 @@ async function endWith(ending: Ending, during: (turn: Turn) => void) {
     await closeAll();
   }
 }
+
+describe("a bug in a turn's work", () => {
+  it("ends the turn failed for reason internal, stored like any ending, and is thrown on to whoever started it", async () => {
+    const { session, events } = await hostedSession([], { attended: true });
+    try {
+      announce(session, { mode: "do", input: "fix it" });
+      const work = Turn.run(session, { label: "test" }, (turn) =>
+        settle(
+          turn,
+          async () => {
+            throw new TypeError("cannot read properties of undefined (reading 'steps')");
+          },
+          () => 1,
+        ),
+      );
+      await expect(work).rejects.toThrow(TypeError);
+      expect(events.slice(-2)).toMatchObject([
+        { type: "error", fatal: true, reason: "internal", message: expect.stringContaining("steps") },
+        { type: "turn.finished", result: { status: "failed", reason: "internal" } },
+      ]);
+    } finally {
+      await closeAll();
+    }
+  });
+});
 
 describe("how a turn ends", () => {
   it("is cancelled when the work stopped because the person interrupted it, whatever it then said", async () => {
@@ -69,10 +93,18 @@ const writes = (content: string): ScriptedTurn[] => [
 ];
 
 /** Sends chat messages one after the other, as a person would, and gives how each ended. */
-async function chat(script: ScriptedTurn[], messages: string[], config: Record<string, unknown> = {}) {
-  const { session, events } = await hostedSession(script, { files: { "a.txt": "old\n" }, config });
+async function chat(
+  script: ScriptedTurn[],
+  messages: string[],
+  config: Record<string, unknown> = {},
+  files: Record<string, string> = {},
+) {
+  const { conversation: engine, events } = await hostedConversation(script, {
+    files: { "a.txt": "old\n", ...files },
+    config,
+    mode: "do",
+  });
   try {
-    const engine = await ChatEngine.start(async () => session);
     const outcomes = [];
     for (const text of messages)
       outcomes.push(await engine.submit({ type: "user_input", mode: "chat", text }));
@@ -114,5 +146,21 @@ describe("how a chat message ends", () => {
     expect(bad?.result).toMatchObject({ status: "failed", reason: "checks_failed" });
     expect(bad?.exitCode).toBe(1);
     expect(checks).toBe(2);
+  });
+
+  it("is completed on the project's own check when the agent ran it after its change and it passed", async () => {
+    const check = { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] };
+    const { outcomes, checks } = await chat(
+      [...writes("new\n").slice(0, 1), check, { text: "Done; npm test passes." }],
+      ["please put new in a.txt"],
+      {},
+      { "package.json": JSON.stringify({ scripts: { test: "grep -qx new a.txt" } }) },
+    );
+    expect(outcomes[0]?.result).toMatchObject({
+      status: "completed",
+      reason: "checks_passed",
+      assessment: { verified_by: [{ command: "npm test", source: "agent", passed: true }] },
+    });
+    expect(checks).toBe(1);
   });
 });

@@ -1,7 +1,8 @@
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rename, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkPostcondition, postconditionOf } from "../../src/agent/fileCheck.js";
 import { parseFileCommand } from "../../src/agent/fileCommands.js";
 
 let workspace: string;
@@ -61,5 +62,35 @@ describe("plain-language file commands", () => {
     ["please move a.txt to c.txt and then commit", "more than a file command"],
   ])("%s goes to the model (%s)", (task) => {
     expect(parseFileCommand(task, workspace)).toBeUndefined();
+  });
+});
+
+describe("a file command's postcondition", () => {
+  it("holds only once the file system shows the command done", async () => {
+    const dir = await realpath(await mkdtemp(path.join(os.tmpdir(), "cairn-filecheck-")));
+    try {
+      await writeFile(path.join(dir, "a.txt"), "one\r\ntwo\r\n");
+      const move = parseFileCommand("move a.txt to b.txt", dir)!;
+      const moved = postconditionOf(move, dir);
+      expect(checkPostcondition(moved)).toMatchObject({
+        passed: false,
+        summary: expect.stringContaining("b.txt is not there"),
+      });
+      await writeFile(path.join(dir, "b.txt"), "one\r\ntwo\r\n");
+      expect(checkPostcondition(moved).checks[0]?.output).toBe("a.txt is still there");
+      await rename(path.join(dir, "b.txt"), path.join(dir, "c.txt"));
+      await rename(path.join(dir, "a.txt"), path.join(dir, "b.txt"));
+      expect(checkPostcondition(moved)).toMatchObject({ passed: true });
+
+      // A replacement in a CRLF file: the line endings stay the file's own.
+      const replace = parseFileCommand("replace two with three in b.txt", dir)!;
+      const replaced = postconditionOf(replace, dir);
+      await writeFile(path.join(dir, "b.txt"), "one\r\nthree\r\n");
+      expect(checkPostcondition(replaced)).toMatchObject({ passed: true });
+      await writeFile(path.join(dir, "b.txt"), "one\r\nthree!\r\n");
+      expect(checkPostcondition(replaced).checks[0]?.output).toBe("b.txt does not hold the text");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

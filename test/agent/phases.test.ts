@@ -30,7 +30,7 @@ function* everyFacts(): Generator<RunFacts> {
     changed: [false, true],
     verifyGiven: [false, true],
     checks: ["passed", "failed", "none", undefined],
-    checkedBy: ["person", "project", "model", undefined],
+    checkedBy: ["person", "project", "file_system", "model", undefined],
     failureSeen: [false, true],
     review: ["ready", "not_ready", undefined],
     stalled: [0, 1, 2],
@@ -148,56 +148,56 @@ describe("the run loop's phases", () => {
 
   const table: Array<[string, RunPhase, Partial<RunFacts>, Next]> = [
     ["a greeting", "answer", {}, "completed"],
-    ["a greeting with --verify", "answer", { verifyGiven: true }, "validate"],
+    ["a greeting with --verify", "answer", { verifyGiven: true }, "validation"],
     [
       "a tier-0 task whose --verify failed",
-      "validate",
+      "validation",
       { route: "answer", verifyGiven: true, checks: "failed" },
       "failed",
     ],
-    ["a fast-path edit", "single", { route: "single", changed: true }, "validate"],
+    ["a fast-path edit", "single", { route: "single", changed: true }, "validation"],
     [
       "a fast-path edit the project's tests pass",
-      "validate",
+      "validation",
       { route: "single", changed: true, checks: "passed", checkedBy: "project" },
       "completed",
     ],
     [
       "a fast-path edit only the model's check passes",
-      "validate",
+      "validation",
       { route: "single", changed: true, checks: "passed", checkedBy: "model" },
       "review",
     ],
     [
       "a fast-path edit the project's tests fail",
-      "validate",
+      "validation",
       { route: "single", changed: true, checks: "failed", checkedBy: "project" },
       "progress",
     ],
-    ["after a failed fast path: the full loop", "progress", { route: "single", iteration: 1 }, "analyse"],
+    ["after a failed fast path: the full loop", "progress", { route: "single", iteration: 1 }, "analysis"],
     ["a fast-path loop that could not finish", "single", { route: "single", workFailed: true }, "failed"],
-    ["a planned change", "execute", { route: "plan", changed: true }, "validate"],
-    ["a planned round that changed nothing", "execute", { route: "plan" }, "completed"],
+    ["a planned change", "execution", { route: "plan", changed: true }, "validation"],
+    ["a planned round that changed nothing", "execution", { route: "plan" }, "completed"],
     [
       "--verify on a planned round that changed nothing",
-      "execute",
+      "execution",
       { route: "plan", verifyGiven: true },
-      "validate",
+      "validation",
     ],
-    ["checks passed: review", "validate", { route: "plan", changed: true, checks: "passed" }, "review"],
+    ["checks passed: review", "validation", { route: "plan", changed: true, checks: "passed" }, "review"],
     [
       "checks failed the first time: review",
-      "validate",
+      "validation",
       { route: "plan", changed: true, checks: "failed" },
       "review",
     ],
     [
       "checks failed as before: no review",
-      "validate",
+      "validation",
       { route: "plan", changed: true, checks: "failed", failureSeen: true },
       "progress",
     ],
-    ["nothing to check: review", "validate", { route: "plan", changed: true, checks: "none" }, "review"],
+    ["nothing to check: review", "validation", { route: "plan", changed: true, checks: "none" }, "review"],
     [
       "reviewed and checked",
       "review",
@@ -222,23 +222,23 @@ describe("the run loop's phases", () => {
       { route: "plan", changed: true, checks: "failed", review: "ready" },
       "progress",
     ],
-    ["a round that got closer", "progress", { analysed: true, iteration: 2 }, "plan"],
+    ["a round that got closer", "progress", { analysed: true, iteration: 2 }, "planning"],
     [
       "no closer, a stronger model there",
       "progress",
       { analysed: true, stalled: 1, canEscalate: true },
       "escalate",
     ],
-    ["no closer, no stronger model", "progress", { analysed: true, stalled: 1 }, "plan"],
+    ["no closer, no stronger model", "progress", { analysed: true, stalled: 1 }, "planning"],
     [
       "no closer after escalating",
       "progress",
       { analysed: true, stalled: 1, escalated: true, canEscalate: true },
-      "plan",
+      "planning",
     ],
     ["twice no closer, headless", "progress", { analysed: true, stalled: 2 }, "stuck"],
     ["twice no closer, a person there", "progress", { analysed: true, stalled: 2, canAsk: true }, "ask"],
-    ["the person answered", "ask", { analysed: true, advised: true }, "plan"],
+    ["the person answered", "ask", { analysed: true, advised: true }, "planning"],
     ["the person did not answer", "ask", { analysed: true }, "stuck"],
     ["out of iterations", "progress", { analysed: true, iteration: 25, stalled: 2 }, "max_iterations"],
     [
@@ -261,7 +261,7 @@ describe("the run loop's phases", () => {
     ],
     [
       "the checks failed: no Stop hook yet",
-      "validate",
+      "validation",
       { route: "plan", changed: true, checks: "failed", failureSeen: true, stopHook: "unasked" },
       "progress",
     ],
@@ -281,13 +281,13 @@ describe("the run loop's phases", () => {
       "a Stop hook sends a planned run back",
       "stop_hook",
       { route: "plan", analysed: true, changed: true, checks: "passed", stopHook: "go_on", iteration: 2 },
-      "plan",
+      "planning",
     ],
     [
       "a Stop hook sends a fast-path answer back: the full loop",
       "stop_hook",
       { route: "single", stopHook: "go_on", iteration: 1 },
-      "analyse",
+      "analysis",
     ],
     [
       "a Stop hook sends the last round back",
@@ -338,17 +338,17 @@ describe("where a resumed run picks up", () => {
   });
   const phaseOf = (...events: CairnEvent[]) => resumePhase(resumePoint(events.map(stamp)));
 
-  it("starts over at route when the run never planned", () => {
-    expect(phaseOf({ type: "route", tier: 2, decision: "analyse and plan", reason: "" })).toBe("route");
+  it("starts over at routing when the run never planned", () => {
+    expect(phaseOf({ type: "route", tier: 2, decision: "analyse and plan", reason: "" })).toBe("routing");
   });
 
   it("carries on executing at the first unfinished step", () => {
     const point = resumePoint([intent, plan, todos("completed", "in_progress")].map(stamp));
-    expect(resumePhase(point)).toBe("execute");
+    expect(resumePhase(point)).toBe("execution");
     expect(point.stepIndex).toBe(1);
   });
 
   it("checks the work again when every step was done", () => {
-    expect(phaseOf(intent, plan, todos("completed", "completed"))).toBe("validate");
+    expect(phaseOf(intent, plan, todos("completed", "completed"))).toBe("validation");
   });
 });

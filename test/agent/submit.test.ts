@@ -132,7 +132,7 @@ describe("Session.submit", () => {
     await session.submit({ type: "override", model: "openai/gpt-4.1-mini" });
     await doTask(session, "say second");
     expect(server?.requests.map((request) => request.body.model)).toEqual(["gpt-4o", "gpt-4.1-mini"]);
-    expect(session.model.id).toBe("openai/gpt-4.1-mini");
+    expect(session.main.model.id).toBe("openai/gpt-4.1-mini");
     expect(events).toContainEqual(
       expect.objectContaining({
         type: "escalation",

@@ -1,19 +1,18 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { ChatEngine } from "../../src/agent/chat.js";
-import { closeAll, hostedSession } from "../helpers/session.js";
+import { closeAll, hostedConversation } from "../helpers/session.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 
 afterEach(closeAll);
 
 /** A `cairn do` over Ollama's wire format, the model answering with `script`. */
 async function ask(script: ScriptedTurn[], task = "what do the notes say?") {
-  const hosted = await hostedSession(script, {
+  const hosted = await hostedConversation(script, {
     format: "ollama",
     approval: "auto",
+    mode: "do",
     files: { "notes.txt": "first\nhello\nthird\n" },
   });
-  const engine = await ChatEngine.start(async () => hosted.session);
-  const outcome = await engine.submit({ type: "user_input", mode: "do", text: task });
+  const outcome = await hosted.conversation.submit({ type: "user_input", mode: "do", text: task });
   const calls = hosted.events.filter((event) => event.type === "tool.call");
   const results = hosted.events.filter((event) => event.type === "tool.result");
   return { ...hosted, outcome, calls, results };

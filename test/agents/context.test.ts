@@ -1,11 +1,10 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ChatEngine } from "../../src/agent/chat.js";
 import { agentTools } from "../../src/agents/tools.js";
 import type { StampedEvent } from "../../src/events/types.js";
 import type { AnyTool } from "../../src/tools/types.js";
-import { closeAll, hostedSession } from "../helpers/session.js";
+import { closeAll, hostedConversation } from "../helpers/session.js";
 import type { RecordedRequest, ScriptedTurn } from "../support/scriptedServer.js";
 import { isCairn, toolAnswers } from "./requests.js";
 
@@ -28,16 +27,16 @@ function script(request: RecordedRequest): ScriptedTurn {
 
 describe("a sub-agent's own context", () => {
   it("asks a person as itself: its question and its approval name it, and so do their answers", async () => {
-    const hosted = await hostedSession(script, {
+    const hosted = await hostedConversation(script, {
       files: { ".cairn/agents/writer.md": WRITER },
       approval: "ask",
       attended: true,
       trust: true,
+      mode: "do",
     });
-    const { session, events, repo } = hosted;
-    const engine = await ChatEngine.start(async () => session);
+    const { conversation: engine, events, repo } = hosted;
     const answered: StampedEvent[] = [];
-    session.bus.subscribe((event) => {
+    engine.subscribe((event) => {
       if (event.type === "question.asked") {
         answered.push(event);
         void engine.submit({ type: "answer", request_id: event.request_id, answer: "Notes" });

@@ -209,6 +209,27 @@ describe("an external agent that fails", () => {
     scaled(40_000),
   );
 
+  it("named with --agent and not installed, is bad usage said before anything is asked or run", async () => {
+    const repo = await gitRepo({ "a.txt": "a\n" });
+    const home = await makeHome();
+    await writeFile(path.join(repo, ".cairn-config.yaml"), "approval: auto-edit\n");
+    server = await startScriptedServer([]);
+    const { args, env } = modelFlags("openai", server);
+    for (const command of ["do", "run"]) {
+      const run = await runCairn(
+        [command, "tidy a.txt", "--agent", "agent:codex", ...args, "--cwd", repo],
+        // A PATH with the shell's tools and no codex on it.
+        { home, env: { ...env, PATH: "/usr/bin:/bin" }, timeoutMs: 30_000 },
+      );
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toContain(
+        "cairn: agent:codex is not installed: `codex` is not on PATH. Install it (npm install -g @openai/codex) or set agents.external.codex.command in the config to where it is.",
+      );
+      expect(run.stderr).not.toMatch(/approval|Refused|rule/i);
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("is refused in a headless run without a rule that allows it, with the rule that would, and the task ends not done", async () => {
     const repo = await gitRepo({ "a.txt": "a\n" });
     const home = await makeHome();

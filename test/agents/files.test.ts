@@ -2,8 +2,10 @@ import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadAgents } from "../../src/agents/files.js";
+import { agentsCommand } from "../../src/cli/agents.js";
 import { configSchema } from "../../src/config/schema.js";
 import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { captureIo } from "../store/fixtures.js";
 
 async function agentFile(dir: string, name: string, text: string) {
   await mkdir(dir, { recursive: true });
@@ -101,5 +103,25 @@ describe("agent files", () => {
       expect.arrayContaining(["llm:default", "llm:cheap", "llm:strong", "llm:review"]),
     );
     expect(listed.problems).toHaveLength(3);
+  });
+
+  // Issue 40's tour at 80 columns: the table is 200 columns wide, and a terminal wrapped it
+  // into a jumble; narrower than it, each agent is a few lines of its own.
+  it("cairn agents at 80 columns lists each agent in lines that fit, nothing cut", async () => {
+    const { repo, home } = await workspaceWithAgents();
+    const { io, out } = captureIo();
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, "config"), PATH: "/nonexistent" };
+    await agentsCommand({ cwd: repo }, { ...io, columns: 80 }, env);
+    const text = out();
+    expect(text.split("\n").filter((line) => line.length > 80)).toEqual([]);
+    expect(text).toContain(
+      "explore  built-in\n  Read-only explorer: finds the files and line ranges that answer a question\n",
+    );
+    expect(text).toContain(
+      "agent:codex  external: codex (not installed: npm install -g @openai/codex)\n  the codex CLI, in this workspace\n  model: (its own) · tools: its own\n",
+    );
+    const wide = captureIo();
+    await agentsCommand({ cwd: repo }, { ...wide.io, columns: 250 }, env);
+    expect(wide.out().split("\n")[0]).toMatch(/^agent\s+from\s+model\s+tools\s+what it does$/);
   });
 });

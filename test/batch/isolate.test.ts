@@ -88,4 +88,35 @@ describe("a task's isolated copy", () => {
     );
     await expect(isolate({ id: "ref", repo, ref: "no-such-ref" }, options())).rejects.toThrow(/no-such-ref/);
   });
+
+  it("with isolation: clone, a repository of its own holding the ref and its past, nothing later", async () => {
+    const repo = await makeRepo({ "calc.py": "wrong\n" });
+    git(repo, "init", "-q");
+    git(repo, "add", ".");
+    git(repo, "commit", "-qm", "base");
+    const base = git(repo, "rev-parse", "HEAD");
+    await writeFile(path.join(repo, "calc.py"), "fixed\n");
+    git(repo, "commit", "-qam", "the fix");
+    const fix = git(repo, "rev-parse", "HEAD");
+
+    const copy = await isolate({ id: "clone", repo, ref: base, isolation: "clone" }, options());
+    expect(copy.base).toBe(base);
+    expect(await readFile(path.join(copy.dir, "calc.py"), "utf8")).toBe("wrong\n");
+    // Its own .git, inside it; no remote, no FETCH_HEAD naming the repository; the fix unknown.
+    expect(git(copy.dir, "rev-parse", "--git-dir")).toBe(".git");
+    expect(git(copy.dir, "remote")).toBe("");
+    expect(existsSync(path.join(copy.dir, ".git", "FETCH_HEAD"))).toBe(false);
+    expect(git(copy.dir, "log", "--all", "--format=%H")).toBe(base);
+    expect(() => git(copy.dir, "cat-file", "-t", fix)).toThrow();
+    // What a setup made is left out of the change; the rest is the change.
+    const before = await copy.untracked();
+    await writeFile(path.join(copy.dir, "setup-made.txt"), "x\n");
+    const left = (await copy.untracked()).filter((entry) => !before.includes(entry));
+    await writeFile(path.join(copy.dir, "calc.py"), "mine\n");
+    const patch = await copy.patch(left);
+    expect(patch).toContain("+mine");
+    expect(patch).not.toContain("setup-made.txt");
+    await copy.dispose();
+    expect(existsSync(copy.dir)).toBe(false);
+  });
 });

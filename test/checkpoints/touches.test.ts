@@ -66,10 +66,11 @@ describe.each([false, true])("a write tool that does not say what it writes (git
       { text: "Saved both." },
     ]);
     const session = await scriptedSession(server, repo, { approval: "auto" });
-    // Its only tool, wrapped as the session wraps each of its own (as an MCP server's would be).
-    (session as { registry: ToolRegistry }).registry = new ToolRegistry([
-      withCheckpoints(saveText, () => session.checkpoints(), session.id),
-    ]);
+    // Its only tool, wrapped as the session wraps each of its own (as an MCP server's would be),
+    // the session's and its own agent's.
+    const registry = new ToolRegistry([withCheckpoints(saveText, () => session.checkpoints(), session.id)]);
+    Object.assign(session, { registry });
+    Object.assign(session.main, { registry });
 
     const outcome = await doTask(session, "save the notes");
     // What it changed, found by comparing the workspace, is the do's change: made and unchecked.

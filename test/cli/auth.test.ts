@@ -37,6 +37,27 @@ describe("cairn auth", () => {
     expect(await readFile(credentials(home), "utf8")).not.toContain("sk-ant-secret-1");
   });
 
+  it("with no key anywhere, ends on a whole sentence, and needs no key for a local server", async () => {
+    const home = await makeHome();
+    const noKeys = { OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "", OPENROUTER_API_KEY: "" };
+    const list = await runCairn(["auth", "list"], { home, env: noKeys });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/ollama\s+OLLAMA_API_KEY\s+not needed \(a local server\)/);
+    expect(list.stdout).toMatch(/anthropic\s+ANTHROPIC_API_KEY\s+—/);
+    const last = list.stdout.trim().split("\n").at(-1) ?? "";
+    expect(last).toBe(
+      "No model chosen and no API key found: store one with `cairn auth login <provider>`, set a variable above, or choose a model with --model (a local Ollama needs no key: --model ollama/<name>).",
+    );
+    const json = JSON.parse((await runCairn(["auth", "list", "--json"], { home, env: noKeys })).stdout);
+    expect(json.find((row: { provider: string }) => row.provider === "ollama")).toMatchObject({
+      needed: false,
+      source: null,
+    });
+    expect(json.find((row: { provider: string }) => row.provider === "openai")).toMatchObject({
+      needed: true,
+    });
+  });
+
   it("is used where the environment has no key, and the environment's wins where it has one", async () => {
     const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
     open.server = await startScriptedServer([{ text: "One." }, { text: "Two." }]);
@@ -72,6 +93,20 @@ describe.skipIf(!hasTmux)("cairn auth at a terminal, and the message with no key
     expect(screen).toContain("cairn auth login <provider>");
     expect(screen).toMatch(/openrouter\s+OPENROUTER_API_KEY\s+openrouter\/google\/gemini-3\.5-flash/);
     // Every line ends at the end of a word, none cut inside one.
+    const lines = screen.split("\n").filter((line) => line.trim());
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    expect(lines.some((line) => line.length === 80 && /\w$/.test(line))).toBe(false);
+  });
+
+  it("cairn auth list at 80 columns with no key ends on a sentence broken between words", async () => {
+    const [repo, home] = await Promise.all([makeRepo({}), makeHome()]);
+    open.terminal = Terminal.start({ args: ["auth", "list"], cwd: repo, home });
+    const t = open.terminal;
+    expect(await t.exited()).toBe(0);
+    const screen = t.screen();
+    expect(screen.replace(/\s+/g, " ")).toContain(
+      "No model chosen and no API key found: store one with `cairn auth login <provider>`, set a variable above",
+    );
     const lines = screen.split("\n").filter((line) => line.trim());
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     expect(lines.some((line) => line.length === 80 && /\w$/.test(line))).toBe(false);

@@ -265,3 +265,63 @@ describe("resume", () => {
     );
   });
 });
+
+describe("a command's name mistyped", () => {
+  it.each([
+    ["sesions", "sessions"],
+    ["cost", "costs"],
+    ["chekpoints", "checkpoints"],
+    ["agnets", "agents"],
+  ])("cairn %s is refused with the command it is near (%s), before any model call", async (typed, meant) => {
+    const { args, env } = await silentModel();
+    const run = await runCairn([typed, ...args], { home: await makeHome(), env });
+    expectRefused(run, `error: unknown command '${typed}' (did you mean \`cairn ${meant}\`?)`);
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it.each([["refactor"], ["go"], ["sesions", "please"]])(
+    "cairn %s … is a message for the agent, as is a near miss given with -p",
+    async (...words) => {
+      server = await startScriptedServer([{ text: "Here." }, { text: "Here." }]);
+      const { args, env } = modelFlags("openai", server);
+      const repo = await makeRepo({});
+      const run = await runCairn([...words, ...args, "--cwd", repo], { home: await makeHome(), env });
+      expect(run.code, run.stderr).toBe(0);
+      const print = await runCairn(["-p", "sesions", ...args, "--cwd", repo], {
+        home: await makeHome(),
+        env,
+      });
+      expect(print.code, print.stderr).toBe(0);
+      expect(server.requests).toHaveLength(2);
+    },
+  );
+});
+
+describe("--debug-log", () => {
+  it("in a folder that does not exist is bad usage, and no folder is made for it", async () => {
+    const { args, env } = await silentModel();
+    const repo = await makeRepo({});
+    const missing = path.join(repo, "no", "such", "dir");
+    const run = await runCairn(
+      ["do", "fix it", ...args, "--cwd", repo, "--debug-log", path.join(missing, "x.jsonl")],
+      {
+        home: await makeHome(),
+        env,
+      },
+    );
+    expectRefused(
+      run,
+      `error: option '--debug-log <file>' argument '${path.join(missing, "x.jsonl")}' is invalid. its folder ${missing} does not exist (make it first, or name a file in a folder that does).`,
+    );
+    expect(existsSync(path.join(repo, "no"))).toBe(false);
+    expect(server?.requests).toHaveLength(0);
+  });
+
+  it("that names a folder is bad usage", async () => {
+    const repo = await makeRepo({});
+    const run = await runCairn(["do", "fix it", "--cwd", repo, "--debug-log", repo], {
+      home: await makeHome(),
+    });
+    expectRefused(run, "is invalid. it is a folder; name a file in it.");
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { makeHome, runCairn } from "../helpers/cli.js";
@@ -6,7 +6,7 @@ import { makeHome, runCairn } from "../helpers/cli.js";
 describe("cairn demo", () => {
   it("fixes the demo repository with the recorded model, and the real tests pass", async () => {
     const home = await makeHome();
-    // The demo leaves its repository for the person to look at: here, in the home that goes.
+    // Where the demo makes its repository: it must be gone afterwards.
     const tmp = path.join(home, "tmp");
     await mkdir(tmp);
     const run = await runCairn(["demo", "--recorded", "--output-format", "json"], {
@@ -27,5 +27,23 @@ describe("cairn demo", () => {
       "review",
       "routing",
     ]);
+    expect(await readdir(tmp)).toEqual([]);
+    expect(run.stderr).toContain("Removed the demo repository (cairn demo --keep leaves it to look at).");
+  });
+
+  it("keeps its repository with --keep, and says where", async () => {
+    const home = await makeHome();
+    const tmp = path.join(home, "tmp");
+    await mkdir(tmp);
+    const run = await runCairn(["demo", "--recorded", "--keep", "--output-format", "json"], {
+      home,
+      env: { TMPDIR: tmp },
+      timeoutMs: 60_000,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    const [kept] = await readdir(tmp);
+    expect(kept).toMatch(/^cairn-demo-/);
+    expect(run.stderr).toContain(`The demo repository stays at ${path.join(tmp, kept ?? "")}.`);
+    expect(await readFile(path.join(tmp, kept ?? "", "src", "stats.js"), "utf8")).toContain("let i = 0");
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
@@ -344,6 +344,7 @@ describe("cairn do, whatever the wire format", () => {
     const home = await makeHome();
     const secret = "sk-proj-Zq8vN3xTq7LmW2pR9sKd4YhB";
     const log = path.join(home, "logs", "debug.jsonl");
+    await mkdir(path.dirname(log));
     server = await startScriptedServer([
       { toolCalls: [{ name: "read_file", args: { path: "notes.txt" } }] },
       { text: `Read it. (The key you gave was ${secret}.)` },
@@ -407,14 +408,14 @@ describe("cairn do, whatever the wire format", () => {
     ];
     for (const [task, tool] of steps) {
       const { run, requests, result, events } = await cairnDo("openai", [], repo, task);
-      // A file command ends as any change `cairn do` makes without --verify (a move can break an import).
-      expect(run.code, run.stderr).toBe(EXIT_UNCHECKED);
+      // Its own postcondition is its check (a move that breaks an import is what --verify is for).
+      expect(run.code, run.stderr).toBe(0);
       expect(requests).toHaveLength(0);
       expect(events.find((e) => e.type === "route")).toMatchObject({ tier: 0, decision: tool });
       expect(events.find((e) => e.type === "tool.call")).toMatchObject({ tool });
       expect(result).toMatchObject({
-        status: "unverified",
-        reason: "unchecked",
+        status: "completed",
+        reason: "checks_passed",
         usage: { input_tokens: 0, output_tokens: 0 },
       });
     }

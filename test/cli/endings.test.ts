@@ -136,6 +136,45 @@ describe("endings of cairn run", () => {
     expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 1 });
     expect(result?.validation).toMatchObject({ ran: true, passed: true });
     expect(requests).toHaveLength(3);
+    // Not reviewed for that reason, not for want of a change.
+    expect(result?.summary).toContain(
+      "## Review\nNo review: the project's checks judged a change made without a plan.",
+    );
+    expect(result?.summary).not.toContain("nothing was changed");
+  });
+
+  it("words a failed run as it went: a move as a move, the failed check as why nothing verified it, what failed", {
+    timeout: 90_000,
+  }, async () => {
+    const repo = await makeRepo({ ...JS_REPO, "src/helper.js": "export const one = 1;\n" });
+    const { run, result } = await cairnRun(
+      repo,
+      "the sum test fails, fix it",
+      {
+        classification: [{ ...classify("trivial"), confidence: 0.95 }],
+        execution: [
+          {
+            toolCalls: [{ name: "move_file", args: { source: "src/helper.js", destination: "src/util.js" } }],
+          },
+          { text: "Tidied up first." },
+        ],
+      },
+      ["--max-iterations", "1"],
+      90_000,
+    );
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({
+      status: "max_iterations",
+      files_changed: ["src/helper.js", "src/util.js"],
+    });
+    expect(result?.summary).toContain("## What changed\n- `src/util.js` (moved from `src/helper.js`)\n\n");
+    expect(result?.summary).not.toContain("(modified)");
+    expect(result?.summary).toContain("No review: the run ended before a reviewer read the change.");
+    expect(result?.assessment.not_verified).toEqual(["the change to 2 files (`npm test` failed)"]);
+    const [remaining] = result?.assessment.remaining ?? [];
+    // What failed, not the heading that introduces it.
+    expect(remaining).toMatch(/^Validation failed: \S/);
+    expect(remaining).toContain("sum");
   });
 
   it("runs --verify even when nothing changed, and a failing one fails the run", async () => {
@@ -266,6 +305,90 @@ describe("endings of cairn run", () => {
   });
 });
 
+/** The model runs `command` in the workspace. */
+const runs = (command: string) => ({ toolCalls: [{ name: "run_command", args: { command } }] });
+
+/** `cairn do` of JS_REPO's fix, the model's turns after the fix as given, printing the result. */
+async function fixSum(after: object[], extra: string[] = []) {
+  const repo = await makeRepo(JS_REPO);
+  server = await startScriptedServer([{ toolCalls: [FIX_SUM] }, ...after]);
+  const { args, env } = modelFlags("openai", server);
+  const run = await runCairn(
+    ["do", "the sum test fails, fix it", ...args, "--cwd", repo, "--approval", "auto", ...extra],
+    { home: await makeHome(), env, timeoutMs: 60_000 },
+  );
+  const result = extra.includes("json") ? (JSON.parse(run.stdout) as RunResult) : undefined;
+  return { run, result, requests: server.requests };
+}
+
+describe("a cairn do whose agent ran the project's own check", () => {
+  it("ends completed on it when it ran it exactly as cairn finds it, after its last change, and it passed", {
+    timeout: 60_000,
+  }, async () => {
+    const { run, result, requests } = await fixSum(
+      [runs("npm test"), { text: "Fixed; npm test passes." }],
+      ["--output-format", "json"],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(requests).toHaveLength(3);
+    expect(result).toMatchObject({
+      status: "completed",
+      reason: "checks_passed",
+      validation: { ran: true, passed: true, command: "npm test" },
+      assessment: {
+        confidence: "high",
+        verified_by: [{ command: "npm test", source: "agent", passed: true }],
+        not_verified: [],
+      },
+    });
+    expect(result?.assessment.self_assessment).toContain(
+      "`npm test` passed: the project's own check, which the agent ran after its last change.",
+    );
+  });
+
+  it("says so where it ends", { timeout: 60_000 }, async () => {
+    const { run } = await fixSum([runs("npm test"), { text: "Fixed." }]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toMatch(/✓ npm test \(run by the agent\)/);
+    expect(run.stderr.trim().split("\n").at(-1)).toMatch(
+      /^completed · checked by npm test, run by the agent · 1 file changed · /,
+    );
+  });
+
+  it.each([
+    ["a subset of the check", [runs("npm test -- test/sum.test.js"), { text: "Fixed." }]],
+    [
+      "the check before its last change",
+      [
+        runs("npm test"),
+        { toolCalls: [{ name: "write_file", args: { path: "NOTES.md", content: "fixed sum\n" } }] },
+        { text: "Fixed, and noted." },
+      ],
+    ],
+    [
+      "the check, failing",
+      [edit("src/sum.js", "(a, b) => a + b", "(a, b) => a * b"), runs("npm test"), { text: "Tried." }],
+    ],
+  ])("is left unverified when the agent ran %s", { timeout: 60_000 }, async (_, after) => {
+    const { run, result } = await fixSum(after, ["--output-format", "json"]);
+    expect(run.code, run.stderr).toBe(3);
+    expect(result).toMatchObject({ status: "unverified", reason: "unchecked", validation: null });
+  });
+
+  it("is decided by --verify when given, whatever the agent ran", { timeout: 60_000 }, async () => {
+    const { run, result } = await fixSum(
+      [runs("npm test"), { text: "Fixed." }],
+      ["--output-format", "json", "--verify", "test -e nowhere"],
+    );
+    expect(run.code).toBe(1);
+    expect(result).toMatchObject({
+      status: "failed",
+      reason: "checks_failed",
+      validation: { command: "test -e nowhere" },
+    });
+  });
+});
+
 describe("endings of cairn do", () => {
   it("ends unverified, exit 3, when it changed files without --verify; an answer that changed nothing is completed", async () => {
     const repo = await makeRepo({ "notes.txt": "draft\n" });
@@ -283,7 +406,7 @@ describe("endings of cairn do", () => {
     expect(changed.code, changed.stderr).toBe(3);
     const closing = changed.stderr.trim().split("\n").at(-1) ?? "";
     expect(closing).toMatch(
-      /^unverified · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · /,
+      /^unverified · not checked \(no --verify, and the agent ran no project check after its change\) · 1 file changed · /,
     );
     const sessions = JSON.parse((await runCairn(["sessions", "--json"], { home: dir })).stdout) as Array<{
       id: string;
@@ -294,7 +417,9 @@ describe("endings of cairn do", () => {
     expect(result).toMatchObject({ status: "unverified", reason: "unchecked", summary: "Polished." });
     expect(result.assessment).toMatchObject({
       confidence: "low",
-      not_verified: ["the change to 1 file (cairn do checks only with --verify)"],
+      not_verified: [
+        "the change to 1 file (no --verify, and the agent ran no project check after its last change)",
+      ],
       // The model's answer is not a problem left to fix.
       remaining: [],
     });

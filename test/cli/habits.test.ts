@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
 import { closedAfterEach, hasTmux, Terminal } from "../e2e/tmux.js";
-import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 
 const open = closedAfterEach();
@@ -106,6 +106,42 @@ describe("what users of other agents type in the first minute", () => {
     expect(run.code).toBe(0);
     expect(open.server?.requests).toHaveLength(1);
     expect(userText(0)).toContain("at run (app.js:3)");
+  });
+
+  it("cairn chat --output-format json prints the message's result as JSON, stream-json its events", async () => {
+    const { repo, home, args, env } = await setUp([
+      { text: "It is a notes file." },
+      { text: "Still notes." },
+    ]);
+    const json = await runCairn(["chat", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+      input: "what is notes.md?",
+    });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: "completed", summary: "It is a notes file." });
+    const stream = await runCairn(["chat", ...args, "--cwd", repo, "--output-format", "stream-json"], {
+      home,
+      env,
+      input: "and now?",
+    });
+    expect(stream.code, stream.stderr).toBe(0);
+    const lines = streamEvents(stream.stdout);
+    expect(lines[0]?.type).toBe("session.started");
+    expect(lines.at(-1)).toMatchObject({ type: "result", status: "completed", summary: "Still notes." });
+  });
+
+  it("cairn chat --output-format json with no message is bad usage that says how to give one", async () => {
+    const { repo, home, args, env } = await setUp([]);
+    const run = await runCairn(["chat", ...args, "--cwd", repo, "--output-format", "json"], {
+      home,
+      env,
+      input: "",
+    });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toContain("takes its message piped in");
+    expect(open.server?.requests).toHaveLength(0);
   });
 
   it("cairn resume --last finds only this folder's sessions, and says when there is none", async () => {

@@ -65,19 +65,25 @@ describe("a model writing megabytes of one character", () => {
     expect(server.requests[1]?.rawBody.length).toBeGreaterThan(bytes);
   });
 
-  it("with the default cap on one answer: the write is cut off there, refused, and the model told", async () => {
+  it("with the default cap on one answer: the write is cut off there, refused, the model told, and the run fails saying so", async () => {
     const { repo, home } = await workspace(32_000);
-    server = await startScriptedServer([writeHuge(10 << 20), { text: "It was too long." }]);
+    // The case: the model then says it wrote the file.
+    server = await startScriptedServer([writeHuge(1 << 20), { text: "I wrote huge.txt." }]);
     const { args, env } = doArgs(repo, "stream-json");
     const run = await runCairn(args, { home, env, timeoutMs: 60_000 });
-    expect(run.code, run.stderr).toBe(0);
     const events = streamEvents(run.stdout);
     expect(events.map((e) => e.message)).toContainEqual(
-      expect.stringMatching(/went past the output cap of 32000 tokens and was cut off there/),
+      expect.stringMatching(
+        /went past the output cap of 32000 tokens and was cut off there, in the middle of a write_file call/,
+      ),
     );
     expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "write_file", ok: false });
     await expect(stat(path.join(repo, "huge.txt"))).rejects.toThrow();
     expect(server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
+    expect(run.code, run.stderr).toBe(1);
+    const result = events.find((e) => e.type === "result");
+    expect(result).toMatchObject({ status: "failed", reason: "output_cap", files_changed: [] });
+    expect(String(result?.summary)).toContain("in the middle of write_file huge.txt, so that call never ran");
   });
 
   it("--timeout ends the session while it measures the history", async () => {

@@ -3,7 +3,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { TodoItem } from "../../src/events/types.js";
-import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import {
   cairnRun,
   classify,
@@ -14,6 +14,7 @@ import {
   notReady,
   onePlan,
   ready,
+  runScript,
   structuredName,
 } from "../helpers/runScript.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
@@ -307,6 +308,36 @@ describe("cairn run", () => {
       ["same", 1],
       ["same", 2],
     ]);
+  });
+
+  it("names each step of its plan once where it prints, and its answer once in its report", async () => {
+    const repo = await makeRepo({ "notes.txt": "x\n" });
+    server = await startScriptedServer(
+      runScript({
+        classification: [classify()],
+        intent: [intent([])],
+        plan: [
+          {
+            summary: "Look around, then report.",
+            steps: [
+              { id: "1", title: "Look at the files", category: "analysis", files: [], done_when: "seen" },
+              { id: "2", title: "Report what is there", category: "analysis", files: [], done_when: "said" },
+            ],
+          },
+        ],
+        execution: [{ text: "Looked." }, { text: "There is one file, notes.txt." }],
+      }),
+    );
+    const { args, env } = modelFlags("openai", server);
+    const run = await runCairn(["run", "look around and report", ...args, "--cwd", repo], {
+      home: await makeHome(),
+      env,
+    });
+    expect(run.code, run.stderr).toBe(0);
+    for (const title of ["Look at the files", "Report what is there"])
+      expect(run.stderr.split("\n").filter((line) => line.includes(title))).toHaveLength(1);
+    expect(run.stderr).toContain("── step 2 of 2");
+    expect(run.stdout.split("There is one file, notes.txt.").length - 1).toBe(2);
   });
 
   it("answers a greeting and a question about a file with no plan, edit or validation", async () => {

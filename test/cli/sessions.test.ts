@@ -64,6 +64,18 @@ describe("cairn sessions", () => {
     expect(lines[2]).toMatch(/~\/src\/app {2}rename/);
   });
 
+  it("cuts a long workspace at its start, where its last folders name the project", async () => {
+    const { store } = await tempStore();
+    const deep = "/srv/build/agents/checkouts/2026/customer-portal";
+    const writer = sessionWriter(store, A, new Date("2026-03-01T09:00:00Z"));
+    writer.emit(started(deep, LONG_TASK));
+    const { io, out } = captureIo();
+    expect(sessionsCommand(store, {}, { ...io, columns: 80 })).toBe(0);
+    const row = out().split("\n")[1] ?? "";
+    expect(row.length).toBeLessThanOrEqual(80);
+    expect(row).toMatch(/ {2}…[a-z/0-9-]*portal {2}rename/);
+  });
+
   it("says when there is nothing, and when there may be more", async () => {
     const { store: empty } = await tempStore();
     const none = captureIo();
@@ -126,11 +138,41 @@ describe("cairn sessions show", () => {
     ]);
   });
 
+  it("breaks a long detail over lines under its column at a terminal's width", async () => {
+    const store = await twoSessions();
+    const { io, out } = captureIo();
+    expect(sessionsShowCommand(store, B, {}, { ...io, columns: 60 })).toBe(0);
+    const events = out().split("\n\n")[1]?.split("\n") ?? [];
+    for (const line of events) expect(line.length).toBeLessThanOrEqual(60);
+    // Nothing is cut: the cost of each call is still there, on a line of its own under the detail.
+    expect(events).toEqual([
+      "after  event  detail",
+      " +0ms  start  do · openai/gpt-test",
+      "+1.0s  usage  routing · openai/gpt-mini · 800 in (0 cached)",
+      "              · 20 out · $0.0003",
+      "+2.0s  usage  execution · ollama/qwen3 · 9,000 in (0 cached)",
+      "              · 700 out · cost unknown",
+    ]);
+  });
+
   it("prints the JSON export with --json", async () => {
     const store = await twoSessions();
     const { io, out } = captureIo();
     sessionsShowCommand(store, A, { json: true }, io);
     expect(out()).toBe(exportSession(store, A, "json"));
+  });
+
+  it("finds a session by the end of its id, the random part people copy, as by its start", async () => {
+    const store = await twoSessions();
+    for (const ref of ["bbbbbb", "bbb", "100000-bbbbbb", "20260302"]) {
+      const { io, out } = captureIo();
+      expect(sessionsShowCommand(store, ref, {}, io)).toBe(0);
+      expect(out().split("\n")[0]).toBe(`session    ${B}`);
+    }
+    // The middle of an id is neither.
+    const middle = captureIo();
+    expect(sessionsShowCommand(store, "0000-", {}, middle.io)).toBe(2);
+    expect(middle.err()).toContain('no session matches "0000-"');
   });
 
   it("is bad usage when the id fits no session or several", async () => {

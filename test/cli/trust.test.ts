@@ -50,6 +50,22 @@ async function setUp() {
 }
 
 describe("trusting a folder headless", () => {
+  it("cairn trust --help names every file that counts", async () => {
+    const help = await runCairn(["trust", "--help"], { home: await makeHome() });
+    expect(help.code).toBe(0);
+    const said = help.stdout.replace(/\s+/g, " ");
+    for (const what of [
+      ".cairn/config.yaml",
+      "hooks",
+      ".mcp.json",
+      "agents",
+      "commands",
+      "skills",
+      ".claude/",
+    ])
+      expect(said).toContain(what);
+  });
+
   it(
     "cairn trust applies the folder's settings, a change that asks for more is left out until trusted again, --revoke undoes it",
     async () => {

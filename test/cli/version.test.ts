@@ -45,4 +45,14 @@ describe("cairn --help", () => {
       await Promise.all([cache, home].map((dir) => rm(dir, { recursive: true, force: true })));
     }
   });
+
+  // Issue 40's tour at 80 columns: beside `add [options] <name> <command-or-url...>` commander
+  // left the descriptions of `cairn mcp --help` unwrapped, lines of up to 137 columns.
+  it("wraps a command's descriptions within 80 columns beside a long term", async () => {
+    const help = await runCairn(["mcp", "--help"], { home: await makeHome() });
+    expect(help.code).toBe(0);
+    const lines = help.stdout.split("\n");
+    expect(lines.find((line) => line.startsWith("  add [options] <name> <command-or-url...>"))).toBeDefined();
+    expect(lines.filter((line) => line.length > 80)).toEqual([]);
+  });
 });

@@ -234,7 +234,7 @@ describe("loadConfig errors name the file, the key, what was expected and what w
     write(projectFile(), "sandbox: { fast: true }\n");
     const error = await failure(load());
     expect(error.message).toBe(
-      `${projectFile()}: sandbox.fast: unknown key (expected one of network, allow_unsandboxed)`,
+      `${projectFile()}: sandbox.fast: unknown key (expected one of network, allow_unsandboxed, limits)`,
     );
   });
 

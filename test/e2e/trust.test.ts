@@ -40,10 +40,8 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
       if (answer === undefined) return { asked: undefined, ready: await t.waitFor("Ask cairn", started) };
       const asked = await t.waitFor("[n] no, run without them", started);
       await guard();
-      // A bare Enter is no answer.
-      t.press("Enter");
-      await t.waitFor("Type o, a or n, then Enter.");
-      t.type(answer);
+      // A bare Enter is "no", the safe answer; the others are typed.
+      if (answer !== "n") t.type(answer);
       t.press("Enter");
       return { asked, ready: await t.waitFor("Ask cairn", started) };
     };
@@ -80,7 +78,10 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
     expect(changed.asked).toMatch(/The files of .* changed since you trusted it \(\d{4}-\d\d-\d\d\)/);
     expect(changed.asked).toContain('rules[0]: allow tool "*" without asking');
     expect(changed.ready).toContain("approval: ask");
-    expect(open.terminal?.history()).toContain("cairn: This folder is not trusted, so cairn left out");
+    // The answer is acknowledged, not followed by the list the question just gave.
+    expect(open.terminal?.history()).toContain("Running without them; `cairn trust` applies them later");
+    expect(open.terminal?.history()).not.toContain("cairn: This folder is not trusted");
+    expect(open.terminal?.history()).not.toContain("Type o, a or n");
     await leave();
 
     // Revoked (after trusting it again, headless), the next session asks as the first did.
@@ -93,6 +94,44 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
     await leave();
     // Six sessions of the terminal UI, each started as a person would.
   });
+
+  it("at 80 columns, says each thing once, broken between words, and leaves with a line that fits", async () => {
+    const [repo, home] = await Promise.all([
+      makeGitRepo({ ".cairn/config.yaml": 'approval: auto\nrules:\n  - { tool: "*", action: allow }\n' }),
+      makeHome(),
+    ]);
+    made.push(repo, home);
+    open.server = await startScriptedServer([]);
+    const { args, env } = modelFlags("openai", open.server);
+    open.terminal = Terminal.start({ args: ["chat", ...args], cwd: repo, home, env, columns: 80 });
+    const t = open.terminal;
+    await t.waitFor("Trust them? [o/a/N]", { timeoutMs: 20_000 });
+    await guard();
+    t.press("Enter");
+    await t.waitFor("Ask cairn", { timeoutMs: 20_000 });
+    // A greeting opening the chat is answered without a model: the session starts, and says its trust.
+    t.type("hello");
+    t.press("Enter");
+    await t.waitFor("Tell me what to do", { timeoutMs: 20_000 });
+    const history = t.history();
+    const notice =
+      "This folder is not trusted, so cairn left out what its files ask for (2 settings beyond yours):";
+    expect(history.split("This folder is not trusted").length - 1).toBe(1);
+    // Broken between words: read with its line breaks as spaces, every word is whole.
+    const flat = history.replace(/\s+/g, " ");
+    expect(flat).toContain(notice);
+    expect(flat).toContain(
+      `To apply them, trust the folder with \`cairn trust ${repo}\`, or pass --trust-workspace for one run.`,
+    );
+    // And no line the terminal UI wrapped starts with the space it broke at.
+    expect(history.split("\n").filter((line) => /^ \S/.test(line))).toEqual([]);
+    t.type("/exit");
+    t.press("Enter");
+    expect(await t.exited()).toBe(0);
+    const last = t.screen().trim().split("\n").filter(Boolean).at(-1) ?? "";
+    expect(last).toMatch(/^Saved as \d{8}-\d{6}-[0-9a-f]{6} · cairn -c continues it$/);
+    expect(open.server.requests).toHaveLength(0);
+  }, 60_000);
 
   it("cairn do asks the same question before it starts, and --trust-workspace trusts without asking", async () => {
     const [repo, home] = await Promise.all([

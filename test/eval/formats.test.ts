@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, makeRepo } from "../helpers/cli.js";
+import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { byTask, declines, readResults, runEval, writes } from "../helpers/tasks.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
@@ -230,5 +230,17 @@ describe("cairn eval suite formats", () => {
       { command: "python3 -m unittest test_add", passed: true, kind: "fail_to_pass" },
     ]);
     expect(report.tasks[1]?.grade?.checks.find((c) => c.kind === "fail_to_pass")?.passed).toBe(false);
+
+    // Instances without a `patch` have no reference solution to grade: said at once, in one line.
+    const noReference = await runCairn(["eval", instances, "--grade-only", "reference"], {
+      home,
+      timeoutMs: 60_000,
+    });
+    expect(noReference.code).toBe(2);
+    expect(noReference.stderr.trim().split("\n")).toEqual([
+      expect.stringMatching(
+        /no task of .* has a reference solution graded here .*has no reference solution \(no `patch`\)\.$/,
+      ),
+    ]);
   });
 });

@@ -277,22 +277,52 @@ describe("a model that never stops answering", () => {
     expect(sent).toBe(format === "ollama" ? 2_000 : undefined);
   });
 
-  it("in a tool call's arguments: the cut call is refused, and the model is told", async () => {
+  it("in a tool call's arguments: the cut call is refused, the model told, and the ending is not a success", async () => {
     const repo = await makeRepo({});
     const endless: ScriptedTurn = {
       toolCalls: [{ name: "write_file", args: '{"path": "out.txt", "content": "' }],
       endless: { chunk: "lorem ipsum ", in: "tool" },
     };
-    const run = await runFaulty(repo, "write a file", [endless, done], {
+    // The model then says it wrote the file, as models do: nothing of it is on disk.
+    const claims: ScriptedTurn = { text: "I wrote out.txt." };
+    const run = await runFaulty(repo, "write a file", [endless, claims], {
       format: "anthropic",
       config: { max_output_tokens: 1_000 },
     });
-    expect(run.code, run.stderr).toBe(0);
     const results = ofType(run.events, "tool.result");
     expect(results).toHaveLength(1);
     expect(results[0]).toMatchObject({ tool: "write_file", ok: false });
     expect(String(results[0]?.output)).toMatch(/cut off|length limit|output limit/i);
+    // The turn says what was cut.
+    expect(ofType(run.events, "error").map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/cut off there, in the middle of a write_file call, which does not run/),
+    );
     // The model's next request carries the refusal.
     expect(run.server.requests[1]?.rawBody).toMatch(/cut off|length limit|output limit/i);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.result).toMatchObject({ status: "failed", reason: "output_cap" });
+    expect(String(run.result?.summary)).toMatch(
+      /^Not done: the model's answer reached its length limit in the middle of write_file out\.txt, so that call never ran and nothing of it is on disk, whatever the answer says\. Raise max_output_tokens \(1000 tokens here; docs\/limits\.md\)/,
+    );
+    expect(String(run.result?.summary)).toContain("I wrote out.txt.");
+  });
+
+  it("a cut-off write the model then makes in parts is made good: the ending is that of the change", async () => {
+    const repo = await makeRepo({});
+    const endless: ScriptedTurn = {
+      toolCalls: [{ name: "write_file", args: '{"path": "out.txt", "content": "' }],
+      endless: { chunk: "lorem ipsum ", in: "tool" },
+    };
+    const parts: ScriptedTurn[] = [
+      { toolCalls: [{ name: "write_file", args: { path: "out.txt", content: "lorem ipsum\n" } }] },
+      { toolCalls: [{ name: "append_file", args: { path: "out.txt", content: "lorem ipsum\n" } }] },
+      { text: "I wrote out.txt in two parts." },
+    ];
+    const run = await runFaulty(repo, "write a file", [endless, ...parts], {
+      format: "anthropic",
+      config: { max_output_tokens: 1_000 },
+    });
+    expect(run.result).toMatchObject({ status: "unverified", reason: "unchecked" });
+    expect(await readFile(path.join(repo, "out.txt"), "utf8")).toBe("lorem ipsum\nlorem ipsum\n");
   });
 });

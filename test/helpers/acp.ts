@@ -48,6 +48,8 @@ export interface AcpEditorOptions {
   format?: Format;
   /** Flags after `cairn acp` (the model flags are added). */
   args?: string[];
+  /** More of cairn's environment (its keys, say), over the model's. */
+  env?: Record<string, string>;
   answer?: PermissionAnswer;
   /** Registers further client methods (fs, terminals) on the editor. */
   extend?: (app: ClientApp) => ClientApp;
@@ -63,7 +65,7 @@ export function startEditor(options: AcpEditorOptions): AcpEditor {
     ["acp", ...model.args, ...(options.args ?? [])],
     {
       home: options.home,
-      env: model.env,
+      env: { ...model.env, ...options.env },
     },
     ["pipe", "pipe", "pipe"],
   ) as ChildProcessByStdio<Writable, Readable, Readable>;

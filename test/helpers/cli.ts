@@ -165,23 +165,23 @@ export async function makeRepo(files: Record<string, string>): Promise<string> {
   return dir;
 }
 
+/** Who the tests' commits are by, given to git on the command line so no config is needed. */
+export const GIT_IDENTITY = [
+  "-c",
+  "user.name=cairn test",
+  "-c",
+  "user.email=test@cairn.invalid",
+  "-c",
+  "commit.gpgsign=false",
+];
+
 /** A folder with the given files, committed to a new git repository. */
 export async function makeGitRepo(files: Record<string, string>): Promise<string> {
   const dir = await makeRepo(files);
   const git = (...args: string[]) => execFileSync("git", args, { cwd: dir, stdio: "ignore" });
   git("init", "-q", "-b", "main");
   git("add", "-A");
-  git(
-    "-c",
-    "user.name=cairn test",
-    "-c",
-    "user.email=test@cairn.invalid",
-    "-c",
-    "commit.gpgsign=false",
-    "commit",
-    "-qm",
-    "first",
-  );
+  git(...GIT_IDENTITY, "commit", "-qm", "first");
   return dir;
 }
 

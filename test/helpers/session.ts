@@ -1,10 +1,11 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parse, stringify } from "yaml";
+import { openConversation } from "../../src/agent/conversation.js";
 import { openHostedSession } from "../../src/agent/host.js";
 import { Session } from "../../src/agent/session.js";
 import { type ApprovalMode, type ConfigInput, configSchema } from "../../src/config/schema.js";
-import type { StampedEvent } from "../../src/events/types.js";
+import type { Mode, StampedEvent } from "../../src/events/types.js";
 import {
   type Script,
   type ScriptedServer,
@@ -86,11 +87,14 @@ const MODELS = {
   ollama: "ollama/qwen2.5-coder:7b",
 } as const;
 
-/** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
-export async function hostedSession(script: Script, setup: SessionSetup = {}) {
+/** A fresh repository and home (or the ones given) with a scripted model, as a session is opened on them. */
+async function scriptedSetup(script: Script, setup: SessionSetup & { home?: string; repo?: string }) {
   const server = await startScriptedServer(script, setup.serves ? { models: setup.serves } : {});
   servers.push(server);
-  const [repo, home] = await Promise.all([makeRepo(setup.files ?? { "README.md": "hello\n" }), makeHome()]);
+  const [repo, home] = await Promise.all([
+    setup.repo ?? makeRepo(setup.files ?? { "README.md": "hello\n" }),
+    setup.home ?? makeHome(),
+  ]);
   await addGlobalConfig(home, typeof setup.config === "function" ? setup.config(repo) : (setup.config ?? {}));
   const format = setup.format ?? "openai";
   const anthropic = format === "anthropic";
@@ -101,7 +105,7 @@ export async function hostedSession(script: Script, setup: SessionSetup = {}) {
     XDG_DATA_HOME: path.join(home, "data"),
     ...setup.env,
   };
-  const hosted = await openHostedSession({
+  const options = {
     cwd: repo,
     flags: {
       model: MODELS[format],
@@ -112,15 +116,38 @@ export async function hostedSession(script: Script, setup: SessionSetup = {}) {
       }[format],
       approval: setup.approval ?? "auto",
     },
-    mode: "do",
     attended: setup.attended ?? false,
     env,
     trust: { flag: setup.trust ?? false },
-  });
+  };
+  return { server, repo, home, options };
+}
+
+/** A stored session on a fresh repository and home, against a scripted model, with its events collected. */
+export async function hostedSession(script: Script, setup: SessionSetup = {}) {
+  const { server, repo, home, options } = await scriptedSetup(script, setup);
+  const hosted = await openHostedSession({ ...options, mode: "do" });
   closers.push(hosted.close);
   const events: StampedEvent[] = [];
   hosted.session.bus.subscribe((event) => events.push(event));
   return { ...hosted, server, repo, home, events };
+}
+
+/**
+ * A conversation — the one door every front end drives cairn through — on a fresh repository and
+ * home (or the `home` and `repo` of an earlier one, to resume it), against a scripted model, with
+ * its events collected.
+ */
+export async function hostedConversation(
+  script: Script,
+  setup: SessionSetup & { mode?: Mode; home?: string; repo?: string } = {},
+) {
+  const { server, repo, home, options } = await scriptedSetup(script, setup);
+  const conversation = await openConversation({ ...options, mode: setup.mode ?? "chat" });
+  closers.push(() => conversation.close());
+  const events: StampedEvent[] = [];
+  conversation.subscribe((event) => events.push(event));
+  return { conversation, server, repo, home, events };
 }
 
 /** The names of the tools a recorded OpenAI-style request offered. */

@@ -65,14 +65,18 @@ describe("cairn mcp add, list and remove", () => {
     expect(list.code).toBe(1);
     expect(list.stdout).toMatch(/^server\s+type\s+status\s+tools\s+command or url$/m);
     expect(list.stdout).toMatch(/^everything\s+stdio\s+ready\s+1\d\s/m);
-    // .mcp.json came with the repository: not started without a rule, which the list names.
-    expect(list.stdout).toMatch(/^shared\s+stdio\s+not allowed\s+-\s/m);
-    expect(list.stdout).toContain(
-      "shared: start MCP server shared from .mcp.json runs outside cairn's sandbox, so it needs approval, and nobody can answer in this headless run; the user can allow it with the rule {tool: \"mcp_server:shared\", action: allow} in the config's rules",
+    // .mcp.json came with the repository: in a folder nobody trusted it is left out, and named.
+    expect(list.stdout).not.toMatch(/^shared\s/m);
+    expect(list.stderr).toContain(
+      `.mcp.json mcp_servers.shared: start MCP server shared (${node} ${EVERYTHING})`,
     );
+    expect(list.stderr).toContain(`cairn trust ${repo}`);
+    // The person's own server starts by their rule, but the repository's file holds its settings:
+    // its variable is not filled until the folder is trusted.
     expect(list.stdout).toMatch(/^github\s+http\s+failed\s+-\s+https:\/\/example\.invalid\/mcp$/m);
     expect(list.stdout).toContain(
-      "github: mcp_servers.github.headers.Authorization needs the environment variable GH_TOKEN, which is not set.",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: the message quotes ${VAR} as the config writes it
+      "github: mcp_servers.github.headers.Authorization refers to ${GH_TOKEN}, and cairn fills variables in a server the workspace defines only once you trust the folder (cairn trust).",
     );
     const json = JSON.parse((await cairn("list", "--json")).stdout);
     expect(json.find((s: { name: string }) => s.name === "everything").tools).toContain("echo");
@@ -168,7 +172,7 @@ describe("cairn mcp serve", () => {
     expect(progress).toEqual([
       "Plan: rewrite the greeting.",
       "write_file greeting.txt",
-      expect.stringMatching(/^✓ grep -qx 'hello, world' greeting\.txt \d+ms$/),
+      expect.stringMatching(/^✓ grep -qx 'hello, world' greeting\.txt (\d+ms|\d+\.\ds)$/),
     ]);
   });
 
@@ -201,7 +205,7 @@ describe("cairn mcp serve", () => {
       "intent: simple fix; files src/sum.js",
       "Plan: Fix the reducer in sum",
       "edit_file src/sum.js",
-      expect.stringMatching(/^✓ node --test test\/sum\.test\.js \d+ms$/),
+      expect.stringMatching(/^✓ node --test test\/sum\.test\.js (\d+ms|\d+\.\ds)$/),
       "Review: ready, quality 9/10",
     ]);
   });

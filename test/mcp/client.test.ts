@@ -149,8 +149,8 @@ describe("MCP servers from npm, driven through a session", () => {
       {
         files: { ".mcp.json": JSON.stringify(mcpJson) },
         config: {
-          // The workspace's server starts because a rule allows its program (test/mcp/trust.test.ts).
-          rules: [{ command: "node", action: "allow" }],
+          // The workspace's server starts because the person's own rule allows it by name (test/mcp/trust.test.ts).
+          rules: [{ tool: "mcp_server:everything", action: "allow" }],
           tools: { mcp_direct: 20 },
           mcp_servers: {
             broken: {

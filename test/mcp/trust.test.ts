@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is the config's own syntax, read by cairn
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -37,8 +38,15 @@ function answerEvery(session: Session, choice: "once" | "session" | "workspace" 
 
 const script = [{ text: "Done." }];
 
+/**
+ * The sandbox settings as a person has them until they change them. Where no sandbox works, the
+ * test homes allow unsandboxed commands (makeHome), which lets `auto` start what runs unconfined:
+ * tests of the default `auto` pin the default back.
+ */
+const SANDBOX_DEFAULTS = { sandbox: { allow_unsandboxed: false } };
+
 describe("an MCP server the workspace defines", () => {
-  it("headless with no rule: is not started, and the failure names the rule that would allow it", async () => {
+  it("in a folder nobody trusted: is left out whole, never started, and named with the way to trust the folder", async () => {
     const marker = await markerFile();
     const { session, server, events } = await hostedSession(script, {
       files: { ".mcp.json": mcpJson(marker) },
@@ -47,6 +55,31 @@ describe("an MCP server the workspace defines", () => {
     expect(outcome.result.status).toBe("completed");
     expect(existsSync(marker)).toBe(false);
     expect(offeredTools(server.requests[0]?.body).filter((name) => name.startsWith("count__"))).toEqual([]);
+    expect(serverEvents(events)).toEqual([]);
+    expect(session.mcp).toBeUndefined();
+    const trust = events.find((e) => e.type === "workspace.trust");
+    expect(trust).toMatchObject({
+      trusted: false,
+      settings: [
+        {
+          file: ".mcp.json",
+          key: "mcp_servers.count",
+          asks: `start MCP server count (${process.execPath} ${COUNT} --marker ${marker}), which runs outside the sandbox`,
+        },
+      ],
+    });
+  });
+
+  it("headless in a trusted folder with no rule: is not started, and the failure names the rule that would allow it", async () => {
+    const marker = await markerFile();
+    const { session, events } = await hostedSession(script, {
+      files: { ".mcp.json": mcpJson(marker) },
+      config: SANDBOX_DEFAULTS,
+      trust: true,
+    });
+    const outcome = await doTask(session, "count something");
+    expect(outcome.result.status).toBe("completed");
+    expect(existsSync(marker)).toBe(false);
     const failed = serverEvents(events);
     expect(failed).toHaveLength(1);
     expect(failed[0]).toMatchObject({ server: "count", status: "failed", tools: 0 });
@@ -56,6 +89,26 @@ describe("an MCP server the workspace defines", () => {
         '{tool: "mcp_server:count", action: allow} in the config\'s rules. Its tools are left out.',
     );
     expect(session.mcp?.servers.map((s) => s.status)).toEqual(["not allowed"]);
+  });
+
+  it("--approval auto with sandbox.allow_unsandboxed still asks where the sandbox works: headless, it is not started", async () => {
+    const marker = await markerFile();
+    const { session, events } = await hostedSession(script, {
+      files: { ".mcp.json": mcpJson(marker) },
+      config: { sandbox: { allow_unsandboxed: true } },
+      approval: "auto",
+      trust: true,
+    });
+    await doTask(session, "count something");
+    if (session.sandbox) {
+      expect(existsSync(marker)).toBe(false);
+      expect(serverEvents(events)[0]?.message).toContain(
+        "runs outside cairn's sandbox, so it needs approval",
+      );
+    } else {
+      // Where no sandbox works the setting says what it says: auto runs what runs unconfined.
+      expect(existsSync(marker)).toBe(true);
+    }
   });
 
   it("with a rule in the config: starts, and its tools are offered; the workspace's own rule counts once it is trusted", async () => {
@@ -69,7 +122,7 @@ describe("an MCP server the workspace defines", () => {
     const refused = await hostedSession(script, { files: files(untrusted) });
     await doTask(refused.session, "count something");
     expect(existsSync(untrusted)).toBe(false);
-    expect(serverEvents(refused.events)[0]).toMatchObject({ server: "count", status: "failed" });
+    expect(refused.session.mcp).toBeUndefined();
 
     const marker = await markerFile();
     const { session, server, events } = await hostedSession(script, { files: files(marker), trust: true });
@@ -78,6 +131,33 @@ describe("an MCP server the workspace defines", () => {
     expect(offeredTools(server.requests[0]?.body)).toContain("count__long");
     expect(serverEvents(events)).toEqual([expect.objectContaining({ server: "count", status: "ready" })]);
     expect(approvals(events)).toEqual([]);
+  });
+
+  it("untrusted, one the person's own rule lets start by name starts, but a ${VAR} in it is refused by name", async () => {
+    const marker = await markerFile();
+    const { session, events } = await hostedSession(script, {
+      files: { ".mcp.json": mcpJson(marker) },
+      config: { rules: [{ tool: "mcp_server:count", action: "allow" }] },
+    });
+    await doTask(session, "count something");
+    expect(existsSync(marker)).toBe(true);
+    expect(serverEvents(events)).toEqual([expect.objectContaining({ server: "count", status: "ready" })]);
+
+    const filled = await markerFile();
+    const sealed = await hostedSession(script, {
+      files: {
+        ".mcp.json": JSON.stringify({
+          mcpServers: { count: { ...marked(filled), env: { TOKEN: "${OPENAI_API_KEY}" } } },
+        }),
+      },
+      config: { rules: [{ tool: "mcp_server:count", action: "allow" }] },
+    });
+    await doTask(sealed.session, "count something");
+    expect(existsSync(filled)).toBe(false);
+    expect(serverEvents(sealed.events)[0]?.message).toBe(
+      "MCP server count is not available: mcp_servers.count.env.TOKEN refers to ${OPENAI_API_KEY}, and cairn " +
+        "fills variables in a server the workspace defines only once you trust the folder (cairn trust). Its tools are left out.",
+    );
   });
 
   it("a server that reads the workspace's .env itself starts under its rule: what it reads never reaches the model", async () => {
@@ -103,6 +183,7 @@ describe("an MCP server the workspace defines", () => {
     const byProgram = await hostedSession(script, {
       files: { ".mcp.json": mcpJson(allowed) },
       config: { rules: [{ command: "node", action: "allow" }] },
+      trust: true,
     });
     await doTask(byProgram.session, "count something");
     expect(existsSync(allowed)).toBe(true);
@@ -112,6 +193,7 @@ describe("an MCP server the workspace defines", () => {
       files: { ".mcp.json": mcpJson(denied) },
       config: { rules: [{ tool: "mcp_server:count", action: "deny" }] },
       approval: "auto",
+      trust: true,
     });
     await doTask(deny.session, "count something");
     expect(existsSync(denied)).toBe(false);
@@ -124,6 +206,7 @@ describe("an MCP server the workspace defines", () => {
       files: { ".mcp.json": mcpJson(readOnly) },
       approval: "read-only",
       attended: true,
+      trust: true,
     });
     await doTask(reading.session, "count something");
     expect(existsSync(readOnly)).toBe(false);
@@ -137,6 +220,7 @@ describe("an MCP server the workspace defines", () => {
       files: { ".mcp.json": mcpJson(marker) },
       approval: "ask",
       attended: true,
+      trust: true,
     });
     session.bus.subscribe((event) => {
       if (event.type !== "approval.requested") return;
@@ -166,6 +250,7 @@ describe("an MCP server the workspace defines", () => {
       },
       approval: "ask",
       attended: true,
+      trust: true,
     });
     let interrupt = true;
     session.bus.subscribe((event) => {
@@ -194,6 +279,7 @@ describe("an MCP server the workspace defines", () => {
       files: { ".mcp.json": mcpJson(marker) },
       approval: "auto-edit",
       attended: true,
+      trust: true,
     });
     answerEvery(always.session, "workspace");
     await doTask(always.session, "count something");
@@ -210,6 +296,7 @@ describe("an MCP server the workspace defines", () => {
       files: { ".mcp.json": mcpJson(declined) },
       approval: "ask",
       attended: true,
+      trust: true,
     });
     answerEvery(no.session, "deny");
     const outcome = await doTask(no.session, "count something");
@@ -240,6 +327,8 @@ describe("an MCP server the workspace defines", () => {
           mcpServers: { remote: { type: "http", url: "http://127.0.0.1:9/mcp" } },
         }),
       },
+      config: SANDBOX_DEFAULTS,
+      trust: true,
     });
     await doTask(session, "count something");
     expect(serverEvents(events)[0]?.message).toBe(
@@ -249,10 +338,22 @@ describe("an MCP server the workspace defines", () => {
     );
   });
 
-  it("cairn mcp list does not start it without a rule: it shows not allowed, with the rule", async () => {
+  it("cairn mcp list does not start it in a folder nobody trusted: stderr names it with the way to trust", async () => {
     const marker = await markerFile();
     const repo = await makeRepo({ ".mcp.json": mcpJson(marker) });
     const list = await runCairn(["mcp", "list", "--cwd", repo], { home: await makeHome() });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toContain(".mcp.json mcp_servers.count: start MCP server count (");
+    expect(list.stderr).toContain(`cairn trust ${repo}`);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("cairn mcp list in a trusted folder does not start it without a rule: it shows not allowed, with the rule", async () => {
+    const marker = await markerFile();
+    const repo = await makeRepo({ ".mcp.json": mcpJson(marker) });
+    const home = await makeHome();
+    expect((await runCairn(["trust", repo], { home })).code).toBe(0);
+    const list = await runCairn(["mcp", "list", "--cwd", repo], { home });
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^count\s+stdio\s+not allowed\s+-\s/m);
     expect(list.stdout).toContain('{tool: "mcp_server:count", action: allow}');
@@ -274,9 +375,10 @@ describe("an MCP server the workspace defines", () => {
       shared: ".mcp.json",
       other: path.join(".cairn", "config.yaml"),
     });
-    // Untrusted, a repository may not change how the person's own server starts at all.
+    // Untrusted, a repository may not change how the person's own server starts at all, nor start its own.
     const untrusted = await loadConfig({ cwd: repo, env });
-    expect(untrusted.workspaceServers).toEqual({ shared: ".mcp.json" });
+    expect(untrusted.workspaceServers).toEqual({});
+    expect(untrusted.config.mcp_servers.shared).toBeUndefined();
     expect(untrusted.config.mcp_servers.other).toEqual({ command: "other" });
   });
 });

@@ -1,8 +1,7 @@
 import { countTokens } from "gpt-tokenizer";
 import { afterEach, describe, expect, it } from "vitest";
-import { ChatEngine } from "../../src/agent/chat.js";
 import { CONTEXT_STEP } from "../../src/model/contextSize.js";
-import { closeAll, hostedSession, type SessionSetup } from "../helpers/session.js";
+import { closeAll, hostedConversation, type SessionSetup } from "../helpers/session.js";
 import type { RecordedRequest, ScriptedTurn, ServedModel } from "../support/scriptedServer.js";
 
 afterEach(closeAll);
@@ -11,15 +10,19 @@ const MODEL = "qwen2.5-coder:7b";
 
 /** A `cairn do` on Ollama's wire, its server describing the model as `served`. */
 async function ollamaDo(script: ScriptedTurn[], served: ServedModel, setup: SessionSetup = {}) {
-  const hosted = await hostedSession(script, {
+  const hosted = await hostedConversation(script, {
     format: "ollama",
     approval: "auto",
+    mode: "do",
     serves: { server: "ollama", models: { [MODEL]: served } },
     ...setup,
   });
-  const engine = await ChatEngine.start(async () => hosted.session);
-  const outcome = await engine.submit({ type: "user_input", mode: "do", text: "summarise the files" });
-  return { ...hosted, outcome };
+  const outcome = await hosted.conversation.submit({
+    type: "user_input",
+    mode: "do",
+    text: "summarise the files",
+  });
+  return { ...hosted, model: hosted.conversation.view().model, outcome };
 }
 
 /** The prompt's tokens as a real tokenizer counts them: every message's text, and the tools offered. */
@@ -76,12 +79,12 @@ describe("Ollama's context (num_ctx)", () => {
   });
 
   it("learns the window from /api/show, and keeps to it", async () => {
-    const { session, server } = await ollamaDo([{ text: "Nothing to summarise." }], {
+    const { model, server } = await ollamaDo([{ text: "Nothing to summarise." }], {
       contextLength: 12_288,
       capabilities: ["completion", "tools"],
     });
-    expect(session.model.info).toMatchObject({ contextWindow: 12_288, contextWindowKnown: true });
-    expect(session.model.info.learned).toMatchObject({
+    expect(model.info).toMatchObject({ contextWindow: 12_288, contextWindowKnown: true });
+    expect(model.info.learned).toMatchObject({
       source: "ollama /api/show",
       contextWindow: 12_288,
       tools: true,
@@ -133,7 +136,7 @@ describe("Ollama's context (num_ctx)", () => {
 
 describe("a model its Ollama server says has no tool support", () => {
   it("runs in text mode without configuration: no tools sent, its fenced calls made", async () => {
-    const { server, events, outcome, session } = await ollamaDo(
+    const { server, events, outcome, model } = await ollamaDo(
       [
         { text: 'I will read it.\n```json\n{"tool": "read_file", "arguments": {"path": "a.ts"}}\n```' },
         { text: "It holds arithmetic steps." },
@@ -141,7 +144,7 @@ describe("a model its Ollama server says has no tool support", () => {
       { contextLength: 32_768, capabilities: ["completion"] },
       { files: { "a.ts": code(3) } },
     );
-    expect(session.model.info.toolCalls).toBe("text");
+    expect(model.info.toolCalls).toBe("text");
     expect(server.requests[0]?.body.tools).toBeUndefined();
     expect(JSON.stringify(server.requests[0]?.body.messages)).toContain("no native tool calling");
     expect(events.filter((event) => event.type === "tool.call").map((event) => event.args)).toEqual([
@@ -151,12 +154,12 @@ describe("a model its Ollama server says has no tool support", () => {
   });
 
   it("still calls tools natively when the config says so", async () => {
-    const { server, session } = await ollamaDo(
+    const { server, model } = await ollamaDo(
       [{ text: "Nothing to summarise." }],
       { contextLength: 32_768, capabilities: ["completion"] },
       { config: { models: { [`ollama/${MODEL}`]: { tool_calls: "native", context_window: 16_384 } } } },
     );
-    expect(session.model.info).toMatchObject({ toolCalls: "native", contextWindow: 16_384 });
+    expect(model.info).toMatchObject({ toolCalls: "native", contextWindow: 16_384 });
     expect(server.requests[0]?.body.tools?.length).toBeGreaterThan(0);
   });
 });

@@ -129,6 +129,29 @@ describe("approval modes", () => {
     expect((await opted.check(run("npm test"))).allowed).toBe(true);
   });
 
+  it("--allow-unsandboxed means what its help says: where no sandbox works, and only there", async () => {
+    const settings = { network: false, allow_unsandboxed: true };
+    const start: ApprovalRequest = {
+      callId: "call_start",
+      tool: "mcp_server:docs",
+      permission: "exec",
+      summary: "start MCP server docs from .mcp.json",
+      command: { text: "node server.js", cwd: workspace },
+      unconfined: true,
+    };
+    // With a sandbox that works, what runs outside it is still asked about: headless, refused.
+    const confined = await policy("auto", { settings }).check(start);
+    expect(!confined.allowed && confined.reason).toContain(
+      "runs outside cairn's sandbox, so it needs approval",
+    );
+    const { ask, asked } = asking([{ choice: "once" }]);
+    expect((await policy("auto", { ask, settings }).check(start)).allowed).toBe(true);
+    expect(asked.map((prompt) => prompt.summary)).toEqual([start.summary]);
+    // Where none works, it lets auto run what runs unconfined, as it does commands there.
+    expect((await policy("auto", { sandbox: none, settings }).check(start)).allowed).toBe(true);
+    expect((await policy("auto", { sandbox: none, settings }).check(run("npm test"))).allowed).toBe(true);
+  });
+
   it("refuses instead of hanging when nobody can answer", async () => {
     const decision = await policy("ask").check(write);
     expect(decision.allowed).toBe(false);

@@ -3,7 +3,8 @@ import { configSchema } from "../../src/config/schema.js";
 import { EventBus } from "../../src/events/bus.js";
 import { EVENT_STRING_LIMITS } from "../../src/events/cap.js";
 import type { StampedEvent } from "../../src/events/types.js";
-import { createRedactor, redactDeep, redactEvents } from "../../src/safety/redact.js";
+import { redactGitConfig } from "../../src/safety/gitConfigCredentials.js";
+import { createRedactor, hideCredentialShapes, redactDeep, redactEvents } from "../../src/safety/redact.js";
 
 const openaiKey = `sk-proj-${"Ab3dE5gH7jK9mN1pQ3sT5vX7zA9cE1gI3kM5oQ7sU9wY1"}`;
 const anthropicKey = `sk-ant-api03-${"Zx8Cv6Bn4Mm2Ll0Kk8Jj6Hh4Gg2Ff0Dd8Ss6Aa4Qq2Ww0Ee8Rr6Tt4"}-AAAA`;
@@ -296,5 +297,66 @@ describe("redactEvents on the bus", () => {
     expect(deltas()).toEqual(["Reading the ", "failing test "]);
     events.emit({ type: "status", status: "running_tools" });
     expect(deltas()).toEqual(["Reading the ", "failing test ", "now"]);
+  });
+});
+
+describe("the forms git's config and a .netrc hold credentials in", () => {
+  // The one rule for credentials in files (docs/security.md#sandbox): every form the sandbox's
+  // copy of a git config takes out is found by the redactor too, in what cairn shows and keeps,
+  // and by the shapes git's own output is cleaned with, in git's config file and `--list` forms.
+  const canary = "CANARY7q2w3e4r";
+  const forms: Array<[where: string, text: string]> = [
+    [
+      "a remote's URL with a token as password",
+      `\turl = https://x-access-token:${canary}@github.com/o/r.git`,
+    ],
+    ["a remote's URL with a token as its user", `\turl = https://ghp${canary}0123456789@github.com/o/r.git`],
+    ["an insteadOf URL", `[url "https://oauth2:${canary}@gitlab.example/"]`],
+    ["an extra header, upper case, basic", `\textraheader = AUTHORIZATION: basic ${canary}==`],
+    ["an extra header, lower case, bearer", `\textraheader = authorization: bearer ${canary}`],
+    ["an extra header, Negotiate", `\textraheader = Authorization: Negotiate ${canary}`],
+    ["an extra header, a scheme of its own", `\textraheader = Authorization: Custom-Scheme ${canary}`],
+    ["an extra header, no scheme", `\textraheader = Authorization: ${canary}`],
+    ["an extra header, PRIVATE-TOKEN", `\textraheader = PRIVATE-TOKEN: ${canary}`],
+    ["an extra header, X-Api-Key", `\textraheader = X-Api-Key: ${canary}`],
+    ["an extra header, a cookie", `\textraheader = Cookie: session=${canary}`],
+    [
+      "a URL's extra header, as --list prints it",
+      `http.https://github.com/.extraheader=AUTHORIZATION: basic ${canary}`,
+    ],
+    ["a cookie header, as --list prints it", `http.extraheader=Cookie: sid=${canary}`],
+    ["a password key, as --list prints it", `sendemail.smtppass=${canary}`],
+    ["a token key, as --list prints it", `hub.oauthtoken=${canary}`],
+    ["a password key in the file", `\tsmtpPass = ${canary}`],
+    ["a token key in the file", `\toauthtoken = ${canary}`],
+    ["a .netrc's line", `machine github.com login x password ${canary}`],
+    ["a .netrc's password on its own line", `  password ${canary}`],
+  ];
+  const redact = createRedactor({ env: {} });
+
+  it.each(forms)("hides %s, in what cairn shows and in git's own output", (_where, text) => {
+    expect(redact(text)).not.toContain(canary);
+    expect(hideCredentialShapes(text)).not.toContain(canary);
+    expect(redact(text)).toContain("[REDACTED");
+  });
+
+  it.each(forms.filter(([where]) => !where.includes(".netrc")))(
+    "and the sandbox's copy of a git config takes out %s",
+    (_where, text) => {
+      expect(redactGitConfig(`[http]\n${text}\n`)).not.toContain(canary);
+    },
+  );
+
+  it.each([
+    "Authorization: required",
+    "Authorization: see the docs below",
+    "compass = north",
+    "Password reset links expire after an hour.",
+    "\tpassword-less = true",
+    "core.bare=false",
+    "\tfsmonitor = false",
+  ])("leaves alone what holds none: %s", (text) => {
+    expect(redact(text)).toBe(text);
+    expect(hideCredentialShapes(text)).toBe(text);
   });
 });

@@ -149,7 +149,7 @@ describe("rules in the config", () => {
       { command: "git push", action: "deny" },
       { command: "npm test", action: "allow" },
     ]);
-    expect(config.sandbox).toEqual({ network: false, allow_unsandboxed: false });
+    expect(config.sandbox).toMatchObject({ network: false, allow_unsandboxed: false });
     // Until the folder is trusted, its allow rule is the repository's word, not the person's.
     const untrusted = await loadConfig(options);
     expect(untrusted.config.rules).toEqual([{ command: "git push", action: "deny" }]);

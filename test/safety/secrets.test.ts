@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { mkdir, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -10,7 +11,9 @@ import {
   type ApprovalRequest,
 } from "../../src/safety/approval.js";
 import { cleanEnvironment, environmentPolicy } from "../../src/safety/environment.js";
+import { realPath } from "../../src/safety/paths.js";
 import { createRedactor, hideEnvironmentSecrets } from "../../src/safety/redact.js";
+import { sessionCredentials } from "../../src/safety/sandboxMasks.js";
 import { secretsReadBy } from "../../src/safety/secretCommands.js";
 import { SecretFiles } from "../../src/safety/secretFiles.js";
 import { isSecretName, isSecretVariable } from "../../src/safety/secretNames.js";
@@ -411,5 +414,38 @@ describe("the secret permission class", () => {
       reason: "The user declined `run_command grep -rn TOKEN`: not now",
     });
     if (!declined.allowed) expect(redact(declined.reason)).toBe(declined.reason);
+  });
+});
+
+describe("the machine's credentials, as the file tools and the sandbox share them", () => {
+  it("count a file in a credential store as a secret by its real path, keep what ssh needs, and read a git config without its token", async () => {
+    const home = tempDir("cairn-home-");
+    await mkdir(path.join(home, ".aws"), { recursive: true });
+    await mkdir(path.join(home, ".ssh"), { recursive: true });
+    await writeFile(path.join(home, ".aws", "config"), "[default]\nregion = eu-west-1\n");
+    await writeFile(path.join(home, ".ssh", "known_hosts"), "github.com ssh-ed25519 AAAA\n");
+    await writeFile(
+      path.join(home, ".gitconfig"),
+      `[url "https://${GH_TOKEN_SHAPE}@github.com/"]\n\tinsteadOf = https://github.com/\n`,
+    );
+    await symlink(path.join(home, ".aws", "config"), path.join(home, "aws-link"));
+    const scratch = tempDir("cairn-scratch-");
+    const credentials = sessionCredentials([home], { HOME: home }, () => scratch);
+    const secrets = new SecretFiles(home, [], new Set(), credentials);
+    expect(secrets.isSecret(path.join(home, ".aws", "config"))).toBe(true);
+    expect(secrets.isSecret(path.join(home, ".ssh", "known_hosts"))).toBe(false);
+    expect(secrets.isSecret(path.join(home, "aws-link"))).toBe(false);
+    // The policy judges a link by where it leads, as a tool reads it.
+    expect(secrets.isSecret(realPath(path.join(home, "aws-link")))).toBe(true);
+    const gitconfig = path.join(home, ".gitconfig");
+    const shown = secrets.shown(gitconfig);
+    expect(shown).not.toBe(gitconfig);
+    expect(readFileSync(shown, "utf8")).toBe(
+      '[url "https://[REDACTED]@github.com/"]\n\tinsteadOf = https://github.com/\n',
+    );
+    // What the person allows is shown as it is, to tools as to commands.
+    const allowed = new SecretFiles(home, [".gitconfig", ".aws/config"], new Set(), credentials);
+    expect(allowed.shown(gitconfig)).toBe(gitconfig);
+    expect(allowed.isSecret(path.join(home, ".aws", "config"))).toBe(false);
   });
 });

@@ -176,7 +176,7 @@ describe("the dashboard in Chromium", () => {
 
     await page.locator(".item.finished").waitFor({ timeout: scaled(20_000) });
     expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
-      /^unverified · not checked \(without a plan, cairn checks only with --verify\) · 1 file changed · [\d.]+m?s · usage: /,
+      /^unverified · not checked \(no --verify, and the agent ran no project check after its change\) · 1 file changed · [\d.]+m?s · usage: /,
     );
     expect(await page.locator(".item.answer .markdown").last().innerHTML()).toBe(
       "<p>I wrote greeting.txt with a friendly hello in it.</p>\n",

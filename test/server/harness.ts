@@ -27,6 +27,8 @@ export interface TestServer {
   outside: string;
   home: string;
   env: Record<string, string>;
+  /** What the server wrote to its own log; `close` fails on anything a test left in it. */
+  logged: string[];
   /** A request with the token (unless the headers say otherwise). */
   call(method: string, route: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   json<T = Record<string, unknown>>(
@@ -97,6 +99,7 @@ export async function startTestServer(
     outside,
     home,
     env,
+    logged,
     call,
     async json<T>(method: string, route: string, body?: unknown) {
       const response = await call(method, route, body);

@@ -70,13 +70,17 @@ describe("cairn serve: starting a session as Efrit's requests do", () => {
     });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatch(/session_id upgrade-20250814 is taken/);
-    const bad = await h.json<{ issues: Array<{ field: string }> }>("POST", "/api/sessions", {
+    const bad = await h.json<{ error: string; issues: Array<{ field: string }> }>("POST", "/api/sessions", {
       mode: "do",
       task: "x",
       session_id: "../etc",
     });
     expect(bad.status).toBe(400);
     expect(bad.body.issues.map((issue) => issue.field)).toEqual(["session_id"]);
+    // What the field takes, in words, and what came: not the validator's "expected a regex".
+    expect(bad.body.error).toBe(
+      'session_id: expected letters, digits, ., _ and - (up to 128, starting with a letter or digit), such as upgrade-20250814 (got "../etc")',
+    );
     expect(h.model.requests).toHaveLength(1);
   });
 

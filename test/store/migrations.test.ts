@@ -30,7 +30,13 @@ describe("opening the store", () => {
       expect(pragma(db, "foreign_keys")).toBe(1);
       expect(pragma(db, "busy_timeout")).toBe(5000);
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all();
-      expect(tables.map((t) => t.name)).toEqual(["embeddings", "events", "sessions", "usage"]);
+      expect(tables.map((t) => t.name)).toEqual([
+        "embeddings",
+        "events",
+        "mined_commits",
+        "sessions",
+        "usage",
+      ]);
     } finally {
       db.close();
     }

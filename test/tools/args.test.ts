@@ -74,6 +74,12 @@ describe("arguments cut off mid-value", () => {
     expect(!result.ok && result.message).toMatch(/cut off/);
   });
 
+  it("say what can be read of them, to name what the call was for, without running it", () => {
+    const result = prepareArguments('{"path": "big.txt", "content": "aaaa', schema, "length");
+    expect(result).toMatchObject({ ok: false, cut: { partial: { path: "big.txt", content: "aaaa" } } });
+    expect(prepareArguments('{"path": "a.ts"', schema, "length")).toMatchObject({ ok: false, cut: {} });
+  });
+
   it("are closed when only the closing brackets are missing", () => {
     expect(prepareArguments('{"path": "a.ts", "paths": ["b", "c"]', schema)).toEqual({
       ok: true,

@@ -1,18 +1,23 @@
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { CairnEvent, EventOf, StampedEvent } from "../../src/events/types.js";
+import type { CairnEvent, EventOf, StampedEvent, TodoItem } from "../../src/events/types.js";
 import { TextRenderer } from "../../src/ui/text.js";
 import { finished, usage } from "./tui/events.js";
 
 const DIFF = "Index: a.ts\n===\n--- a.ts\n+++ a.ts\n@@ -1 +1 @@\n-old\n+new\n";
 
-async function render(events: CairnEvent[], verbose = false): Promise<string[]> {
-  const out = new PassThrough();
+async function render(
+  events: CairnEvent[],
+  verbose = false,
+  columns?: number,
+  askedAtTerminal = false,
+): Promise<string[]> {
+  const out = Object.assign(new PassThrough(), columns ? { columns } : {});
   let text = "";
   out.on("data", (chunk) => {
     text += chunk;
   });
-  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose });
+  const renderer = new TextRenderer({ out, color: false, interactive: false, verbose, askedAtTerminal });
   events.forEach((event, seq) => {
     renderer.handle({ ...event, session_id: "s", seq, ts: new Date(0).toISOString() } as StampedEvent);
   });
@@ -21,6 +26,45 @@ async function render(events: CairnEvent[], verbose = false): Promise<string[]> 
 }
 
 describe("the text renderer", () => {
+  it("names each TODO once: the list when it is new, then which step runs by its number", async () => {
+    const todos = (a: TodoItem["status"], b: TodoItem["status"]): EventOf<"todos"> => ({
+      type: "todos",
+      todos: [
+        { id: "1", content: "Look at the files", status: a },
+        { id: "2", content: "Report what is there", status: b },
+      ],
+    });
+    const lines = await render([
+      todos("pending", "pending"),
+      todos("in_progress", "pending"),
+      todos("completed", "pending"),
+      todos("completed", "in_progress"),
+      todos("completed", "completed"),
+    ]);
+    expect(lines).toEqual([
+      "  [ ] 1. Look at the files",
+      "  [ ] 2. Report what is there",
+      "── step 1 of 2",
+      "── step 2 of 2",
+    ]);
+    for (const title of ["Look at the files", "Report what is there"])
+      expect(lines.filter((line) => line.includes(title))).toHaveLength(1);
+  });
+
+  it("shows a revised plan's list whole again, what was done before it ticked", async () => {
+    const lines = await render([
+      { type: "todos", todos: [{ id: "1", content: "Fix it", status: "pending" }] },
+      {
+        type: "todos",
+        todos: [
+          { id: "1", content: "Fix it", status: "completed" },
+          { id: "2", content: "Fix it properly", status: "pending" },
+        ],
+      },
+    ]);
+    expect(lines).toEqual(["  [ ] 1. Fix it", "  [x] 1. Fix it", "  [ ] 2. Fix it properly"]);
+  });
+
   it("titles a call by the title its event carries and shows an edit's diff from its data", async () => {
     const lines = await render([
       {
@@ -94,6 +138,86 @@ describe("the text renderer", () => {
     ];
     expect((await render(finish(12, 0.0025))).at(-1)).not.toContain("tok/s");
     expect((await render(finish(600, 10))).at(-1)).toContain("60.0 tok/s");
+  });
+
+  it("breaks its closing line between its parts where the terminal is narrower, never inside a word", async () => {
+    const events: CairnEvent[] = [finished("unverified", 12_400)];
+    const wide = await render(events, false, 200);
+    expect(wide).toHaveLength(1);
+    const narrow = await render(events, false, 80);
+    expect(narrow).toEqual([
+      "unverified · not checked (no --verify, and the agent ran no project check",
+      "  after its change) · 12.4s",
+      "usage: 0 in (0 cached) · 0 out · $0.00",
+    ]);
+    for (const line of narrow) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  // Issue 40's tour: cairn demo at 80 columns showed "…and f" / "ix it." and a warning cut the same way.
+  it("breaks a plan or a warning between words where the terminal is narrower", async () => {
+    const summary =
+      "Reproduce the failing test, find the faulty function in src/stats.js and fix it before anything else.";
+    const events: CairnEvent[] = [
+      { type: "plan", summary, steps: [], iteration: 1 },
+      {
+        type: "error",
+        message: `ollama/qwen2.5-coder:7b: ${"a request needed more than its window; ".repeat(3)}`,
+        fatal: false,
+      },
+    ];
+    const narrow = await render(events, false, 80);
+    expect(narrow.filter((line) => line.length > 80)).toEqual([]);
+    expect(narrow.slice(0, 2)).toEqual([
+      "Plan: Reproduce the failing test, find the faulty function in src/stats.js and",
+      "  fix it before anything else.",
+    ]);
+    // Piped, each stays one line for a program to read.
+    expect((await render(events)).slice(0, 1)).toEqual([`Plan: ${summary}`]);
+  });
+
+  it("renders the answer at a terminal that says it has no columns (a pty nobody sized)", async () => {
+    const out = Object.assign(new PassThrough(), { columns: 0, isTTY: true });
+    let text = "";
+    out.on("data", (chunk) => {
+      text += chunk;
+    });
+    const renderer = new TextRenderer({ out, progress: new PassThrough(), color: false, interactive: true });
+    renderer.handle({ type: "message", text: "Moved a.txt to b.txt.", session_id: "s", seq: 1, ts: "" });
+    await renderer.flush();
+    expect(text).toContain("Moved a.txt to b.txt.");
+  });
+
+  it("leaves a request to the prompt that asks it at the terminal, and says the answer once", async () => {
+    const events: CairnEvent[] = [
+      {
+        type: "approval.requested",
+        request_id: "r1",
+        call_id: "c1",
+        prompt: {
+          tool: "move_file",
+          permission: "write",
+          summary: "move_file a.txt → b.txt",
+          dangers: [],
+          network: false,
+        },
+        options: ["once", "deny"],
+      },
+      { type: "approval.resolved", request_id: "r1", choice: "once" },
+    ];
+    const validation: CairnEvent = {
+      type: "validation",
+      ran: true,
+      passed: true,
+      summary: "ok",
+      checks: [{ name: "test", command: "npm test", passed: true, duration_ms: 1200, source: "project" }],
+    };
+    // Everything else is said as ever.
+    expect(await render([...events, validation], false, undefined, true)).toEqual([
+      "allowed once",
+      "✓ npm test 1.2s",
+    ]);
+    // In a log nobody answers at, the request is said.
+    expect(await render(events)).toEqual(["asks: allow move_file a.txt → b.txt?", "allowed once"]);
   });
 
   it("shows a call with nothing to name by its tool alone, never its raw arguments", async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { findExecutable, spawnGroup } from "../../platform/processes.js";
 import type { ToolContext } from "../../tools/types.js";
@@ -12,6 +13,8 @@ import {
 /** How one external agent is to be run: the settings of its `agents.<name>` config entry. */
 export interface ExternalRun {
   agent: ExternalAgent;
+  /** Its program, found by `agentProgram` before anything was asked or run. */
+  program: string;
   prompt: string;
   command?: string | undefined;
   model?: string | undefined;
@@ -37,11 +40,24 @@ export interface ExternalOutcome {
 const MAX_STDOUT = 32 * 1024 * 1024;
 const STDERR_TAIL = 2_000;
 
-/** The program to run: a configured path as it is, a name looked up on PATH. */
-function executable(run: ExternalRun): string | undefined {
-  const command = run.command ?? run.agent.command;
-  if (command.includes("/")) return path.resolve(run.ctx.workspace, command);
-  return findExecutable(command, run.env.PATH);
+/**
+ * Where an external agent's program is: a configured path (against the workspace) when it is
+ * there, a name looked up on PATH; undefined when it is not installed.
+ */
+export function agentProgram(
+  command: string,
+  workspace: string,
+  PATH: string | undefined,
+): string | undefined {
+  if (!command.includes("/")) return findExecutable(command, PATH);
+  const file = path.resolve(workspace, command);
+  return existsSync(file) ? file : undefined;
+}
+
+/** What to say of an agent whose program is not there: which, and the two ways to fix it. */
+export function notInstalled(agent: ExternalAgent, command: string): string {
+  const where = command.includes("/") ? "does not exist" : "is not on PATH";
+  return `agent:${agent.name} is not installed: \`${command}\` ${where}. Install it (${agent.install}) or set agents.external.${agent.name}.command in the config to where it is.`;
 }
 
 /** The command line as a person would type it, for approval prompts and messages. */
@@ -56,8 +72,8 @@ export function commandText(
 /**
  * Runs an external coding agent in the workspace, in its own process group: stopped at the
  * timeout or when the turn is cancelled, its answer and usage read from its output, the files
- * it changed from git status before and after. Whatever goes wrong (not installed, a crash, a
- * hang, output it cannot read) comes back as an outcome that says so; only a cancellation throws.
+ * it changed from git status before and after. Whatever goes wrong (a crash, a hang, output it
+ * cannot read) comes back as an outcome that says so; only a cancellation throws.
  */
 export async function runExternal(run: ExternalRun): Promise<ExternalOutcome> {
   const { agent, ctx } = run;
@@ -70,13 +86,7 @@ export async function runExternal(run: ExternalRun): Promise<ExternalOutcome> {
     filesChanged,
     durationMs: Date.now() - started,
   });
-  const file = executable(run);
-  if (!file) {
-    const command = run.command ?? agent.command;
-    return fail(
-      `${target} is not installed: \`${command}\` is not on PATH. Install it (${agent.install}) or set agents.${agent.name}.command in the config to where it is.`,
-    );
-  }
+  const file = run.program;
   const before = await workTreeState(ctx);
   let stdout = "";
   let stderr = "";

@@ -3,7 +3,7 @@ import { rm, rmdir } from "node:fs/promises";
 import { type Job, UnrecoverableError, WaitingError, Worker } from "bullmq";
 import type { Redis } from "ioredis";
 import type { BatchListener, TaskProgress } from "../events.js";
-import { type Execution, executeTask } from "../execute.js";
+import { type Execution, executeTask, noticesOnce } from "../execute.js";
 import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
@@ -296,12 +296,15 @@ class TaskTries {
   private readonly redis: Redis;
   private readonly root: string;
   private readonly locks: JobLocks;
+  /** What the tasks' cairns say to a person (an untrusted repository's notice), said in the worker's log once. */
+  private readonly notice: (line: string) => void;
 
   constructor(options: WorkerOptions, redis: Redis, root: string, locks: JobLocks) {
     this.options = options;
     this.redis = redis;
     this.root = root;
     this.locks = locks;
+    this.notice = noticesOnce(options.emit);
   }
 
   /** A job's try: its record, or the job left unstarted for the budget; it throws to have BullMQ try again or give up. */
@@ -381,6 +384,7 @@ class TaskTries {
         options.emit({ type: "task.progress", batch_id, id: spec.id, key, ...progress });
         report.progress({ ...progress, worker: options.name, attempt });
       },
+      onNotice: this.notice,
     });
   }
 

@@ -9,7 +9,7 @@ export const register: Register = (program) => {
       .description("run many tasks, each in its own copy of its repository, here or through a queue")
       .argument(
         "<tasks>",
-        "a .jsonl, .json or .yaml file of tasks: {id, repo, ref?, task, mode, verify?, model?, max_cost?, timeout?}",
+        "a .jsonl, .json or .yaml file of tasks: {id, repo, ref?, task, mode, verify?, model?, agent?, max_cost?, timeout?, setup?, isolation?}",
       ),
   ).action(async (file: string, options) => {
     const { batchCommand } = await import("../batch.js");

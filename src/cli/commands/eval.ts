@@ -1,5 +1,6 @@
-import { InvalidArgumentError, Option } from "commander";
+import { type Command, InvalidArgumentError, Option } from "commander";
 import { addBatchOptions, batchFormat } from "../batchOptions.js";
+import { folderToMake, positiveInteger, positiveNumber } from "../options.js";
 import type { Register } from "./context.js";
 
 function tries(value: string): 1 | 2 {
@@ -16,7 +17,7 @@ export const register: Register = (program) => {
       )
       .argument(
         "<suite>",
-        "builtin, polyglot (aider's benchmark, with --source), a folder of exercises (Exercism layout) or a file of SWE-style instances",
+        "builtin, polyglot (aider's benchmark, with --source), a folder of exercises (Exercism layout), a file of SWE-style instances or a folder cairn eval history wrote",
       )
       .addOption(
         new Option("--mode <mode>", "how each task runs: cairn do or cairn run")
@@ -39,8 +40,18 @@ export const register: Register = (program) => {
           "--grade-only <what>",
           "run no agent: grade each exercise's reference solution, or the exercises as given (checks the toolchains; no key needed)",
         ).choices(["reference", "given"]),
+      )
+      .option("--models <list>", "a run for each of these comma-separated models, then one table of them all")
+      .option(
+        "--agents <list>",
+        "a run for each of these comma-separated agents (agent:codex, …), then one table",
       ),
   ).action(async (suite: string, options) => {
+    if (options.models || options.agents) {
+      const { evalRunsCommand } = await import("../evalRuns.js");
+      process.exitCode = await evalRunsCommand(suite, options);
+      return;
+    }
     const { evalCommand } = await import("../eval.js");
     process.exitCode = await evalCommand(suite, options);
   });
@@ -61,4 +72,41 @@ export const register: Register = (program) => {
       const { evalCompareCommand } = await import("../eval.js");
       process.exitCode = await evalCompareCommand(a, b, options);
     });
+  registerHistory(evaluation);
 };
+
+/** `cairn eval history [repo] --suite DIR`: a suite mined from the repository's own fixes. */
+function registerHistory(evaluation: Command): void {
+  evaluation
+    .command("history")
+    .description(
+      "mine the repository's own fixes into a SWE-style suite: commits whose tests fail on the parent and pass on the commit",
+    )
+    .argument("[repo]", "the repository: a folder in it, or a git URL (default: the current folder)")
+    .option("--suite <dir>", "where to write the suite (default: <repo name>-history)", folderToMake)
+    .option("--since <date>", "only commits after this date (as git log --since reads it)")
+    .option("--until <date>", "only commits before this date")
+    .option("--max <n>", "at most this many commits, the latest", positiveInteger)
+    .option("--paths <paths>", "only commits that change these comma-separated paths")
+    .option("--no-first-parent", "every commit reachable, not only the branch's own (first-parent) history")
+    .option(
+      "--issues <file>",
+      "issue and pull request texts (.jsonl/.json: {number, title, body}) for the commits that name them",
+    )
+    .option("--test-cmd <command>", "the test command (default: the one cairn run finds, in each commit)")
+    .option("--build-cmd <command>", "the build, run before the tests (default: the project's build script)")
+    .option("--no-build", "build nothing before the tests")
+    .option("--setup <command>", "run first in each checkout (npm ci, a virtualenv…)")
+    .option("--test-timeout <seconds>", "time for each build or test run", positiveNumber, 600)
+    .option("--jobs <n>", "commits mined at once (default: the cores but one)", positiveInteger)
+    .option("--queue <url>", "mine on the BullMQ queue in this Redis, by cairn workers")
+    .addOption(
+      new Option("--output-format <format>", "text for people; json for scripts")
+        .choices(["text", "json"])
+        .default("text"),
+    )
+    .action(async (repo: string | undefined, options) => {
+      const { evalHistoryCommand } = await import("../evalHistory.js");
+      process.exitCode = await evalHistoryCommand(repo, options);
+    });
+}

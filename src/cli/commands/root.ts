@@ -1,3 +1,4 @@
+import { commandTypo } from "../commandTypo.js";
 import { addCommonOptions, type CommonOptions } from "../options.js";
 import type { Register } from "./context.js";
 import { loadTask, openTerminalUi } from "./loaders.js";
@@ -20,6 +21,20 @@ export const register: Register = (program) => {
     .option("-c, --continue", "continue the last session of this folder")
     .option("-r, --resume [id]", "continue a session: the one named, or pick from this folder's")
     .action(async (message: string[], options: RootOptions) => {
+      // `-p` asks the model on purpose; a bare near miss of a command is a typo, said for free.
+      const meant = options.print
+        ? undefined
+        : commandTypo(
+            message,
+            program.commands.map((c) => c.name()),
+          );
+      if (meant) {
+        process.stderr.write(
+          `error: unknown command '${message[0]}' (did you mean \`cairn ${meant}\`?)\nTo send it to the agent as a message, add words or use cairn -p.\n`,
+        );
+        process.exitCode = 2;
+        return;
+      }
       if (options.print) {
         const { taskCommand, taskWithInput } = await loadTask();
         process.exitCode = await taskCommand("do", await taskWithInput(message), options);

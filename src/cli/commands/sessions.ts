@@ -15,7 +15,7 @@ export const register: Register = (program, { io }) => {
   sessions
     .command("show")
     .description("a session's timeline")
-    .argument("<id>", "session id or a unique prefix")
+    .argument("<id>", "session id, or a unique start or end of it (the 6 letters after the last -)")
     .option("--json", "print JSON")
     .action(async (id: string, options) => {
       const { sessionsShowCommand } = await import("../sessions.js");
@@ -24,7 +24,7 @@ export const register: Register = (program, { io }) => {
   sessions
     .command("export")
     .description("a session as a Markdown report or JSON")
-    .argument("<id>", "session id or a unique prefix")
+    .argument("<id>", "session id, or a unique start or end of it (the 6 letters after the last -)")
     .option("--format <format>", "md or json", "md")
     .action(async (id: string, options) => {
       const { sessionsExportCommand } = await import("../sessions.js");
@@ -33,7 +33,7 @@ export const register: Register = (program, { io }) => {
   sessions
     .command("rm")
     .description("delete a session, its events and its usage rows")
-    .argument("<id>", "session id or a unique prefix")
+    .argument("<id>", "session id, or a unique start or end of it (the 6 letters after the last -)")
     .action(async (id: string) => {
       const { sessionsRmCommand } = await import("../sessions.js");
       process.exitCode = await withStore((store) => sessionsRmCommand(store, id, io));

@@ -5,7 +5,7 @@ export const register: Register = (program, { io }) => {
   program
     .command("trust")
     .description(
-      "trust a folder: what its own files (.cairn/config.yaml, .mcp.json, agents) ask for beyond your settings applies there",
+      "trust a folder: what its own files ask for beyond your settings applies there — .cairn/config.yaml (its hooks included), .mcp.json, and the agents, commands and skills in .cairn/ and .claude/",
     )
     .argument("[dir]", "the folder (default: the current one)", existingFolder)
     .option("--list", "the folders you trust, and whether their files changed since")

@@ -147,7 +147,11 @@ const sameProvider: Judge = (value, place) =>
     ? { keep: value }
     : { asks: `use ${value} for ${keyOf(place)}, another provider than ${place.provider ?? "yours"}` };
 
-/** Settings that say how an MCP server starts or where it connects: the person's own servers are theirs. */
+/**
+ * Settings that say how an MCP server starts or where it connects: the person's own servers are
+ * theirs. A server only the workspace defines is kept here and left out whole, named once, by
+ * `withoutWorkspaceServers` (servers.ts).
+ */
 const serverLaunch: Judge = (value, place) => {
   const name = place.path[1] ?? "";
   return place.user.mcp_servers[name] === undefined || within(value, place.mine)
@@ -220,6 +224,7 @@ export const DECLARATIONS: { [K in keyof Config]-?: Declaration<NonNullable<Conf
   sandbox: {
     network: onlyOff("give every command the network inside the sandbox"),
     allow_unsandboxed: onlyOff("run commands without a sandbox where none works"),
+    limits: { processes: atMost, memory_mb: atMost, file_size_mb: atMost },
   },
   max_iterations: atMost,
   planning: { attempts: atMost },

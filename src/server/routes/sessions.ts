@@ -1,9 +1,8 @@
 import { realpathSync } from "node:fs";
 import path from "node:path";
 import { createRoute, z } from "@hono/zod-openapi";
-import { lastResult } from "../../agent/resume.js";
+import { storedView } from "../../agent/conversation.js";
 import type { ConfigFlags } from "../../config/load.js";
-import type { StampedEvent, TodoItem } from "../../events/types.js";
 import type { SessionInfo } from "../../store/sessions.js";
 import { timeline } from "../../ui/sessionExport.js";
 import { ApiError } from "../apiError.js";
@@ -37,11 +36,6 @@ function storedPath(folder: string): string {
   } catch {
     return path.resolve(folder);
   }
-}
-
-function lastTodos(events: StampedEvent[]): TodoItem[] {
-  const last = events.findLast((event) => event.type === "todos");
-  return last?.type === "todos" ? last.todos : [];
 }
 
 const list = createRoute({
@@ -195,7 +189,7 @@ async function resumeSession(state: ServerState, info: SessionInfo): Promise<str
     task: info.task,
     workspace,
     flags: { model: info.model },
-    resume: { id: info.id, events: state.store.events(info.id) },
+    resume: info.id,
   });
   return info.id;
 }
@@ -208,13 +202,14 @@ export function sessionRoutes(state: ServerState) {
     .openapi(show, (c) => {
       const info = findSession(state, c.req.valid("param").id);
       const stored = store.events(info.id);
+      const { result, todos } = storedView(stored);
       return c.json(
         {
           session: sessionView(state, info),
           timeline: timeline(stored),
           pending: live.get(info.id)?.pending() ?? [],
-          result: lastResult(stored) ?? null,
-          todos: lastTodos(stored),
+          result: result ?? null,
+          todos,
           costs_by_phase: store.costs({ groupBy: "phase", sessionId: info.id }),
         },
         200,

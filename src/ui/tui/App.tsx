@@ -1,8 +1,7 @@
 import path from "node:path";
 import { Box, useApp, useStdout, useWindowSize } from "ink";
 import { useCallback, useEffect, useReducer } from "react";
-import type { ChatEngine } from "../../agent/chat.js";
-import { dataDir } from "../../config/load.js";
+import type { Conversation } from "../../agent/conversation.js";
 import { approvalChrome, QUESTION_CHROME } from "./Approval.js";
 import { useAppKeys } from "./appKeys.js";
 import type { Screen, SlashCommand } from "./commands.js";
@@ -24,7 +23,9 @@ import { useSuggestions } from "./suggestions.js";
 import { useToolDetail } from "./toolDetail.js";
 
 export interface AppProps {
-  engine: ChatEngine;
+  conversation: Conversation;
+  /** cairn's data folder, where pasted images are kept. */
+  dataDir: string;
   feed: ActionFeed;
   interactions: Interactions;
   commands: readonly SlashCommand[];
@@ -84,23 +85,25 @@ export function liveRows(
 }
 
 /** Ctrl-V: the clipboard's image, saved with cairn's pasted images, as a mention; a problem is noted. */
-function clipboardImage(engine: ChatEngine, screen: Screen): () => Promise<string | undefined> {
+function clipboardImage(
+  dataDir: string,
+  workspace: string,
+  screen: Screen,
+): () => Promise<string | undefined> {
   return async () => {
-    const pasted = await pasteClipboardImage(
-      path.join(dataDir(engine.session.env), "pasted-images"),
-      engine.session.workspace,
-    );
+    const pasted = await pasteClipboardImage(path.join(dataDir, "pasted-images"), workspace);
     if ("problem" in pasted) screen.note(pasted.problem, "warn");
     return "mention" in pasted ? pasted.mention : undefined;
   };
 }
 
 /**
- * The terminal UI. It draws the state the events build up, and turns keys into calls on the chat
- * engine; what the agent does is decided there, never here.
+ * The terminal UI. It draws the state the events build up, and turns keys into ops of the
+ * conversation; what the agent does is decided there, never here.
  */
 export function App(props: AppProps) {
-  const { engine, feed, interactions, commands, color } = props;
+  const { conversation, feed, interactions, commands, color } = props;
+  const { workspace } = conversation.view();
   const [state, dispatch] = useReducer(reduceBatch, props.initial);
   const { exit } = useApp();
   const { write } = useStdout();
@@ -113,10 +116,16 @@ export function App(props: AppProps) {
   const reprint = usePrintedTranscript(state.transcript, dispatch, write, columns);
   const { notice, flash } = useNotice();
   const quit = useCallback(() => exit(), [exit]);
-  const screen = tuiScreen({ engine, feed, reprint, write, exit: quit });
-  const messages = useMessageQueue({ engine, feed, commands, screen, firstMessage: props.firstMessage });
+  const screen = tuiScreen({ conversation, feed, reprint, write, exit: quit });
+  const messages = useMessageQueue({
+    conversation,
+    feed,
+    commands,
+    screen,
+    firstMessage: props.firstMessage,
+  });
   useAppKeys({
-    engine,
+    conversation,
     interactions,
     detail,
     working: messages.working,
@@ -160,6 +169,7 @@ export function App(props: AppProps) {
             approval={state.approval}
             turnStartedAt={state.turnStartedAt}
             notice={notice ?? (messages.queued ? `${messages.queued} queued` : undefined)}
+            width={width}
           />
         </Box>
         <Prompt
@@ -168,8 +178,8 @@ export function App(props: AppProps) {
           suggest={suggest}
           onSubmit={messages.submit}
           {...(props.onUnsent ? { onUnsent: props.onUnsent } : {})}
-          pasteAs={(pasted) => droppedImage(pasted, engine.session.workspace)}
-          clipboardImage={clipboardImage(engine, screen)}
+          pasteAs={(pasted) => droppedImage(pasted, workspace)}
+          clipboardImage={clipboardImage(props.dataDir, workspace, screen)}
           maxLines={budget.prompt}
           placeholder={
             busy

@@ -102,9 +102,9 @@ export function LiveArea({
       {running.map((call) => (
         <ToolLine key={call.callId} call={call} />
       ))}
-      {state.stream.text.trim() !== "" && !pending && (
+      {state.stream.visible && !pending && (
         <Box marginTop={1}>
-          <Text>{streamTail(state.stream.text, width, rows.tail)}</Text>
+          <Text>{streamTail(state.stream.tail, width, rows.tail)}</Text>
         </Box>
       )}
       {pending && <RequestPanel pending={pending} bodyRows={rows.body} interactions={interactions} />}

@@ -1,6 +1,6 @@
 import { useInput } from "ink";
 import { useRef } from "react";
-import type { ChatEngine } from "../../agent/chat.js";
+import type { Conversation } from "../../agent/conversation.js";
 import type { Interactions } from "./interactions.js";
 import type { ToolDetail } from "./toolDetail.js";
 
@@ -13,7 +13,7 @@ const DOUBLE_PRESS_MS = 2_000;
  * that view, whose calls the arrows step through.
  */
 export function useAppKeys(parts: {
-  engine: ChatEngine;
+  conversation: Conversation;
   interactions: Interactions;
   detail: ToolDetail;
   /** A submitted line is being run. */
@@ -23,10 +23,10 @@ export function useAppKeys(parts: {
   flash: (notice: string, ms: number) => void;
   quit: () => void;
 }): void {
-  const { engine, interactions, detail } = parts;
+  const { conversation, interactions, detail } = parts;
   const lastCtrlC = useRef(0);
   const interrupt = () => {
-    engine.interrupt();
+    void conversation.submit({ type: "interrupt" });
     parts.clearQueue();
   };
   useInput((input, key) => {

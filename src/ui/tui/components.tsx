@@ -3,6 +3,7 @@ import { createContext, memo, use, useEffect, useState } from "react";
 import type { TodoItem } from "../../events/types.js";
 import { formatCost, formatDuration } from "../../platform/format.js";
 import { firstLine, plural } from "../../platform/text.js";
+import { wrapToWidth } from "../../platform/wrap.js";
 import { callTarget } from "../eventLines.js";
 import { STATUS_LABEL } from "../format.js";
 import { type DiffLineKind, diffLines, resultSummary, tail } from "./describe.js";
@@ -163,6 +164,8 @@ export function compactTokens(n: number): string {
 type StatusProps = Pick<TuiState, "status" | "busy" | "usage" | "model" | "approval" | "turnStartedAt"> & {
   /** A passing message: Ctrl-C once, prompts waiting their turn. */
   notice?: string | undefined;
+  /** The columns it has: what it says is shortened to fit before anything is cut. */
+  width?: number;
 };
 
 /**
@@ -182,19 +185,47 @@ export const StatusLine = memo(function StatusLine(props: StatusProps) {
   const state = busy
     ? `${SPINNER[Math.floor(now / TICK_MS) % SPINNER.length]} ${status ? STATUS_LABEL[status.status] : "working"}${status?.detail ? `: ${status.detail}` : ""} ${since === null ? "" : formatDuration(Math.max(0, now - since))}`
     : "● ready";
-  const tokens = compactTokens(usage.input_tokens + usage.output_tokens);
+  const said = notice ? ` · ${notice}` : "";
+  const facts = statusFacts(
+    {
+      tokens: compactTokens(usage.input_tokens + usage.output_tokens),
+      cost: formatCost(usage.cost_usd),
+      model,
+      approval,
+    },
+    (props.width ?? Number.POSITIVE_INFINITY) - state.length - said.length,
+  );
   return (
     <Box>
       <Text wrap="truncate-end">
         <Text color={busy ? "yellow" : "green"}>{state}</Text>
-        {notice && <Text color="yellow">{` · ${notice}`}</Text>}
-        <Text
-          dimColor
-        >{` · ${tokens} tokens · ${formatCost(usage.cost_usd)} · ${model} · approval: ${approval}`}</Text>
+        {notice && <Text color="yellow">{said}</Text>}
+        <Text dimColor>{facts}</Text>
       </Text>
     </Box>
   );
 });
+
+/**
+ * The status line's facts in the room left: whole where they fit, else shortened a step at a
+ * time — the model without its provider, the approval mode without its label, then the model
+ * left out — so a narrow terminal (80 columns) keeps what matters rather than losing the end.
+ */
+function statusFacts(
+  facts: { tokens: string; cost: string; model: string; approval: string },
+  room: number,
+): string {
+  const { tokens, cost, model, approval } = facts;
+  const short = model.slice(model.lastIndexOf("/") + 1);
+  const steps = [
+    [`${tokens} tokens`, cost, model, `approval: ${approval}`],
+    [`${tokens} tokens`, cost, short, `approval: ${approval}`],
+    [`${tokens} tokens`, cost, short, approval],
+    [`${tokens} tokens`, cost, approval],
+    [tokens, cost, approval],
+  ].map((parts) => ` · ${parts.join(" · ")}`);
+  return steps.find((line) => line.length <= room) ?? (steps.at(-1) as string);
+}
 
 /** One running sub-agent or delegate: its id, its job, its model. */
 export function AgentLine({ agent }: { agent: AgentView }) {
@@ -230,7 +261,8 @@ function TranscriptItem({ item, width }: { item: Item; width: number }) {
     case "tool":
       return <ToolLine call={item.call} />;
     case "line":
-      return <Line text={item.text} tone={item.tone} />;
+      // Broken between words here: Ink's own wrapping leaves a space at the start of a wrapped line.
+      return <Line text={wrapToWidth(item.text, width)} tone={item.tone} />;
     case "todos":
       return (
         <Box marginTop={1}>

@@ -1,4 +1,4 @@
-import type { SessionOp } from "../../agent/session.js";
+import type { Conversation, PendingRequest } from "../../agent/conversation.js";
 import type { ApprovalChoice, StampedEvent } from "../../events/types.js";
 import type { ApprovalAnswer, ApprovalPrompt } from "../../safety/approval.js";
 
@@ -6,69 +6,72 @@ export type Pending =
   | { kind: "approval"; requestId: string; request: ApprovalPrompt; options: ApprovalChoice[] }
   | { kind: "question"; requestId: string; question: string };
 
+/** A waiting request as the panel shows it. */
+function panelOf(request: PendingRequest): Pending {
+  return request.type === "approval.requested"
+    ? { kind: "approval", requestId: request.request_id, request: request.prompt, options: request.options }
+    : { kind: "question", requestId: request.request_id, question: request.question };
+}
+
 /**
- * What the agent is waiting for the person to answer, one at a time, read from the event stream
- * (`approval.requested`, `question.asked`, and their answers); the UI shows the first and
- * answers it through the session's `submit`, like any other front end.
+ * What the agent is waiting for the person to answer, one at a time: the first request the
+ * conversation's view says is pending (`approval.requested`, `question.asked` not yet answered).
+ * The UI shows it and answers it through the conversation's `submit`, like any other front end.
  */
 export class Interactions {
-  private readonly queue: Pending[] = [];
   private listener: ((current: Pending | undefined) => void) | undefined;
-  private readonly submit: (op: SessionOp) => Promise<void>;
+  private readonly conversation: Pick<Conversation, "submit" | "view">;
+  /** The request shown now, so the listener hears of a change only. */
+  private shown: string | undefined;
 
-  constructor(submit: (op: SessionOp) => Promise<void>) {
-    this.submit = submit;
+  constructor(conversation: Pick<Conversation, "submit" | "view">) {
+    this.conversation = conversation;
   }
 
   get current(): Pending | undefined {
-    return this.queue[0];
+    const first = this.conversation.view().pending[0];
+    return first && panelOf(first);
   }
 
   /** Calls `listener` with the request to show each time it changes. */
   watch(listener: (current: Pending | undefined) => void): () => void {
     this.listener = listener;
-    listener(this.current);
+    const current = this.current;
+    this.shown = current?.requestId;
+    listener(current);
     return () => {
       this.listener = undefined;
     };
   }
 
+  /** Heard after the conversation's view has the event: a request asked or answered may change the first. */
   handle = (event: StampedEvent): void => {
-    if (event.type === "approval.requested") {
-      this.enqueue({
-        kind: "approval",
-        requestId: event.request_id,
-        request: event.prompt,
-        options: event.options,
-      });
-    } else if (event.type === "question.asked") {
-      this.enqueue({ kind: "question", requestId: event.request_id, question: event.question });
-    } else if (event.type === "approval.resolved" || event.type === "question.answered") {
-      this.remove(event.request_id);
-    }
+    if (
+      event.type !== "approval.requested" &&
+      event.type !== "question.asked" &&
+      event.type !== "approval.resolved" &&
+      event.type !== "question.answered"
+    )
+      return;
+    const current = this.current;
+    if (current?.requestId === this.shown) return;
+    this.shown = current?.requestId;
+    this.listener?.(current);
   };
-
-  private enqueue(pending: Pending): void {
-    this.queue.push(pending);
-    if (this.queue.length === 1) this.listener?.(pending);
-  }
-
-  private remove(requestId: string): void {
-    const index = this.queue.findIndex((pending) => pending.requestId === requestId);
-    if (index === -1) return;
-    this.queue.splice(index, 1);
-    if (index === 0) this.listener?.(this.current);
-  }
 
   answerApproval(answer: ApprovalAnswer): void {
     const current = this.current;
     if (current?.kind === "approval")
-      void this.submit({ type: "approve", request_id: current.requestId, ...answer });
+      void this.conversation.submit({ type: "approve", request_id: current.requestId, ...answer });
   }
 
   answerQuestion(answer: string | undefined): void {
     const current = this.current;
     if (current?.kind === "question")
-      void this.submit({ type: "answer", request_id: current.requestId, answer: answer ?? null });
+      void this.conversation.submit({
+        type: "answer",
+        request_id: current.requestId,
+        answer: answer ?? null,
+      });
   }
 }

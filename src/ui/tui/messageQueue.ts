@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import type { ChatEngine } from "../../agent/chat.js";
+import type { Conversation } from "../../agent/conversation.js";
 import { findCommand, parseCommand, type Screen, type SlashCommand, unknownCommand } from "./commands.js";
 import type { ActionFeed } from "./feed.js";
 
@@ -19,13 +19,13 @@ export interface MessageQueue {
  * while cairn works wait their turn, in order. `firstMessage` is the first of them.
  */
 export function useMessageQueue(parts: {
-  engine: ChatEngine;
+  conversation: Conversation;
   feed: ActionFeed;
   commands: readonly SlashCommand[];
   screen: Screen;
   firstMessage?: string | undefined;
 }): MessageQueue {
-  const { engine, feed, commands, screen } = parts;
+  const { conversation, feed, commands, screen } = parts;
   const [working, setWorking] = useState(false);
   const [queue, setQueue] = useState<string[]>(parts.firstMessage ? [parts.firstMessage] : []);
 
@@ -43,8 +43,8 @@ export function useMessageQueue(parts: {
     setWorking(true);
     const command = parseCommand(text);
     await guarded(async () => {
-      if (text.startsWith("!")) return engine.submit({ type: "shell", command: text.slice(1).trim() });
-      if (!command) return engine.submit({ type: "user_input", mode: "chat", text });
+      if (text.startsWith("!")) return conversation.submit({ type: "shell", command: text.slice(1).trim() });
+      if (!command) return conversation.submit({ type: "user_input", mode: "chat", text });
       const found = findCommand(commands, command.name);
       if (!found?.startsTurn) feed.push({ type: "ui.user", text });
       if (found) return found.run(screen, command.arg);

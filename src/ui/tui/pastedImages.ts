@@ -3,7 +3,7 @@ import { statSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { isImagePath } from "../../agent/mentions.js";
+import { isImagePath } from "../../agent/conversation.js";
 import { findExecutable } from "../../platform/processes.js";
 
 /** How a file is mentioned in a message: `@path`, quoted when it has spaces, relative to the workspace when inside it. */

@@ -10,7 +10,7 @@ import type {
 import { addCall, emptyUsage } from "../../model/usage.js";
 import { describeEvent, endingTone, type Tone, turnInput } from "../eventLines.js";
 import { agentEnding, endingLine } from "../format.js";
-import { appendStream, type BlockStream, emptyStream } from "./blocks.js";
+import { appendStream, type BlockStream, emptyStream, unfinishedText } from "./blocks.js";
 
 /**
  * The terminal UI's state, and the one function that changes it: `reduce(state, action)`. An
@@ -144,7 +144,7 @@ const line = (text: string, tone: Tone = "dim"): NewItem => ({ kind: "line", tex
 
 /** Whatever is left of the streamed block becomes a transcript item. */
 function flushStream(state: TuiState): TuiState {
-  const text = state.stream.text.trim();
+  const text = state.stream.visible ? unfinishedText(state.stream).trim() : "";
   const next = { ...state, stream: emptyStream };
   return text ? push(next, { kind: "markdown", text }) : next;
 }
@@ -314,8 +314,6 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
       return { ...state, model: event.model, sessionId: event.session_id, workspace: event.workspace };
     case "turn.started":
       return startTurn(state, event);
-    case "session.resumed":
-      return push(state, line(`resumed after event ${event.after_seq}`));
     case "status":
       return {
         ...state,
@@ -366,23 +364,8 @@ function reduceEvent(state: TuiState, event: StampedEvent): TuiState {
     case "session.finished":
     case "reasoning":
       return state;
-    case "intent":
-    case "validation":
-    case "repair":
-    case "progress":
-    case "review":
-    case "retry":
-    case "compaction":
-    case "approval.resolved":
-    case "question.answered":
-    case "mcp.server":
-    case "agent.status":
-    case "workspace.trust":
+    default:
       return pushLines(state, event);
-    default: {
-      const unknown: never = event;
-      throw new Error(`the terminal UI does not show ${JSON.stringify(unknown)}`);
-    }
   }
 }
 

@@ -422,6 +422,37 @@ describe("the status line", () => {
     );
   });
 
+  it("fits 80 columns whole, shortening what it says before cutting any of it", () => {
+    const since = Date.now() - 12_300;
+    const frame = mount(
+      <StatusLine
+        {...base}
+        model="openrouter/google/gemini-3.5-flash"
+        approval="auto-edit"
+        notice="2 queued"
+        status={{ status: "running_tools", since }}
+        busy
+        turnStartedAt={since}
+        width={80}
+      />,
+    ).lastFrame();
+    expect(frame).not.toContain("…");
+    expect(frame?.length).toBeLessThanOrEqual(80);
+    // The model is what goes when all of it cannot stay: the spending and the approval mode stay.
+    expect(frame).toMatch(/^. running tools 12\.\ds · 2 queued · 12k tokens · \$0\.01 · auto-edit$/);
+    const ready = mount(
+      <StatusLine
+        {...base}
+        model="openrouter/google/gemini-3.5-flash"
+        approval="auto-edit"
+        status={null}
+        busy={false}
+        width={80}
+      />,
+    ).lastFrame();
+    expect(ready).toBe("● ready · 12k tokens · $0.01 · gemini-3.5-flash · approval: auto-edit");
+  });
+
   it("says so when a price is unknown", () => {
     const frame = mount(
       <StatusLine {...base} usage={{ ...base.usage, cost_usd: null }} status={null} busy={false} />,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ToolData } from "../../../src/events/types.js";
-import { appendStream, emptyStream } from "../../../src/ui/tui/blocks.js";
+import { appendStream, emptyStream, TAIL_CHARS, unfinishedText } from "../../../src/ui/tui/blocks.js";
 import { coalesce } from "../../../src/ui/tui/feed.js";
 import { type Action, initialState, reduce, type TuiState } from "../../../src/ui/tui/state.js";
 import { EDIT_DIFF, finished, stamp, started, usage } from "./events.js";
@@ -13,7 +13,7 @@ describe("streamed Markdown blocks", () => {
   it("cuts a block at a blank line and keeps the unfinished rest", () => {
     const { stream, blocks } = appendStream(emptyStream, "# Title\n\nFirst para");
     expect(blocks).toEqual(["# Title"]);
-    expect(stream.text).toBe("First para");
+    expect(unfinishedText(stream)).toBe("First para");
   });
 
   it("keeps a code block whole, blank lines and all, until its fence closes", () => {
@@ -21,7 +21,7 @@ describe("streamed Markdown blocks", () => {
     expect(state.blocks).toEqual([]);
     state = appendStream(state.stream, " = 2;\n```\nafter");
     expect(state.blocks).toEqual(["```js\nconst a = 1;\n\nconst b = 2;\n```"]);
-    expect(state.stream.text).toBe("after");
+    expect(unfinishedText(state.stream)).toBe("after");
   });
 
   it("gives the same blocks however the text is split into deltas", () => {
@@ -36,7 +36,26 @@ describe("streamed Markdown blocks", () => {
     }
     expect(pieces).toEqual(whole);
     expect(whole).toEqual(["Intro.", "```\nx\n\ny\n```", "- a\n- b"]);
-    expect(stream.text).toBe("End.\n");
+    expect(unfinishedText(stream)).toBe("End.\n");
+  });
+
+  it("keeps what the live area draws to the end of a long paragraph, and the paragraph whole", () => {
+    const words = Array.from({ length: 20_000 }, (_, i) => `w${i}`).join(" ");
+    let stream = emptyStream;
+    for (const piece of words.match(/[\s\S]{1,4}/g) ?? []) stream = appendStream(stream, piece).stream;
+    expect(stream.visible).toBe(true);
+    expect(stream.tail.length).toBeLessThanOrEqual(2 * TAIL_CHARS);
+    expect(stream.tail.length).toBeGreaterThanOrEqual(TAIL_CHARS);
+    expect(words.endsWith(stream.tail)).toBe(true);
+    expect(unfinishedText(stream)).toBe(words);
+    const ended = appendStream(stream, "\n\nNext");
+    expect(ended.blocks).toEqual([words]);
+    expect(ended.stream.tail).toBe("Next");
+  });
+
+  it("draws nothing for a stream of blank lines", () => {
+    const { stream } = appendStream(emptyStream, "\n  \n");
+    expect(stream.visible).toBe(false);
   });
 });
 
@@ -73,7 +92,7 @@ describe("the UI state reducer", () => {
     expect(
       state.transcript.items.map((i) => (i.kind === "markdown" || i.kind === "user" ? i.text : "")),
     ).toEqual(["fix the bug", "Done."]);
-    expect(state.stream.text).toBe("The bug was");
+    expect(unfinishedText(state.stream)).toBe("The bug was");
     const done = [
       stamp({ type: "message", text: "Done.\n\nThe bug was a typo." }),
       finished("completed"),
