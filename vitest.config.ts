@@ -9,8 +9,8 @@ export default defineConfig({
     // Every run and every test file in a temp folder of its own, checked empty at the end.
     globalSetup: ["test/setup/global.ts"],
     setupFiles: ["test/setup/files.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
+    // The timeouts are set per test file as it starts, stretched by the load: test/setup/files.ts
+    // and fileTimeouts in test/helpers/timeScale.ts.
     pool: "forks",
     // Tests spawn real processes (git, the CLI, ripgrep); two workers fit the 2-core CI machine.
     maxWorkers: 2,

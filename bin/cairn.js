@@ -53,6 +53,10 @@ if (oldNode) {
   // net and stream modules it pulls in) is most of what any other command takes to start.
   const { readFileSync } = await import("node:fs");
   const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  // A reader that has gone (`cairn --version | true`) is nobody to tell: no EPIPE crash.
+  process.stdout.on("error", (error) => {
+    if (error.code !== "EPIPE") throw error;
+  });
   process.stdout.write(`${pkg.version}\n`);
 } else {
   // V8's compiled code for cairn's modules and its dependencies, kept on disk (in the system's

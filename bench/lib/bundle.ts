@@ -7,7 +7,7 @@ import { ROOT } from "./paths.js";
 /**
  * The CLI runs from a bundle (dist/cli, scripts/bundle.mjs): a file loaded there, or a frame of a
  * CPU profile in it, says little until it is read back through the chunk's source map as the
- * modules it was made of (dist/src/… and node_modules/…), which is what the benchmarks count.
+ * modules it was made of (src/…ts and node_modules/…), which is what the benchmarks count.
  */
 const BUNDLE = `${pathToFileURL(path.join(ROOT, "dist", "cli")).href}/`;
 const maps = new Map<string, SourceMap | null>();

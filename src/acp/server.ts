@@ -31,6 +31,7 @@ import { ProviderError } from "../model/errors.js";
 import { resolveModelId } from "../model/providers.js";
 import { ConfigError } from "../platform/errors.js";
 import { LineLimit, refusalOf } from "../platform/lineLimit.js";
+import { readableStack } from "../platform/stack.js";
 import { StoreError, storePath } from "../store/db.js";
 import { Store } from "../store/sessions.js";
 import { describeSize } from "../tools/fileText.js";
@@ -107,9 +108,7 @@ function handler(log: (message: string) => void) {
       } catch (error) {
         const said = asRequestError(error);
         if (!(said instanceof RequestError))
-          log(
-            `${context.method} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-          );
+          log(`${context.method} failed: ${error instanceof Error ? readableStack(error) : String(error)}`);
         throw said;
       }
     };

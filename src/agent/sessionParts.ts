@@ -21,15 +21,11 @@ import type { Sandbox, SessionTmpDir } from "../safety/sandbox.js";
 import { sandboxLimits } from "../safety/sandboxLimits.js";
 import { type SessionCredentials, sessionMasks } from "../safety/sandboxMasks.js";
 import type { SecretFiles } from "../safety/secretFiles.js";
-import { commandTools } from "../tools/command.js";
-import { dataTools } from "../tools/data.js";
 import { editorTools } from "../tools/editor.js";
-import { exploreTools } from "../tools/explore.js";
-import { fileTools } from "../tools/files.js";
-import { gitTools } from "../tools/git.js";
 import { planTools } from "../tools/plan.js";
 import { passes, TOOL_SEARCH, ToolRegistry } from "../tools/registry.js";
 import type { AnyTool, CommandSandbox, EditorAccess } from "../tools/types.js";
+import { WORKSPACE_TOOLS } from "../tools/workspaceTools.js";
 import { webTools } from "../web/tools.js";
 
 /** An extra root as a real path; one that does not exist is a configuration mistake, said as one. */
@@ -110,11 +106,7 @@ export function sessionTools(
 ): ToolRegistry {
   return new ToolRegistry(
     [
-      ...fileTools,
-      ...exploreTools,
-      ...commandTools,
-      ...gitTools,
-      ...dataTools,
+      ...WORKSPACE_TOOLS,
       ...planTools,
       ...agentTools,
       ...webTools(config.web, env),

@@ -1,24 +1,18 @@
 import { prose } from "../platform/prose.js";
+import { WORKSPACE_TOOLS } from "../tools/workspaceTools.js";
 import type { AgentDefinition } from "./definition.js";
 
 /** What `explore_codebase` may look for: where things are, or how they work. */
 export type ExploreFocus = "files" | "analysis";
 
-/** The tools an explorer gets: reading, searching and git's read-only views, nothing that changes anything. */
-export const READ_ONLY_TOOLS = [
-  "read_file",
-  "list_files",
-  "file_tree",
-  "search_files",
-  "grep",
-  "workspace_info",
-  "git_status",
-  "git_diff",
-  "git_log",
-  "read_json",
-  "read_yaml",
-  "read_ini",
-];
+/**
+ * The tools an explorer gets: the workspace's tools that only read (files, searches, git's
+ * read-only views, data files), taken from each tool's own permission, so that a read-only tool
+ * added to the workspace's reaches the explorer without being listed here too.
+ */
+export const READ_ONLY_TOOLS: string[] = WORKSPACE_TOOLS.filter((tool) => tool.permission === "read").map(
+  (tool) => tool.name,
+);
 
 const REPORT = prose(new URL("./prompts/report.md", import.meta.url));
 

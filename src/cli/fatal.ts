@@ -1,5 +1,6 @@
 import { ProviderError } from "../model/errors.js";
 import { ConfigError, UnavailableError } from "../platform/errors.js";
+import { readableStack } from "../platform/stack.js";
 import { wrapToWidth } from "../platform/wrap.js";
 import { createRedactor } from "../safety/redact.js";
 import { StoreError } from "../store/db.js";
@@ -9,7 +10,7 @@ function describeFatal(error: unknown): { message: string; code: number } {
   if (error instanceof ConfigError || error instanceof StoreError) return { message: error.message, code: 2 };
   if (error instanceof UnavailableError) return { message: error.message, code: error.exitCode };
   if (error instanceof ProviderError) return { message: error.message, code: error.isConfiguration ? 2 : 1 };
-  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  const detail = error instanceof Error ? readableStack(error) : String(error);
   return { message: `unexpected error: ${detail}`, code: 1 };
 }
 

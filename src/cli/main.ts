@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Command, CommanderError } from "commander";
 import { exitWithParent } from "../platform/parentWatch.js";
+import { stopWhenOutputCloses } from "../platform/signals.js";
 import * as acp from "./commands/acp.js";
 import * as agents from "./commands/agents.js";
 import * as auth from "./commands/auth.js";
@@ -26,6 +27,7 @@ import * as undo from "./commands/undo.js";
 import * as worker from "./commands/worker.js";
 
 exitWithParent();
+stopWhenOutputCloses();
 
 const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
   version: string;

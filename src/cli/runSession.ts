@@ -158,6 +158,7 @@ const STOP_WORDS: Record<StopSignal, string> = {
   SIGINT: "cancelled with Ctrl-C",
   SIGTERM: "stopped by SIGTERM",
   SIGHUP: "stopped by SIGHUP: the terminal went away",
+  SIGPIPE: "stopped: what read cairn's output closed it (a broken pipe)",
 };
 
 /**

@@ -266,10 +266,8 @@ const hookMatcherSchema = z.strictObject({
   hooks: z.array(hookCommandSchema).min(1),
 });
 
-export type HookCommand = z.infer<typeof hookCommandSchema>;
 export type HookMatcher = z.infer<typeof hookMatcherSchema>;
 
-export type AgentsConfig = z.infer<typeof agentsSchema>;
 export type ExternalAgentConfig = z.infer<typeof externalAgentSchema>;
 
 export const configSchema = z.strictObject({
@@ -469,7 +467,6 @@ export const configSchema = z.strictObject({
 
 export type Config = z.infer<typeof configSchema>;
 export type ConfigInput = z.input<typeof configSchema>;
-export type ModelEntry = z.infer<typeof modelEntrySchema>;
 export type Rule = z.infer<typeof ruleSchema>;
 export type McpServerConfig = z.infer<typeof mcpServerSchema>;
 export type WebConfig = z.infer<typeof webSchema>;

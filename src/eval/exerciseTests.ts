@@ -5,11 +5,10 @@ import { register } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-const extension = path.extname(fileURLToPath(import.meta.url));
 // Run from the sources (cairn's own tests), the modules below import each other as `.js` files
-// that are `.ts` here; the exercises' resolution hook finds them.
-if (extension === ".ts") register("./extensionless.ts", import.meta.url);
-const { COMPILED } = (await import(`./languages/index${extension}`)) as typeof import("./languages/index.js");
+// that are `.ts` here; the exercises' resolution hook finds them. Built, they are bundled in.
+if (path.extname(fileURLToPath(import.meta.url)) === ".ts") register("./extensionless.ts", import.meta.url);
+const { COMPILED } = await import("./languages/index.js");
 
 const [name] = process.argv.slice(2);
 const language = COMPILED[name as keyof typeof COMPILED];

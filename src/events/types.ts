@@ -16,7 +16,6 @@ import type {
   modeSchema,
   permissionSchema,
   phaseSchema,
-  planStepSchema,
   proposedChangeSchema,
   runStatusSchema,
   statusSchema,
@@ -33,17 +32,7 @@ import type { opSchema } from "./ops.js";
 import type { runResultSchema } from "./result.js";
 import type { toolDataSchema } from "./toolData.js";
 
-export {
-  APPROVAL_CHOICES,
-  APPROVAL_MODES,
-  CHECK_SOURCES,
-  ENDING_REASONS,
-  MAIN_AGENT,
-  MODES,
-  PHASES,
-  RUN_STATUSES,
-  TOOL_KINDS,
-} from "./common.js";
+export { APPROVAL_CHOICES, ENDING_REASONS, MAIN_AGENT, MODES, PHASES, RUN_STATUSES } from "./common.js";
 
 export type Status = z.infer<typeof statusSchema>;
 export type Phase = z.infer<typeof phaseSchema>;
@@ -59,7 +48,6 @@ export type AgentRunStatus = z.infer<typeof agentRunStatusSchema>;
 export type TokenCounts = z.infer<typeof tokenCountsSchema>;
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 export type TodoItem = z.infer<typeof todoItemSchema>;
-export type PlanStepEvent = z.infer<typeof planStepSchema>;
 export type ValidationSummary = z.infer<typeof validationSummarySchema>;
 export type ProposedChange = z.infer<typeof proposedChangeSchema>;
 export type CutString = z.infer<typeof cutStringSchema>;

@@ -9,13 +9,18 @@
  * a second Ctrl-C is another.
  */
 
-export const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
-export type StopSignal = (typeof STOP_SIGNALS)[number];
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+type ListenedSignal = (typeof STOP_SIGNALS)[number];
+/**
+ * A stop request: one of the signals, or SIGPIPE, which Node ignores: a write whose reader has
+ * gone fails with EPIPE instead (see stopWhenOutputCloses).
+ */
+export type StopSignal = ListenedSignal | "SIGPIPE";
 
 /** What bin/cairn.js sends its child for a signal it got: keep in step with it. */
-export interface ForwardedSignal {
+interface ForwardedSignal {
   type: "cairn.signal";
-  signal: StopSignal;
+  signal: ListenedSignal;
 }
 
 /**
@@ -29,7 +34,7 @@ type Handler = (signal: StopSignal) => void;
 
 const handlers = new Set<Handler>();
 /** Stops one path brought and the other has not yet: the one its copy will pair with. */
-const unpaired: Array<{ signal: StopSignal; via: "direct" | "forwarded"; at: number }> = [];
+const unpaired: Array<{ signal: ListenedSignal; via: "direct" | "forwarded"; at: number }> = [];
 
 /**
  * One stop, however it came: to the handlers when there are any. A passed-on one with nobody
@@ -37,7 +42,7 @@ const unpaired: Array<{ signal: StopSignal; via: "direct" | "forwarded"; at: num
  * listens in is still stopped; but never the copy of a signal that already came directly, which
  * may arrive after its stop has ended the work and the handlers have gone.
  */
-function deliver(signal: StopSignal, via: "direct" | "forwarded"): void {
+function deliver(signal: ListenedSignal, via: "direct" | "forwarded"): void {
   const now = Date.now();
   const match = unpaired.findIndex(
     (stop) => stop.signal === signal && stop.via !== via && now - stop.at <= PAIRING_MS,
@@ -54,11 +59,11 @@ function deliver(signal: StopSignal, via: "direct" | "forwarded"): void {
 
 const direct = Object.fromEntries(
   STOP_SIGNALS.map((signal) => [signal, () => deliver(signal, "direct")]),
-) as Record<StopSignal, () => void>;
+) as Record<ListenedSignal, () => void>;
 
 function isForwarded(message: unknown): message is ForwardedSignal {
   const candidate = message as Partial<ForwardedSignal> | null;
-  return candidate?.type === "cairn.signal" && STOP_SIGNALS.includes(candidate.signal as StopSignal);
+  return candidate?.type === "cairn.signal" && STOP_SIGNALS.includes(candidate.signal as ListenedSignal);
 }
 
 /** A stop passed on by bin/cairn.js. */
@@ -97,7 +102,33 @@ export function onStopSignal(handler: Handler): () => void {
   };
 }
 
+/**
+ * Whether the reader of cairn's stdout or stderr has gone. Each write after that fails again,
+ * and is dropped; the stop is asked for once.
+ */
+let outputGone = false;
+
+function onOutputError(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EPIPE") throw error;
+  if (outputGone) return;
+  outputGone = true;
+  for (const handler of [...handlers]) handler("SIGPIPE");
+}
+
+/**
+ * cairn's output read by a program that stops reading (`cairn schema events | head -1`): the
+ * signal that would end a writer quietly, SIGPIPE, is ignored by Node, and the write fails with
+ * EPIPE, which unhandled crashed cairn with a stack trace. From here on, what is left to write
+ * is dropped; what is running and stops on a signal (a session, a batch, the server) is asked to
+ * stop, as the reader's end would have stopped it; a command that only prints ends as it would
+ * have, with its own exit code.
+ */
+export function stopWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr])
+    if (!stream.listeners("error").includes(onOutputError)) stream.on("error", onOutputError);
+}
+
 /** The exit code of a process ended by `signal` (128 + its number), as shells report it. */
 export function signalExitCode(signal: StopSignal): number {
-  return 128 + ({ SIGHUP: 1, SIGINT: 2, SIGTERM: 15 } as const)[signal];
+  return 128 + ({ SIGHUP: 1, SIGINT: 2, SIGPIPE: 13, SIGTERM: 15 } as const)[signal];
 }

@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
 import { secureHeaders } from "hono/secure-headers";
 import { ConfigError } from "../platform/errors.js";
+import { readableStack } from "../platform/stack.js";
 import { ApiError } from "./apiError.js";
 import { type GuardOptions, guard } from "./auth.js";
 import { limitBodies } from "./bodyLimit.js";
@@ -76,7 +77,7 @@ export function buildApp(state: ServerState, { access, maxBodyBytes, log }: AppO
         error.status === 415 ? "send the body as JSON, with Content-Type: application/json." : error.message;
       return c.json({ error: message }, error.status);
     }
-    log(`${c.req.method} ${c.req.path} failed: ${error.stack ?? error.message}`);
+    log(`${c.req.method} ${c.req.path} failed: ${readableStack(error)}`);
     return c.json({ error: `internal error: ${error.message}` }, 500);
   });
   return app;

@@ -11,11 +11,11 @@ function chartScript(): string {
 }
 
 /**
- * The dashboard: the files `npm run build` put in dist/web-ui (web-ui/ holds their sources), and
+ * The dashboard: the files `npm run build` put in dist/cli/web-ui (web-ui/ holds their sources), and
  * Chart.js. Nothing is built at run time.
  */
 export function dashboardRoutes(): Hono {
-  const root = path.join(packageRoot(), "dist", "web-ui");
+  const root = path.join(packageRoot(), "dist", "cli", "web-ui");
   return new Hono()
     .get("/", serveStatic({ path: path.join(root, "index.html") }))
     .get("/assets/chart.js", serveStatic({ path: chartScript() }))

@@ -29,8 +29,6 @@ import { type WorkspaceScan, WorkspaceScanner } from "./workspaceScan.js";
 export {
   CheckpointError,
   type CheckpointInfo,
-  type Conflict,
-  type UndoneFile,
   UndoRefused,
   type UndoResult,
 } from "./manifest.js";

@@ -28,8 +28,8 @@ import { type EditRepair, type RepairedArguments, repairedArguments } from "./ed
 import { findInView, type Hit, type Normalisation, occurrences } from "./edit/views.js";
 
 export { similarity } from "./edit/closest.js";
-export { lineEnding, withLineEnding } from "./edit/lineEndings.js";
-export { MAX_LINE_CHARS, numberedLine } from "./edit/listing.js";
+export { lineEnding } from "./edit/lineEndings.js";
+export { numberedLine } from "./edit/listing.js";
 export type { EditRepair } from "./edit/repairs.js";
 
 export type EditStrategy =

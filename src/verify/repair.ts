@@ -44,8 +44,6 @@ export interface MutationAttempt {
   duration_ms: number;
 }
 
-export type RepairAttempt = FixerAttempt | MutationAttempt;
-
 /**
  * Runs the fixer of every failed check that has one, then that check again. A fixer's changes
  * are kept even when the check still fails: fixers apply only the tool's safe fixes, and fewer

@@ -4,9 +4,10 @@ import type { ToolCallContent } from "@agentclientprotocol/sdk";
 import { describe, expect, it } from "vitest";
 import { storePath } from "../../src/store/db.js";
 import { Store } from "../../src/store/sessions.js";
-import { openSession, stagePerTest, text, waitFor } from "../helpers/acp.js";
+import { openSession, stagePerTest, text } from "../helpers/acp.js";
 import { makeGitRepo, makeHome } from "../helpers/cli.js";
 import { FIX_SUM, JS_REPO } from "../helpers/runScript.js";
+import { until } from "../helpers/wait.js";
 
 const stage = stagePerTest();
 
@@ -96,7 +97,7 @@ describe("cairn acp: a prompt", () => {
     }
 
     // The slash commands are offered, and run without a model call.
-    await waitFor(() => editor.updatesOf(sessionId, "available_commands_update").length === 1, "commands");
+    await until("commands", () => editor.updatesOf(sessionId, "available_commands_update").length === 1);
     const [offered] = editor.updatesOf(sessionId, "available_commands_update");
     expect(offered?.availableCommands.map((command) => command.name)).toEqual([
       "model",
@@ -173,11 +174,10 @@ describe("cairn acp: a prompt", () => {
     const { sessionId } = session;
 
     const prompt = editor.agent.request("session/prompt", { sessionId, prompt: text("fix the sum") });
-    await waitFor(() => server?.requests.length === 2, "the second model call");
-    const cancelled = Date.now();
+    await until("the second model call", () => server?.requests.length === 2);
+    // The model never answers: only the cancel ends the prompt.
     await editor.agent.notify("session/cancel", { sessionId });
     const response = await prompt;
-    expect(Date.now() - cancelled).toBeLessThan(1000);
     expect(response.stopReason).toBe("cancelled");
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("(a, b) => a + b");
 

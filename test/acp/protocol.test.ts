@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { openSession, stagePerTest, waitFor } from "../helpers/acp.js";
+import { openSession, stagePerTest } from "../helpers/acp.js";
 import { makeGitRepo, makeHome, runCairn, spawnCairn } from "../helpers/cli.js";
+import { until } from "../helpers/wait.js";
 
 const stage = stagePerTest();
 
@@ -17,7 +18,7 @@ describe("cairn acp: the protocol's errors", () => {
         .filter(Boolean)
         .map((line) => JSON.parse(line))
         .find((message) => message.error?.code === -32700);
-    await waitFor(() => parseError() !== undefined, "the parse error");
+    await until("the parse error", () => parseError() !== undefined);
     expect(parseError()).toMatchObject({ jsonrpc: "2.0", id: null });
 
     await expect(editor.agent.request("nope/unknown", {})).rejects.toMatchObject({ code: -32601 });
@@ -43,7 +44,7 @@ describe("cairn acp: the protocol's errors", () => {
     const lines: string[] = [];
     child.stdout.on("data", (chunk) => lines.push(...String(chunk).split("\n").filter(Boolean)));
     const reply = async (id: number) => {
-      await waitFor(() => lines.some((line) => JSON.parse(line).id === id), `the answer to request ${id}`);
+      await until(`the answer to request ${id}`, () => lines.some((line) => JSON.parse(line).id === id));
       return JSON.parse(lines.find((line) => JSON.parse(line).id === id) ?? "{}");
     };
     child.stdin?.write(
@@ -77,7 +78,7 @@ describe("cairn acp: the protocol's errors", () => {
     again.stdin?.write(
       `${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1 } })}\n`,
     );
-    await waitFor(() => answers.length > 0, "the answer to initialize");
+    await until("the answer to initialize", () => answers.length > 0);
     expect(JSON.parse(answers[0] ?? "{}").result.authMethods).toEqual([]);
     again.stdin?.end();
     await new Promise((resolve) => again.on("close", resolve));

@@ -304,7 +304,6 @@ describe("an agent file's own caps", () => {
   it("timeout_s stops a sub-agent that takes longer, and the parent goes on", async () => {
     const repo = await makeRepo(repoFiles);
     await writeAgent(repo, "slow", "---\ndescription: Slow\ntimeout_s: 1\n---\nYou think slowly.\n");
-    const started = Date.now();
     const { run, events, result, requests } = await cairnDo((request) => {
       if (isParent(request)) {
         if (toolAnswers(request).length === 0)
@@ -316,7 +315,6 @@ describe("an agent file's own caps", () => {
     expect(run.code, run.stderr).toBe(0);
     expect(result?.status).toBe("completed");
     expect(result?.summary).toBe("The slow agent timed out; I answered myself.");
-    expect(Date.now() - started).toBeLessThan(15_000);
     const last = events.filter((e) => e.type === "agent.status").at(-1);
     expect(last).toMatchObject({ agent: "slow#1", status: "failed" });
     expect(String(last?.detail)).toBe("it did not finish within 1 s and was stopped");

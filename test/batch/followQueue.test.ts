@@ -2,10 +2,14 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
-import { endQueueTest, gitRepo, killLater, startWorker, until, writeTasks } from "../helpers/queue.js";
+import { endQueueTest, gitRepo, killLater, startWorker, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(90_000);
 
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
@@ -16,9 +20,7 @@ afterEach(async () => {
 });
 
 describe("following a batch on the queue", () => {
-  it("says within seconds that no worker takes its tasks, says a Redis outage in one line, and waits on", {
-    timeout: 90_000,
-  }, async () => {
+  it("says within seconds that no worker takes its tasks, says a Redis outage in one line, and waits on", async () => {
     redis = await startRedis();
     server = await startScriptedServer(byTask({ "[w1]": writes("w1.txt", "w1\n") }));
     const home = await makeHome();
@@ -63,9 +65,7 @@ describe("following a batch on the queue", () => {
     expect(await worker.exited).toBe(0);
   });
 
-  it("counts what a try that broke spent toward the batch's cost and its --max-cost", {
-    timeout: 90_000,
-  }, async () => {
+  it("counts what a try that broke spent toward the batch's cost and its --max-cost", async () => {
     redis = await startRedis();
     // c1's first try makes one costly call (100k tokens in and 10 out of gpt-4o, $0.2501) and its cairn then dies.
     let tries = 0;

@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -218,60 +219,64 @@ describe("cairn batch on this machine", () => {
 });
 
 describe("a task's repository is not trusted unless the batch file or this machine's config says so", () => {
-  it("applies the repository's own rule only for trust_workspace, or trusted_folders in --config", async () => {
-    const repo = await gitRepo({ ".cairn/config.yaml": "rules:\n  - { command: touch, action: allow }\n" });
-    const touches = (file: string) => (turn: number) =>
-      turn === 0
-        ? { toolCalls: [{ name: "run_command", args: { command: `touch ${file}` } }] }
-        : { text: "Done." };
-    server = await startScriptedServer(
-      byTask({ "[t1]": touches("t1.txt"), "[t2]": touches("t2.txt"), "[t3]": touches("t3.txt") }),
-    );
-    const home = await makeHome();
-    const { args, env } = modelFlags("openai", server);
-    const batch = async (name: string, tasks: object[], extra: string[] = []) => {
-      const file = path.join(home, `${name}.jsonl`);
-      await writeFile(file, tasks.map((task) => JSON.stringify(task)).join("\n"));
-      const out = path.join(home, `out-${name}`);
-      await runCairn(
-        [
-          "batch",
-          file,
-          "--out",
-          out,
-          "--approval",
-          "auto-edit",
-          "--output-format",
-          "json",
-          ...args,
-          ...extra,
-        ],
-        { home, env, timeoutMs: 60_000 },
+  it(
+    "applies the repository's own rule only for trust_workspace, or trusted_folders in --config",
+    async () => {
+      const repo = await gitRepo({ ".cairn/config.yaml": "rules:\n  - { command: touch, action: allow }\n" });
+      const touches = (file: string) => (turn: number) =>
+        turn === 0
+          ? { toolCalls: [{ name: "run_command", args: { command: `touch ${file}` } }] }
+          : { text: "Done." };
+      server = await startScriptedServer(
+        byTask({ "[t1]": touches("t1.txt"), "[t2]": touches("t2.txt"), "[t3]": touches("t3.txt") }),
       );
-      return Object.fromEntries((await readResults(out)).map((record) => [record.id, record]));
-    };
-    const byFile = await batch("file", [
-      { id: "t1", repo, task: "Touch [t1]", mode: "do" },
-      // Checked by the file its command makes: done, it completes.
-      { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true, verify: "test -f t2.txt" },
-    ]);
-    expect(byFile.t1?.status).toBe("failed");
-    expect(byFile.t1?.patch).not.toContain("t1.txt");
-    expect(byFile.t2?.status).toBe("completed");
-    expect(byFile.t2?.patch).toContain("diff --git a/t2.txt b/t2.txt");
+      const home = await makeHome();
+      const { args, env } = modelFlags("openai", server);
+      const batch = async (name: string, tasks: object[], extra: string[] = []) => {
+        const file = path.join(home, `${name}.jsonl`);
+        await writeFile(file, tasks.map((task) => JSON.stringify(task)).join("\n"));
+        const out = path.join(home, `out-${name}`);
+        await runCairn(
+          [
+            "batch",
+            file,
+            "--out",
+            out,
+            "--approval",
+            "auto-edit",
+            "--output-format",
+            "json",
+            ...args,
+            ...extra,
+          ],
+          { home, env, timeoutMs: 60_000 },
+        );
+        return Object.fromEntries((await readResults(out)).map((record) => [record.id, record]));
+      };
+      const byFile = await batch("file", [
+        { id: "t1", repo, task: "Touch [t1]", mode: "do" },
+        // Checked by the file its command makes: done, it completes.
+        { id: "t2", repo, task: "Touch [t2]", mode: "do", trust_workspace: true, verify: "test -f t2.txt" },
+      ]);
+      expect(byFile.t1?.status).toBe("failed");
+      expect(byFile.t1?.patch).not.toContain("t1.txt");
+      expect(byFile.t2?.status).toBe("completed");
+      expect(byFile.t2?.patch).toContain("diff --git a/t2.txt b/t2.txt");
 
-    const machine = path.join(home, "machine.yaml");
-    await writeFile(machine, `trusted_folders: [${JSON.stringify(repo)}]\n`);
-    const byConfig = await batch(
-      "config",
-      [{ id: "t3", repo, task: "Touch [t3]", mode: "do", verify: "test -f t3.txt" }],
-      ["--config", machine],
-    );
-    expect(byConfig.t3?.status).toBe("completed");
-    expect(byConfig.t3?.patch).toContain("diff --git a/t3.txt b/t3.txt");
-    await Promise.all([
-      rm(repo, { recursive: true, force: true }),
-      rm(home, { recursive: true, force: true }),
-    ]);
-  }, 90_000);
+      const machine = path.join(home, "machine.yaml");
+      await writeFile(machine, `trusted_folders: [${JSON.stringify(repo)}]\n`);
+      const byConfig = await batch(
+        "config",
+        [{ id: "t3", repo, task: "Touch [t3]", mode: "do", verify: "test -f t3.txt" }],
+        ["--config", machine],
+      );
+      expect(byConfig.t3?.status).toBe("completed");
+      expect(byConfig.t3?.patch).toContain("diff --git a/t3.txt b/t3.txt");
+      await Promise.all([
+        rm(repo, { recursive: true, force: true }),
+        rm(home, { recursive: true, force: true }),
+      ]);
+    },
+    scaled(90_000),
+  );
 });

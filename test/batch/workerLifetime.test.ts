@@ -2,10 +2,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, runCairn } from "../helpers/cli.js";
-import { endQueueTest, gitRepo, sessionsOf, startWorker, until, writeTasks } from "../helpers/queue.js";
+import { endQueueTest, gitRepo, sessionsOf, startWorker, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(90_000);
 
 let server: ScriptedServer | undefined;
 let redis: TestRedis | undefined;
@@ -68,9 +72,7 @@ async function enqueueSleeper(id: string, seconds: number) {
 }
 
 describe("a worker's tasks end with it", () => {
-  it("SIGKILL of a worker ends its task's cairn and the command it runs: nothing is left running", {
-    timeout: 60_000,
-  }, async () => {
+  it("SIGKILL of a worker ends its task's cairn and the command it runs: nothing is left running", async () => {
     const { home, env } = await enqueueSleeper("s1", 613);
     const worker = startWorker(redis!.url, home, env, "wa");
     const started = await until("s1 to start", () =>
@@ -91,9 +93,7 @@ describe("a worker's tasks end with it", () => {
     expect(["cancelled", "running"]).toContain(session?.status);
   });
 
-  it("a worker that loses a task's lock stops it before another worker could start it, which then runs it once", {
-    timeout: 90_000,
-  }, async () => {
+  it("a worker that loses a task's lock stops it before another worker could start it, which then runs it once", async () => {
     const { home, out, env, batchId } = await enqueueSleeper("l1", 614);
     const a = startWorker(redis!.url, home, env, "wa");
     const started = await until("l1 to start", () =>

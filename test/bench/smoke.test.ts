@@ -10,6 +10,7 @@ import { judge as judgeRepair, plainParse } from "../../bench/repair.js";
 import { RECOVERABLE, repairCorpus } from "../../bench/repairCorpus.js";
 import { prepareArguments } from "../../src/tools/args.js";
 import { findEdit } from "../../src/tools/editMatch.js";
+import { scaled } from "../helpers/timeScale.js";
 
 const UNITS = ["ms", "MB", "%", "×", "count", "tokens"];
 
@@ -29,7 +30,7 @@ function expectShape(result: BenchResult, id: string): void {
 }
 
 describe.each(Object.keys(BENCHMARKS))("the %s benchmark at smoke size", (id) => {
-  it("produces every figure", { timeout: 120_000 }, async () => {
+  it("produces every figure", { timeout: scaled(120_000) }, async () => {
     expectShape(await BENCHMARKS[id]!(SMOKE), id);
   });
 });

@@ -233,7 +233,7 @@ describe("checkpoints", () => {
     const userConfig = path.join(path.dirname(fixture.workspace), "user.gitconfig");
     await writeFile(
       userConfig,
-      "[core]\n\tautocrlf = true\n\thooksPath = /nonexistent\n[commit]\n\tgpgSign = true\n[init]\n\tdefaultObjectFormat = sha256\n",
+      `[core]\n\tautocrlf = true\n\thooksPath = ${path.join(path.dirname(fixture.workspace), "no-hooks")}\n[commit]\n\tgpgSign = true\n[init]\n\tdefaultObjectFormat = sha256\n`,
     );
     const hostile = {
       GIT_CONFIG_GLOBAL: userConfig,

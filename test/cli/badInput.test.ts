@@ -5,6 +5,7 @@ import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CliRun, makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
+import { missingPath } from "../helpers/temp.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -38,18 +39,14 @@ describe("--cwd", () => {
 
   it.each(commands)("%s: a folder that does not exist is bad usage", async (...command) => {
     const { args, env } = await silentModel();
+    const missing = missingPath("dir");
     const run = await runCairn(
-      [
-        ...command,
-        "--cwd",
-        "/nonexistent/dir",
-        ...(command[0] === "checkpoints" || command[0] === "undo" ? [] : args),
-      ],
+      [...command, "--cwd", missing, ...(command[0] === "checkpoints" || command[0] === "undo" ? [] : args)],
       { home: await makeHome(), env },
     );
     expectRefused(
       run,
-      "error: option '--cwd <dir>' argument '/nonexistent/dir' is invalid. the folder does not exist.",
+      `error: option '--cwd <dir>' argument '${missing}' is invalid. the folder does not exist.`,
     );
     expect(server?.requests).toHaveLength(0);
   });
@@ -65,16 +62,17 @@ describe("--cwd", () => {
     "cairn %s …: a folder that does not exist is bad usage, and nothing is made there",
     async (...command) => {
       const at = command.indexOf("--");
+      const missing = missingPath("dir");
       const args =
         at < 0
-          ? [...command, "--cwd", "/nonexistent/dir"]
-          : [...command.slice(0, at), "--cwd", "/nonexistent/dir", ...command.slice(at)];
+          ? [...command, "--cwd", missing]
+          : [...command.slice(0, at), "--cwd", missing, ...command.slice(at)];
       const run = await runCairn(args, { home: await makeHome(), input: "" });
       expectRefused(
         run,
-        "error: option '--cwd <dir>' argument '/nonexistent/dir' is invalid. the folder does not exist.",
+        `error: option '--cwd <dir>' argument '${missing}' is invalid. the folder does not exist.`,
       );
-      expect(existsSync("/nonexistent")).toBe(false);
+      expect(existsSync(missing)).toBe(false);
     },
   );
 
@@ -110,11 +108,12 @@ describe("--out", () => {
 
 describe("mcp serve --config", () => {
   it("a config that does not exist is said at start, not by every task", async () => {
-    const run = await runCairn(["mcp", "serve", "--config", "/nonexistent/c.yaml"], {
+    const missing = missingPath("c.yaml");
+    const run = await runCairn(["mcp", "serve", "--config", missing], {
       home: await makeHome(),
       input: "",
     });
-    expectRefused(run, "cairn: --config /nonexistent/c.yaml: no such file");
+    expectRefused(run, `cairn: --config ${missing}: no such file`);
   });
 });
 

@@ -280,7 +280,10 @@ describe("cairn do, whatever the wire format", () => {
     const outputs = toolResultsSent(events);
     expect(outputs[0]).toMatch(/timed out/i);
     expect(outputs[1]).toContain("after");
-    expect(Number(result?.duration_ms)).toBeLessThan(20_000);
+    // Stopped, not waited for: however busy the machine, shorter than the sleep.
+    const hung = events.find((event) => event.type === "tool.result");
+    expect(Number(hung?.duration_ms)).toBeLessThan(60_000);
+    expect(result?.status).toBe("completed");
   });
 
   it("refuses paths outside the workspace", async () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { makeHome, makeRepo, modelFlags, runCairn, streamEvents } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const PEAK_RSS_PROBE = fileURLToPath(new URL("../helpers/peakRss.mjs", import.meta.url));
@@ -78,6 +79,6 @@ describe.each([
       const peakMb = Number(await readFile(rssFile, "utf8")) / 1024;
       expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB[engine]);
     },
-    90_000,
+    scaled(90_000),
   );
 });

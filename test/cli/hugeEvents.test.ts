@@ -11,7 +11,10 @@ import {
   spawnCairn,
   streamEvents,
 } from "../helpers/cli.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(120_000);
 
 // A model writes 10 MiB in one write_file. The tool gets it whole and the file is written whole,
 // but the session's events carry at most 64 KiB of each string (src/events/cap.ts): otherwise the
@@ -94,7 +97,7 @@ describe("a 10 MiB write_file", () => {
 
     // The store holds the events as they were shown: kilobytes, not the 10 MiB twice over.
     expect(await folderBytes(path.join(home, "data"))).toBeLessThan(2 << 20);
-  }, 90_000);
+  });
 
   it("cut in the log, is not replayed by a resume, which tells the model it ran", async () => {
     const { repo, home, config } = await workspace();
@@ -134,5 +137,5 @@ describe("a 10 MiB write_file", () => {
     expect(sent).toMatch(/already ran; do not repeat them:\\n- write_file \{\\"path\\":\\"huge.txt\\"/);
     expect(sent.length).toBeLessThan(1 << 20);
     expect((await stat(path.join(repo, "huge.txt"))).size).toBe(BYTES + "start\n\nend\n".length);
-  }, 120_000);
+  });
 });

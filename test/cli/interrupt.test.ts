@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  makeHome,
-  makeRepo,
-  modelFlags,
-  runCairn,
-  startCairn,
-  streamEvents,
-  waitFor,
-} from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, runCairn, startCairn, streamEvents } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -29,12 +23,14 @@ async function doUntilAsked(home: string, script: ScriptedTurn[], format: string
     { home, env },
   );
   const asked = server;
-  expect(await waitFor(() => asked.requests.length >= script.length)).toBe(true);
+  await until("the model to be asked", () => asked.requests.length >= script.length);
   return started;
 }
 
 describe("SIGTERM and SIGHUP", () => {
-  it("end a session as cancelled with exit 1, in every output format", { timeout: 60_000 }, async () => {
+  it("end a session as cancelled with exit 1, in every output format", {
+    timeout: scaled(60_000),
+  }, async () => {
     for (const [signal, format] of [
       ["SIGTERM", "json"],
       ["SIGHUP", "text"],

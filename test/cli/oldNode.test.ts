@@ -13,6 +13,8 @@ import type { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, olderNode } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 
 const oldNode = olderNode();
 
@@ -49,37 +51,41 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
     expect(run.status).toBe(0);
   });
 
-  it("linked as npm links it, starts the clone's Node 22 directly: one process, not a Node that starts another", async () => {
-    const home = await makeHome();
-    // npm link (or npm install -g .) puts a symlink to package.json's bin on the PATH.
-    const bin = path.join(home, "bin");
-    mkdirSync(bin);
-    const pkg = JSON.parse(readFileSync(path.join(path.dirname(CAIRN_BIN), "..", "package.json"), "utf8"));
-    symlinkSync(path.join(path.dirname(CAIRN_BIN), "..", pkg.bin.cairn), path.join(bin, "cairn"));
-    // The machine's own, older Node first, as on a machine with Node 20.
-    const PATH = [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter);
-    const cairn = spawn("cairn", ["serve", "--port", "0"], serving(home, PATH));
-    try {
-      await listening(cairn);
-      const bundled = realpathSync(
-        path.join(path.dirname(CAIRN_BIN), "..", "node_modules", "node", "bin", "node"),
-      );
-      expect(readlinkSync(`/proc/${cairn.pid}/exe`)).toBe(bundled);
-      const children = readFileSync(`/proc/${cairn.pid}/task/${cairn.pid}/children`, "utf8").trim();
-      const nodes = children
-        .split(" ")
-        .filter(Boolean)
-        .filter((pid) => /node/.test(readlinkSync(`/proc/${pid}/exe`)));
-      expect(nodes).toEqual([]);
-      const version = spawnSync("cairn", ["--version"], {
-        encoding: "utf8",
-        env: { PATH: [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter) },
-      });
-      expect(version.stdout.trim()).toBe(pkg.version);
-    } finally {
-      cairn.kill("SIGTERM");
-    }
-  }, 30_000);
+  it(
+    "linked as npm links it, starts the clone's Node 22 directly: one process, not a Node that starts another",
+    async () => {
+      const home = await makeHome();
+      // npm link (or npm install -g .) puts a symlink to package.json's bin on the PATH.
+      const bin = path.join(home, "bin");
+      mkdirSync(bin);
+      const pkg = JSON.parse(readFileSync(path.join(path.dirname(CAIRN_BIN), "..", "package.json"), "utf8"));
+      symlinkSync(path.join(path.dirname(CAIRN_BIN), "..", pkg.bin.cairn), path.join(bin, "cairn"));
+      // The machine's own, older Node first, as on a machine with Node 20.
+      const PATH = [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter);
+      const cairn = spawn("cairn", ["serve", "--port", "0"], serving(home, PATH));
+      try {
+        await listening(cairn);
+        const bundled = realpathSync(
+          path.join(path.dirname(CAIRN_BIN), "..", "node_modules", "node", "bin", "node"),
+        );
+        expect(readlinkSync(`/proc/${cairn.pid}/exe`)).toBe(bundled);
+        const children = readFileSync(`/proc/${cairn.pid}/task/${cairn.pid}/children`, "utf8").trim();
+        const nodes = children
+          .split(" ")
+          .filter(Boolean)
+          .filter((pid) => /node/.test(readlinkSync(`/proc/${pid}/exe`)));
+        expect(nodes).toEqual([]);
+        const version = spawnSync("cairn", ["--version"], {
+          encoding: "utf8",
+          env: { PATH: [bin, path.dirname(oldNode as string), "/usr/bin", "/bin"].join(path.delimiter) },
+        });
+        expect(version.stdout.trim()).toBe(pkg.version);
+      } finally {
+        cairn.kill("SIGTERM");
+      }
+    },
+    scaled(30_000),
+  );
 
   it("says what to install when there is no Node 22 beside it, and exits 2", () => {
     const copy = tempDir("cairn-old-node-");
@@ -93,25 +99,26 @@ describe.skipIf(!oldNode)("started on a Node older than 22", () => {
     expect(run.stderr).not.toContain("node:sqlite");
   });
 
-  it("ends the cairn it started on Node 22 when it is killed, even by SIGKILL", async () => {
-    const home = await makeHome();
-    const launcher = spawn(
-      oldNode as string,
-      [CAIRN_BIN, "serve", "--port", "0"],
-      serving(home, process.env.PATH ?? ""),
-    );
-    try {
-      await listening(launcher);
-      const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim();
-      const cairn = Number(children.split(" ")[0]);
-      expect(cairn).toBeGreaterThan(0);
-      launcher.kill("SIGKILL");
-      const deadline = Date.now() + 15_000;
-      while (existsSync(`/proc/${cairn}`) && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(existsSync(`/proc/${cairn}`)).toBe(false);
-    } finally {
-      launcher.kill("SIGKILL");
-    }
-  }, 30_000);
+  it(
+    "ends the cairn it started on Node 22 when it is killed, even by SIGKILL",
+    async () => {
+      const home = await makeHome();
+      const launcher = spawn(
+        oldNode as string,
+        [CAIRN_BIN, "serve", "--port", "0"],
+        serving(home, process.env.PATH ?? ""),
+      );
+      try {
+        await listening(launcher);
+        const children = readFileSync(`/proc/${launcher.pid}/task/${launcher.pid}/children`, "utf8").trim();
+        const cairn = Number(children.split(" ")[0]);
+        expect(cairn).toBeGreaterThan(0);
+        launcher.kill("SIGKILL");
+        await until("cairn to end with its launcher", () => !existsSync(`/proc/${cairn}`), 15_000);
+      } finally {
+        launcher.kill("SIGKILL");
+      }
+    },
+    scaled(30_000),
+  );
 });

@@ -3,20 +3,13 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
 import { classify, intent, ready, runScript, structuredName } from "../helpers/runScript.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const servers: ScriptedServer[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => s.close()));
 });
-
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const started = Date.now();
-  while (!condition()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 const twoSteps = {
   summary: "Write one, then two.",
@@ -87,7 +80,7 @@ describe("a run killed with SIGKILL and resumed", () => {
       stdout += chunk;
     });
     const exited = new Promise((resolve) => child.on("close", resolve));
-    await until(() => first.requests.length === 5, "the hanging fifth request");
+    await until("the hanging fifth request", () => first.requests.length === 5);
     child.kill("SIGKILL");
     await exited;
     const sessionId = JSON.parse(stdout.split("\n")[0] ?? "{}").session_id as string;

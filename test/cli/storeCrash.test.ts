@@ -3,8 +3,9 @@ import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Store } from "../../src/store/sessions.js";
-import { doCommand, makeHome, makeRepo, startCairn, waitFor } from "../helpers/cli.js";
+import { doCommand, makeHome, makeRepo, startCairn } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const servers: ScriptedServer[] = [];
@@ -41,7 +42,7 @@ describe("cairn killed with SIGKILL", () => {
     const { args, env } = doCommand(server, { repo, task: "write out.txt" });
     const cairn = startCairn(args, { home, env, detached: true });
     try {
-      expect(await waitFor(() => existsSync(reached)), cairn.output.stderr).toBe(true);
+      await until("the session to reach the point to crash at", () => existsSync(reached));
       cairn.child.kill("SIGKILL");
       await cairn.exited;
     } finally {

@@ -3,6 +3,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeGitRepo, makeHome, modelFlags, runCairn } from "../helpers/cli.js";
 import { addGlobalConfig } from "../helpers/session.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const made: string[] = [];
@@ -65,54 +66,58 @@ describe("trusting a folder headless", () => {
       expect(said).toContain(what);
   });
 
-  it("cairn trust applies the folder's settings, a change that asks for more is left out until trusted again, --revoke undoes it", async () => {
-    const { repo, touch, cairn } = await setUp();
-    const untrusted = await touch("a.txt");
-    expect(untrusted.ran).toBe(false);
-    expect(untrusted.stderr).toContain(
-      'cairn:   .cairn/config.yaml rules[0]: allow command "touch" without asking',
-    );
-    expect(untrusted.stderr).toContain(`\`cairn trust ${repo}\`, or pass --trust-workspace for one run`);
+  it(
+    "cairn trust applies the folder's settings, a change that asks for more is left out until trusted again, --revoke undoes it",
+    async () => {
+      const { repo, touch, cairn } = await setUp();
+      const untrusted = await touch("a.txt");
+      expect(untrusted.ran).toBe(false);
+      expect(untrusted.stderr).toContain(
+        'cairn:   .cairn/config.yaml rules[0]: allow command "touch" without asking',
+      );
+      expect(untrusted.stderr).toContain(`\`cairn trust ${repo}\`, or pass --trust-workspace for one run`);
 
-    const trusted = await cairn("trust", repo);
-    expect(trusted.stdout).toBe(
-      `Trusted ${repo}.\nWhat its files ask for beyond your own settings now applies:\n` +
-        '  .cairn/config.yaml rules[0]: allow command "touch" without asking\n' +
-        "If they come to ask for anything else (a git pull, say), cairn asks again.\n",
-    );
-    const applied = await touch("b.txt");
-    expect(applied.ran, applied.stderr).toBe(true);
-    expect(applied.stderr).not.toContain("not trusted");
+      const trusted = await cairn("trust", repo);
+      expect(trusted.stdout).toBe(
+        `Trusted ${repo}.\nWhat its files ask for beyond your own settings now applies:\n` +
+          '  .cairn/config.yaml rules[0]: allow command "touch" without asking\n' +
+          "If they come to ask for anything else (a git pull, say), cairn asks again.\n",
+      );
+      const applied = await touch("b.txt");
+      expect(applied.ran, applied.stderr).toBe(true);
+      expect(applied.stderr).not.toContain("not trusted");
 
-    // A pull adds a rule: the folder asks for more than was trusted, so none of it applies.
-    writeFileSync(
-      path.join(repo, ".cairn", "config.yaml"),
-      "rules:\n  - { command: touch, action: allow }\n  - { command: curl, action: allow, network: true }\n",
-    );
-    const changed = await touch("c.txt");
-    expect(changed.ran).toBe(false);
-    expect(changed.stderr).toContain(
-      "Its settings changed since you trusted it; to apply them, trust the folder",
-    );
-    const list = await cairn("trust", "--list");
-    expect(list.stdout).toMatch(
-      new RegExp(`${repo}\\s+\\d{4}-\\d\\d-\\d\\d\\s+its files changed since: asks again`),
-    );
-    expect((await touch("d.txt", ["--trust-workspace"])).ran).toBe(true);
+      // A pull adds a rule: the folder asks for more than was trusted, so none of it applies.
+      writeFileSync(
+        path.join(repo, ".cairn", "config.yaml"),
+        "rules:\n  - { command: touch, action: allow }\n  - { command: curl, action: allow, network: true }\n",
+      );
+      const changed = await touch("c.txt");
+      expect(changed.ran).toBe(false);
+      expect(changed.stderr).toContain(
+        "Its settings changed since you trusted it; to apply them, trust the folder",
+      );
+      const list = await cairn("trust", "--list");
+      expect(list.stdout).toMatch(
+        new RegExp(`${repo}\\s+\\d{4}-\\d\\d-\\d\\d\\s+its files changed since: asks again`),
+      );
+      expect((await touch("d.txt", ["--trust-workspace"])).ran).toBe(true);
 
-    await cairn("trust", repo);
-    expect((await cairn("trust", "--list")).stdout).toMatch(new RegExp(`${repo}\\s+\\S+\\s+trusted\\n`));
-    expect((await touch("e.txt")).ran).toBe(true);
-    const revoked = await cairn("trust", "--revoke", repo);
-    expect(revoked.code).toBe(0);
-    expect((await touch("f.txt")).ran).toBe(false);
-    const twice = await cairn("trust", "--revoke", repo);
-    expect([twice.code, twice.stderr]).toEqual([1, `cairn: ${repo} was not trusted with cairn trust.\n`]);
-    expect((await cairn("trust", "--list")).stdout).toBe(
-      "No folder is trusted. cairn trust [dir] trusts one.\n",
-    );
-    // Eight runs of cairn and six of cairn trust.
-  }, 90_000);
+      await cairn("trust", repo);
+      expect((await cairn("trust", "--list")).stdout).toMatch(new RegExp(`${repo}\\s+\\S+\\s+trusted\\n`));
+      expect((await touch("e.txt")).ran).toBe(true);
+      const revoked = await cairn("trust", "--revoke", repo);
+      expect(revoked.code).toBe(0);
+      expect((await touch("f.txt")).ran).toBe(false);
+      const twice = await cairn("trust", "--revoke", repo);
+      expect([twice.code, twice.stderr]).toEqual([1, `cairn: ${repo} was not trusted with cairn trust.\n`]);
+      expect((await cairn("trust", "--list")).stdout).toBe(
+        "No folder is trusted. cairn trust [dir] trusts one.\n",
+      );
+      // Eight runs of cairn and six of cairn trust.
+    },
+    scaled(90_000),
+  );
 
   it("trusts a folder the person's config lists, which --revoke cannot undo and says where it is", async () => {
     const { repo, home, touch, cairn } = await setUp();

@@ -1,14 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  makeHome,
-  makeRepo,
-  modelFlags,
-  olderNode,
-  startCairn,
-  streamEvents,
-  waitFor,
-} from "../helpers/cli.js";
+import { makeHome, makeRepo, modelFlags, olderNode, startCairn, streamEvents } from "../helpers/cli.js";
+import { fileTimeouts, scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
+
+fileTimeouts(60_000);
 
 const oldNode = olderNode();
 
@@ -35,16 +31,16 @@ async function startWrapped(args: string[], env: Record<string, string> = {}) {
   return started;
 }
 
-/** Resolves with the exit code, or with "still running" after `ms`. */
+/** Resolves with the exit code, or with "still running" after `ms` stretched by the load. */
 function within(exited: Promise<number | null>, ms: number): Promise<number | null | "still running"> {
   return Promise.race([
     exited,
-    new Promise<"still running">((r) => setTimeout(() => r("still running"), ms)),
+    new Promise<"still running">((r) => setTimeout(() => r("still running"), scaled(ms))),
   ]);
 }
 
 describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => {
-  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", { timeout: 60_000 }, async () => {
+  it("SIGTERM to the wrapper ends a run as cancelled, exit 1", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
@@ -52,7 +48,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
       ["run", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
       env,
     );
-    expect(await waitFor(() => (server?.requests.length ?? 0) > 0, 30_000)).toBe(true);
+    await until("the model to be asked", () => (server?.requests.length ?? 0) > 0, 30_000);
     child.kill("SIGTERM");
     expect(await within(exited, 20_000)).toBe(1);
     const result = streamEvents(output.stdout).find((e) => e.type === "result");
@@ -60,9 +56,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     expect(String(result?.summary)).toContain("SIGTERM");
   });
 
-  it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", {
-    timeout: 60_000,
-  }, async () => {
+  it("Ctrl-C in the terminal, which reaches both processes, is one interrupt: the run ends cancelled, exit 1", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     server = await startScriptedServer([{ hang: true }]);
     const { args, env } = modelFlags("openai", server);
@@ -70,7 +64,7 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
       ["do", "change a.txt", ...args, "--cwd", repo, "--approval", "auto", "--output-format", "stream-json"],
       env,
     );
-    expect(await waitFor(() => (server?.requests.length ?? 0) > 0, 30_000)).toBe(true);
+    await until("the model to be asked", () => (server?.requests.length ?? 0) > 0, 30_000);
     // As a terminal sends it: to the whole foreground process group, the wrapper and cairn alike.
     process.kill(-(child.pid as number), "SIGINT");
     // Two would have been "Ctrl-C twice": an exit at once (130) with no result.
@@ -80,10 +74,10 @@ describe.skipIf(!oldNode)("signals through the wrapper on an older Node", () => 
     });
   });
 
-  it("SIGTERM to the wrapper stops cairn serve", { timeout: 60_000 }, async () => {
+  it("SIGTERM to the wrapper stops cairn serve", async () => {
     const repo = await makeRepo({ "a.txt": "a\n" });
     const { child, output, exited } = await startWrapped(["serve", "--port", "0", "--cwd", repo]);
-    expect(await waitFor(() => /cairn serve: (http:\S+)/.test(output.stdout), 30_000)).toBe(true);
+    await until("the server to listen", () => /cairn serve: (http:\S+)/.test(output.stdout), 30_000);
     const url = /cairn serve: (http:\S+)/.exec(output.stdout)?.[1] as string;
     // Listening: it answers (the token in the URL is for the browser's first visit).
     await expect(fetch(url)).resolves.toBeInstanceOf(Response);

@@ -14,6 +14,7 @@ import {
   runScript,
   structuredName,
 } from "../helpers/runScript.js";
+import { scaled } from "../helpers/timeScale.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
 
@@ -174,56 +175,68 @@ describe("a Stop hook in cairn run", () => {
     toolCalls: [{ name: "write_file", args: { path: "CHANGELOG.md", content: "- sum adds again\n" } }],
   };
 
-  it("sends a checked, reviewed run back for one more round with its reason; the run ends when it lets go", async () => {
-    const { repo, run, events, result, requests, asked } = await runUnderHook({
-      ...FIX_SUM_RUN,
-      plan: [...FIX_SUM_RUN.plan!, onePlan("Note the fix in the changelog", ["CHANGELOG.md"])],
-      execution: [...FIX_SUM_RUN.execution!, changelog, { text: "Noted it." }],
-      review: [ready, ready],
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 2 });
-    expect(await readFile(path.join(repo, "CHANGELOG.md"), "utf8")).toBe("- sum adds again\n");
-    expect(events.filter((e) => e.type === "route").at(-1)).toMatchObject({
-      decision: "sent back by a Stop hook",
-      reason: "A Stop hook asks for more before the run ends: Add a line about the fix to CHANGELOG.md.",
-    });
-    // The second plan is asked to fix what the hook said, after the checks passed the first time.
-    const plans = requests.filter((request) => structuredName(request) === "plan");
-    expect(plans[1]?.rawBody).toContain("Add a line about the fix to CHANGELOG.md.");
-    expect(events.filter((e) => e.type === "validation").map((e) => e.passed)).toEqual([true, true]);
-    // Asked once per ending the run reached, told the second time that it already sent the run back.
-    expect(await asked()).toMatchObject([
-      {
-        hook_event_name: "Stop",
-        stop_hook_active: false,
-        last_assistant_message: "Changed the reducer to add.",
-      },
-      { hook_event_name: "Stop", stop_hook_active: true, last_assistant_message: "Noted it." },
-    ]);
-  }, 90_000);
+  it(
+    "sends a checked, reviewed run back for one more round with its reason; the run ends when it lets go",
+    async () => {
+      const { repo, run, events, result, requests, asked } = await runUnderHook({
+        ...FIX_SUM_RUN,
+        plan: [...FIX_SUM_RUN.plan!, onePlan("Note the fix in the changelog", ["CHANGELOG.md"])],
+        execution: [...FIX_SUM_RUN.execution!, changelog, { text: "Noted it." }],
+        review: [ready, ready],
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(result).toMatchObject({ status: "completed", reason: "checks_passed", iterations: 2 });
+      expect(await readFile(path.join(repo, "CHANGELOG.md"), "utf8")).toBe("- sum adds again\n");
+      expect(events.filter((e) => e.type === "route").at(-1)).toMatchObject({
+        decision: "sent back by a Stop hook",
+        reason: "A Stop hook asks for more before the run ends: Add a line about the fix to CHANGELOG.md.",
+      });
+      // The second plan is asked to fix what the hook said, after the checks passed the first time.
+      const plans = requests.filter((request) => structuredName(request) === "plan");
+      expect(plans[1]?.rawBody).toContain("Add a line about the fix to CHANGELOG.md.");
+      expect(events.filter((e) => e.type === "validation").map((e) => e.passed)).toEqual([true, true]);
+      // Asked once per ending the run reached, told the second time that it already sent the run back.
+      expect(await asked()).toMatchObject([
+        {
+          hook_event_name: "Stop",
+          stop_hook_active: false,
+          last_assistant_message: "Changed the reducer to add.",
+        },
+        { hook_event_name: "Stop", stop_hook_active: true, last_assistant_message: "Noted it." },
+      ]);
+    },
+    scaled(90_000),
+  );
 
-  it("sends the run back at most five times, as it does cairn do: then the run ends", async () => {
-    const rounds = MAX_STOP_CONTINUES + 1;
-    const more = Array.from({ length: MAX_STOP_CONTINUES }, () => onePlan("Look again", ["src/sum.js"]));
-    const { run, result, asked } = await runUnderHook({
-      ...FIX_SUM_RUN,
-      plan: [...FIX_SUM_RUN.plan!, ...more],
-      // The model never writes the changelog: the hook keeps asking.
-      execution: [...FIX_SUM_RUN.execution!, ...more.map(() => ({ text: "Nothing else to change." }))],
-      review: Array.from({ length: rounds }, () => ready),
-    });
-    expect(run.code, run.stderr).toBe(0);
-    expect(result).toMatchObject({ status: "completed", iterations: rounds });
-    expect(await asked()).toHaveLength(MAX_STOP_CONTINUES);
-  }, 120_000);
+  it(
+    "sends the run back at most five times, as it does cairn do: then the run ends",
+    async () => {
+      const rounds = MAX_STOP_CONTINUES + 1;
+      const more = Array.from({ length: MAX_STOP_CONTINUES }, () => onePlan("Look again", ["src/sum.js"]));
+      const { run, result, asked } = await runUnderHook({
+        ...FIX_SUM_RUN,
+        plan: [...FIX_SUM_RUN.plan!, ...more],
+        // The model never writes the changelog: the hook keeps asking.
+        execution: [...FIX_SUM_RUN.execution!, ...more.map(() => ({ text: "Nothing else to change." }))],
+        review: Array.from({ length: rounds }, () => ready),
+      });
+      expect(run.code, run.stderr).toBe(0);
+      expect(result).toMatchObject({ status: "completed", iterations: rounds });
+      expect(await asked()).toHaveLength(MAX_STOP_CONTINUES);
+    },
+    scaled(120_000),
+  );
 
-  it("is bounded by --max-iterations: still asked for more on the last round, the run stops there", async () => {
-    const { repo, run, result } = await runUnderHook(FIX_SUM_RUN, ["--max-iterations", "1"]);
-    expect(run.code).toBe(1);
-    expect(result).toMatchObject({ status: "max_iterations", reason: "iteration_cap", iterations: 1 });
-    expect(existsSync(path.join(repo, "CHANGELOG.md"))).toBe(false);
-    const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
-    expect(report).toContain("Add a line about the fix to CHANGELOG.md.");
-  }, 90_000);
+  it(
+    "is bounded by --max-iterations: still asked for more on the last round, the run stops there",
+    async () => {
+      const { repo, run, result } = await runUnderHook(FIX_SUM_RUN, ["--max-iterations", "1"]);
+      expect(run.code).toBe(1);
+      expect(result).toMatchObject({ status: "max_iterations", reason: "iteration_cap", iterations: 1 });
+      expect(existsSync(path.join(repo, "CHANGELOG.md"))).toBe(false);
+      const report = await readFile(path.join(repo, ".cairn/reports", `${result?.session_id}.md`), "utf8");
+      expect(report).toContain("Add a line about the fix to CHANGELOG.md.");
+    },
+    scaled(90_000),
+  );
 });

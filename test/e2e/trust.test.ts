@@ -3,8 +3,11 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { APPROVAL_GUARD_MS } from "../../src/safety/approval.js";
 import { EXIT_UNCHECKED, makeGitRepo, makeHome, modelFlags, runCairn } from "../helpers/cli.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 import { startScriptedServer } from "../support/scriptedServer.js";
 import { closedAfterEach, hasTmux, Terminal } from "./tmux.js";
+
+fileTimeouts(120_000);
 
 const open = closedAfterEach();
 const made: string[] = [];
@@ -90,7 +93,7 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
     expect(again.asked).toContain(`${repo} ${ASKS}:`);
     await leave();
     // Six sessions of the terminal UI, each started as a person would.
-  }, 120_000);
+  });
 
   it("at 80 columns, says each thing once, broken between words, and leaves with a line that fits", async () => {
     const [repo, home] = await Promise.all([
@@ -176,5 +179,5 @@ describe.skipIf(!hasTmux)("trusting a folder at the terminal", () => {
     ]).toEqual(["", ""]);
     // Neither answer was "always": nothing was recorded.
     expect(existsSync(path.join(home, "config", "cairn", "folders.json"))).toBe(false);
-  }, 60_000);
+  });
 });

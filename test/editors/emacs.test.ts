@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CAIRN_BIN } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
 
 const ROOT = path.dirname(path.dirname(CAIRN_BIN));
 const PACKAGE = path.join(ROOT, "editors/emacs/cairn.el");
@@ -15,7 +16,10 @@ interface EmacsRun {
   output: string;
 }
 
-/** Runs Debian's emacs-nox in batch mode, without the user's init; stdout and stderr as one text. */
+/**
+ * Runs Debian's emacs-nox in batch mode, without the user's init, killed after `timeoutMs`
+ * stretched by the load: stdout and stderr as one text.
+ */
 function emacs(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<EmacsRun> {
   return new Promise((resolve, reject) => {
     const child = spawn("emacs", ["-Q", "--batch", ...args], {
@@ -29,7 +33,7 @@ function emacs(args: string[], env: Record<string, string>, timeoutMs = 60_000):
     };
     child.stdout.on("data", collect);
     child.stderr.on("data", collect);
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(timeoutMs));
     child.on("error", (error) =>
       reject(new Error(`could not start emacs (apt-get install emacs-nox): ${error.message}`)),
     );
@@ -123,7 +127,7 @@ describe("cairn.el against the real cairn acp (ERT in emacs --batch)", () => {
     );
     // Node's compile cache (bin/cairn.js) is meant to outlive the processes that fill it.
     leftBehind = (await readdir(tmp)).filter((name) => name !== "node-compile-cache");
-  }, 340_000);
+  }, scaled(340_000));
 
   afterAll(async () => {
     await Promise.all([tmp, home].map((dir) => rm(dir, { recursive: true, force: true })));

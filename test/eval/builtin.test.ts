@@ -5,6 +5,7 @@ import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, runCairn } from "../helpers/cli.js";
 import { byTask, declines, readResults, runEval, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -18,7 +19,7 @@ const marker = (task: ExerciseTask) => `Do this in \`${task.solution[0]}\``;
 
 describe("cairn eval builtin", () => {
   it("runs every task, grades it on hidden tests, and reports pass@1 and cost as they were; an edit to a test file does not count", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     // A few tasks of each language keep the test short; the whole suite's grading is checked apart.
     const chosen =

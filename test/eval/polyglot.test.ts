@@ -11,6 +11,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { EvalReport } from "../../src/eval/report.js";
 import { makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { byTask, declines, runEval, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "fixtures", "polyglot");
@@ -68,7 +69,7 @@ async function gradeOnly(what: "reference" | "given", extra: string[] = []): Pro
 
 describe("cairn eval polyglot", () => {
   it("grades every language's reference solution as solved and its stub as not, with Debian's toolchains and nothing downloaded", {
-    timeout: 900_000,
+    timeout: scaled(900_000),
   }, async () => {
     const before = leftovers();
     const reference = await gradeOnly("reference");
@@ -97,7 +98,7 @@ describe("cairn eval polyglot", () => {
   });
 
   it("sends the exercise as aider's benchmark does, grades the agent's Go, and gives what it did not solve a second try with the test output", {
-    timeout: 300_000,
+    timeout: scaled(300_000),
   }, async () => {
     const example = await readFile(
       path.join(FIXTURES, "go/exercises/practice/octal/.meta/example.go"),

@@ -6,6 +6,7 @@ import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { makeHome, makeRepo, modelFlags, runCairn } from "../helpers/cli.js";
 import { byTask, declines, readResults, runEval, writes } from "../helpers/tasks.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 let server: ScriptedServer | undefined;
@@ -60,7 +61,7 @@ describe("cairn eval before it runs anything", () => {
   });
 
   it("does not count a task the provider refused as done: the next eval runs it again", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const dir = await home();
     const out = path.join(dir, "eval-out");
@@ -129,7 +130,7 @@ function needyExercises(): Record<string, string> {
 
 describe("cairn eval's pre-flight: what the exercises need that this machine lacks", () => {
   it("names each need, what to install and the exercises, before a model is paid", {
-    timeout: 180_000,
+    timeout: scaled(180_000),
   }, async () => {
     const [suite, dir] = await Promise.all([makeRepo(needyExercises()), home()]);
     server = await startScriptedServer(() => declines(0));

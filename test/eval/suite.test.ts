@@ -8,6 +8,7 @@ import { loadSuite } from "../../src/eval/suite.js";
 import type { ExerciseTask } from "../../src/eval/types.js";
 import { runCheck } from "../../src/verify/check.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 
 let root: string;
 beforeAll(async () => {
@@ -28,7 +29,7 @@ describe("the builtin suite", async () => {
   });
 
   it("has tests that fail on every stub and pass on every reference solution", {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     const outcomes: string[] = [];
     const queue = [...tasks];

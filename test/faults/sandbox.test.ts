@@ -6,6 +6,7 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import { EXIT_UNCHECKED, makeGitRepo, makeRepo } from "../helpers/cli.js";
+import { tempDir } from "../helpers/temp.js";
 import { closeServers, connectCommand, loopbackGreeter, runFaulty, toolResults } from "./harness.js";
 
 afterEach(closeServers);
@@ -270,8 +271,8 @@ describe.skipIf(unavailable)("run_command under bubblewrap", () => {
 });
 
 describe("without a sandbox", () => {
-  // No bwrap on PATH: commands run with /bin/sh, unconfined.
-  const noSandbox = { PATH: "/nonexistent" };
+  // No bwrap on PATH (an empty folder): commands run with /bin/sh, unconfined.
+  const noSandbox = { PATH: tempDir("cairn-empty-path-") };
   const script = [
     { toolCalls: [{ name: "run_command", args: { command: "echo ran > ran.txt" } }] },
     { text: "Done." },

@@ -8,9 +8,10 @@ import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { stagePerTest, text } from "../helpers/acp.js";
 import { makeGitRepo, makeHome, modelFlags, runCairn, spawnCairn } from "../helpers/cli.js";
-import { endQueueTest, startWorker, until } from "../helpers/queue.js";
+import { endQueueTest, startWorker } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { tempDir } from "../helpers/temp.js";
+import { until } from "../helpers/wait.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 
 /**

@@ -15,6 +15,7 @@ import {
 import { afterEach } from "vitest";
 import { type Script, type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { type Format, modelFlags, spawnCairn } from "./cli.js";
+import { scaled } from "./timeScale.js";
 
 /** How the test's editor answers a permission request: the option id to pick, or undefined to cancel. */
 export type PermissionAnswer = (request: RequestPermissionRequest) => string | undefined;
@@ -117,22 +118,13 @@ export function startEditor(options: AcpEditorOptions): AcpEditor {
         .map((n) => n.update) as never,
     async close() {
       child.stdin.end();
-      const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+      const timer = setTimeout(() => child.kill("SIGKILL"), scaled(10_000));
       const code = await exited;
       clearTimeout(timer);
       connection.close();
       return code;
     },
   };
-}
-
-/** Resolves once `check` holds, polling; fails the test with `what` after `timeoutMs`. */
-export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Initializes as an editor with these capabilities and opens a session in `cwd`. */

@@ -8,6 +8,7 @@ import { detectSandbox } from "../../src/safety/sandbox.js";
 import type { ScriptedServer } from "../../test/support/scriptedServer.js";
 import { streamLineProblem } from "./protocol.js";
 import { tempDir } from "./temp.js";
+import { scaled } from "./timeScale.js";
 
 /** The repository root, whether this runs from source (vitest) or compiled into dist/ (the benchmarks). */
 function repositoryRoot(from: string): string {
@@ -44,6 +45,8 @@ export interface CairnOptions {
   unprivileged?: boolean;
   /** The Node that starts bin/cairn.js: the test's own unless given (an older one, for the wrapper). */
   node?: string;
+  /** The cairn to start: this checkout's bin/cairn.js unless given (one installed from the package). */
+  bin?: string;
   /** In a process group of its own, for a test that must kill whatever it leaves behind. */
   detached?: boolean;
 }
@@ -65,7 +68,7 @@ export function spawnCairn(
     NO_COLOR: "1",
     ...options.env,
   };
-  const command = [options.node ?? process.execPath, CAIRN_BIN, ...args];
+  const command = [options.node ?? process.execPath, options.bin ?? CAIRN_BIN, ...args];
   const [file = "", ...rest] =
     options.unprivileged && process.getuid?.() === 0
       ? ["setpriv", "--bounding-set=-dac_override,-dac_read_search", ...command]
@@ -106,16 +109,6 @@ export function startCairn(args: string[], options: CairnOptions) {
   return { child, output, exited };
 }
 
-/** Waits until `check` holds, looking every 25 ms, for at most `ms`: true when it came to hold. */
-export async function waitFor(check: () => boolean, ms = 20_000): Promise<boolean> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > ms) return false;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return true;
-}
-
 /** Whether a process whose command line holds `words` (in order, as its arguments) is running. */
 export function processRunning(words: string[]): boolean {
   const wanted = words.join("\0");
@@ -151,7 +144,8 @@ export async function runCairn(
     child.stderr.on("data", (chunk) => {
       stderr += chunk;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 25_000);
+    // A run that hangs is killed, so that the test fails on what it printed.
+    const timer = setTimeout(() => child.kill("SIGKILL"), scaled(options.timeoutMs ?? 25_000));
     child.on("error", reject);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -4,6 +4,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { scaled } from "./timeScale.js";
 
 /** The opencode release the delegation test runs. */
 export const OPENCODE_VERSION = "1.18.33";
@@ -54,7 +55,7 @@ export async function installOpencode(): Promise<string> {
       "--no-fund",
       `opencode-ai@${OPENCODE_VERSION}`,
     ],
-    { timeout: 300_000 },
+    { timeout: scaled(300_000) },
   );
   const installed = binaryIn(INSTALL_DIR);
   if (!installed)

@@ -83,17 +83,6 @@ export function startWorker(
   return { child, events, exited };
 }
 
-/** Polls `probe` until it gives something; fails naming `what` after `timeoutMs`. */
-export async function until<T>(what: string, probe: () => T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = probe();
-    if (found !== undefined && found !== false) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /**
  * The sessions the tasks' cairns stored in `home` whose task holds `marker`, as they are stored
  * (before any batch de-duplicates records): where each worked (a worker's copy is named after its

@@ -2,6 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tempDir } from "./temp.js";
+import { scaled } from "./timeScale.js";
 
 /** A real redis-server (the Debian package) of a test's own: its own port and data folder. */
 export interface TestRedis {
@@ -37,7 +38,7 @@ function launch(port: number, dir: string): Promise<ChildProcess> {
   );
   return new Promise((resolve, reject) => {
     let said = "";
-    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${said}`)), 10_000);
+    const timer = setTimeout(() => reject(new Error(`redis-server did not start:\n${said}`)), scaled(10_000));
     child.once("error", (error) => {
       clearTimeout(timer);
       reject(

@@ -29,3 +29,11 @@ export async function removeTempDirs(): Promise<void> {
   made.clear();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true, maxRetries: 3 })));
 }
+
+/**
+ * A path where nothing is, in a fresh temp folder: what a test gives for a folder or file that
+ * does not exist, rather than assuming some fixed path (`/nonexistent`) is absent on the machine.
+ */
+export function missingPath(name = "missing"): string {
+  return path.join(tempDir("cairn-absent-"), name);
+}

@@ -2,6 +2,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { CAIRN_BIN } from "./cli.js";
+import { scaled } from "./timeScale.js";
 
 export const hasTmux = spawnSync("tmux", ["-V"]).status === 0;
 
@@ -108,7 +109,7 @@ export class Terminal {
     expected: string | RegExp,
     options: { timeoutMs?: number; inHistory?: boolean } = {},
   ): Promise<string> {
-    const deadline = Date.now() + (options.timeoutMs ?? 10_000);
+    const deadline = Date.now() + scaled(options.timeoutMs ?? 10_000);
     let text = "";
     for (;;) {
       text = options.inHistory ? this.history() : this.screen();
@@ -126,7 +127,7 @@ export class Terminal {
 
   /** How cairn exited: its code, and when (milliseconds since the epoch, as Date.now()). */
   async exit(timeoutMs = 10_000): Promise<{ code: number; at: number }> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = Date.now() + scaled(timeoutMs);
     for (;;) {
       try {
         const [code, at] = readFileSync(this.exitFile, "utf8").trim().split(" ").map(Number);

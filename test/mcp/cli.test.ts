@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { CAIRN_BIN, makeHome, makeRepo, runCairn } from "../helpers/cli.js";
 import { FIX_SUM_RUN, JS_REPO, runScript } from "../helpers/runScript.js";
 import { closeAll, closeLater } from "../helpers/session.js";
+import { scaled } from "../helpers/timeScale.js";
 import { type ScriptedServer, startScriptedServer } from "../support/scriptedServer.js";
 import { EVERYTHING } from "./servers.js";
 
@@ -188,7 +189,7 @@ describe("cairn mcp serve", () => {
     const result = await client.callTool(
       { name: "cairn_run", arguments: { task: "the sum test fails, fix it", verify } },
       undefined,
-      { onprogress: (p) => progress.push(p.message ?? ""), timeout: 60_000 },
+      { onprogress: (p) => progress.push(p.message ?? ""), timeout: scaled(60_000) },
     );
     expect(result.isError).toBeFalsy();
     expect(await readFile(path.join(repo, "src/sum.js"), "utf8")).toContain("a + b");

@@ -240,7 +240,8 @@ describe("MCP servers from npm, driven through a session", () => {
       output:
         "broken/broken failed: the server sent a reply that is not valid JSON-RPC (broken or cut-off JSON)",
     });
-    expect(results[0]?.duration_ms).toBeLessThan(10_000);
+    // Failed at once, not after the minute the server was given: shorter than that however busy the machine.
+    expect(results[0]?.duration_ms).toBeLessThan(60_000);
     // Its log lines on stdout broke nothing: the next call is answered.
     expect(results[1]).toMatchObject({ ok: true, output: "Echo: still there" });
     expect(lastToolResult(server.requests[2]?.body)).toContain("Echo: still there");

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { findExecutable, spawnGroup } from "../../src/platform/processes.js";
+import { missingPath } from "../helpers/temp.js";
 
 /** Live (non-zombie) processes whose command line contains `marker`. */
 function running(marker: string): string[] {
@@ -44,7 +45,7 @@ describe("spawnGroup", () => {
   });
 
   it("rejects when the program cannot be started", async () => {
-    await expect(spawnGroup("/no/such/program", [], { cwd: tmpdir() }).done).rejects.toThrow(/ENOENT/);
+    await expect(spawnGroup(missingPath("program"), [], { cwd: tmpdir() }).done).rejects.toThrow(/ENOENT/);
   });
 });
 

@@ -6,6 +6,7 @@ import { spawnGroup } from "../../src/platform/processes.js";
 import { detectSandbox, wrapCommand } from "../../src/safety/sandbox.js";
 import { connectCommand, loopbackGreeter } from "../faults/harness.js";
 import { tempDir } from "../helpers/temp.js";
+import { until } from "../helpers/wait.js";
 
 const sandbox = detectSandbox();
 const unavailable = sandbox.kind !== "bwrap";
@@ -116,11 +117,9 @@ describe.skipIf(unavailable)(
       const marker = "913.4177";
       const result = await sandboxed(`sleep ${marker} & sleep ${marker}`, { timeoutMs: 500 });
       expect(result.timedOut).toBe(true);
-      const deadline = Date.now() + 5_000;
       const running = () =>
         execFileSync("ps", ["-eo", "args="], { encoding: "utf8" }).includes(`sleep ${marker}`);
-      while (running() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(running()).toBe(false);
+      await until("the command's background sleep to end", () => !running(), 5_000);
     });
 
     it("confines kill -9 -1 to the sandbox's own processes", async () => {

@@ -1,5 +1,6 @@
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { missingPath } from "../helpers/temp.js";
 import { startTestServer, type TestServer, TOKEN } from "./harness.js";
 
 let harness: TestServer;
@@ -243,14 +244,11 @@ describe("cairn serve: bad input", () => {
     });
     expect(outside.status).toBe(403);
     expect(outside.body.error).toMatch(/not one this server was started for.*server\.workspaces/);
-    const missing = await harness.json("POST", "/api/sessions", {
-      mode: "do",
-      task: "x",
-      workspace: "/no/such/folder",
-    });
+    const absent = missingPath("folder");
+    const missing = await harness.json("POST", "/api/sessions", { mode: "do", task: "x", workspace: absent });
     expect(missing).toMatchObject({
       status: 400,
-      body: { error: "workspace: /no/such/folder does not exist on the server." },
+      body: { error: `workspace: ${absent} does not exist on the server.` },
     });
     const above = await harness.json(
       "GET",

@@ -4,6 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, makeRepo, spawnCairn } from "../helpers/cli.js";
+import { scaled } from "../helpers/timeScale.js";
 import { startTestServer, type TestServer } from "./harness.js";
 
 const PEAK_RSS_PROBE = fileURLToPath(new URL("../helpers/peakRss.mjs", import.meta.url));
@@ -74,47 +75,53 @@ function postHuge(url: string, bytes: number, framing: "chunked" | "length"): Pr
 }
 
 describe("cairn serve and request bodies", () => {
-  it("refuses 200 MB bodies with 413 and a JSON problem, without holding them", async () => {
-    const [home, repo] = await Promise.all([makeHome(), makeRepo({ "a.txt": "a\n" })]);
-    made.push(home, repo);
-    const rssFile = path.join(home, "peak-rss");
-    const child = spawnCairn(["serve", "--port", "0", "--cwd", repo], {
-      home,
-      env: {
-        CAIRN_SERVER_TOKEN: TOKEN,
-        NODE_OPTIONS: `--import=${PEAK_RSS_PROBE}`,
-        CAIRN_TEST_PEAK_RSS_FILE: rssFile,
-      },
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    try {
-      let out = "";
-      const url = await new Promise<string>((resolve, reject) => {
-        child.stdout.on("data", (chunk) => {
-          out += chunk;
-          const found = /cairn serve: (http:\/\/\S+)/.exec(out)?.[1];
-          if (found) resolve(found);
-        });
-        child.once("exit", (code) => reject(new Error(`cairn serve exited (${code}): ${out}`)));
+  it(
+    "refuses 200 MB bodies with 413 and a JSON problem, without holding them",
+    async () => {
+      const [home, repo] = await Promise.all([makeHome(), makeRepo({ "a.txt": "a\n" })]);
+      made.push(home, repo);
+      const rssFile = path.join(home, "peak-rss");
+      const child = spawnCairn(["serve", "--port", "0", "--cwd", repo], {
+        home,
+        env: {
+          CAIRN_SERVER_TOKEN: TOKEN,
+          NODE_OPTIONS: `--import=${PEAK_RSS_PROBE}`,
+          CAIRN_TEST_PEAK_RSS_FILE: rssFile,
+        },
       });
-      for (const framing of ["length", "chunked"] as const) {
-        const refusal = await postHuge(url, HUGE, framing);
-        expect(refusal.status, framing).toBe(413);
-        expect(refusal.body).toMatchObject({ limit_bytes: 4 * 1024 * 1024 });
-        expect(String(refusal.body.error)).toMatch(/over 4\.0 MB.*server\.max_body_bytes/);
-        // Refused long before the end, not after reading it all.
-        expect(refusal.sent, framing).toBeLessThan(HUGE / 2);
+      const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+      try {
+        let out = "";
+        const url = await new Promise<string>((resolve, reject) => {
+          child.stdout.on("data", (chunk) => {
+            out += chunk;
+            const found = /cairn serve: (http:\/\/\S+)/.exec(out)?.[1];
+            if (found) resolve(found);
+          });
+          child.once("exit", (code) => reject(new Error(`cairn serve exited (${code}): ${out}`)));
+        });
+        for (const framing of ["length", "chunked"] as const) {
+          const refusal = await postHuge(url, HUGE, framing);
+          expect(refusal.status, framing).toBe(413);
+          expect(refusal.body).toMatchObject({ limit_bytes: 4 * 1024 * 1024 });
+          expect(String(refusal.body.error)).toMatch(/over 4\.0 MB.*server\.max_body_bytes/);
+          // Refused long before the end, not after reading it all.
+          expect(refusal.sent, framing).toBeLessThan(HUGE / 2);
+        }
+        // Still serving.
+        const info = await fetch(new URL("/api/info", url), {
+          headers: { authorization: `Bearer ${TOKEN}` },
+        });
+        expect(info.status).toBe(200);
+      } finally {
+        child.kill("SIGINT");
+        await exited;
       }
-      // Still serving.
-      const info = await fetch(new URL("/api/info", url), { headers: { authorization: `Bearer ${TOKEN}` } });
-      expect(info.status).toBe(200);
-    } finally {
-      child.kill("SIGINT");
-      await exited;
-    }
-    const peakMb = Number(await readFile(rssFile, "utf8")) / 1024;
-    expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
-  }, 120_000);
+      const peakMb = Number(await readFile(rssFile, "utf8")) / 1024;
+      expect(peakMb).toBeLessThan(PEAK_RSS_LIMIT_MB);
+    },
+    scaled(120_000),
+  );
 
   it("takes the limit from server.max_body_bytes, and reads a body within it as before", async () => {
     harness = await startTestServer([{ text: "Done." }], {}, { max_body_bytes: 2000 });

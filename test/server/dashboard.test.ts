@@ -7,6 +7,7 @@ import { Store } from "../../src/store/sessions.js";
 import { makeHome, makeRepo, runCairn, spawnCairn } from "../helpers/cli.js";
 import { RECORDING } from "../helpers/protocol.js";
 import { tempDir } from "../helpers/temp.js";
+import { scaled } from "../helpers/timeScale.js";
 import {
   type RecordedRequest,
   type ScriptedServer,
@@ -116,7 +117,7 @@ beforeAll(async () => {
     if (message.type() === "error") problems.push(`console: ${message.text()}`);
   });
   page.on("pageerror", (error) => problems.push(`page: ${error.message}`));
-}, 90_000);
+}, scaled(90_000));
 
 afterAll(async () => {
   await browser?.close();
@@ -173,7 +174,7 @@ describe("the dashboard in Chromium", () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, "dashboard-approval.png") });
     await allow.click();
 
-    await page.locator(".item.finished").waitFor({ timeout: 20_000 });
+    await page.locator(".item.finished").waitFor({ timeout: scaled(20_000) });
     expect(await page.locator(".item.finished .line").first().textContent()).toMatch(
       /^unverified · not checked \(no --verify, and the agent ran no project check after its change\) · 1 file changed · [\d.]+m?s · usage: /,
     );

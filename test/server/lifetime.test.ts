@@ -1,6 +1,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { afterEach, describe, expect, it } from "vitest";
 import { storePath } from "../../src/store/db.js";
+import { scaled } from "../helpers/timeScale.js";
 import type { ScriptedTurn } from "../support/scriptedServer.js";
 import { eventsOf, readEvents, settled, startTestServer, type TestServer } from "./harness.js";
 
@@ -20,7 +21,7 @@ const runsACommand: ScriptedTurn[] = [
 
 describe("cairn serve: a long-running server", () => {
   it(`keeps nothing of a session on the process once it ends: ${SESSIONS} sessions leave its exit listeners as they were, with no warning`, {
-    timeout: 120_000,
+    timeout: scaled(120_000),
   }, async () => {
     harness = await startTestServer(Array.from({ length: SESSIONS + 1 }, () => runsACommand).flat());
     const h = harness;

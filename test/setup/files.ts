@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll } from "vitest";
 import { removeTempDirs } from "../helpers/temp.js";
+import { fileTimeouts } from "../helpers/timeScale.js";
 
 /**
  * Each test file gets a temp folder of its own (TMPDIR, which the processes it starts inherit).
@@ -11,6 +12,10 @@ import { removeTempDirs } from "../helpers/temp.js";
  */
 const dir = mkdtempSync(path.join(os.tmpdir(), "file-"));
 process.env.TMPDIR = dir;
+
+// Every file's tests and hooks get the default timeout, stretched by the load as the file starts;
+// a file may ask for longer at its top (fileTimeouts).
+fileTimeouts();
 
 afterAll(async () => {
   await removeTempDirs();

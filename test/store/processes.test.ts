@@ -1,9 +1,10 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/store/sessions.js";
+import { scaled } from "../helpers/timeScale.js";
+import { until } from "../helpers/wait.js";
 import { reopen, tempDir, tempStore } from "./fixtures.js";
 
 const WRITER = fileURLToPath(new URL("./writer.ts", import.meta.url));
@@ -136,8 +137,11 @@ describe("the store shared by processes", () => {
     writer.go();
     // Opened as the writer opens it: two processes creating the schema at once.
     const watcher = reopen(file);
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline && count(watcher, "SELECT count(*) FROM usage") < 200) await sleep(20);
+    await until(
+      "the writer to store 200 usage rows",
+      () => count(watcher, "SELECT count(*) FROM usage") >= 200,
+      20_000,
+    );
     writer.child.kill("SIGKILL");
     expect((await writer.exited).signal).toBe("SIGKILL");
 
@@ -151,43 +155,47 @@ describe("the store shared by processes", () => {
     expectTotalsMatchUsage(store, "killed");
   });
 
-  it("waits out another process that holds the write lock past the busy timeout, and writes", async () => {
-    const { store, file } = await tempStore();
-    // Another process takes the write lock and keeps it for longer than SQLite's wait (5 s).
-    const holder = spawn(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        `import { DatabaseSync } from "node:sqlite";
+  it(
+    "waits out another process that holds the write lock past the busy timeout, and writes",
+    async () => {
+      const { store, file } = await tempStore();
+      // Another process takes the write lock and keeps it for longer than SQLite's wait (5 s).
+      const holder = spawn(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { DatabaseSync } from "node:sqlite";
          const db = new DatabaseSync(${JSON.stringify(file)});
          db.exec("BEGIN IMMEDIATE");
          process.stdout.write("held\\n");
          setTimeout(() => { db.exec("COMMIT"); process.stdout.write("released\\n"); }, 6_500);`,
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
-    let said = "";
-    const exited = new Promise((resolve) => holder.on("exit", resolve));
-    await new Promise<void>((resolve) =>
-      holder.stdout.on("data", (chunk) => {
-        said += chunk;
-        if (said.includes("held")) resolve();
-      }),
-    );
-    store.appendEvent({
-      session_id: "patient",
-      seq: 1,
-      ts: new Date().toISOString(),
-      type: "session.started",
-      mode: "do",
-      task: "wait for the lock",
-      model: "test/model",
-      workspace: "/w",
-    });
-    await exited;
-    // The write went in after the other process let go: it waited, it did not fail.
-    expect(said).toContain("released");
-    expect(store.events("patient").map((e) => e.type)).toEqual(["session.started"]);
-  }, 30_000);
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+      let said = "";
+      const exited = new Promise((resolve) => holder.on("exit", resolve));
+      await new Promise<void>((resolve) =>
+        holder.stdout.on("data", (chunk) => {
+          said += chunk;
+          if (said.includes("held")) resolve();
+        }),
+      );
+      store.appendEvent({
+        session_id: "patient",
+        seq: 1,
+        ts: new Date().toISOString(),
+        type: "session.started",
+        mode: "do",
+        task: "wait for the lock",
+        model: "test/model",
+        workspace: "/w",
+      });
+      await exited;
+      // The write went in after the other process let go: it waited, it did not fail.
+      expect(said).toContain("released");
+      expect(store.events("patient").map((e) => e.type)).toEqual(["session.started"]);
+    },
+    scaled(30_000),
+  );
 });

@@ -135,7 +135,7 @@ describe("grep tool", () => {
 
   it("falls back to the JS search without ripgrep, with the same hits", async () => {
     const saved = process.env.PATH;
-    process.env.PATH = "/nonexistent";
+    process.env.PATH = tempDir("cairn-empty-path-");
     try {
       const result = await call("grep", { pattern: "TODO" });
       expect(result.text).toBe(expected);

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { planTools } from "../../src/tools/plan.js";
 import { ToolError } from "../../src/tools/toolError.js";
 import type { AnyTool, TodoInput, ToolContext } from "../../src/tools/types.js";
+import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 
-const base = toolContext("/nonexistent");
+const base = toolContext(tempDir());
 
 function call(name: string, args: Record<string, unknown>, ctx: ToolContext = base) {
   const tool: AnyTool = planTools.find((candidate) => candidate.name === name)!;

@@ -4,6 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { findExecutable } from "../../src/platform/processes.js";
 import { formatFailure, parseFailures, summarizeFailures } from "../../src/verify/failures.js";
+import { scaled } from "../helpers/timeScale.js";
 import { BIN, workspace } from "./workspace.js";
 
 function run(command: string, args: string[], cwd: string): string {
@@ -165,7 +166,7 @@ describe("parseFailures on real tool output", () => {
         "tests/test_calc.py: test_div: ZeroDivisionError: division by zero [pytest]",
       ]);
     },
-    60_000,
+    scaled(60_000),
   );
 
   it("reads a Python traceback at the deepest frame in the project", async () => {
@@ -227,7 +228,7 @@ describe("parseFailures on real tool output", () => {
         },
       ]);
     },
-    120_000,
+    scaled(120_000),
   );
 
   it("reads biome diagnostics, errors and warnings, and files it would reformat", async () => {

@@ -119,11 +119,9 @@ describe("fetch_webpage against a server on 127.0.0.1", () => {
     );
     expect(huge.text).toContain("[Cut at 20000 of 100000 characters.");
 
-    const started = Date.now();
     expect(await toolFailure(fetchPage(`${site.base}/slow`, { timeout_ms: 400 }))).toMatch(
       /^Timed out after 400 ms fetching .*\/slow\.$/,
     );
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("is not offered when web.enabled is false", () => {

@@ -5,7 +5,7 @@ import { pytest } from "./pytest.js";
 import type { RunnerKind, RunnerSpec, TestRunner } from "./runner.js";
 
 export { detectRunner } from "./detect.js";
-export type { Invocation, Outcomes, RunnerKind, TestRunner } from "./runner.js";
+export type { Outcomes, RunnerKind, TestRunner } from "./runner.js";
 
 export const RUNNERS: Record<RunnerKind, RunnerSpec> = {
   pytest,
