@@ -34,7 +34,9 @@ export async function callAndBook(
   const { status, leftOut, ...sent } = request;
   const estimate = model.info.local ? requestTokens(sent) : 0;
   const promptTokens = model.sizer?.promptTokens(estimate) ?? estimate;
-  const cap = outputCap(model.info, config.max_output_tokens, promptTokens);
+  // The cap leaves room for the prompt as the context is sized for it: a prompt of half the
+  // window is no overflow.
+  const cap = outputCap(model.info, config.max_output_tokens, model.sizer?.withMargin(estimate) ?? estimate);
   const context = model.sizer?.size(estimate, cap.send ?? cap.tokens);
   if (context?.overflows)
     turn.session.warnOnce(

@@ -36,7 +36,7 @@ export class ContextSizer {
 
   /** The context for a prompt estimated at `promptTokens` with an answer capped at `answerTokens`. */
   size(promptTokens: number, answerTokens: number): ContextSize {
-    const needed = Math.ceil(this.promptTokens(promptTokens) * MARGIN) + answerTokens;
+    const needed = this.withMargin(promptTokens) + answerTokens;
     const stepped = Math.ceil(needed / CONTEXT_STEP) * CONTEXT_STEP;
     this.current = Math.min(this.window, Math.max(this.current, this.floor, stepped));
     return { tokens: this.current, overflows: needed > this.window };
@@ -45,6 +45,14 @@ export class ContextSizer {
   /** A prompt estimated at `estimated` tokens, as the server will count it. */
   promptTokens(estimated: number): number {
     return Math.ceil(estimated * this.ratio);
+  }
+
+  /**
+   * A prompt estimated at `estimated` tokens with room for the estimate's error: what the context
+   * is sized for, so the answer's cap, sized from the same, leaves the sum within the window.
+   */
+  withMargin(estimated: number): number {
+    return Math.ceil(this.promptTokens(estimated) * MARGIN);
   }
 
   /** The largest estimate of a prompt the server will count as no more than `tokens`. */

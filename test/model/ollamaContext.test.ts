@@ -119,6 +119,21 @@ describe("Ollama's context (num_ctx)", () => {
     expect(usage.every((event) => event.context_tokens === 8_192)).toBe(true);
   });
 
+  it("does not say a request was cut when its prompt fills most of the window and the answer's cap takes the rest", async () => {
+    const { events, server, outcome } = await ollamaDo(
+      [{ toolCalls: [{ name: "read_file", args: { path: "a.ts" } }] }, { text: "Arithmetic steps." }],
+      { contextLength: 16_384, capabilities: ["completion", "tools"] },
+      { files: { "a.ts": code(300) } },
+    );
+    expect(outcome?.result.status).toBe("completed");
+    const last = server.requests.filter((request) => request.format === "ollama").at(-1) as RecordedRequest;
+    // Over 40% of the window: where the cap was sized from the prompt without the context's margin.
+    expect(promptTokens(last)).toBeGreaterThan(0.5 * 16_384);
+    expect(promptTokens(last) + (last.body.options?.num_predict as number)).toBeLessThanOrEqual(16_384);
+    expect(events.filter((event) => event.type === "usage").some((event) => event.cut_to_fit)).toBe(false);
+    expect(events.filter((event) => event.type === "error")).toEqual([]);
+  });
+
   it("sends keep_alive when the config sets it", async () => {
     const { server } = await ollamaDo(
       [{ text: "Nothing to summarise." }],
