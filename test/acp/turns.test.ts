@@ -1,26 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { openSession, stagePerTest, text } from "../helpers/acp.js";
-import { makeGitRepo, makeHome } from "../helpers/cli.js";
+import { makeGitRepo, makeHome, ownSleep, processRunning } from "../helpers/cli.js";
 import { until } from "../helpers/wait.js";
 import { COUNT, stdio } from "../mcp/servers.js";
 
 const stage = stagePerTest();
-
-/** The ids of the processes running exactly this command line, wherever they were started. */
-function processesRunning(...argv: string[]): string[] {
-  const wanted = `${argv.join("\0")}\0`;
-  return readdirSync("/proc").filter((pid) => {
-    if (!/^\d+$/.test(pid)) return false;
-    try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8") === wanted;
-    } catch {
-      return false;
-    }
-  });
-}
 
 describe("cairn acp: during a turn", () => {
   it("stops asking about edits once switched to auto-edit, and still asks about commands", async () => {
@@ -119,9 +106,8 @@ describe("cairn acp: during a turn", () => {
   });
 
   it("cancels a running command, leaving no process behind", async () => {
-    // A duration no other test sleeps for, so the processes looked for are this test's; longer
-    // than the test may take however busy the machine, so only the cancel can end the prompt.
-    const sleep = ["sleep", "419"];
+    // Longer than the test may take however busy the machine: only the cancel can end the prompt.
+    const sleep = ownSleep(419);
     const server = await stage.serve([
       { toolCalls: [{ name: "run_command", args: { command: sleep.join(" ") } }] },
       { text: "Stopped, as asked." },
@@ -132,11 +118,11 @@ describe("cairn acp: during a turn", () => {
     const { sessionId } = session;
 
     const prompt = editor.agent.request("session/prompt", { sessionId, prompt: text("wait a while") });
-    await until("the command to start", () => processesRunning(...sleep).length > 0);
+    await until("the command to start", () => processRunning(sleep));
     await editor.agent.notify("session/cancel", { sessionId });
     const response = await prompt;
     expect(response.stopReason).toBe("cancelled");
-    expect(processesRunning(...sleep)).toEqual([]);
+    expect(processRunning(sleep)).toBe(false);
     // The call is shown as ended, and as failed: a command the cancel killed did not complete.
     const [call] = editor.updatesOf(sessionId, "tool_call");
     const ends = editor

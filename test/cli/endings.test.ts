@@ -6,6 +6,7 @@ import {
   makeHome,
   makeRepo,
   modelFlags,
+  ownSleep,
   processRunning,
   runCairn,
   startCairn,
@@ -271,13 +272,14 @@ describe("endings of cairn run", () => {
 
   it("ends cancelled, exit 1, on Ctrl-C during a step's command, without ticking the step done", async () => {
     const repo = await makeRepo({ "notes.txt": "notes\n" });
+    // Longer than the test may take however busy the machine: only the Ctrl-C can end it.
+    const slow = ownSleep(999);
     server = await startScriptedServer(
       runScript({
         classification: [classify()],
         intent: [intent([])],
         plan: [onePlan("Run the slow job", [])],
-        // Longer than the test may take however busy the machine: only the Ctrl-C can end it.
-        execution: [{ toolCalls: [{ name: "run_command", args: { command: "sleep 999.5" } }] }],
+        execution: [{ toolCalls: [{ name: "run_command", args: { command: slow.join(" ") } }] }],
       }),
     );
     const { args, env } = modelFlags("openai", server);
@@ -292,7 +294,7 @@ describe("endings of cairn run", () => {
       "stream-json",
     ];
     const { child, output, exited } = startCairn([...task, ...args], { home: await makeHome(), env });
-    await until("the step's command to start", () => processRunning(["sleep", "999.5"]), 30_000);
+    await until("the step's command to start", () => processRunning(slow), 30_000);
     child.kill("SIGINT");
     expect(await exited).toBe(1);
     const events = streamEvents(output.stdout);
@@ -301,7 +303,7 @@ describe("endings of cairn run", () => {
     const todos = events.filter((e) => e.type === "todos").at(-1)?.todos as TodoItem[];
     expect(todos.map((todo) => todo.status)).toEqual(["in_progress"]);
     expect(events.some((e) => e.type === "validation" || e.type === "review")).toBe(false);
-    expect(processRunning(["sleep", "999.5"])).toBe(false);
+    expect(processRunning(slow)).toBe(false);
   });
 });
 

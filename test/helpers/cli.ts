@@ -109,9 +109,18 @@ export function startCairn(args: string[], options: CairnOptions) {
   return { child, output, exited };
 }
 
-/** Whether a process whose command line holds `words` (in order, as its arguments) is running. */
+/**
+ * A `sleep` longer than any test, whose command line no other test or other copy of the suite
+ * running on the machine has at the same time (its length carries this process's id): what
+ * `processRunning` looks for is this test's own command.
+ */
+export function ownSleep(seconds: number): string[] {
+  return ["sleep", `${seconds}.${process.pid}`];
+}
+
+/** Whether a process whose command line holds `words` (in order, whole, as its arguments) is running. */
 export function processRunning(words: string[]): boolean {
-  const wanted = words.join("\0");
+  const wanted = `${words.join("\0")}\0`;
   for (const pid of readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
