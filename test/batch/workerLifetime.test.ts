@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { makeHome, modelFlags, runCairn } from "../helpers/cli.js";
+import { makeHome, modelFlags, ownSleep, runCairn } from "../helpers/cli.js";
 import { endQueueTest, gitRepo, sessionsOf, startWorker, writeTasks } from "../helpers/queue.js";
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
@@ -43,22 +43,24 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A task whose first try runs a long command (`sleep <seconds>`), and whose later tries write its file. */
-function sleepsFirst(id: string, seconds: number): (turn: number) => ScriptedTurn {
+/** A task whose first try runs a long command (`sleep`), and whose later tries write its file. */
+function sleepsFirst(id: string, sleep: string): (turn: number) => ScriptedTurn {
   let tries = 0;
   return (turn) => {
     if (turn === 0) tries++;
     if (tries > 1) return writes(`${id}.txt`, `${id}\n`)(turn);
     return turn === 0
-      ? { toolCalls: [{ name: "run_command", args: { command: `sleep ${seconds}`, timeout_ms: 600_000 } }] }
+      ? { toolCalls: [{ name: "run_command", args: { command: sleep, timeout_ms: 600_000 } }] }
       : { text: "Slept." };
   };
 }
 
 /** A one-task batch on a queue of its own, the task's first try running `sleep <seconds>`. */
 async function enqueueSleeper(id: string, seconds: number) {
+  // This test's own: another copy of the suite on the machine runs the same test.
+  const sleep = ownSleep(seconds).join(" ");
   redis = await startRedis();
-  server = await startScriptedServer(byTask({ [`[${id}]`]: sleepsFirst(id, seconds) }));
+  server = await startScriptedServer(byTask({ [`[${id}]`]: sleepsFirst(id, sleep) }));
   const home = await makeHome();
   const tasks = await writeTasks(home, await gitRepo(), [id]);
   const out = path.join(home, "out");
@@ -68,23 +70,23 @@ async function enqueueSleeper(id: string, seconds: number) {
     { home },
   );
   expect(enqueue.code, enqueue.stderr).toBe(0);
-  return { home, out, env, batchId: JSON.parse(enqueue.stdout).batch_id as string };
+  return { home, out, env, sleep, batchId: JSON.parse(enqueue.stdout).batch_id as string };
 }
 
 describe("a worker's tasks end with it", () => {
   it("SIGKILL of a worker ends its task's cairn and the command it runs: nothing is left running", async () => {
-    const { home, env } = await enqueueSleeper("s1", 613);
+    const { home, env, sleep } = await enqueueSleeper("s1", 613);
     const worker = startWorker(redis!.url, home, env, "wa");
     const started = await until("s1 to start", () =>
       worker.events.find((e) => e.type === "task.started" && e.id === "s1"),
     );
     const task = started.pid as number;
-    await until("s1's command to run", () => processesWith("sleep 613").length > 0 || undefined);
+    await until("s1's command to run", () => processesWith(sleep).length > 0 || undefined);
 
     worker.child.kill("SIGKILL");
     await worker.exited;
     await until("s1's cairn and its command to end", () =>
-      !alive(task) && processesWith("sleep 613").length === 0 ? true : undefined,
+      !alive(task) && processesWith(sleep).length === 0 ? true : undefined,
     );
     // It ended as Ctrl-C ends a session (cancelled), or, on a machine too busy to do that within
     // its grace, exited with its session left as it was (stored as running, shown as interrupted).
@@ -94,17 +96,17 @@ describe("a worker's tasks end with it", () => {
   });
 
   it("a worker that loses a task's lock stops it before another worker could start it, which then runs it once", async () => {
-    const { home, out, env, batchId } = await enqueueSleeper("l1", 614);
+    const { home, out, env, sleep, batchId } = await enqueueSleeper("l1", 614);
     const a = startWorker(redis!.url, home, env, "wa");
     const started = await until("l1 to start", () =>
       a.events.find((e) => e.type === "task.started" && e.id === "l1"),
     );
-    await until("l1's command to run", () => processesWith("sleep 614").length > 0 || undefined);
+    await until("l1's command to run", () => processesWith(sleep).length > 0 || undefined);
 
     // Redis goes away: the worker can no longer renew the task's lock (2 s).
     await redis!.pause();
     await until("the first try to be stopped while Redis is still away", () =>
-      !alive(started.pid as number) && processesWith("sleep 614").length === 0 ? true : undefined,
+      !alive(started.pid as number) && processesWith(sleep).length === 0 ? true : undefined,
     );
     expect(a.events.map((e) => e.message)).toContainEqual(
       expect.stringMatching(/^l1 lost its lock on the queue .* this try is stopped and its record not kept/),

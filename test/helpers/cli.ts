@@ -110,12 +110,18 @@ export function startCairn(args: string[], options: CairnOptions) {
 }
 
 /**
- * A `sleep` longer than any test, whose command line no other test or other copy of the suite
- * running on the machine has at the same time (its length carries this process's id): what
- * `processRunning` looks for is this test's own command.
+ * A length of `sleep`, in seconds, that no other test and no other copy of the suite on the
+ * machine uses at the same time (`whole` is the test's own; the fraction is this process's id,
+ * padded to the widest, so no length is the start of another): a test that looks for its
+ * command among the machine's processes finds its own.
  */
+export function ownSleepLength(whole: number): string {
+  return `${whole}.${String(process.pid).padStart(7, "0")}`;
+}
+
+/** `sleep` of ownSleepLength(seconds), as its arguments. */
 export function ownSleep(seconds: number): string[] {
-  return ["sleep", `${seconds}.${process.pid}`];
+  return ["sleep", ownSleepLength(seconds)];
 }
 
 /** Whether a process whose command line holds `words` (in order, whole, as its arguments) is running. */

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { findExecutable, spawnGroup } from "../../src/platform/processes.js";
+import { ownSleepLength } from "../helpers/cli.js";
 import { missingPath } from "../helpers/temp.js";
 
 /** Live (non-zombie) processes whose command line contains `marker`. */
@@ -18,7 +19,7 @@ async function waitUntilGone(marker: string, ms = 5_000): Promise<string[]> {
 
 describe("spawnGroup", () => {
   it("kills with SIGKILL after the grace period a group that ignores SIGTERM", async () => {
-    const marker = "912.4711";
+    const marker = ownSleepLength(912);
     const handle = spawnGroup("bash", ["-c", `trap '' TERM; sleep ${marker} & wait`], {
       cwd: tmpdir(),
       timeoutMs: 200,
@@ -31,7 +32,7 @@ describe("spawnGroup", () => {
   });
 
   it("stops the group when the signal aborts", async () => {
-    const marker = "912.4712";
+    const marker = ownSleepLength(913);
     const controller = new AbortController();
     const handle = spawnGroup("bash", ["-c", `sleep ${marker}`], {
       cwd: tmpdir(),

@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { spawnGroup } from "../../src/platform/processes.js";
 import { detectSandbox, wrapCommand } from "../../src/safety/sandbox.js";
 import { connectCommand, loopbackGreeter } from "../faults/harness.js";
+import { ownSleepLength } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { until } from "../helpers/wait.js";
 
@@ -114,7 +115,7 @@ describe.skipIf(unavailable)(
     });
 
     it("stays stoppable: a timeout ends the command and its background children", async () => {
-      const marker = "913.4177";
+      const marker = ownSleepLength(931);
       const result = await sandboxed(`sleep ${marker} & sleep ${marker}`, { timeoutMs: 500 });
       expect(result.timedOut).toBe(true);
       const running = () =>

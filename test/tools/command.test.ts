@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PathError } from "../../src/safety/paths.js";
 import { commandTools } from "../../src/tools/command.js";
 import type { ToolContext } from "../../src/tools/types.js";
+import { ownSleepLength } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
 import { until } from "../helpers/wait.js";
@@ -59,7 +60,7 @@ describe("run_command", () => {
   });
 
   it("on timeout kills the whole process group, children included", async () => {
-    const marker = "913.5811";
+    const marker = ownSleepLength(921);
     const result = await run({ command: `bash -c 'sleep ${marker}' & echo started; wait`, timeout_ms: 500 });
     expect(result.text).toMatch(/timed out after 500 ms/i);
     expect(result.text).toContain("started");
@@ -69,7 +70,7 @@ describe("run_command", () => {
 
   it("caps the timeout at the configured limit", async () => {
     const result = await run(
-      { command: "sleep 913.5812", timeout_ms: 60_000 },
+      { command: `sleep ${ownSleepLength(922)}`, timeout_ms: 60_000 },
       { ...ctx, commandTimeoutMs: 300 },
     );
     expect(result.data).toMatchObject({ timed_out: true });
@@ -77,7 +78,7 @@ describe("run_command", () => {
   });
 
   it("on abort kills the whole process group", async () => {
-    const marker = "913.5813";
+    const marker = ownSleepLength(923);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 300);
     const result = await run(
@@ -89,7 +90,7 @@ describe("run_command", () => {
   });
 
   it("returns when the command ends without waiting for what it left in the background, and stops it", async () => {
-    const marker = "913.5814";
+    const marker = ownSleepLength(924);
     // Waiting for the sleep would outlast the test's timeout, however stretched.
     const result = await run({ command: `sleep ${marker} & echo left` });
     expect(result.data).toMatchObject({ exit_code: 0 });
