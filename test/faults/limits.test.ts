@@ -2,10 +2,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import { makeRepo } from "../helpers/cli.js";
 import { scaled } from "../helpers/timeScale.js";
+import { machineLock } from "../helpers/wait.js";
 import { closeServers, runFaulty, toolResults } from "./harness.js";
 
 /**
@@ -61,6 +62,13 @@ async function runaway(command: string, limits: Record<string, number>) {
 
 // Each runs cairn and a command that takes what it can of a busy machine: time to spare.
 describe.skipIf(unavailable)("a sandboxed command past its limits", { timeout: 120_000 }, () => {
+  // Another copy of the suite on this machine runs its fork bombs after these, not beside them.
+  let release: (() => void) | undefined;
+  beforeAll(async () => {
+    release = await machineLock("sandbox-limits");
+  }, scaled(600_000));
+  afterAll(() => release?.());
+
   it("a fork that never ends is stopped in seconds, every process of it gone, and the session goes on", async () => {
     const marker = `forkbomb-${randomBytes(4).toString("hex")}`;
     const { run, stopped, next, duration } = await runaway(`bash bomb.sh ${marker}`, { processes: 200 });

@@ -1,3 +1,5 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
 import { scaled } from "./timeScale.js";
 
 /**
@@ -17,5 +19,48 @@ export async function until<T>(
     if (found !== undefined && found !== false) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/**
+ * A lock no other process on the machine holds at the same time, for tests that take what they
+ * can of the machine (a fork bomb, an allocation that never stops): copies of the suite running
+ * at once take turns at them instead of running the machine out of processes together. A lock
+ * whose holder died is taken over. Resolves with its release.
+ */
+export async function machineLock(name: string, timeoutMs = 600_000): Promise<() => void> {
+  // The machine's own temp folder: each test file's TMPDIR is its own.
+  const dir = path.join("/tmp", `cairn-test-lock-${name}`);
+  const holder = path.join(dir, "pid");
+  await until(
+    `the machine-wide ${name} lock`,
+    () => {
+      try {
+        mkdirSync(dir);
+        writeFileSync(holder, String(process.pid));
+        return true;
+      } catch {
+        if (heldByTheDead(holder)) rmSync(dir, { recursive: true, force: true });
+        return false;
+      }
+    },
+    timeoutMs,
+  );
+  return () => rmSync(dir, { recursive: true, force: true });
+}
+
+/** Whether the lock's holder wrote its id and has ended since (one that has not written it yet is alive). */
+function heldByTheDead(holder: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(holder, "utf8"));
+  } catch {
+    return false;
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch {
+    return pid > 0;
   }
 }
