@@ -6,7 +6,7 @@ import { endQueueTest, gitRepo, sessionsOf, startWorker, writeTasks } from "../h
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { fileTimeouts } from "../helpers/timeScale.js";
-import { until } from "../helpers/wait.js";
+import { alive, until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 fileTimeouts(90_000);
@@ -32,15 +32,6 @@ function processesWith(text: string): number[] {
     }
   }
   return pids;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** A task whose first try runs a long command (`sleep`), and whose later tries write its file. */

@@ -57,10 +57,15 @@ function heldByTheDead(holder: string): boolean {
   } catch {
     return false;
   }
+  return pid > 0 && !alive(pid);
+}
+
+/** Whether a process of this id is running (or a zombie not yet reaped). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return false;
+    return true;
   } catch {
-    return pid > 0;
+    return false;
   }
 }
