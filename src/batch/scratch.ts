@@ -1,19 +1,10 @@
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { alive } from "../platform/processes.js";
 
 /** Who made the folder: a batch, a worker, or the mining of a history suite. */
 export type ScratchKind = "batch" | "worker" | "history";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
 
 /**
  * A folder for a batch's or a worker's isolated copies, named after this process, made after

@@ -182,6 +182,17 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
 }
 
 /** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */
+/** Whether a process of this id is running (or a zombie not yet reaped), whoever's it is. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: alive, someone else's.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
 export function findExecutable(name: string, searchPath = process.env.PATH): string | undefined {
   for (const dir of (searchPath ?? "").split(path.delimiter)) {
     if (!dir) continue;

@@ -4,7 +4,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { findExecutable } from "../platform/processes.js";
-import { limitsPrelude, type SandboxLimits, type SandboxWatch, watchSandbox } from "./sandboxLimits.js";
+import { inGroup, pidsGroup } from "./pidsCgroup.js";
+import {
+  limitsPrelude,
+  type SandboxLimits,
+  type SandboxWatch,
+  taskLimit,
+  watchSandbox,
+} from "./sandboxLimits.js";
 import type { Masks } from "./sandboxMasks.js";
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
@@ -242,11 +249,12 @@ export function wrapCommand(command: string, options: WrapOptions): WrappedComma
     // The kernel's own limits, set by the shell before the command, which cannot raise them again.
     const limited =
       limits && path.basename(run[0]!) === "bash" ? [run[0]!, "-c", limitsPrelude(limits) + command] : run;
-    return {
-      file: sandbox.path ?? "bwrap",
-      args: [...bwrapArgs(options), "--", ...limited],
-      ...(limits ? { watch: watchSandbox(limits) } : {}),
-    };
+    const bwrap: [string, string[]] = [sandbox.path ?? "bwrap", [...bwrapArgs(options), "--", ...limited]];
+    if (!limits) return { file: bwrap[0], args: bwrap[1] };
+    // Where the kernel's pids controller can be used, the bound holds at each fork, for root too.
+    const group = pidsGroup(taskLimit(limits));
+    const [file, args] = group ? inGroup(group, ...bwrap) : bwrap;
+    return { file, args, watch: watchSandbox(limits, group?.remove) };
   }
   if (sandbox.kind === "sandbox-exec") {
     const tmp = options.tmpDir ?? realpathSync(tmpdir());

@@ -41,18 +41,23 @@ export function sandboxLimits(config: {
 /** How often a command's processes are counted. A fork bomb on two busy cores adds a few hundred in this time. */
 const WATCH_EVERY_MS = 100;
 /**
- * Tasks (processes and their threads) the kernel lets a command's user have, per process the
- * limit allows: a bound where the kernel applies it (not for root, whom RLIMIT_NPROC never stops),
- * well above what the count allows, since a JVM or a test runner holds dozens of threads a process.
+ * Tasks (processes and their threads) the kernel lets a command have, per process the limit
+ * allows: the bound at each fork (its pids group; else its user's RLIMIT_NPROC, which never stops
+ * root), well above what the count allows, since a JVM or a test runner holds dozens of threads a process.
  */
 const TASKS_PER_PROCESS = 8;
 const PAGE_BYTES = 4096;
 const MIB = 1024 * 1024;
 
+/** The tasks the kernel lets one command hold: its pids group's pids.max, and its user's RLIMIT_NPROC. */
+export function taskLimit(limits: SandboxLimits): number {
+  return limits.processes * TASKS_PER_PROCESS;
+}
+
 /** Bash's `ulimit` lines that set the kernel's own limits on every process of the command, hard and soft. */
 export function limitsPrelude(limits: SandboxLimits): string {
   const blocks = limits.fileSizeMb * 1024;
-  const tasks = limits.processes * TASKS_PER_PROCESS;
+  const tasks = taskLimit(limits);
   // One line each, so a limit the system keeps lower already does not stop the others.
   return `ulimit -HSf ${blocks} 2>/dev/null; ulimit -HSu ${tasks} 2>/dev/null\n`;
 }
@@ -128,9 +133,10 @@ export interface SandboxWatch {
  * Watches one sandboxed command: every WATCH_EVERY_MS its processes are counted and their memory
  * summed, and once either passes its limit the namespace's init is killed, which ends every
  * process in it at once (the kernel's doing: none can survive it, whatever it did to leave its
- * group). The kernel's own limits (limitsPrelude) bound what a process does between two looks.
+ * group). The kernel's own limits (limitsPrelude, the pids group) bound what a process does
+ * between two looks; `ended` runs once the command has exited.
  */
-export function watchSandbox(limits: SandboxLimits): SandboxWatch {
+export function watchSandbox(limits: SandboxLimits, ended?: () => void): SandboxWatch {
   let breach: string | undefined;
   const peak: SandboxPeak = { processes: 0, memoryMb: 0 };
   const watch = (pid: number, kill: () => void) => {
@@ -151,7 +157,10 @@ export function watchSandbox(limits: SandboxLimits): SandboxWatch {
       }
     };
     const timer = setInterval(look, WATCH_EVERY_MS);
-    return () => clearInterval(timer);
+    return () => {
+      clearInterval(timer);
+      ended?.();
+    };
   };
   const stopped = (exitCode: number | null) => {
     if (breach) return `Stopped: ${breach}; the command and every process it started were ended.`;

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -326,7 +326,8 @@ describe("an external agent that fails", () => {
         // Interrupted once the agent is surely running: its background child has said its pid.
         if (event.type === "agent.status" && event.status === "running") {
           const poll = setInterval(() => {
-            if (!existsSync(pidFile)) return;
+            // The shell makes the file before it writes the id into it.
+            if (!existsSync(pidFile) || !/^\d+\n/.test(readFileSync(pidFile, "utf8"))) return;
             clearInterval(poll);
             void session.submit({ type: "interrupt" });
           }, 50);

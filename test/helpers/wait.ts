@@ -1,5 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { alive } from "../../src/platform/processes.js";
 import { scaled } from "./timeScale.js";
 
 /**
@@ -60,12 +61,4 @@ function heldByTheDead(holder: string): boolean {
   return pid > 0 && !alive(pid);
 }
 
-/** Whether a process of this id is running (or a zombie not yet reaped). */
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { alive };
