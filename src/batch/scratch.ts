@@ -1,3 +1,4 @@
+import { readdirSync, rmSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -18,13 +19,26 @@ export async function scratchRoot(kind: ScratchKind, keep = false): Promise<stri
   return mkdtemp(path.join(os.tmpdir(), keep ? `${prefix}kept-` : `${prefix}${process.pid}-`));
 }
 
+/** The pid in a scratch folder's name, for folders not kept (--keep-failed). */
+function ownerOf(entry: string): number | undefined {
+  const pid = Number(/^cairn-(?:batch|worker|history)-(\d+)-/.exec(entry)?.[1]);
+  return pid || undefined;
+}
+
+/** Removes this process's scratch folders at once, for a process about to exit with nothing running in them. */
+export function removeOwnScratch(): void {
+  for (const entry of readdirSync(os.tmpdir()))
+    if (ownerOf(entry) === process.pid)
+      rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
+}
+
 /** Removes the scratch folders of batches or workers whose process is gone. */
 export async function sweepScratch(kind: ScratchKind): Promise<void> {
   const prefix = `cairn-${kind}-`;
   const entries = await readdir(os.tmpdir()).catch(() => []);
   await Promise.all(
     entries.map(async (entry) => {
-      const pid = Number(/^cairn-(?:batch|worker|history)-(\d+)-/.exec(entry)?.[1]);
+      const pid = ownerOf(entry);
       if (entry.startsWith(prefix) && pid && !alive(pid)) {
         await rm(path.join(os.tmpdir(), entry), { recursive: true, force: true }).catch(() => {});
       }

@@ -5,6 +5,7 @@ import { defaultJobs, repositoryCache, runBatch } from "../batch/batch.js";
 import type { BatchListener } from "../batch/events.js";
 import { type BatchOutputFormat, type BatchRenderer, batchFinal, batchRenderer } from "../batch/progress.js";
 import { outcomeOf, type TaskRecord } from "../batch/record.js";
+import { removeOwnScratch } from "../batch/scratch.js";
 import { loadTasks, type TaskSpec } from "../batch/spec.js";
 import type { BatchSummary } from "../batch/summary.js";
 import type { TaskFlags } from "../batch/taskProcess.js";
@@ -261,6 +262,19 @@ export async function batchStatusCommand(
  * queue for another worker; three times: quit at once.
  */
 export async function workerCommand(options: WorkerCliOptions): Promise<number> {
+  // Caught from the first moment: a stop while the worker still starts (waiting for its Redis)
+  // ends it as cleanly as later, its scratch folders removed, once it has started; a second one
+  // quits at once, as Redis may never come.
+  const stops: StopSignal[] = [];
+  let onStop: ((signal: StopSignal, count: number) => void) | undefined;
+  onStopSignal((signal) => {
+    stops.push(signal);
+    if (onStop) onStop(signal, stops.length);
+    else if (stops.length > 1) {
+      removeOwnScratch();
+      process.exit(signalExitCode(signal));
+    }
+  });
   const [{ startWorker }, { checkQueueUrl }, { startHistoryWorker }] = await Promise.all([
     import("../batch/queue/worker.js"),
     import("../batch/queue/connection.js"),
@@ -288,24 +302,22 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
     cacheDir: repositoryCache(),
     emit: view.handle,
   });
-  let stops = 0;
   const finished = new Promise<void>((resolve) => {
-    const onStop = (signal: StopSignal) => {
-      stops++;
+    onStop = (signal, count) => {
       const notice = (message: string) => view.handle({ type: "batch.notice", message });
-      if (stops === 1) {
+      if (count === 1) {
         notice(
           `stopping: no more tasks; ${worker.running()} running task(s) finish. Ctrl-C again to hand them back to the queue.`,
         );
         void Promise.all([worker.finish(), mining.finish()]).then(() => resolve());
-      } else if (stops === 2) {
+      } else if (count === 2) {
         notice("handing the running tasks back to the queue. Ctrl-C again to quit at once.");
         worker.handBack();
       } else {
         process.exit(signalExitCode(signal));
       }
     };
-    onStopSignal(onStop);
+    stops.forEach((signal, index) => onStop?.(signal, index + 1));
   });
   await finished;
   // BullMQ's fetch loop keeps a timer for seconds after the worker has closed (longer while Redis

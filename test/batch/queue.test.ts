@@ -9,6 +9,7 @@ import { jsonLines, makeHome, makeRepo, modelFlags, runCairn, spawnCairn } from 
 import {
   copiedBy,
   doTaskWriting,
+  type Events,
   endQueueTest,
   gitRepo,
   killLater,
@@ -402,6 +403,30 @@ describe("cairn batch on a queue, with cairn worker", () => {
     );
     worker.child.kill("SIGTERM");
     expect(await worker.exited).toBe(0);
+  });
+
+  it("stopped while it starts, its Redis away, stops once Redis is there, leaving nothing behind; a second stop quits at once", async () => {
+    redis = await startRedis();
+    await redis.pause();
+    const home = await makeHome();
+    const lost = (e: Events[number]) =>
+      e.type === "batch.notice" && /cannot reach Redis/.test(String(e.message));
+    const waiting = startWorker(home, {}, "wa");
+    await until("the worker to say Redis is away", () => waiting.events.find(lost));
+    waiting.child.kill("SIGINT");
+    await redis.resume();
+    expect(await waiting.exited).toBe(0);
+    expect(waiting.events.map((e) => e.message)).toContainEqual(
+      expect.stringMatching(/^stopping: no more tasks/),
+    );
+
+    await redis.pause();
+    const impatient = startWorker(home, {}, "wb");
+    await until("the worker to say Redis is away", () => impatient.events.find(lost));
+    // Two different signals: two of one kind sent at once may reach it as one.
+    impatient.child.kill("SIGINT");
+    impatient.child.kill("SIGTERM");
+    expect(await impatient.exited).toBe(143);
   });
 
   it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", async () => {
