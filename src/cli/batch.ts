@@ -317,7 +317,7 @@ export async function workerCommand(options: WorkerCliOptions): Promise<number> 
         process.exit(signalExitCode(signal));
       }
     };
-    stops.forEach((signal, index) => onStop?.(signal, index + 1));
+    for (const [index, signal] of stops.entries()) onStop(signal, index + 1);
   });
   await finished;
   // BullMQ's fetch loop keeps a timer for seconds after the worker has closed (longer while Redis
