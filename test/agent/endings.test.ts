@@ -109,7 +109,11 @@ async function chat(
     for (const text of messages)
       outcomes.push(await engine.submit({ type: "user_input", mode: "chat", text }));
     const checks = events.filter((event) => event.type === "validation").length;
-    return { outcomes, checks };
+    // What the tools answered: a failure's message says what the check the agent ran printed.
+    const results = events
+      .filter((event) => event.type === "tool.result")
+      .map((event) => JSON.stringify(event));
+    return { outcomes, checks, results };
   } finally {
     await closeAll();
   }
@@ -150,13 +154,13 @@ describe("how a chat message ends", () => {
 
   it("is completed on the project's own check when the agent ran it after its change and it passed", async () => {
     const check = { toolCalls: [{ name: "run_command", args: { command: "npm test" } }] };
-    const { outcomes, checks } = await chat(
+    const { outcomes, checks, results } = await chat(
       [...writes("new\n").slice(0, 1), check, { text: "Done; npm test passes." }],
       ["please put new in a.txt"],
       {},
       { "package.json": JSON.stringify({ scripts: { test: "grep -qx new a.txt" } }) },
     );
-    expect(outcomes[0]?.result).toMatchObject({
+    expect(outcomes[0]?.result, results.join("\n")).toMatchObject({
       status: "completed",
       reason: "checks_passed",
       assessment: { verified_by: [{ command: "npm test", source: "agent", passed: true }] },

@@ -423,10 +423,11 @@ describe("cairn batch on a queue, with cairn worker", () => {
     await redis.pause();
     const impatient = startWorker(home, {}, "wb");
     await until("the worker to say Redis is away", () => impatient.events.find(lost));
-    // Two different signals: two of one kind sent at once may reach it as one.
+    // Two different signals: two of one kind sent at once may reach it as one. Which of the two
+    // it hears second, and so exits with, is the kernel's and libuv's order.
     impatient.child.kill("SIGINT");
     impatient.child.kill("SIGTERM");
-    expect(await impatient.exited).toBe(143);
+    expect([130, 143]).toContain(await impatient.exited);
   });
 
   it("stops starting a queued batch's tasks once its --max-cost is spent, and says so in the summary", async () => {
