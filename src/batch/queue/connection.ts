@@ -41,6 +41,8 @@ export const RETRYING = `retrying with backoff (up to every ${MAX_BACKOFF_MS / 1
  */
 export class ConnectionWatch {
   private down = false;
+  /** Waiting for Redis to be lost (whenDown). */
+  private readonly waiting: Array<() => void> = [];
 
   /** Whether Redis is out of reach now, as last heard. */
   get isDown(): boolean {
@@ -64,6 +66,13 @@ export class ConnectionWatch {
     this.down = true;
     this.reason = typeof error === "string" ? error : error.message || error.name;
     this.notice(`cannot reach Redis at ${shownUrl(this.url)} (${this.reason}); ${this.meanwhile}`);
+    for (const resolve of this.waiting.splice(0)) resolve();
+  }
+
+  /** Resolves once Redis is out of reach: at once if it is now. */
+  whenDown(): Promise<void> {
+    if (this.down) return Promise.resolve();
+    return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   back(): void {
@@ -86,4 +95,13 @@ export function connect(url: string, watch: ConnectionWatch): Redis {
   redis.on("error", (error: Error) => watch.lost(error));
   redis.on("ready", () => watch.back());
   return redis;
+}
+
+/**
+ * Closes a BullMQ worker. A close waits on Redis, which has no end while it is away: the worker
+ * lets go of it once Redis is away, whether it was when the close began or went meanwhile (one
+ * connection can hear of it after another, and the close must not wait on the one that has not).
+ */
+export async function closeWorker(worker: { close(force?: boolean): Promise<void> }, watch: ConnectionWatch) {
+  await Promise.race([worker.close(watch.isDown).catch(() => {}), watch.whenDown()]);
 }

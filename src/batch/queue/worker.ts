@@ -8,7 +8,7 @@ import type { TaskRecord } from "../record.js";
 import { scratchRoot } from "../scratch.js";
 import { taskKey } from "../spec.js";
 import type { TaskFlags } from "../taskProcess.js";
-import { ConnectionWatch, connect, RETRYING, shownUrl } from "./connection.js";
+import { ConnectionWatch, closeWorker, connect, RETRYING, shownUrl } from "./connection.js";
 import {
   batchSpent,
   earlierTriesSpent,
@@ -269,8 +269,7 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       stopTaking();
       // The tasks running here go on to their end, Redis or not.
       while (tries.active > 0) await new Promise((resolve) => setTimeout(resolve, IDLE_POLL_MS));
-      // A close waits on Redis, which has no end while it is away: then the worker lets go of it.
-      await worker.close(watch.isDown).catch(() => {});
+      await closeWorker(worker, watch);
       locks.stop();
       redis.disconnect();
       // Copies kept for failed tasks (--keep-failed) stay; the folder goes once nothing is in it.

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { type Job, Queue, QueueEvents, Worker } from "bullmq";
-import { ConnectionWatch, connect, shownUrl } from "../../batch/queue/connection.js";
+import { ConnectionWatch, closeWorker, connect, shownUrl } from "../../batch/queue/connection.js";
 import { jobIdFor, KEEP_SECONDS } from "../../batch/queue/jobs.js";
 import { scratchRoot } from "../../batch/scratch.js";
 import { settingsKey } from "./cache.js";
@@ -145,9 +145,8 @@ export async function startHistoryWorker(options: {
   await worker.waitUntilReady();
   return {
     async finish() {
-      // A close waits on Redis, which has no end while it is away: then the worker lets go of it
-      // (the commits being mined stay on the queue, for a worker that can hand them back).
-      await worker.close(watch.isDown).catch(() => {});
+      // Redis away: the commits being mined stay on the queue, for a worker that can hand them back.
+      await closeWorker(worker, watch);
       redis.disconnect();
       await rm(root, { recursive: true, force: true });
     },
