@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { alive } from "../../src/platform/processes.js";
@@ -62,3 +63,14 @@ function heldByTheDead(holder: string): boolean {
 }
 
 export { alive };
+
+/** Live (non-zombie) processes whose command line holds `marker`, as `ps` shows them. */
+export function running(marker: string): string[] {
+  const table = execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" });
+  return table.split("\n").filter((line) => line.includes(marker) && !line.trim().startsWith("Z"));
+}
+
+/** Waits for every process whose command line holds `marker` to end. */
+export function gone(marker: string): Promise<true> {
+  return until(`the processes of ${marker} to end`, () => running(marker).length === 0 || undefined, 5_000);
+}

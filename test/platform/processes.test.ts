@@ -1,21 +1,9 @@
-import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { findExecutable, spawnGroup } from "../../src/platform/processes.js";
 import { ownSleepLength } from "../helpers/cli.js";
 import { missingPath } from "../helpers/temp.js";
-
-/** Live (non-zombie) processes whose command line contains `marker`. */
-function running(marker: string): string[] {
-  const table = execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" });
-  return table.split("\n").filter((line) => line.includes(marker) && !line.trim().startsWith("Z"));
-}
-
-async function waitUntilGone(marker: string, ms = 5_000): Promise<string[]> {
-  const deadline = Date.now() + ms;
-  while (running(marker).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-  return running(marker);
-}
+import { gone } from "../helpers/wait.js";
 
 describe("spawnGroup", () => {
   it("kills with SIGKILL after the grace period a group that ignores SIGTERM", async () => {
@@ -28,7 +16,7 @@ describe("spawnGroup", () => {
     const result = await handle.done;
     expect(result.timedOut).toBe(true);
     expect(result.signal).toBe("SIGKILL");
-    expect(await waitUntilGone(marker)).toEqual([]);
+    await gone(marker);
   });
 
   it("stops the group when the signal aborts", async () => {
@@ -42,7 +30,7 @@ describe("spawnGroup", () => {
     const result = await handle.done;
     expect(result.aborted).toBe(true);
     expect(result.timedOut).toBe(false);
-    expect(await waitUntilGone(marker)).toEqual([]);
+    await gone(marker);
   });
 
   it("rejects when the program cannot be started", async () => {

@@ -1,4 +1,3 @@
-import { execFileSync } from "node:child_process";
 import { mkdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -8,7 +7,7 @@ import type { ToolContext } from "../../src/tools/types.js";
 import { ownSleepLength } from "../helpers/cli.js";
 import { tempDir } from "../helpers/temp.js";
 import { toolContext } from "../helpers/tools.js";
-import { until } from "../helpers/wait.js";
+import { gone } from "../helpers/wait.js";
 
 const runCommand = commandTools.find((tool) => tool.name === "run_command")!;
 
@@ -23,16 +22,6 @@ afterEach(() => rmSync(workspace, { recursive: true, force: true }));
 
 function run(args: { command: string; cwd?: string; timeout_ms?: number }, context = ctx) {
   return runCommand.execute(runCommand.schema.parse(args), context);
-}
-
-function running(marker: string): string[] {
-  const table = execFileSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" });
-  return table.split("\n").filter((line) => line.includes(marker) && !line.trim().startsWith("Z"));
-}
-
-/** Waits for every process whose command line holds `marker` to end. */
-function gone(marker: string): Promise<true> {
-  return until(`the processes of ${marker} to end`, () => running(marker).length === 0 || undefined, 5_000);
 }
 
 describe("run_command", () => {
