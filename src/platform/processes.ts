@@ -181,7 +181,6 @@ export function spawnGroup(file: string, args: string[], options: SpawnOptions):
   return { pid: child.pid, stop, interrupt, done };
 }
 
-/** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */
 /** Whether a process of this id is running (or a zombie not yet reaped), whoever's it is. */
 export function alive(pid: number): boolean {
   try {
@@ -193,6 +192,7 @@ export function alive(pid: number): boolean {
   }
 }
 
+/** The absolute path of an executable found on PATH (this process's, unless given), or undefined. */
 export function findExecutable(name: string, searchPath = process.env.PATH): string | undefined {
   for (const dir of (searchPath ?? "").split(path.delimiter)) {
     if (!dir) continue;

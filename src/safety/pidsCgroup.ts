@@ -101,6 +101,11 @@ function pidsBase(): string | undefined {
 
 let made = 0;
 
+/** Whether sandboxed commands here run in pids groups of their own. */
+export function canMakePidsGroups(): boolean {
+  return pidsBase() !== undefined;
+}
+
 export interface PidsGroup {
   /** The group's folder: made by the command's own shell before it starts anything, so every process it starts is in it. */
   dir: string;

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import path from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { spawnGroup } from "../../src/platform/processes.js";
-import { inGroup, pidsGroup } from "../../src/safety/pidsCgroup.js";
+import { canMakePidsGroups, inGroup, pidsGroup } from "../../src/safety/pidsCgroup.js";
+import { tempDir } from "../helpers/temp.js";
 import { until } from "../helpers/wait.js";
 
 /**
@@ -11,23 +11,17 @@ import { until } from "../helpers/wait.js";
  * stops root): what keeps several fork bombs at once from taking every process id of the machine.
  */
 
-const probe = pidsGroup(1);
-if (!probe)
+const available = canMakePidsGroups();
+if (!available)
   console.warn("SKIPPED pids group tests: this process may not make groups under its pids controller");
-
-const folders: string[] = [];
-afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
-});
 
 /** Forks children that sleep until it has 40 or a fork fails, then prints how many it has. */
 const FORKS =
   "import os, time\nn = 0\ntry:\n    while n < 40:\n        if os.fork() == 0:\n            time.sleep(2)\n            os._exit(0)\n        n += 1\nexcept OSError:\n    pass\nprint(n)\n";
 
-describe.skipIf(!probe)("a command in a pids group of its own", () => {
+describe.skipIf(!available)("a command in a pids group of its own", () => {
   it("cannot hold more tasks than its group allows, and the group is gone once it has ended", async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), "pids-"));
-    folders.push(cwd);
+    const cwd = tempDir("pids-");
     const group = pidsGroup(10)!;
     const [file, args] = inGroup(group, "python3", ["-c", FORKS]);
     let output = "";
@@ -46,8 +40,7 @@ describe.skipIf(!probe)("a command in a pids group of its own", () => {
   });
 
   it("still runs a command whose group cannot be made, without the bound", async () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), "pids-"));
-    folders.push(cwd);
+    const cwd = tempDir("pids-");
     const group = { dir: path.join(cwd, "not-a-cgroup", "group"), tasks: 10, remove: () => {} };
     const [file, args] = inGroup(group, "python3", ["-c", FORKS]);
     let output = "";
