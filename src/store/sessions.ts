@@ -1,6 +1,7 @@
 import type { DatabaseSync, SQLOutputValue, StatementSync } from "node:sqlite";
 import { agentNameOf, type Mode, type RunStatus, type StampedEvent } from "../events/types.js";
 import type { CostRow, CostTotals } from "../model/usage.js";
+import { alive } from "../platform/processes.js";
 import { openDatabase, patiently, StoreError, storePath, transaction } from "./db.js";
 
 /**
@@ -91,20 +92,10 @@ function statusAfter(event: StampedEvent): SessionStatus | null {
   return null;
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 function sessionInfo(row: Row): SessionInfo {
   const stored = String(row.status) as SessionStatus;
   const pid = row.pid === null ? null : Number(row.pid);
-  const gone = stored === "running" && pid !== null && pid !== process.pid && !isAlive(pid);
+  const gone = stored === "running" && pid !== null && pid !== process.pid && !alive(pid);
   return {
     id: String(row.id),
     workspace: String(row.workspace),
