@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { makeHome, modelFlags, ownSleep, runCairn } from "../helpers/cli.js";
@@ -6,7 +5,7 @@ import { endQueueTest, gitRepo, sessionsOf, startWorker, writeTasks } from "../h
 import { startRedis, type TestRedis } from "../helpers/redis.js";
 import { byTask, readResults, writes } from "../helpers/tasks.js";
 import { fileTimeouts } from "../helpers/timeScale.js";
-import { alive, until } from "../helpers/wait.js";
+import { alive, processesWith, until } from "../helpers/wait.js";
 import { type ScriptedServer, type ScriptedTurn, startScriptedServer } from "../support/scriptedServer.js";
 
 fileTimeouts(90_000);
@@ -18,21 +17,6 @@ afterEach(async () => {
   server = undefined;
   redis = undefined;
 });
-
-/** The processes whose command line holds `text`: a task's command, its sandbox, its shell. */
-function processesWith(text: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
-      if (command.includes(text)) pids.push(Number(entry));
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return pids;
-}
 
 /** A task whose first try runs a long command (`sleep`), and whose later tries write its file. */
 function sleepsFirst(id: string, sleep: string): (turn: number) => ScriptedTurn {

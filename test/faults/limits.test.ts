@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -7,7 +7,7 @@ import { canMakePidsGroups } from "../../src/safety/pidsCgroup.js";
 import { detectSandbox } from "../../src/safety/sandbox.js";
 import { makeRepo } from "../helpers/cli.js";
 import { scaled } from "../helpers/timeScale.js";
-import { machineLock } from "../helpers/wait.js";
+import { machineLock, processesWith } from "../helpers/wait.js";
 import { closeServers, runFaulty, toolResults } from "./harness.js";
 
 /**
@@ -21,19 +21,6 @@ afterEach(closeServers);
 const sandbox = detectSandbox();
 const unavailable = sandbox.kind !== "bwrap";
 if (unavailable) console.warn(`SKIPPED sandbox limit tests: ${sandbox.reason}`);
-
-/** Processes whose command line holds `marker`: what must be gone once the command ended. */
-function processesMarked(marker: string): number {
-  let count = 0;
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker)) count++;
-    } catch {
-      // Gone since it was listed.
-    }
-  }
-  return count;
-}
 
 /** Whether the kernel bounds a command's tasks at each fork here: root only in a pids group. */
 const kernelBound = process.getuid?.() !== 0 || canMakePidsGroups();
@@ -89,7 +76,7 @@ describe.skipIf(unavailable)("a sandboxed command past its limits", { timeout: 1
 
   it("a fork that never ends is stopped in seconds, every process of it gone, and the session goes on", async () => {
     const marker = `forkbomb-${randomBytes(4).toString("hex")}`;
-    const most = sampleMost(() => processesMarked(marker));
+    const most = sampleMost(() => processesWith(marker).length);
     const { run, stopped, next, duration } = await runaway(`bash bomb.sh ${marker}`, { processes: 200 });
     // The kernel refuses its forks past 8 tasks a process (a pids group; RLIMIT_NPROC for others
     // than root): however late the count comes, the machine keeps process ids to spare.
@@ -99,7 +86,7 @@ describe.skipIf(unavailable)("a sandboxed command past its limits", { timeout: 1
     );
     // Seconds on a quiet machine; three fork bombs at once (three suites) take longer to reap.
     expect(duration).toBeLessThan(scaled(30_000));
-    expect(processesMarked(marker)).toBe(0);
+    expect(processesWith(marker).length).toBe(0);
     expect(next).toMatchObject({ ok: true, output: expect.stringContaining("still here") });
     expect(run.code, run.stderr).toBe(0);
   });
@@ -108,7 +95,7 @@ describe.skipIf(unavailable)("a sandboxed command past its limits", { timeout: 1
     const marker = `forkloop-${randomBytes(4).toString("hex")}`;
     const { stopped, next } = await runaway(`python3 forks.py ${marker}`, { processes: 150 });
     expect(stopped?.output).toMatch(/^Stopped: it ran more than 150 processes at once/);
-    expect(processesMarked(marker)).toBe(0);
+    expect(processesWith(marker).length).toBe(0);
     expect(next?.output).toContain("still here");
   });
 
@@ -119,7 +106,7 @@ describe.skipIf(unavailable)("a sandboxed command past its limits", { timeout: 1
       /^Stopped: its processes held more than 256 MiB of memory \(sandbox\.limits\.memory_mb\), as an allocation that never stops does/,
     );
     expect(duration).toBeLessThan(scaled(30_000));
-    expect(processesMarked(marker)).toBe(0);
+    expect(processesWith(marker).length).toBe(0);
     expect(next?.output).toContain("still here");
     expect(run.code, run.stderr).toBe(0);
   });

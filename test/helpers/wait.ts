@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { alive } from "../../src/platform/processes.js";
 import { scaled } from "./timeScale.js";
@@ -73,4 +73,19 @@ export function running(marker: string): string[] {
 /** Waits for every process whose command line holds `marker` to end. */
 export function gone(marker: string): Promise<true> {
   return until(`the processes of ${marker} to end`, () => running(marker).length === 0 || undefined, 5_000);
+}
+
+/** The processes but this one whose command line (its words joined by spaces) holds `text`, zombies included. */
+export function processesWith(text: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const command = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
+      if (command.includes(text)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
 }
